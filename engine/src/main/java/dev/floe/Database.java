@@ -1,0 +1,164 @@
+package dev.floe;
+
+import dev.floe.exec.Engine;
+import dev.floe.exec.SessionContext;
+import dev.floe.sql.Parser;
+import dev.floe.sql.QualifiedName;
+import java.nio.file.Path;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentLinkedQueue;
+
+/**
+ * An open warehouse: SQL over its Iceberg tables. Safe for concurrent use by many threads; each
+ * {@link #sql} call runs in its own session. Close it to release the warehouse lock.
+ */
+public final class Database implements AutoCloseable {
+  private final Engine engine;
+  private final ConcurrentLinkedQueue<SessionContext> idle = new ConcurrentLinkedQueue<>();
+  private volatile boolean closed;
+
+  Database(Engine engine) {
+    this.engine = engine;
+  }
+
+  /**
+   * Executes one SQL statement in a fresh session (current schema {@code public}).
+   *
+   * <p>Durability: when a writing statement returns, its commit is durable and visible to every later
+   * statement, in this process or another. A statement that throws changed nothing.
+   *
+   * <p>Visibility: a query reads, for each table it names, the latest snapshot committed when it
+   * started; the returned {@link Result} streams rows and must be closed.
+   *
+   * @throws FloeException carrying a PostgreSQL SQLSTATE
+   */
+  public Result sql(String sql) {
+    checkOpen();
+    SessionContext s = idle.poll();
+    if (s == null) {
+      s = engine.newSession();
+    }
+    SessionContext session = s;
+    Result result;
+    try {
+      result = session.execute(sql);
+    } catch (RuntimeException e) {
+      release(session);
+      throw e;
+    }
+    if (!result.hasRows()) {
+      release(session);
+      return result;
+    }
+    return new ReleasingResult(result, () -> release(session));
+  }
+
+  private void release(SessionContext session) {
+    session.setCurrentSchema(dev.floe.catalog.Warehouse.DEFAULT_NAMESPACE);
+    session.onNotice(n -> { });
+    if (closed) {
+      session.close();
+    } else {
+      idle.add(session);
+    }
+  }
+
+  /** A new session, for a sequence of statements sharing session state. Close it when done. */
+  public Session connect() {
+    checkOpen();
+    return new Session(engine.newSession());
+  }
+
+  /**
+   * The table a name refers to ({@code t}, {@code schema.t} or {@code floe.schema.t}), as currently
+   * committed.
+   *
+   * @throws FloeException 42P01 if there is no such table
+   */
+  public TableInfo table(String name) {
+    checkOpen();
+    Objects.requireNonNull(name, "name");
+    QualifiedName q = Parser.parseName(name);
+    return engine.tableInfo(q.parts(), dev.floe.catalog.Warehouse.DEFAULT_NAMESPACE)
+        .orElseThrow(() -> FloeException.undefinedTable(name));
+  }
+
+  /** The warehouse directory. */
+  public Path warehouse() {
+    return engine.warehouse();
+  }
+
+  public boolean readOnly() {
+    return engine.readOnly();
+  }
+
+  private void checkOpen() {
+    if (closed) {
+      throw new IllegalStateException("database is closed");
+    }
+  }
+
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    SessionContext s;
+    while ((s = idle.poll()) != null) {
+      s.close();
+    }
+    engine.close();
+  }
+
+  /** Returns the session to the pool when the result is closed. */
+  private static final class ReleasingResult implements Result {
+    private final Result inner;
+    private final Runnable release;
+    private boolean released;
+
+    ReleasingResult(Result inner, Runnable release) {
+      this.inner = inner;
+      this.release = release;
+    }
+
+    @Override
+    public java.util.List<Column> columns() {
+      return inner.columns();
+    }
+
+    @Override
+    public boolean hasRows() {
+      return true;
+    }
+
+    @Override
+    public long rowCount() {
+      return inner.rowCount();
+    }
+
+    @Override
+    public String commandTag() {
+      return inner.commandTag();
+    }
+
+    @Override
+    public org.apache.arrow.vector.ipc.ArrowReader arrow() {
+      return inner.arrow();
+    }
+
+    @Override
+    public java.util.Iterator<Row> iterator() {
+      return inner.iterator();
+    }
+
+    @Override
+    public void close() {
+      inner.close();
+      if (!released) {
+        released = true;
+        release.run();
+      }
+    }
+  }
+}

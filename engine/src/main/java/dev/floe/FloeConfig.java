@@ -1,0 +1,73 @@
+package dev.floe;
+
+import java.nio.file.Path;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * How to open a warehouse.
+ *
+ * @param warehouse the warehouse directory (created if missing, unless read-only)
+ * @param catalogName the Iceberg catalog name rows are keyed by; Spark and PyIceberg must use the same
+ * @param readOnly open without the writer lock; every write fails with 25006
+ * @param memoryLimit DuckDB's memory limit for query execution, e.g. {@code "4GB"}; empty for DuckDB's default
+ * @param threads DuckDB worker threads; 0 for one per core
+ */
+public record FloeConfig(Path warehouse, String catalogName, boolean readOnly, Optional<String> memoryLimit,
+    int threads) {
+
+  public static final String DEFAULT_CATALOG = "floe";
+
+  public FloeConfig {
+    Objects.requireNonNull(warehouse, "warehouse");
+    Objects.requireNonNull(catalogName, "catalogName");
+    Objects.requireNonNull(memoryLimit, "memoryLimit");
+    if (catalogName.isBlank()) {
+      throw new IllegalArgumentException("catalog name must not be blank");
+    }
+    if (threads < 0) {
+      throw new IllegalArgumentException("threads must be >= 0, was " + threads);
+    }
+  }
+
+  public static Builder builder(Path warehouse) {
+    return new Builder(warehouse);
+  }
+
+  /** Builder with the embedded defaults: catalog {@code floe}, read-write, DuckDB's memory and threads. */
+  public static final class Builder {
+    private final Path warehouse;
+    private String catalogName = DEFAULT_CATALOG;
+    private boolean readOnly;
+    private String memoryLimit;
+    private int threads;
+
+    private Builder(Path warehouse) {
+      this.warehouse = Objects.requireNonNull(warehouse, "warehouse");
+    }
+
+    public Builder catalogName(String name) {
+      this.catalogName = Objects.requireNonNull(name, "name");
+      return this;
+    }
+
+    public Builder readOnly(boolean value) {
+      this.readOnly = value;
+      return this;
+    }
+
+    public Builder memoryLimit(String limit) {
+      this.memoryLimit = limit;
+      return this;
+    }
+
+    public Builder threads(int count) {
+      this.threads = count;
+      return this;
+    }
+
+    public FloeConfig build() {
+      return new FloeConfig(warehouse, catalogName, readOnly, Optional.ofNullable(memoryLimit), threads);
+    }
+  }
+}

@@ -1,0 +1,104 @@
+package dev.floe;
+
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * An error a user of Floe can act on. Every error that reaches a client carries a PostgreSQL SQLSTATE
+ * ({@link SqlState}), a message in PostgreSQL's style, and where it applies the 1-based character
+ * position in the statement text that caused it.
+ *
+ * <p>A statement that fails with this exception changed nothing: no data or metadata became visible.
+ */
+public class FloeException extends RuntimeException {
+  private final String sqlState;
+  private final String detail;
+  private final String hint;
+  private final int position;
+
+  public FloeException(String sqlState, String message) {
+    this(sqlState, message, null, null, 0, null);
+  }
+
+  public FloeException(String sqlState, String message, Throwable cause) {
+    this(sqlState, message, null, null, 0, cause);
+  }
+
+  public FloeException(String sqlState, String message, String detail, String hint, int position, Throwable cause) {
+    super(Objects.requireNonNull(message, "message"), cause);
+    this.sqlState = Objects.requireNonNull(sqlState, "sqlState");
+    this.detail = detail;
+    this.hint = hint;
+    this.position = position;
+  }
+
+  /** The five-character PostgreSQL SQLSTATE. */
+  public String sqlState() {
+    return sqlState;
+  }
+
+  public Optional<String> detail() {
+    return Optional.ofNullable(detail);
+  }
+
+  public Optional<String> hint() {
+    return Optional.ofNullable(hint);
+  }
+
+  /** 1-based character offset into the statement text, or 0 when the error has no position. */
+  public int position() {
+    return position;
+  }
+
+  /** The same error with a position, if it had none. */
+  public FloeException withPosition(int newPosition) {
+    if (position > 0 || newPosition <= 0) {
+      return this;
+    }
+    FloeException e = new FloeException(sqlState, getMessage(), detail, hint, newPosition, getCause());
+    e.setStackTrace(getStackTrace());
+    return e;
+  }
+
+  public FloeException withDetail(String newDetail) {
+    FloeException e = new FloeException(sqlState, getMessage(), newDetail, hint, position, getCause());
+    e.setStackTrace(getStackTrace());
+    return e;
+  }
+
+  public FloeException withHint(String newHint) {
+    FloeException e = new FloeException(sqlState, getMessage(), detail, newHint, position, getCause());
+    e.setStackTrace(getStackTrace());
+    return e;
+  }
+
+  @Override
+  public String toString() {
+    return "ERROR " + sqlState + ": " + getMessage();
+  }
+
+  public static FloeException syntax(String message, int position) {
+    return new FloeException(SqlState.SYNTAX_ERROR, message, null, null, position, null);
+  }
+
+  public static FloeException undefinedTable(String name) {
+    return new FloeException(SqlState.UNDEFINED_TABLE, "relation \"" + name + "\" does not exist");
+  }
+
+  public static FloeException undefinedColumn(String column, String table) {
+    return new FloeException(SqlState.UNDEFINED_COLUMN,
+        "column \"" + column + "\" of relation \"" + table + "\" does not exist");
+  }
+
+  public static FloeException notSupported(String message) {
+    return new FloeException(SqlState.FEATURE_NOT_SUPPORTED, message);
+  }
+
+  public static FloeException invalidParameter(String message) {
+    return new FloeException(SqlState.INVALID_PARAMETER_VALUE, message);
+  }
+
+  public static FloeException internal(String message, Throwable cause) {
+    return new FloeException(SqlState.INTERNAL_ERROR, message, cause);
+  }
+}

@@ -1,0 +1,57 @@
+package dev.floe;
+
+import dev.floe.exec.SessionContext;
+import java.util.function.Consumer;
+
+/**
+ * A connection-like session: statements run one at a time, in order, with session state (the current
+ * schema). Not thread-safe; use one session per thread. {@link #cancel()} may be called from any thread.
+ */
+public final class Session implements AutoCloseable {
+  private final SessionContext context;
+
+  Session(SessionContext context) {
+    this.context = context;
+  }
+
+  /**
+   * Executes one SQL statement.
+   *
+   * <p>Durability: when a writing statement (INSERT, CREATE TABLE AS, DDL) returns, its Iceberg commit
+   * is durable (data and metadata files fsynced, catalog pointer swapped in a synchronous SQLite
+   * transaction) and visible to every later statement in any session or process. A statement that
+   * throws changed nothing.
+   *
+   * <p>Visibility: a query reads the latest committed snapshot of each table as of the moment it
+   * starts, consistently for all its references to that table.
+   *
+   * @throws FloeException carrying a PostgreSQL SQLSTATE
+   */
+  public Result sql(String sql) {
+    return context.execute(sql);
+  }
+
+  /** The schema unqualified table names resolve in ({@code public} by default). */
+  public String currentSchema() {
+    return context.currentSchema();
+  }
+
+  public void setCurrentSchema(String schema) {
+    context.setCurrentSchema(schema);
+  }
+
+  /** Receives NOTICE messages, such as "relation ... already exists, skipping". */
+  public void onNotice(Consumer<String> sink) {
+    context.onNotice(sink);
+  }
+
+  /** Interrupts the statement running in this session; it fails with SQLSTATE 57014. */
+  public void cancel() {
+    context.cancel();
+  }
+
+  @Override
+  public void close() {
+    context.close();
+  }
+}

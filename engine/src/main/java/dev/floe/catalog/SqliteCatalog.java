@@ -1,0 +1,565 @@
+package dev.floe.catalog;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.UUID;
+import org.apache.iceberg.BaseMetastoreCatalog;
+import org.apache.iceberg.CatalogUtil;
+import org.apache.iceberg.TableMetadata;
+import org.apache.iceberg.TableMetadataParser;
+import org.apache.iceberg.TableOperations;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.SupportsNamespaces;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.exceptions.AlreadyExistsException;
+import org.apache.iceberg.exceptions.NamespaceNotEmptyException;
+import org.apache.iceberg.exceptions.NoSuchNamespaceException;
+import org.apache.iceberg.exceptions.NoSuchTableException;
+import org.apache.iceberg.io.FileIO;
+
+/**
+ * The embedded Iceberg catalog: a SQLite database in the very tables Iceberg's {@code JdbcCatalog} uses
+ * ({@code iceberg_tables}, {@code iceberg_namespace_properties}, schema version V1), so Spark's
+ * JdbcCatalog and PyIceberg's SqlCatalog configured with the same catalog name see the same tables.
+ *
+ * <p>A table's current metadata is one row; a commit is a compare-and-swap of its
+ * {@code metadata_location} in one SQLite transaction (synchronous=FULL, so the swap is durable when it
+ * returns). SQLite runs in WAL mode so other processes can read while Floe writes.
+ */
+public final class SqliteCatalog extends BaseMetastoreCatalog implements SupportsNamespaces {
+  private static final String CREATE_TABLES =
+      "CREATE TABLE iceberg_tables(catalog_name VARCHAR(255) NOT NULL,table_namespace VARCHAR(255) NOT NULL,"
+          + "table_name VARCHAR(255) NOT NULL,metadata_location VARCHAR(1000),previous_metadata_location VARCHAR(1000),"
+          + "PRIMARY KEY (catalog_name, table_namespace, table_name))";
+  private static final String ADD_TYPE_COLUMN = "ALTER TABLE iceberg_tables ADD COLUMN iceberg_type VARCHAR(5)";
+  private static final String CREATE_NAMESPACE_PROPERTIES =
+      "CREATE TABLE iceberg_namespace_properties(catalog_name VARCHAR(255) NOT NULL,namespace VARCHAR(255) NOT NULL,"
+          + "property_key VARCHAR(255),property_value VARCHAR(1000),PRIMARY KEY (catalog_name, namespace, property_key))";
+  private static final String TABLE_FILTER = " AND (iceberg_type = 'TABLE' OR iceberg_type IS NULL)";
+
+  private final String name;
+  private final String warehouse;
+  private final FileIO io;
+  private final Connection conn;
+  private final boolean readOnly;
+
+  private SqliteCatalog(String name, String warehouse, FileIO io, Connection conn, boolean readOnly) {
+    this.name = name;
+    this.warehouse = warehouse;
+    this.io = io;
+    this.conn = conn;
+    this.readOnly = readOnly;
+  }
+
+  /**
+   * Opens (creating if needed) the catalog database {@code catalog.db} in a warehouse directory.
+   *
+   * @param name the catalog name; part of every row's key, so every engine must use the same one
+   * @param warehouse the warehouse directory, under which new tables are placed
+   * @param readOnly when true nothing is ever written to the catalog database
+   */
+  public static SqliteCatalog open(String name, Path warehouse, FileIO io, boolean readOnly) {
+    Path db = warehouse.resolve("catalog.db");
+    Properties props = new Properties();
+    props.setProperty("busy_timeout", "10000");
+    props.setProperty("journal_mode", "WAL");
+    props.setProperty("synchronous", "FULL");
+    props.setProperty("foreign_keys", "false");
+    try {
+      Connection conn = DriverManager.getConnection("jdbc:sqlite:" + db.toAbsolutePath(), props);
+      SqliteCatalog catalog =
+          new SqliteCatalog(name, warehouse.toAbsolutePath().normalize().toString(), io, conn, readOnly);
+      if (!readOnly) {
+        catalog.createSchemaIfMissing();
+      }
+      return catalog;
+    } catch (SQLException e) {
+      throw new CatalogException("Cannot open catalog database " + db + ": " + e.getMessage(), e);
+    }
+  }
+
+  private void createSchemaIfMissing() throws SQLException {
+    synchronized (this) {
+      Set<String> tables = new TreeSet<>();
+      try (Statement st = conn.createStatement();
+          ResultSet rs = st.executeQuery("SELECT name FROM sqlite_master WHERE type = 'table'")) {
+        while (rs.next()) {
+          tables.add(rs.getString(1));
+        }
+      }
+      try (Statement st = conn.createStatement()) {
+        if (!tables.contains("iceberg_tables")) {
+          st.execute(CREATE_TABLES);
+          st.execute(ADD_TYPE_COLUMN);
+        } else if (!hasTypeColumn()) {
+          st.execute(ADD_TYPE_COLUMN);
+        }
+        if (!tables.contains("iceberg_namespace_properties")) {
+          st.execute(CREATE_NAMESPACE_PROPERTIES);
+        }
+      }
+    }
+  }
+
+  private boolean hasTypeColumn() throws SQLException {
+    try (Statement st = conn.createStatement();
+        ResultSet rs = st.executeQuery("PRAGMA table_info(iceberg_tables)")) {
+      while (rs.next()) {
+        if ("iceberg_type".equalsIgnoreCase(rs.getString("name"))) {
+          return true;
+        }
+      }
+      return false;
+    }
+  }
+
+  @Override
+  public String name() {
+    return name;
+  }
+
+  public String warehouseLocation() {
+    return warehouse;
+  }
+
+  public FileIO io() {
+    return io;
+  }
+
+  public boolean readOnly() {
+    return readOnly;
+  }
+
+  @Override
+  protected TableOperations newTableOps(TableIdentifier identifier) {
+    return new SqliteTableOperations(this, identifier, io);
+  }
+
+  @Override
+  protected String defaultWarehouseLocation(TableIdentifier identifier) {
+    StringBuilder dir = new StringBuilder(warehouse);
+    for (String level : identifier.namespace().levels()) {
+      dir.append('/').append(level);
+    }
+    dir.append('/').append(identifier.name());
+    String location = dir.toString();
+    // A dropped table's files (DROP without PURGE) or a renamed table's directory may still sit
+    // there; a new table never shares a directory with anything.
+    Path path = Path.of(location);
+    if (Files.exists(path)) {
+      location = location + "-" + UUID.randomUUID().toString().replace("-", "");
+    }
+    return location;
+  }
+
+  @Override
+  protected boolean isValidIdentifier(TableIdentifier identifier) {
+    return identifier.namespace().levels().length >= 1;
+  }
+
+  // ---------------------------------------------------------------- table pointers
+
+  /** The current metadata file of a table, read from the catalog database (never cached). */
+  public Optional<String> metadataLocation(TableIdentifier id) {
+    String sql = "SELECT metadata_location FROM iceberg_tables WHERE catalog_name = ? AND table_namespace = ?"
+        + " AND table_name = ?" + TABLE_FILTER;
+    synchronized (this) {
+      try (PreparedStatement ps = conn.prepareStatement(sql)) {
+        ps.setString(1, name);
+        ps.setString(2, namespaceString(id.namespace()));
+        ps.setString(3, id.name());
+        try (ResultSet rs = ps.executeQuery()) {
+          return rs.next() ? Optional.ofNullable(rs.getString(1)) : Optional.empty();
+        }
+      } catch (SQLException e) {
+        throw new CatalogException("Cannot read catalog entry of " + id + ": " + e.getMessage(), e);
+      }
+    }
+  }
+
+  /**
+   * Atomically moves a table's pointer from {@code expected} to {@code newLocation}; with
+   * {@code expected == null} creates the table's row. Durable when it returns true.
+   *
+   * @return false if the table moved since {@code expected} was read (another committer won)
+   * @throws AlreadyExistsException when creating a table that already exists
+   */
+  boolean swap(TableIdentifier id, String expected, String newLocation) {
+    checkWritable();
+    synchronized (this) {
+      try {
+        if (expected == null) {
+          String sql = "INSERT INTO iceberg_tables (catalog_name, table_namespace, table_name, metadata_location,"
+              + " previous_metadata_location, iceberg_type) VALUES (?,?,?,?,null,'TABLE')";
+          try (PreparedStatement ps = conn.prepareStatement(sql)) {
+            ps.setString(1, name);
+            ps.setString(2, namespaceString(id.namespace()));
+            ps.setString(3, id.name());
+            ps.setString(4, newLocation);
+            ps.executeUpdate();
+            return true;
+          } catch (SQLException e) {
+            if (e.getMessage() != null && e.getMessage().contains("UNIQUE")) {
+              throw new AlreadyExistsException("Table already exists: %s", id);
+            }
+            throw e;
+          }
+        }
+        String sql = "UPDATE iceberg_tables SET metadata_location = ?, previous_metadata_location = ?"
+            + " WHERE catalog_name = ? AND table_namespace = ? AND table_name = ? AND metadata_location = ?"
+            + TABLE_FILTER;
+        try (PreparedStatement ps = conn.prepareStatement(sql)) {
+          ps.setString(1, newLocation);
+          ps.setString(2, expected);
+          ps.setString(3, name);
+          ps.setString(4, namespaceString(id.namespace()));
+          ps.setString(5, id.name());
+          ps.setString(6, expected);
+          return ps.executeUpdate() == 1;
+        }
+      } catch (SQLException e) {
+        throw new CatalogException("Cannot commit " + id + " to the catalog: " + e.getMessage(), e);
+      }
+    }
+  }
+
+  @Override
+  public List<TableIdentifier> listTables(Namespace namespace) {
+    if (!namespaceExists(namespace)) {
+      throw new NoSuchNamespaceException("Namespace does not exist: %s", namespace);
+    }
+    String sql = "SELECT table_name FROM iceberg_tables WHERE catalog_name = ? AND table_namespace = ?"
+        + TABLE_FILTER + " ORDER BY table_name";
+    List<TableIdentifier> result = new ArrayList<>();
+    synchronized (this) {
+      try (PreparedStatement ps = conn.prepareStatement(sql)) {
+        ps.setString(1, name);
+        ps.setString(2, namespaceString(namespace));
+        try (ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) {
+            result.add(TableIdentifier.of(namespace, rs.getString(1)));
+          }
+        }
+      } catch (SQLException e) {
+        throw new CatalogException("Cannot list tables: " + e.getMessage(), e);
+      }
+    }
+    return result;
+  }
+
+  @Override
+  public boolean dropTable(TableIdentifier id, boolean purge) {
+    checkWritable();
+    Optional<String> location = metadataLocation(id);
+    if (location.isEmpty()) {
+      return false;
+    }
+    TableMetadata last = purge ? TableMetadataParser.read(io, location.get()) : null;
+    String sql = "DELETE FROM iceberg_tables WHERE catalog_name = ? AND table_namespace = ? AND table_name = ?"
+        + TABLE_FILTER;
+    synchronized (this) {
+      try (PreparedStatement ps = conn.prepareStatement(sql)) {
+        ps.setString(1, name);
+        ps.setString(2, namespaceString(id.namespace()));
+        ps.setString(3, id.name());
+        if (ps.executeUpdate() == 0) {
+          return false;
+        }
+      } catch (SQLException e) {
+        throw new CatalogException("Cannot drop " + id + ": " + e.getMessage(), e);
+      }
+    }
+    if (last != null) {
+      CatalogUtil.dropTableData(io, last);
+      deleteLeftovers(Path.of(stripScheme(last.location())));
+    }
+    return true;
+  }
+
+  /** After a purge, removes what Iceberg's file lists do not name (version hint) and empty directories. */
+  private static void deleteLeftovers(Path tableDir) {
+    try {
+      Files.deleteIfExists(tableDir.resolve("metadata").resolve(VersionHint.FILE_NAME));
+      if (Files.isDirectory(tableDir)) {
+        try (var walk = Files.walk(tableDir)) {
+          walk.sorted(java.util.Comparator.reverseOrder())
+              .filter(Files::isDirectory)
+              .forEach(dir -> {
+                try (var entries = Files.list(dir)) {
+                  if (entries.findAny().isEmpty()) {
+                    Files.delete(dir);
+                  }
+                } catch (IOException e) {
+                  throw new UncheckedIOException(e);
+                }
+              });
+        }
+      }
+    } catch (IOException | UncheckedIOException e) {
+      // The table is gone from the catalog; leftover empty directories are harmless.
+    }
+  }
+
+  static String stripScheme(String location) {
+    return LocalFileIO.toPath(location).toString();
+  }
+
+  @Override
+  public void renameTable(TableIdentifier from, TableIdentifier to) {
+    checkWritable();
+    if (!namespaceExists(to.namespace())) {
+      throw new NoSuchNamespaceException("Namespace does not exist: %s", to.namespace());
+    }
+    if (metadataLocation(to).isPresent()) {
+      throw new AlreadyExistsException("Table already exists: %s", to);
+    }
+    String sql = "UPDATE iceberg_tables SET table_namespace = ?, table_name = ? WHERE catalog_name = ?"
+        + " AND table_namespace = ? AND table_name = ?" + TABLE_FILTER;
+    synchronized (this) {
+      try (PreparedStatement ps = conn.prepareStatement(sql)) {
+        ps.setString(1, namespaceString(to.namespace()));
+        ps.setString(2, to.name());
+        ps.setString(3, name);
+        ps.setString(4, namespaceString(from.namespace()));
+        ps.setString(5, from.name());
+        if (ps.executeUpdate() != 1) {
+          throw new NoSuchTableException("Table does not exist: %s", from);
+        }
+      } catch (SQLException e) {
+        if (e.getMessage() != null && e.getMessage().contains("UNIQUE")) {
+          throw new AlreadyExistsException("Table already exists: %s", to);
+        }
+        throw new CatalogException("Cannot rename " + from + ": " + e.getMessage(), e);
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------- namespaces
+
+  @Override
+  public void createNamespace(Namespace namespace, Map<String, String> metadata) {
+    checkWritable();
+    if (namespace.isEmpty()) {
+      throw new IllegalArgumentException("Cannot create the empty namespace");
+    }
+    if (namespaceExists(namespace)) {
+      throw new AlreadyExistsException("Namespace already exists: %s", namespace);
+    }
+    Map<String, String> props = new LinkedHashMap<>();
+    props.put("exists", "true");
+    props.putAll(metadata);
+    insertProperties(namespace, props);
+  }
+
+  @Override
+  public List<Namespace> listNamespaces(Namespace parent) {
+    Set<String> names = new TreeSet<>();
+    synchronized (this) {
+      try (PreparedStatement a = conn.prepareStatement(
+              "SELECT DISTINCT table_namespace FROM iceberg_tables WHERE catalog_name = ?");
+          PreparedStatement b = conn.prepareStatement(
+              "SELECT DISTINCT namespace FROM iceberg_namespace_properties WHERE catalog_name = ?")) {
+        for (PreparedStatement ps : List.of(a, b)) {
+          ps.setString(1, name);
+          try (ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+              names.add(rs.getString(1));
+            }
+          }
+        }
+      } catch (SQLException e) {
+        throw new CatalogException("Cannot list namespaces: " + e.getMessage(), e);
+      }
+    }
+    List<Namespace> result = new ArrayList<>();
+    String prefix = parent.isEmpty() ? "" : namespaceString(parent) + ".";
+    int depth = parent.levels().length + 1;
+    Set<String> seen = new TreeSet<>();
+    for (String n : names) {
+      if (!n.startsWith(prefix)) {
+        continue;
+      }
+      String[] levels = n.split("\\.");
+      if (levels.length < depth) {
+        continue;
+      }
+      String[] child = java.util.Arrays.copyOf(levels, depth);
+      if (seen.add(String.join(".", child))) {
+        result.add(Namespace.of(child));
+      }
+    }
+    return result;
+  }
+
+  @Override
+  public Map<String, String> loadNamespaceMetadata(Namespace namespace) {
+    if (!namespaceExists(namespace)) {
+      throw new NoSuchNamespaceException("Namespace does not exist: %s", namespace);
+    }
+    Map<String, String> props = new LinkedHashMap<>();
+    synchronized (this) {
+      try (PreparedStatement ps = conn.prepareStatement(
+          "SELECT property_key, property_value FROM iceberg_namespace_properties WHERE catalog_name = ? AND namespace = ?")) {
+        ps.setString(1, name);
+        ps.setString(2, namespaceString(namespace));
+        try (ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) {
+            if (rs.getString(1) != null) {
+              props.put(rs.getString(1), rs.getString(2));
+            }
+          }
+        }
+      } catch (SQLException e) {
+        throw new CatalogException("Cannot load namespace " + namespace + ": " + e.getMessage(), e);
+      }
+    }
+    return props;
+  }
+
+  @Override
+  public boolean dropNamespace(Namespace namespace) {
+    checkWritable();
+    if (!namespaceExists(namespace)) {
+      return false;
+    }
+    if (!listTables(namespace).isEmpty()) {
+      throw new NamespaceNotEmptyException("Namespace %s is not empty", namespace);
+    }
+    synchronized (this) {
+      try (PreparedStatement ps = conn.prepareStatement(
+          "DELETE FROM iceberg_namespace_properties WHERE catalog_name = ? AND namespace = ?")) {
+        ps.setString(1, name);
+        ps.setString(2, namespaceString(namespace));
+        ps.executeUpdate();
+      } catch (SQLException e) {
+        throw new CatalogException("Cannot drop namespace " + namespace + ": " + e.getMessage(), e);
+      }
+    }
+    return true;
+  }
+
+  @Override
+  public boolean setProperties(Namespace namespace, Map<String, String> properties) {
+    checkWritable();
+    if (!namespaceExists(namespace)) {
+      throw new NoSuchNamespaceException("Namespace does not exist: %s", namespace);
+    }
+    removeProperties(namespace, properties.keySet());
+    insertProperties(namespace, properties);
+    return true;
+  }
+
+  @Override
+  public boolean removeProperties(Namespace namespace, Set<String> properties) {
+    checkWritable();
+    synchronized (this) {
+      try (PreparedStatement ps = conn.prepareStatement(
+          "DELETE FROM iceberg_namespace_properties WHERE catalog_name = ? AND namespace = ? AND property_key = ?")) {
+        for (String key : properties) {
+          ps.setString(1, name);
+          ps.setString(2, namespaceString(namespace));
+          ps.setString(3, key);
+          ps.addBatch();
+        }
+        ps.executeBatch();
+      } catch (SQLException e) {
+        throw new CatalogException("Cannot update namespace " + namespace + ": " + e.getMessage(), e);
+      }
+    }
+    return true;
+  }
+
+  private void insertProperties(Namespace namespace, Map<String, String> props) {
+    synchronized (this) {
+      try (PreparedStatement ps = conn.prepareStatement(
+          "INSERT INTO iceberg_namespace_properties (catalog_name, namespace, property_key, property_value)"
+              + " VALUES (?,?,?,?)")) {
+        for (Map.Entry<String, String> e : props.entrySet()) {
+          ps.setString(1, name);
+          ps.setString(2, namespaceString(namespace));
+          ps.setString(3, e.getKey());
+          ps.setString(4, e.getValue());
+          ps.addBatch();
+        }
+        ps.executeBatch();
+      } catch (SQLException e) {
+        throw new CatalogException("Cannot write namespace " + namespace + ": " + e.getMessage(), e);
+      }
+    }
+  }
+
+  @Override
+  public boolean namespaceExists(Namespace namespace) {
+    String ns = namespaceString(namespace);
+    synchronized (this) {
+      try (PreparedStatement a = conn.prepareStatement(
+              "SELECT 1 FROM iceberg_namespace_properties WHERE catalog_name = ? AND namespace = ? LIMIT 1");
+          PreparedStatement b = conn.prepareStatement(
+              "SELECT 1 FROM iceberg_tables WHERE catalog_name = ? AND table_namespace = ? LIMIT 1")) {
+        for (PreparedStatement ps : List.of(a, b)) {
+          ps.setString(1, name);
+          ps.setString(2, ns);
+          try (ResultSet rs = ps.executeQuery()) {
+            if (rs.next()) {
+              return true;
+            }
+          }
+        }
+        return false;
+      } catch (SQLException e) {
+        throw new CatalogException("Cannot read namespace " + namespace + ": " + e.getMessage(), e);
+      }
+    }
+  }
+
+  static String namespaceString(Namespace namespace) {
+    return String.join(".", namespace.levels());
+  }
+
+  private void checkWritable() {
+    if (readOnly) {
+      throw new ReadOnlyException("the warehouse is open read-only");
+    }
+  }
+
+  @Override
+  public void close() {
+    synchronized (this) {
+      try {
+        conn.close();
+      } catch (SQLException e) {
+        throw new CatalogException("Cannot close catalog: " + e.getMessage(), e);
+      }
+    }
+  }
+
+  /** A catalog database failure (I/O, corruption, lock timeout). */
+  public static final class CatalogException extends RuntimeException {
+    CatalogException(String message, Throwable cause) {
+      super(message, cause);
+    }
+  }
+
+  /** A write was attempted through a read-only catalog. */
+  public static final class ReadOnlyException extends RuntimeException {
+    ReadOnlyException(String message) {
+      super(message);
+    }
+  }
+}

@@ -1,0 +1,472 @@
+package dev.floe.exec;
+
+import dev.floe.FloeException;
+import dev.floe.Result;
+import dev.floe.SqlState;
+import dev.floe.SqlType;
+import dev.floe.sql.Ast;
+import dev.floe.sql.Ast.AddColumn;
+import dev.floe.sql.Ast.AlterAction;
+import dev.floe.sql.Ast.AlterColumnType;
+import dev.floe.sql.Ast.ColumnDef;
+import dev.floe.sql.Ast.DropColumn;
+import dev.floe.sql.Ast.DropNotNull;
+import dev.floe.sql.Ast.RenameColumn;
+import dev.floe.sql.Ast.RenameTable;
+import dev.floe.sql.Ast.SetProperties;
+import dev.floe.sql.Ast.UnsetProperties;
+import dev.floe.sql.QualifiedName;
+import dev.floe.types.IcebergValues;
+import dev.floe.types.TypeMapping;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.SortOrder;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.Transaction;
+import org.apache.iceberg.UpdateProperties;
+import org.apache.iceberg.UpdateSchema;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.exceptions.AlreadyExistsException;
+import org.apache.iceberg.exceptions.CommitFailedException;
+import org.apache.iceberg.expressions.Literal;
+import org.apache.iceberg.types.Type;
+import org.apache.iceberg.types.Types;
+import org.apache.iceberg.util.PropertyUtil;
+
+/**
+ * Schema and table DDL. Each statement is one Iceberg commit (or one catalog update): it either
+ * happens entirely or not at all.
+ */
+final class Ddl {
+  private final SessionContext session;
+  private final Tables tables;
+
+  Ddl(SessionContext session, Tables tables) {
+    this.session = session;
+    this.tables = tables;
+  }
+
+  Result createSchema(Ast.CreateSchema s) {
+    Namespace ns = namespace(s.name());
+    if (tables.catalog().namespaceExists(ns)) {
+      if (s.ifNotExists()) {
+        session.notice("schema \"" + ns + "\" already exists, skipping");
+        return new CommandResult("CREATE SCHEMA", 0);
+      }
+      throw new FloeException(SqlState.DUPLICATE_SCHEMA, "schema \"" + ns + "\" already exists", null, null,
+          s.name().position(), null);
+    }
+    tables.catalog().createNamespace(ns, Map.of());
+    return new CommandResult("CREATE SCHEMA", 0);
+  }
+
+  Result dropSchema(Ast.DropSchema s) {
+    Namespace ns = namespace(s.name());
+    if (!tables.catalog().namespaceExists(ns)) {
+      if (s.ifExists()) {
+        session.notice("schema \"" + ns + "\" does not exist, skipping");
+        return new CommandResult("DROP SCHEMA", 0);
+      }
+      throw new FloeException(SqlState.INVALID_SCHEMA_NAME, "schema \"" + ns + "\" does not exist", null, null,
+          s.name().position(), null);
+    }
+    List<TableIdentifier> contents = tables.catalog().listTables(ns);
+    if (!contents.isEmpty() && !s.cascade()) {
+      throw new FloeException(SqlState.DEPENDENT_OBJECTS_STILL_EXIST, "cannot drop schema " + ns
+          + " because other objects depend on it", "schema " + ns + " contains " + contents.size() + " table(s)",
+          "Use DROP ... CASCADE to drop the dependent objects too.", s.name().position(), null);
+    }
+    for (TableIdentifier id : contents) {
+      tables.catalog().dropTable(id, false);
+      tables.forget(id);
+    }
+    tables.catalog().dropNamespace(ns);
+    return new CommandResult("DROP SCHEMA", 0);
+  }
+
+  private static Namespace namespace(QualifiedName name) {
+    if (name.parts().size() != 1) {
+      throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "schema names have one part: " + name, null, null,
+          name.position(), null);
+    }
+    return Namespace.of(name.parts().get(0));
+  }
+
+  /** CREATE TABLE with column definitions (CREATE TABLE AS is in {@link Inserts}). */
+  Result createTable(Ast.CreateTable s) {
+    TableIdentifier id = tables.require(s.name(), session.currentSchema());
+    requireSchema(id, s.name());
+    if (tables.live(id).isPresent()) {
+      if (s.ifNotExists()) {
+        session.notice("relation \"" + id.name() + "\" already exists, skipping");
+        return new CommandResult("CREATE TABLE", 0);
+      }
+      throw duplicateTable(id, s.name());
+    }
+    if (!s.primaryKey().isEmpty()) {
+      throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "PRIMARY KEY is not supported yet", null,
+          "Declare the column NOT NULL; uniqueness is not enforced.", s.name().position(), null);
+    }
+    TableOptions options = TableOptions.parse(s.properties(), s.partitioning());
+    int formatVersion = PropertyUtil.propertyAsInt(options.properties(), TableProperties.FORMAT_VERSION,
+        TableOptions.DEFAULT_FORMAT_VERSION);
+    List<Types.NestedField> fields = new ArrayList<>();
+    Map<String, String> props = new LinkedHashMap<>(options.properties());
+    props.putIfAbsent(TableProperties.FORMAT_VERSION, Integer.toString(formatVersion));
+    Set<String> names = new HashSet<>();
+    int fieldId = 1;
+    for (ColumnDef c : s.columns()) {
+      if (!names.add(c.name())) {
+        throw new FloeException(SqlState.DUPLICATE_COLUMN, "column \"" + c.name() + "\" specified more than once",
+            null, null, c.position(), null);
+      }
+      Type type = TypeMapping.toIceberg(c.type());
+      Types.NestedField.Builder f = Types.NestedField.builder().withId(fieldId).withName(c.name()).ofType(type)
+          .isOptional(!c.notNull());
+      if (c.defaultSql().isPresent()) {
+        Literal<?> value = defaultValue(c, type, formatVersion);
+        f.withInitialDefault(value).withWriteDefault(value);
+      }
+      fields.add(f.build());
+      if (TypeMapping.needsDeclaredType(c.type())) {
+        props.put(TypeMapping.declaredTypeProperty(fieldId), TypeMapping.declaredTypeText(c.type()));
+      }
+      fieldId++;
+    }
+    Schema schema = new Schema(fields);
+    PartitionSpec spec = TableOptions.spec(schema, options.partitioning());
+    SortOrder order = TableOptions.sortOrder(schema, options.sortedBy().orElse(List.of()));
+    Catalog.TableBuilder builder = tables.catalog().buildTable(id, schema).withPartitionSpec(spec)
+        .withSortOrder(order).withProperties(props);
+    options.location().ifPresent(builder::withLocation);
+    try {
+      builder.create();
+    } catch (AlreadyExistsException e) {
+      throw duplicateTable(id, s.name());
+    }
+    return new CommandResult("CREATE TABLE", 0);
+  }
+
+  void requireSchema(TableIdentifier id, QualifiedName name) {
+    if (!tables.catalog().namespaceExists(id.namespace())) {
+      throw new FloeException(SqlState.INVALID_SCHEMA_NAME, "schema \"" + id.namespace() + "\" does not exist",
+          null, null, name.position(), null);
+    }
+  }
+
+  static FloeException duplicateTable(TableIdentifier id, QualifiedName name) {
+    return new FloeException(SqlState.DUPLICATE_TABLE, "relation \"" + id.name() + "\" already exists", null, null,
+        name.position(), null);
+  }
+
+  /** A constant DEFAULT, evaluated once and stored as the column's Iceberg initial and write default. */
+  private Literal<?> defaultValue(ColumnDef c, Type type, int formatVersion) {
+    if (formatVersion < 3) {
+      throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED,
+          "column defaults need an Iceberg format version 3 table", null,
+          "Create the table WITH (format_version = 3).", c.position(), null);
+    }
+    String duckType = TypeMapping.duckdbType(new dev.floe.Column(c.name(), c.type(), true, 0), type);
+    Object raw;
+    try {
+      raw = session.evaluate(IcebergValues.readable(type, "CAST((" + c.defaultSql().get() + ") AS " + duckType + ")"));
+    } catch (FloeException e) {
+      throw new FloeException(e.sqlState(), "invalid DEFAULT for column \"" + c.name() + "\": " + e.getMessage(),
+          null, "Defaults must be constants.", c.position(), e);
+    }
+    Object value = IcebergValues.internal(type, raw);
+    if (value == null) {
+      return null;
+    }
+    return literal(type, value);
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Literal<?> literal(Type type, Object internal) {
+    return switch (type.typeId()) {
+      case BOOLEAN -> Literal.of((Boolean) internal);
+      case INTEGER -> Literal.of((Integer) internal);
+      case LONG -> Literal.of((Long) internal);
+      case FLOAT -> Literal.of((Float) internal);
+      case DOUBLE -> Literal.of((Double) internal);
+      case DECIMAL -> Literal.of((java.math.BigDecimal) internal);
+      case STRING -> Literal.of((String) internal);
+      case UUID -> Literal.of((java.util.UUID) internal);
+      case BINARY -> Literal.of((java.nio.ByteBuffer) internal);
+      case DATE -> Literal.of((Integer) internal).to(Types.DateType.get());
+      case TIME -> Literal.of((Long) internal).to(Types.TimeType.get());
+      case TIMESTAMP -> Literal.of((Long) internal).to(type);
+      default -> throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "no DEFAULT for type " + type);
+    };
+  }
+
+  Result dropTable(Ast.DropTable s) {
+    List<TableIdentifier> ids = new ArrayList<>();
+    for (QualifiedName name : s.names()) {
+      TableIdentifier id = tables.require(name, session.currentSchema());
+      if (tables.catalog().metadataLocation(id).isEmpty()) {
+        if (s.ifExists()) {
+          session.notice("table \"" + id.name() + "\" does not exist, skipping");
+          continue;
+        }
+        throw new FloeException(SqlState.UNDEFINED_TABLE, "table \"" + id.name() + "\" does not exist", null, null,
+            name.position(), null);
+      }
+      ids.add(id);
+    }
+    for (TableIdentifier id : ids) {
+      tables.catalog().dropTable(id, s.purge());
+      tables.forget(id);
+    }
+    return new CommandResult("DROP TABLE", 0);
+  }
+
+  Result alterTable(Ast.AlterTable s) {
+    TableIdentifier id = tables.require(s.name(), session.currentSchema());
+    Optional<Table> found = tables.live(id);
+    if (found.isEmpty()) {
+      if (s.ifExists()) {
+        session.notice("relation \"" + id.name() + "\" does not exist, skipping");
+        return new CommandResult("ALTER TABLE", 0);
+      }
+      throw new FloeException(SqlState.UNDEFINED_TABLE, "relation \"" + id.name() + "\" does not exist", null, null,
+          s.name().position(), null);
+    }
+    Table table = found.get();
+    List<RenameTable> renames = new ArrayList<>();
+    Transaction txn = table.newTransaction();
+    for (AlterAction action : s.actions()) {
+      if (action instanceof RenameTable r) {
+        renames.add(r);
+        continue;
+      }
+      alter(txn, table, id, action);
+    }
+    if (!renames.isEmpty() && s.actions().size() > 1) {
+      throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "RENAME TO cannot be combined with other actions",
+          null, null, s.name().position(), null);
+    }
+    try {
+      txn.commitTransaction();
+    } catch (CommitFailedException e) {
+      throw new FloeException(SqlState.SERIALIZATION_FAILURE,
+          "could not alter table \"" + id.name() + "\": it was changed concurrently", e);
+    }
+    for (RenameTable r : renames) {
+      TableIdentifier to = tables.require(r.to(), id.namespace().level(0));
+      if (r.to().parts().size() == 1) {
+        to = TableIdentifier.of(id.namespace(), r.to().last());
+      }
+      requireSchema(to, r.to());
+      try {
+        tables.catalog().renameTable(id, to);
+      } catch (AlreadyExistsException e) {
+        throw duplicateTable(to, r.to());
+      }
+      tables.forget(id);
+    }
+    return new CommandResult("ALTER TABLE", 0);
+  }
+
+  private void alter(Transaction txn, Table table, TableIdentifier id, AlterAction action) {
+    Schema schema = txn.table().schema();
+    int formatVersion = ((org.apache.iceberg.HasTableOperations) table).operations().current().formatVersion();
+    if (action instanceof AddColumn a) {
+      ColumnDef c = a.column();
+      if (schema.caseInsensitiveFindField(c.name()) != null) {
+        if (a.ifNotExists()) {
+          session.notice("column \"" + c.name() + "\" of relation \"" + id.name() + "\" already exists, skipping");
+          return;
+        }
+        throw new FloeException(SqlState.DUPLICATE_COLUMN, "column \"" + c.name() + "\" of relation \""
+            + id.name() + "\" already exists", null, null, c.position(), null);
+      }
+      Type type = TypeMapping.toIceberg(c.type());
+      Literal<?> def = c.defaultSql().isPresent() ? defaultValue(c, type, formatVersion) : null;
+      if (c.notNull() && def == null) {
+        throw new FloeException(SqlState.NOT_NULL_VIOLATION, "column \"" + c.name()
+            + "\" cannot be added as NOT NULL without a default: existing rows have no value", null, null,
+            c.position(), null);
+      }
+      UpdateSchema update = txn.updateSchema();
+      if (c.notNull()) {
+        update.allowIncompatibleChanges().addRequiredColumn(c.name(), type, def);
+      } else if (def != null) {
+        update.addColumn(c.name(), type, def);
+      } else {
+        update.addColumn(c.name(), type);
+      }
+      update.commit();
+      if (TypeMapping.needsDeclaredType(c.type())) {
+        int newId = txn.table().schema().findField(c.name()).fieldId();
+        txn.updateProperties().set(TypeMapping.declaredTypeProperty(newId), TypeMapping.declaredTypeText(c.type()))
+            .commit();
+      }
+    } else if (action instanceof DropColumn d) {
+      Types.NestedField f = field(schema, d.name(), id, d.position(), d.ifExists());
+      if (f == null) {
+        session.notice("column \"" + d.name() + "\" of relation \"" + id.name() + "\" does not exist, skipping");
+        return;
+      }
+      for (org.apache.iceberg.PartitionField pf : txn.table().spec().fields()) {
+        if (pf.sourceId() == f.fieldId()) {
+          throw new FloeException(SqlState.DEPENDENT_OBJECTS_STILL_EXIST, "cannot drop column \"" + f.name()
+              + "\" because the table is partitioned by it", null, null, d.position(), null);
+        }
+      }
+      txn.updateSchema().deleteColumn(f.name()).commit();
+      String declared = TypeMapping.declaredTypeProperty(f.fieldId());
+      if (txn.table().properties().containsKey(declared)) {
+        txn.updateProperties().remove(declared).commit();
+      }
+    } else if (action instanceof RenameColumn r) {
+      Types.NestedField f = field(schema, r.from(), id, r.position(), false);
+      if (schema.caseInsensitiveFindField(r.to()) != null) {
+        throw new FloeException(SqlState.DUPLICATE_COLUMN, "column \"" + r.to() + "\" of relation \"" + id.name()
+            + "\" already exists", null, null, r.position(), null);
+      }
+      txn.updateSchema().renameColumn(f.name(), r.to()).commit();
+    } else if (action instanceof AlterColumnType t) {
+      Types.NestedField f = field(schema, t.name(), id, t.position(), false);
+      SqlType current = TypeMapping.fromIceberg(f.type(),
+          Optional.ofNullable(txn.table().properties().get(TypeMapping.declaredTypeProperty(f.fieldId()))));
+      Type target = TypeMapping.toIceberg(t.type());
+      boolean sameStorage = target.equals(f.type());
+      if (!sameStorage && !widens(f.type(), target)) {
+        throw new FloeException(SqlState.DATATYPE_MISMATCH, "column \"" + f.name() + "\" cannot be changed from "
+            + current + " to " + t.type(), null,
+            "Iceberg allows widening only: integer to bigint, real to double precision, numeric precision increases.",
+            t.position(), null);
+      }
+      if (sameStorage && narrowsDeclared(current, t.type())) {
+        throw new FloeException(SqlState.DATATYPE_MISMATCH, "column \"" + f.name() + "\" cannot be changed from "
+            + current + " to " + t.type() + ": existing values may not fit", null, null, t.position(), null);
+      }
+      if (!sameStorage) {
+        txn.updateSchema().updateColumn(f.name(), target.asPrimitiveType()).commit();
+      }
+      String declared = TypeMapping.declaredTypeProperty(f.fieldId());
+      UpdateProperties props = txn.updateProperties();
+      if (TypeMapping.needsDeclaredType(t.type())) {
+        props.set(declared, TypeMapping.declaredTypeText(t.type()));
+      } else {
+        props.remove(declared);
+      }
+      props.commit();
+    } else if (action instanceof DropNotNull n) {
+      Types.NestedField f = field(schema, n.name(), id, n.position(), false);
+      if (f.isRequired()) {
+        txn.updateSchema().makeColumnOptional(f.name()).commit();
+      }
+    } else if (action instanceof SetProperties p) {
+      TableOptions options = TableOptions.parse(p.properties(), List.of());
+      if (!options.partitioning().isEmpty()) {
+        org.apache.iceberg.UpdatePartitionSpec update = txn.updateSpec();
+        for (org.apache.iceberg.PartitionField old : txn.table().spec().fields()) {
+          update.removeField(old.name());
+        }
+        PartitionSpec spec = TableOptions.spec(schema, options.partitioning());
+        for (org.apache.iceberg.PartitionField pf : spec.fields()) {
+          update.addField(pf.name(), org.apache.iceberg.expressions.Expressions.transform(
+              schema.findColumnName(pf.sourceId()), pf.transform()));
+        }
+        update.commit();
+      }
+      if (options.sortedBy().isPresent()) {
+        org.apache.iceberg.ReplaceSortOrder sort = txn.replaceSortOrder();
+        for (Ast.SortField sf : options.sortedBy().get()) {
+          Types.NestedField column = schema.caseInsensitiveFindField(sf.column());
+          if (column == null) {
+            throw new FloeException(SqlState.UNDEFINED_COLUMN, "column \"" + sf.column()
+                + "\" named in sorted_by does not exist", null, null, sf.position(), null);
+          }
+          org.apache.iceberg.NullOrder nulls = sf.nullsFirst() ? org.apache.iceberg.NullOrder.NULLS_FIRST
+              : org.apache.iceberg.NullOrder.NULLS_LAST;
+          if (sf.descending()) {
+            sort.desc(column.name(), nulls);
+          } else {
+            sort.asc(column.name(), nulls);
+          }
+        }
+        sort.commit();
+      }
+      if (options.location().isPresent()) {
+        txn.updateLocation().setLocation(options.location().get()).commit();
+      }
+      if (!options.properties().isEmpty()) {
+        UpdateProperties update = txn.updateProperties();
+        options.properties().forEach(update::set);
+        update.commit();
+      }
+    } else if (action instanceof UnsetProperties u) {
+      UpdateProperties update = txn.updateProperties();
+      for (String key : u.keys()) {
+        if (!txn.table().properties().containsKey(key)) {
+          if (u.ifExists()) {
+            continue;
+          }
+          throw new FloeException(SqlState.UNDEFINED_OBJECT, "table \"" + id.name() + "\" has no property \"" + key
+              + "\"");
+        }
+        if (key.toLowerCase(Locale.ROOT).startsWith("floe.column.")) {
+          throw new FloeException(SqlState.INVALID_PARAMETER_VALUE, "property \"" + key + "\" is managed by Floe");
+        }
+        update.remove(key);
+      }
+      update.commit();
+    }
+  }
+
+  private static Types.NestedField field(Schema schema, String name, TableIdentifier id, int position,
+      boolean ifExists) {
+    Types.NestedField f = schema.findField(name);
+    if (f == null) {
+      f = schema.caseInsensitiveFindField(name);
+    }
+    if (f == null && !ifExists) {
+      throw new FloeException(SqlState.UNDEFINED_COLUMN, "column \"" + name + "\" of relation \"" + id.name()
+          + "\" does not exist", null, null, position, null);
+    }
+    return f;
+  }
+
+  private static boolean widens(Type from, Type to) {
+    if (from.typeId() == Type.TypeID.INTEGER && to.typeId() == Type.TypeID.LONG) {
+      return true;
+    }
+    if (from.typeId() == Type.TypeID.FLOAT && to.typeId() == Type.TypeID.DOUBLE) {
+      return true;
+    }
+    if (from instanceof Types.DecimalType a && to instanceof Types.DecimalType b) {
+      return a.scale() == b.scale() && b.precision() >= a.precision();
+    }
+    return false;
+  }
+
+  /** Same storage type, but the declared SQL type gets tighter (e.g. varchar(20) to varchar(5)). */
+  private static boolean narrowsDeclared(SqlType from, SqlType to) {
+    if (to.kind() == SqlType.Kind.SMALLINT && from.kind() != SqlType.Kind.SMALLINT) {
+      return true;
+    }
+    if (to.kind() == SqlType.Kind.VARCHAR || to.kind() == SqlType.Kind.CHAR) {
+      int newMax = to.precision();
+      if (newMax == 0) {
+        return false;
+      }
+      int oldMax = from.isString() ? from.precision() : 0;
+      return oldMax == 0 || newMax < oldMax;
+    }
+    return false;
+  }
+}

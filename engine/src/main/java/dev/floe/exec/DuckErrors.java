@@ -1,0 +1,170 @@
+package dev.floe.exec;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.floe.FloeException;
+import dev.floe.SqlState;
+import java.io.IOException;
+import java.sql.SQLException;
+import java.util.function.IntUnaryOperator;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Turns DuckDB errors (requested as JSON with {@code errors_as_json}) into PostgreSQL-style errors with
+ * the SQLSTATE PostgreSQL uses for the same mistake, and positions mapped back to the user's text.
+ * Errors Floe raises from inside SQL carry their SQLSTATE in a {@code floe:XXXXX:} message prefix.
+ */
+final class DuckErrors {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  static final String PREFIX = "floe:";
+  private static final Pattern FLOE_ERROR = Pattern.compile("floe:([0-9A-Z]{5}):(.*)", Pattern.DOTALL);
+  private static final Pattern TABLE_MISSING = Pattern.compile("Table with name (.+?) does not exist!?.*", Pattern.DOTALL);
+  private static final Pattern FUNCTION_MISSING =
+      Pattern.compile("(?:Scalar |Table |Aggregate )?Function with name (.+?) does not exist!?.*", Pattern.DOTALL);
+  private static final Pattern SCHEMA_MISSING = Pattern.compile("Schema with name (.+?) does not exist!?.*", Pattern.DOTALL);
+  private static final Pattern TYPE_MISSING = Pattern.compile("Type with name (.+?) does not exist!?.*", Pattern.DOTALL);
+  private static final Pattern COLUMN_MISSING =
+      Pattern.compile("Referenced column \"?(.+?)\"? not found in FROM clause!?.*", Pattern.DOTALL);
+
+  private DuckErrors() {}
+
+  /** A raise-inside-SQL expression: {@code error('floe:XXXXX:message')}. */
+  static String raise(String sqlState, String message) {
+    return "error(" + dev.floe.sql.Lexer.quoteString(PREFIX + sqlState + ":" + message) + ")";
+  }
+
+  /**
+   * Maps a DuckDB failure.
+   *
+   * @param positions maps a 0-based offset in the SQL DuckDB ran to a 1-based position in the user's
+   *     statement (0 if unknown)
+   */
+  static FloeException map(SQLException e, IntUnaryOperator positions) {
+    String raw = e.getMessage() == null ? "" : e.getMessage();
+    int brace = raw.indexOf('{');
+    String type = "";
+    String message = raw;
+    String subtype = "";
+    int position = 0;
+    if (brace >= 0) {
+      try {
+        JsonNode node = JSON.readTree(raw.substring(brace));
+        type = node.path("exception_type").asText("");
+        message = node.path("exception_message").asText(raw);
+        subtype = node.path("error_subtype").asText("");
+        String pos = node.path("position").asText("");
+        if (pos.matches("\\d+")) {
+          position = positions.applyAsInt(Integer.parseInt(pos));
+        }
+      } catch (IOException | RuntimeException ignored) {
+        message = raw;
+      }
+    }
+    FloeException mapped = classify(type, subtype, message.strip(), position, e);
+    return mapped;
+  }
+
+  private static FloeException classify(String type, String subtype, String message, int position, SQLException e) {
+    Matcher floe = FLOE_ERROR.matcher(message);
+    if (floe.find()) {
+      return new FloeException(floe.group(1), floe.group(2).strip(), null, null, 0, e);
+    }
+    String first = message.lines().findFirst().orElse(message);
+    switch (type) {
+      case "Parser" -> {
+        return error(SqlState.SYNTAX_ERROR, first, position, e);
+      }
+      case "Catalog" -> {
+        Matcher m = TABLE_MISSING.matcher(message);
+        if (m.matches()) {
+          return error(SqlState.UNDEFINED_TABLE, "relation \"" + m.group(1) + "\" does not exist", position, e);
+        }
+        m = FUNCTION_MISSING.matcher(message);
+        if (m.matches()) {
+          return error(SqlState.UNDEFINED_FUNCTION, "function " + m.group(1) + " does not exist", position, e);
+        }
+        m = SCHEMA_MISSING.matcher(message);
+        if (m.matches()) {
+          return error(SqlState.INVALID_SCHEMA_NAME, "schema \"" + m.group(1) + "\" does not exist", position, e);
+        }
+        m = TYPE_MISSING.matcher(message);
+        if (m.matches()) {
+          return error(SqlState.UNDEFINED_OBJECT, "type \"" + m.group(1) + "\" does not exist", position, e);
+        }
+        return error(SqlState.UNDEFINED_OBJECT, first, position, e);
+      }
+      case "Binder" -> {
+        Matcher m = COLUMN_MISSING.matcher(message);
+        if (subtype.equals("COLUMN_NOT_FOUND") || m.matches()) {
+          String column = m.matches() ? m.group(1) : first;
+          return error(SqlState.UNDEFINED_COLUMN, "column \"" + column + "\" does not exist", position, e);
+        }
+        if (first.contains("No function matches") || first.contains("Cannot compare values")
+            || first.contains("No operator")) {
+          return error(SqlState.UNDEFINED_FUNCTION, first, position, e);
+        }
+        if (first.contains("Ambiguous reference")) {
+          return error(SqlState.AMBIGUOUS_COLUMN, first, position, e);
+        }
+        if (first.contains("GROUP BY") || first.contains("aggregate")) {
+          return error(SqlState.GROUPING_ERROR, first, position, e);
+        }
+        if (first.contains("Cannot mix") || first.contains("type")) {
+          return error(SqlState.DATATYPE_MISMATCH, first, position, e);
+        }
+        return error("42000", first, position, e);
+      }
+      case "Conversion" -> {
+        if (first.contains("out of range") || first.contains("Overflow")) {
+          return error(SqlState.NUMERIC_VALUE_OUT_OF_RANGE, first, position, e);
+        }
+        if (first.contains("date") || first.contains("time") || first.contains("Date") || first.contains("Time")) {
+          return error(SqlState.INVALID_DATETIME_FORMAT, first, position, e);
+        }
+        return error(SqlState.INVALID_TEXT_REPRESENTATION, first, position, e);
+      }
+      case "Out of Range" -> {
+        return error(SqlState.NUMERIC_VALUE_OUT_OF_RANGE, first, position, e);
+      }
+      case "Invalid Input" -> {
+        return error(SqlState.DATA_EXCEPTION, first, position, e);
+      }
+      case "Constraint" -> {
+        return error("23000", first, position, e);
+      }
+      case "INTERRUPT", "Interrupt" -> {
+        return error(SqlState.QUERY_CANCELED, "canceling statement due to user request", 0, e);
+      }
+      case "Out of Memory" -> {
+        return error(SqlState.OUT_OF_MEMORY, first, 0, e);
+      }
+      case "IO" -> {
+        return error(SqlState.IO_ERROR, first, 0, e);
+      }
+      case "Not implemented" -> {
+        return error(SqlState.FEATURE_NOT_SUPPORTED, first, position, e);
+      }
+      case "Permission" -> {
+        return error(SqlState.INSUFFICIENT_PRIVILEGE, first, position, e);
+      }
+      case "Invalid", "Syntax" -> {
+        return error(SqlState.SYNTAX_ERROR, first, position, e);
+      }
+      default -> {
+        if (raw(e).contains("Interrupted") || raw(e).contains("INTERRUPT")) {
+          return error(SqlState.QUERY_CANCELED, "canceling statement due to user request", 0, e);
+        }
+        return error(SqlState.INTERNAL_ERROR, type.isEmpty() ? first : type + " error: " + first, position, e);
+      }
+    }
+  }
+
+  private static String raw(SQLException e) {
+    return e.getMessage() == null ? "" : e.getMessage();
+  }
+
+  private static FloeException error(String state, String message, int position, SQLException e) {
+    return new FloeException(state, message, null, null, position, e);
+  }
+}

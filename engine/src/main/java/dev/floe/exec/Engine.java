@@ -1,0 +1,156 @@
+package dev.floe.exec;
+
+import dev.floe.FloeConfig;
+import dev.floe.FloeException;
+import dev.floe.SnapshotInfo;
+import dev.floe.SqlState;
+import dev.floe.TableInfo;
+import dev.floe.catalog.Warehouse;
+import dev.floe.types.TypeMapping;
+import dev.floe.write.PartitionFunctions;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Properties;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.iceberg.HasTableOperations;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.duckdb.DuckDBConnection;
+
+/**
+ * The engine behind a {@link dev.floe.Database}: the warehouse (catalog, lock), one in-process DuckDB
+ * instance that executes every query, and the loaded tables.
+ */
+public final class Engine implements AutoCloseable {
+  private final FloeConfig config;
+  private final Warehouse warehouse;
+  private final DuckDBConnection root;
+  private final BufferAllocator allocator;
+  private final Tables tables;
+  private final Path scratch;
+
+  private Engine(FloeConfig config, Warehouse warehouse, DuckDBConnection root, Path scratch) {
+    this.config = config;
+    this.warehouse = warehouse;
+    this.root = root;
+    this.scratch = scratch;
+    this.allocator = new RootAllocator();
+    this.tables = new Tables(warehouse.catalog());
+  }
+
+  public static Engine open(FloeConfig config) {
+    Warehouse warehouse = Warehouse.open(config.warehouse(), config.catalogName(), config.readOnly());
+    try {
+      Path scratch = config.readOnly()
+          ? Files.createTempDirectory("floe-scratch")
+          : warehouse.scratch();
+      Files.createDirectories(scratch);
+      clearScratch(scratch);
+      Properties props = new Properties();
+      props.setProperty("autoinstall_known_extensions", "false");
+      props.setProperty("autoload_known_extensions", "false");
+      props.setProperty("temp_directory", scratch.resolve("spill").toString());
+      config.memoryLimit().ifPresent(m -> props.setProperty("memory_limit", m));
+      if (config.threads() > 0) {
+        props.setProperty("threads", Integer.toString(config.threads()));
+      }
+      DuckDBConnection root = (DuckDBConnection) DriverManager.getConnection("jdbc:duckdb:", props);
+      PartitionFunctions.register(root);
+      return new Engine(config, warehouse, root, scratch);
+    } catch (SQLException | IOException e) {
+      warehouse.close();
+      throw new FloeException(SqlState.INTERNAL_ERROR, "cannot start the query engine: " + e.getMessage(), e);
+    } catch (RuntimeException e) {
+      warehouse.close();
+      throw e;
+    }
+  }
+
+  /** Files a crashed statement left in scratch are never referenced by a commit: delete them. */
+  private static void clearScratch(Path scratch) throws IOException {
+    try (var entries = Files.list(scratch)) {
+      for (Path p : entries.toList()) {
+        dev.floe.write.Scratch.deleteTree(p);
+      }
+    }
+  }
+
+  public SessionContext newSession() {
+    try {
+      return new SessionContext(this, root.duplicate());
+    } catch (SQLException e) {
+      throw new FloeException(SqlState.INTERNAL_ERROR, "cannot open a session: " + e.getMessage(), e);
+    }
+  }
+
+  Tables tables() {
+    return tables;
+  }
+
+  BufferAllocator allocator() {
+    return allocator;
+  }
+
+  Path scratch() {
+    return scratch;
+  }
+
+  public Path warehouse() {
+    return warehouse.root();
+  }
+
+  public boolean readOnly() {
+    return config.readOnly();
+  }
+
+  void checkWritable() {
+    if (config.readOnly()) {
+      throw new FloeException(SqlState.READ_ONLY_SQL_TRANSACTION,
+          "cannot execute this statement: the warehouse is open read-only");
+    }
+  }
+
+  /** The table named {@code parts} as a {@link TableInfo}. */
+  public Optional<TableInfo> tableInfo(List<String> parts, String defaultSchema) {
+    return tables.identifier(parts, defaultSchema).flatMap(this::tableInfo);
+  }
+
+  Optional<TableInfo> tableInfo(TableIdentifier id) {
+    return tables.live(id).map(t -> info(id, Tables.frozen(t)));
+  }
+
+  private static TableInfo info(TableIdentifier id, Table t) {
+    List<SnapshotInfo> snapshots = new ArrayList<>();
+    for (Snapshot s : t.snapshots()) {
+      snapshots.add(new SnapshotInfo(s.sequenceNumber(), s.snapshotId(), Optional.ofNullable(s.parentId()),
+          Instant.ofEpochMilli(s.timestampMillis()), s.operation() == null ? "" : s.operation(), s.summary()));
+    }
+    Snapshot current = t.currentSnapshot();
+    int formatVersion = ((HasTableOperations) t).operations().current().formatVersion();
+    return new TableInfo(id.namespace().toString(), id.name(), TypeMapping.columns(t.schema(), t.properties()),
+        Optional.ofNullable(current).map(Snapshot::sequenceNumber), snapshots,
+        TableOptions.describe(t.spec(), t.schema()), TableOptions.describe(t.sortOrder(), t.schema()), t.properties(),
+        t.location(), formatVersion);
+  }
+
+  @Override
+  public void close() {
+    try {
+      root.close();
+    } catch (SQLException ignored) {
+      // shutting down anyway
+    }
+    allocator.close();
+    warehouse.close();
+  }
+}

@@ -1,0 +1,320 @@
+package dev.floe.exec;
+
+import dev.floe.Column;
+import dev.floe.FloeException;
+import dev.floe.Result;
+import dev.floe.SqlState;
+import dev.floe.SqlType;
+import dev.floe.sql.Ast;
+import dev.floe.sql.Lexer;
+import dev.floe.sql.QueryBinder;
+import dev.floe.types.SqlLiterals;
+import dev.floe.types.TypeMapping;
+import dev.floe.write.Inserter;
+import java.sql.PreparedStatement;
+import java.sql.ResultSetMetaData;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.apache.iceberg.AppendFiles;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.SortOrder;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.Transaction;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.exceptions.AlreadyExistsException;
+import org.apache.iceberg.exceptions.CommitFailedException;
+import org.apache.iceberg.types.Type;
+import org.apache.iceberg.types.Types;
+
+/**
+ * INSERT and CREATE TABLE AS: DuckDB computes the rows, each value is cast to its column's type and
+ * checked (NOT NULL, varchar length, smallint range), the rows are written as new data files, and one
+ * Iceberg commit makes them visible. A failure at any step leaves the table as it was and deletes the
+ * files written for the statement.
+ */
+final class Inserts {
+  private final SessionContext session;
+  private final Tables tables;
+
+  Inserts(SessionContext session, Tables tables) {
+    this.session = session;
+    this.tables = tables;
+  }
+
+  /** The query's output: DuckDB's column names and type names. */
+  private record Shape(List<String> names, List<String> types) {}
+
+  Result insert(Ast.Insert s) {
+    TableIdentifier id = tables.require(s.table(), session.currentSchema());
+    Table table = tables.live(id).orElseThrow(() -> new FloeException(SqlState.UNDEFINED_TABLE,
+        "relation \"" + id.name() + "\" does not exist", null, null, s.table().position(), null));
+    Schema schema = table.schema();
+    List<Column> columns = TypeMapping.columns(schema, table.properties());
+
+    List<Column> targets = new ArrayList<>();
+    Set<String> seen = new HashSet<>();
+    if (s.columns().isEmpty()) {
+      targets.addAll(columns);
+    } else {
+      for (String name : s.columns()) {
+        Column c = find(columns, name).orElseThrow(() -> new FloeException(SqlState.UNDEFINED_COLUMN,
+            "column \"" + name + "\" of relation \"" + id.name() + "\" does not exist", null, null,
+            s.table().position(), null));
+        if (!seen.add(c.name())) {
+          throw new FloeException(SqlState.DUPLICATE_COLUMN, "column \"" + name + "\" specified more than once",
+              null, null, s.table().position(), null);
+        }
+        targets.add(c);
+      }
+    }
+
+    String sourceSql;
+    Shape shape;
+    List<Boolean> untyped;
+    java.util.function.IntUnaryOperator positions;
+    if (s.source().isEmpty()) {
+      sourceSql = "SELECT 1 AS __floe_default";
+      shape = new Shape(List.of(), List.of());
+      untyped = List.of();
+      targets.clear();
+      positions = o -> 0;
+    } else {
+      Ast.Query q = s.source().get();
+      QueryBinder.Bound bound = session.bind(q);
+      sourceSql = bound.sql();
+      shape = describe(bound);
+      untyped = bound.untypedLiterals();
+      positions = bound::originalPosition;
+      int sourcePosition = q.offset() + 1;
+      if (shape.types().size() > targets.size()) {
+        throw FloeException.syntax("INSERT has more expressions than target columns", sourcePosition);
+      }
+      if (shape.types().size() < targets.size()) {
+        if (!s.columns().isEmpty()) {
+          throw FloeException.syntax("INSERT has more target columns than expressions", sourcePosition);
+        }
+        targets = new ArrayList<>(targets.subList(0, shape.types().size()));
+      }
+    }
+    for (int k = 0; k < targets.size(); k++) {
+      Column target = targets.get(k);
+      boolean literal = k < untyped.size() && untyped.get(k);
+      if (!Assignment.allowed(target.type(), shape.types().get(k), literal)) {
+        throw new FloeException(SqlState.DATATYPE_MISMATCH, "column \"" + target.name() + "\" is of type "
+            + target.type() + " but expression is of type " + TypeMapping.fromDuckdb(shape.types().get(k)), null,
+            "You will need to rewrite or cast the expression.", s.source().get().offset() + 1, null);
+      }
+    }
+
+    Map<String, String> provided = new HashMap<>();
+    for (int k = 0; k < targets.size(); k++) {
+      provided.put(targets.get(k).name(), "q." + Lexer.quoteIdentifier("s" + k));
+    }
+    String rowsSql = rowsSql(id.name(), schema, columns, provided, sourceSql, targets.size());
+    long rows = write(table, schema, rowsSql, positions, files -> {
+      AppendFiles append = table.newAppend();
+      files.forEach(append::appendFile);
+      append.commit();
+    });
+    return new CommandResult("INSERT 0 " + rows, rows);
+  }
+
+  /** CREATE TABLE ... AS query [WITH [NO] DATA]: creates the table and its rows in one commit. */
+  Result createTableAs(Ast.CreateTable s) {
+    TableIdentifier id = tables.require(s.name(), session.currentSchema());
+    new Ddl(session, tables).requireSchema(id, s.name());
+    if (tables.live(id).isPresent()) {
+      if (s.ifNotExists()) {
+        session.notice("relation \"" + id.name() + "\" already exists, skipping");
+        return new CommandResult("CREATE TABLE AS", 0);
+      }
+      throw Ddl.duplicateTable(id, s.name());
+    }
+    Ast.Query q = s.asQuery().orElseThrow();
+    QueryBinder.Bound bound = session.bind(q);
+    Shape shape = describe(bound);
+    TableOptions options = TableOptions.parse(s.properties(), s.partitioning());
+    Map<String, String> props = new LinkedHashMap<>(options.properties());
+    props.putIfAbsent(TableProperties.FORMAT_VERSION, Integer.toString(TableOptions.DEFAULT_FORMAT_VERSION));
+    List<Types.NestedField> fields = new ArrayList<>();
+    Set<String> names = new HashSet<>();
+    for (int k = 0; k < shape.names().size(); k++) {
+      String name = shape.names().get(k);
+      if (!names.add(name)) {
+        throw new FloeException(SqlState.DUPLICATE_COLUMN, "column \"" + name + "\" specified more than once",
+            null, "Give the query's columns distinct names.", q.offset() + 1, null);
+      }
+      SqlType type;
+      try {
+        type = TypeMapping.storableType(name, shape.types().get(k));
+      } catch (FloeException e) {
+        throw e.withPosition(q.offset() + 1);
+      }
+      fields.add(Types.NestedField.optional(k + 1, name, TypeMapping.toIceberg(type)));
+      if (TypeMapping.needsDeclaredType(type)) {
+        props.put(TypeMapping.declaredTypeProperty(k + 1), TypeMapping.declaredTypeText(type));
+      }
+    }
+    Schema schema = new Schema(fields);
+    PartitionSpec spec = TableOptions.spec(schema, options.partitioning());
+    SortOrder order = TableOptions.sortOrder(schema, options.sortedBy().orElse(List.of()));
+    Catalog.TableBuilder builder = tables.catalog().buildTable(id, schema).withPartitionSpec(spec)
+        .withSortOrder(order).withProperties(props);
+    options.location().ifPresent(builder::withLocation);
+    Transaction txn = builder.createTransaction();
+    Table table = txn.table();
+    Schema created = table.schema();
+    List<Column> columns = TypeMapping.columns(created, table.properties());
+    long rows = 0;
+    if (s.withData()) {
+      Map<String, String> provided = new HashMap<>();
+      for (int k = 0; k < columns.size(); k++) {
+        provided.put(columns.get(k).name(), "q." + Lexer.quoteIdentifier("s" + k));
+      }
+      String rowsSql = rowsSql(id.name(), created, columns, provided, bound.sql(), columns.size());
+      rows = write(table, created, rowsSql, bound::originalPosition, files -> {
+        AppendFiles append = txn.newAppend();
+        files.forEach(append::appendFile);
+        append.commit();
+        txn.commitTransaction();
+      });
+    }
+    if (!s.withData() || rows == 0) {
+      try {
+        txn.commitTransaction();
+      } catch (AlreadyExistsException e) {
+        throw Ddl.duplicateTable(id, s.name());
+      }
+    }
+    return new CommandResult("SELECT " + rows, rows);
+  }
+
+  private interface Commit {
+    void commit(List<DataFile> files);
+  }
+
+  /** Writes the rows and commits them; on any failure deletes what was written. */
+  private long write(Table table, Schema schema, String rowsSql, java.util.function.IntUnaryOperator positions,
+      Commit commit) {
+    Inserter.Written written;
+    try {
+      written = Inserter.write(session.duck(), table, schema, rowsSql, session.scratch());
+    } catch (Inserter.WriteFailure e) {
+      throw DuckErrors.map(e.sqlException(), positions);
+    }
+    if (written.files().isEmpty()) {
+      return 0;
+    }
+    try {
+      commit.commit(written.files());
+    } catch (CommitFailedException e) {
+      Inserter.deleteFiles(table, written.files());
+      throw new FloeException(SqlState.SERIALIZATION_FAILURE,
+          "could not commit to table " + table.name() + ": " + e.getMessage(), e);
+    } catch (AlreadyExistsException e) {
+      Inserter.deleteFiles(table, written.files());
+      throw new FloeException(SqlState.DUPLICATE_TABLE, "relation \"" + table.name() + "\" already exists", e);
+    } catch (RuntimeException e) {
+      Inserter.deleteFiles(table, written.files());
+      throw e;
+    }
+    return written.rows();
+  }
+
+  private Shape describe(QueryBinder.Bound bound) {
+    try (PreparedStatement ps = session.duck().prepareStatement(bound.sql())) {
+      ResultSetMetaData md = ps.getMetaData();
+      List<String> names = new ArrayList<>();
+      List<String> types = new ArrayList<>();
+      for (int i = 1; i <= md.getColumnCount(); i++) {
+        names.add(md.getColumnName(i));
+        types.add(md.getColumnTypeName(i));
+      }
+      return new Shape(names, types);
+    } catch (SQLException e) {
+      throw DuckErrors.map(e, bound::originalPosition);
+    }
+  }
+
+  /**
+   * SELECT producing the table's columns, in order, from the source query aliased {@code q(s0, s1, ...)}:
+   * provided columns cast to their stored type and checked, the others their default or NULL.
+   */
+  static String rowsSql(String tableName, Schema schema, List<Column> columns, Map<String, String> provided,
+      String sourceSql, int sourceColumns) {
+    StringBuilder select = new StringBuilder("SELECT ");
+    for (int k = 0; k < columns.size(); k++) {
+      Column c = columns.get(k);
+      Types.NestedField f = schema.findField(c.fieldId());
+      if (k > 0) {
+        select.append(", ");
+      }
+      String value;
+      if (provided.containsKey(c.name())) {
+        value = checked(tableName, c, f.type(), provided.get(c.name()));
+      } else if (f.writeDefault() != null) {
+        value = SqlLiterals.of(f.type(), f.writeDefault());
+      } else {
+        value = "CAST(NULL AS " + TypeMapping.duckdbType(f.type()) + ")";
+      }
+      if (!c.nullable()) {
+        value = "CASE WHEN (" + value + ") IS NULL THEN " + DuckErrors.raise(SqlState.NOT_NULL_VIOLATION,
+            "null value in column \"" + c.name() + "\" of relation \"" + tableName + "\" violates not-null constraint")
+            + " ELSE (" + value + ") END";
+      }
+      select.append(value).append(" AS ").append(Lexer.quoteIdentifier(c.name()));
+    }
+    select.append(" FROM (").append(sourceSql).append(") AS q");
+    if (sourceColumns > 0) {
+      select.append('(');
+      for (int k = 0; k < sourceColumns; k++) {
+        select.append(k > 0 ? ", " : "").append(Lexer.quoteIdentifier("s" + k));
+      }
+      select.append(')');
+    }
+    return select.toString();
+  }
+
+  /** A value cast to the column's stored type, with the checks its declared SQL type implies. */
+  private static String checked(String tableName, Column c, Type stored, String expr) {
+    String storedType = TypeMapping.duckdbType(stored);
+    SqlType t = c.type();
+    return switch (t.kind()) {
+      case SMALLINT -> "CAST(CAST(" + expr + " AS SMALLINT) AS " + storedType + ")";
+      case VARCHAR, CHAR -> {
+        String v = "CAST(" + expr + " AS VARCHAR)";
+        if (t.precision() == 0) {
+          yield v;
+        }
+        yield "CASE WHEN length(" + v + ") > " + t.precision() + " THEN " + DuckErrors.raise(
+            SqlState.STRING_DATA_RIGHT_TRUNCATION, "value too long for type " + t) + " ELSE " + v + " END";
+      }
+      default -> "CAST(" + expr + " AS " + storedType + ")";
+    };
+  }
+
+  private static Optional<Column> find(List<Column> columns, String name) {
+    for (Column c : columns) {
+      if (c.name().equals(name)) {
+        return Optional.of(c);
+      }
+    }
+    for (Column c : columns) {
+      if (c.name().equalsIgnoreCase(name)) {
+        return Optional.of(c);
+      }
+    }
+    return Optional.empty();
+  }
+}

@@ -1,0 +1,239 @@
+package dev.floe.exec;
+
+import dev.floe.Column;
+import dev.floe.FloeException;
+import dev.floe.Result;
+import dev.floe.Row;
+import dev.floe.SqlState;
+import dev.floe.types.TypeMapping;
+import java.io.IOException;
+import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.NoSuchElementException;
+import java.util.function.IntUnaryOperator;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.ipc.ArrowReader;
+import org.duckdb.DuckDBResultSet;
+
+/** Rows streamed from a DuckDB result, as Arrow batches or one {@link Row} at a time. */
+final class QueryResult implements Result {
+  private static final int BATCH_ROWS = 2048;
+
+  private final Statement statement;
+  private final ResultSet resultSet;
+  private final List<Column> columns;
+  private final BufferAllocator allocator;
+  private final IntUnaryOperator positions;
+  private final Runnable onClose;
+  private ArrowReader reader;
+  private boolean iterating;
+  private long rowsRead;
+  private boolean closed;
+
+  QueryResult(Statement statement, ResultSet resultSet, BufferAllocator allocator, IntUnaryOperator positions,
+      Runnable onClose) throws SQLException {
+    this.statement = statement;
+    this.resultSet = resultSet;
+    this.allocator = allocator;
+    this.positions = positions;
+    this.onClose = onClose;
+    this.columns = columnsOf(resultSet.getMetaData());
+  }
+
+  static List<Column> columnsOf(ResultSetMetaData md) throws SQLException {
+    List<Column> cols = new ArrayList<>();
+    for (int i = 1; i <= md.getColumnCount(); i++) {
+      cols.add(Column.result(md.getColumnName(i), TypeMapping.fromDuckdb(md.getColumnTypeName(i))));
+    }
+    return List.copyOf(cols);
+  }
+
+  @Override
+  public List<Column> columns() {
+    return columns;
+  }
+
+  @Override
+  public boolean hasRows() {
+    return true;
+  }
+
+  @Override
+  public long rowCount() {
+    return rowsRead;
+  }
+
+  @Override
+  public String commandTag() {
+    return "SELECT " + rowsRead;
+  }
+
+  @Override
+  public ArrowReader arrow() {
+    if (iterating) {
+      throw new IllegalStateException("rows are already being read with iterator()");
+    }
+    return reader();
+  }
+
+  private ArrowReader reader() {
+    if (closed) {
+      throw new IllegalStateException("result is closed");
+    }
+    if (reader == null) {
+      try {
+        ArrowReader duck = (ArrowReader) resultSet.unwrap(DuckDBResultSet.class)
+            .arrowExportStream(allocator, BATCH_ROWS);
+        reader = new CountingReader(duck, allocator);
+      } catch (SQLException e) {
+        throw DuckErrors.map(e, positions);
+      }
+    }
+    return reader;
+  }
+
+  /** Keeps the row count and maps DuckDB errors raised while batches are produced. */
+  private final class CountingReader extends ArrowReader {
+    private final ArrowReader inner;
+
+    CountingReader(ArrowReader inner, BufferAllocator allocator) {
+      super(allocator);
+      this.inner = inner;
+    }
+
+    @Override
+    public VectorSchemaRoot getVectorSchemaRoot() throws IOException {
+      return inner.getVectorSchemaRoot();
+    }
+
+    @Override
+    public boolean loadNextBatch() throws IOException {
+      try {
+        boolean more = inner.loadNextBatch();
+        if (more) {
+          rowsRead += inner.getVectorSchemaRoot().getRowCount();
+        }
+        return more;
+      } catch (RuntimeException | IOException e) {
+        throw translate(e);
+      }
+    }
+
+    @Override
+    public long bytesRead() {
+      return inner.bytesRead();
+    }
+
+    @Override
+    protected void closeReadSource() throws IOException {
+      inner.close();
+    }
+
+    @Override
+    protected org.apache.arrow.vector.types.pojo.Schema readSchema() throws IOException {
+      return inner.getVectorSchemaRoot().getSchema();
+    }
+  }
+
+  private RuntimeException translate(Exception e) {
+    Throwable t = e;
+    while (t != null) {
+      if (t instanceof SQLException s) {
+        return DuckErrors.map(s, positions);
+      }
+      t = t.getCause();
+    }
+    String message = e.getMessage() == null ? e.toString() : e.getMessage();
+    if (message.startsWith("{") || message.contains("exception_type")) {
+      return DuckErrors.map(new SQLException(message, e), positions);
+    }
+    return new FloeException(SqlState.INTERNAL_ERROR, "reading query results failed: " + message, e);
+  }
+
+  @Override
+  public Iterator<Row> iterator() {
+    if (reader != null && !iterating) {
+      throw new IllegalStateException("rows are already being read with arrow()");
+    }
+    iterating = true;
+    ArrowReader r = reader();
+    return new Iterator<>() {
+      private VectorSchemaRoot root;
+      private int next;
+      private boolean done;
+
+      @Override
+      public boolean hasNext() {
+        if (done) {
+          return false;
+        }
+        try {
+          while (root == null || next >= root.getRowCount()) {
+            if (!r.loadNextBatch()) {
+              done = true;
+              return false;
+            }
+            root = r.getVectorSchemaRoot();
+            next = 0;
+          }
+          return true;
+        } catch (IOException e) {
+          throw translate(e);
+        }
+      }
+
+      @Override
+      public Row next() {
+        if (!hasNext()) {
+          throw new NoSuchElementException();
+        }
+        List<FieldVector> vectors = root.getFieldVectors();
+        Object[] values = new Object[columns.size()];
+        for (int c = 0; c < values.length; c++) {
+          values[c] = ArrowValues.get(vectors.get(c), next, columns.get(c));
+        }
+        next++;
+        return Row.of(columns, values);
+      }
+    };
+  }
+
+  /** Interrupts the running statement from another thread. */
+  void cancel() {
+    try {
+      statement.cancel();
+    } catch (SQLException ignored) {
+      // already finished
+    }
+  }
+
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    try {
+      if (reader != null) {
+        reader.close();
+      }
+    } catch (IOException | RuntimeException ignored) {
+      // closing the result set below frees the rest
+    } finally {
+      try {
+        resultSet.close();
+        statement.close();
+      } catch (SQLException ignored) {
+        // nothing more to release
+      }
+      onClose.run();
+    }
+  }
+}

@@ -1,0 +1,176 @@
+package dev.floe.exec;
+
+import dev.floe.FloeException;
+import dev.floe.SqlState;
+import dev.floe.read.MetadataTables;
+import dev.floe.read.ScanPlan;
+import dev.floe.read.ScanSql;
+import dev.floe.sql.QueryBinder;
+import dev.floe.sql.TimeTravel;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.SnapshotRef;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.expressions.Expression;
+import org.apache.iceberg.util.SnapshotUtil;
+
+/**
+ * Resolves the table references of one statement. Each table is looked up once per statement, so all
+ * references to it read the same snapshot, and time-travel targets are resolved to snapshots here.
+ */
+final class Relations implements QueryBinder.Resolver {
+  private final Tables tables;
+  private final String defaultSchema;
+  private final Evaluator evaluator;
+  private final Map<TableIdentifier, Optional<Table>> seen = new HashMap<>();
+
+  /** Evaluates a constant SQL expression (time-travel targets) to a Java value. */
+  interface Evaluator {
+    Object evaluate(String sql);
+  }
+
+  Relations(Tables tables, String defaultSchema, Evaluator evaluator) {
+    this.tables = tables;
+    this.defaultSchema = defaultSchema;
+    this.evaluator = evaluator;
+  }
+
+  @Override
+  public Optional<QueryBinder.Relation> resolve(List<String> parts, Optional<TimeTravel> timeTravel, int position) {
+    Optional<TableIdentifier> id = tables.identifier(parts, defaultSchema);
+    if (id.isEmpty()) {
+      return Optional.empty();
+    }
+    String name = id.get().name();
+    Optional<String[]> meta = MetadataTables.split(name);
+    if (meta.isPresent() && MetadataTables.isKnown(meta.get()[1])) {
+      TableIdentifier base = TableIdentifier.of(id.get().namespace(), meta.get()[0]);
+      Optional<Table> table = table(base);
+      if (table.isPresent()) {
+        String kind = meta.get()[1];
+        Optional<Snapshot> snapshot = timeTravel.map(tt -> snapshot(table.get(), tt));
+        return Optional.of(new MetadataRelation(table.get(), kind, snapshot));
+      }
+    }
+    Optional<Table> table = table(id.get());
+    if (table.isEmpty()) {
+      return Optional.empty();
+    }
+    Table t = table.get();
+    Optional<Snapshot> snapshot = timeTravel.isPresent()
+        ? Optional.of(snapshot(t, timeTravel.get()))
+        : Optional.ofNullable(t.currentSnapshot());
+    boolean historic = timeTravel.isPresent();
+    Schema schema = historic && snapshot.isPresent() ? ScanPlan.schemaOf(t, snapshot.get()) : t.schema();
+    return Optional.of(new TableRelation(t, snapshot, schema, historic));
+  }
+
+  private Optional<Table> table(TableIdentifier id) {
+    return seen.computeIfAbsent(id, tables::snapshotOf);
+  }
+
+  /** The snapshot a time-travel clause designates. */
+  Snapshot snapshot(Table table, TimeTravel tt) {
+    switch (tt.kind()) {
+      case VERSION -> {
+        long version = asLong(evaluator.evaluate("CAST(" + tt.valueSql() + " AS BIGINT)"), tt);
+        for (Snapshot s : table.snapshots()) {
+          if (s.sequenceNumber() == version) {
+            return s;
+          }
+        }
+        throw noSuchVersion(table, "version " + version, tt);
+      }
+      case SNAPSHOT -> {
+        String value = tt.valueSql().strip();
+        if (value.startsWith("'")) {
+          String ref = (String) evaluator.evaluate(value);
+          SnapshotRef r = table.refs().get(ref);
+          if (r == null) {
+            throw noSuchVersion(table, "branch or tag \"" + ref + "\"", tt);
+          }
+          return table.snapshot(r.snapshotId());
+        }
+        long id = asLong(evaluator.evaluate("CAST(" + value + " AS BIGINT)"), tt);
+        Snapshot s = table.snapshot(id);
+        if (s == null) {
+          throw noSuchVersion(table, "snapshot " + id, tt);
+        }
+        return s;
+      }
+      default -> {
+        Object v = evaluator.evaluate("epoch_ms(CAST(" + tt.valueSql() + " AS TIMESTAMPTZ))");
+        long millis = asLong(v, tt);
+        try {
+          return table.snapshot(SnapshotUtil.snapshotIdAsOfTime(table, millis));
+        } catch (IllegalArgumentException e) {
+          throw noSuchVersion(table, "version at or before " + Instant.ofEpochMilli(millis), tt);
+        }
+      }
+    }
+  }
+
+  private static long asLong(Object v, TimeTravel tt) {
+    if (v instanceof Number n) {
+      return n.longValue();
+    }
+    throw new FloeException(SqlState.INVALID_PARAMETER_VALUE, "invalid time-travel target " + tt.valueSql(), null,
+        null, tt.position(), null);
+  }
+
+  private static FloeException noSuchVersion(Table table, String what, TimeTravel tt) {
+    return new FloeException(SqlState.INVALID_PARAMETER_VALUE, "table \"" + shortName(table) + "\" has no " + what,
+        null, "Its snapshots are listed in \"" + shortName(table) + "$snapshots\"; expired ones cannot be read.",
+        tt.position(), null);
+  }
+
+  static String shortName(Table table) {
+    String name = table.name();
+    int dot = name.indexOf('.');
+    return dot >= 0 ? name.substring(dot + 1) : name;
+  }
+
+  /** A data table at a snapshot. */
+  static final class TableRelation implements QueryBinder.Relation {
+    final Table table;
+    final Optional<Snapshot> snapshot;
+    final Schema schema;
+    final boolean historic;
+
+    TableRelation(Table table, Optional<Snapshot> snapshot, Schema schema, boolean historic) {
+      this.table = table;
+      this.snapshot = snapshot;
+      this.schema = schema;
+      this.historic = historic;
+    }
+
+    @Override
+    public Optional<Schema> schema() {
+      return Optional.of(schema);
+    }
+
+    @Override
+    public String sql(Expression filter) {
+      return ScanSql.relation(ScanPlan.plan(table, snapshot, filter, historic), table.io());
+    }
+  }
+
+  /** A metadata table ($snapshots, $files, ...). */
+  record MetadataRelation(Table table, String kind, Optional<Snapshot> snapshot) implements QueryBinder.Relation {
+    @Override
+    public Optional<Schema> schema() {
+      return Optional.empty();
+    }
+
+    @Override
+    public String sql(Expression filter) {
+      return MetadataTables.relation(table, kind, snapshot);
+    }
+  }
+}

@@ -1,0 +1,290 @@
+package dev.floe.exec;
+
+import dev.floe.FloeException;
+import dev.floe.Result;
+import dev.floe.SqlState;
+import dev.floe.catalog.SqliteCatalog;
+import dev.floe.catalog.Warehouse;
+import dev.floe.sql.Ast;
+import dev.floe.sql.Lexer;
+import dev.floe.sql.Parser;
+import dev.floe.sql.QueryBinder;
+import dev.floe.sql.SqlScript;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+import java.util.function.IntUnaryOperator;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.exceptions.AlreadyExistsException;
+import org.apache.iceberg.exceptions.CommitFailedException;
+import org.apache.iceberg.exceptions.NoSuchNamespaceException;
+import org.apache.iceberg.exceptions.NoSuchTableException;
+import org.apache.iceberg.exceptions.NotFoundException;
+import org.apache.iceberg.exceptions.ValidationException;
+
+/**
+ * One session: a DuckDB connection with its settings, the current schema, and the statement running on
+ * it. Used by one thread at a time.
+ */
+public final class SessionContext implements AutoCloseable {
+  private final Engine engine;
+  private final Connection duck;
+  private final PreparedStatement serialize;
+  private String currentSchema = Warehouse.DEFAULT_NAMESPACE;
+  private volatile Statement running;
+  private volatile QueryResult openResult;
+  private Consumer<String> notices = n -> { };
+
+  SessionContext(Engine engine, Connection duck) throws SQLException {
+    this.engine = engine;
+    this.duck = duck;
+    try (Statement st = duck.createStatement()) {
+      st.execute("SET errors_as_json = true");
+      st.execute("SET integer_division = true");
+      st.execute("SET TimeZone = 'UTC'");
+    }
+    this.serialize = duck.prepareStatement("SELECT json_serialize_sql(?::VARCHAR)");
+  }
+
+  Connection duck() {
+    return duck;
+  }
+
+  Path scratch() {
+    return engine.scratch();
+  }
+
+  public String currentSchema() {
+    return currentSchema;
+  }
+
+  public void setCurrentSchema(String schema) {
+    this.currentSchema = schema;
+  }
+
+  /** Where NOTICE messages (e.g. "relation already exists, skipping") go. */
+  public void onNotice(Consumer<String> sink) {
+    this.notices = sink;
+  }
+
+  void notice(String message) {
+    notices.accept(message);
+  }
+
+  /**
+   * Executes one statement (a trailing semicolon is allowed).
+   *
+   * @throws FloeException with the statement's SQLSTATE; nothing the statement did is visible then
+   */
+  public Result execute(String sql) {
+    if (openResult != null) {
+      openResult.close();
+    }
+    List<SqlScript.Part> parts = SqlScript.split(sql);
+    if (parts.isEmpty()) {
+      return new CommandResult("EMPTY", 0);
+    }
+    if (parts.size() > 1) {
+      throw FloeException.syntax("cannot run several statements at once; run them one at a time",
+          parts.get(1).offset() + 1);
+    }
+    SqlScript.Part part = parts.get(0);
+    try {
+      return dispatch(part.text());
+    } catch (FloeException e) {
+      if (part.offset() > 0 && e.position() > 0) {
+        throw new FloeException(e.sqlState(), e.getMessage(), e.detail().orElse(null), e.hint().orElse(null),
+            e.position() + part.offset(), e.getCause());
+      }
+      throw e;
+    }
+  }
+
+  private Result dispatch(String sql) {
+    Ast.Statement statement = Parser.parse(sql);
+    if (!(statement instanceof Ast.Query || statement instanceof Ast.Explain || statement instanceof Ast.ShowTables
+        || statement instanceof Ast.ShowSchemas || statement instanceof Ast.Describe)) {
+      engine.checkWritable();
+    }
+    try {
+      if (statement instanceof Ast.Query q) {
+        return query(q);
+      } else if (statement instanceof Ast.Explain e) {
+        QueryBinder.Bound bound = bind(e.query());
+        return run((e.analyze() ? "EXPLAIN ANALYZE " : "EXPLAIN ") + bound.sql(), bound::originalPosition);
+      } else if (statement instanceof Ast.Insert i) {
+        return new Inserts(this, engine.tables()).insert(i);
+      } else if (statement instanceof Ast.CreateTable c) {
+        return c.asQuery().isPresent() ? new Inserts(this, engine.tables()).createTableAs(c)
+            : new Ddl(this, engine.tables()).createTable(c);
+      } else if (statement instanceof Ast.CreateSchema c) {
+        return new Ddl(this, engine.tables()).createSchema(c);
+      } else if (statement instanceof Ast.DropSchema d) {
+        return new Ddl(this, engine.tables()).dropSchema(d);
+      } else if (statement instanceof Ast.DropTable d) {
+        return new Ddl(this, engine.tables()).dropTable(d);
+      } else if (statement instanceof Ast.AlterTable a) {
+        return new Ddl(this, engine.tables()).alterTable(a);
+      } else if (statement instanceof Ast.ShowTables s) {
+        return showTables(s);
+      } else if (statement instanceof Ast.ShowSchemas) {
+        return showSchemas();
+      } else if (statement instanceof Ast.Describe d) {
+        return describe(d);
+      }
+      throw new IllegalStateException("unhandled statement " + statement);
+    } catch (SqliteCatalog.ReadOnlyException e) {
+      throw new FloeException(SqlState.READ_ONLY_SQL_TRANSACTION, "cannot write: " + e.getMessage(), e);
+    } catch (SqliteCatalog.CatalogException e) {
+      throw new FloeException(SqlState.IO_ERROR, e.getMessage(), e);
+    } catch (CommitFailedException e) {
+      throw new FloeException(SqlState.SERIALIZATION_FAILURE, "could not serialize access due to concurrent update: "
+          + e.getMessage(), e);
+    } catch (NoSuchNamespaceException e) {
+      throw new FloeException(SqlState.INVALID_SCHEMA_NAME, e.getMessage(), e);
+    } catch (NoSuchTableException e) {
+      throw new FloeException(SqlState.UNDEFINED_TABLE, e.getMessage(), e);
+    } catch (AlreadyExistsException e) {
+      throw new FloeException(SqlState.DUPLICATE_TABLE, e.getMessage(), e);
+    } catch (NotFoundException e) {
+      throw new FloeException(SqlState.IO_ERROR, "a file of the table is missing: " + e.getMessage(), e);
+    } catch (ValidationException e) {
+      throw new FloeException(SqlState.INVALID_PARAMETER_VALUE, e.getMessage(), e);
+    } catch (java.io.UncheckedIOException e) {
+      throw new FloeException(SqlState.IO_ERROR, e.getMessage(), e);
+    }
+  }
+
+  private Result query(Ast.Query q) {
+    QueryBinder.Bound bound = bind(q);
+    return run(bound.sql(), bound::originalPosition);
+  }
+
+  /** Binds a query to the current snapshots of the Floe tables it names. */
+  QueryBinder.Bound bind(Ast.Query q) {
+    Relations relations = new Relations(engine.tables(), currentSchema, this::evaluate);
+    return QueryBinder.bind(q.text(), q.offset(), this::serializeSql, relations);
+  }
+
+  private String serializeSql(String text) {
+    try {
+      serialize.setString(1, text);
+      try (ResultSet rs = serialize.executeQuery()) {
+        rs.next();
+        return rs.getString(1);
+      }
+    } catch (SQLException e) {
+      throw DuckErrors.map(e, o -> 0);
+    }
+  }
+
+  /** Runs DuckDB SQL and streams its rows. */
+  Result run(String sql, IntUnaryOperator positions) {
+    Statement st = null;
+    try {
+      st = duck.createStatement();
+      running = st;
+      ResultSet rs = st.executeQuery(sql);
+      QueryResult result = new QueryResult(st, rs, engine.allocator(), positions, () -> {
+        running = null;
+        openResult = null;
+      });
+      openResult = result;
+      return result;
+    } catch (SQLException e) {
+      running = null;
+      closeQuietly(st);
+      throw DuckErrors.map(e, positions);
+    }
+  }
+
+  /** Evaluates a constant expression to one JDBC value. */
+  Object evaluate(String expression) {
+    try (Statement st = duck.createStatement(); ResultSet rs = st.executeQuery("SELECT " + expression)) {
+      rs.next();
+      return rs.getObject(1);
+    } catch (SQLException e) {
+      throw DuckErrors.map(e, o -> 0);
+    }
+  }
+
+  private Result showTables(Ast.ShowTables s) {
+    String schema = s.schema().map(n -> n.last()).orElse(currentSchema);
+    List<String> rows = new ArrayList<>();
+    for (TableIdentifier id : engine.tables().catalog().listTables(Namespace.of(schema))) {
+      rows.add("(" + Lexer.quoteString(id.name()) + ")");
+    }
+    return values(List.of("name"), rows);
+  }
+
+  private Result showSchemas() {
+    List<String> rows = new ArrayList<>();
+    for (Namespace ns : engine.tables().catalog().listNamespaces(Namespace.empty())) {
+      rows.add("(" + Lexer.quoteString(ns.toString()) + ")");
+    }
+    return values(List.of("name"), rows);
+  }
+
+  private Result describe(Ast.Describe d) {
+    TableIdentifier id = engine.tables().require(d.table(), currentSchema);
+    var info = engine.tableInfo(id).orElseThrow(() -> new FloeException(SqlState.UNDEFINED_TABLE,
+        "relation \"" + id.name() + "\" does not exist", null, null, d.table().position(), null));
+    List<String> rows = new ArrayList<>();
+    for (var c : info.columns()) {
+      rows.add("(" + Lexer.quoteString(c.name()) + ", " + Lexer.quoteString(c.type().displayName()) + ", "
+          + (c.nullable() ? "true" : "false") + ")");
+    }
+    return values(List.of("column_name", "data_type", "is_nullable"), rows);
+  }
+
+  private Result values(List<String> names, List<String> rows) {
+    String cols = String.join(", ", names.stream().map(Lexer::quoteIdentifier).toList());
+    String sql = rows.isEmpty()
+        ? "SELECT " + String.join(", ", names.stream().map(n -> "CAST(NULL AS VARCHAR) AS " + Lexer.quoteIdentifier(n))
+            .toList()) + " WHERE false"
+        : "SELECT * FROM (VALUES " + String.join(", ", rows) + ") AS t(" + cols + ") ORDER BY 1";
+    return run(sql, o -> 0);
+  }
+
+  /** Interrupts the statement running on this session, if any (callable from any thread). */
+  public void cancel() {
+    Statement st = running;
+    if (st != null) {
+      try {
+        st.cancel();
+      } catch (SQLException ignored) {
+        // it finished meanwhile
+      }
+    }
+  }
+
+  private static void closeQuietly(Statement st) {
+    if (st != null) {
+      try {
+        st.close();
+      } catch (SQLException ignored) {
+        // nothing more to release
+      }
+    }
+  }
+
+  @Override
+  public void close() {
+    if (openResult != null) {
+      openResult.close();
+    }
+    try {
+      serialize.close();
+      duck.close();
+    } catch (SQLException ignored) {
+      // the instance closes its connections on shutdown
+    }
+  }
+}

@@ -1,0 +1,103 @@
+package dev.floe.exec;
+
+import dev.floe.FloeException;
+import dev.floe.SqlState;
+import dev.floe.catalog.SqliteCatalog;
+import dev.floe.sql.QualifiedName;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.iceberg.BaseTable;
+import org.apache.iceberg.HasTableOperations;
+import org.apache.iceberg.StaticTableOperations;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableMetadata;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.exceptions.NoSuchTableException;
+import org.apache.iceberg.exceptions.NotFoundException;
+
+/**
+ * Finds tables by SQL name and keeps them loaded. Every lookup re-reads the table's catalog pointer
+ * (one indexed SQLite read), so a commit by any process, Spark included, is seen by the next statement;
+ * metadata is re-parsed only when the pointer moved.
+ */
+final class Tables {
+  private final SqliteCatalog catalog;
+  private final Map<TableIdentifier, Table> loaded = new ConcurrentHashMap<>();
+
+  Tables(SqliteCatalog catalog) {
+    this.catalog = catalog;
+  }
+
+  SqliteCatalog catalog() {
+    return catalog;
+  }
+
+  /**
+   * The identifier a name denotes: {@code t} in {@code defaultSchema}, {@code s.t}, or
+   * {@code <catalog>.s.t}. Empty if the name belongs to another catalog.
+   */
+  Optional<TableIdentifier> identifier(List<String> parts, String defaultSchema) {
+    return switch (parts.size()) {
+      case 1 -> Optional.of(TableIdentifier.of(Namespace.of(defaultSchema), parts.get(0)));
+      case 2 -> Optional.of(TableIdentifier.of(Namespace.of(parts.get(0)), parts.get(1)));
+      case 3 -> parts.get(0).equalsIgnoreCase(catalog.name())
+          ? Optional.of(TableIdentifier.of(Namespace.of(parts.get(1)), parts.get(2)))
+          : Optional.empty();
+      default -> Optional.empty();
+    };
+  }
+
+  TableIdentifier require(QualifiedName name, String defaultSchema) {
+    return identifier(name.parts(), defaultSchema).orElseThrow(() -> new FloeException(
+        SqlState.FEATURE_NOT_SUPPORTED, "cross-database references are not implemented: " + name, null, null,
+        name.position(), null));
+  }
+
+  /** The live table (for commits), refreshed to the catalog's current pointer. */
+  Optional<Table> live(TableIdentifier id) {
+    Table cached = loaded.get(id);
+    try {
+      if (cached != null) {
+        cached.refresh();
+        return Optional.of(cached);
+      }
+      if (catalog.metadataLocation(id).isEmpty()) {
+        return Optional.empty();
+      }
+      Table table = catalog.loadTable(id);
+      loaded.put(id, table);
+      return Optional.of(table);
+    } catch (NoSuchTableException e) {
+      loaded.remove(id);
+      return Optional.empty();
+    } catch (NotFoundException e) {
+      throw new FloeException(SqlState.IO_ERROR, "metadata of table " + id + " is missing: " + e.getMessage(), e);
+    } catch (RuntimeException e) {
+      if (e instanceof FloeException) {
+        throw e;
+      }
+      throw new FloeException(SqlState.DATA_CORRUPTED,
+          "cannot load metadata of table " + id + ": " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * An immutable view of the table as of now: planning and reading through it always see this one
+   * metadata version, whatever commits happen meanwhile.
+   */
+  Optional<Table> snapshotOf(TableIdentifier id) {
+    return live(id).map(Tables::frozen);
+  }
+
+  static Table frozen(Table table) {
+    TableMetadata meta = ((HasTableOperations) table).operations().current();
+    return new BaseTable(new StaticTableOperations(meta, table.io()), table.name());
+  }
+
+  void forget(TableIdentifier id) {
+    loaded.remove(id);
+  }
+}

@@ -1,0 +1,241 @@
+package dev.floe.read;
+
+import dev.floe.Column;
+import dev.floe.FloeException;
+import dev.floe.SqlState;
+import dev.floe.catalog.LocalFileIO;
+import dev.floe.sql.Lexer;
+import dev.floe.types.SqlLiterals;
+import dev.floe.types.TypeMapping;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+import org.apache.iceberg.ContentFile;
+import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.FileContent;
+import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.MetadataColumns;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.data.BaseDeleteLoader;
+import org.apache.iceberg.deletes.PositionDeleteIndex;
+import org.apache.iceberg.io.FileIO;
+import org.apache.iceberg.types.Types;
+
+/**
+ * Renders a {@link ScanPlan} as one DuckDB relation (SQL text) that yields every live row of the scanned
+ * snapshot exactly once:
+ *
+ * <ul>
+ *   <li>data files are read with {@code read_parquet(..., schema=MAP{field-id: ...})}, so columns map by
+ *       Iceberg field id: renamed columns keep their data, dropped ones vanish, added ones read their
+ *       default (NULL, or the v3 initial default);
+ *   <li>files with deletes are anti-joined with their position deletes (Parquet delete files, or deletion
+ *       vectors loaded from Puffin) on (file, row position) and with their equality deletes on the
+ *       equality columns (null-safe), exactly the delete files Iceberg planning assigned to them;
+ *   <li>files without deletes are read plainly, so deletes cost only where they exist.
+ * </ul>
+ */
+public final class ScanSql {
+  private static final String FILE_COLUMN = "__floe_file";
+  private static final String POS_FIELDS = "MAP{" + MetadataColumns.DELETE_FILE_PATH.fieldId()
+      + ": {name: 'file_path', type: 'VARCHAR', default_value: NULL}, " + MetadataColumns.DELETE_FILE_POS.fieldId()
+      + ": {name: 'pos', type: 'BIGINT', default_value: NULL}}";
+
+  private ScanSql() {}
+
+  /** A SELECT producing the plan's rows with the plan's columns, in schema order. */
+  public static String relation(ScanPlan plan, FileIO io) {
+    List<Column> columns = plan.columns();
+    if (plan.tasks().isEmpty()) {
+      return emptyRelation(plan);
+    }
+    Map<GroupKey, List<FileScanTask>> groups = new LinkedHashMap<>();
+    for (FileScanTask task : plan.tasks()) {
+      checkParquet(task.file());
+      boolean positional = false;
+      Set<String> equality = new TreeSet<>();
+      for (DeleteFile d : task.deletes()) {
+        if (d.content() == FileContent.POSITION_DELETES) {
+          positional = true;
+        } else if (d.content() == FileContent.EQUALITY_DELETES) {
+          equality.add(d.location());
+        }
+      }
+      groups.computeIfAbsent(new GroupKey(positional, equality), k -> new ArrayList<>()).add(task);
+    }
+    String schemaMap = schemaMap(plan.schema(), columns);
+    List<String> parts = new ArrayList<>();
+    for (Map.Entry<GroupKey, List<FileScanTask>> g : groups.entrySet()) {
+      parts.add(groupSql(g.getKey(), g.getValue(), schemaMap, plan.schema(), columns, io));
+    }
+    return String.join("\nUNION ALL\n", parts);
+  }
+
+  private record GroupKey(boolean positional, Set<String> equalityDeletes) {
+    boolean plain() {
+      return !positional && equalityDeletes.isEmpty();
+    }
+  }
+
+  private static String groupSql(GroupKey key, List<FileScanTask> tasks, String schemaMap, Schema schema,
+      List<Column> columns, FileIO io) {
+    String files = fileList(tasks.stream().map(t -> t.file().location()).collect(Collectors.toList()));
+    String projection = columns.stream().map(c -> "f." + Lexer.quoteIdentifier(c.name()))
+        .collect(Collectors.joining(", "));
+    if (key.plain()) {
+      return "SELECT " + projection + " FROM read_parquet(" + files + ", schema=" + schemaMap
+          + ", hive_partitioning=false) AS f";
+    }
+    StringBuilder sql = new StringBuilder("SELECT ").append(projection).append(" FROM read_parquet(").append(files)
+        .append(", schema=").append(schemaMap).append(", hive_partitioning=false, filename='").append(FILE_COLUMN)
+        .append("') AS f");
+    if (key.positional()) {
+      sql.append(" ANTI JOIN (").append(positionDeletes(tasks, io)).append(") AS d ON f.").append(FILE_COLUMN)
+          .append(" = d.file_path AND f.file_row_number = d.pos");
+    }
+    int n = 0;
+    for (Map.Entry<List<Integer>, List<DeleteFile>> eq : equalityDeletes(tasks).entrySet()) {
+      String alias = "e" + n++;
+      List<Integer> ids = eq.getKey();
+      StringBuilder map = new StringBuilder("MAP{");
+      StringBuilder cols = new StringBuilder();
+      StringBuilder on = new StringBuilder();
+      for (int k = 0; k < ids.size(); k++) {
+        Types.NestedField field = schema.findField(ids.get(k));
+        if (field == null) {
+          // The equality column was dropped from the schema; these deletes no longer match by value
+          // visible to this reader, but they still delete rows: read the column by id regardless.
+          throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED,
+              "equality deletes on dropped column (field id " + ids.get(k) + ") are not supported");
+        }
+        String col = "k" + k;
+        if (k > 0) {
+          map.append(", ");
+          cols.append(", ");
+          on.append(" AND ");
+        }
+        map.append(field.fieldId()).append(": {name: ").append(Lexer.quoteString(col)).append(", type: ")
+            .append(Lexer.quoteString(TypeMapping.duckdbType(field.type()))).append(", default_value: NULL}");
+        cols.append(col);
+        on.append("f.").append(Lexer.quoteIdentifier(field.name())).append(" IS NOT DISTINCT FROM ").append(alias)
+            .append('.').append(col);
+      }
+      map.append('}');
+      String eqFiles = fileList(eq.getValue().stream().map(ContentFile::location).collect(Collectors.toList()));
+      sql.append(" ANTI JOIN (SELECT DISTINCT ").append(cols).append(" FROM read_parquet(").append(eqFiles)
+          .append(", schema=").append(map).append(", hive_partitioning=false)) AS ").append(alias).append(" ON ")
+          .append(on);
+    }
+    return sql.toString();
+  }
+
+  /** Equality delete files of a group, by their equality field ids. */
+  private static Map<List<Integer>, List<DeleteFile>> equalityDeletes(List<FileScanTask> tasks) {
+    Map<List<Integer>, List<DeleteFile>> byIds = new LinkedHashMap<>();
+    Set<String> seen = new LinkedHashSet<>();
+    for (DeleteFile d : tasks.get(0).deletes()) {
+      if (d.content() == FileContent.EQUALITY_DELETES && seen.add(d.location())) {
+        checkParquet(d);
+        List<Integer> ids = d.equalityFieldIds().stream().sorted().collect(Collectors.toList());
+        byIds.computeIfAbsent(ids, k -> new ArrayList<>()).add(d);
+      }
+    }
+    return byIds;
+  }
+
+  /** (file_path, pos) of every position delete that applies to the group's data files. */
+  private static String positionDeletes(List<FileScanTask> tasks, FileIO io) {
+    Set<String> parquet = new LinkedHashSet<>();
+    List<String> parts = new ArrayList<>();
+    for (FileScanTask task : tasks) {
+      List<DeleteFile> vectors = new ArrayList<>();
+      for (DeleteFile d : task.deletes()) {
+        if (d.content() != FileContent.POSITION_DELETES) {
+          continue;
+        }
+        if (d.format() == FileFormat.PUFFIN) {
+          vectors.add(d);
+        } else {
+          checkParquet(d);
+          parquet.add(d.location());
+        }
+      }
+      if (!vectors.isEmpty()) {
+        parts.add(deletionVector(task, vectors, io));
+      }
+    }
+    if (!parquet.isEmpty()) {
+      parts.add(0, "SELECT CASE WHEN starts_with(file_path, 'file:') THEN regexp_replace(file_path, '^file:(//)?', '')"
+          + " ELSE file_path END AS file_path, pos FROM read_parquet(" + fileList(new ArrayList<>(parquet))
+          + ", schema=" + POS_FIELDS + ", hive_partitioning=false)");
+    }
+    return String.join(" UNION ALL ", parts);
+  }
+
+  private static String deletionVector(FileScanTask task, List<DeleteFile> vectors, FileIO io) {
+    PositionDeleteIndex index;
+    try {
+      index = new BaseDeleteLoader(io::newInputFile).loadPositionDeletes(vectors, task.file().location());
+    } catch (RuntimeException e) {
+      throw new FloeException(SqlState.DATA_CORRUPTED, "cannot read deletion vector "
+          + vectors.get(0).location() + " for data file " + task.file().location() + ": " + e.getMessage(), e);
+    }
+    StringBuilder positions = new StringBuilder("[");
+    index.forEach(pos -> {
+      if (positions.length() > 1) {
+        positions.append(',');
+      }
+      positions.append(pos);
+    });
+    positions.append(']');
+    return "SELECT " + Lexer.quoteString(localPath(task.file().location())) + " AS file_path, unnest("
+        + positions + "::BIGINT[]) AS pos";
+  }
+
+  private static String emptyRelation(ScanPlan plan) {
+    String cols = plan.columns().stream()
+        .map(c -> "CAST(NULL AS " + TypeMapping.duckdbType(c, plan.schema().findField(c.fieldId()).type()) + ") AS "
+            + Lexer.quoteIdentifier(c.name()))
+        .collect(Collectors.joining(", "));
+    return "SELECT " + cols + " WHERE false";
+  }
+
+  /** {@code MAP{id: {name, type, default_value}}} for read_parquet's field-id mapping. */
+  private static String schemaMap(Schema schema, List<Column> columns) {
+    StringBuilder b = new StringBuilder("MAP{");
+    for (int k = 0; k < columns.size(); k++) {
+      Column c = columns.get(k);
+      Types.NestedField f = schema.findField(c.fieldId());
+      if (k > 0) {
+        b.append(", ");
+      }
+      Object initial = f.initialDefault();
+      b.append(f.fieldId()).append(": {name: ").append(Lexer.quoteString(c.name())).append(", type: ")
+          .append(Lexer.quoteString(TypeMapping.duckdbType(c, f.type()))).append(", default_value: ")
+          .append(initial == null ? "NULL" : SqlLiterals.of(f.type(), initial)).append('}');
+    }
+    return b.append('}').toString();
+  }
+
+  private static String fileList(List<String> locations) {
+    return locations.stream().map(l -> Lexer.quoteString(localPath(l))).collect(Collectors.joining(", ", "[", "]"));
+  }
+
+  /** The path DuckDB opens (and reports as the file name) for an Iceberg location. */
+  static String localPath(String location) {
+    return LocalFileIO.toPath(location).toString();
+  }
+
+  private static void checkParquet(ContentFile<?> file) {
+    if (file.format() != FileFormat.PARQUET && file.format() != FileFormat.PUFFIN) {
+      throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED,
+          "cannot read " + file.format() + " file " + file.location() + ": Floe reads Parquet data files only");
+    }
+  }
+}

@@ -1,0 +1,103 @@
+package dev.floe.sql;
+
+import dev.floe.SqlType;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/** The statements Floe itself understands; queries stay SQL text for DuckDB, bound by {@link QueryBinder}. */
+public final class Ast {
+  private Ast() {}
+
+  public sealed interface Statement
+      permits Query, Explain, CreateSchema, DropSchema, CreateTable, DropTable, AlterTable, Insert, ShowTables,
+          ShowSchemas, Describe {}
+
+  /**
+   * A query (SELECT, WITH, VALUES, FROM-first) left as text.
+   *
+   * @param offset where {@code text} starts in the statement, so positions in it map back
+   */
+  public record Query(String text, int offset) implements Statement {}
+
+  public record Explain(boolean analyze, Query query) implements Statement {}
+
+  public record CreateSchema(QualifiedName name, boolean ifNotExists) implements Statement {}
+
+  public record DropSchema(QualifiedName name, boolean ifExists, boolean cascade) implements Statement {}
+
+  /** A column definition; {@code defaultSql} is the DEFAULT expression's text, if any. */
+  public record ColumnDef(String name, SqlType type, boolean notNull, Optional<String> defaultSql, int position) {}
+
+  /**
+   * A partition field: {@code transform} is identity, year, month, day, hour, bucket, truncate or void;
+   * {@code argument} the bucket count or truncate width.
+   */
+  public record PartitionField(String transform, String column, Optional<Integer> argument, int position) {}
+
+  public record SortField(String column, boolean descending, boolean nullsFirst, int position) {}
+
+  /** A table property value: a scalar (string, number, boolean, identifier) or an ARRAY[...] of strings. */
+  public record PropertyValue(Optional<String> scalar, List<String> array, int position) {
+    public static PropertyValue of(String value, int position) {
+      return new PropertyValue(Optional.of(value), List.of(), position);
+    }
+
+    public static PropertyValue ofArray(List<String> values, int position) {
+      return new PropertyValue(Optional.empty(), List.copyOf(values), position);
+    }
+
+    public boolean isArray() {
+      return scalar.isEmpty();
+    }
+  }
+
+  public record CreateTable(
+      QualifiedName name,
+      boolean ifNotExists,
+      List<ColumnDef> columns,
+      List<PartitionField> partitioning,
+      List<String> primaryKey,
+      Map<String, PropertyValue> properties,
+      Optional<Query> asQuery,
+      boolean withData)
+      implements Statement {}
+
+  public record DropTable(List<QualifiedName> names, boolean ifExists, boolean purge) implements Statement {}
+
+  public record AlterTable(QualifiedName name, boolean ifExists, List<AlterAction> actions) implements Statement {}
+
+  public sealed interface AlterAction
+      permits AddColumn, DropColumn, RenameColumn, AlterColumnType, DropNotNull, SetProperties, UnsetProperties,
+          RenameTable {}
+
+  public record AddColumn(ColumnDef column, boolean ifNotExists) implements AlterAction {}
+
+  public record DropColumn(String name, boolean ifExists, int position) implements AlterAction {}
+
+  public record RenameColumn(String from, String to, int position) implements AlterAction {}
+
+  public record AlterColumnType(String name, SqlType type, int position) implements AlterAction {}
+
+  public record DropNotNull(String name, int position) implements AlterAction {}
+
+  public record SetProperties(Map<String, PropertyValue> properties) implements AlterAction {}
+
+  public record UnsetProperties(List<String> keys, boolean ifExists) implements AlterAction {}
+
+  public record RenameTable(QualifiedName to) implements AlterAction {}
+
+  /**
+   * INSERT INTO table [(columns)] source | DEFAULT VALUES.
+   *
+   * @param columns the target columns as written, empty for "all columns in order"
+   * @param source the rows to insert; empty for DEFAULT VALUES
+   */
+  public record Insert(QualifiedName table, List<String> columns, Optional<Query> source) implements Statement {}
+
+  public record ShowTables(Optional<QualifiedName> schema) implements Statement {}
+
+  public record ShowSchemas() implements Statement {}
+
+  public record Describe(QualifiedName table) implements Statement {}
+}

@@ -1,0 +1,925 @@
+package dev.floe.sql;
+
+import dev.floe.FloeException;
+import dev.floe.SqlState;
+import dev.floe.SqlType;
+import dev.floe.sql.Ast.AddColumn;
+import dev.floe.sql.Ast.AlterAction;
+import dev.floe.sql.Ast.AlterColumnType;
+import dev.floe.sql.Ast.AlterTable;
+import dev.floe.sql.Ast.ColumnDef;
+import dev.floe.sql.Ast.CreateSchema;
+import dev.floe.sql.Ast.CreateTable;
+import dev.floe.sql.Ast.Describe;
+import dev.floe.sql.Ast.DropColumn;
+import dev.floe.sql.Ast.DropNotNull;
+import dev.floe.sql.Ast.DropSchema;
+import dev.floe.sql.Ast.DropTable;
+import dev.floe.sql.Ast.Explain;
+import dev.floe.sql.Ast.Insert;
+import dev.floe.sql.Ast.PartitionField;
+import dev.floe.sql.Ast.PropertyValue;
+import dev.floe.sql.Ast.Query;
+import dev.floe.sql.Ast.RenameColumn;
+import dev.floe.sql.Ast.RenameTable;
+import dev.floe.sql.Ast.SetProperties;
+import dev.floe.sql.Ast.ShowSchemas;
+import dev.floe.sql.Ast.ShowTables;
+import dev.floe.sql.Ast.SortField;
+import dev.floe.sql.Ast.Statement;
+import dev.floe.sql.Ast.UnsetProperties;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Recursive-descent parser for the statements Floe executes itself (DDL, INSERT, SHOW, DESCRIBE).
+ * Queries are recognised by their first keyword and returned as text. Errors are PostgreSQL's:
+ * {@code syntax error at or near "x"} with the position of the offending token.
+ */
+public final class Parser {
+  private static final Set<String> QUERY_STARTS = Set.of("select", "with", "values", "from", "table");
+  private static final Set<String> LATER_STATEMENTS =
+      Set.of("update", "delete", "merge", "truncate", "begin", "start", "commit", "rollback", "savepoint",
+          "release", "end", "abort", "copy", "set", "reset", "grant", "revoke", "vacuum", "analyze", "call",
+          "prepare", "execute", "deallocate", "listen", "notify", "lock", "comment", "discard");
+
+  private final String sql;
+  private final List<Token> tokens;
+  private int i;
+
+  private Parser(String sql) {
+    this.sql = sql;
+    this.tokens = Lexer.tokenize(sql);
+  }
+
+  /** Parses one statement (no trailing semicolon handling: use {@link SqlScript} for scripts). */
+  public static Statement parse(String sql) {
+    return new Parser(sql).statement();
+  }
+
+  /** Parses a column type name such as {@code numeric(10,2)} or {@code timestamp with time zone}. */
+  public static SqlType parseType(String text) {
+    Parser p = new Parser(text);
+    SqlType t = p.type();
+    p.expectEnd();
+    return t;
+  }
+
+  /** Parses a possibly qualified object name such as {@code s.t} or {@code "My Table"}. */
+  public static QualifiedName parseName(String text) {
+    Parser p = new Parser(text);
+    QualifiedName name = p.qualifiedName();
+    p.expectEnd();
+    return name;
+  }
+
+  /** Parses a partition field written as text, e.g. {@code bucket(id, 16)} or {@code month(ts)}. */
+  public static PartitionField parsePartitionField(String text, int position) {
+    Parser p = new Parser(text);
+    PartitionField f = p.partitionField();
+    p.expectEnd();
+    return new PartitionField(f.transform(), f.column(), f.argument(), position);
+  }
+
+  /** Parses a sort field written as text, e.g. {@code ts DESC NULLS LAST}. */
+  public static SortField parseSortField(String text, int position) {
+    Parser p = new Parser(text);
+    String column = p.identifier();
+    boolean desc = false;
+    if (p.acceptKeyword("desc")) {
+      desc = true;
+    } else {
+      p.acceptKeyword("asc");
+    }
+    boolean nullsFirst = !desc;
+    if (p.acceptKeyword("nulls")) {
+      if (p.acceptKeyword("first")) {
+        nullsFirst = true;
+      } else {
+        p.expectKeyword("last");
+        nullsFirst = false;
+      }
+    }
+    p.expectEnd();
+    return new SortField(column, desc, nullsFirst, position);
+  }
+
+  // ------------------------------------------------------------------ statements
+
+  private Statement statement() {
+    Token first = peek();
+    if (first.type() == Token.Type.EOF) {
+      throw FloeException.syntax("empty statement", 1);
+    }
+    if (first.isOp("(") || (first.type() == Token.Type.IDENT && QUERY_STARTS.contains(first.value()))) {
+      return new Query(sql, 0);
+    }
+    if (first.type() != Token.Type.IDENT) {
+      throw unexpected(first);
+    }
+    return switch (first.value()) {
+      case "explain" -> explain();
+      case "create" -> create();
+      case "drop" -> drop();
+      case "alter" -> alter();
+      case "insert" -> insert();
+      case "show" -> show();
+      case "describe", "desc" -> {
+        next();
+        QualifiedName name = qualifiedName();
+        expectEnd();
+        yield new Describe(name);
+      }
+      default -> {
+        if (LATER_STATEMENTS.contains(first.value())) {
+          throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED,
+              first.value().toUpperCase() + " is not supported yet", null, null, first.position(), null);
+        }
+        throw unexpected(first);
+      }
+    };
+  }
+
+  private Statement explain() {
+    expectKeyword("explain");
+    boolean analyze = acceptKeyword("analyze") || acceptKeyword("analyse");
+    Token start = peek();
+    if (!(start.isOp("(") || (start.type() == Token.Type.IDENT && QUERY_STARTS.contains(start.value())))) {
+      throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "EXPLAIN is supported for queries only",
+          null, null, start.position(), null);
+    }
+    return new Explain(analyze, new Query(sql.substring(start.start()), start.start()));
+  }
+
+  private Statement create() {
+    expectKeyword("create");
+    if (acceptKeyword("schema")) {
+      boolean ifNotExists = ifNotExists();
+      QualifiedName name = qualifiedName();
+      expectEnd();
+      return new CreateSchema(name, ifNotExists);
+    }
+    if (peek().isKeyword("or") || peek().isKeyword("temp") || peek().isKeyword("temporary")
+        || peek().isKeyword("view") || peek().isKeyword("index") || peek().isKeyword("unique")) {
+      throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED,
+          "CREATE " + peek().text().toUpperCase() + " is not supported", null, null, peek().position(), null);
+    }
+    expectKeyword("table");
+    return createTable();
+  }
+
+  private Statement createTable() {
+    boolean ifNotExists = ifNotExists();
+    QualifiedName name = qualifiedName();
+    List<ColumnDef> columns = new ArrayList<>();
+    List<String> primaryKey = new ArrayList<>();
+    List<String> ctasColumns = new ArrayList<>();
+    if (acceptOp("(")) {
+      boolean onlyNames = true;
+      int save = i;
+      // CREATE TABLE t (a, b) AS SELECT ... names the query's columns.
+      do {
+        if (!peek().isIdentifier()) {
+          onlyNames = false;
+          break;
+        }
+        next();
+      } while (acceptOp(","));
+      onlyNames = onlyNames && peek().isOp(")");
+      i = save;
+      if (onlyNames) {
+        do {
+          ctasColumns.add(identifier());
+        } while (acceptOp(","));
+      } else {
+        do {
+          tableElement(columns, primaryKey);
+        } while (acceptOp(","));
+      }
+      expectOp(")");
+    }
+    acceptUsingIceberg();
+    List<PartitionField> partitioning = new ArrayList<>();
+    Map<String, PropertyValue> properties = new LinkedHashMap<>();
+    while (true) {
+      if (acceptKeyword("partitioned")) {
+        expectKeyword("by");
+        expectOp("(");
+        do {
+          partitioning.add(partitionField());
+        } while (acceptOp(","));
+        expectOp(")");
+      } else if (peek().isKeyword("with") && peekAt(1).isOp("(")) {
+        next();
+        properties.putAll(properties());
+      } else if (acceptKeyword("tblproperties")) {
+        properties.putAll(properties());
+      } else {
+        break;
+      }
+    }
+    Optional<Query> asQuery = Optional.empty();
+    boolean withData = true;
+    if (acceptKeyword("as")) {
+      Token start = peek();
+      int end = sql.length();
+      // Trailing WITH [NO] DATA belongs to CREATE TABLE AS, not to the query.
+      int n = tokens.size();
+      if (n >= 3 && tokens.get(n - 2).isKeyword("data")) {
+        Token with = tokens.get(n - 3);
+        Token no = with;
+        if (with.isKeyword("no") && n >= 4 && tokens.get(n - 4).isKeyword("with")) {
+          withData = false;
+          no = tokens.get(n - 4);
+          end = no.start();
+        } else if (with.isKeyword("with")) {
+          end = with.start();
+        }
+      }
+      asQuery = Optional.of(new Query(sql.substring(start.start(), end), start.start()));
+      i = n - 1;
+      if (!ctasColumns.isEmpty()) {
+        throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED,
+            "column names in CREATE TABLE AS are not supported; alias the query's columns instead",
+            null, null, name.position(), null);
+      }
+    } else {
+      if (!ctasColumns.isEmpty() || columns.isEmpty()) {
+        throw new FloeException(SqlState.INVALID_TABLE_DEFINITION,
+            "CREATE TABLE needs column definitions (name and type) or AS query", null, null,
+            name.position(), null);
+      }
+    }
+    expectEnd();
+    return new CreateTable(name, ifNotExists, columns, partitioning, primaryKey, properties, asQuery, withData);
+  }
+
+  private void acceptUsingIceberg() {
+    if (peek().isKeyword("using")) {
+      Token using = next();
+      Token format = next();
+      if (!format.isIdentifier() || !format.value().equalsIgnoreCase("iceberg")) {
+        throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "tables are Iceberg tables; USING "
+            + format.text() + " is not supported", null, null, using.position(), null);
+      }
+    }
+  }
+
+  private void tableElement(List<ColumnDef> columns, List<String> primaryKey) {
+    if (peek().isKeyword("constraint")) {
+      next();
+      identifier();
+    }
+    if (peek().isKeyword("primary") && peekAt(1).isKeyword("key")) {
+      next();
+      next();
+      expectOp("(");
+      do {
+        primaryKey.add(identifier());
+      } while (acceptOp(","));
+      expectOp(")");
+      return;
+    }
+    if (peek().isKeyword("unique") || peek().isKeyword("check") || peek().isKeyword("foreign")) {
+      throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED,
+          peek().text().toUpperCase() + " constraints are not supported", null, null, peek().position(), null);
+    }
+    columns.add(columnDef(primaryKey));
+  }
+
+  private ColumnDef columnDef(List<String> primaryKey) {
+    Token nameToken = peek();
+    String name = identifier();
+    SqlType type = type();
+    boolean notNull = false;
+    Optional<String> defaultSql = Optional.empty();
+    while (true) {
+      if (acceptKeyword("not")) {
+        expectKeyword("null");
+        notNull = true;
+      } else if (acceptKeyword("null")) {
+        notNull = false;
+      } else if (acceptKeyword("default")) {
+        defaultSql = Optional.of(expressionText(Set.of("not", "null", "primary", "constraint", "references",
+            "check", "unique", "default", "generated")));
+      } else if (peek().isKeyword("primary")) {
+        next();
+        expectKeyword("key");
+        primaryKey.add(name);
+        notNull = true;
+      } else if (peek().isKeyword("constraint")) {
+        next();
+        identifier();
+      } else if (peek().isKeyword("references") || peek().isKeyword("check") || peek().isKeyword("unique")
+          || peek().isKeyword("generated") || peek().isKeyword("collate")) {
+        throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED,
+            peek().text().toUpperCase() + " is not supported in column definitions", null, null,
+            peek().position(), null);
+      } else {
+        break;
+      }
+    }
+    return new ColumnDef(name, type, notNull, defaultSql, nameToken.position());
+  }
+
+  /** The source text of an expression, up to a top-level comma, closing parenthesis or stop keyword. */
+  private String expressionText(Set<String> stopKeywords) {
+    int depth = 0;
+    Token start = peek();
+    Token last = null;
+    while (true) {
+      Token t = peek();
+      if (t.type() == Token.Type.EOF) {
+        break;
+      }
+      if (depth == 0 && (t.isOp(",") || t.isOp(")") || (t.type() == Token.Type.IDENT
+          && stopKeywords.contains(t.value())))) {
+        break;
+      }
+      if (t.isOp("(") || t.isOp("[")) {
+        depth++;
+      } else if (t.isOp(")") || t.isOp("]")) {
+        depth--;
+      }
+      last = next();
+    }
+    if (last == null) {
+      throw unexpected(start);
+    }
+    return sql.substring(start.start(), last.end());
+  }
+
+  private PartitionField partitionField() {
+    Token start = peek();
+    String name = identifier();
+    if (!acceptOp("(")) {
+      return new PartitionField("identity", name, Optional.empty(), start.position());
+    }
+    String transform = switch (name) {
+      case "identity" -> "identity";
+      case "year", "years" -> "year";
+      case "month", "months" -> "month";
+      case "day", "days", "date" -> "day";
+      case "hour", "hours", "date_hour" -> "hour";
+      case "bucket" -> "bucket";
+      case "truncate" -> "truncate";
+      case "void" -> "void";
+      default -> throw new FloeException(SqlState.INVALID_TABLE_DEFINITION,
+          "unknown partition transform \"" + name + "\"", null,
+          "Use identity, year, month, day, hour, bucket(n, col), truncate(w, col) or void.", start.position(), null);
+    };
+    String column = null;
+    Integer argument = null;
+    do {
+      Token t = peek();
+      if (t.type() == Token.Type.NUMBER) {
+        next();
+        try {
+          argument = Integer.parseInt(t.value());
+        } catch (NumberFormatException e) {
+          throw new FloeException(SqlState.INVALID_TABLE_DEFINITION, "invalid transform argument " + t.text(),
+              null, null, t.position(), null);
+        }
+      } else {
+        column = identifier();
+      }
+    } while (acceptOp(","));
+    expectOp(")");
+    if (column == null) {
+      throw new FloeException(SqlState.INVALID_TABLE_DEFINITION,
+          "partition transform " + transform + " needs a column", null, null, start.position(), null);
+    }
+    boolean needsArgument = transform.equals("bucket") || transform.equals("truncate");
+    if (needsArgument != (argument != null)) {
+      throw new FloeException(SqlState.INVALID_TABLE_DEFINITION,
+          needsArgument ? "partition transform " + transform + " needs a width, e.g. " + transform + "(16, "
+              + column + ")" : "partition transform " + transform + " takes no width",
+          null, null, start.position(), null);
+    }
+    if (argument != null && argument <= 0) {
+      throw new FloeException(SqlState.INVALID_TABLE_DEFINITION,
+          "partition transform " + transform + " needs a positive width, not " + argument, null, null,
+          start.position(), null);
+    }
+    return new PartitionField(transform, column, Optional.ofNullable(argument), start.position());
+  }
+
+  private Map<String, PropertyValue> properties() {
+    expectOp("(");
+    Map<String, PropertyValue> props = new LinkedHashMap<>();
+    if (acceptOp(")")) {
+      return props;
+    }
+    do {
+      Token keyToken = peek();
+      String key = propertyKey();
+      expectOp("=");
+      if (props.put(key, propertyValue()) != null) {
+        throw new FloeException(SqlState.SYNTAX_ERROR, "property \"" + key + "\" is given twice", null, null,
+            keyToken.position(), null);
+      }
+    } while (acceptOp(","));
+    expectOp(")");
+    return props;
+  }
+
+  private String propertyKey() {
+    Token t = next();
+    if (t.type() == Token.Type.STRING) {
+      return t.value();
+    }
+    if (!t.isIdentifier()) {
+      throw unexpected(t);
+    }
+    StringBuilder key = new StringBuilder(t.value());
+    while (peek().isOp(".")) {
+      next();
+      Token part = next();
+      if (!part.isIdentifier()) {
+        throw unexpected(part);
+      }
+      key.append('.').append(part.value());
+    }
+    return key.toString();
+  }
+
+  private PropertyValue propertyValue() {
+    Token t = next();
+    if (t.isKeyword("array") && peek().isOp("[")) {
+      next();
+      List<String> values = new ArrayList<>();
+      if (!peek().isOp("]")) {
+        do {
+          Token v = next();
+          if (v.type() != Token.Type.STRING) {
+            throw new FloeException(SqlState.SYNTAX_ERROR, "ARRAY property values must be string literals",
+                null, null, v.position(), null);
+          }
+          values.add(v.value());
+        } while (acceptOp(","));
+      }
+      expectOp("]");
+      return PropertyValue.ofArray(values, t.position());
+    }
+    if (t.isOp("-") && peek().type() == Token.Type.NUMBER) {
+      return PropertyValue.of("-" + next().value(), t.position());
+    }
+    return switch (t.type()) {
+      case STRING, NUMBER, IDENT, QUOTED_IDENT -> PropertyValue.of(t.value(), t.position());
+      default -> throw unexpected(t);
+    };
+  }
+
+  private Statement drop() {
+    expectKeyword("drop");
+    if (acceptKeyword("schema")) {
+      boolean ifExists = ifExists();
+      QualifiedName name = qualifiedName();
+      boolean cascade = false;
+      if (acceptKeyword("cascade")) {
+        cascade = true;
+      } else {
+        acceptKeyword("restrict");
+      }
+      expectEnd();
+      return new DropSchema(name, ifExists, cascade);
+    }
+    expectKeyword("table");
+    boolean ifExists = ifExists();
+    List<QualifiedName> names = new ArrayList<>();
+    do {
+      names.add(qualifiedName());
+    } while (acceptOp(","));
+    boolean purge = false;
+    while (true) {
+      if (acceptKeyword("purge")) {
+        purge = true;
+      } else if (!acceptKeyword("cascade") && !acceptKeyword("restrict")) {
+        break;
+      }
+    }
+    expectEnd();
+    return new DropTable(names, ifExists, purge);
+  }
+
+  private Statement alter() {
+    expectKeyword("alter");
+    expectKeyword("table");
+    boolean ifExists = ifExists();
+    QualifiedName name = qualifiedName();
+    List<AlterAction> actions = new ArrayList<>();
+    do {
+      actions.add(alterAction());
+    } while (acceptOp(","));
+    expectEnd();
+    return new AlterTable(name, ifExists, actions);
+  }
+
+  private AlterAction alterAction() {
+    Token t = peek();
+    if (acceptKeyword("add")) {
+      acceptKeyword("column");
+      boolean ifNotExists = ifNotExists();
+      List<String> pk = new ArrayList<>();
+      ColumnDef def = columnDef(pk);
+      if (!pk.isEmpty()) {
+        throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "cannot add a PRIMARY KEY column", null, null,
+            def.position(), null);
+      }
+      return new AddColumn(def, ifNotExists);
+    }
+    if (acceptKeyword("drop")) {
+      acceptKeyword("column");
+      boolean ifExists = ifExists();
+      Token col = peek();
+      String name = identifier();
+      acceptKeyword("cascade");
+      acceptKeyword("restrict");
+      return new DropColumn(name, ifExists, col.position());
+    }
+    if (acceptKeyword("rename")) {
+      if (acceptKeyword("to")) {
+        return new RenameTable(qualifiedName());
+      }
+      acceptKeyword("column");
+      Token col = peek();
+      String from = identifier();
+      expectKeyword("to");
+      String to = identifier();
+      return new RenameColumn(from, to, col.position());
+    }
+    if (acceptKeyword("alter")) {
+      acceptKeyword("column");
+      Token col = peek();
+      String name = identifier();
+      if (acceptKeyword("drop")) {
+        expectKeyword("not");
+        expectKeyword("null");
+        return new DropNotNull(name, col.position());
+      }
+      if (peek().isKeyword("set") && peekAt(1).isKeyword("not")) {
+        throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED,
+            "cannot make an existing Iceberg column NOT NULL", null, null, col.position(), null);
+      }
+      if (acceptKeyword("set")) {
+        expectKeyword("data");
+      }
+      expectKeyword("type");
+      SqlType type = type();
+      if (peek().isKeyword("using")) {
+        throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "ALTER COLUMN TYPE ... USING is not supported",
+            null, null, peek().position(), null);
+      }
+      return new AlterColumnType(name, type, col.position());
+    }
+    if (acceptKeyword("set")) {
+      if (acceptKeyword("properties")) {
+        Map<String, PropertyValue> props = new LinkedHashMap<>();
+        do {
+          String key = propertyKey();
+          expectOp("=");
+          props.put(key, propertyValue());
+        } while (peek().isOp(",") && !peekAt(1).isKeyword("set") && acceptOp(","));
+        return new SetProperties(props);
+      }
+      acceptKeyword("tblproperties");
+      return new SetProperties(properties());
+    }
+    if (acceptKeyword("reset") || acceptKeyword("unset")) {
+      acceptKeyword("properties");
+      acceptKeyword("tblproperties");
+      boolean ifExists = ifExists();
+      List<String> keys = new ArrayList<>();
+      expectOp("(");
+      do {
+        keys.add(propertyKey());
+      } while (acceptOp(","));
+      expectOp(")");
+      return new UnsetProperties(keys, ifExists);
+    }
+    throw unexpected(t);
+  }
+
+  private Statement insert() {
+    expectKeyword("insert");
+    expectKeyword("into");
+    QualifiedName table = qualifiedName();
+    if (acceptKeyword("as")) {
+      identifier();
+    }
+    List<String> columns = new ArrayList<>();
+    if (peek().isOp("(") && !startsQuery(peekAt(1))) {
+      next();
+      do {
+        columns.add(identifier());
+      } while (acceptOp(","));
+      expectOp(")");
+    }
+    if (peek().isKeyword("overriding")) {
+      throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "OVERRIDING is not supported", null, null,
+          peek().position(), null);
+    }
+    if (acceptKeyword("default")) {
+      expectKeyword("values");
+      expectEnd();
+      return new Insert(table, columns, Optional.empty());
+    }
+    Token start = peek();
+    if (!startsQuery(start)) {
+      throw unexpected(start);
+    }
+    for (int k = i; k < tokens.size(); k++) {
+      Token t = tokens.get(k);
+      if (t.isKeyword("on") && k + 1 < tokens.size() && tokens.get(k + 1).isKeyword("conflict")) {
+        throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "INSERT ... ON CONFLICT is not supported yet",
+            null, null, t.position(), null);
+      }
+      if (t.isKeyword("returning")) {
+        throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "RETURNING is not supported yet", null, null,
+            t.position(), null);
+      }
+    }
+    return new Insert(table, columns, Optional.of(new Query(sql.substring(start.start()), start.start())));
+  }
+
+  private static boolean startsQuery(Token t) {
+    return t.isOp("(") || (t.type() == Token.Type.IDENT && QUERY_STARTS.contains(t.value()));
+  }
+
+  private Statement show() {
+    expectKeyword("show");
+    if (acceptKeyword("tables")) {
+      Optional<QualifiedName> schema = Optional.empty();
+      if (acceptKeyword("from") || acceptKeyword("in")) {
+        schema = Optional.of(qualifiedName());
+      }
+      expectEnd();
+      return new ShowTables(schema);
+    }
+    if (acceptKeyword("schemas")) {
+      expectEnd();
+      return new ShowSchemas();
+    }
+    throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "SHOW " + peek().text() + " is not supported",
+        null, null, peek().position(), null);
+  }
+
+  // ------------------------------------------------------------------ types
+
+  private SqlType type() {
+    Token t = peek();
+    if (!t.isIdentifier()) {
+      throw unexpected(t);
+    }
+    next();
+    String name = t.value();
+    SqlType type = switch (name) {
+      case "boolean", "bool" -> SqlType.BOOLEAN;
+      case "smallint", "int2" -> SqlType.SMALLINT;
+      case "integer", "int", "int4" -> SqlType.INTEGER;
+      case "bigint", "int8", "long" -> SqlType.BIGINT;
+      case "real", "float4" -> SqlType.REAL;
+      case "float8" -> SqlType.DOUBLE;
+      case "double" -> {
+        acceptKeyword("precision");
+        yield SqlType.DOUBLE;
+      }
+      case "float" -> {
+        if (acceptOp("(")) {
+          int p = intLiteral();
+          expectOp(")");
+          if (p < 1 || p > 53) {
+            throw new FloeException(SqlState.INVALID_PARAMETER_VALUE,
+                "precision for type float must be between 1 and 53", null, null, t.position(), null);
+          }
+          yield p <= 24 ? SqlType.REAL : SqlType.DOUBLE;
+        }
+        yield SqlType.DOUBLE;
+      }
+      case "decimal", "numeric", "dec" -> {
+        if (acceptOp("(")) {
+          int p = intLiteral();
+          int s = 0;
+          if (acceptOp(",")) {
+            s = intLiteral();
+          }
+          expectOp(")");
+          yield decimal(p, s, t);
+        }
+        yield SqlType.decimal(38, 9);
+      }
+      case "text", "string" -> SqlType.TEXT;
+      case "varchar" -> varchar(t);
+      case "character", "char", "bpchar", "nchar" -> {
+        if (acceptKeyword("varying")) {
+          yield varchar(t);
+        }
+        if (acceptOp("(")) {
+          int n = intLiteral();
+          expectOp(")");
+          yield SqlType.character(n);
+        }
+        yield SqlType.character(1);
+      }
+      case "date" -> SqlType.DATE;
+      case "time" -> {
+        optionalPrecision(t);
+        if (withTimeZone()) {
+          throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED,
+              "time with time zone cannot be stored in an Iceberg table", null, "Use time or timestamptz.",
+              t.position(), null);
+        }
+        yield SqlType.TIME;
+      }
+      case "timetz" -> throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED,
+          "time with time zone cannot be stored in an Iceberg table", null, "Use time or timestamptz.",
+          t.position(), null);
+      case "timestamp", "datetime" -> {
+        optionalPrecision(t);
+        yield withTimeZone() ? SqlType.TIMESTAMPTZ : SqlType.TIMESTAMP;
+      }
+      case "timestamptz" -> {
+        optionalPrecision(t);
+        yield SqlType.TIMESTAMPTZ;
+      }
+      case "uuid" -> SqlType.UUID;
+      case "bytea", "binary", "blob", "varbinary" -> SqlType.BYTEA;
+      default -> throw new FloeException(SqlState.UNDEFINED_OBJECT, "type \"" + t.text() + "\" does not exist",
+          null, "Floe tables support boolean, smallint, integer, bigint, real, double precision, numeric(p,s), "
+              + "varchar(n), text, char(n), date, time, timestamp, timestamptz, uuid and bytea.",
+          t.position(), null);
+    };
+    if (peek().isOp("[") || peek().isKeyword("array")) {
+      throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "array columns are not supported yet", null, null,
+          peek().position(), null);
+    }
+    return type;
+  }
+
+  private SqlType decimal(int p, int s, Token at) {
+    try {
+      return SqlType.decimal(p, s);
+    } catch (FloeException e) {
+      throw e.withPosition(at.position());
+    }
+  }
+
+  private SqlType varchar(Token at) {
+    if (acceptOp("(")) {
+      int n = intLiteral();
+      expectOp(")");
+      try {
+        return SqlType.varchar(n);
+      } catch (FloeException e) {
+        throw e.withPosition(at.position());
+      }
+    }
+    return new SqlType(SqlType.Kind.VARCHAR, 0, 0, "VARCHAR");
+  }
+
+  private void optionalPrecision(Token at) {
+    if (acceptOp("(")) {
+      int p = intLiteral();
+      expectOp(")");
+      if (p < 0 || p > 6) {
+        throw new FloeException(SqlState.INVALID_PARAMETER_VALUE, "precision " + p + " must be between 0 and 6",
+            null, null, at.position(), null);
+      }
+    }
+  }
+
+  private boolean withTimeZone() {
+    if (peek().isKeyword("with") && peekAt(1).isKeyword("time")) {
+      next();
+      next();
+      expectKeyword("zone");
+      return true;
+    }
+    if (peek().isKeyword("without") && peekAt(1).isKeyword("time")) {
+      next();
+      next();
+      expectKeyword("zone");
+    }
+    return false;
+  }
+
+  private int intLiteral() {
+    Token t = next();
+    if (t.type() != Token.Type.NUMBER || !t.value().matches("\\d+")) {
+      throw unexpected(t);
+    }
+    try {
+      return Integer.parseInt(t.value());
+    } catch (NumberFormatException e) {
+      throw new FloeException(SqlState.NUMERIC_VALUE_OUT_OF_RANGE, "value " + t.text() + " is out of range",
+          null, null, t.position(), null);
+    }
+  }
+
+  // ------------------------------------------------------------------ helpers
+
+  private boolean ifNotExists() {
+    if (peek().isKeyword("if")) {
+      next();
+      expectKeyword("not");
+      expectKeyword("exists");
+      return true;
+    }
+    return false;
+  }
+
+  private boolean ifExists() {
+    if (peek().isKeyword("if")) {
+      next();
+      expectKeyword("exists");
+      return true;
+    }
+    return false;
+  }
+
+  QualifiedName qualifiedName() {
+    Token first = peek();
+    List<String> parts = new ArrayList<>();
+    parts.add(identifier());
+    while (peek().isOp(".")) {
+      next();
+      parts.add(identifier());
+    }
+    return new QualifiedName(parts, first.position());
+  }
+
+  private String identifier() {
+    Token t = next();
+    if (!t.isIdentifier()) {
+      throw unexpected(t);
+    }
+    return t.value();
+  }
+
+  private Token peek() {
+    return tokens.get(i);
+  }
+
+  private Token peekAt(int ahead) {
+    return tokens.get(Math.min(i + ahead, tokens.size() - 1));
+  }
+
+  private Token next() {
+    Token t = tokens.get(i);
+    if (t.type() != Token.Type.EOF) {
+      i++;
+    }
+    return t;
+  }
+
+  private boolean acceptKeyword(String keyword) {
+    if (peek().isKeyword(keyword)) {
+      next();
+      return true;
+    }
+    return false;
+  }
+
+  private void expectKeyword(String keyword) {
+    Token t = next();
+    if (!t.isKeyword(keyword)) {
+      throw unexpected(t);
+    }
+  }
+
+  private boolean acceptOp(String op) {
+    if (peek().isOp(op)) {
+      next();
+      return true;
+    }
+    return false;
+  }
+
+  private void expectOp(String op) {
+    Token t = next();
+    if (!t.isOp(op)) {
+      throw unexpected(t);
+    }
+  }
+
+  private void expectEnd() {
+    Token t = peek();
+    if (t.isOp(";") && peekAt(1).type() == Token.Type.EOF) {
+      return;
+    }
+    if (t.type() != Token.Type.EOF) {
+      throw unexpected(t);
+    }
+  }
+
+  private static FloeException unexpected(Token t) {
+    if (t.type() == Token.Type.EOF) {
+      return FloeException.syntax("syntax error at end of input", t.position());
+    }
+    return FloeException.syntax("syntax error at or near \"" + t.text() + "\"", t.position());
+  }
+}

@@ -1,0 +1,264 @@
+package dev.floe.sql;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import org.apache.iceberg.expressions.Expression;
+import org.apache.iceberg.expressions.Expressions;
+import org.apache.iceberg.expressions.Literal;
+import org.apache.iceberg.types.Type;
+import org.apache.iceberg.types.Types;
+
+/**
+ * Converts simple WHERE conjuncts from DuckDB's parse tree into Iceberg expressions for scan planning:
+ * comparisons of a column with a constant, IN, BETWEEN, IS [NOT] NULL, and AND/OR/NOT of those.
+ *
+ * <p>Pruning must never drop a row the query would return, so conversion is conservative: anything
+ * whose meaning in DuckDB might differ from Iceberg's evaluation (floating-point columns, literals that
+ * need an implicit cast Iceberg does not perform identically, NULL constants) is not converted, and a
+ * conjunct that is not converted simply does not prune.
+ */
+final class Predicates {
+  /** Resolves a COLUMN_REF node to a column of the table being planned, or null if it is another's. */
+  interface Columns {
+    Types.NestedField resolve(JsonNode columnRef);
+  }
+
+  private Predicates() {}
+
+  /** Every top-level AND-ed conjunct of an expression. */
+  static List<JsonNode> conjuncts(JsonNode expr) {
+    List<JsonNode> out = new ArrayList<>();
+    if (expr == null || expr.isNull()) {
+      return out;
+    }
+    if ("CONJUNCTION_AND".equals(expr.path("type").asText())) {
+      for (JsonNode child : expr.path("children")) {
+        out.addAll(conjuncts(child));
+      }
+    } else {
+      out.add(expr);
+    }
+    return out;
+  }
+
+  /**
+   * The Iceberg expression implied by {@code expr} for rows of the table {@code columns} resolves, or
+   * null when it cannot be converted exactly.
+   */
+  static Expression convert(JsonNode expr, Columns columns) {
+    String type = expr.path("type").asText();
+    switch (type) {
+      case "CONJUNCTION_AND", "CONJUNCTION_OR" -> {
+        Expression result = null;
+        for (JsonNode child : expr.path("children")) {
+          Expression c = convert(child, columns);
+          if (c == null) {
+            return null;
+          }
+          result = result == null ? c
+              : type.equals("CONJUNCTION_AND") ? Expressions.and(result, c) : Expressions.or(result, c);
+        }
+        return result;
+      }
+      case "OPERATOR_NOT" -> {
+        JsonNode child = expr.path("children").path(0);
+        Expression c = convert(child, columns);
+        return c == null ? null : Expressions.not(c);
+      }
+      case "OPERATOR_IS_NULL", "OPERATOR_IS_NOT_NULL" -> {
+        Types.NestedField f = column(expr.path("children").path(0), columns);
+        if (f == null) {
+          return null;
+        }
+        return type.equals("OPERATOR_IS_NULL") ? Expressions.isNull(f.name()) : Expressions.notNull(f.name());
+      }
+      case "COMPARE_EQUAL", "COMPARE_NOTEQUAL", "COMPARE_LESSTHAN", "COMPARE_GREATERTHAN",
+          "COMPARE_LESSTHANOREQUALTO", "COMPARE_GREATERTHANOREQUALTO" -> {
+        JsonNode left = expr.path("left");
+        JsonNode right = expr.path("right");
+        Types.NestedField f = column(left, columns);
+        JsonNode constant = right;
+        boolean flipped = false;
+        if (f == null) {
+          f = column(right, columns);
+          constant = left;
+          flipped = true;
+        }
+        if (f == null) {
+          return null;
+        }
+        Object value = literal(constant, f.type());
+        if (value == null) {
+          return null;
+        }
+        String name = f.name();
+        return switch (flipped ? flip(type) : type) {
+          case "COMPARE_EQUAL" -> Expressions.equal(name, value);
+          case "COMPARE_NOTEQUAL" -> Expressions.notEqual(name, value);
+          case "COMPARE_LESSTHAN" -> Expressions.lessThan(name, value);
+          case "COMPARE_GREATERTHAN" -> Expressions.greaterThan(name, value);
+          case "COMPARE_LESSTHANOREQUALTO" -> Expressions.lessThanOrEqual(name, value);
+          default -> Expressions.greaterThanOrEqual(name, value);
+        };
+      }
+      case "COMPARE_IN", "COMPARE_NOT_IN" -> {
+        JsonNode children = expr.path("children");
+        Types.NestedField f = column(children.path(0), columns);
+        if (f == null || children.size() < 2) {
+          return null;
+        }
+        List<Object> values = new ArrayList<>();
+        for (int k = 1; k < children.size(); k++) {
+          Object v = literal(children.get(k), f.type());
+          if (v == null) {
+            return null;
+          }
+          values.add(v);
+        }
+        return type.equals("COMPARE_IN") ? Expressions.in(f.name(), values.toArray())
+            : Expressions.notIn(f.name(), values.toArray());
+      }
+      case "COMPARE_BETWEEN" -> {
+        Types.NestedField f = column(expr.path("input"), columns);
+        if (f == null) {
+          return null;
+        }
+        Object lower = literal(expr.path("lower"), f.type());
+        Object upper = literal(expr.path("upper"), f.type());
+        if (lower == null || upper == null) {
+          return null;
+        }
+        return Expressions.and(Expressions.greaterThanOrEqual(f.name(), lower),
+            Expressions.lessThanOrEqual(f.name(), upper));
+      }
+      default -> {
+        return null;
+      }
+    }
+  }
+
+  private static String flip(String type) {
+    return switch (type) {
+      case "COMPARE_LESSTHAN" -> "COMPARE_GREATERTHAN";
+      case "COMPARE_GREATERTHAN" -> "COMPARE_LESSTHAN";
+      case "COMPARE_LESSTHANOREQUALTO" -> "COMPARE_GREATERTHANOREQUALTO";
+      case "COMPARE_GREATERTHANOREQUALTO" -> "COMPARE_LESSTHANOREQUALTO";
+      default -> type;
+    };
+  }
+
+  private static Types.NestedField column(JsonNode node, Columns columns) {
+    if (!"COLUMN_REF".equals(node.path("type").asText())) {
+      return null;
+    }
+    Types.NestedField f = columns.resolve(node);
+    if (f == null || !f.type().isPrimitiveType()) {
+      return null;
+    }
+    return switch (f.type().typeId()) {
+      // Floating point: DuckDB may compare in another precision than the file statistics hold.
+      case FLOAT, DOUBLE -> null;
+      default -> f;
+    };
+  }
+
+  /** The Iceberg value of a constant for a column of {@code type}, or null if not exactly convertible. */
+  static Object literal(JsonNode node, Type type) {
+    String cls = node.path("class").asText();
+    String text;
+    String kind;
+    if (cls.equals("CONSTANT")) {
+      kind = node.path("literal").path("kind").asText();
+      text = node.path("literal").path("text").asText();
+    } else if (cls.equals("CAST") && node.path("child").path("class").asText().equals("CONSTANT")
+        && node.path("child").path("literal").path("kind").asText().equals("STRING")) {
+      String target = node.path("type_expr").path("type_name").asText().toLowerCase(Locale.ROOT);
+      if (!castMatches(target, type)) {
+        return null;
+      }
+      kind = "STRING";
+      text = node.path("child").path("literal").path("text").asText();
+    } else {
+      return null;
+    }
+    Literal<?> lit;
+    try {
+      switch (kind) {
+        case "INTEGER" -> {
+          if (!isIntegral(type) && type.typeId() != Type.TypeID.DECIMAL) {
+            return null;
+          }
+          lit = Literal.of(Long.parseLong(text));
+        }
+        case "NUMERIC" -> {
+          if (type.typeId() != Type.TypeID.DECIMAL || text.contains("e") || text.contains("E")) {
+            return null;
+          }
+          lit = Literal.of(new BigDecimal(text));
+        }
+        case "BOOLEAN" -> {
+          if (type.typeId() != Type.TypeID.BOOLEAN) {
+            return null;
+          }
+          lit = Literal.of(Boolean.parseBoolean(text));
+        }
+        case "STRING" -> {
+          switch (type.typeId()) {
+            case STRING, DATE, TIME -> lit = Literal.of(text);
+            case TIMESTAMP -> {
+              if (((Types.TimestampType) type).shouldAdjustToUTC()) {
+                return null; // the zone of a bare literal is the session's: leave it to DuckDB
+              }
+              lit = Literal.of(text.trim().replaceFirst(" ", "T"));
+            }
+            default -> {
+              return null;
+            }
+          }
+        }
+        default -> {
+          return null;
+        }
+      }
+    } catch (NumberFormatException e) {
+      return null;
+    }
+    try {
+      Literal<?> converted = lit.to(type);
+      if (converted == null) {
+        return null;
+      }
+      Object v = converted.value();
+      // Iceberg's sentinels for values beyond the type's range: comparisons against them are not exact.
+      if (v == null || !(converted.getClass().getName().contains("Literals$"))) {
+        return null;
+      }
+      if (converted.getClass().getSimpleName().startsWith("Above") || converted.getClass().getSimpleName()
+          .startsWith("Below")) {
+        return null;
+      }
+      return v;
+    } catch (RuntimeException e) {
+      return null;
+    }
+  }
+
+  private static boolean castMatches(String target, Type type) {
+    return switch (type.typeId()) {
+      case DATE -> target.equals("date");
+      case TIMESTAMP -> !((Types.TimestampType) type).shouldAdjustToUTC()
+          && (target.equals("timestamp") || target.startsWith("timestamp without"));
+      case TIME -> target.equals("time");
+      case UUID -> target.equals("uuid");
+      case STRING -> target.equals("varchar") || target.equals("text");
+      default -> false;
+    };
+  }
+
+  private static boolean isIntegral(Type type) {
+    return type.typeId() == Type.TypeID.INTEGER || type.typeId() == Type.TypeID.LONG;
+  }
+}

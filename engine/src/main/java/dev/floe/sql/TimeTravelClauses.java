@@ -1,0 +1,123 @@
+package dev.floe.sql;
+
+import dev.floe.FloeException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Finds time-travel clauses after table names and replaces each "name + clause" with a marker table
+ * name DuckDB's parser accepts, remembering the clause. Recognised forms:
+ *
+ * <pre>
+ *   t AS OF VERSION n                 t AS OF TIMESTAMP '...'
+ *   t FOR SYSTEM_TIME AS OF '...'     t FOR TIMESTAMP AS OF '...'     t TIMESTAMP AS OF '...'
+ *   t FOR VERSION AS OF snapshot-id | 'branch-or-tag'                 t VERSION AS OF ...
+ * </pre>
+ *
+ * An alias may follow the clause. DuckDB's own {@code t AT (VERSION => n)} needs no rewriting.
+ */
+final class TimeTravelClauses {
+  static final String MARKER_PREFIX = "__floe_tt_";
+
+  /** The rewritten text, the clauses by marker index, and the edits (for mapping error positions back). */
+  record Result(String text, List<TimeTravel> clauses, List<String> tableNames, TextEdits edits) {}
+
+  private TimeTravelClauses() {}
+
+  static Result rewrite(String sql) {
+    List<Token> tokens = Lexer.tokenize(sql);
+    TextEdits edits = new TextEdits();
+    List<TimeTravel> clauses = new ArrayList<>();
+    List<String> names = new ArrayList<>();
+    for (int k = 1; k < tokens.size(); k++) {
+      Token prev = tokens.get(k - 1);
+      if (!prev.isIdentifier() || (k >= 2 && tokens.get(k - 2).isOp("::"))) {
+        continue;
+      }
+      int valueIndex;
+      TimeTravel.Kind kind;
+      Token t = tokens.get(k);
+      if (t.isKeyword("for") && isAsOf(tokens, k + 2)) {
+        Token what = tokens.get(k + 1);
+        if (what.isKeyword("system_time") || what.isKeyword("timestamp")) {
+          kind = TimeTravel.Kind.TIMESTAMP;
+        } else if (what.isKeyword("version") || what.isKeyword("system_version")) {
+          kind = TimeTravel.Kind.SNAPSHOT;
+        } else {
+          continue;
+        }
+        valueIndex = k + 4;
+      } else if (t.isKeyword("as") && k + 2 < tokens.size() && tokens.get(k + 1).isKeyword("of")) {
+        Token what = tokens.get(k + 2);
+        if (what.isKeyword("version")) {
+          kind = TimeTravel.Kind.VERSION;
+        } else if (what.isKeyword("timestamp") || what.isKeyword("system_time")) {
+          kind = TimeTravel.Kind.TIMESTAMP;
+        } else {
+          continue;
+        }
+        valueIndex = k + 3;
+      } else if ((t.isKeyword("version") || t.isKeyword("timestamp")) && isAsOf(tokens, k + 1)) {
+        kind = t.isKeyword("version") ? TimeTravel.Kind.SNAPSHOT : TimeTravel.Kind.TIMESTAMP;
+        valueIndex = k + 3;
+      } else {
+        continue;
+      }
+      int end = valueEnd(tokens, valueIndex, sql);
+      String value = sql.substring(tokens.get(valueIndex).start(), tokens.get(end - 1).end());
+      int marker = clauses.size();
+      clauses.add(new TimeTravel(kind, value, t.position()));
+      names.add(prev.value());
+      edits.replace(prev.start(), tokens.get(end - 1).end(), Lexer.quoteIdentifier(MARKER_PREFIX + marker));
+      k = end;
+    }
+    String text = edits.isEmpty() ? sql : edits.apply(sql);
+    return new Result(text, clauses, names, edits);
+  }
+
+  private static boolean isAsOf(List<Token> tokens, int k) {
+    return k + 1 < tokens.size() && tokens.get(k).isKeyword("as") && tokens.get(k + 1).isKeyword("of");
+  }
+
+  /** Index after the time-travel value starting at {@code k}. */
+  private static int valueEnd(List<Token> tokens, int k, String sql) {
+    Token t = tokens.get(k);
+    switch (t.type()) {
+      case NUMBER, STRING, PARAM -> {
+        return k + 1;
+      }
+      case OP -> {
+        if (t.isOp("-") && tokens.get(k + 1).type() == Token.Type.NUMBER) {
+          return k + 2;
+        }
+        if (t.isOp("(")) {
+          int depth = 0;
+          for (int j = k; j < tokens.size(); j++) {
+            if (tokens.get(j).isOp("(")) {
+              depth++;
+            } else if (tokens.get(j).isOp(")") && --depth == 0) {
+              return j + 1;
+            }
+          }
+        }
+      }
+      case IDENT -> {
+        // TIMESTAMP '...', DATE '...', TIMESTAMPTZ '...', TIMESTAMP WITH TIME ZONE '...'
+        int j = k + 1;
+        if (t.isKeyword("timestamp") && tokens.get(j).isKeyword("with")) {
+          j += 3;
+        }
+        if ((t.isKeyword("timestamp") || t.isKeyword("timestamptz") || t.isKeyword("date"))
+            && j < tokens.size() && tokens.get(j).type() == Token.Type.STRING) {
+          return j + 1;
+        }
+        if (t.isKeyword("current_timestamp") || t.isKeyword("now")) {
+          return t.isKeyword("now") && tokens.get(k + 1).isOp("(") ? k + 3 : k + 1;
+        }
+      }
+      default -> { }
+    }
+    throw FloeException.syntax("time travel needs a literal or a parenthesized expression, not \""
+        + (t.type() == Token.Type.EOF ? "end of input" : t.text()) + "\"", t.position());
+  }
+}

@@ -1,0 +1,107 @@
+package dev.floe.types;
+
+import dev.floe.sql.Lexer;
+import java.math.BigDecimal;
+import java.nio.ByteBuffer;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.LocalTime;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import org.apache.iceberg.StructLike;
+import org.apache.iceberg.types.Type;
+import org.apache.iceberg.types.Types;
+
+/**
+ * Renders Iceberg values (in Iceberg's internal representation: days for dates, microseconds for times
+ * and timestamps, {@link ByteBuffer} for binary, ...) as DuckDB SQL literals of the exact type.
+ */
+public final class SqlLiterals {
+  private static final DateTimeFormatter TS = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSSSSS");
+
+  private SqlLiterals() {}
+
+  /** A typed literal: {@code CAST(<value> AS <type>)}, or a typed NULL. */
+  public static String of(Type type, Object value) {
+    return "CAST(" + raw(type, value) + " AS " + TypeMapping.duckdbType(type) + ")";
+  }
+
+  private static String raw(Type type, Object value) {
+    if (value == null) {
+      return "NULL";
+    }
+    return switch (type.typeId()) {
+      case BOOLEAN -> ((Boolean) value) ? "true" : "false";
+      case INTEGER, LONG -> value.toString();
+      case FLOAT, DOUBLE -> {
+        double d = ((Number) value).doubleValue();
+        yield Double.isNaN(d) || Double.isInfinite(d) ? Lexer.quoteString(Double.toString(d)) : Double.toString(d);
+      }
+      case DECIMAL -> ((BigDecimal) value).toPlainString();
+      case STRING -> Lexer.quoteString(value.toString());
+      case DATE -> Lexer.quoteString(LocalDate.ofEpochDay(((Number) value).longValue()).toString());
+      case TIME -> Lexer.quoteString(LocalTime.ofNanoOfDay(((Number) value).longValue() * 1000).toString());
+      case TIMESTAMP -> {
+        long micros = ((Number) value).longValue();
+        String text = TS.format(Instant.EPOCH.plusNanos(Math.multiplyExact(micros, 1000L)).atOffset(ZoneOffset.UTC));
+        yield Lexer.quoteString(((Types.TimestampType) type).shouldAdjustToUTC() ? text + "+00" : text);
+      }
+      case UUID -> Lexer.quoteString(value.toString());
+      case BINARY, FIXED -> {
+        byte[] bytes;
+        if (value instanceof ByteBuffer bb) {
+          ByteBuffer dup = bb.duplicate();
+          bytes = new byte[dup.remaining()];
+          dup.get(bytes);
+        } else {
+          bytes = (byte[]) value;
+        }
+        yield "unhex(" + Lexer.quoteString(HexFormat.of().formatHex(bytes)) + ")";
+      }
+      case STRUCT -> {
+        Types.StructType struct = type.asStructType();
+        StructLike row = (StructLike) value;
+        StringBuilder b = new StringBuilder("{");
+        List<Types.NestedField> fields = struct.fields();
+        for (int k = 0; k < fields.size(); k++) {
+          if (k > 0) {
+            b.append(", ");
+          }
+          Types.NestedField f = fields.get(k);
+          b.append(Lexer.quoteString(f.name())).append(": ").append(of(f.type(), row.get(k, Object.class)));
+        }
+        yield b.append('}').toString();
+      }
+      case LIST -> {
+        Type element = type.asListType().elementType();
+        StringBuilder b = new StringBuilder("[");
+        boolean first = true;
+        for (Object o : (List<?>) value) {
+          if (!first) {
+            b.append(", ");
+          }
+          first = false;
+          b.append(of(element, o));
+        }
+        yield b.append(']').toString();
+      }
+      case MAP -> {
+        Types.MapType map = type.asMapType();
+        StringBuilder b = new StringBuilder("MAP {");
+        boolean first = true;
+        for (Map.Entry<?, ?> e : ((Map<?, ?>) value).entrySet()) {
+          if (!first) {
+            b.append(", ");
+          }
+          first = false;
+          b.append(of(map.keyType(), e.getKey())).append(": ").append(of(map.valueType(), e.getValue()));
+        }
+        yield b.append('}').toString();
+      }
+      default -> throw new IllegalArgumentException("No SQL literal for Iceberg type " + type);
+    };
+  }
+}

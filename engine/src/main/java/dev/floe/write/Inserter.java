@@ -1,0 +1,270 @@
+package dev.floe.write;
+
+import dev.floe.FloeException;
+import dev.floe.SqlState;
+import dev.floe.catalog.LocalFileIO;
+import dev.floe.sql.Lexer;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DataFiles;
+import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.Metrics;
+import org.apache.iceberg.MetricsConfig;
+import org.apache.iceberg.PartitionData;
+import org.apache.iceberg.PartitionField;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.SortDirection;
+import org.apache.iceberg.SortField;
+import org.apache.iceberg.SortOrder;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.io.InputFile;
+import org.apache.iceberg.parquet.ParquetUtil;
+import org.apache.iceberg.types.Types;
+import org.apache.iceberg.util.PropertyUtil;
+
+/**
+ * Writes rows computed by DuckDB as Iceberg data files of a table: Parquet with every column's Iceberg
+ * field id and type, zstd-compressed (or the table's codec), split at the table's target file size,
+ * sorted by the table's sort order, one directory per partition with the partition values computed by
+ * Iceberg's transforms. Files are fsynced in their final place before they are returned; nothing is
+ * committed here.
+ */
+public final class Inserter {
+  private static final String PID = "__floe_pid";
+
+  /** Files written (not yet committed) and the number of rows in them. */
+  public record Written(List<DataFile> files, long rows) {}
+
+  private Inserter() {}
+
+  /**
+   * Writes the rows of {@code rowsSql}, whose columns are exactly {@code schema}'s columns in order,
+   * named as in the schema and already of the stored types.
+   *
+   * @param table supplies the partition spec, sort order, properties and data locations
+   * @param scratch a directory on the same file system as the table, for files in flight
+   */
+  public static Written write(Connection duck, Table table, Schema schema, String rowsSql, Path scratch) {
+    Path staging = scratch.resolve("insert-" + UUID.randomUUID());
+    String tempRows = null;
+    String tempParts = null;
+    List<Path> moved = new ArrayList<>();
+    try (Statement st = duck.createStatement()) {
+      Files.createDirectories(staging);
+      PartitionSpec spec = table.spec();
+      String options = copyOptions(table, schema);
+      String order = orderBy(table.sortOrder(), schema);
+      long rows;
+      Map<Integer, PartitionData> partitions = new HashMap<>();
+      if (spec.isUnpartitioned()) {
+        rows = st.executeLargeUpdate("COPY (SELECT * FROM (" + rowsSql + ") AS r" + order + ") TO "
+            + Lexer.quoteString(staging.toString()) + " (" + options + ")");
+      } else {
+        String suffix = UUID.randomUUID().toString().replace("-", "");
+        tempRows = "__floe_rows_" + suffix;
+        tempParts = "__floe_parts_" + suffix;
+        List<PartitionField> fields = spec.fields();
+        StringBuilder select = new StringBuilder("SELECT r.*");
+        StringBuilder keys = new StringBuilder();
+        StringBuilder join = new StringBuilder();
+        StringBuilder readBack = new StringBuilder("SELECT " + PID);
+        for (int k = 0; k < fields.size(); k++) {
+          String p = "__floe_p" + k;
+          String source = Lexer.quoteIdentifier(schema.findField(fields.get(k).sourceId()).name());
+          select.append(", ").append(PartitionSql.transform(fields.get(k), schema, "r." + source)).append(" AS ")
+              .append(p);
+          keys.append(k > 0 ? ", " : "").append(p);
+          join.append(k > 0 ? " AND " : "").append("i.").append(p).append(" IS NOT DISTINCT FROM p.").append(p);
+          readBack.append(", ").append(PartitionSql.readable(fields.get(k), schema, p));
+        }
+        st.execute("CREATE TEMP TABLE " + tempRows + " AS " + select + " FROM (" + rowsSql + ") AS r");
+        st.execute("CREATE TEMP TABLE " + tempParts + " AS SELECT row_number() OVER () AS " + PID + ", * FROM"
+            + " (SELECT DISTINCT " + keys + " FROM " + tempRows + ")");
+        try (ResultSet rs = st.executeQuery(readBack + " FROM " + tempParts)) {
+          while (rs.next()) {
+            PartitionData pd = new PartitionData(spec.partitionType());
+            for (int k = 0; k < fields.size(); k++) {
+              pd.set(k, PartitionSql.internal(fields.get(k), schema, rs, k + 2));
+            }
+            partitions.put(rs.getInt(1), pd);
+          }
+        }
+        String columns = schema.columns().stream().map(f -> "i." + Lexer.quoteIdentifier(f.name()))
+            .collect(Collectors.joining(", "));
+        String partOrder = order.isEmpty() ? " ORDER BY " + PID : order.replace(" ORDER BY ", " ORDER BY " + PID + ", ");
+        rows = st.executeLargeUpdate("COPY (SELECT * FROM (SELECT " + columns + ", p." + PID + " FROM " + tempRows
+            + " AS i JOIN " + tempParts + " AS p ON " + join + ") AS r" + partOrder + ") TO "
+            + Lexer.quoteString(staging.toString()) + " (" + options + ", PARTITION_BY (" + PID + "))");
+      }
+      List<DataFile> files = new ArrayList<>();
+      if (rows > 0) {
+        files = place(table, schema, staging, partitions, moved);
+      }
+      return new Written(files, rows);
+    } catch (SQLException e) {
+      deleteAll(moved);
+      throw new WriteFailure(e);
+    } catch (IOException e) {
+      deleteAll(moved);
+      throw new FloeException(SqlState.IO_ERROR, "cannot write data files: " + e.getMessage(), e);
+    } catch (RuntimeException e) {
+      deleteAll(moved);
+      throw e;
+    } finally {
+      dropQuietly(duck, tempRows);
+      dropQuietly(duck, tempParts);
+      Scratch.deleteTree(staging);
+    }
+  }
+
+  /** A DuckDB failure while computing or writing the rows; the caller maps it to a SQLSTATE. */
+  public static final class WriteFailure extends RuntimeException {
+    WriteFailure(SQLException cause) {
+      super(cause.getMessage(), cause);
+    }
+
+    public SQLException sqlException() {
+      return (SQLException) getCause();
+    }
+  }
+
+  /** Deletes files written for a statement that did not commit. */
+  public static void deleteFiles(Table table, List<DataFile> files) {
+    for (DataFile f : files) {
+      try {
+        table.io().deleteFile(f.location());
+      } catch (RuntimeException e) {
+        // An orphan in the table directory is harmless: nothing references it.
+      }
+    }
+  }
+
+  private static String copyOptions(Table table, Schema schema) {
+    String codec = table.properties().getOrDefault(TableProperties.PARQUET_COMPRESSION,
+        TableProperties.PARQUET_COMPRESSION_DEFAULT).toLowerCase();
+    String duckCodec = switch (codec) {
+      case "zstd", "snappy", "gzip", "lz4", "brotli" -> codec;
+      case "uncompressed", "none" -> "uncompressed";
+      default -> throw new FloeException(SqlState.INVALID_PARAMETER_VALUE,
+          "unsupported Parquet compression codec \"" + codec + "\" in " + TableProperties.PARQUET_COMPRESSION);
+    };
+    long targetSize = PropertyUtil.propertyAsLong(table.properties(), TableProperties.WRITE_TARGET_FILE_SIZE_BYTES,
+        TableProperties.WRITE_TARGET_FILE_SIZE_BYTES_DEFAULT);
+    String fieldIds = schema.columns().stream()
+        .map(f -> Lexer.quoteString(f.name()) + ": " + f.fieldId())
+        .collect(Collectors.joining(", ", "{", "}"));
+    StringBuilder options = new StringBuilder("FORMAT parquet, FIELD_IDS ").append(fieldIds)
+        .append(", COMPRESSION ").append(duckCodec).append(", FILE_SIZE_BYTES ").append(Math.max(targetSize, 1 << 20));
+    String rowGroupRows = table.properties().get("write.parquet.row-group-size-rows");
+    if (rowGroupRows != null) {
+      options.append(", ROW_GROUP_SIZE ").append(Long.parseLong(rowGroupRows));
+    }
+    return options.toString();
+  }
+
+  private static String orderBy(SortOrder order, Schema schema) {
+    if (order == null || order.isUnsorted()) {
+      return "";
+    }
+    List<String> keys = new ArrayList<>();
+    for (SortField f : order.fields()) {
+      if (!f.transform().isIdentity()) {
+        continue; // sort transforms other than identity are not applied; files stay valid, only less sorted
+      }
+      Types.NestedField col = schema.findField(f.sourceId());
+      if (col == null) {
+        continue;
+      }
+      keys.add("r." + Lexer.quoteIdentifier(col.name()) + (f.direction() == SortDirection.ASC ? " ASC" : " DESC")
+          + (f.nullOrder() == org.apache.iceberg.NullOrder.NULLS_FIRST ? " NULLS FIRST" : " NULLS LAST"));
+    }
+    return keys.isEmpty() ? "" : " ORDER BY " + String.join(", ", keys);
+  }
+
+  /** Moves each written file to its data location, fsyncs it, and describes it as a DataFile. */
+  private static List<DataFile> place(Table table, Schema schema, Path staging, Map<Integer, PartitionData> partitions,
+      List<Path> moved) throws IOException {
+    List<Path> written;
+    try (Stream<Path> walk = Files.walk(staging)) {
+      written = walk.filter(p -> p.toString().endsWith(".parquet")).sorted().collect(Collectors.toList());
+    }
+    PartitionSpec spec = table.spec();
+    MetricsConfig metricsConfig = MetricsConfig.forTable(table);
+    String prefix = UUID.randomUUID().toString();
+    List<DataFile> files = new ArrayList<>();
+    int n = 0;
+    for (Path file : written) {
+      PartitionData partition = null;
+      if (!spec.isUnpartitioned()) {
+        String dir = file.getParent().getFileName().toString();
+        if (!dir.startsWith(PID + "=")) {
+          throw new IllegalStateException("unexpected partition directory " + dir);
+        }
+        partition = partitions.get(Integer.parseInt(dir.substring(PID.length() + 1)));
+      }
+      String name = String.format("%05d-%s.parquet", n++, prefix);
+      String location = table.locationProvider().newDataLocation(spec, partition, name);
+      Path target = LocalFileIO.toPath(location);
+      Files.createDirectories(target.getParent());
+      Files.move(file, target, StandardCopyOption.ATOMIC_MOVE);
+      moved.add(target);
+      LocalFileIO.syncFile(target);
+      LocalFileIO.syncDirectory(target.getParent());
+      InputFile in = table.io().newInputFile(location);
+      Metrics metrics = ParquetUtil.fileMetrics(in, metricsConfig);
+      if (metrics.recordCount() == 0) {
+        Files.delete(target);
+        moved.remove(target);
+        continue;
+      }
+      DataFiles.Builder b = DataFiles.builder(spec)
+          .withPath(location)
+          .withFormat(FileFormat.PARQUET)
+          .withFileSizeInBytes(in.getLength())
+          .withMetrics(metrics)
+          .withSortOrder(table.sortOrder());
+      if (partition != null) {
+        b.withPartition(partition);
+      }
+      files.add(b.build());
+    }
+    return files;
+  }
+
+  private static void deleteAll(List<Path> paths) {
+    for (Path p : paths) {
+      try {
+        Files.deleteIfExists(p);
+      } catch (IOException ignored) {
+        // unreferenced: harmless
+      }
+    }
+  }
+
+  private static void dropQuietly(Connection duck, String table) {
+    if (table == null) {
+      return;
+    }
+    try (Statement st = duck.createStatement()) {
+      st.execute("DROP TABLE IF EXISTS " + table);
+    } catch (SQLException ignored) {
+      // a temp table dies with its connection anyway
+    }
+  }
+}
