@@ -169,8 +169,13 @@ public final class SessionContext implements AutoCloseable {
 
   /** Binds a query to the current snapshots of the Floe tables it names. */
   QueryBinder.Bound bind(Ast.Query q) {
-    Relations relations = new Relations(engine.tables(), currentSchema, this::evaluate);
-    return QueryBinder.bind(q.text(), q.offset(), this::serializeSql, relations);
+    Relations[] relations = new Relations[1];
+    // Time-travel targets may themselves query Floe tables, e.g. (SELECT max(committed_at) FROM "t$snapshots").
+    relations[0] = new Relations(engine.tables(), currentSchema, expression -> {
+      QueryBinder.Bound inner = QueryBinder.bind("SELECT " + expression, 0, this::serializeSql, relations[0]);
+      return evaluate(inner.sql().substring("SELECT ".length()));
+    });
+    return QueryBinder.bind(q.text(), q.offset(), this::serializeSql, relations[0]);
   }
 
   private String serializeSql(String text) {

@@ -1,0 +1,106 @@
+package dev.floe.slt;
+
+import dev.floe.Values;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A SQL test script in the sqllogictest style:
+ *
+ * <pre>
+ * # comment
+ * statement ok
+ * CREATE TABLE t (a int)
+ *
+ * statement error 42P01 [optional message fragment]
+ * SELECT * FROM nope
+ *
+ * query II rowsort
+ * SELECT a, a + 1 FROM t
+ * ----
+ * 1	2
+ *
+ * restart          (close and reopen the warehouse)
+ * </pre>
+ *
+ * Values are tab- or multi-space-separated; NULL is {@code NULL}, the empty string {@code (empty)};
+ * other values are PostgreSQL's text form (booleans {@code t}/{@code f}). The letters after
+ * {@code query} give the column count.
+ */
+record SltScript(List<Record> records) {
+  enum Kind { STATEMENT_OK, STATEMENT_ERROR, QUERY, QUERY_ERROR, RESTART }
+
+  record Record(Kind kind, int line, String sql, String expectedState, String expectedMessage, int columnCount,
+      boolean rowsort, List<String> expectedRows) {}
+
+  static SltScript parse(Path file) throws IOException {
+    List<String> lines = Files.readAllLines(file);
+    List<Record> records = new ArrayList<>();
+    int i = 0;
+    while (i < lines.size()) {
+      String line = lines.get(i).strip();
+      if (line.isEmpty() || line.startsWith("#")) {
+        i++;
+        continue;
+      }
+      int start = i + 1;
+      String[] head = line.split("\\s+", 4);
+      if (head[0].equals("restart")) {
+        records.add(new Record(Kind.RESTART, start, "", null, null, 0, false, List.of()));
+        i++;
+        continue;
+      }
+      i++;
+      StringBuilder sql = new StringBuilder();
+      while (i < lines.size() && !lines.get(i).isBlank() && !lines.get(i).strip().equals("----")) {
+        sql.append(sql.length() > 0 ? "\n" : "").append(lines.get(i));
+        i++;
+      }
+      switch (head[0]) {
+        case "statement" -> {
+          if (head.length > 1 && head[1].equals("ok")) {
+            records.add(new Record(Kind.STATEMENT_OK, start, sql.toString(), null, null, 0, false, List.of()));
+          } else if (head.length > 2 && head[1].equals("error")) {
+            records.add(new Record(Kind.STATEMENT_ERROR, start, sql.toString(), head[2],
+                head.length > 3 ? head[3] : null, 0, false, List.of()));
+          } else {
+            throw new IllegalArgumentException(file + ":" + start + ": bad statement header: " + line);
+          }
+        }
+        case "query" -> {
+          if (head.length > 2 && head[1].equals("error")) {
+            records.add(new Record(Kind.QUERY_ERROR, start, sql.toString(), head[2],
+                head.length > 3 ? head[3] : null, 0, false, List.of()));
+            break;
+          }
+          if (head.length < 2) {
+            throw new IllegalArgumentException(file + ":" + start + ": query needs column types: " + line);
+          }
+          boolean rowsort = head.length > 2 && head[2].equals("rowsort");
+          List<String> rows = new ArrayList<>();
+          if (i < lines.size() && lines.get(i).strip().equals("----")) {
+            i++;
+            while (i < lines.size() && !lines.get(i).isBlank()) {
+              rows.add(String.join("\t", lines.get(i).strip().split("\t|\\s{2,}")));
+              i++;
+            }
+          }
+          records.add(new Record(Kind.QUERY, start, sql.toString(), null, null, head[1].length(), rowsort, rows));
+        }
+        default -> throw new IllegalArgumentException(file + ":" + start + ": unknown record: " + line);
+      }
+    }
+    return new SltScript(records);
+  }
+
+  static String format(Object value) {
+    if (value == null) {
+      return "NULL";
+    }
+    String text = Values.toText(value);
+    return text.isEmpty() ? "(empty)" : text;
+  }
+}

@@ -1,0 +1,131 @@
+package dev.floe.slt;
+
+import dev.floe.Database;
+import dev.floe.Floe;
+import dev.floe.FloeException;
+import dev.floe.Result;
+import dev.floe.Row;
+import dev.floe.Session;
+import java.io.IOException;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.TestFactory;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Runs the SQL test corpus in {@code src/test/resources/sql}: one dynamic test per {@code .slt} file,
+ * each in a fresh warehouse. See {@link SltScript} for the format.
+ */
+class SqlLogicTest {
+  @TempDir
+  Path temp;
+
+  @TestFactory
+  Stream<DynamicTest> corpus() throws IOException, URISyntaxException {
+    Path dir = Path.of(SqlLogicTest.class.getResource("/sql").toURI());
+    List<Path> files;
+    try (Stream<Path> s = Files.list(dir)) {
+      files = s.filter(p -> p.toString().endsWith(".slt")).sorted().toList();
+    }
+    return files.stream().map(f -> DynamicTest.dynamicTest(f.getFileName().toString(), () -> run(f)));
+  }
+
+  private void run(Path file) throws IOException {
+    Path warehouse = temp.resolve(file.getFileName().toString().replace(".slt", ""));
+    SltScript script = SltScript.parse(file);
+    Database db = Floe.open(warehouse);
+    Session session = db.connect();
+    List<String> failures = new ArrayList<>();
+    try {
+      for (SltScript.Record r : script.records()) {
+        if (r.kind() == SltScript.Kind.RESTART) {
+          session.close();
+          db.close();
+          db = Floe.open(warehouse);
+          session = db.connect();
+          continue;
+        }
+        String failure = execute(session, r);
+        if (failure != null) {
+          failures.add(file.getFileName() + ":" + r.line() + ": " + failure + "\n    " + r.sql().replace("\n", "\n    "));
+          if (r.kind() != SltScript.Kind.QUERY) {
+            break; // later records usually depend on this statement
+          }
+        }
+      }
+    } finally {
+      session.close();
+      db.close();
+    }
+    if (!failures.isEmpty()) {
+      throw new AssertionError(failures.size() + " failure(s):\n" + String.join("\n", failures));
+    }
+  }
+
+  private static String execute(Session session, SltScript.Record r) {
+    switch (r.kind()) {
+      case STATEMENT_OK -> {
+        try (Result res = session.sql(r.sql())) {
+          if (res.hasRows()) {
+            res.toList();
+          }
+          return null;
+        } catch (FloeException e) {
+          return "expected success, got " + e + " (position " + e.position() + ")";
+        }
+      }
+      case STATEMENT_ERROR, QUERY_ERROR -> {
+        try (Result res = session.sql(r.sql())) {
+          if (res.hasRows()) {
+            res.toList();
+          }
+          return "expected error " + r.expectedState() + ", but it succeeded";
+        } catch (FloeException e) {
+          if (!e.sqlState().equals(r.expectedState())) {
+            return "expected error " + r.expectedState() + ", got " + e;
+          }
+          if (r.expectedMessage() != null && !e.getMessage().contains(r.expectedMessage())) {
+            return "expected message containing \"" + r.expectedMessage() + "\", got " + e;
+          }
+          return null;
+        }
+      }
+      case QUERY -> {
+        List<String> actual = new ArrayList<>();
+        try (Result res = session.sql(r.sql())) {
+          if (res.columns().size() != r.columnCount()) {
+            return "expected " + r.columnCount() + " columns, got " + res.columns().size() + " " + res.columns();
+          }
+          for (Row row : res) {
+            StringBuilder b = new StringBuilder();
+            for (int i = 0; i < row.size(); i++) {
+              if (i > 0) {
+                b.append('\t');
+              }
+              b.append(SltScript.format(row.get(i)));
+            }
+            actual.add(b.toString());
+          }
+        } catch (FloeException e) {
+          return "expected rows, got " + e + " (position " + e.position() + ")";
+        }
+        List<String> expected = new ArrayList<>(r.expectedRows());
+        if (r.rowsort()) {
+          actual.sort(null);
+          expected.sort(null);
+        }
+        if (!actual.equals(expected)) {
+          return "rows differ\n  expected:\n    " + String.join("\n    ", expected) + "\n  actual:\n    "
+              + String.join("\n    ", actual);
+        }
+        return null;
+      }
+      default -> throw new IllegalStateException(r.kind().toString());
+    }
+  }
+}
