@@ -6,6 +6,7 @@ import dev.floe.SnapshotInfo;
 import dev.floe.SqlState;
 import dev.floe.TableInfo;
 import dev.floe.catalog.Warehouse;
+import dev.floe.read.ScanPlanner;
 import dev.floe.types.TypeMapping;
 import dev.floe.write.PartitionFunctions;
 import java.io.IOException;
@@ -37,6 +38,7 @@ public final class Engine implements AutoCloseable {
   private final DuckDBConnection root;
   private final BufferAllocator allocator;
   private final Tables tables;
+  private final ScanPlanner planner = new ScanPlanner();
   private final Path scratch;
 
   private Engine(FloeConfig config, Warehouse warehouse, DuckDBConnection root, Path scratch) {
@@ -65,6 +67,10 @@ public final class Engine implements AutoCloseable {
         props.setProperty("threads", Integer.toString(config.threads()));
       }
       DuckDBConnection root = (DuckDBConnection) DriverManager.getConnection("jdbc:duckdb:", props);
+      try (var st = root.createStatement()) {
+        // Data files are immutable (a path is never rewritten), so their footers can be cached.
+        st.execute("SET GLOBAL parquet_metadata_cache = true");
+      }
       PartitionFunctions.register(root);
       return new Engine(config, warehouse, root, scratch);
     } catch (SQLException | IOException e) {
@@ -95,6 +101,10 @@ public final class Engine implements AutoCloseable {
 
   Tables tables() {
     return tables;
+  }
+
+  ScanPlanner planner() {
+    return planner;
   }
 
   BufferAllocator allocator() {

@@ -4,6 +4,7 @@ import dev.floe.FloeException;
 import dev.floe.SqlState;
 import dev.floe.read.MetadataTables;
 import dev.floe.read.ScanPlan;
+import dev.floe.read.ScanPlanner;
 import dev.floe.read.ScanSql;
 import dev.floe.sql.QueryBinder;
 import dev.floe.sql.TimeTravel;
@@ -26,6 +27,7 @@ import org.apache.iceberg.util.SnapshotUtil;
  */
 final class Relations implements QueryBinder.Resolver {
   private final Tables tables;
+  private final ScanPlanner planner;
   private final String defaultSchema;
   private final Evaluator evaluator;
   private final Map<TableIdentifier, Optional<Table>> seen = new HashMap<>();
@@ -35,8 +37,9 @@ final class Relations implements QueryBinder.Resolver {
     Object evaluate(String sql);
   }
 
-  Relations(Tables tables, String defaultSchema, Evaluator evaluator) {
+  Relations(Tables tables, ScanPlanner planner, String defaultSchema, Evaluator evaluator) {
     this.tables = tables;
+    this.planner = planner;
     this.defaultSchema = defaultSchema;
     this.evaluator = evaluator;
   }
@@ -68,7 +71,7 @@ final class Relations implements QueryBinder.Resolver {
         : Optional.ofNullable(t.currentSnapshot());
     boolean historic = timeTravel.isPresent();
     Schema schema = historic && snapshot.isPresent() ? ScanPlan.schemaOf(t, snapshot.get()) : t.schema();
-    return Optional.of(new TableRelation(t, snapshot, schema, historic));
+    return Optional.of(new TableRelation(planner, t, snapshot, schema, historic));
   }
 
   private Optional<Table> table(TableIdentifier id) {
@@ -138,12 +141,14 @@ final class Relations implements QueryBinder.Resolver {
 
   /** A data table at a snapshot. */
   static final class TableRelation implements QueryBinder.Relation {
+    final ScanPlanner planner;
     final Table table;
     final Optional<Snapshot> snapshot;
     final Schema schema;
     final boolean historic;
 
-    TableRelation(Table table, Optional<Snapshot> snapshot, Schema schema, boolean historic) {
+    TableRelation(ScanPlanner planner, Table table, Optional<Snapshot> snapshot, Schema schema, boolean historic) {
+      this.planner = planner;
       this.table = table;
       this.snapshot = snapshot;
       this.schema = schema;
@@ -157,7 +162,7 @@ final class Relations implements QueryBinder.Resolver {
 
     @Override
     public String sql(Expression filter) {
-      return ScanSql.relation(ScanPlan.plan(table, snapshot, filter, historic), table.io());
+      return ScanSql.relation(ScanPlan.plan(planner, table, snapshot, filter, historic), table.io());
     }
   }
 

@@ -69,12 +69,64 @@ public final class ScanSql {
       }
       groups.computeIfAbsent(new GroupKey(positional, equality), k -> new ArrayList<>()).add(task);
     }
-    String schemaMap = schemaMap(plan.schema(), columns);
+    Mapping mapping = mapping(plan.table(), plan.schema());
+    String reader = mapping == Mapping.FIELD_ID ? ", schema=" + schemaMap(plan.schema(), columns)
+        : mapping == Mapping.UNION_BY_NAME ? ", union_by_name=true" : "";
     List<String> parts = new ArrayList<>();
     for (Map.Entry<GroupKey, List<FileScanTask>> g : groups.entrySet()) {
-      parts.add(groupSql(g.getKey(), g.getValue(), schemaMap, plan.schema(), columns, io));
+      parts.add(groupSql(g.getKey(), g.getValue(), reader, mapping, plan.schema(), columns, io));
     }
     return String.join("\nUNION ALL\n", parts);
+  }
+
+  /** How a scan maps Parquet columns to table columns. */
+  enum Mapping {
+    /** Every file has every column under its current name and type: plain read_parquet. */
+    BY_NAME,
+    /** Names never changed, but columns were added or types widened: union_by_name fills and widens. */
+    UNION_BY_NAME,
+    /** Columns were renamed, or dropped and their names reused, or have defaults: map by field id. */
+    FIELD_ID
+  }
+
+  /**
+   * Chooses the cheapest exact mapping. Reading by name lets DuckDB see the files' row counts (its join
+   * planner needs them; the field-id reader reports none), so it is used whenever the table's complete
+   * schema history proves names identify the same field ids in every file ever written.
+   */
+  static Mapping mapping(org.apache.iceberg.Table table, Schema read) {
+    Map<Integer, Schema> history = table.schemas();
+    int maxId = history.keySet().stream().mapToInt(Integer::intValue).max().orElse(0);
+    if (history.size() != maxId + 1) {
+      return Mapping.FIELD_ID; // some schemas were removed from the metadata: history incomplete
+    }
+    boolean changed = false;
+    for (Types.NestedField f : read.columns()) {
+      if (f.initialDefault() != null || f.name().equals(FILE_COLUMN)) {
+        return Mapping.FIELD_ID;
+      }
+      for (Schema h : history.values()) {
+        Types.NestedField byId = h.findField(f.fieldId());
+        Types.NestedField byName = h.findField(f.name());
+        if (byName != null && byName.fieldId() != f.fieldId()) {
+          return Mapping.FIELD_ID;
+        }
+        if (byId == null) {
+          changed = true;
+          continue;
+        }
+        if (!byId.name().equals(f.name())) {
+          return Mapping.FIELD_ID;
+        }
+        if (!byId.type().equals(f.type())) {
+          if (!byId.type().isPrimitiveType() || !f.type().isPrimitiveType()) {
+            return Mapping.FIELD_ID;
+          }
+          changed = true;
+        }
+      }
+    }
+    return changed || history.size() > 1 ? Mapping.UNION_BY_NAME : Mapping.BY_NAME;
   }
 
   private record GroupKey(boolean positional, Set<String> equalityDeletes) {
@@ -83,18 +135,15 @@ public final class ScanSql {
     }
   }
 
-  private static String groupSql(GroupKey key, List<FileScanTask> tasks, String schemaMap, Schema schema,
-      List<Column> columns, FileIO io) {
+  private static String groupSql(GroupKey key, List<FileScanTask> tasks, String reader, Mapping mapping,
+      Schema schema, List<Column> columns, FileIO io) {
     String files = fileList(tasks.stream().map(t -> t.file().location()).collect(Collectors.toList()));
-    String projection = columns.stream().map(c -> "f." + Lexer.quoteIdentifier(c.name()))
-        .collect(Collectors.joining(", "));
+    String projection = columns.stream().map(c -> projection(c, schema, mapping)).collect(Collectors.joining(", "));
     if (key.plain()) {
-      return "SELECT " + projection + " FROM read_parquet(" + files + ", schema=" + schemaMap
-          + ", hive_partitioning=false) AS f";
+      return "SELECT " + projection + " FROM read_parquet(" + files + reader + ", hive_partitioning=false) AS f";
     }
     StringBuilder sql = new StringBuilder("SELECT ").append(projection).append(" FROM read_parquet(").append(files)
-        .append(", schema=").append(schemaMap).append(", hive_partitioning=false, filename='").append(FILE_COLUMN)
-        .append("') AS f");
+        .append(reader).append(", hive_partitioning=false, filename='").append(FILE_COLUMN).append("') AS f");
     if (key.positional()) {
       sql.append(" ANTI JOIN (").append(positionDeletes(tasks, io)).append(") AS d ON f.").append(FILE_COLUMN)
           .append(" = d.file_path AND f.file_row_number = d.pos");
@@ -123,7 +172,8 @@ public final class ScanSql {
         map.append(field.fieldId()).append(": {name: ").append(Lexer.quoteString(col)).append(", type: ")
             .append(Lexer.quoteString(TypeMapping.duckdbType(field.type()))).append(", default_value: NULL}");
         cols.append(col);
-        on.append("f.").append(Lexer.quoteIdentifier(field.name())).append(" IS NOT DISTINCT FROM ").append(alias)
+        on.append(value(columnOf(columns, field), schema, mapping))
+            .append(" IS NOT DISTINCT FROM ").append(alias)
             .append('.').append(col);
       }
       map.append('}');
@@ -133,6 +183,30 @@ public final class ScanSql {
           .append(on);
     }
     return sql.toString();
+  }
+
+  /** A column read from {@code f}, cast to its table type unless the field-id reader already did. */
+  private static String projection(Column c, Schema schema, Mapping mapping) {
+    String value = value(c, schema, mapping);
+    return mapping == Mapping.FIELD_ID ? value : value + " AS " + Lexer.quoteIdentifier(c.name());
+  }
+
+  private static String value(Column c, Schema schema, Mapping mapping) {
+    String name = "f." + Lexer.quoteIdentifier(c.name());
+    if (mapping == Mapping.FIELD_ID) {
+      return name;
+    }
+    return "CAST(" + name + " AS " + TypeMapping.duckdbType(c, schema.findField(c.fieldId()).type()) + ")";
+  }
+
+  private static Column columnOf(List<Column> columns, Types.NestedField field) {
+    for (Column c : columns) {
+      if (c.fieldId() == field.fieldId()) {
+        return c;
+      }
+    }
+    return new Column(field.name(), dev.floe.SqlType.other(TypeMapping.duckdbType(field.type())), true,
+        field.fieldId());
   }
 
   /** Equality delete files of a group, by their equality field ids. */
