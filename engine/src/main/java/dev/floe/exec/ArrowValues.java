@@ -30,6 +30,7 @@ import org.apache.arrow.vector.TinyIntVector;
 import org.apache.arrow.vector.ValueVector;
 import org.apache.arrow.vector.VarBinaryVector;
 import org.apache.arrow.vector.VarCharVector;
+import org.apache.arrow.vector.complex.MapVector;
 import org.apache.arrow.vector.util.JsonStringArrayList;
 import org.apache.arrow.vector.util.JsonStringHashMap;
 import org.apache.arrow.vector.util.Text;
@@ -53,6 +54,9 @@ final class ArrowValues {
   }
 
   private static Object read(FieldVector v, int row) {
+    if (v instanceof MapVector m) {
+      return map(m.getObject(row));
+    }
     if (v instanceof BitVector b) {
       return b.get(row) != 0;
     } else if (v instanceof TinyIntVector t) {
@@ -85,6 +89,19 @@ final class ArrowValues {
     return plain(v.getObject(row));
   }
 
+  /** Arrow maps arrive as a list of {key, value} structs. */
+  private static Map<Object, Object> map(Object entries) {
+    Map<Object, Object> out = new LinkedHashMap<>();
+    if (entries instanceof List<?> list) {
+      for (Object e : list) {
+        if (e instanceof Map<?, ?> kv) {
+          out.put(plain(kv.get(MapVector.KEY_NAME)), plain(kv.get(MapVector.VALUE_NAME)));
+        }
+      }
+    }
+    return out;
+  }
+
   private static Instant micros(long micros) {
     return Instant.ofEpochSecond(Math.floorDiv(micros, 1_000_000L), Math.floorMod(micros, 1_000_000L) * 1000L);
   }
@@ -102,7 +119,7 @@ final class ArrowValues {
       return out;
     }
     if (o instanceof JsonStringHashMap<?, ?> map) {
-      Map<String, Object> out = new LinkedHashMap<>();
+      Map<Object, Object> out = new LinkedHashMap<>();
       for (Map.Entry<?, ?> e : map.entrySet()) {
         out.put(String.valueOf(e.getKey()), plain(e.getValue()));
       }

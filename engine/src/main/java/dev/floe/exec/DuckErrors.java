@@ -71,6 +71,9 @@ final class DuckErrors {
       return new FloeException(floe.group(1), floe.group(2).strip(), null, null, 0, e);
     }
     String first = message.lines().findFirst().orElse(message);
+    if (first.startsWith("Division by zero")) {
+      return error(SqlState.DIVISION_BY_ZERO, "division by zero", position, e);
+    }
     switch (type) {
       case "Parser" -> {
         return error(SqlState.SYNTAX_ERROR, first, position, e);

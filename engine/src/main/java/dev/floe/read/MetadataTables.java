@@ -68,6 +68,9 @@ public final class MetadataTables {
     MetadataTableType type = MetadataTableType.from(kind.toUpperCase(Locale.ROOT));
     Table meta = MetadataTableUtils.createMetadataTableInstance(table, type);
     Schema schema = meta.schema();
+    // $snapshots also shows each snapshot's sequence number: the version `AS OF VERSION n` names.
+    boolean withVersion = type == MetadataTableType.SNAPSHOTS;
+    Schema shown = withVersion ? withSequenceNumber(schema) : schema;
     List<String> rows = new ArrayList<>();
     TableScan scan = meta.newScan();
     if (snapshot.isPresent()) {
@@ -85,14 +88,28 @@ public final class MetadataTables {
         }
         try (CloseableIterable<StructLike> structs = data.rows()) {
           for (StructLike row : structs) {
-            rows.add(row(schema, row));
+            String values = row(schema, row);
+            if (withVersion) {
+              Long id = row.get(schema.columns().indexOf(schema.findField("snapshot_id")), Long.class);
+              Snapshot s = id == null ? null : table.snapshot(id);
+              values = values.substring(0, values.length() - 1) + ", "
+                  + SqlLiterals.of(Types.LongType.get(), s == null ? null : s.sequenceNumber()) + ")";
+            }
+            rows.add(values);
           }
         }
       }
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    return values(schema, rows);
+    return values(shown, rows);
+  }
+
+  private static Schema withSequenceNumber(Schema schema) {
+    java.util.List<Types.NestedField> fields = new java.util.ArrayList<>(schema.columns());
+    int id = fields.stream().mapToInt(Types.NestedField::fieldId).max().orElse(0) + 1000;
+    fields.add(Types.NestedField.optional(id, "sequence_number", Types.LongType.get()));
+    return new Schema(fields);
   }
 
   private static String properties(Table table) {

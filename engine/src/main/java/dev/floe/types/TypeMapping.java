@@ -172,6 +172,7 @@ public final class TypeMapping {
       case "SMALLINT", "TINYINT", "UTINYINT" -> SqlType.SMALLINT;
       case "INTEGER", "USMALLINT" -> SqlType.INTEGER;
       case "BIGINT", "UINTEGER" -> SqlType.BIGINT;
+      case "HUGEINT", "UBIGINT", "UHUGEINT" -> SqlType.decimal(38, 0);
       case "FLOAT" -> SqlType.REAL;
       case "DOUBLE" -> SqlType.DOUBLE;
       case "VARCHAR" -> SqlType.TEXT;
