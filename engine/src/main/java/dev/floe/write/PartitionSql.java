@@ -39,7 +39,7 @@ final class PartitionSql {
         return "((year(" + utc + ") - 1970) * 12 + month(" + utc + ") - 1)";
       }
       case "day" -> {
-        return "CAST(CAST(" + utc + " AS DATE) - DATE '1970-01-01' AS INTEGER)";
+        return "CAST(" + utc + " AS DATE)"; // Iceberg's day transform yields a date
       }
       case "hour" -> {
         String e = "epoch_us(" + v + ")";
@@ -66,7 +66,10 @@ final class PartitionSql {
     if (name.startsWith("truncate[")) {
       int w = Integer.parseInt(name.substring("truncate[".length(), name.length() - 1));
       return switch (source.typeId()) {
-        case INTEGER, LONG -> "(" + v + " - (((" + v + " % " + w + ") + " + w + ") % " + w + "))";
+        // Iceberg computes v - floorMod(v, w) in Java int/long arithmetic, which wraps at the type's
+        // edge; compute exactly in a wider type and wrap the same way.
+        case INTEGER -> wrap("CAST(" + v + " AS BIGINT)", w, "BIGINT", "INTEGER", 32);
+        case LONG -> wrap("CAST(" + v + " AS HUGEINT)", w, "HUGEINT", "BIGINT", 64);
         case STRING -> "floe_truncate_string(" + w + ", " + v + ")";
         case DECIMAL -> {
           Types.DecimalType d = (Types.DecimalType) source;
@@ -77,6 +80,14 @@ final class PartitionSql {
       };
     }
     throw unsupported(field, source);
+  }
+
+  private static String wrap(String wide, int w, String wideType, String type, int bits) {
+    String exact = "(" + wide + " - (((" + wide + " % " + w + ") + " + w + ") % " + w + "))";
+    String half = "CAST(" + java.math.BigInteger.ONE.shiftLeft(bits - 1) + " AS " + wideType + ")";
+    String full = "CAST(" + java.math.BigInteger.ONE.shiftLeft(bits) + " AS " + wideType + ")";
+    return "CAST((((" + exact + " + " + half + ") % " + full + ") + " + full + ") % " + full + " - " + half + " AS "
+        + type + ")";
   }
 
   private static String timeMicros(String v) {

@@ -1,0 +1,103 @@
+package dev.floe.catalog;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.floe.Database;
+import dev.floe.Floe;
+import dev.floe.FloeException;
+import dev.floe.Result;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class WarehouseTest {
+  @TempDir
+  Path dir;
+
+  @Test
+  void secondWriterIsRefusedAndReadersAreAllowed() {
+    try (Database writer = Floe.open(dir)) {
+      writer.sql("CREATE TABLE t (a int)").close();
+      writer.sql("INSERT INTO t VALUES (1)").close();
+      assertThatThrownBy(() -> Floe.open(dir))
+          .isInstanceOfSatisfying(FloeException.class, e -> {
+            assertThat(e.sqlState()).isEqualTo("55006");
+            assertThat(e.getMessage()).contains("already open for writing");
+          });
+      try (Database reader = Floe.openReadOnly(dir); Result r = reader.sql("SELECT count(*) FROM t")) {
+        assertThat(r.toList().get(0).getLong(0)).isEqualTo(1);
+      }
+      try (Database reader = Floe.openReadOnly(dir)) {
+        assertThatThrownBy(() -> reader.sql("INSERT INTO t VALUES (2)"))
+            .isInstanceOfSatisfying(FloeException.class, e -> assertThat(e.sqlState()).isEqualTo("25006"));
+      }
+    }
+    try (Database again = Floe.open(dir)) {
+      assertThat(again.table("t").columns()).hasSize(1);
+    }
+  }
+
+  @Test
+  void readOnlyOpenOfMissingWarehouseFailsClearly() {
+    assertThatThrownBy(() -> Floe.openReadOnly(dir.resolve("nope")))
+        .isInstanceOfSatisfying(FloeException.class, e -> assertThat(e.getMessage()).contains("catalog.db"));
+  }
+
+  @Test
+  void everyCommitWritesVersionedMetadataAndTheVersionHint() throws Exception {
+    try (Database db = Floe.open(dir)) {
+      db.sql("CREATE TABLE t (a int)").close();
+      db.sql("INSERT INTO t VALUES (1)").close();
+      db.sql("INSERT INTO t VALUES (2)").close();
+      Path metadata = Path.of(db.table("t").location()).resolve("metadata");
+      assertThat(Files.readString(metadata.resolve("version-hint.text"))).isEqualTo("3");
+      assertThat(metadata.resolve("v1.metadata.json")).exists();
+      assertThat(metadata.resolve("v3.metadata.json")).exists();
+      assertThat(metadata.resolve("v4.metadata.json")).doesNotExist();
+    }
+  }
+
+  @Test
+  void aDroppedTablesDirectoryIsNeverReused() {
+    try (Database db = Floe.open(dir)) {
+      db.sql("CREATE TABLE t (a int)").close();
+      db.sql("INSERT INTO t VALUES (1)").close();
+      String first = db.table("t").location();
+      db.sql("DROP TABLE t").close();
+      db.sql("CREATE TABLE t (a int)").close();
+      assertThat(db.table("t").location()).isNotEqualTo(first);
+      try (Result r = db.sql("SELECT count(*) FROM t")) {
+        assertThat(r.toList().get(0).getLong(0)).isZero();
+      }
+    }
+  }
+
+  @Test
+  void purgeDeletesTheFiles() throws Exception {
+    try (Database db = Floe.open(dir)) {
+      db.sql("CREATE TABLE t (a int)").close();
+      db.sql("INSERT INTO t VALUES (1)").close();
+      Path location = Path.of(db.table("t").location());
+      db.sql("DROP TABLE t PURGE").close();
+      assertThat(location).doesNotExist();
+    }
+  }
+
+  @Test
+  void catalogRowsUseIcebergsJdbcSchema() throws Exception {
+    try (Database db = Floe.open(dir)) {
+      db.sql("CREATE SCHEMA s").close();
+      db.sql("CREATE TABLE s.t (a int)").close();
+    }
+    try (var conn = java.sql.DriverManager.getConnection("jdbc:sqlite:" + dir.resolve("catalog.db"));
+        var st = conn.createStatement();
+        var rs = st.executeQuery("SELECT catalog_name, table_namespace, table_name, iceberg_type FROM iceberg_tables")) {
+      assertThat(rs.next()).isTrue();
+      assertThat(List.of(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4)))
+          .containsExactly("floe", "s", "t", "TABLE");
+    }
+  }
+}
