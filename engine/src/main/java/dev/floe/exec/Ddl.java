@@ -243,7 +243,13 @@ final class Ddl {
       throw new FloeException(SqlState.UNDEFINED_TABLE, "relation \"" + id.name() + "\" does not exist", null, null,
           s.name().position(), null);
     }
-    Table table = found.get();
+    synchronized (tables.commitLock(id)) {
+      return alterTable(s, id, found.get());
+    }
+  }
+
+  private Result alterTable(Ast.AlterTable s, TableIdentifier id, Table table) {
+    table.refresh();
     List<RenameTable> renames = new ArrayList<>();
     Transaction txn = table.newTransaction();
     for (AlterAction action : s.actions()) {

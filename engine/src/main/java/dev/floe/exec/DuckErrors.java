@@ -131,6 +131,9 @@ final class DuckErrors {
         return error(SqlState.NUMERIC_VALUE_OUT_OF_RANGE, first, position, e);
       }
       case "Invalid Input" -> {
+        if (first.contains("Parquet") || first.contains("parquet") || first.contains("magic bytes")) {
+          return error(SqlState.DATA_CORRUPTED, first, 0, e);
+        }
         return error(SqlState.DATA_EXCEPTION, first, position, e);
       }
       case "Constraint" -> {

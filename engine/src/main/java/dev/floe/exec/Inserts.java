@@ -123,9 +123,11 @@ final class Inserts {
     }
     String rowsSql = rowsSql(id.name(), schema, columns, provided, sourceSql, targets.size());
     long rows = write(table, schema, rowsSql, positions, files -> {
-      AppendFiles append = table.newAppend();
-      files.forEach(append::appendFile);
-      append.commit();
+      synchronized (tables.commitLock(id)) {
+        AppendFiles append = table.newAppend();
+        files.forEach(append::appendFile);
+        append.commit();
+      }
     });
     return new CommandResult("INSERT 0 " + rows, rows);
   }

@@ -26,6 +26,7 @@ import org.apache.iceberg.exceptions.NotFoundException;
 final class Tables {
   private final SqliteCatalog catalog;
   private final Map<TableIdentifier, Table> loaded = new ConcurrentHashMap<>();
+  private final Map<TableIdentifier, Object> commitLocks = new ConcurrentHashMap<>();
 
   Tables(SqliteCatalog catalog) {
     this.catalog = catalog;
@@ -95,6 +96,15 @@ final class Tables {
   static Table frozen(Table table) {
     TableMetadata meta = ((HasTableOperations) table).operations().current();
     return new BaseTable(new StaticTableOperations(meta, table.io()), table.name());
+  }
+
+  /**
+   * The monitor that serialises this process's commits to one table. Iceberg would retry a commit that
+   * lost a race, but only a few times; writers in one process simply take turns, and the retries are
+   * left for races with other processes.
+   */
+  Object commitLock(TableIdentifier id) {
+    return commitLocks.computeIfAbsent(id, k -> new Object());
   }
 
   void forget(TableIdentifier id) {
