@@ -58,7 +58,7 @@ final class Relations implements QueryBinder.Resolver {
       if (table.isPresent()) {
         String kind = meta.get()[1];
         Optional<Snapshot> snapshot = timeTravel.map(tt -> snapshot(table.get(), tt));
-        return Optional.of(new MetadataRelation(table.get(), kind, snapshot));
+        return Optional.of(new MetadataRelation(table.get(), kind, snapshot, qualified(id.get())));
       }
     }
     Optional<Table> table = table(id.get());
@@ -71,7 +71,11 @@ final class Relations implements QueryBinder.Resolver {
         : Optional.ofNullable(t.currentSnapshot());
     boolean historic = timeTravel.isPresent();
     Schema schema = historic && snapshot.isPresent() ? ScanPlan.schemaOf(t, snapshot.get()) : t.schema();
-    return Optional.of(new TableRelation(planner, t, snapshot, schema, historic));
+    return Optional.of(new TableRelation(planner, t, snapshot, schema, historic, qualified(id.get())));
+  }
+
+  private List<String> qualified(TableIdentifier id) {
+    return List.of(tables.catalog().name(), id.namespace().level(0), id.name());
   }
 
   private Optional<Table> table(TableIdentifier id) {
@@ -146,8 +150,11 @@ final class Relations implements QueryBinder.Resolver {
     final Optional<Snapshot> snapshot;
     final Schema schema;
     final boolean historic;
+    final List<String> name;
 
-    TableRelation(ScanPlanner planner, Table table, Optional<Snapshot> snapshot, Schema schema, boolean historic) {
+    TableRelation(ScanPlanner planner, Table table, Optional<Snapshot> snapshot, Schema schema, boolean historic,
+        List<String> name) {
+      this.name = name;
       this.planner = planner;
       this.table = table;
       this.snapshot = snapshot;
@@ -161,13 +168,19 @@ final class Relations implements QueryBinder.Resolver {
     }
 
     @Override
+    public List<String> qualifiedName() {
+      return name;
+    }
+
+    @Override
     public String sql(Expression filter) {
       return ScanSql.relation(ScanPlan.plan(planner, table, snapshot, filter, historic), table.io());
     }
   }
 
   /** A metadata table ($snapshots, $files, ...). */
-  record MetadataRelation(Table table, String kind, Optional<Snapshot> snapshot) implements QueryBinder.Relation {
+  record MetadataRelation(Table table, String kind, Optional<Snapshot> snapshot, List<String> qualifiedName)
+      implements QueryBinder.Relation {
     @Override
     public Optional<Schema> schema() {
       return Optional.empty();

@@ -49,6 +49,9 @@ public final class QueryBinder {
 
     /** SQL for the relation's rows, reading only files that may match {@code filter}. */
     String sql(Expression filter);
+
+    /** The full name, {@code [catalog, schema, table]}, so {@code schema.table.column} can be resolved. */
+    List<String> qualifiedName();
   }
 
   /**
@@ -141,7 +144,7 @@ public final class QueryBinder {
       pushDown(s);
     }
     TextEdits edits = new TextEdits();
-    Set<String> unaliased = new HashSet<>();
+    List<List<String>> unaliased = new ArrayList<>();
     for (Ref ref : refs) {
       if (ref.relation == null) {
         continue;
@@ -164,7 +167,7 @@ public final class QueryBinder {
       }
       edits.replace(ref.start, ref.end, replacement.toString());
       if (!ref.aliased) {
-        unaliased.add(String.join(".", ref.parts).toLowerCase(Locale.ROOT));
+        unaliased.add(ref.relation.qualifiedName());
       }
     }
     rewriteQualifiedColumns(edits, unaliased);
@@ -210,28 +213,38 @@ public final class QueryBinder {
     return expr.path("class").asText().equals("CONSTANT") && (kind.equals("STRING") || kind.equals("NULL_LITERAL"));
   }
 
-  /** {@code schema.table.column} keeps working after the table became an aliased subquery. */
-  private void rewriteQualifiedColumns(TextEdits edits, Set<String> unaliased) {
+  /**
+   * {@code schema.table.column} (or {@code catalog.schema.table.column}) keeps working after the table
+   * became a subquery aliased {@code table}: such a qualifier names an unaliased Floe table when it is
+   * a suffix of that table's full name.
+   */
+  private void rewriteQualifiedColumns(TextEdits edits, List<List<String>> unaliased) {
     for (JsonNode col : longColumnRefs) {
       JsonNode names = col.path("column_names");
       int n = names.size();
-      List<String> prefix = new ArrayList<>();
+      List<String> qualifier = new ArrayList<>();
       for (int k = 0; k < n - 1; k++) {
-        prefix.add(names.get(k).asText());
+        qualifier.add(names.get(k).asText());
       }
-      for (int drop = 0; drop <= prefix.size() - 2; drop++) {
-        List<String> qualifier = prefix.subList(drop, prefix.size());
-        // [catalog.]schema.table.column: the relation is bound as "table".
-        if (unaliased.contains(String.join(".", qualifier).toLowerCase(Locale.ROOT)) && drop == 0) {
-          int start = charOffset(col.path("query_location"));
-          int end = charOffset(col.path("query_location").asLong() + col.path("query_location_length").asLong());
-          if (start < 0 || end < 0) {
-            continue;
-          }
-          edits.replace(start, end, Lexer.quoteIdentifier(qualifier.get(qualifier.size() - 1)) + "."
-              + Lexer.quoteIdentifier(names.get(n - 1).asText()));
-          break;
+      for (List<String> full : unaliased) {
+        if (qualifier.size() < 2 || qualifier.size() > full.size()) {
+          continue;
         }
+        List<String> suffix = full.subList(full.size() - qualifier.size(), full.size());
+        boolean matches = true;
+        for (int k = 0; k < suffix.size(); k++) {
+          matches &= suffix.get(k).equalsIgnoreCase(qualifier.get(k));
+        }
+        if (!matches) {
+          continue;
+        }
+        int start = charOffset(col.path("query_location"));
+        int end = charOffset(col.path("query_location").asLong() + col.path("query_location_length").asLong());
+        if (start >= 0 && end >= 0) {
+          edits.replace(start, end, Lexer.quoteIdentifier(full.get(full.size() - 1)) + "."
+              + Lexer.quoteIdentifier(names.get(n - 1).asText()));
+        }
+        break;
       }
     }
   }
