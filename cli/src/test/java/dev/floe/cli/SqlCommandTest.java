@@ -234,7 +234,7 @@ class SqlCommandTest {
     assertThat(version.status()).isZero();
     assertThat(version.out()).startsWith("floe 0.").contains("Apache Iceberg 1.");
     assertThat(help.status()).isZero();
-    assertThat(help.out()).contains("sql", "help");
+    assertThat(help.out()).contains("sql", "demo", "help");
     assertThat(sqlHelp.out()).contains("--command", "--file", "--format", "--warehouse", "--read-only");
   }
 }
