@@ -25,9 +25,10 @@ import picocli.CommandLine.Spec;
 /** {@code floe demo}: loads the {@link DemoData} tables and shows what to try on them. */
 @Command(name = "demo", mixinStandardHelpOptions = true, versionProvider = Version.class,
     description = {
-        "Create a demo dataset, generated locally: 'trips', taxi rides through 2024 (partitioned by month, "
-            + "one commit per month), and 'zones', the 265 taxi zones they start and end in. "
-            + "Then print queries to try."},
+        "Load a generated demo dataset and print queries to try.",
+        "'trips' holds taxi rides through 2024, partitioned by month and committed month by month; "
+            + "'zones' the 265 taxi zones they start and end in. DuckDB generates the data in place: "
+            + "nothing is downloaded, and the same --rows always gives the same rows."},
     footer = {"", "Refuses to touch existing trips or zones tables unless --force is given."})
 final class DemoCommand implements Callable<Integer> {
   static final String DEFAULT_ROWS = "3000000";

@@ -9,7 +9,8 @@ final class WarehouseOption {
   static final String DEFAULT_DIRECTORY = "floe-data";
 
   @Option(names = {"-w", "--warehouse"}, paramLabel = "DIR",
-      description = "Warehouse directory. Default: $" + VARIABLE + ", else ./" + DEFAULT_DIRECTORY + ".")
+      description = "Warehouse directory. Default: $" + VARIABLE + " if set, else " + DEFAULT_DIRECTORY
+          + " in the current directory.")
   Path directory;
 
   /** The option if given, else {@code $FLOE_WAREHOUSE}, else {@code ./floe-data}; absolute. */
