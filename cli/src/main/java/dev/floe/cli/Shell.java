@@ -1,0 +1,339 @@
+package dev.floe.cli;
+
+import dev.floe.Column;
+import dev.floe.Database;
+import dev.floe.FloeException;
+import dev.floe.Result;
+import dev.floe.Row;
+import dev.floe.TableInfo;
+import dev.floe.sql.SqlScript;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import org.jline.reader.EndOfFileException;
+import org.jline.reader.LineReader;
+import org.jline.reader.LineReaderBuilder;
+import org.jline.reader.UserInterruptException;
+import org.jline.terminal.Terminal;
+import org.jline.terminal.TerminalBuilder;
+import org.jline.terminal.impl.DumbTerminal;
+
+/**
+ * The interactive shell of {@code floe sql}: psql's look and habits over a Floe session. Statements run
+ * when a top-level semicolon ends the input; errors are shown with their line and a caret and the shell goes
+ * on; Ctrl-C cancels the running statement, or discards the input being typed.
+ */
+final class Shell {
+  static final String HISTORY_VARIABLE = "FLOE_HISTORY";
+  static final String HISTORY_FILE = ".floe_history";
+
+  private final Database db;
+  private final StatementRunner runner;
+  private final Environment env;
+  private final PrintStream out;
+  private final PrintStream err;
+
+  Shell(Database db, StatementRunner runner, Environment env) {
+    this.db = db;
+    this.runner = runner;
+    this.env = env;
+    this.out = env.out();
+    this.err = env.err();
+  }
+
+  /** Reads and runs input until {@code \q}, {@code quit} or end of input; returns the exit status. */
+  int run() {
+    try (Terminal terminal = openTerminal()) {
+      String name = db.warehouse().getFileName() == null ? "floe" : db.warehouse().getFileName().toString();
+      LineReader reader = LineReaderBuilder.builder()
+          .terminal(terminal)
+          .appName("floe")
+          .parser(new ShellParser())
+          .completer(new SqlCompleter(this::tableNames))
+          .variable(LineReader.HISTORY_FILE, historyFile())
+          .variable(LineReader.HISTORY_SIZE, 1000)
+          .variable(LineReader.SECONDARY_PROMPT_PATTERN, name.replace("%", "%%") + "-> ")
+          // '!' is an operator in SQL (!=, !~~), not a history reference.
+          .option(LineReader.Option.DISABLE_EVENT_EXPANSION, true)
+          .build();
+      out.println("floe " + Version.floe() + ", warehouse " + db.warehouse() + (db.readOnly() ? " (read-only)" : ""));
+      out.println("Type \\? for help, \\q to quit.");
+      out.println();
+      out.flush();
+      String prompt = name + "=> ";
+      while (true) {
+        String input;
+        try {
+          input = reader.readLine(prompt);
+        } catch (UserInterruptException e) {
+          continue;
+        } catch (EndOfFileException e) {
+          break;
+        }
+        String trimmed = input.strip();
+        if (trimmed.isEmpty()) {
+          continue;
+        }
+        if (trimmed.startsWith("\\")) {
+          if (!backslashCommand(trimmed)) {
+            break;
+          }
+        } else if (ShellParser.isShellWord(trimmed)) {
+          if (!trimmed.equalsIgnoreCase("help")) {
+            break;
+          }
+          out.println("You are using floe, the command-line interface to Floe.");
+          out.println("Type:  \\? for help with shell commands");
+          out.println("       \\q to quit");
+          out.println("SQL statements end with a semicolon.");
+        } else {
+          runStatements(terminal, input);
+        }
+        out.flush();
+      }
+      reader.getHistory().save();
+      return Main.EXIT_OK;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private Terminal openTerminal() throws IOException {
+    if (env.systemTerminal()) {
+      return TerminalBuilder.builder().system(true).name("floe").encoding(StandardCharsets.UTF_8).build();
+    }
+    // Built directly: TerminalBuilder would wrap the streams in a pseudo-terminal where one is available.
+    return new DumbTerminal("floe", Terminal.TYPE_DUMB, env.in(), out, StandardCharsets.UTF_8);
+  }
+
+  /** {@code $FLOE_HISTORY}, else {@code ~/.floe_history}, as psql keeps {@code ~/.psql_history}. */
+  private Path historyFile() {
+    return env.variable(HISTORY_VARIABLE).map(Path::of).orElseGet(() -> Path.of(
+        env.variable("HOME").orElse(System.getProperty("user.home")), HISTORY_FILE));
+  }
+
+  /** Runs each statement of the input; an error is shown and the next statement still runs, as in psql. */
+  private void runStatements(Terminal terminal, String input) {
+    List<SqlScript.Part> parts;
+    try {
+      parts = SqlScript.split(input);
+    } catch (FloeException e) {
+      showError(e, input);
+      return;
+    }
+    for (SqlScript.Part part : parts) {
+      Terminal.SignalHandler previous = terminal.handle(Terminal.Signal.INT, signal -> {
+        err.println("Cancel request sent");
+        runner.session().cancel();
+      });
+      try {
+        runner.run(part.text());
+      } catch (FloeException e) {
+        showError(e, part.text());
+      } finally {
+        terminal.handle(Terminal.Signal.INT, previous);
+      }
+    }
+  }
+
+  private void showError(FloeException e, String statement) {
+    out.flush();
+    for (String line : ErrorReport.verbose(e, statement)) {
+      err.println(line);
+    }
+  }
+
+  /**
+   * Runs a backslash command.
+   *
+   * @return false to leave the shell
+   */
+  private boolean backslashCommand(String line) {
+    List<String> words = BackslashArguments.split(line);
+    String command = words.get(0);
+    List<String> args = words.subList(1, words.size());
+    try {
+      switch (command) {
+        case "\\q" -> {
+          return false;
+        }
+        case "\\?" -> help();
+        case "\\conninfo" -> out.println("You are connected to warehouse \"" + db.warehouse() + "\" ("
+            + (db.readOnly() ? "read-only" : "read-write") + ").");
+        case "\\d" -> {
+          if (args.isEmpty()) {
+            listTables(null);
+          } else {
+            for (String table : args) {
+              describe(table);
+            }
+          }
+        }
+        case "\\dt" -> listTables(args.isEmpty() ? null : args.get(0));
+        case "\\dn" -> listSchemas();
+        case "\\timing" -> {
+          runner.settings().timing(args.isEmpty() ? !runner.settings().timing() : onOff(args.get(0)));
+          out.println("Timing is " + (runner.settings().timing() ? "on." : "off."));
+        }
+        case "\\pset" -> pset(args);
+        case "\\i" -> {
+          if (args.size() != 1) {
+            err.println("\\i: missing required argument: the file to run");
+          } else {
+            runner.runScript(SqlCommand.read(args.get(0), env.in()));
+          }
+        }
+        default -> {
+          err.println("invalid command " + command);
+          err.println("Try \\? for help.");
+        }
+      }
+    } catch (FloeException e) {
+      showError(e, "");
+    } catch (IllegalArgumentException e) {
+      err.println(command + ": " + e.getMessage());
+    }
+    return true;
+  }
+
+  private void help() {
+    String[][] lines = {
+        {"General", null},
+        {"\\q", "quit (also quit, exit, Ctrl-D)"},
+        {"\\?", "show this help"},
+        {"\\conninfo", "show the warehouse this shell works on"},
+        {"Informational", null},
+        {"\\d [NAME]", "describe a table: columns, partitioning, sort order, versions; no NAME lists tables"},
+        {"\\dt [SCHEMA]", "list tables"},
+        {"\\dn", "list schemas"},
+        {"Input and output", null},
+        {"\\i FILE", "run the statements of FILE"},
+        {"\\timing [on|off]", "show how long each statement takes (now " + (runner.settings().timing() ? "on" : "off")
+            + ")"},
+        {"\\pset null [TEXT]", "show NULL as TEXT in tables (now \"" + runner.settings().nullDisplay() + "\")"},
+        {"\\pset format FORMAT", "table, csv or json (now " + runner.settings().format() + ")"},
+    };
+    for (String[] l : lines) {
+      if (l[1] == null) {
+        out.println(l[0]);
+      } else {
+        out.println(String.format(Locale.ROOT, "  %-20s %s", l[0], l[1]));
+      }
+    }
+    out.println();
+    out.println("SQL statements end with a semicolon and may span several lines.");
+    out.println("Ctrl-C cancels the running statement, or discards the input being typed.");
+  }
+
+  private void pset(List<String> args) {
+    if (args.isEmpty()) {
+      throw new IllegalArgumentException("expects null [TEXT] or format FORMAT");
+    }
+    switch (args.get(0)) {
+      case "null" -> {
+        runner.settings().nullDisplay(args.size() > 1 ? args.get(1) : "");
+        out.println("Null display is \"" + runner.settings().nullDisplay() + "\".");
+      }
+      case "format" -> {
+        if (args.size() < 2) {
+          throw new IllegalArgumentException("expects a format: table, csv or json");
+        }
+        OutputFormat format;
+        try {
+          format = OutputFormat.valueOf(args.get(1).toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+          throw new IllegalArgumentException("allowed formats are table, csv, json");
+        }
+        runner.settings().format(format);
+        out.println("Output format is " + format + ".");
+      }
+      default -> throw new IllegalArgumentException("unknown option: " + args.get(0));
+    }
+  }
+
+  private static boolean onOff(String value) {
+    return switch (value.toLowerCase(Locale.ROOT)) {
+      case "on", "true", "yes", "1" -> true;
+      case "off", "false", "no", "0" -> false;
+      default -> throw new IllegalArgumentException("unrecognized value \"" + value + "\": expected on or off");
+    };
+  }
+
+  private void listTables(String schema) {
+    String sql = schema == null ? "SHOW TABLES" : "SHOW TABLES FROM " + schema;
+    String shown = schema == null ? runner.session().currentSchema() : schema;
+    List<String[]> rows = new ArrayList<>();
+    try (Result r = runner.session().sql(sql)) {
+      for (Row row : r) {
+        rows.add(new String[] {shown, row.getString(0)});
+      }
+    }
+    if (rows.isEmpty()) {
+      out.println("Did not find any tables.");
+      return;
+    }
+    printList("List of tables", List.of("Schema", "Name"), rows);
+  }
+
+  private void listSchemas() {
+    List<String[]> rows = new ArrayList<>();
+    try (Result r = runner.session().sql("SHOW SCHEMAS")) {
+      for (Row row : r) {
+        rows.add(new String[] {row.getString(0)});
+      }
+    }
+    printList("List of schemas", List.of("Name"), rows);
+  }
+
+  private void printList(String title, List<String> headers, List<String[]> rows) {
+    AlignedTable table = new AlignedTable(headers, new boolean[headers.size()]);
+    rows.forEach(table::fit);
+    table.printTitle(out, title);
+    table.printHeader(out);
+    rows.forEach(r -> table.printRow(out, r));
+    out.println(AlignedTable.footer(rows.size()));
+    out.println();
+  }
+
+  /** psql's {@code \d}: the columns, then the table's Iceberg layout and history below. */
+  private void describe(String name) {
+    TableInfo info = db.table(name);
+    List<String[]> rows = new ArrayList<>();
+    for (Column c : info.columns()) {
+      rows.add(new String[] {c.name(), c.type().displayName(), c.nullable() ? "" : "not null"});
+    }
+    AlignedTable table = new AlignedTable(List.of("Column", "Type", "Nullable"), new boolean[3]);
+    rows.forEach(table::fit);
+    table.printTitle(out, "Table \"" + info.schema() + "." + info.name() + "\"");
+    table.printHeader(out);
+    rows.forEach(r -> table.printRow(out, r));
+    if (!info.partitioning().isEmpty()) {
+      out.println("Partition key: " + String.join(", ", info.partitioning()));
+    }
+    if (!info.sortOrder().isEmpty()) {
+      out.println("Sort order: " + String.join(", ", info.sortOrder()));
+    }
+    out.println("Version: " + info.currentVersion().map(String::valueOf).orElse("none (never written)") + " ("
+        + info.snapshots().size() + (info.snapshots().size() == 1 ? " snapshot" : " snapshots") + ")");
+    out.println("Format: Iceberg v" + info.formatVersion());
+    out.println("Location: " + info.location());
+    out.println();
+  }
+
+  private List<String> tableNames() {
+    List<String> names = new ArrayList<>();
+    try (Result r = db.sql("SHOW TABLES")) {
+      for (Row row : r) {
+        names.add(row.getString(0));
+      }
+    } catch (FloeException e) {
+      // Completion offers what it can; a failing lookup only means no table names.
+    }
+    return names;
+  }
+}

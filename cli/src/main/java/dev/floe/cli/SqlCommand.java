@@ -1,0 +1,119 @@
+package dev.floe.cli;
+
+import dev.floe.Database;
+import dev.floe.Floe;
+import dev.floe.FloeConfig;
+import dev.floe.FloeException;
+import dev.floe.Session;
+import dev.floe.SqlState;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.ArgGroup;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParentCommand;
+
+/** {@code floe sql}: the interactive shell, or the statements of {@code -c} and {@code -f}. */
+@Command(name = "sql", mixinStandardHelpOptions = true, versionProvider = Version.class,
+    description = {
+        "Run SQL against a warehouse.",
+        "With neither -c nor -f: an interactive shell when standard input is a terminal, "
+            + "else the statements read from standard input."},
+    footer = {"",
+        "-c and -f may be repeated and mixed; they run in the order given, and the first error stops the run.",
+        "Exit status: 0 success, 1 an error (one line on standard error: ERROR <SQLSTATE>: <message>), "
+            + "2 a wrong command line."})
+final class SqlCommand implements Callable<Integer> {
+  /** PostgreSQL's undefined_file, for a script file that does not exist. */
+  static final String UNDEFINED_FILE = "58P01";
+
+  @ParentCommand
+  Main main;
+
+  @Mixin
+  WarehouseOption warehouse;
+
+  /** One {@code -c} or {@code -f}, in command-line order. */
+  static final class Input {
+    @Option(names = {"-c", "--command"}, paramLabel = "SQL", required = true,
+        description = "Run these ;-separated statements.")
+    String command;
+
+    @Option(names = {"-f", "--file"}, paramLabel = "FILE", required = true,
+        description = "Run the statements of this file ('-' reads standard input).")
+    String file;
+  }
+
+  @ArgGroup(exclusive = true, multiplicity = "0..*")
+  List<Input> inputs = new ArrayList<>();
+
+  @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "table",
+      description = "Output format: ${COMPLETION-CANDIDATES}. Default: ${DEFAULT-VALUE}.")
+  OutputFormat format;
+
+  @Option(names = "--null", paramLabel = "TEXT", defaultValue = "",
+      description = "How the table format shows NULL. Default: empty, as in psql.")
+  String nullDisplay;
+
+  @Option(names = "--read-only", description = "Open the warehouse read-only, beside a process writing to it.")
+  boolean readOnly;
+
+  @Override
+  public Integer call() {
+    Environment env = main.environment();
+    Path directory = warehouse.resolve(env);
+    boolean created = !readOnly && !Files.exists(directory.resolve("catalog.db"));
+    try (Database db = Floe.open(FloeConfig.builder(directory).readOnly(readOnly).build());
+        Session session = db.connect()) {
+      session.onNotice(notice -> {
+        env.out().flush();
+        env.err().println("NOTICE: " + notice);
+      });
+      if (created) {
+        env.err().println("NOTICE: created a new warehouse in " + directory);
+      }
+      boolean interactive = inputs.isEmpty() && env.interactive();
+      OutputSettings settings = new OutputSettings(format, nullDisplay, interactive);
+      StatementRunner runner = new StatementRunner(session, env.out(), env.err(), settings);
+      if (interactive) {
+        return new Shell(db, runner, env).run();
+      }
+      if (inputs.isEmpty()) {
+        return runner.runScript(read("-", env.in())) ? Main.EXIT_OK : Main.EXIT_ERROR;
+      }
+      for (Input input : inputs) {
+        String script = input.command != null ? input.command : read(input.file, env.in());
+        if (!runner.runScript(script)) {
+          return Main.EXIT_ERROR;
+        }
+      }
+      return Main.EXIT_OK;
+    } catch (FloeException e) {
+      env.out().flush();
+      env.err().println(ErrorReport.oneLine(e));
+      return Main.EXIT_ERROR;
+    }
+  }
+
+  /** The text of a script file, or of standard input for {@code -}. */
+  static String read(String file, InputStream stdin) {
+    try {
+      if (file.equals("-")) {
+        return new String(stdin.readAllBytes(), StandardCharsets.UTF_8);
+      }
+      return Files.readString(Path.of(file), StandardCharsets.UTF_8);
+    } catch (NoSuchFileException e) {
+      throw new FloeException(UNDEFINED_FILE, "could not open file \"" + file + "\": No such file");
+    } catch (IOException e) {
+      throw new FloeException(SqlState.IO_ERROR, "could not read file \"" + file + "\": " + e.getMessage(), e);
+    }
+  }
+}

@@ -1,0 +1,109 @@
+package dev.floe.cli;
+
+import dev.floe.FloeException;
+import dev.floe.Result;
+import dev.floe.Session;
+import dev.floe.sql.SqlScript;
+import java.io.PrintStream;
+import java.util.List;
+import java.util.Locale;
+
+/** Runs statements on one session and prints their results as the {@link OutputSettings} say. */
+final class StatementRunner {
+  private final Session session;
+  private final PrintStream out;
+  private final PrintStream err;
+  private final OutputSettings settings;
+
+  StatementRunner(Session session, PrintStream out, PrintStream err, OutputSettings settings) {
+    this.session = session;
+    this.out = out;
+    this.err = err;
+    this.settings = settings;
+  }
+
+  Session session() {
+    return session;
+  }
+
+  OutputSettings settings() {
+    return settings;
+  }
+
+  /**
+   * Runs the statements of {@code script} in order and stops at the first error, which it reports on one
+   * line on standard error.
+   *
+   * @return true if every statement succeeded
+   */
+  boolean runScript(String script) {
+    List<SqlScript.Part> parts;
+    try {
+      parts = SqlScript.split(script);
+    } catch (FloeException e) {
+      // The lexer's positions (an unterminated string) count from the start of the script.
+      err.println(ErrorReport.oneLine(e, script, 0, 1, 1));
+      return false;
+    }
+    for (int i = 0; i < parts.size(); i++) {
+      SqlScript.Part part = parts.get(i);
+      try {
+        run(part.text());
+      } catch (FloeException e) {
+        out.flush();
+        err.println(ErrorReport.oneLine(e, script, part.offset(), i + 1, parts.size()));
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * Runs one statement and prints its rows (or, in the table format, its command tag), then, if timing is
+   * on and it succeeded, the time it took.
+   *
+   * @throws FloeException if it fails; positions count from the start of {@code statement}
+   */
+  void run(String statement) {
+    long start = System.nanoTime();
+    try (Result result = session.sql(statement)) {
+      if (result.hasRows()) {
+        settings.format().writer(out, settings.nullDisplay()).write(result);
+      } else if (settings.format().printsCommandTags()) {
+        out.println(result.commandTag());
+      }
+    } finally {
+      out.flush();
+    }
+    if (settings.timing()) {
+      out.println(timing(System.nanoTime() - start));
+      out.flush();
+    }
+  }
+
+  /**
+   * psql's timing line: {@code Time: 12.345 ms}, and from one second on also minutes and seconds,
+   * {@code Time: 83012.345 ms (01:23.012)}.
+   */
+  static String timing(long nanos) {
+    double millis = nanos / 1e6;
+    String time = String.format(Locale.ROOT, "Time: %.3f ms", millis);
+    if (millis < 1000) {
+      return time;
+    }
+    double seconds = millis / 1000;
+    long minutes = (long) Math.floor(seconds / 60);
+    seconds -= 60.0 * minutes;
+    if (minutes < 60) {
+      return time + String.format(Locale.ROOT, " (%02d:%06.3f)", minutes, seconds);
+    }
+    long hours = minutes / 60;
+    minutes -= 60 * hours;
+    if (hours < 24) {
+      return time + String.format(Locale.ROOT, " (%02d:%02d:%06.3f)", hours, minutes, seconds);
+    }
+    long days = hours / 24;
+    hours -= 24 * days;
+    return time + String.format(Locale.ROOT, " (%d d %02d:%02d:%06.3f)", days, hours, minutes, seconds);
+  }
+}

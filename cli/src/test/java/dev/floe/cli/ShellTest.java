@@ -1,0 +1,116 @@
+package dev.floe.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Drives the interactive shell through JLine over a dumb terminal fed from a stream. */
+class ShellTest {
+  @TempDir
+  Path dir;
+
+  private Cli.Outcome shell(String input) {
+    return Cli.run(input, Map.of("FLOE_HISTORY", dir.resolve("history").toString()), true,
+        "sql", "--warehouse", dir.resolve("wh").toString());
+  }
+
+  @Test
+  void multiLineStatementsRunAtTheTopLevelSemicolon() throws Exception {
+    Cli.Outcome r = shell("""
+        CREATE TABLE t (x integer,
+                        label text);
+        INSERT INTO t
+        VALUES (1, 'one; still a string'),
+               (2, 'two');
+        SELECT sum(x) AS total,
+               max(label) AS last_label -- a comment; not the end
+        FROM t;
+        \\q
+        """);
+
+    assertThat(r.status()).isZero();
+    assertThat(r.out())
+        .contains("Type \\? for help")
+        .contains("CREATE TABLE\n")
+        .contains("INSERT 0 2\n")
+        .contains("""
+             total | last_label\s
+            -------+------------
+                 3 | two
+            (1 row)
+            """)
+        .containsPattern("Time: \\d+\\.\\d{3} ms");
+    assertThat(r.err()).startsWith("NOTICE: created a new warehouse");
+    // The multi-line statement is one history entry.
+    assertThat(Files.readString(dir.resolve("history"))).contains("SELECT sum(x) AS total,");
+  }
+
+  @Test
+  void errorsShowTheLineWithACaretAndTheShellGoesOn() {
+    Cli.Outcome r = shell("""
+        SELECT 1 AS a;
+        SELECT *
+          FORM nowhere;
+        SELECT 2 AS b;
+        """);
+
+    assertThat(r.status()).isZero();
+    assertThat(r.err()).contains("""
+        ERROR 42601: syntax error at or near "nowhere"
+        LINE 2:   FORM nowhere
+                       ^
+        """);
+    assertThat(r.out()).contains(" a \n---\n 1\n(1 row)").contains(" b \n---\n 2\n(1 row)");
+  }
+
+  @Test
+  void backslashCommands() {
+    Cli.Outcome r = shell("""
+        CREATE TABLE events (id bigint NOT NULL, at timestamptz) WITH (partitioning = ARRAY['day(at)']);
+        \\timing off
+        \\dt
+        \\d events
+        \\pset null ∅
+        SELECT NULL AS nothing;
+        \\pset format csv
+        SELECT 1 AS a, 2 AS b;
+        \\dn
+        \\nonsense
+        \\?
+        """);
+
+    assertThat(r.status()).isZero();
+    assertThat(r.out())
+        .contains("Timing is off.")
+        .contains("""
+             List of tables
+             Schema |  Name \s
+            --------+--------
+             public | events
+            (1 row)
+            """)
+        .contains("""
+                   Table "public.events"
+             Column |           Type           | Nullable\s
+            --------+--------------------------+----------
+             id     | bigint                   | not null
+             at     | timestamp with time zone |\s
+            Partition key: day(at)
+            """)
+        .contains(" nothing \n---------\n ∅\n(1 row)")
+        .contains("a,b\n1,2\n")
+        .contains("List of schemas")
+        .contains("\\timing [on|off]");
+    assertThat(r.err()).contains("invalid command \\nonsense");
+  }
+
+  @Test
+  void quitWordsAndEndOfInputLeave() {
+    assertThat(shell("quit\nSELECT 1 AS never;\n").out()).doesNotContain("never");
+    assertThat(shell("SELECT 1 AS shown;\n").out()).contains(" shown ");
+  }
+}

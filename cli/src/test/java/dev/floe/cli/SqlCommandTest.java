@@ -1,0 +1,240 @@
+package dev.floe.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class SqlCommandTest {
+  @TempDir
+  Path dir;
+
+  String warehouse;
+
+  @BeforeEach
+  void createWarehouse() {
+    warehouse = dir.resolve("wh").toString();
+    Cli.Outcome created = Cli.run("sql", "--warehouse", warehouse, "-c", "SELECT 1");
+    assertThat(created.status()).isZero();
+    assertThat(created.err()).isEqualTo("NOTICE: created a new warehouse in " + dir.resolve("wh") + "\n");
+  }
+
+  private Cli.Outcome sql(String... args) {
+    String[] all = new String[args.length + 3];
+    all[0] = "sql";
+    all[1] = "--warehouse";
+    all[2] = warehouse;
+    System.arraycopy(args, 0, all, 3, args.length);
+    return Cli.run(all);
+  }
+
+  @Test
+  void commandRunsSeveralStatementsAndPrintsAlignedTables() {
+    Cli.Outcome r = sql("-c", """
+        CREATE TABLE scores (id integer NOT NULL, name text, score numeric(5,2));
+        INSERT INTO scores VALUES (1, 'alice', 9.50), (2, 'bob', NULL), (3, NULL, 10.25);
+        SELECT * FROM scores ORDER BY id;""");
+
+    assertThat(r.err()).isEmpty();
+    assertThat(r.status()).isZero();
+    assertThat(r.out()).isEqualTo("""
+        CREATE TABLE
+        INSERT 0 3
+         id | name  | score\s
+        ----+-------+-------
+          1 | alice |  9.50
+          2 | bob   |      \n\
+          3 |       | 10.25
+        (3 rows)
+
+        """);
+  }
+
+  @Test
+  void nullDisplayIsConfigurable() {
+    Cli.Outcome r = sql("--null", "(null)", "-c", "SELECT 1 AS a, NULL::text AS b");
+
+    assertThat(r.out()).isEqualTo("""
+         a |   b    \n\
+        ---+--------
+         1 | (null)
+        (1 row)
+
+        """);
+  }
+
+  @Test
+  void commandsAndFilesRunInCommandLineOrder() throws Exception {
+    Path script = dir.resolve("load.sql");
+    Files.writeString(script, """
+        -- a comment; with a semicolon
+        INSERT INTO t VALUES (1);
+        INSERT INTO t SELECT 2 /* ; */ ;
+        SELECT 'a;b' AS text, $$c;d$$ AS dollars, count(*) AS n FROM t;
+        """);
+
+    Cli.Outcome r = sql("-c", "CREATE TABLE t (x integer)", "-f", script.toString(),
+        "-c", "SELECT sum(x) FROM t");
+
+    assertThat(r.err()).isEmpty();
+    assertThat(r.out()).isEqualTo("""
+        CREATE TABLE
+        INSERT 0 1
+        INSERT 0 1
+         text | dollars | n\s
+        ------+---------+---
+         a;b  | c;d     | 2
+        (1 row)
+
+         sum(x)\s
+        --------
+              3
+        (1 row)
+
+        """);
+  }
+
+  @Test
+  void fileDashAndPlainStandardInputAreScripts() {
+    Cli.Outcome dash = Cli.runWithInput("SELECT 40 + 2 AS answer;\n", "sql", "-w", warehouse, "-f", "-");
+    Cli.Outcome piped = Cli.runWithInput("SELECT 40 + 2 AS answer;\n", "sql", "-w", warehouse, "--format", "csv");
+
+    assertThat(dash.out()).isEqualTo(" answer \n--------\n     42\n(1 row)\n\n");
+    assertThat(piped.out()).isEqualTo("answer\n42\n");
+  }
+
+  @Test
+  void csvQuotesAsRfc4180AndKeepsNullApartFromEmpty() {
+    Cli.Outcome r = sql("--format", "csv", "-c", """
+        CREATE TABLE c (id integer, v text);
+        INSERT INTO c VALUES (1, 'plain'), (2, ''), (3, NULL), (4, 'x,y'), (5, 'say "hi"'), (6, 'two' || chr(10) || 'lines');
+        SELECT id, v, id > 3 AS big FROM c ORDER BY id""");
+
+    assertThat(r.err()).isEmpty();
+    assertThat(r.out()).isEqualTo("""
+        id,v,big
+        1,plain,f
+        2,"",f
+        3,,f
+        4,"x,y",t
+        5,"say \"\"hi\"\"",t
+        6,"two
+        lines",t
+        """);
+  }
+
+  @Test
+  void jsonLinesHaveJsonTypes() {
+    Cli.Outcome r = sql("--format", "json", "-c", """
+        SELECT 1 AS i, 2.50::numeric(5,2) AS n, 1.5::double precision AS d, 'a"b\\c' AS s, NULL::integer AS z,
+               true AS b, DATE '2024-01-02' AS day, TIMESTAMPTZ '2024-01-02 03:04:05+00' AS ts, [1, 2] AS list,
+               'NaN'::double precision AS nan, 12345678901234::bigint AS big
+        UNION ALL
+        SELECT 2, -0.01, -2e-7, '', NULL, false, NULL, NULL, [], 'Infinity'::double precision, NULL
+        ORDER BY i""");
+
+    assertThat(r.err()).isEmpty();
+    assertThat(r.out()).isEqualTo("""
+        {"i":1,"n":2.50,"d":1.5,"s":"a\\"b\\\\c","z":null,"b":true,"day":"2024-01-02","ts":"2024-01-02 03:04:05+00",\
+        "list":[1,2],"nan":"NaN","big":12345678901234}
+        {"i":2,"n":-0.01,"d":-2.0e-7,"s":"","z":null,"b":false,"day":null,"ts":null,"list":[],"nan":"Infinity",\
+        "big":null}
+        """);
+  }
+
+  @Test
+  void firstErrorStopsTheRunWithOneLineAndStatusOne() {
+    Cli.Outcome r = sql("-c", "SELECT 1 AS one; SELECT * FORM nowhere; SELECT 3");
+
+    assertThat(r.status()).isEqualTo(1);
+    assertThat(r.out()).isEqualTo(" one \n-----\n   1\n(1 row)\n\n");
+    assertThat(r.err()).isEqualTo("ERROR 42601: syntax error at or near \"nowhere\" at position 32\n");
+  }
+
+  @Test
+  void errorInAFileGivesLineAndColumn() throws Exception {
+    Path script = dir.resolve("bad.sql");
+    Files.writeString(script, "SELECT 1;\n\nSELECT *\n  FROM missing_table;\n");
+
+    Cli.Outcome r = sql("-f", script.toString());
+
+    assertThat(r.status()).isEqualTo(1);
+    assertThat(r.err()).isEqualTo("ERROR 42P01: relation \"missing_table\" does not exist at line 4, column 8\n");
+  }
+
+  @Test
+  void errorWithoutPositionNamesTheStatement() {
+    Cli.Outcome r = sql("--format", "csv", "-c", "SELECT 1; SELECT 1 / 0");
+
+    assertThat(r.status()).isEqualTo(1);
+    assertThat(r.err()).startsWith("ERROR 22").endsWith(" in statement 2\n");
+    assertThat(r.err().lines()).hasSize(1);
+  }
+
+  @Test
+  void missingFileIsAnErrorNotAUsageError() {
+    Cli.Outcome r = sql("-f", dir.resolve("nope.sql").toString());
+
+    assertThat(r.status()).isEqualTo(1);
+    assertThat(r.err()).isEqualTo("ERROR 58P01: could not open file \"" + dir.resolve("nope.sql")
+        + "\": No such file\n");
+  }
+
+  @Test
+  void noticesGoToStandardError() {
+    Cli.Outcome r = sql("-c", "CREATE TABLE n (x int); CREATE TABLE IF NOT EXISTS n (x int)");
+
+    assertThat(r.status()).isZero();
+    assertThat(r.out()).isEqualTo("CREATE TABLE\nCREATE TABLE\n");
+    assertThat(r.err()).isEqualTo("NOTICE: relation \"n\" already exists, skipping\n");
+  }
+
+  @Test
+  void readOnlyRefusesWrites() {
+    Cli.Outcome r = sql("--read-only", "-c", "CREATE TABLE r (x int)");
+
+    assertThat(r.status()).isEqualTo(1);
+    assertThat(r.err()).startsWith("ERROR 25006: ");
+    assertThat(r.err().lines()).hasSize(1);
+  }
+
+  @Test
+  void warehouseComesFromTheEnvironmentWhenNotGiven() {
+    Cli.Outcome write = Cli.run("", Map.of("FLOE_WAREHOUSE", warehouse), false,
+        "sql", "-c", "CREATE TABLE from_env (x int)");
+    Cli.Outcome read = sql("-c", "SHOW TABLES");
+
+    assertThat(write.status()).isZero();
+    assertThat(read.out()).contains(" from_env\n");
+  }
+
+  @Test
+  void usageErrorsExitWithTwo() {
+    Cli.Outcome badFormat = sql("--format", "xml", "-c", "SELECT 1");
+    Cli.Outcome unknown = Cli.run("frobnicate");
+    Cli.Outcome nothing = Cli.run();
+
+    assertThat(badFormat.status()).isEqualTo(2);
+    assertThat(badFormat.err()).startsWith("floe: ").contains("xml").contains("Try 'floe sql --help'");
+    assertThat(unknown.status()).isEqualTo(2);
+    assertThat(nothing.status()).isEqualTo(2);
+    assertThat(nothing.err()).startsWith("floe: missing a command");
+  }
+
+  @Test
+  void versionAndHelp() {
+    Cli.Outcome version = Cli.run("--version");
+    Cli.Outcome help = Cli.run("help");
+    Cli.Outcome sqlHelp = Cli.run("help", "sql");
+
+    assertThat(version.status()).isZero();
+    assertThat(version.out()).startsWith("floe 0.").contains("Apache Iceberg 1.");
+    assertThat(help.status()).isZero();
+    assertThat(help.out()).contains("sql", "demo", "help");
+    assertThat(sqlHelp.out()).contains("--command", "--file", "--format", "--warehouse", "--read-only");
+  }
+}
