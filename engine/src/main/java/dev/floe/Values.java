@@ -49,6 +49,9 @@ public final class Values {
       OffsetDateTime utc = t.withOffsetSameInstant(ZoneOffset.UTC);
       return TIMESTAMP.format(utc.toLocalDateTime()) + "+00";
     }
+    if (v instanceof org.apache.arrow.vector.PeriodDuration pd) {
+      return interval(pd.getPeriod(), pd.getDuration());
+    }
     if (v instanceof byte[] bytes) {
       return "\\x" + HexFormat.of().formatHex(bytes);
     }
@@ -76,6 +79,43 @@ public final class Values {
       return b.append('}').toString();
     }
     return v.toString();
+  }
+
+  /** PostgreSQL's interval output: {@code 1 year 2 mons 3 days 04:05:06.5}. */
+  static String interval(java.time.Period period, java.time.Duration duration) {
+    StringBuilder b = new StringBuilder();
+    long months = period.toTotalMonths();
+    long years = months / 12;
+    long mons = months % 12;
+    unit(b, years, "year", "years");
+    unit(b, mons, "mon", "mons");
+    unit(b, period.getDays(), "day", "days");
+    long micros = duration.toNanos() / 1000;
+    if (micros != 0 || b.length() == 0) {
+      if (b.length() > 0) {
+        b.append(' ');
+      }
+      if (micros < 0) {
+        b.append('-');
+        micros = -micros;
+      }
+      long seconds = micros / 1_000_000;
+      b.append(String.format("%02d:%02d:%02d", seconds / 3600, (seconds / 60) % 60, seconds % 60));
+      long fraction = micros % 1_000_000;
+      if (fraction != 0) {
+        b.append('.').append(String.format("%06d", fraction).replaceAll("0+$", ""));
+      }
+    }
+    return b.toString();
+  }
+
+  private static void unit(StringBuilder b, long n, String one, String many) {
+    if (n != 0) {
+      if (b.length() > 0) {
+        b.append(' ');
+      }
+      b.append(n).append(' ').append(n == 1 || n == -1 ? one : many);
+    }
   }
 
   private static String doubleText(double d) {

@@ -226,7 +226,7 @@ public final class SessionContext implements AutoCloseable {
     for (TableIdentifier id : engine.tables().catalog().listTables(Namespace.of(schema))) {
       rows.add("(" + Lexer.quoteString(id.name()) + ")");
     }
-    return values(List.of("name"), rows);
+    return values(List.of("name"), rows, true);
   }
 
   private Result showSchemas() {
@@ -234,7 +234,7 @@ public final class SessionContext implements AutoCloseable {
     for (Namespace ns : engine.tables().catalog().listNamespaces(Namespace.empty())) {
       rows.add("(" + Lexer.quoteString(ns.toString()) + ")");
     }
-    return values(List.of("name"), rows);
+    return values(List.of("name"), rows, true);
   }
 
   private Result describe(Ast.Describe d) {
@@ -246,15 +246,15 @@ public final class SessionContext implements AutoCloseable {
       rows.add("(" + Lexer.quoteString(c.name()) + ", " + Lexer.quoteString(c.type().displayName()) + ", "
           + (c.nullable() ? "true" : "false") + ")");
     }
-    return values(List.of("column_name", "data_type", "is_nullable"), rows);
+    return values(List.of("column_name", "data_type", "is_nullable"), rows, false);
   }
 
-  private Result values(List<String> names, List<String> rows) {
+  private Result values(List<String> names, List<String> rows, boolean sorted) {
     String cols = String.join(", ", names.stream().map(Lexer::quoteIdentifier).toList());
     String sql = rows.isEmpty()
         ? "SELECT " + String.join(", ", names.stream().map(n -> "CAST(NULL AS VARCHAR) AS " + Lexer.quoteIdentifier(n))
             .toList()) + " WHERE false"
-        : "SELECT * FROM (VALUES " + String.join(", ", rows) + ") AS t(" + cols + ") ORDER BY 1";
+        : "SELECT * FROM (VALUES " + String.join(", ", rows) + ") AS t(" + cols + ")" + (sorted ? " ORDER BY 1" : "");
     return run(sql, o -> 0);
   }
 
