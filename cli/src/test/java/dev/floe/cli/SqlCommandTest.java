@@ -90,9 +90,9 @@ class SqlCommandTest {
          a;b  | c;d     | 2
         (1 row)
 
-         sum(x)\s
-        --------
-              3
+         sum\s
+        -----
+           3
         (1 row)
 
         """);

@@ -134,6 +134,51 @@ final class SqliteTableOperations implements TableOperations {
     return metadataDirectory(current()) + "/" + fileName;
   }
 
+  /**
+   * A view of uncommitted metadata (a create-table transaction writing its first files): it places
+   * files by that metadata's location and properties, and cannot itself commit.
+   */
+  @Override
+  public TableOperations temp(TableMetadata uncommitted) {
+    SqliteTableOperations outer = this;
+    return new TableOperations() {
+      @Override
+      public TableMetadata current() {
+        return uncommitted;
+      }
+
+      @Override
+      public TableMetadata refresh() {
+        throw new UnsupportedOperationException("cannot refresh uncommitted metadata");
+      }
+
+      @Override
+      public void commit(TableMetadata base, TableMetadata metadata) {
+        throw new UnsupportedOperationException("cannot commit uncommitted metadata");
+      }
+
+      @Override
+      public FileIO io() {
+        return outer.io();
+      }
+
+      @Override
+      public String metadataFileLocation(String fileName) {
+        return metadataDirectory(uncommitted) + "/" + fileName;
+      }
+
+      @Override
+      public LocationProvider locationProvider() {
+        return LocationProviders.locationsFor(uncommitted.location(), uncommitted.properties());
+      }
+
+      @Override
+      public long newSnapshotId() {
+        return outer.newSnapshotId();
+      }
+    };
+  }
+
   @Override
   public LocationProvider locationProvider() {
     TableMetadata meta = Objects.requireNonNull(current(), "table does not exist");

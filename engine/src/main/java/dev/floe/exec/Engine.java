@@ -162,5 +162,8 @@ public final class Engine implements AutoCloseable {
     }
     allocator.close();
     warehouse.close();
+    if (config.readOnly()) {
+      dev.floe.write.Scratch.deleteTree(scratch); // a private temp directory
+    }
   }
 }

@@ -93,7 +93,7 @@ final class Inserts {
       Ast.Query q = s.source().get();
       QueryBinder.Bound bound = session.bind(q);
       sourceSql = bound.sql();
-      shape = describe(bound);
+      shape = describe(bound.sql(), bound);
       untyped = bound.untypedLiterals();
       positions = bound::originalPosition;
       int sourcePosition = q.offset() + 1;
@@ -145,7 +145,7 @@ final class Inserts {
     }
     Ast.Query q = s.asQuery().orElseThrow();
     QueryBinder.Bound bound = session.bind(q);
-    Shape shape = describe(bound);
+    Shape shape = describe(SessionContext.withColumnNames(bound), bound);
     TableOptions options = TableOptions.parse(s.properties(), s.partitioning());
     Map<String, String> props = new LinkedHashMap<>(options.properties());
     props.putIfAbsent(TableProperties.FORMAT_VERSION, Integer.toString(TableOptions.DEFAULT_FORMAT_VERSION));
@@ -234,8 +234,8 @@ final class Inserts {
     return written.rows();
   }
 
-  private Shape describe(QueryBinder.Bound bound) {
-    try (PreparedStatement ps = session.duck().prepareStatement(bound.sql())) {
+  private Shape describe(String sql, QueryBinder.Bound bound) {
+    try (PreparedStatement ps = session.duck().prepareStatement(sql)) {
       ResultSetMetaData md = ps.getMetaData();
       List<String> names = new ArrayList<>();
       List<String> types = new ArrayList<>();

@@ -164,7 +164,24 @@ public final class SessionContext implements AutoCloseable {
 
   private Result query(Ast.Query q) {
     QueryBinder.Bound bound = bind(q);
-    return run(bound.sql(), bound::originalPosition);
+    return run(withColumnNames(bound), bound::originalPosition);
+  }
+
+  /** The bound SQL with PostgreSQL's names for unaliased expression columns ({@code count}, ...). */
+  static String withColumnNames(QueryBinder.Bound bound) {
+    List<String> names = bound.columnNames();
+    if (names.isEmpty()) {
+      return bound.sql();
+    }
+    StringBuilder select = new StringBuilder("SELECT ");
+    StringBuilder aliases = new StringBuilder();
+    for (int k = 0; k < names.size(); k++) {
+      String inner = Lexer.quoteIdentifier("__floe_c" + k);
+      select.append(k > 0 ? ", " : "").append("__floe_q.").append(inner).append(" AS ")
+          .append(Lexer.quoteIdentifier(names.get(k)));
+      aliases.append(k > 0 ? ", " : "").append(inner);
+    }
+    return select + " FROM (" + bound.sql() + "\n) AS __floe_q(" + aliases + ")";
   }
 
   /** Binds a query to the current snapshots of the Floe tables it names. */

@@ -61,9 +61,11 @@ public final class QueryBinder {
    * @param relations every Floe table the query reads
    * @param untypedLiterals per output column, whether every value is a string literal or NULL (which
    *     PostgreSQL lets any column type accept); empty when unknown
+   * @param columnNames the output column names as PostgreSQL gives them (unaliased expressions are
+   *     {@code count}, {@code ?column?}, ...); empty when DuckDB's names are already right or unknown
    */
   public record Bound(String sql, List<Relation> relations, List<Boolean> untypedLiterals,
-      Function<Integer, Integer> positionMap) {
+      List<String> columnNames, Function<Integer, Integer> positionMap) {
     /** 1-based position in the user's statement of a 0-based offset in {@link #sql()}; 0 if unknown. */
     public int originalPosition(int offset) {
       return positionMap.apply(offset);
@@ -133,6 +135,7 @@ public final class QueryBinder {
     }
     JsonNode top = statements.get(0).path("node");
     List<Boolean> untyped = untypedLiterals(top);
+    List<String> names = OutputNames.of(top);
     walk(top, Set.of());
     List<Relation> relations = new ArrayList<>();
     for (Ref ref : refs) {
@@ -173,7 +176,7 @@ public final class QueryBinder {
     rewriteQualifiedColumns(edits, unaliased);
     String sql = edits.isEmpty() ? text : edits.apply(text);
     TextEdits ttEdits = pre.edits();
-    return new Bound(sql, relations, untyped, offset -> {
+    return new Bound(sql, relations, untyped, names, offset -> {
       int inText = edits.isEmpty() ? offset : edits.toOriginal(offset);
       int inOriginal = ttEdits.isEmpty() ? inText : ttEdits.toOriginal(inText);
       return baseOffset + inOriginal + 1;
