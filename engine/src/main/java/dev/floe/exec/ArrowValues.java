@@ -2,7 +2,6 @@ package dev.floe.exec;
 
 import dev.floe.Column;
 import dev.floe.SqlType;
-import java.math.BigDecimal;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
@@ -27,12 +26,11 @@ import org.apache.arrow.vector.TimeMicroVector;
 import org.apache.arrow.vector.TimeStampMicroTZVector;
 import org.apache.arrow.vector.TimeStampMicroVector;
 import org.apache.arrow.vector.TinyIntVector;
-import org.apache.arrow.vector.ValueVector;
 import org.apache.arrow.vector.VarBinaryVector;
 import org.apache.arrow.vector.VarCharVector;
+import org.apache.arrow.vector.complex.ListVector;
 import org.apache.arrow.vector.complex.MapVector;
-import org.apache.arrow.vector.util.JsonStringArrayList;
-import org.apache.arrow.vector.util.JsonStringHashMap;
+import org.apache.arrow.vector.complex.StructVector;
 import org.apache.arrow.vector.util.Text;
 
 /** Reads values out of Arrow vectors as the Java types {@link dev.floe.Row} documents. */
@@ -54,8 +52,33 @@ final class ArrowValues {
   }
 
   private static Object read(FieldVector v, int row) {
+    if (v.isNull(row)) {
+      return null;
+    }
     if (v instanceof MapVector m) {
-      return map(m.getObject(row));
+      StructVector entries = (StructVector) m.getDataVector();
+      FieldVector keys = entries.getChild(MapVector.KEY_NAME);
+      FieldVector values = entries.getChild(MapVector.VALUE_NAME);
+      Map<Object, Object> out = new LinkedHashMap<>();
+      for (int i = m.getElementStartIndex(row); i < m.getElementEndIndex(row); i++) {
+        out.put(read(keys, i), read(values, i));
+      }
+      return out;
+    }
+    if (v instanceof ListVector l) {
+      FieldVector items = l.getDataVector();
+      List<Object> out = new ArrayList<>();
+      for (int i = l.getElementStartIndex(row); i < l.getElementEndIndex(row); i++) {
+        out.add(read(items, i));
+      }
+      return out;
+    }
+    if (v instanceof StructVector st) {
+      Map<Object, Object> out = new LinkedHashMap<>();
+      for (FieldVector child : st.getChildrenFromFields()) {
+        out.put(child.getName(), read(child, row));
+      }
+      return out;
     }
     if (v instanceof BitVector b) {
       return b.get(row) != 0;
@@ -89,56 +112,13 @@ final class ArrowValues {
     return plain(v.getObject(row));
   }
 
-  /** Arrow maps arrive as a list of {key, value} structs. */
-  private static Map<Object, Object> map(Object entries) {
-    Map<Object, Object> out = new LinkedHashMap<>();
-    if (entries instanceof List<?> list) {
-      for (Object e : list) {
-        if (e instanceof Map<?, ?> kv) {
-          out.put(plain(kv.get(MapVector.KEY_NAME)), plain(kv.get(MapVector.VALUE_NAME)));
-        }
-      }
-    }
-    return out;
-  }
-
   private static Instant micros(long micros) {
     return Instant.ofEpochSecond(Math.floorDiv(micros, 1_000_000L), Math.floorMod(micros, 1_000_000L) * 1000L);
   }
 
-  /** Arrow's generic objects (Text, JsonStringArrayList, ...) as plain Java values. */
+  /** Other Arrow types (intervals, unions, ...): Arrow's own object, with text as String. */
   private static Object plain(Object o) {
-    if (o instanceof Text t) {
-      return t.toString();
-    }
-    if (o instanceof JsonStringArrayList<?> list) {
-      List<Object> out = new ArrayList<>(list.size());
-      for (Object e : list) {
-        out.add(plain(e));
-      }
-      return out;
-    }
-    if (o instanceof JsonStringHashMap<?, ?> map) {
-      Map<Object, Object> out = new LinkedHashMap<>();
-      for (Map.Entry<?, ?> e : map.entrySet()) {
-        out.put(String.valueOf(e.getKey()), plain(e.getValue()));
-      }
-      return out;
-    }
-    if (o instanceof BigDecimal || o == null) {
-      return o;
-    }
-    if (o instanceof List<?> list) {
-      List<Object> out = new ArrayList<>(list.size());
-      for (Object e : list) {
-        out.add(plain(e));
-      }
-      return out;
-    }
-    return o;
+    return o instanceof Text t ? t.toString() : o;
   }
 
-  static boolean isNull(ValueVector v, int row) {
-    return v.isNull(row);
-  }
 }
