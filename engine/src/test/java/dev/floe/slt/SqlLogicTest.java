@@ -12,6 +12,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
@@ -20,8 +24,22 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Runs the SQL test corpus in {@code src/test/resources/sql}: one dynamic test per {@code .slt} file,
  * each in a fresh warehouse. See {@link SltScript} for the format.
+ *
+ * <p>Every record of a file runs, even after a failure, and the test reports all failing records of
+ * the file (a failed statement may cause later records to fail too: read the first failure first). A
+ * statement still running after {@value #STATEMENT_TIMEOUT_SECONDS} seconds is cancelled and reported.
+ * {@code -Dslt=name} runs only the files whose name contains {@code name} (comma-separated
+ * alternatives allowed), e.g. {@code ./mvnw -q -B -pl engine test -Dtest=SqlLogicTest -Dslt=insert}.
+ * {@code ${warehouse}} in a statement or an expected value stands for the file's warehouse directory.
  */
 class SqlLogicTest {
+  static final int STATEMENT_TIMEOUT_SECONDS = 30;
+  private static final ScheduledExecutorService WATCHDOG = Executors.newSingleThreadScheduledExecutor(r -> {
+    Thread t = new Thread(r, "slt-watchdog");
+    t.setDaemon(true);
+    return t;
+  });
+
   @TempDir
   Path temp;
 
@@ -30,9 +48,23 @@ class SqlLogicTest {
     Path dir = Path.of(SqlLogicTest.class.getResource("/sql").toURI());
     List<Path> files;
     try (Stream<Path> s = Files.list(dir)) {
-      files = s.filter(p -> p.toString().endsWith(".slt")).sorted().toList();
+      files = s.filter(p -> p.toString().endsWith(".slt")).filter(SqlLogicTest::selected).sorted().toList();
     }
     return files.stream().map(f -> DynamicTest.dynamicTest(f.getFileName().toString(), () -> run(f)));
+  }
+
+  private static boolean selected(Path file) {
+    String filter = System.getProperty("slt", "").strip();
+    if (filter.isEmpty()) {
+      return true;
+    }
+    String name = file.getFileName().toString();
+    for (String part : filter.split(",")) {
+      if (!part.isBlank() && name.contains(part.strip())) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private void run(Path file) throws IOException {
@@ -50,12 +82,18 @@ class SqlLogicTest {
           session = db.connect();
           continue;
         }
-        String failure = execute(session, r);
+        Session running = session;
+        ScheduledFuture<?> watchdog = WATCHDOG.schedule(running::cancel, STATEMENT_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        String failure;
+        try {
+          failure = execute(session, r.withWarehouse(warehouse.toAbsolutePath().toString()));
+        } catch (RuntimeException e) {
+          failure = "unexpected " + e;
+        } finally {
+          watchdog.cancel(false);
+        }
         if (failure != null) {
           failures.add(file.getFileName() + ":" + r.line() + ": " + failure + "\n    " + r.sql().replace("\n", "\n    "));
-          if (r.kind() != SltScript.Kind.QUERY) {
-            break; // later records usually depend on this statement
-          }
         }
       }
     } finally {
@@ -73,6 +111,10 @@ class SqlLogicTest {
         try (Result res = session.sql(r.sql())) {
           if (res.hasRows()) {
             res.toList();
+          }
+          if (r.expectedCount() != null && res.rowCount() != r.expectedCount()) {
+            return "expected row count " + r.expectedCount() + ", got " + res.rowCount() + " (" + res.commandTag()
+                + ")";
           }
           return null;
         } catch (FloeException e) {
