@@ -31,9 +31,13 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code -Dslt=name} runs only the files whose name contains {@code name} (comma-separated
  * alternatives allowed), e.g. {@code ./mvnw -q -B -pl engine test -Dtest=SqlLogicTest -Dslt=insert}.
  * {@code ${warehouse}} in a statement or an expected value stands for the file's warehouse directory.
+ * {@code -Dslt.timing=true} prints each file's run time and every record slower than
+ * {@code -Dslt.slow=<ms>} (200 by default) to standard error.
  */
 class SqlLogicTest {
   static final int STATEMENT_TIMEOUT_SECONDS = 30;
+  private static final boolean TIMING = Boolean.getBoolean("slt.timing");
+  private static final long SLOW_MILLIS = Long.getLong("slt.slow", 200);
   private static final ScheduledExecutorService WATCHDOG = Executors.newSingleThreadScheduledExecutor(r -> {
     Thread t = new Thread(r, "slt-watchdog");
     t.setDaemon(true);
@@ -69,6 +73,7 @@ class SqlLogicTest {
 
   private void run(Path file) throws IOException {
     Path warehouse = temp.resolve(file.getFileName().toString().replace(".slt", ""));
+    long fileStarted = System.nanoTime();
     SltScript script = SltScript.parse(file);
     Database db = Floe.open(warehouse);
     Session session = db.connect();
@@ -85,12 +90,17 @@ class SqlLogicTest {
         Session running = session;
         ScheduledFuture<?> watchdog = WATCHDOG.schedule(running::cancel, STATEMENT_TIMEOUT_SECONDS, TimeUnit.SECONDS);
         String failure;
+        long started = System.nanoTime();
         try {
           failure = execute(session, r.withWarehouse(warehouse.toAbsolutePath().toString()));
         } catch (RuntimeException e) {
           failure = "unexpected " + e;
         } finally {
           watchdog.cancel(false);
+        }
+        long millis = (System.nanoTime() - started) / 1_000_000;
+        if (TIMING && millis >= SLOW_MILLIS) {
+          System.err.println("slt: " + file.getFileName() + ":" + r.line() + " took " + millis + " ms");
         }
         if (failure != null) {
           failures.add(file.getFileName() + ":" + r.line() + ": " + failure + "\n    " + r.sql().replace("\n", "\n    "));
@@ -99,6 +109,9 @@ class SqlLogicTest {
     } finally {
       session.close();
       db.close();
+    }
+    if (TIMING) {
+      System.err.println("slt: " + file.getFileName() + " " + (System.nanoTime() - fileStarted) / 1_000_000 + " ms");
     }
     if (!failures.isEmpty()) {
       throw new AssertionError(failures.size() + " failure(s):\n" + String.join("\n", failures));
