@@ -94,7 +94,7 @@ class SqlLogicTest {
         try {
           failure = execute(session, r.withWarehouse(warehouse.toAbsolutePath().toString()));
         } catch (RuntimeException e) {
-          failure = "unexpected " + e;
+          failure = "unexpected " + e + where(e);
         } finally {
           watchdog.cancel(false);
         }
@@ -116,6 +116,23 @@ class SqlLogicTest {
     if (!failures.isEmpty()) {
       throw new AssertionError(failures.size() + " failure(s):\n" + String.join("\n", failures));
     }
+  }
+
+  /** The innermost Floe frames of an unexpected exception, to say where it came from. */
+  private static String where(Throwable e) {
+    Throwable root = e;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    StringBuilder b = new StringBuilder();
+    int shown = 0;
+    for (StackTraceElement frame : root.getStackTrace()) {
+      if (frame.getClassName().startsWith("dev.floe.") && !frame.getClassName().startsWith("dev.floe.slt.")
+          && shown++ < 6) {
+        b.append("\n      at ").append(frame);
+      }
+    }
+    return root == e ? b.toString() : " caused by " + root + b;
   }
 
   private static String execute(Session session, SltScript.Record r) {
