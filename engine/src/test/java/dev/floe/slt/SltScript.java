@@ -40,7 +40,13 @@ import java.util.List;
  * {@code (empty)}; other values are PostgreSQL's text form (booleans {@code t}/{@code f}). The letters
  * after {@code query} give the column count. {@code statement error} and {@code query error} take a
  * SQLSTATE and optionally a fragment the error message must contain. {@code ${warehouse}} in SQL or in
- * expected values stands for the absolute path of the file's warehouse directory.
+ * expected values stands for the absolute path of the file's warehouse directory (to check files with
+ * DuckDB's glob, read_parquet or read_json, or to give a table a location).
+ *
+ * <p>Running ({@link SqlLogicTest}): every record of a file runs even after a failure, and all failures
+ * are reported together; a statement running longer than 30 s is cancelled and reported.
+ * {@code -Dslt=insert,types} runs only the files whose names contain one of the parts;
+ * {@code -Dslt.timing=true} prints per-file times and records slower than {@code -Dslt.slow} ms.
  */
 record SltScript(List<Record> records) {
   enum Kind { STATEMENT_OK, STATEMENT_ERROR, QUERY, QUERY_ERROR, RESTART }
