@@ -12,6 +12,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
@@ -20,8 +24,26 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Runs the SQL test corpus in {@code src/test/resources/sql}: one dynamic test per {@code .slt} file,
  * each in a fresh warehouse. See {@link SltScript} for the format.
+ *
+ * <p>Every record of a file runs, even after a failure, and the test reports all failing records of
+ * the file (a failed statement may cause later records to fail too: read the first failure first). A
+ * statement still running after {@value #STATEMENT_TIMEOUT_SECONDS} seconds is cancelled and reported.
+ * {@code -Dslt=name} runs only the files whose name contains {@code name} (comma-separated
+ * alternatives allowed), e.g. {@code ./mvnw -q -B -pl engine test -Dtest=SqlLogicTest -Dslt=insert}.
+ * {@code ${warehouse}} in a statement or an expected value stands for the file's warehouse directory.
+ * {@code -Dslt.timing=true} prints each file's run time and every record slower than
+ * {@code -Dslt.slow=<ms>} (200 by default) to standard error.
  */
 class SqlLogicTest {
+  static final int STATEMENT_TIMEOUT_SECONDS = 30;
+  private static final boolean TIMING = Boolean.getBoolean("slt.timing");
+  private static final long SLOW_MILLIS = Long.getLong("slt.slow", 200);
+  private static final ScheduledExecutorService WATCHDOG = Executors.newSingleThreadScheduledExecutor(r -> {
+    Thread t = new Thread(r, "slt-watchdog");
+    t.setDaemon(true);
+    return t;
+  });
+
   @TempDir
   Path temp;
 
@@ -30,13 +52,28 @@ class SqlLogicTest {
     Path dir = Path.of(SqlLogicTest.class.getResource("/sql").toURI());
     List<Path> files;
     try (Stream<Path> s = Files.list(dir)) {
-      files = s.filter(p -> p.toString().endsWith(".slt")).sorted().toList();
+      files = s.filter(p -> p.toString().endsWith(".slt")).filter(SqlLogicTest::selected).sorted().toList();
     }
     return files.stream().map(f -> DynamicTest.dynamicTest(f.getFileName().toString(), () -> run(f)));
   }
 
+  private static boolean selected(Path file) {
+    String filter = System.getProperty("slt", "").strip();
+    if (filter.isEmpty()) {
+      return true;
+    }
+    String name = file.getFileName().toString();
+    for (String part : filter.split(",")) {
+      if (!part.isBlank() && name.contains(part.strip())) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   private void run(Path file) throws IOException {
     Path warehouse = temp.resolve(file.getFileName().toString().replace(".slt", ""));
+    long fileStarted = System.nanoTime();
     SltScript script = SltScript.parse(file);
     Database db = Floe.open(warehouse);
     Session session = db.connect();
@@ -50,21 +87,52 @@ class SqlLogicTest {
           session = db.connect();
           continue;
         }
-        String failure = execute(session, r);
+        Session running = session;
+        ScheduledFuture<?> watchdog = WATCHDOG.schedule(running::cancel, STATEMENT_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        String failure;
+        long started = System.nanoTime();
+        try {
+          failure = execute(session, r.withWarehouse(warehouse.toAbsolutePath().toString()));
+        } catch (RuntimeException e) {
+          failure = "unexpected " + e + where(e);
+        } finally {
+          watchdog.cancel(false);
+        }
+        long millis = (System.nanoTime() - started) / 1_000_000;
+        if (TIMING && millis >= SLOW_MILLIS) {
+          System.err.println("slt: " + file.getFileName() + ":" + r.line() + " took " + millis + " ms");
+        }
         if (failure != null) {
           failures.add(file.getFileName() + ":" + r.line() + ": " + failure + "\n    " + r.sql().replace("\n", "\n    "));
-          if (r.kind() != SltScript.Kind.QUERY) {
-            break; // later records usually depend on this statement
-          }
         }
       }
     } finally {
       session.close();
       db.close();
     }
+    if (TIMING) {
+      System.err.println("slt: " + file.getFileName() + " " + (System.nanoTime() - fileStarted) / 1_000_000 + " ms");
+    }
     if (!failures.isEmpty()) {
       throw new AssertionError(failures.size() + " failure(s):\n" + String.join("\n", failures));
     }
+  }
+
+  /** The innermost Floe frames of an unexpected exception, to say where it came from. */
+  private static String where(Throwable e) {
+    Throwable root = e;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    StringBuilder b = new StringBuilder();
+    int shown = 0;
+    for (StackTraceElement frame : root.getStackTrace()) {
+      if (frame.getClassName().startsWith("dev.floe.") && !frame.getClassName().startsWith("dev.floe.slt.")
+          && shown++ < 6) {
+        b.append("\n      at ").append(frame);
+      }
+    }
+    return root == e ? b.toString() : " caused by " + root + b;
   }
 
   private static String execute(Session session, SltScript.Record r) {
@@ -73,6 +141,10 @@ class SqlLogicTest {
         try (Result res = session.sql(r.sql())) {
           if (res.hasRows()) {
             res.toList();
+          }
+          if (r.expectedCount() != null && res.rowCount() != r.expectedCount()) {
+            return "expected row count " + r.expectedCount() + ", got " + res.rowCount() + " (" + res.commandTag()
+                + ")";
           }
           return null;
         } catch (FloeException e) {
