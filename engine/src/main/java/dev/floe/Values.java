@@ -62,7 +62,7 @@ public final class Values {
           b.append(',');
         }
         Object e = list.get(i);
-        b.append(e == null ? "NULL" : toText(e));
+        b.append(e == null ? "NULL" : e instanceof List<?> ? toText(e) : arrayElement(toText(e)));
       }
       return b.append('}').toString();
     }
@@ -79,6 +79,19 @@ public final class Values {
       return b.append('}').toString();
     }
     return v.toString();
+  }
+
+  /** An array element as PostgreSQL's array output writes it: quoted when it must be. */
+  private static String arrayElement(String text) {
+    boolean quote = text.isEmpty() || text.equalsIgnoreCase("NULL");
+    for (int i = 0; i < text.length() && !quote; i++) {
+      char c = text.charAt(i);
+      quote = c == '{' || c == '}' || c == ',' || c == '"' || c == '\\' || Character.isWhitespace(c);
+    }
+    if (!quote) {
+      return text;
+    }
+    return "\"" + text.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
   }
 
   /** PostgreSQL's interval output: {@code 1 year 2 mons 3 days 04:05:06.5}. */
@@ -125,11 +138,10 @@ public final class Values {
     if (Double.isInfinite(d)) {
       return d > 0 ? "Infinity" : "-Infinity";
     }
-    if (d == Math.rint(d) && Math.abs(d) < 1e15) {
-      return Long.toString((long) d);
+    if (d == 0) {
+      return 1 / d < 0 ? "-0" : "0";
     }
-    String s = Double.toString(d);
-    return s.contains("E") ? s.replace("E", "e+").replace("e+-", "e-") : s;
+    return floating(shortest(new BigDecimal(Double.toString(d)), v -> Double.parseDouble(v) == d), 15);
   }
 
   private static String floatText(float f) {
@@ -139,10 +151,43 @@ public final class Values {
     if (Float.isInfinite(f)) {
       return f > 0 ? "Infinity" : "-Infinity";
     }
-    if (f == Math.rint(f) && Math.abs(f) < 1e6) {
-      return Long.toString((long) f);
+    if (f == 0) {
+      return 1 / f < 0 ? "-0" : "0";
     }
-    String s = Float.toString(f);
-    return s.contains("E") ? s.replace("E", "e+").replace("e+-", "e-") : s;
+    return floating(shortest(new BigDecimal(Float.toString(f)), v -> Float.parseFloat(v) == f), 6);
+  }
+
+  /** The fewest significant digits that still read back as the same value. */
+  private static BigDecimal shortest(BigDecimal value, java.util.function.Predicate<String> roundTrips) {
+    BigDecimal best = value.stripTrailingZeros();
+    for (int p = best.precision() - 1; p >= 1; p--) {
+      BigDecimal shorter = best.round(new java.math.MathContext(p, java.math.RoundingMode.HALF_EVEN));
+      if (!roundTrips.test(shorter.toString())) {
+        break;
+      }
+      best = shorter.stripTrailingZeros();
+    }
+    return best;
+  }
+
+  /**
+   * PostgreSQL's float output: plain notation for decimal exponents from -4 up to (not including)
+   * {@code digits}, else {@code d.ddde+XX} with at least two exponent digits.
+   */
+  private static String floating(BigDecimal v, int digits) {
+    if (v.signum() == 0) {
+      return v.toString().startsWith("-") ? "-0" : "0";
+    }
+    int exponent = v.precision() - v.scale() - 1;
+    if (exponent < -4 || exponent >= digits) {
+      String unscaled = v.unscaledValue().abs().toString();
+      StringBuilder b = new StringBuilder(v.signum() < 0 ? "-" : "").append(unscaled.charAt(0));
+      if (unscaled.length() > 1) {
+        b.append('.').append(unscaled, 1, unscaled.length());
+      }
+      String e = Integer.toString(Math.abs(exponent));
+      return b.append('e').append(exponent < 0 ? '-' : '+').append(e.length() < 2 ? "0" + e : e).toString();
+    }
+    return v.toPlainString();
   }
 }

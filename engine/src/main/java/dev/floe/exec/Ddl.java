@@ -71,27 +71,34 @@ final class Ddl {
     return new CommandResult("CREATE SCHEMA", 0);
   }
 
+  /** DROP SCHEMA a, b, ...: every name is checked before anything is dropped. */
   Result dropSchema(Ast.DropSchema s) {
-    Namespace ns = namespace(s.name());
-    if (!tables.catalog().namespaceExists(ns)) {
-      if (s.ifExists()) {
-        session.notice("schema \"" + ns + "\" does not exist, skipping");
-        return new CommandResult("DROP SCHEMA", 0);
+    List<Namespace> drop = new ArrayList<>();
+    for (QualifiedName name : s.names()) {
+      Namespace ns = namespace(name);
+      if (!tables.catalog().namespaceExists(ns)) {
+        if (s.ifExists()) {
+          session.notice("schema \"" + ns + "\" does not exist, skipping");
+          continue;
+        }
+        throw new FloeException(SqlState.INVALID_SCHEMA_NAME, "schema \"" + ns + "\" does not exist", null, null,
+            name.position(), null);
       }
-      throw new FloeException(SqlState.INVALID_SCHEMA_NAME, "schema \"" + ns + "\" does not exist", null, null,
-          s.name().position(), null);
+      int contents = tables.catalog().listTables(ns).size();
+      if (contents > 0 && !s.cascade()) {
+        throw new FloeException(SqlState.DEPENDENT_OBJECTS_STILL_EXIST, "cannot drop schema " + ns
+            + " because other objects depend on it", "schema " + ns + " contains " + contents + " table(s)",
+            "Use DROP ... CASCADE to drop the dependent objects too.", name.position(), null);
+      }
+      drop.add(ns);
     }
-    List<TableIdentifier> contents = tables.catalog().listTables(ns);
-    if (!contents.isEmpty() && !s.cascade()) {
-      throw new FloeException(SqlState.DEPENDENT_OBJECTS_STILL_EXIST, "cannot drop schema " + ns
-          + " because other objects depend on it", "schema " + ns + " contains " + contents.size() + " table(s)",
-          "Use DROP ... CASCADE to drop the dependent objects too.", s.name().position(), null);
+    for (Namespace ns : drop) {
+      for (TableIdentifier id : tables.catalog().listTables(ns)) {
+        tables.catalog().dropTable(id, false);
+        tables.forget(id);
+      }
+      tables.catalog().dropNamespace(ns);
     }
-    for (TableIdentifier id : contents) {
-      tables.catalog().dropTable(id, false);
-      tables.forget(id);
-    }
-    tables.catalog().dropNamespace(ns);
     return new CommandResult("DROP SCHEMA", 0);
   }
 
@@ -127,15 +134,14 @@ final class Ddl {
     Set<String> names = new HashSet<>();
     int fieldId = 1;
     for (ColumnDef c : s.columns()) {
-      if (!names.add(c.name())) {
-        throw new FloeException(SqlState.DUPLICATE_COLUMN, "column \"" + c.name() + "\" specified more than once",
-            null, null, c.position(), null);
+      if (!names.add(c.name().toLowerCase(java.util.Locale.ROOT))) {
+        throw duplicateColumn(c.name(), c.position());
       }
       Type type = TypeMapping.toIceberg(c.type());
       Types.NestedField.Builder f = Types.NestedField.builder().withId(fieldId).withName(c.name()).ofType(type)
           .isOptional(!c.notNull());
       if (c.defaultSql().isPresent()) {
-        Literal<?> value = defaultValue(c, type, formatVersion);
+        Literal<?> value = defaultValue(c, type, formatVersion, false);
         f.withInitialDefault(value).withWriteDefault(value);
       }
       fields.add(f.build());
@@ -158,6 +164,12 @@ final class Ddl {
     return new CommandResult("CREATE TABLE", 0);
   }
 
+  /** Queries resolve column names case-insensitively, so names differing only in case cannot coexist. */
+  static FloeException duplicateColumn(String name, int position) {
+    return new FloeException(SqlState.DUPLICATE_COLUMN, "column \"" + name + "\" specified more than once", null,
+        "Column names that differ only in letter case are the same column in Floe.", position, null);
+  }
+
   void requireSchema(TableIdentifier id, QualifiedName name) {
     if (!tables.catalog().namespaceExists(id.namespace())) {
       throw new FloeException(SqlState.INVALID_SCHEMA_NAME, "schema \"" + id.namespace() + "\" does not exist",
@@ -170,17 +182,25 @@ final class Ddl {
         name.position(), null);
   }
 
-  /** A constant DEFAULT, evaluated once and stored as the column's Iceberg initial and write default. */
-  private Literal<?> defaultValue(ColumnDef c, Type type, int formatVersion) {
+  /**
+   * A constant DEFAULT, evaluated once and stored as the column's Iceberg initial and write default.
+   *
+   * @param check apply the column's declared-type checks now (ADD COLUMN); otherwise, as in PostgreSQL,
+   *     they apply when a row takes the default
+   */
+  private Literal<?> defaultValue(ColumnDef c, Type type, int formatVersion, boolean check) {
     if (formatVersion < 3) {
       throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED,
           "column defaults need an Iceberg format version 3 table", null,
           "Create the table WITH (format_version = 3).", c.position(), null);
     }
-    String duckType = TypeMapping.duckdbType(new dev.floe.Column(c.name(), c.type(), true, 0), type);
+    session.requireConstant(c.defaultSql().get(), "DEFAULT", c.position());
+    dev.floe.Column column = new dev.floe.Column(c.name(), c.type(), true, 0);
     Object raw;
     try {
-      raw = session.evaluate(IcebergValues.readable(type, "CAST((" + c.defaultSql().get() + ") AS " + duckType + ")"));
+      String value = "(" + c.defaultSql().get() + ")";
+      raw = session.evaluate(IcebergValues.readable(type, check ? Inserts.checked("", column, type, value)
+          : "CAST(" + value + " AS " + TypeMapping.duckdbType(type) + ")"));
     } catch (FloeException e) {
       throw new FloeException(e.sqlState(), "invalid DEFAULT for column \"" + c.name() + "\": " + e.getMessage(),
           null, "Defaults must be constants.", c.position(), e);
@@ -299,8 +319,9 @@ final class Ddl {
             + id.name() + "\" already exists", null, null, c.position(), null);
       }
       Type type = TypeMapping.toIceberg(c.type());
-      Literal<?> def = c.defaultSql().isPresent() ? defaultValue(c, type, formatVersion) : null;
-      if (c.notNull() && def == null) {
+      // Existing rows take the default, so it must fit the column now (PostgreSQL checks it here too).
+      Literal<?> def = c.defaultSql().isPresent() ? defaultValue(c, type, formatVersion, true) : null;
+      if (c.notNull() && def == null && hasRows(txn.table())) {
         throw new FloeException(SqlState.NOT_NULL_VIOLATION, "column \"" + c.name()
             + "\" cannot be added as NOT NULL without a default: existing rows have no value", null, null,
             c.position(), null);
@@ -377,7 +398,7 @@ final class Ddl {
       }
     } else if (action instanceof SetProperties p) {
       TableOptions options = TableOptions.parse(p.properties(), List.of());
-      if (!options.partitioning().isEmpty()) {
+      if (options.partitioningGiven()) {
         org.apache.iceberg.UpdatePartitionSpec update = txn.updateSpec();
         for (org.apache.iceberg.PartitionField old : txn.table().spec().fields()) {
           update.removeField(old.name());
@@ -432,6 +453,11 @@ final class Ddl {
       }
       update.commit();
     }
+  }
+
+  private static boolean hasRows(Table table) {
+    org.apache.iceberg.Snapshot current = table.currentSnapshot();
+    return current != null && !"0".equals(current.summary().get("total-records"));
   }
 
   private static Types.NestedField field(Schema schema, String name, TableIdentifier id, int position,

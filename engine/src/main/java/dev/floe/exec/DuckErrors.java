@@ -26,6 +26,12 @@ final class DuckErrors {
   private static final Pattern TYPE_MISSING = Pattern.compile("Type with name (.+?) does not exist!?.*", Pattern.DOTALL);
   private static final Pattern COLUMN_MISSING =
       Pattern.compile("Referenced column \"?(.+?)\"? not found in FROM clause!?.*", Pattern.DOTALL);
+  private static final Pattern QUALIFIED_COLUMN_MISSING =
+      Pattern.compile(".*? \"(.+?)\" does not have a column named \"(.+?)\".*", Pattern.DOTALL);
+  private static final Pattern RELATION_MISSING =
+      Pattern.compile("Referenced table \"(.+?)\" not found!?.*", Pattern.DOTALL);
+  private static final Pattern INTEGER_OVERFLOW =
+      Pattern.compile("Could not convert string '\\s*([+-]?\\d+)\\s*' to (INT8|INT16|INT32|INT64|UINT\\d+).*", Pattern.DOTALL);
 
   private DuckErrors() {}
 
@@ -74,6 +80,10 @@ final class DuckErrors {
     if (first.startsWith("Division by zero")) {
       return error(SqlState.DIVISION_BY_ZERO, "division by zero", position, e);
     }
+    if (first.startsWith("More than one row returned by a subquery")) {
+      return error(SqlState.CARDINALITY_VIOLATION, "more than one row returned by a subquery used as an expression",
+          position, e);
+    }
     switch (type) {
       case "Parser" -> {
         return error(SqlState.SYNTAX_ERROR, first, position, e);
@@ -81,7 +91,8 @@ final class DuckErrors {
       case "Catalog" -> {
         Matcher m = TABLE_MISSING.matcher(message);
         if (m.matches()) {
-          return error(SqlState.UNDEFINED_TABLE, "relation \"" + m.group(1) + "\" does not exist", position, e);
+          return error(SqlState.UNDEFINED_TABLE, "relation \"" + unquote(m.group(1)) + "\" does not exist", position,
+              e);
         }
         m = FUNCTION_MISSING.matcher(message);
         if (m.matches()) {
@@ -103,6 +114,16 @@ final class DuckErrors {
           String column = m.matches() ? m.group(1) : first;
           return error(SqlState.UNDEFINED_COLUMN, "column \"" + column + "\" does not exist", position, e);
         }
+        Matcher q = QUALIFIED_COLUMN_MISSING.matcher(first);
+        if (q.matches()) {
+          return error(SqlState.UNDEFINED_COLUMN, "column " + q.group(1) + "." + q.group(2) + " does not exist",
+              position, e);
+        }
+        Matcher r = RELATION_MISSING.matcher(first);
+        if (r.matches()) {
+          return error(SqlState.UNDEFINED_TABLE, "missing FROM-clause entry for table \"" + r.group(1) + "\"",
+              position, e);
+        }
         if (first.contains("No function matches") || first.contains("Cannot compare values")
             || first.contains("No operator")) {
           return error(SqlState.UNDEFINED_FUNCTION, first, position, e);
@@ -119,6 +140,17 @@ final class DuckErrors {
         return error("42000", first, position, e);
       }
       case "Conversion" -> {
+        if (first.contains("field value out of range")) {
+          return error(SqlState.DATETIME_FIELD_OVERFLOW, first, position, e);
+        }
+        Matcher overflow = INTEGER_OVERFLOW.matcher(first);
+        if (overflow.matches()) {
+          return error(SqlState.NUMERIC_VALUE_OUT_OF_RANGE, "value \"" + overflow.group(1)
+              + "\" is out of range for type " + pgInteger(overflow.group(2)), position, e);
+        }
+        if (first.startsWith("Could not cast value") && first.contains("DECIMAL")) {
+          return error(SqlState.NUMERIC_VALUE_OUT_OF_RANGE, "numeric field overflow", null, position, e, first);
+        }
         if (first.contains("out of range") || first.contains("Overflow")) {
           return error(SqlState.NUMERIC_VALUE_OUT_OF_RANGE, first, position, e);
         }
@@ -166,11 +198,29 @@ final class DuckErrors {
     }
   }
 
+  private static String unquote(String name) {
+    return name.length() > 1 && name.startsWith("\"") && name.endsWith("\"") ? name.substring(1, name.length() - 1)
+        : name;
+  }
+
+  private static String pgInteger(String duckType) {
+    return switch (duckType) {
+      case "INT8", "INT16" -> "smallint";
+      case "INT32" -> "integer";
+      default -> "bigint";
+    };
+  }
+
   private static String raw(SQLException e) {
     return e.getMessage() == null ? "" : e.getMessage();
   }
 
   private static FloeException error(String state, String message, int position, SQLException e) {
     return new FloeException(state, message, null, null, position, e);
+  }
+
+  private static FloeException error(String state, String message, String hint, int position, SQLException e,
+      String detail) {
+    return new FloeException(state, message, detail, hint, position, e);
   }
 }

@@ -7,6 +7,7 @@ import dev.floe.SqlState;
 import dev.floe.TableInfo;
 import dev.floe.catalog.Warehouse;
 import dev.floe.read.ScanPlanner;
+import dev.floe.read.Versions;
 import dev.floe.types.TypeMapping;
 import dev.floe.write.PartitionFunctions;
 import java.io.IOException;
@@ -142,13 +143,13 @@ public final class Engine implements AutoCloseable {
   private static TableInfo info(TableIdentifier id, Table t) {
     List<SnapshotInfo> snapshots = new ArrayList<>();
     for (Snapshot s : t.snapshots()) {
-      snapshots.add(new SnapshotInfo(s.sequenceNumber(), s.snapshotId(), Optional.ofNullable(s.parentId()),
+      snapshots.add(new SnapshotInfo(Versions.of(t, s).orElse(0L), s.snapshotId(), Optional.ofNullable(s.parentId()),
           Instant.ofEpochMilli(s.timestampMillis()), s.operation() == null ? "" : s.operation(), s.summary()));
     }
     Snapshot current = t.currentSnapshot();
     int formatVersion = ((HasTableOperations) t).operations().current().formatVersion();
     return new TableInfo(id.namespace().toString(), id.name(), TypeMapping.columns(t.schema(), t.properties()),
-        Optional.ofNullable(current).map(Snapshot::sequenceNumber), snapshots,
+        Optional.ofNullable(current).flatMap(s -> Versions.of(t, s)), snapshots,
         TableOptions.describe(t.spec(), t.schema()), TableOptions.describe(t.sortOrder(), t.schema()), t.properties(),
         t.location(), formatVersion);
   }

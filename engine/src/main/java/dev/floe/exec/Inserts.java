@@ -90,7 +90,10 @@ final class Inserts {
       targets.clear();
       positions = o -> 0;
     } else {
-      Ast.Query q = s.source().get();
+      Ast.Query written = s.source().get();
+      List<Column> literalTargets = targets;
+      Ast.Query q = new Ast.Query(ValuesLiterals.rewrite(written.text(), literalTargets,
+          k -> defaultSql(schema, literalTargets.get(k)), written.offset()), written.offset());
       QueryBinder.Bound bound = session.bind(q);
       sourceSql = bound.sql();
       shape = describe(bound.sql(), bound);
@@ -149,19 +152,27 @@ final class Inserts {
     TableOptions options = TableOptions.parse(s.properties(), s.partitioning());
     Map<String, String> props = new LinkedHashMap<>(options.properties());
     props.putIfAbsent(TableProperties.FORMAT_VERSION, Integer.toString(TableOptions.DEFAULT_FORMAT_VERSION));
+    if (s.columnNames().size() > shape.names().size()) {
+      throw new FloeException(SqlState.SYNTAX_ERROR, "too many column names were specified", null, null,
+          s.name().position(), null);
+    }
     List<Types.NestedField> fields = new ArrayList<>();
     Set<String> names = new HashSet<>();
     for (int k = 0; k < shape.names().size(); k++) {
-      String name = shape.names().get(k);
-      if (!names.add(name)) {
-        throw new FloeException(SqlState.DUPLICATE_COLUMN, "column \"" + name + "\" specified more than once",
-            null, "Give the query's columns distinct names.", q.offset() + 1, null);
+      String name = k < s.columnNames().size() ? s.columnNames().get(k) : shape.names().get(k);
+      if (!names.add(name.toLowerCase(java.util.Locale.ROOT))) {
+        throw Ddl.duplicateColumn(name, q.offset() + 1).withHint("Give the query's columns distinct names.");
       }
       SqlType type;
       try {
         type = TypeMapping.storableType(name, shape.types().get(k));
       } catch (FloeException e) {
         throw e.withPosition(q.offset() + 1);
+      }
+      // A column passed through unchanged keeps its declared type (varchar(10), char(3)), as in PostgreSQL.
+      Optional<SqlType> declared = k < bound.declaredTypes().size() ? bound.declaredTypes().get(k) : Optional.empty();
+      if (declared.isPresent() && TypeMapping.toIceberg(declared.get()).equals(TypeMapping.toIceberg(type))) {
+        type = declared.get();
       }
       fields.add(Types.NestedField.optional(k + 1, name, TypeMapping.toIceberg(type)));
       if (TypeMapping.needsDeclaredType(type)) {
@@ -266,7 +277,7 @@ final class Inserts {
       if (provided.containsKey(c.name())) {
         value = checked(tableName, c, f.type(), provided.get(c.name()));
       } else if (f.writeDefault() != null) {
-        value = SqlLiterals.of(f.type(), f.writeDefault());
+        value = checked(tableName, c, f.type(), SqlLiterals.of(f.type(), f.writeDefault()));
       } else {
         value = "CAST(NULL AS " + TypeMapping.duckdbType(f.type()) + ")";
       }
@@ -289,21 +300,35 @@ final class Inserts {
   }
 
   /** A value cast to the column's stored type, with the checks its declared SQL type implies. */
-  private static String checked(String tableName, Column c, Type stored, String expr) {
+  static String checked(String tableName, Column c, Type stored, String expr) {
     String storedType = TypeMapping.duckdbType(stored);
     SqlType t = c.type();
     return switch (t.kind()) {
       case SMALLINT -> "CAST(CAST(" + expr + " AS SMALLINT) AS " + storedType + ")";
       case VARCHAR, CHAR -> {
         String v = "CAST(" + expr + " AS VARCHAR)";
+        if (t.kind() == SqlType.Kind.CHAR) {
+          // char(n)'s trailing spaces are insignificant in PostgreSQL; Floe stores the value without them
+          v = "rtrim(" + v + ", ' ')";
+        }
         if (t.precision() == 0) {
           yield v;
         }
-        yield "CASE WHEN length(" + v + ") > " + t.precision() + " THEN " + DuckErrors.raise(
-            SqlState.STRING_DATA_RIGHT_TRUNCATION, "value too long for type " + t) + " ELSE " + v + " END";
+        // PostgreSQL: too long is an error, unless the excess characters are all spaces (then cut)
+        int n = t.precision();
+        yield "CASE WHEN " + v + " IS NULL OR length(" + v + ") <= " + n + " THEN " + v + " WHEN rtrim(substr(" + v + ", " + (n + 1)
+            + "), ' ') = '' THEN left(" + v + ", " + n + ") ELSE " + DuckErrors.raise(
+            SqlState.STRING_DATA_RIGHT_TRUNCATION, "value too long for type " + t) + " END";
       }
       default -> "CAST(" + expr + " AS " + storedType + ")";
     };
+  }
+
+  /** The SQL of a column's default: its write default as a typed literal, or a typed NULL. */
+  private static String defaultSql(Schema schema, Column c) {
+    Types.NestedField f = schema.findField(c.fieldId());
+    return f.writeDefault() != null ? SqlLiterals.of(f.type(), f.writeDefault())
+        : "CAST(NULL AS " + TypeMapping.duckdbType(f.type()) + ")";
   }
 
   private static Optional<Column> find(List<Column> columns, String name) {

@@ -5,6 +5,7 @@ import dev.floe.SqlState;
 import dev.floe.read.MetadataTables;
 import dev.floe.read.ScanPlan;
 import dev.floe.read.ScanPlanner;
+import dev.floe.read.Versions;
 import dev.floe.read.ScanSql;
 import dev.floe.sql.QueryBinder;
 import dev.floe.sql.TimeTravel;
@@ -31,6 +32,8 @@ final class Relations implements QueryBinder.Resolver {
   private final String defaultSchema;
   private final Evaluator evaluator;
   private final Map<TableIdentifier, Optional<Table>> seen = new HashMap<>();
+  /** DuckDB's own catalogs, whose objects (information_schema, pg_catalog, ...) DuckDB resolves. */
+  private static final java.util.Set<String> DUCKDB_CATALOGS = java.util.Set.of("system", "temp", "memory");
 
   /** Evaluates a constant SQL expression (time-travel targets) to a Java value. */
   interface Evaluator {
@@ -48,6 +51,10 @@ final class Relations implements QueryBinder.Resolver {
   public Optional<QueryBinder.Relation> resolve(List<String> parts, Optional<TimeTravel> timeTravel, int position) {
     Optional<TableIdentifier> id = tables.identifier(parts, defaultSchema);
     if (id.isEmpty()) {
+      if (parts.size() >= 3 && !DUCKDB_CATALOGS.contains(parts.get(0).toLowerCase(java.util.Locale.ROOT))) {
+        throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "cross-database references are not implemented: "
+            + String.join(".", parts), null, null, position, null);
+      }
       return Optional.empty();
     }
     String name = id.get().name();
@@ -87,12 +94,7 @@ final class Relations implements QueryBinder.Resolver {
     switch (tt.kind()) {
       case VERSION -> {
         long version = asLong(evaluator.evaluate("CAST(" + tt.valueSql() + " AS BIGINT)"), tt);
-        for (Snapshot s : table.snapshots()) {
-          if (s.sequenceNumber() == version) {
-            return s;
-          }
-        }
-        throw noSuchVersion(table, "version " + version, tt);
+        return Versions.find(table, version).orElseThrow(() -> noSuchVersion(table, "version " + version, tt));
       }
       case SNAPSHOT -> {
         String value = tt.valueSql().strip();
@@ -139,8 +141,7 @@ final class Relations implements QueryBinder.Resolver {
 
   static String shortName(Table table) {
     String name = table.name();
-    int dot = name.indexOf('.');
-    return dot >= 0 ? name.substring(dot + 1) : name;
+    return name.substring(name.lastIndexOf('.') + 1);
   }
 
   /** A data table at a snapshot. */
@@ -173,6 +174,11 @@ final class Relations implements QueryBinder.Resolver {
     }
 
     @Override
+    public List<dev.floe.Column> columns() {
+      return dev.floe.types.TypeMapping.columns(schema, table.properties());
+    }
+
+    @Override
     public String sql(Expression filter) {
       return ScanSql.relation(ScanPlan.plan(planner, table, snapshot, filter, historic), table.io());
     }
@@ -181,6 +187,11 @@ final class Relations implements QueryBinder.Resolver {
   /** A metadata table ($snapshots, $files, ...). */
   record MetadataRelation(Table table, String kind, Optional<Snapshot> snapshot, List<String> qualifiedName)
       implements QueryBinder.Relation {
+    @Override
+    public List<dev.floe.Column> columns() {
+      return List.of();
+    }
+
     @Override
     public Optional<Schema> schema() {
       return Optional.empty();

@@ -10,6 +10,7 @@ import dev.floe.sql.Lexer;
 import dev.floe.sql.Parser;
 import dev.floe.sql.QueryBinder;
 import dev.floe.sql.SqlScript;
+import dev.floe.write.Inserter;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -49,6 +50,8 @@ public final class SessionContext implements AutoCloseable {
       st.execute("SET errors_as_json = true");
       st.execute("SET integer_division = true");
       st.execute("SET TimeZone = 'UTC'");
+      // PostgreSQL sorts NULLs as larger than every value: last ascending, first descending.
+      st.execute("SET default_null_order = 'nulls_last_on_asc_first_on_desc'");
     }
     this.serialize = duck.prepareStatement("SELECT json_serialize_sql(?::VARCHAR)");
   }
@@ -98,14 +101,24 @@ public final class SessionContext implements AutoCloseable {
     SqlScript.Part part = parts.get(0);
     try {
       return dispatch(part.text());
-    } catch (FloeException e) {
-      if (part.offset() > 0 && e.position() > 0) {
-        throw new FloeException(e.sqlState(), e.getMessage(), e.detail().orElse(null), e.hint().orElse(null),
-            e.position() + part.offset(), e.getCause());
+    } catch (Inserter.WriteFailure e) {
+      throw DuckErrors.map(e.sqlException(), o -> 0);
+    } catch (RuntimeException e) {
+      if (!(e instanceof FloeException)) {
+        // Every failure reaches the caller with a SQLSTATE; this one is a bug in Floe.
+        LOG.error("internal error executing: {}", part.text(), e);
+        throw new FloeException(SqlState.INTERNAL_ERROR, "internal error: " + e, e);
       }
-      throw e;
+      FloeException f = (FloeException) e;
+      if (part.offset() > 0 && f.position() > 0) {
+        throw new FloeException(f.sqlState(), f.getMessage(), f.detail().orElse(null), f.hint().orElse(null),
+            f.position() + part.offset(), f.getCause());
+      }
+      throw f;
     }
   }
+
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(SessionContext.class);
 
   private Result dispatch(String sql) {
     Ast.Statement statement = Parser.parse(sql);
@@ -155,7 +168,7 @@ public final class SessionContext implements AutoCloseable {
       throw new FloeException(SqlState.DUPLICATE_TABLE, e.getMessage(), e);
     } catch (NotFoundException e) {
       throw new FloeException(SqlState.IO_ERROR, "a file of the table is missing: " + e.getMessage(), e);
-    } catch (ValidationException e) {
+    } catch (ValidationException | IllegalArgumentException e) {
       throw new FloeException(SqlState.INVALID_PARAMETER_VALUE, e.getMessage(), e);
     } catch (java.io.UncheckedIOException e) {
       throw new FloeException(SqlState.IO_ERROR, e.getMessage(), e);
@@ -225,6 +238,62 @@ public final class SessionContext implements AutoCloseable {
       closeQuietly(st);
       throw DuckErrors.map(e, positions);
     }
+  }
+
+  private static final java.util.Set<String> VOLATILE = java.util.Set.of("now", "current_timestamp",
+      "current_date", "current_time", "localtime", "localtimestamp", "transaction_timestamp", "statement_timestamp",
+      "clock_timestamp", "get_current_time", "get_current_timestamp", "today", "random", "uuid", "gen_random_uuid",
+      "uuidv4", "uuidv7", "nextval", "currval", "setseed");
+
+  /**
+   * Rejects an expression that is not a constant: column references, subqueries, and functions whose
+   * value changes per row or per statement (Floe stores such expressions evaluated once).
+   */
+  void requireConstant(String expression, String what, int position) {
+    com.fasterxml.jackson.databind.JsonNode tree;
+    try {
+      tree = new com.fasterxml.jackson.databind.ObjectMapper().readTree(serializeSql("SELECT (" + expression + ")"));
+    } catch (java.io.IOException e) {
+      throw FloeException.internal("cannot read DuckDB's parse tree", e);
+    }
+    if (tree.path("error").asBoolean(false)) {
+      throw FloeException.syntax("invalid " + what + " expression: " + tree.path("error_message").asText(), position);
+    }
+    String problem = nonConstant(tree.path("statements"));
+    if (problem != null) {
+      throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "cannot use " + problem + " in " + what
+          + " expression", null, what + " values are constants, evaluated once when the column is defined.", position,
+          null);
+    }
+  }
+
+  private static String nonConstant(com.fasterxml.jackson.databind.JsonNode node) {
+    if (node.isObject()) {
+      String cls = node.path("class").asText();
+      if (cls.equals("COLUMN_REF")) {
+        return "column reference";
+      }
+      if (cls.equals("SUBQUERY")) {
+        return "subquery";
+      }
+      if (cls.equals("FUNCTION") && VOLATILE.contains(node.path("function_name").asText().toLowerCase())) {
+        return "function " + node.path("function_name").asText() + "()";
+      }
+      for (var it = node.fields(); it.hasNext(); ) {
+        String found = nonConstant(it.next().getValue());
+        if (found != null) {
+          return found;
+        }
+      }
+    } else if (node.isArray()) {
+      for (var child : node) {
+        String found = nonConstant(child);
+        if (found != null) {
+          return found;
+        }
+      }
+    }
+    return null;
   }
 
   /** Evaluates a constant expression to one JDBC value. */

@@ -24,7 +24,7 @@ import org.apache.iceberg.types.Types;
  * {@code sorted_by}, {@code location}, {@code format}) become Iceberg structures; every other key is
  * stored as an Iceberg table property as written (e.g. {@code 'write.delete.mode' = 'copy-on-write'}).
  */
-record TableOptions(Map<String, String> properties, List<PartitionField> partitioning,
+record TableOptions(Map<String, String> properties, List<PartitionField> partitioning, boolean partitioningGiven,
     Optional<List<SortField>> sortedBy, Optional<String> location) {
 
   static final int DEFAULT_FORMAT_VERSION = 2;
@@ -32,6 +32,7 @@ record TableOptions(Map<String, String> properties, List<PartitionField> partiti
   static TableOptions parse(Map<String, PropertyValue> with, List<PartitionField> partitionedBy) {
     Map<String, String> props = new LinkedHashMap<>();
     List<PartitionField> partitioning = new ArrayList<>(partitionedBy);
+    boolean partitioningGiven = !partitionedBy.isEmpty();
     Optional<List<SortField>> sortedBy = Optional.empty();
     Optional<String> location = Optional.empty();
     for (Map.Entry<String, PropertyValue> e : with.entrySet()) {
@@ -52,6 +53,7 @@ record TableOptions(Map<String, String> properties, List<PartitionField> partiti
           for (String field : list(value)) {
             partitioning.add(Parser.parsePartitionField(field, value.position()));
           }
+          partitioningGiven = true;
         }
         case "sorted_by", "sort_order" -> {
           List<SortField> fields = new ArrayList<>();
@@ -71,7 +73,7 @@ record TableOptions(Map<String, String> properties, List<PartitionField> partiti
         default -> props.put(key, scalar(key, value));
       }
     }
-    return new TableOptions(props, partitioning, sortedBy, location);
+    return new TableOptions(props, partitioning, partitioningGiven, sortedBy, location);
   }
 
   private static String scalar(String key, PropertyValue value) {
@@ -141,7 +143,12 @@ record TableOptions(Map<String, String> properties, List<PartitionField> partiti
             + f.column() + "): " + e.getMessage(), null, null, f.position(), null);
       }
     }
-    return b.build();
+    try {
+      return b.build();
+    } catch (IllegalArgumentException | org.apache.iceberg.exceptions.ValidationException e) {
+      throw new FloeException(SqlState.INVALID_TABLE_DEFINITION, "invalid partitioning: " + e.getMessage(), null,
+          null, fields.get(0).position(), null);
+    }
   }
 
   static SortOrder sortOrder(Schema schema, List<SortField> fields) {

@@ -49,8 +49,7 @@ public final class MetadataTables {
       return true;
     }
     try {
-      MetadataTableType.from(kind);
-      return true;
+      return MetadataTableType.from(kind) != null;
     } catch (IllegalArgumentException e) {
       return false;
     }
@@ -93,7 +92,7 @@ public final class MetadataTables {
               Long id = row.get(schema.columns().indexOf(schema.findField("snapshot_id")), Long.class);
               Snapshot s = id == null ? null : table.snapshot(id);
               values = values.substring(0, values.length() - 1) + ", "
-                  + SqlLiterals.of(Types.LongType.get(), s == null ? null : s.sequenceNumber()) + ")";
+                  + SqlLiterals.of(Types.LongType.get(), s == null ? null : Versions.of(table, s).orElse(null)) + ")";
             }
             rows.add(values);
           }

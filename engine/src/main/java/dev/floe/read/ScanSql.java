@@ -70,8 +70,7 @@ public final class ScanSql {
       groups.computeIfAbsent(new GroupKey(positional, equality), k -> new ArrayList<>()).add(task);
     }
     Mapping mapping = mapping(plan.table(), plan.schema());
-    String reader = mapping == Mapping.FIELD_ID ? ", schema=" + schemaMap(plan.schema(), columns)
-        : mapping == Mapping.UNION_BY_NAME ? ", union_by_name=true" : "";
+    String reader = mapping == Mapping.FIELD_ID ? ", schema=" + schemaMap(plan.schema(), columns) : "";
     List<String> parts = new ArrayList<>();
     for (Map.Entry<GroupKey, List<FileScanTask>> g : groups.entrySet()) {
       parts.add(groupSql(g.getKey(), g.getValue(), reader, mapping, plan.schema(), columns, io));
@@ -83,50 +82,27 @@ public final class ScanSql {
   enum Mapping {
     /** Every file has every column under its current name and type: plain read_parquet. */
     BY_NAME,
-    /** Names never changed, but columns were added or types widened: union_by_name fills and widens. */
-    UNION_BY_NAME,
-    /** Columns were renamed, or dropped and their names reused, or have defaults: map by field id. */
+    /** Map by Iceberg field id: renames, drops, added columns and defaults all read correctly. */
     FIELD_ID
   }
 
   /**
-   * Chooses the cheapest exact mapping. Reading by name lets DuckDB see the files' row counts (its join
-   * planner needs them; the field-id reader reports none), so it is used whenever the table's complete
-   * schema history proves names identify the same field ids in every file ever written.
+   * Reading by name lets DuckDB see the files' row counts (its join planner needs them; the field-id
+   * reader reports none), so it is used when it is exact: the table's complete schema history is one
+   * schema, so every file was written with the current names and types. Any evolution (a file may
+   * lack an added column, or hold an old name) maps by field id.
    */
   static Mapping mapping(org.apache.iceberg.Table table, Schema read) {
     Map<Integer, Schema> history = table.schemas();
-    int maxId = history.keySet().stream().mapToInt(Integer::intValue).max().orElse(0);
-    if (history.size() != maxId + 1) {
-      return Mapping.FIELD_ID; // some schemas were removed from the metadata: history incomplete
+    if (history.size() != 1 || !history.containsKey(0) || history.get(0).schemaId() != read.schemaId()) {
+      return Mapping.FIELD_ID;
     }
-    boolean changed = false;
     for (Types.NestedField f : read.columns()) {
       if (f.initialDefault() != null || f.name().equals(FILE_COLUMN)) {
         return Mapping.FIELD_ID;
       }
-      for (Schema h : history.values()) {
-        Types.NestedField byId = h.findField(f.fieldId());
-        Types.NestedField byName = h.findField(f.name());
-        if (byName != null && byName.fieldId() != f.fieldId()) {
-          return Mapping.FIELD_ID;
-        }
-        if (byId == null) {
-          changed = true;
-          continue;
-        }
-        if (!byId.name().equals(f.name())) {
-          return Mapping.FIELD_ID;
-        }
-        if (!byId.type().equals(f.type())) {
-          if (!byId.type().isPrimitiveType() || !f.type().isPrimitiveType()) {
-            return Mapping.FIELD_ID;
-          }
-          changed = true;
-        }
-      }
     }
-    return changed || history.size() > 1 ? Mapping.UNION_BY_NAME : Mapping.BY_NAME;
+    return Mapping.BY_NAME;
   }
 
   private record GroupKey(boolean positional, Set<String> equalityDeletes) {
@@ -292,7 +268,9 @@ public final class ScanSql {
       Object initial = f.initialDefault();
       b.append(f.fieldId()).append(": {name: ").append(Lexer.quoteString(c.name())).append(", type: ")
           .append(Lexer.quoteString(TypeMapping.duckdbType(c, f.type()))).append(", default_value: ")
-          .append(initial == null ? "NULL" : SqlLiterals.of(f.type(), initial)).append('}');
+          // default_value must have one type across the MAP: text, which DuckDB casts to the column type
+          .append(initial == null ? "CAST(NULL AS VARCHAR)" : "CAST(" + SqlLiterals.of(f.type(), initial) + " AS VARCHAR)")
+          .append('}');
     }
     return b.append('}').toString();
   }

@@ -24,7 +24,7 @@ public final class Ast {
 
   public record CreateSchema(QualifiedName name, boolean ifNotExists) implements Statement {}
 
-  public record DropSchema(QualifiedName name, boolean ifExists, boolean cascade) implements Statement {}
+  public record DropSchema(List<QualifiedName> names, boolean ifExists, boolean cascade) implements Statement {}
 
   /** A column definition; {@code defaultSql} is the DEFAULT expression's text, if any. */
   public record ColumnDef(String name, SqlType type, boolean notNull, Optional<String> defaultSql, int position) {}
@@ -52,10 +52,15 @@ public final class Ast {
     }
   }
 
+  /**
+   * CREATE TABLE: either {@code columns} (definitions) or {@code asQuery}, whose output columns
+   * {@code columnNames} renames (the first n of them).
+   */
   public record CreateTable(
       QualifiedName name,
       boolean ifNotExists,
       List<ColumnDef> columns,
+      List<String> columnNames,
       List<PartitionField> partitioning,
       List<String> primaryKey,
       Map<String, PropertyValue> properties,

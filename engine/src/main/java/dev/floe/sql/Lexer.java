@@ -174,21 +174,52 @@ public final class Lexer {
         return new Token(Token.Type.STRING, sql.substring(start, pos), value.toString(), start, pos);
       }
       if (escapes && c == '\\' && pos + 1 < sql.length()) {
-        char e = sql.charAt(pos + 1);
-        pos += 2;
-        switch (e) {
-          case 'n' -> value.append('\n');
-          case 't' -> value.append('\t');
-          case 'r' -> value.append('\r');
-          case 'b' -> value.append('\b');
-          case 'f' -> value.append('\f');
-          default -> value.append(e);
-        }
+        escape(value, start);
         continue;
       }
       value.append(c);
       pos++;
     }
+  }
+
+  /** One backslash escape of an E'' string, as PostgreSQL reads it; {@code pos} is at the backslash. */
+  private void escape(StringBuilder value, int start) {
+    char e = sql.charAt(pos + 1);
+    pos += 2;
+    switch (e) {
+      case 'n' -> value.append('\n');
+      case 't' -> value.append('\t');
+      case 'r' -> value.append('\r');
+      case 'b' -> value.append('\b');
+      case 'f' -> value.append('\f');
+      case 'x' -> value.appendCodePoint(digits(16, 1, 2, start));
+      case 'u' -> value.appendCodePoint(digits(16, 4, 4, start));
+      case 'U' -> value.appendCodePoint(digits(16, 8, 8, start));
+      default -> {
+        if (e >= '0' && e <= '7') {
+          pos--;
+          value.appendCodePoint(digits(8, 1, 3, start));
+        } else {
+          value.append(e);
+        }
+      }
+    }
+  }
+
+  private int digits(int radix, int min, int max, int start) {
+    int end = pos;
+    while (end < sql.length() && end - pos < max && Character.digit(sql.charAt(end), radix) >= 0) {
+      end++;
+    }
+    if (end - pos < min) {
+      throw FloeException.syntax("invalid Unicode escape", start + 1);
+    }
+    int cp = Integer.parseInt(sql.substring(pos, end), radix);
+    pos = end;
+    if (!Character.isValidCodePoint(cp)) {
+      throw FloeException.syntax("invalid Unicode escape value", start + 1);
+    }
+    return cp;
   }
 
   private Token quotedIdentifier(int start) {

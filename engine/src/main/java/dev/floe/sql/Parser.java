@@ -115,6 +115,12 @@ public final class Parser {
     if (first.type() == Token.Type.EOF) {
       throw FloeException.syntax("empty statement", 1);
     }
+    if (first.isKeyword("with")) {
+      Statement withInsert = withInsert();
+      if (withInsert != null) {
+        return withInsert;
+      }
+    }
     if (first.isOp("(") || (first.type() == Token.Type.IDENT && QUERY_STARTS.contains(first.value()))) {
       return new Query(sql, 0);
     }
@@ -144,10 +150,41 @@ public final class Parser {
     };
   }
 
+  /**
+   * PostgreSQL's {@code WITH ctes INSERT INTO t ... query}: the same as
+   * {@code INSERT INTO t ... WITH ctes query}. Null if the WITH is an ordinary query.
+   */
+  private Statement withInsert() {
+    int depth = 0;
+    for (int k = i; k < tokens.size(); k++) {
+      Token t = tokens.get(k);
+      if (t.isOp("(")) {
+        depth++;
+      } else if (t.isOp(")")) {
+        depth--;
+      } else if (depth == 0 && t.isKeyword("insert")) {
+        String ctes = sql.substring(tokens.get(i).start(), t.start());
+        Statement inner = new Parser(sql.substring(t.start())).statement();
+        if (!(inner instanceof Insert insert) || insert.source().isEmpty()) {
+          throw unexpected(t);
+        }
+        Query source = insert.source().get();
+        return new Insert(insert.table(), insert.columns(), Optional.of(new Query(ctes + source.text(), 0)));
+      } else if (depth == 0 && (t.isKeyword("update") || t.isKeyword("delete") || t.isKeyword("merge"))) {
+        throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, t.value().toUpperCase() + " is not supported yet",
+            null, null, t.position(), null);
+      }
+    }
+    return null;
+  }
+
   private Statement explain() {
     expectKeyword("explain");
     boolean analyze = acceptKeyword("analyze") || acceptKeyword("analyse");
     Token start = peek();
+    if (start.type() == Token.Type.EOF) {
+      throw unexpected(start);
+    }
     if (!(start.isOp("(") || (start.type() == Token.Type.IDENT && QUERY_STARTS.contains(start.value())))) {
       throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "EXPLAIN is supported for queries only",
           null, null, start.position(), null);
@@ -242,11 +279,6 @@ public final class Parser {
       }
       asQuery = Optional.of(new Query(sql.substring(start.start(), end), start.start()));
       i = n - 1;
-      if (!ctasColumns.isEmpty()) {
-        throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED,
-            "column names in CREATE TABLE AS are not supported; alias the query's columns instead",
-            null, null, name.position(), null);
-      }
     } else {
       if (!ctasColumns.isEmpty() || columns.isEmpty()) {
         throw new FloeException(SqlState.INVALID_TABLE_DEFINITION,
@@ -255,7 +287,8 @@ public final class Parser {
       }
     }
     expectEnd();
-    return new CreateTable(name, ifNotExists, columns, partitioning, primaryKey, properties, asQuery, withData);
+    return new CreateTable(name, ifNotExists, columns, ctasColumns, partitioning, primaryKey, properties, asQuery,
+        withData);
   }
 
   private void acceptUsingIceberg() {
@@ -336,7 +369,7 @@ public final class Parser {
       if (t.type() == Token.Type.EOF) {
         break;
       }
-      if (depth == 0 && (t.isOp(",") || t.isOp(")") || (t.type() == Token.Type.IDENT
+      if (depth == 0 && (t.isOp(",") || t.isOp(")") || (last != null && t.type() == Token.Type.IDENT
           && stopKeywords.contains(t.value())))) {
         break;
       }
@@ -478,7 +511,10 @@ public final class Parser {
     expectKeyword("drop");
     if (acceptKeyword("schema")) {
       boolean ifExists = ifExists();
-      QualifiedName name = qualifiedName();
+      List<QualifiedName> names = new ArrayList<>();
+      do {
+        names.add(qualifiedName());
+      } while (acceptOp(","));
       boolean cascade = false;
       if (acceptKeyword("cascade")) {
         cascade = true;
@@ -486,7 +522,7 @@ public final class Parser {
         acceptKeyword("restrict");
       }
       expectEnd();
-      return new DropSchema(name, ifExists, cascade);
+      return new DropSchema(names, ifExists, cascade);
     }
     expectKeyword("table");
     boolean ifExists = ifExists();
@@ -663,6 +699,9 @@ public final class Parser {
     if (acceptKeyword("schemas")) {
       expectEnd();
       return new ShowSchemas();
+    }
+    if (peek().type() == Token.Type.EOF) {
+      throw unexpected(peek());
     }
     throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "SHOW " + peek().text() + " is not supported",
         null, null, peek().position(), null);

@@ -52,6 +52,9 @@ public final class QueryBinder {
 
     /** The full name, {@code [catalog, schema, table]}, so {@code schema.table.column} can be resolved. */
     List<String> qualifiedName();
+
+    /** The relation's columns with their declared SQL types. */
+    List<dev.floe.Column> columns();
   }
 
   /**
@@ -63,9 +66,12 @@ public final class QueryBinder {
    *     PostgreSQL lets any column type accept); empty when unknown
    * @param columnNames the output column names as PostgreSQL gives them (unaliased expressions are
    *     {@code count}, {@code ?column?}, ...); empty when DuckDB's names are already right or unknown
+   * @param declaredTypes per output column, the declared type of the table column it passes through
+   *     unchanged ({@code varchar(10)} keeps its length in CREATE TABLE AS); empty when unknown
    */
   public record Bound(String sql, List<Relation> relations, List<Boolean> untypedLiterals,
-      List<String> columnNames, Function<Integer, Integer> positionMap) {
+      List<String> columnNames, List<Optional<dev.floe.SqlType>> declaredTypes,
+      Function<Integer, Integer> positionMap) {
     /** 1-based position in the user's statement of a 0-based offset in {@link #sql()}; 0 if unknown. */
     public int originalPosition(int offset) {
       return positionMap.apply(offset);
@@ -75,12 +81,14 @@ public final class QueryBinder {
   private final String original;
   private final int baseOffset;
   private final Resolver resolver;
-  private TimeTravelClauses.Result pre;
+  private QueryPrepass.Result pre;
   private String text;
   private int[] byteToChar;
   private final List<Ref> refs = new ArrayList<>();
   private final List<Select> selects = new ArrayList<>();
   private final List<JsonNode> longColumnRefs = new ArrayList<>();
+  private JsonNode top;
+  private Select topSelect;
 
   private QueryBinder(String original, int baseOffset, Resolver resolver) {
     this.original = original;
@@ -118,7 +126,7 @@ public final class QueryBinder {
   }
 
   private Bound run(Function<String, String> serializer) {
-    pre = TimeTravelClauses.rewrite(original);
+    pre = QueryPrepass.rewrite(original);
     text = pre.text();
     JsonNode tree;
     try {
@@ -136,6 +144,7 @@ public final class QueryBinder {
     JsonNode top = statements.get(0).path("node");
     List<Boolean> untyped = untypedLiterals(top);
     List<String> names = OutputNames.of(top);
+    this.top = top;
     walk(top, Set.of());
     List<Relation> relations = new ArrayList<>();
     for (Ref ref : refs) {
@@ -176,7 +185,7 @@ public final class QueryBinder {
     rewriteQualifiedColumns(edits, unaliased);
     String sql = edits.isEmpty() ? text : edits.apply(text);
     TextEdits ttEdits = pre.edits();
-    return new Bound(sql, relations, untyped, names, offset -> {
+    return new Bound(sql, relations, untyped, names, declaredTypes(), offset -> {
       int inText = edits.isEmpty() ? offset : edits.toOriginal(offset);
       int inOriginal = ttEdits.isEmpty() ? inText : ttEdits.toOriginal(inText);
       return baseOffset + inOriginal + 1;
@@ -319,6 +328,45 @@ public final class QueryBinder {
       }
     }
     selects.add(select);
+    if (node == top) {
+      topSelect = select;
+    }
+  }
+
+  /** Declared types of output columns that are plain column references (or a lone {@code *}). */
+  private List<Optional<dev.floe.SqlType>> declaredTypes() {
+    if (topSelect == null) {
+      return List.of();
+    }
+    JsonNode items = top.path("select_list");
+    if (items.size() == 1 && items.get(0).path("class").asText().equals("STAR")
+        && items.get(0).path("relation_name").asText().isEmpty() && topSelect.refs.size() == 1
+        && topSelect.refs.get(0).relation != null && topSelect.refs.get(0).columnAliases.isEmpty()
+        && top.path("from_table").path("type").asText().equals("BASE_TABLE")) {
+      return topSelect.refs.get(0).relation.columns().stream().map(c -> Optional.of(c.type())).toList();
+    }
+    List<Optional<dev.floe.SqlType>> types = new ArrayList<>();
+    for (JsonNode item : items) {
+      String cls = item.path("class").asText();
+      if (cls.equals("STAR") || cls.equals("COLUMNS")) {
+        return List.of();
+      }
+      Optional<dev.floe.SqlType> type = Optional.empty();
+      if (cls.equals("COLUMN_REF")) {
+        Ref owner = owner(topSelect, item);
+        if (owner != null) {
+          JsonNode names = item.path("column_names");
+          String column = names.get(names.size() - 1).asText();
+          for (dev.floe.Column c : owner.relation.columns()) {
+            if (c.name().equalsIgnoreCase(column)) {
+              type = Optional.of(c.type());
+            }
+          }
+        }
+      }
+      types.add(type);
+    }
+    return types;
   }
 
   private void collectFrom(JsonNode ref, Set<String> scope, boolean preserved, Select select) {
@@ -359,8 +407,8 @@ public final class QueryBinder {
         && node.path("catalog_name").asText().isEmpty() && scope.contains(table.toLowerCase(Locale.ROOT))) {
       return; // a CTE
     }
-    if (table.startsWith(TimeTravelClauses.MARKER_PREFIX)) {
-      int index = Integer.parseInt(table.substring(TimeTravelClauses.MARKER_PREFIX.length()));
+    if (table.startsWith(QueryPrepass.MARKER_PREFIX)) {
+      int index = Integer.parseInt(table.substring(QueryPrepass.MARKER_PREFIX.length()));
       ref.timeTravel = Optional.of(pre.clauses().get(index));
       parts.set(parts.size() - 1, pre.tableNames().get(index));
     }

@@ -220,7 +220,9 @@ public final class Inserter {
     int n = 0;
     for (Path file : written) {
       PartitionData partition = null;
-      if (!spec.isUnpartitioned()) {
+      if (spec.isUnpartitioned() && !spec.fields().isEmpty()) {
+        partition = new PartitionData(spec.partitionType()); // only void fields: every value is null
+      } else if (!spec.isUnpartitioned()) {
         String dir = file.getParent().getFileName().toString();
         if (!dir.startsWith(PID + "=")) {
           throw new IllegalStateException("unexpected partition directory " + dir);

@@ -28,7 +28,7 @@ final class PartitionSql {
       return v;
     }
     if (t.isVoid()) {
-      return "NULL";
+      return "CAST(NULL AS " + dev.floe.types.TypeMapping.duckdbType(source) + ")";
     }
     String utc = source instanceof Types.TimestampType ts && ts.shouldAdjustToUTC() ? "(" + v + " AT TIME ZONE 'UTC')" : v;
     switch (name) {

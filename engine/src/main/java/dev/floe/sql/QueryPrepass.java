@@ -5,8 +5,10 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Finds time-travel clauses after table names and replaces each "name + clause" with a marker table
- * name DuckDB's parser accepts, remembering the clause. Recognised forms:
+ * Rewrites the PostgreSQL (and Trino/Spark) query syntax DuckDB's parser lacks, before DuckDB parses
+ * the query: {@code TABLE name} becomes {@code SELECT * FROM name}, and time-travel clauses after table
+ * names are replaced, "name + clause" together, with a marker table name DuckDB accepts, the clause
+ * remembered. Time-travel forms:
  *
  * <pre>
  *   t AS OF VERSION n                 t AS OF TIMESTAMP '...'
@@ -16,19 +18,32 @@ import java.util.List;
  *
  * An alias may follow the clause. DuckDB's own {@code t AT (VERSION => n)} needs no rewriting.
  */
-final class TimeTravelClauses {
+final class QueryPrepass {
   static final String MARKER_PREFIX = "__floe_tt_";
 
   /** The rewritten text, the clauses by marker index, and the edits (for mapping error positions back). */
   record Result(String text, List<TimeTravel> clauses, List<String> tableNames, TextEdits edits) {}
 
-  private TimeTravelClauses() {}
+  private QueryPrepass() {}
 
   static Result rewrite(String sql) {
     List<Token> tokens = Lexer.tokenize(sql);
     TextEdits edits = new TextEdits();
     List<TimeTravel> clauses = new ArrayList<>();
     List<String> names = new ArrayList<>();
+    for (int k = 0; k < tokens.size() - 1; k++) {
+      Token t = tokens.get(k);
+      Token before = k > 0 ? tokens.get(k - 1) : null;
+      if (t.type() == Token.Type.STRING && (t.text().startsWith("E'") || t.text().startsWith("e'"))) {
+        edits.replace(t.start(), t.end(), Lexer.quoteString(t.value())); // DuckDB reads E'' escapes differently
+        continue;
+      }
+      if (t.isKeyword("table") && tokens.get(k + 1).isIdentifier()
+          && (before == null || before.isOp("(") || before.isKeyword("union") || before.isKeyword("intersect")
+              || before.isKeyword("except") || before.isKeyword("all") || before.isKeyword("distinct"))) {
+        edits.replace(t.start(), t.end(), "SELECT * FROM");
+      }
+    }
     for (int k = 1; k < tokens.size(); k++) {
       Token prev = tokens.get(k - 1);
       if (!prev.isIdentifier() || (k >= 2 && tokens.get(k - 2).isOp("::"))) {

@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
 
-class TimeTravelClausesTest {
+class QueryPrepassTest {
   @Test
   void rewritesEachFormIntoAMarkerAndRemembersTheTarget() {
-    var r = TimeTravelClauses.rewrite(
+    var r = QueryPrepass.rewrite(
         "SELECT * FROM s.t AS OF VERSION 3 x JOIN u FOR SYSTEM_TIME AS OF TIMESTAMP '2024-01-01' ON true");
     assertThat(r.text()).isEqualTo("SELECT * FROM s.\"__floe_tt_0\" x JOIN \"__floe_tt_1\" ON true");
     assertThat(r.clauses()).extracting(TimeTravel::kind)
@@ -22,7 +22,7 @@ class TimeTravelClausesTest {
 
   @Test
   void snapshotIdsRefsAndExpressions() {
-    var r = TimeTravelClauses.rewrite("SELECT 1 FROM t FOR VERSION AS OF 'tag' , u VERSION AS OF (SELECT 1)");
+    var r = QueryPrepass.rewrite("SELECT 1 FROM t FOR VERSION AS OF 'tag' , u VERSION AS OF (SELECT 1)");
     assertThat(r.clauses()).extracting(TimeTravel::kind)
         .containsExactly(TimeTravel.Kind.SNAPSHOT, TimeTravel.Kind.SNAPSHOT);
     assertThat(r.clauses()).extracting(TimeTravel::valueSql).containsExactly("'tag'", "(SELECT 1)");
@@ -31,6 +31,6 @@ class TimeTravelClausesTest {
   @Test
   void leavesOrdinaryTextAlone() {
     String sql = "SELECT a AS of_x, 'AS OF VERSION 3' FROM t -- t AS OF VERSION 3";
-    assertThat(TimeTravelClauses.rewrite(sql).text()).isEqualTo(sql);
+    assertThat(QueryPrepass.rewrite(sql).text()).isEqualTo(sql);
   }
 }
