@@ -141,7 +141,7 @@ class SqlCommandTest {
     assertThat(r.out()).isEqualTo("""
         {"i":1,"n":2.50,"d":1.5,"s":"a\\"b\\\\c","z":null,"b":true,"day":"2024-01-02","ts":"2024-01-02 03:04:05+00",\
         "list":[1,2],"nan":"NaN","big":12345678901234}
-        {"i":2,"n":-0.01,"d":-2.0e-7,"s":"","z":null,"b":false,"day":null,"ts":null,"list":[],"nan":"Infinity",\
+        {"i":2,"n":-0.01,"d":-2e-07,"s":"","z":null,"b":false,"day":null,"ts":null,"list":[],"nan":"Infinity",\
         "big":null}
         """);
   }
