@@ -52,34 +52,72 @@ public final class Engine implements AutoCloseable {
   }
 
   public static Engine open(FloeConfig config) {
-    Warehouse warehouse = Warehouse.open(config.warehouse(), config.catalogName(), config.readOnly());
+    // Starting DuckDB (unpacking and loading its native library) takes as long as opening the catalog;
+    // do both at once.
+    java.util.concurrent.CompletableFuture<DuckDBConnection> duck =
+        java.util.concurrent.CompletableFuture.supplyAsync(() -> startDuckDb(config));
+    Warehouse warehouse;
+    try {
+      warehouse = Warehouse.open(config.warehouse(), config.catalogName(), config.readOnly());
+    } catch (RuntimeException e) {
+      duck.thenAccept(Engine::closeQuietly);
+      throw e;
+    }
+    DuckDBConnection root = null;
     try {
       Path scratch = config.readOnly()
           ? Files.createTempDirectory("floe-scratch")
           : warehouse.scratch();
       Files.createDirectories(scratch);
       clearScratch(scratch);
-      Properties props = new Properties();
-      props.setProperty("autoinstall_known_extensions", "false");
-      props.setProperty("autoload_known_extensions", "false");
-      props.setProperty("temp_directory", scratch.resolve("spill").toString());
-      config.memoryLimit().ifPresent(m -> props.setProperty("memory_limit", m));
-      if (config.threads() > 0) {
-        props.setProperty("threads", Integer.toString(config.threads()));
+      root = duck.join();
+      try (var st = root.createStatement()) {
+        st.execute("SET GLOBAL temp_directory = " + dev.floe.sql.Lexer.quoteString(scratch.resolve("spill").toString()));
       }
+      return new Engine(config, warehouse, root, scratch);
+    } catch (SQLException | IOException e) {
+      closeQuietly(root);
+      warehouse.close();
+      throw new FloeException(SqlState.INTERNAL_ERROR, "cannot start the query engine: " + e.getMessage(), e);
+    } catch (java.util.concurrent.CompletionException e) {
+      warehouse.close();
+      throw e.getCause() instanceof RuntimeException r ? r : new FloeException(SqlState.INTERNAL_ERROR,
+          "cannot start the query engine: " + e.getCause(), e.getCause());
+    } catch (RuntimeException e) {
+      closeQuietly(root);
+      warehouse.close();
+      throw e;
+    }
+  }
+
+  private static DuckDBConnection startDuckDb(FloeConfig config) {
+    Properties props = new Properties();
+    props.setProperty("autoinstall_known_extensions", "false");
+    props.setProperty("autoload_known_extensions", "false");
+    config.memoryLimit().ifPresent(m -> props.setProperty("memory_limit", m));
+    if (config.threads() > 0) {
+      props.setProperty("threads", Integer.toString(config.threads()));
+    }
+    try {
       DuckDBConnection root = (DuckDBConnection) DriverManager.getConnection("jdbc:duckdb:", props);
       try (var st = root.createStatement()) {
         // Data files are immutable (a path is never rewritten), so their footers can be cached.
         st.execute("SET GLOBAL parquet_metadata_cache = true");
       }
       PartitionFunctions.register(root);
-      return new Engine(config, warehouse, root, scratch);
-    } catch (SQLException | IOException e) {
-      warehouse.close();
+      return root;
+    } catch (SQLException e) {
       throw new FloeException(SqlState.INTERNAL_ERROR, "cannot start the query engine: " + e.getMessage(), e);
-    } catch (RuntimeException e) {
-      warehouse.close();
-      throw e;
+    }
+  }
+
+  private static void closeQuietly(DuckDBConnection c) {
+    if (c != null) {
+      try {
+        c.close();
+      } catch (SQLException ignored) {
+        // never used
+      }
     }
   }
 
