@@ -37,7 +37,7 @@ public interface SqlPredicate {
 
   /** A column of the read schema: its position in the rows, name and type. */
   record Col(int index, String name, Type type) {
-    String sql() {
+    public String sql() {
       return "\"" + name.replace("\"", "\"\"") + "\"";
     }
   }
@@ -157,7 +157,7 @@ public interface SqlPredicate {
   DateTimeFormatter TS = DateTimeFormatter.ofPattern("uuuu-MM-dd HH:mm:ss.SSSSSS");
 
   /** Whether values of {@code type} have an order SQL and this class agree on. */
-  static boolean ordered(Type type) {
+  public static boolean ordered(Type type) {
     return switch (type.typeId()) {
       case UUID, BINARY, FIXED -> false;
       default -> true;
@@ -237,7 +237,7 @@ public interface SqlPredicate {
    * A random predicate on the columns of rows {@code sample} (which supplies literals that match
    * something), combining up to two simple predicates.
    */
-  static SqlPredicate random(List<Col> columns, List<Record> sample, Random rnd) {
+  public static SqlPredicate random(List<Col> columns, List<Record> sample, Random rnd) {
     SqlPredicate p = simple(columns, sample, rnd);
     int shape = rnd.nextInt(10);
     if (shape == 0) {
@@ -297,7 +297,7 @@ public interface SqlPredicate {
   }
 
   /** The columns of a schema as predicate columns. */
-  static List<Col> columns(Types.StructType struct) {
+  public static List<Col> columns(Types.StructType struct) {
     List<Col> out = new ArrayList<>();
     List<Types.NestedField> fields = struct.fields();
     for (int i = 0; i < fields.size(); i++) {
