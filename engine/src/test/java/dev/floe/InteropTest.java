@@ -35,6 +35,10 @@ import java.util.UUID;
 import java.util.stream.Collectors;
 import org.apache.iceberg.BaseTable;
 import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DataFiles;
+import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.Metrics;
+import org.apache.iceberg.MetricsConfig;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
@@ -52,6 +56,10 @@ import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.jdbc.JdbcCatalog;
+import org.apache.iceberg.mapping.MappingUtil;
+import org.apache.iceberg.mapping.NameMapping;
+import org.apache.iceberg.mapping.NameMappingParser;
+import org.apache.iceberg.parquet.ParquetUtil;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.Test;
@@ -563,6 +571,42 @@ class InteropTest {
         db.sql("INSERT INTO shared VALUES (5)").close();
         assertFloeReads(db, "SELECT * FROM shared", table);
         assertThat(Canonical.rows(db.sql("SELECT count(*) FROM shared"))).isEqualTo(List.of(List.of("long:5")));
+      } finally {
+        catalog.close();
+      }
+    }
+  }
+
+  /**
+   * Parquet files without field ids, added to a table with a name mapping ({@code schema.name-mapping.default})
+   * as PyIceberg's and Spark's add_files, migrate and snapshot do, read as all-NULL rows: ScanSql reads data
+   * files with {@code read_parquet(..., schema=MAP{field-id: ...})}, which matches columns by field id only,
+   * and ignores the table's name mapping. Iceberg's reader applies the mapping.
+   */
+  @Test
+  void nameMappedFilesWithoutFieldIds() throws Exception {
+    Path warehouse = temp.toAbsolutePath();
+    try (Database db = Floe.open(warehouse)) {
+      JdbcCatalog catalog = IcebergClients.jdbcCatalog(warehouse);
+      try {
+        Schema schema = new Schema(Types.NestedField.optional(1, "id", Types.LongType.get()),
+            Types.NestedField.optional(2, "name", Types.StringType.get()));
+        NameMapping mapping = MappingUtil.create(schema);
+        Table table = catalog.createTable(TableIdentifier.of("public", "imported"), schema,
+            PartitionSpec.unpartitioned(), Map.of(TableProperties.DEFAULT_NAME_MAPPING,
+                NameMappingParser.toJson(mapping)));
+        Path file = LocalFileIO.toPath(table.location()).resolve("data").resolve("external.parquet");
+        Files.createDirectories(file.getParent());
+        try (Connection conn = DriverManager.getConnection("jdbc:duckdb:"); Statement st = conn.createStatement()) {
+          st.execute("COPY (SELECT 1::BIGINT AS id, 'one' AS name UNION ALL SELECT 2, 'two') TO '" + file
+              + "' (FORMAT parquet)");
+        }
+        Metrics metrics = ParquetUtil.fileMetrics(table.io().newInputFile(file.toString()),
+            MetricsConfig.forTable(table), mapping);
+        table.newAppend().appendFile(DataFiles.builder(table.spec()).withPath(file.toString())
+            .withFormat(FileFormat.PARQUET).withFileSizeInBytes(Files.size(file)).withMetrics(metrics).build())
+            .commit();
+        assertFloeReads(db, "SELECT * FROM imported", table);
       } finally {
         catalog.close();
       }

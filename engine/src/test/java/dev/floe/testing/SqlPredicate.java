@@ -24,7 +24,12 @@ import org.apache.iceberg.types.Types;
  * -0.0 equal to 0.0.
  */
 public interface SqlPredicate {
-  String sql();
+  /** The predicate as SQL, its columns qualified with {@code qualifier} (e.g. {@code "a."}, or empty). */
+  String sql(String qualifier);
+
+  default String sql() {
+    return sql("");
+  }
 
   /** TRUE, FALSE, or null (unknown) for one row. */
   Boolean eval(Record row);
@@ -37,8 +42,8 @@ public interface SqlPredicate {
 
   /** A column of the read schema: its position in the rows, name and type. */
   record Col(int index, String name, Type type) {
-    public String sql() {
-      return "\"" + name.replace("\"", "\"\"") + "\"";
+    public String sql(String qualifier) {
+      return qualifier + "\"" + name.replace("\"", "\"\"") + "\"";
     }
   }
 
@@ -63,8 +68,8 @@ public interface SqlPredicate {
   }
 
   record Compare(Col col, Op op, Object value) implements SqlPredicate {
-    public String sql() {
-      return col.sql() + " " + op.sql + " " + literal(col.type(), value);
+    public String sql(String q) {
+      return col.sql(q) + " " + op.sql + " " + literal(col.type(), value);
     }
 
     public Boolean eval(Record row) {
@@ -74,8 +79,8 @@ public interface SqlPredicate {
   }
 
   record Between(Col col, Object lower, Object upper) implements SqlPredicate {
-    public String sql() {
-      return col.sql() + " BETWEEN " + literal(col.type(), lower) + " AND " + literal(col.type(), upper);
+    public String sql(String q) {
+      return col.sql(q) + " BETWEEN " + literal(col.type(), lower) + " AND " + literal(col.type(), upper);
     }
 
     public Boolean eval(Record row) {
@@ -85,8 +90,8 @@ public interface SqlPredicate {
   }
 
   record In(Col col, List<Object> values, boolean negated) implements SqlPredicate {
-    public String sql() {
-      return col.sql() + (negated ? " NOT IN (" : " IN (")
+    public String sql(String q) {
+      return col.sql(q) + (negated ? " NOT IN (" : " IN (")
           + values.stream().map(v -> literal(col.type(), v)).collect(Collectors.joining(", ")) + ")";
     }
 
@@ -101,8 +106,8 @@ public interface SqlPredicate {
   }
 
   record IsNull(Col col, boolean negated) implements SqlPredicate {
-    public String sql() {
-      return col.sql() + (negated ? " IS NOT NULL" : " IS NULL");
+    public String sql(String q) {
+      return col.sql(q) + (negated ? " IS NOT NULL" : " IS NULL");
     }
 
     public Boolean eval(Record row) {
@@ -111,8 +116,8 @@ public interface SqlPredicate {
   }
 
   record And(SqlPredicate left, SqlPredicate right) implements SqlPredicate {
-    public String sql() {
-      return "(" + left.sql() + " AND " + right.sql() + ")";
+    public String sql(String q) {
+      return "(" + left.sql(q) + " AND " + right.sql(q) + ")";
     }
 
     public Boolean eval(Record row) {
@@ -126,8 +131,8 @@ public interface SqlPredicate {
   }
 
   record Or(SqlPredicate left, SqlPredicate right) implements SqlPredicate {
-    public String sql() {
-      return "(" + left.sql() + " OR " + right.sql() + ")";
+    public String sql(String q) {
+      return "(" + left.sql(q) + " OR " + right.sql(q) + ")";
     }
 
     public Boolean eval(Record row) {
@@ -141,8 +146,8 @@ public interface SqlPredicate {
   }
 
   record Not(SqlPredicate inner) implements SqlPredicate {
-    public String sql() {
-      return "NOT (" + inner.sql() + ")";
+    public String sql(String q) {
+      return "NOT (" + inner.sql(q) + ")";
     }
 
     public Boolean eval(Record row) {
