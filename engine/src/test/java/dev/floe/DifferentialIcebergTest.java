@@ -12,7 +12,6 @@ import java.io.UncheckedIOException;
 import java.math.BigDecimal;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
-import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.LocalTime;
 import java.time.OffsetDateTime;
@@ -445,11 +444,27 @@ class DifferentialIcebergTest {
     private List<Record> randomRows(int n) {
       Schema schema = table.schema();
       double nulls = rnd.nextInt(4) == 0 ? 0.6 : 0.15;
+      Set<Integer> truncated = new HashSet<>();
+      for (PartitionSpec spec : table.specs().values()) {
+        for (PartitionField pf : spec.fields()) {
+          if (pf.transform().toString().startsWith("truncate")) {
+            truncated.add(pf.sourceId());
+          }
+        }
+      }
       List<Record> rows = new ArrayList<>();
       for (int i = 0; i < n; i++) {
         GenericRecord r = GenericRecord.create(schema);
         for (Types.NestedField f : schema.columns()) {
-          r.setField(f.name(), RandomValues.of(f, rnd, nulls));
+          Object v = RandomValues.of(f, rnd, nulls);
+          if (truncated.contains(f.fieldId()) && v instanceof Number num && !(v instanceof BigDecimal)
+              && num.longValue() < (f.type().typeId() == Type.TypeID.INTEGER ? Integer.MIN_VALUE : Long.MIN_VALUE)
+                  + 1000) {
+            // Iceberg's truncate wraps around for values this close to the minimum, so its partition value
+            // (and every engine's pruning on it, Iceberg's own included) is wrong: not Floe's to test.
+            v = RandomValues.promote(0, f.type());
+          }
+          r.setField(f.name(), v);
         }
         rows.add(r);
       }
@@ -879,7 +894,7 @@ class DifferentialIcebergTest {
       List<Record> matching = ref.stream().filter(p::matches).toList();
       List<List<String>> expected = rows(matching);
       String q;
-      switch (rnd.nextInt(10)) {
+      switch (rnd.nextInt(12)) {
         case 0 -> q = "SELECT a.* FROM " + from + " AS a WHERE " + p.sql("a.");
         case 1 -> q = "SELECT t.* FROM " + from + " AS t JOIN (SELECT 1 AS one) AS x ON " + p.sql("t.");
         case 2 -> {
@@ -898,6 +913,18 @@ class DifferentialIcebergTest {
           q = "SELECT * FROM " + from + " WHERE (" + p.sql() + ") IS NOT TRUE";
           expected = rows(ref.stream().filter(r -> !p.matches(r)).toList());
         }
+        case 5 -> {
+          // Two references to the table, each with its own predicate.
+          SqlPredicate other = SqlPredicate.random(SqlPredicate.columns(schema.asStruct()), ref, rnd);
+          q = "SELECT a.* FROM " + from + " AS a, (SELECT count(*) AS n FROM " + from + " AS b WHERE "
+              + other.sql("b.") + ") AS c WHERE " + p.sql("a.");
+        }
+        case 6 -> {
+          q = "SELECT * FROM " + from + " WHERE " + p.sql() + " UNION ALL SELECT * FROM " + from + " WHERE NOT ("
+              + p.sql() + ")";
+          expected = rows(ref.stream().filter(r -> p.eval(r) != null).toList());
+        }
+        case 7 -> q = "WITH x AS (SELECT * FROM " + from + ") SELECT * FROM x WHERE " + p.sql();
         default -> q = "SELECT * FROM " + from + " WHERE " + p.sql();
       }
       String diff = Canonical.diff(expected, floe(q, columns, step), 15);

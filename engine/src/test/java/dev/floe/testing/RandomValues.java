@@ -156,6 +156,7 @@ public final class RandomValues {
       return null;
     }
     return switch (type.typeId()) {
+      case INTEGER -> ((Number) value).intValue();
       case LONG -> ((Number) value).longValue();
       case DOUBLE -> ((Number) value).doubleValue();
       default -> value;
