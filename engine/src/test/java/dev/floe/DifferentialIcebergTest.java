@@ -231,6 +231,50 @@ class DifferentialIcebergTest {
     }
   }
 
+  /**
+   * Found by seed 1489747221. SqlLiterals renders timestamps via {@code Instant.EPOCH.plusNanos(
+   * Math.multiplyExact(micros, 1000L))}, which overflows for instants before 1677-09-21 or after 2262-04-11:
+   * a table with such a timestamp initial default cannot be read (a raw ArithmeticException escapes, not
+   * even a FloeException), and the same rendering serves write defaults (Inserts) and metadata table rows
+   * such as {@code $partitions} of an identity-partitioned timestamp column.
+   */
+  @Test
+  void timestampLiteralsOutsideTheNanosecondRange() throws Exception {
+    Path warehouse = temp.resolve("old-timestamps");
+    List<String> problems = new ArrayList<>();
+    try (Database db = Floe.open(warehouse)) {
+      JdbcCatalog catalog = IcebergClients.jdbcCatalog(warehouse);
+      try {
+        Schema schema = new Schema(Types.NestedField.optional(1, "id", Types.IntegerType.get()));
+        Table t = catalog.createTable(TableIdentifier.of("public", "t"), schema, PartitionSpec.unpartitioned(),
+            Map.of(TableProperties.FORMAT_VERSION, "3"));
+        t.newAppend().appendFile(IcebergFiles.writeData(t, List.of(row(schema, 1)), 10).get(0)).commit();
+        t.updateSchema().addColumn("f", Types.TimestampType.withZone(),
+            Literal.of("1582-10-10T12:00:00+00:00").to(Types.TimestampType.withZone())).commit();
+        try {
+          String problem = sameRows(db, t, "SELECT * FROM public.t");
+          if (problem != null) {
+            problems.add(problem);
+          }
+        } catch (RuntimeException e) {
+          problems.add("initial default 1582-10-10T12:00Z: SELECT * threw " + e);
+        }
+      } finally {
+        catalog.close();
+      }
+      db.sql("CREATE TABLE p (ts timestamp) PARTITIONED BY (ts)").close();
+      db.sql("INSERT INTO p VALUES (TIMESTAMP '1500-01-01 00:00:00')").close();
+      try {
+        Canonical.rows(db.sql("SELECT * FROM \"p$partitions\""));
+      } catch (RuntimeException e) {
+        problems.add("identity(ts) partition 1500-01-01: SELECT * FROM \"p$partitions\" threw " + e);
+      }
+    }
+    if (!problems.isEmpty()) {
+      fail(String.join("\n", problems));
+    }
+  }
+
   /** One random table and the operations applied to it. */
   static final class Workload {
     final long seed;
