@@ -76,8 +76,8 @@ import org.junit.jupiter.api.io.TempDir;
  * of operations per seed.
  */
 class DifferentialIcebergTest {
-  private static final long[] DEFAULT_SEEDS = {2, 3, 4, 5};
-  private static final int DEFAULT_OPS = 20;
+  private static final long[] DEFAULT_SEEDS = {2, 3, 4, 8};
+  private static final int DEFAULT_OPS = 18;
   private static final TableIdentifier ID = TableIdentifier.of(Namespace.of("public"), "t");
   private static final List<String> NAMES = List.of("id", "a", "b", "c", "d", "e", "f", "g", "h", "k", "v", "w",
       "x", "y", "z", "qty", "price", "name", "note", "day", "ts", "amount", "Mixed Case", "select", "ünï",
