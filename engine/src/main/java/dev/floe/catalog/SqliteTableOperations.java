@@ -14,7 +14,6 @@ import org.apache.iceberg.exceptions.CommitFailedException;
 import org.apache.iceberg.exceptions.NoSuchTableException;
 import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.LocationProvider;
-import org.apache.iceberg.io.OutputFile;
 
 /**
  * Commits one table through the {@link SqliteCatalog}.
@@ -74,13 +73,23 @@ final class SqliteTableOperations implements TableOperations {
     if (base == metadata) {
       return;
     }
-    int version = nextVersion(base);
-    String location = metadataDirectory(metadata) + "/" + VersionHint.metadataFileName(version);
-    OutputFile out = io.newOutputFile(location);
-    try {
-      TableMetadataParser.write(metadata, out); // exclusive create; fsynced on close
-    } catch (AlreadyExistsException e) {
-      throw new CommitFailedException(e, "Cannot commit %s: version %d was written concurrently", id, version);
+    String directory = metadataDirectory(metadata);
+    int version = nextVersion(base, Path.of(SqliteCatalog.stripScheme(directory)));
+    String location;
+    for (int attempt = 0; ; attempt++) {
+      location = directory + "/" + VersionHint.metadataFileName(version);
+      try {
+        TableMetadataParser.write(metadata, io.newOutputFile(location)); // exclusive create; fsynced on close
+        break;
+      } catch (AlreadyExistsException e) {
+        // Another lineage used this number (a client that names metadata its own way restarted the
+        // count, or a commit that lost its race left the file): take the next free one. If a concurrent
+        // committer wrote it, the pointer swap below fails anyway.
+        if (attempt >= 1000) {
+          throw new CommitFailedException(e, "Cannot commit %s: no free metadata version after %d", id, version);
+        }
+        version++;
+      }
     }
     boolean swapped;
     try {
@@ -104,12 +113,18 @@ final class SqliteTableOperations implements TableOperations {
     }
   }
 
-  private static int nextVersion(TableMetadata base) {
-    if (base == null) {
-      return 1;
+  /**
+   * The version after {@code base}'s, and never below the version hint's (so the hint, which readers
+   * without a catalog follow, only moves forward even after other catalog clients' commits).
+   */
+  private static int nextVersion(TableMetadata base, Path metadataDir) {
+    int next = 1;
+    if (base != null) {
+      OptionalInt v = VersionHint.versionOf(base.metadataFileLocation());
+      next = v.isPresent() ? v.getAsInt() + 1 : base.previousFiles().size() + 2;
     }
-    OptionalInt v = VersionHint.versionOf(base.metadataFileLocation());
-    return v.isPresent() ? v.getAsInt() + 1 : base.previousFiles().size() + 2;
+    OptionalInt hinted = VersionHint.read(metadataDir);
+    return hinted.isPresent() ? Math.max(next, hinted.getAsInt() + 1) : next;
   }
 
   private static String metadataDirectory(TableMetadata metadata) {

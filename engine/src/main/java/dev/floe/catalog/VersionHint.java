@@ -46,6 +46,16 @@ public final class VersionHint {
     return OptionalInt.empty();
   }
 
+  /** The version the hint in {@code metadataDir} names, if there is a readable hint. */
+  public static OptionalInt read(Path metadataDir) {
+    try {
+      String text = Files.readString(metadataDir.resolve(FILE_NAME)).strip();
+      return text.matches("\\d+") ? OptionalInt.of(Integer.parseInt(text)) : OptionalInt.empty();
+    } catch (IOException e) {
+      return OptionalInt.empty();
+    }
+  }
+
   /** Atomically replaces the hint in {@code metadataDir} with {@code version}. */
   public static void write(Path metadataDir, int version) {
     Path hint = metadataDir.resolve(FILE_NAME);

@@ -6,6 +6,7 @@ import dev.floe.SnapshotInfo;
 import dev.floe.SqlState;
 import dev.floe.TableInfo;
 import dev.floe.catalog.Warehouse;
+import dev.floe.read.FileFooters;
 import dev.floe.read.ScanPlanner;
 import dev.floe.read.Versions;
 import dev.floe.types.TypeMapping;
@@ -40,6 +41,7 @@ public final class Engine implements AutoCloseable {
   private final BufferAllocator allocator;
   private final Tables tables;
   private final ScanPlanner planner = new ScanPlanner();
+  private final FileFooters footers = new FileFooters();
   private final Path scratch;
 
   private Engine(FloeConfig config, Warehouse warehouse, DuckDBConnection root, Path scratch) {
@@ -144,6 +146,10 @@ public final class Engine implements AutoCloseable {
 
   ScanPlanner planner() {
     return planner;
+  }
+
+  FileFooters footers() {
+    return footers;
   }
 
   BufferAllocator allocator() {

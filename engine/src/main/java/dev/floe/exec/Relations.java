@@ -4,6 +4,7 @@ import dev.floe.FloeException;
 import dev.floe.SqlState;
 import dev.floe.read.MetadataTables;
 import dev.floe.read.ScanPlan;
+import dev.floe.read.FileFooters;
 import dev.floe.read.ScanPlanner;
 import dev.floe.read.Versions;
 import dev.floe.read.ScanSql;
@@ -29,6 +30,7 @@ import org.apache.iceberg.util.SnapshotUtil;
 final class Relations implements QueryBinder.Resolver {
   private final Tables tables;
   private final ScanPlanner planner;
+  private final FileFooters footers;
   private final String defaultSchema;
   private final Evaluator evaluator;
   private final Map<TableIdentifier, Optional<Table>> seen = new HashMap<>();
@@ -40,9 +42,10 @@ final class Relations implements QueryBinder.Resolver {
     Object evaluate(String sql);
   }
 
-  Relations(Tables tables, ScanPlanner planner, String defaultSchema, Evaluator evaluator) {
+  Relations(Tables tables, ScanPlanner planner, FileFooters footers, String defaultSchema, Evaluator evaluator) {
     this.tables = tables;
     this.planner = planner;
+    this.footers = footers;
     this.defaultSchema = defaultSchema;
     this.evaluator = evaluator;
   }
@@ -78,7 +81,7 @@ final class Relations implements QueryBinder.Resolver {
         : Optional.ofNullable(t.currentSnapshot());
     boolean historic = timeTravel.isPresent();
     Schema schema = historic && snapshot.isPresent() ? ScanPlan.schemaOf(t, snapshot.get()) : t.schema();
-    return Optional.of(new TableRelation(planner, t, snapshot, schema, historic, qualified(id.get())));
+    return Optional.of(new TableRelation(planner, footers, t, snapshot, schema, historic, qualified(id.get())));
   }
 
   private List<String> qualified(TableIdentifier id) {
@@ -147,14 +150,16 @@ final class Relations implements QueryBinder.Resolver {
   /** A data table at a snapshot. */
   static final class TableRelation implements QueryBinder.Relation {
     final ScanPlanner planner;
+    final FileFooters footers;
     final Table table;
     final Optional<Snapshot> snapshot;
     final Schema schema;
     final boolean historic;
     final List<String> name;
 
-    TableRelation(ScanPlanner planner, Table table, Optional<Snapshot> snapshot, Schema schema, boolean historic,
-        List<String> name) {
+    TableRelation(ScanPlanner planner, FileFooters footers, Table table, Optional<Snapshot> snapshot, Schema schema,
+        boolean historic, List<String> name) {
+      this.footers = footers;
       this.name = name;
       this.planner = planner;
       this.table = table;
@@ -180,7 +185,7 @@ final class Relations implements QueryBinder.Resolver {
 
     @Override
     public String sql(Expression filter) {
-      return ScanSql.relation(ScanPlan.plan(planner, table, snapshot, filter, historic), table.io());
+      return ScanSql.relation(ScanPlan.plan(planner, table, snapshot, filter, historic), table.io(), footers);
     }
   }
 

@@ -201,7 +201,7 @@ public final class SessionContext implements AutoCloseable {
   QueryBinder.Bound bind(Ast.Query q) {
     Relations[] relations = new Relations[1];
     // Time-travel targets may themselves query Floe tables, e.g. (SELECT max(committed_at) FROM "t$snapshots").
-    relations[0] = new Relations(engine.tables(), engine.planner(), currentSchema, expression -> {
+    relations[0] = new Relations(engine.tables(), engine.planner(), engine.footers(), currentSchema, expression -> {
       QueryBinder.Bound inner = QueryBinder.bind("SELECT " + expression, 0, this::serializeSql, relations[0]);
       return evaluate(inner.sql().substring("SELECT ".length()));
     });

@@ -5,10 +5,9 @@ import dev.floe.FloeException;
 import dev.floe.SqlState;
 import dev.floe.SqlType;
 import dev.floe.sql.Lexer;
+import dev.floe.types.ByteaText;
 import dev.floe.sql.TextEdits;
 import dev.floe.sql.Token;
-import java.io.ByteArrayOutputStream;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
@@ -102,44 +101,17 @@ final class ValuesLiterals {
         }
         throw invalid(type, value, item, offset);
       }
-      case BYTEA -> "unhex(" + Lexer.quoteString(HexFormat.of().formatHex(bytea(value, item, offset))) + ")";
+      case BYTEA -> {
+        try {
+          yield ByteaText.sql(ByteaText.parse(value));
+        } catch (IllegalArgumentException e) {
+          throw new FloeException(SqlState.INVALID_TEXT_REPRESENTATION, e.getMessage(), null, null,
+              offset + item.position(), null);
+        }
+      }
       case TEXT, VARCHAR, CHAR -> null;
       default -> "CAST(" + Lexer.quoteString(value) + " AS " + duckType + ")";
     };
-  }
-
-  /** PostgreSQL bytea input: {@code \x} hex, or the escape format ({@code \\} and {@code \nnn} octal). */
-  static byte[] bytea(String value, Token item, int offset) {
-    if (value.startsWith("\\x")) {
-      String hex = value.substring(2).replaceAll("\\s", "");
-      try {
-        return HexFormat.of().parseHex(hex);
-      } catch (IllegalArgumentException e) {
-        throw new FloeException(SqlState.INVALID_TEXT_REPRESENTATION, "invalid hexadecimal data: \"" + value + "\"",
-            null, null, offset + item.position(), null);
-      }
-    }
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    byte[] raw = value.getBytes(java.nio.charset.StandardCharsets.UTF_8);
-    for (int i = 0; i < raw.length; i++) {
-      if (raw[i] != '\\') {
-        out.write(raw[i]);
-      } else if (i + 1 < raw.length && raw[i + 1] == '\\') {
-        out.write('\\');
-        i++;
-      } else if (i + 3 < raw.length && isOctal(raw[i + 1]) && isOctal(raw[i + 2]) && isOctal(raw[i + 3])) {
-        out.write(((raw[i + 1] - '0') << 6) | ((raw[i + 2] - '0') << 3) | (raw[i + 3] - '0'));
-        i += 3;
-      } else {
-        throw new FloeException(SqlState.INVALID_TEXT_REPRESENTATION, "invalid input syntax for type bytea", null,
-            null, offset + item.position(), null);
-      }
-    }
-    return out.toByteArray();
-  }
-
-  private static boolean isOctal(byte b) {
-    return b >= '0' && b <= '7';
   }
 
   private static FloeException invalid(SqlType type, String value, Token item, int offset) {

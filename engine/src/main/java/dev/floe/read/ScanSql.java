@@ -25,6 +25,10 @@ import org.apache.iceberg.Schema;
 import org.apache.iceberg.data.BaseDeleteLoader;
 import org.apache.iceberg.deletes.PositionDeleteIndex;
 import org.apache.iceberg.io.FileIO;
+import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.mapping.MappedField;
+import org.apache.iceberg.mapping.NameMapping;
+import org.apache.iceberg.mapping.NameMappingParser;
 import org.apache.iceberg.types.Types;
 
 /**
@@ -49,12 +53,20 @@ public final class ScanSql {
 
   private ScanSql() {}
 
-  /** A SELECT producing the plan's rows with the plan's columns, in schema order. */
-  public static String relation(ScanPlan plan, FileIO io) {
+  /**
+   * A SELECT producing the plan's rows with the plan's columns, in schema order.
+   *
+   * @param footers where the physical columns of files without field ids are looked up (tables with a
+   *     name mapping only)
+   */
+  public static String relation(ScanPlan plan, FileIO io, FileFooters footers) {
     List<Column> columns = plan.columns();
     if (plan.tasks().isEmpty()) {
       return emptyRelation(plan);
     }
+    Mapping mapping = mapping(plan.table(), plan.schema());
+    String idMap = mapping == Mapping.FIELD_ID ? ", schema=" + schemaMap(plan.schema(), columns) : "";
+    NameMapping names = nameMapping(plan.table());
     Map<GroupKey, List<FileScanTask>> groups = new LinkedHashMap<>();
     for (FileScanTask task : plan.tasks()) {
       checkParquet(task.file());
@@ -67,13 +79,18 @@ public final class ScanSql {
           equality.add(d.location());
         }
       }
-      groups.computeIfAbsent(new GroupKey(positional, equality), k -> new ArrayList<>()).add(task);
+      String reader = idMap;
+      if (names != null) {
+        FileFooters.Columns physical = footers.columns(io, task.file().location());
+        if (!physical.hasIds()) {
+          reader = ", schema=" + nameMap(plan.schema(), columns, names, physical);
+        }
+      }
+      groups.computeIfAbsent(new GroupKey(positional, equality, reader), k -> new ArrayList<>()).add(task);
     }
-    Mapping mapping = mapping(plan.table(), plan.schema());
-    String reader = mapping == Mapping.FIELD_ID ? ", schema=" + schemaMap(plan.schema(), columns) : "";
     List<String> parts = new ArrayList<>();
     for (Map.Entry<GroupKey, List<FileScanTask>> g : groups.entrySet()) {
-      parts.add(groupSql(g.getKey(), g.getValue(), reader, mapping, plan.schema(), columns, io));
+      parts.add(groupSql(g.getKey(), g.getValue(), g.getKey().reader(), mapping, plan.schema(), columns, io));
     }
     return String.join("\nUNION ALL\n", parts);
   }
@@ -94,18 +111,33 @@ public final class ScanSql {
    */
   static Mapping mapping(org.apache.iceberg.Table table, Schema read) {
     Map<Integer, Schema> history = table.schemas();
-    if (history.size() != 1 || !history.containsKey(0) || history.get(0).schemaId() != read.schemaId()) {
+    if (history.size() != 1 || !history.containsKey(0) || history.get(0).schemaId() != read.schemaId()
+        || nameMapping(table) != null) {
       return Mapping.FIELD_ID;
     }
     for (Types.NestedField f : read.columns()) {
-      if (f.initialDefault() != null || f.name().equals(FILE_COLUMN)) {
+      // Iceberg's writers rewrite names that are not plain identifiers (spaces, unicode) into Avro-safe
+      // forms in the Parquet file; and a column may not hide the reader's row-position column.
+      if (f.initialDefault() != null || !f.name().matches("[A-Za-z_][A-Za-z0-9_]*")
+          || f.name().equalsIgnoreCase("file_row_number") || f.name().equals(FILE_COLUMN)) {
         return Mapping.FIELD_ID;
       }
     }
     return Mapping.BY_NAME;
   }
 
-  private record GroupKey(boolean positional, Set<String> equalityDeletes) {
+  private static NameMapping nameMapping(org.apache.iceberg.Table table) {
+    String json = table.properties().get(TableProperties.DEFAULT_NAME_MAPPING);
+    return json == null ? null : NameMappingParser.fromJson(json);
+  }
+
+  /** The name a column has inside the field-id reader: never a user name, so nothing can shadow it. */
+  private static String internal(Column c) {
+    return "c" + c.fieldId();
+  }
+
+  /** Files read together: the same deletes apply to them the same way, and they map columns alike. */
+  private record GroupKey(boolean positional, Set<String> equalityDeletes, String reader) {
     boolean plain() {
       return !positional && equalityDeletes.isEmpty();
     }
@@ -163,16 +195,15 @@ public final class ScanSql {
 
   /** A column read from {@code f}, cast to its table type unless the field-id reader already did. */
   private static String projection(Column c, Schema schema, Mapping mapping) {
-    String value = value(c, schema, mapping);
-    return mapping == Mapping.FIELD_ID ? value : value + " AS " + Lexer.quoteIdentifier(c.name());
+    return value(c, schema, mapping) + " AS " + Lexer.quoteIdentifier(c.name());
   }
 
   private static String value(Column c, Schema schema, Mapping mapping) {
-    String name = "f." + Lexer.quoteIdentifier(c.name());
     if (mapping == Mapping.FIELD_ID) {
-      return name;
+      return "f." + internal(c);
     }
-    return "CAST(" + name + " AS " + TypeMapping.duckdbType(c, schema.findField(c.fieldId()).type()) + ")";
+    return "CAST(f." + Lexer.quoteIdentifier(c.name()) + " AS "
+        + TypeMapping.duckdbType(c, schema.findField(c.fieldId()).type()) + ")";
   }
 
   private static Column columnOf(List<Column> columns, Types.NestedField field) {
@@ -258,6 +289,37 @@ public final class ScanSql {
 
   /** {@code MAP{id: {name, type, default_value}}} for read_parquet's field-id mapping. */
   private static String schemaMap(Schema schema, List<Column> columns) {
+    List<String> keys = new ArrayList<>();
+    for (Column c : columns) {
+      keys.add(Integer.toString(c.fieldId()));
+    }
+    return schemaMap(schema, columns, keys);
+  }
+
+  /**
+   * The same mapping keyed by physical column name, for a file without field ids: each column's name in
+   * the file is the one of its name-mapping aliases the file has; a column the file lacks reads its
+   * default.
+   */
+  private static String nameMap(Schema schema, List<Column> columns, NameMapping names, FileFooters.Columns file) {
+    List<String> keys = new ArrayList<>();
+    for (Column c : columns) {
+      MappedField mapped = names.find(c.fieldId());
+      String physical = "__floe_missing_" + c.fieldId();
+      if (mapped != null) {
+        for (String alias : mapped.names()) {
+          if (file.names().contains(alias)) {
+            physical = alias;
+            break;
+          }
+        }
+      }
+      keys.add(Lexer.quoteString(physical));
+    }
+    return schemaMap(schema, columns, keys);
+  }
+
+  private static String schemaMap(Schema schema, List<Column> columns, List<String> keys) {
     StringBuilder b = new StringBuilder("MAP{");
     for (int k = 0; k < columns.size(); k++) {
       Column c = columns.get(k);
@@ -266,7 +328,7 @@ public final class ScanSql {
         b.append(", ");
       }
       Object initial = f.initialDefault();
-      b.append(f.fieldId()).append(": {name: ").append(Lexer.quoteString(c.name())).append(", type: ")
+      b.append(keys.get(k)).append(": {name: ").append(Lexer.quoteString(internal(c))).append(", type: ")
           .append(Lexer.quoteString(TypeMapping.duckdbType(c, f.type()))).append(", default_value: ")
           // default_value must have one type across the MAP: text, which DuckDB casts to the column type
           .append(initial == null ? "CAST(NULL AS VARCHAR)" : "CAST(" + SqlLiterals.of(f.type(), initial) + " AS VARCHAR)")

@@ -34,6 +34,21 @@ final class QueryPrepass {
     for (int k = 0; k < tokens.size() - 1; k++) {
       Token t = tokens.get(k);
       Token before = k > 0 ? tokens.get(k - 1) : null;
+      int bytea = byteaLiteral(tokens, k);
+      if (bytea > k) {
+        // PostgreSQL reads '\x00ff'::bytea as hex; DuckDB's blob cast reads \x00 and then letters
+        Token literal = tokens.get(tokens.get(k).isKeyword("cast") ? k + 2
+            : tokens.get(k).type() == Token.Type.STRING ? k : k + 1);
+        try {
+          edits.replace(t.start(), tokens.get(bytea - 1).end(),
+              dev.floe.types.ByteaText.sql(dev.floe.types.ByteaText.parse(literal.value())));
+        } catch (IllegalArgumentException e) {
+          throw new FloeException(dev.floe.SqlState.INVALID_TEXT_REPRESENTATION, e.getMessage(), null, null,
+              literal.position(), null);
+        }
+        k = bytea - 1;
+        continue;
+      }
       if (t.type() == Token.Type.STRING && (t.text().startsWith("E'") || t.text().startsWith("e'"))) {
         edits.replace(t.start(), t.end(), Lexer.quoteString(t.value())); // DuckDB reads E'' escapes differently
         continue;
@@ -88,6 +103,27 @@ final class QueryPrepass {
     }
     String text = edits.isEmpty() ? sql : edits.apply(sql);
     return new Result(text, clauses, names, edits);
+  }
+
+  /**
+   * If a bytea literal starts at {@code k} ({@code 'x'::bytea}, {@code CAST('x' AS bytea)},
+   * {@code bytea 'x'}), the index after it; otherwise {@code k}.
+   */
+  private static int byteaLiteral(List<Token> tokens, int k) {
+    Token t = tokens.get(k);
+    if (t.type() == Token.Type.STRING && k + 2 < tokens.size() && tokens.get(k + 1).isOp("::")
+        && tokens.get(k + 2).isKeyword("bytea")) {
+      return k + 3;
+    }
+    if (t.isKeyword("bytea") && k + 1 < tokens.size() && tokens.get(k + 1).type() == Token.Type.STRING) {
+      return k + 2;
+    }
+    if (t.isKeyword("cast") && k + 5 < tokens.size() && tokens.get(k + 1).isOp("(")
+        && tokens.get(k + 2).type() == Token.Type.STRING && tokens.get(k + 3).isKeyword("as")
+        && tokens.get(k + 4).isKeyword("bytea") && tokens.get(k + 5).isOp(")")) {
+      return k + 6;
+    }
+    return k;
   }
 
   private static boolean isAsOf(List<Token> tokens, int k) {

@@ -3,11 +3,7 @@ package dev.floe.types;
 import dev.floe.sql.Lexer;
 import java.math.BigDecimal;
 import java.nio.ByteBuffer;
-import java.time.Instant;
-import java.time.LocalDate;
 import java.time.LocalTime;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -20,8 +16,6 @@ import org.apache.iceberg.types.Types;
  * and timestamps, {@link ByteBuffer} for binary, ...) as DuckDB SQL literals of the exact type.
  */
 public final class SqlLiterals {
-  private static final DateTimeFormatter TS = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSSSSS");
-
   private SqlLiterals() {}
 
   /** A typed literal: {@code CAST(<value> AS <type>)}, or a typed NULL. */
@@ -42,12 +36,17 @@ public final class SqlLiterals {
       }
       case DECIMAL -> ((BigDecimal) value).toPlainString();
       case STRING -> Lexer.quoteString(value.toString());
-      case DATE -> Lexer.quoteString(LocalDate.ofEpochDay(((Number) value).longValue()).toString());
+      // Temporal values as exact offsets from the epoch: any year DuckDB can hold, independent of the
+      // session's time zone.
+      case DATE -> "(DATE '1970-01-01' + CAST(" + ((Number) value).longValue() + " AS INTEGER))";
       case TIME -> Lexer.quoteString(LocalTime.ofNanoOfDay(((Number) value).longValue() * 1000).toString());
       case TIMESTAMP -> {
-        long micros = ((Number) value).longValue();
-        String text = TS.format(Instant.EPOCH.plusNanos(Math.multiplyExact(micros, 1000L)).atOffset(ZoneOffset.UTC));
-        yield Lexer.quoteString(((Types.TimestampType) type).shouldAdjustToUTC() ? text + "+00" : text);
+        String naive = "make_timestamp(CAST(" + ((Number) value).longValue() + " AS BIGINT))";
+        yield ((Types.TimestampType) type).shouldAdjustToUTC() ? "timezone('UTC', " + naive + ")" : naive;
+      }
+      case TIMESTAMP_NANO -> {
+        String naive = "make_timestamp(CAST(" + Math.floorDiv(((Number) value).longValue(), 1000L) + " AS BIGINT))";
+        yield ((Types.TimestampNanoType) type).shouldAdjustToUTC() ? "timezone('UTC', " + naive + ")" : naive;
       }
       case UUID -> Lexer.quoteString(value.toString());
       case BINARY, FIXED -> {
