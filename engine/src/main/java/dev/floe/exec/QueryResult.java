@@ -162,7 +162,13 @@ final class QueryResult implements Result {
     if (reader != null && !iterating) {
       throw new IllegalStateException("rows are already being read with arrow()");
     }
+    if (closed) {
+      throw new IllegalStateException("result is closed");
+    }
     iterating = true;
+    if (reader == null && JdbcValues.handles(columns)) {
+      return jdbcRows();
+    }
     ArrowReader r = reader();
     return new Iterator<>() {
       private VectorSchemaRoot root;
@@ -200,6 +206,48 @@ final class QueryResult implements Result {
           values[c] = ArrowValues.get(vectors.get(c), next, columns.get(c));
         }
         next++;
+        return Row.of(columns, values);
+      }
+    };
+  }
+
+  /** Rows straight from the JDBC result set: no Arrow export, which costs more than small results. */
+  private Iterator<Row> jdbcRows() {
+    return new Iterator<>() {
+      private boolean ready;
+      private boolean done;
+
+      @Override
+      public boolean hasNext() {
+        if (done) {
+          return false;
+        }
+        if (!ready) {
+          try {
+            ready = resultSet.next();
+          } catch (SQLException e) {
+            throw DuckErrors.map(e, positions);
+          }
+          done = !ready;
+        }
+        return ready;
+      }
+
+      @Override
+      public Row next() {
+        if (!hasNext()) {
+          throw new NoSuchElementException();
+        }
+        ready = false;
+        Object[] values = new Object[columns.size()];
+        try {
+          for (int c = 0; c < values.length; c++) {
+            values[c] = JdbcValues.get(resultSet, c + 1, columns.get(c));
+          }
+        } catch (SQLException e) {
+          throw DuckErrors.map(e, positions);
+        }
+        rowsRead++;
         return Row.of(columns, values);
       }
     };

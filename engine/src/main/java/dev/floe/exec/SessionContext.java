@@ -222,6 +222,9 @@ public final class SessionContext implements AutoCloseable {
 
   /** Runs DuckDB SQL and streams its rows. */
   Result run(String sql, IntUnaryOperator positions) {
+    if (LOG.isDebugEnabled()) {
+      LOG.debug("DuckDB SQL: {}", sql);
+    }
     Statement st = null;
     try {
       st = duck.createStatement();
