@@ -47,6 +47,10 @@ import org.apache.iceberg.types.Types;
  */
 public final class ScanSql {
   private static final String FILE_COLUMN = "__floe_file";
+  /** Row-id column: the data file a row was read from (DuckDB's local path). */
+  public static final String ROW_FILE = "__floe_file";
+  /** Row-id column: the row's position in its data file. */
+  public static final String ROW_POSITION = "__floe_pos";
   private static final String POS_FIELDS = "MAP{" + MetadataColumns.DELETE_FILE_PATH.fieldId()
       + ": {name: 'file_path', type: 'VARCHAR', default_value: NULL}, " + MetadataColumns.DELETE_FILE_POS.fieldId()
       + ": {name: 'pos', type: 'BIGINT', default_value: NULL}}";
@@ -60,12 +64,22 @@ public final class ScanSql {
    *     name mapping only)
    */
   public static String relation(ScanPlan plan, FileIO io, FileFooters footers) {
+    return relation(plan, io, footers, false);
+  }
+
+  /**
+   * As {@link #relation(ScanPlan, FileIO, FileFooters)}; with {@code rowIds} each row also carries
+   * {@value #ROW_FILE} (the data file, as the local path DuckDB read) and {@value #ROW_POSITION} (its
+   * position in that file): what row-level deletes name.
+   */
+  public static String relation(ScanPlan plan, FileIO io, FileFooters footers, boolean rowIds) {
     List<Column> columns = plan.columns();
     if (plan.tasks().isEmpty()) {
-      return emptyRelation(plan);
+      return emptyRelation(plan, rowIds);
     }
     Mapping mapping = mapping(plan.table(), plan.schema());
-    String idMap = mapping == Mapping.FIELD_ID ? ", schema=" + schemaMap(plan.schema(), columns) : "";
+    List<Types.NestedField> hidden = hiddenEqualityFields(plan);
+    String idMap = mapping == Mapping.FIELD_ID ? ", schema=" + schemaMap(plan.schema(), columns, hidden) : "";
     NameMapping names = nameMapping(plan.table());
     Map<GroupKey, List<FileScanTask>> groups = new LinkedHashMap<>();
     for (FileScanTask task : plan.tasks()) {
@@ -83,14 +97,15 @@ public final class ScanSql {
       if (names != null) {
         FileFooters.Columns physical = footers.columns(io, task.file().location());
         if (!physical.hasIds()) {
-          reader = ", schema=" + nameMap(plan.schema(), columns, names, physical);
+          reader = ", schema=" + nameMap(plan.schema(), columns, names, physical, hidden);
         }
       }
       groups.computeIfAbsent(new GroupKey(positional, equality, reader), k -> new ArrayList<>()).add(task);
     }
     List<String> parts = new ArrayList<>();
     for (Map.Entry<GroupKey, List<FileScanTask>> g : groups.entrySet()) {
-      parts.add(groupSql(g.getKey(), g.getValue(), g.getKey().reader(), mapping, plan.schema(), columns, io));
+      parts.add(groupSql(plan.table(), g.getKey(), g.getValue(), g.getKey().reader(), mapping, plan.schema(), columns,
+          io, rowIds));
     }
     return String.join("\nUNION ALL\n", parts);
   }
@@ -143,11 +158,14 @@ public final class ScanSql {
     }
   }
 
-  private static String groupSql(GroupKey key, List<FileScanTask> tasks, String reader, Mapping mapping,
-      Schema schema, List<Column> columns, FileIO io) {
+  private static String groupSql(org.apache.iceberg.Table table, GroupKey key, List<FileScanTask> tasks,
+      String reader, Mapping mapping, Schema schema, List<Column> columns, FileIO io, boolean rowIds) {
     String files = fileList(tasks.stream().map(t -> t.file().location()).collect(Collectors.toList()));
     String projection = columns.stream().map(c -> projection(c, schema, mapping)).collect(Collectors.joining(", "));
-    if (key.plain()) {
+    if (rowIds) {
+      projection += ", f." + FILE_COLUMN + " AS " + ROW_FILE + ", f.file_row_number AS " + ROW_POSITION;
+    }
+    if (key.plain() && !rowIds) {
       return "SELECT " + projection + " FROM read_parquet(" + files + reader + ", hive_partitioning=false) AS f";
     }
     StringBuilder sql = new StringBuilder("SELECT ").append(projection).append(" FROM read_parquet(").append(files)
@@ -164,13 +182,8 @@ public final class ScanSql {
       StringBuilder cols = new StringBuilder();
       StringBuilder on = new StringBuilder();
       for (int k = 0; k < ids.size(); k++) {
-        Types.NestedField field = schema.findField(ids.get(k));
-        if (field == null) {
-          // The equality column was dropped from the schema; these deletes no longer match by value
-          // visible to this reader, but they still delete rows: read the column by id regardless.
-          throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED,
-              "equality deletes on dropped column (field id " + ids.get(k) + ") are not supported");
-        }
+        // A dropped column still decides equality deletes written before the drop: it is read by id.
+        Types.NestedField field = fieldInHistory(table, schema, ids.get(k));
         String col = "k" + k;
         if (k > 0) {
           map.append(", ");
@@ -279,21 +292,65 @@ public final class ScanSql {
         + positions + "::BIGINT[]) AS pos";
   }
 
-  private static String emptyRelation(ScanPlan plan) {
+  private static String emptyRelation(ScanPlan plan, boolean rowIds) {
     String cols = plan.columns().stream()
         .map(c -> "CAST(NULL AS " + TypeMapping.duckdbType(c, plan.schema().findField(c.fieldId()).type()) + ") AS "
             + Lexer.quoteIdentifier(c.name()))
         .collect(Collectors.joining(", "));
+    if (rowIds) {
+      cols += ", CAST(NULL AS VARCHAR) AS " + ROW_FILE + ", CAST(NULL AS BIGINT) AS " + ROW_POSITION;
+    }
     return "SELECT " + cols + " WHERE false";
   }
 
+  /** Equality-delete columns the read schema no longer has (dropped since the deletes were written). */
+  private static List<Types.NestedField> hiddenEqualityFields(ScanPlan plan) {
+    Set<Integer> seen = new TreeSet<>();
+    List<Types.NestedField> hidden = new ArrayList<>();
+    for (FileScanTask task : plan.tasks()) {
+      for (DeleteFile d : task.deletes()) {
+        if (d.content() != FileContent.EQUALITY_DELETES) {
+          continue;
+        }
+        for (int id : d.equalityFieldIds()) {
+          if (plan.schema().findField(id) == null && seen.add(id)) {
+            hidden.add(fieldInHistory(plan.table(), plan.schema(), id));
+          }
+        }
+      }
+    }
+    return hidden;
+  }
+
+  private static Types.NestedField fieldInHistory(org.apache.iceberg.Table table, Schema read, int id) {
+    Types.NestedField f = read.findField(id);
+    if (f != null) {
+      return f;
+    }
+    for (Schema s : table.schemas().values()) {
+      f = s.findField(id);
+      if (f != null) {
+        return Types.NestedField.optional(id, "__floe_dropped_" + id, f.type());
+      }
+    }
+    throw new FloeException(SqlState.DATA_CORRUPTED,
+        "an equality delete of table " + table.name() + " names field id " + id + ", which no schema has");
+  }
+
   /** {@code MAP{id: {name, type, default_value}}} for read_parquet's field-id mapping. */
-  private static String schemaMap(Schema schema, List<Column> columns) {
+  /**
+   * {@code MAP{id: {name, type, default_value}}} for read_parquet's field-id mapping: the read columns,
+   * then {@code hidden} fields the scan needs only for equality deletes.
+   */
+  private static String schemaMap(Schema schema, List<Column> columns, List<Types.NestedField> hidden) {
     List<String> keys = new ArrayList<>();
     for (Column c : columns) {
       keys.add(Integer.toString(c.fieldId()));
     }
-    return schemaMap(schema, columns, keys);
+    for (Types.NestedField f : hidden) {
+      keys.add(Integer.toString(f.fieldId()));
+    }
+    return schemaMap(schema, columns, hidden, keys);
   }
 
   /**
@@ -301,11 +358,15 @@ public final class ScanSql {
    * the file is the one of its name-mapping aliases the file has; a column the file lacks reads its
    * default.
    */
-  private static String nameMap(Schema schema, List<Column> columns, NameMapping names, FileFooters.Columns file) {
+  private static String nameMap(Schema schema, List<Column> columns, NameMapping names, FileFooters.Columns file,
+      List<Types.NestedField> hidden) {
     List<String> keys = new ArrayList<>();
-    for (Column c : columns) {
-      MappedField mapped = names.find(c.fieldId());
-      String physical = "__floe_missing_" + c.fieldId();
+    List<Integer> ids = new ArrayList<>();
+    columns.forEach(c -> ids.add(c.fieldId()));
+    hidden.forEach(f -> ids.add(f.fieldId()));
+    for (int id : ids) {
+      MappedField mapped = names.find(id);
+      String physical = "__floe_missing_" + id;
       if (mapped != null) {
         for (String alias : mapped.names()) {
           if (file.names().contains(alias)) {
@@ -316,14 +377,15 @@ public final class ScanSql {
       }
       keys.add(Lexer.quoteString(physical));
     }
-    return schemaMap(schema, columns, keys);
+    return schemaMap(schema, columns, hidden, keys);
   }
 
-  private static String schemaMap(Schema schema, List<Column> columns, List<String> keys) {
+  private static String schemaMap(Schema schema, List<Column> columns, List<Types.NestedField> hidden,
+      List<String> keys) {
     StringBuilder b = new StringBuilder("MAP{");
-    for (int k = 0; k < columns.size(); k++) {
-      Column c = columns.get(k);
-      Types.NestedField f = schema.findField(c.fieldId());
+    for (int k = 0; k < columns.size() + hidden.size(); k++) {
+      Column c = k < columns.size() ? columns.get(k) : columnOf(List.of(), hidden.get(k - columns.size()));
+      Types.NestedField f = k < columns.size() ? schema.findField(c.fieldId()) : hidden.get(k - columns.size());
       if (k > 0) {
         b.append(", ");
       }
