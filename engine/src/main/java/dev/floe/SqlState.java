@@ -36,6 +36,7 @@ public final class SqlState {
   public static final String WRONG_OBJECT_TYPE = "42809";
   public static final String UNDEFINED_FUNCTION = "42883";
   public static final String UNDEFINED_TABLE = "42P01";
+  public static final String INVALID_COLUMN_REFERENCE = "42P10";
   public static final String DUPLICATE_SCHEMA = "42P06";
   public static final String DUPLICATE_TABLE = "42P07";
   public static final String INVALID_TABLE_DEFINITION = "42P16";

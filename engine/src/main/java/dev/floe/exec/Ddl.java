@@ -121,10 +121,7 @@ final class Ddl {
       }
       throw duplicateTable(id, s.name());
     }
-    if (!s.primaryKey().isEmpty()) {
-      throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "PRIMARY KEY is not supported yet", null,
-          "Declare the column NOT NULL; uniqueness is not enforced.", s.name().position(), null);
-    }
+    Set<String> keyNames = primaryKey(s);
     TableOptions options = TableOptions.parse(s.properties(), s.partitioning());
     int formatVersion = PropertyUtil.propertyAsInt(options.properties(), TableProperties.FORMAT_VERSION,
         TableOptions.DEFAULT_FORMAT_VERSION);
@@ -132,14 +129,23 @@ final class Ddl {
     Map<String, String> props = new LinkedHashMap<>(options.properties());
     props.putIfAbsent(TableProperties.FORMAT_VERSION, Integer.toString(formatVersion));
     Set<String> names = new HashSet<>();
+    Set<Integer> keyIds = new java.util.LinkedHashSet<>();
     int fieldId = 1;
     for (ColumnDef c : s.columns()) {
       if (!names.add(c.name().toLowerCase(java.util.Locale.ROOT))) {
         throw duplicateColumn(c.name(), c.position());
       }
       Type type = TypeMapping.toIceberg(c.type());
+      boolean key = keyNames.contains(c.name().toLowerCase(java.util.Locale.ROOT));
+      if (key && (type.typeId() == Type.TypeID.FLOAT || type.typeId() == Type.TypeID.DOUBLE)) {
+        throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "primary key column \"" + c.name() + "\" cannot be of "
+            + "type " + c.type(), null, "Iceberg identifier fields cannot be floating point.", c.position(), null);
+      }
+      if (key) {
+        keyIds.add(fieldId);
+      }
       Types.NestedField.Builder f = Types.NestedField.builder().withId(fieldId).withName(c.name()).ofType(type)
-          .isOptional(!c.notNull());
+          .isOptional(!c.notNull() && !key);
       if (c.defaultSql().isPresent()) {
         Literal<?> value = defaultValue(c, type, formatVersion, false);
         f.withInitialDefault(value).withWriteDefault(value);
@@ -150,7 +156,7 @@ final class Ddl {
       }
       fieldId++;
     }
-    Schema schema = new Schema(fields);
+    Schema schema = new Schema(fields, keyIds);
     PartitionSpec spec = TableOptions.spec(schema, options.partitioning());
     SortOrder order = TableOptions.sortOrder(schema, options.sortedBy().orElse(List.of()));
     Catalog.TableBuilder builder = tables.catalog().buildTable(id, schema).withPartitionSpec(spec)
@@ -162,6 +168,29 @@ final class Ddl {
       throw duplicateTable(id, s.name());
     }
     return new CommandResult("CREATE TABLE", 0);
+  }
+
+  /**
+   * The PRIMARY KEY columns (lower case), checked: each names a column of the table, once. They become
+   * the table's Iceberg identifier fields, which are required columns.
+   */
+  private static Set<String> primaryKey(Ast.CreateTable s) {
+    Set<String> columns = new HashSet<>();
+    s.columns().forEach(c -> columns.add(c.name().toLowerCase(java.util.Locale.ROOT)));
+    Set<String> keys = new java.util.LinkedHashSet<>();
+    for (String k : s.primaryKey()) {
+      String lower = k.toLowerCase(java.util.Locale.ROOT);
+      if (!columns.contains(lower)) {
+        throw new FloeException(SqlState.UNDEFINED_COLUMN, "column \"" + k + "\" named in key does not exist", null,
+            null, s.name().position(), null);
+      }
+      if (!keys.add(lower)) {
+        throw new FloeException(SqlState.INVALID_TABLE_DEFINITION, "column \"" + k
+            + "\" appears twice in primary key constraint", null, "A table has at most one primary key.",
+            s.name().position(), null);
+      }
+    }
+    return keys;
   }
 
   /** Queries resolve column names case-insensitively, so names differing only in case cannot coexist. */

@@ -125,6 +125,9 @@ final class Inserts {
       provided.put(targets.get(k).name(), "q." + Lexer.quoteIdentifier("s" + k));
     }
     String rowsSql = rowsSql(id.name(), schema, columns, provided, sourceSql, targets.size());
+    if (!schema.identifierFieldIds().isEmpty() || s.onConflict().isPresent() || s.returning().isPresent()) {
+      return new Mutations(session, tables).insert(s, rowsSql, positions);
+    }
     long rows = write(table, schema, rowsSql, positions, files -> {
       synchronized (tables.commitLock(id)) {
         AppendFiles append = table.newAppend();
@@ -325,7 +328,7 @@ final class Inserts {
   }
 
   /** The SQL of a column's default: its write default as a typed literal, or a typed NULL. */
-  private static String defaultSql(Schema schema, Column c) {
+  static String defaultSql(Schema schema, Column c) {
     Types.NestedField f = schema.findField(c.fieldId());
     return f.writeDefault() != null ? SqlLiterals.of(f.type(), f.writeDefault())
         : "CAST(NULL AS " + TypeMapping.duckdbType(f.type()) + ")";

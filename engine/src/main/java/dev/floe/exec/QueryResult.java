@@ -32,6 +32,7 @@ final class QueryResult implements Result {
   private final BufferAllocator allocator;
   private final IntUnaryOperator positions;
   private final Runnable onClose;
+  private String tag;
   private ArrowReader reader;
   private boolean iterating;
   private long rowsRead;
@@ -72,7 +73,13 @@ final class QueryResult implements Result {
 
   @Override
   public String commandTag() {
-    return "SELECT " + rowsRead;
+    return tag != null ? tag : "SELECT " + rowsRead;
+  }
+
+  /** For RETURNING: the rows are a query's, the tag is the command's ({@code DELETE 3}). */
+  QueryResult withCommandTag(String commandTag) {
+    this.tag = commandTag;
+    return this;
   }
 
   @Override

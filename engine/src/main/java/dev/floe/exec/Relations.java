@@ -34,6 +34,10 @@ final class Relations implements QueryBinder.Resolver {
   private final String defaultSchema;
   private final Evaluator evaluator;
   private final Map<TableIdentifier, Optional<Table>> seen = new HashMap<>();
+  /** The name a row-level statement's SQL uses for its target table, which is read with row ids. */
+  static final String TARGET = "__floe_target__";
+  private TableIdentifier target;
+  private TableRelation targetRelation;
   /** DuckDB's own catalogs, whose objects (information_schema, pg_catalog, ...) DuckDB resolves. */
   private static final java.util.Set<String> DUCKDB_CATALOGS = java.util.Set.of("system", "temp", "memory");
 
@@ -50,8 +54,30 @@ final class Relations implements QueryBinder.Resolver {
     this.evaluator = evaluator;
   }
 
+  /** Makes {@link #TARGET} stand for {@code id}, read with row ids. */
+  Relations target(TableIdentifier id) {
+    this.target = id;
+    return this;
+  }
+
+  /** The target's relation, once bound; its last plan names the files rows were read from. */
+  TableRelation targetRelation() {
+    return targetRelation;
+  }
+
+  /** The table as this statement reads it (resolved once per statement). */
+  Optional<Table> statementTable(TableIdentifier id) {
+    return table(id);
+  }
+
   @Override
   public Optional<QueryBinder.Relation> resolve(List<String> parts, Optional<TimeTravel> timeTravel, int position) {
+    if (target != null && parts.size() == 1 && parts.get(0).equals(TARGET)) {
+      Table t = table(target).orElseThrow(() -> FloeException.undefinedTable(target.name()));
+      targetRelation = new TableRelation(planner, footers, t, Optional.ofNullable(t.currentSnapshot()), t.schema(),
+          false, qualified(target), true);
+      return Optional.of(targetRelation);
+    }
     Optional<TableIdentifier> id = tables.identifier(parts, defaultSchema);
     if (id.isEmpty()) {
       if (parts.size() >= 3 && !DUCKDB_CATALOGS.contains(parts.get(0).toLowerCase(java.util.Locale.ROOT))) {
@@ -81,7 +107,7 @@ final class Relations implements QueryBinder.Resolver {
         : Optional.ofNullable(t.currentSnapshot());
     boolean historic = timeTravel.isPresent();
     Schema schema = historic && snapshot.isPresent() ? ScanPlan.schemaOf(t, snapshot.get()) : t.schema();
-    return Optional.of(new TableRelation(planner, footers, t, snapshot, schema, historic, qualified(id.get())));
+    return Optional.of(new TableRelation(planner, footers, t, snapshot, schema, historic, qualified(id.get()), false));
   }
 
   private List<String> qualified(TableIdentifier id) {
@@ -156,9 +182,13 @@ final class Relations implements QueryBinder.Resolver {
     final Schema schema;
     final boolean historic;
     final List<String> name;
+    final boolean rowIds;
+    ScanPlan lastPlan;
+    Expression lastFilter;
 
     TableRelation(ScanPlanner planner, FileFooters footers, Table table, Optional<Snapshot> snapshot, Schema schema,
-        boolean historic, List<String> name) {
+        boolean historic, List<String> name, boolean rowIds) {
+      this.rowIds = rowIds;
       this.footers = footers;
       this.name = name;
       this.planner = planner;
@@ -185,7 +215,9 @@ final class Relations implements QueryBinder.Resolver {
 
     @Override
     public String sql(Expression filter) {
-      return ScanSql.relation(ScanPlan.plan(planner, table, snapshot, filter, historic), table.io(), footers);
+      lastFilter = filter;
+      lastPlan = ScanPlan.plan(planner, table, snapshot, filter, historic);
+      return ScanSql.relation(lastPlan, table.io(), footers, rowIds);
     }
   }
 

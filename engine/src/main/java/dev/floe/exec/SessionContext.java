@@ -134,6 +134,14 @@ public final class SessionContext implements AutoCloseable {
         return run((e.analyze() ? "EXPLAIN ANALYZE " : "EXPLAIN ") + bound.sql(), bound::originalPosition);
       } else if (statement instanceof Ast.Insert i) {
         return new Inserts(this, engine.tables()).insert(i);
+      } else if (statement instanceof Ast.Delete d) {
+        return mutate(m -> m.delete(d));
+      } else if (statement instanceof Ast.Update u) {
+        return mutate(m -> m.update(u));
+      } else if (statement instanceof Ast.Merge m) {
+        return mutate(x -> x.merge(m));
+      } else if (statement instanceof Ast.Truncate t) {
+        return mutate(m -> m.truncate(t));
       } else if (statement instanceof Ast.CreateTable c) {
         return c.asQuery().isPresent() ? new Inserts(this, engine.tables()).createTableAs(c)
             : new Ddl(this, engine.tables()).createTable(c);
@@ -175,6 +183,17 @@ public final class SessionContext implements AutoCloseable {
     }
   }
 
+  /** Runs a row-level statement; its temporary tables go when it fails (or, on success, with its result). */
+  private Result mutate(java.util.function.Function<Mutations, Result> statement) {
+    Mutations m = new Mutations(this, engine.tables());
+    try {
+      return statement.apply(m);
+    } catch (RuntimeException e) {
+      m.cleanup();
+      throw e;
+    }
+  }
+
   private Result query(Ast.Query q) {
     QueryBinder.Bound bound = bind(q);
     return run(withColumnNames(bound), bound::originalPosition);
@@ -199,13 +218,60 @@ public final class SessionContext implements AutoCloseable {
 
   /** Binds a query to the current snapshots of the Floe tables it names. */
   QueryBinder.Bound bind(Ast.Query q) {
+    return bind(q.text(), offset -> q.offset() + offset + 1, relations());
+  }
+
+  /**
+   * The table resolution of one statement: each table is read at one snapshot for the whole statement.
+   * Time-travel targets may themselves query tables, e.g. (SELECT max(committed_at) FROM "t$snapshots").
+   */
+  Relations relations() {
     Relations[] relations = new Relations[1];
-    // Time-travel targets may themselves query Floe tables, e.g. (SELECT max(committed_at) FROM "t$snapshots").
     relations[0] = new Relations(engine.tables(), engine.planner(), engine.footers(), currentSchema, expression -> {
       QueryBinder.Bound inner = QueryBinder.bind("SELECT " + expression, 0, this::serializeSql, relations[0]);
       return evaluate(inner.sql().substring("SELECT ".length()));
     });
-    return QueryBinder.bind(q.text(), q.offset(), this::serializeSql, relations[0]);
+    return relations[0];
+  }
+
+  /** Binds SQL composed for a statement; {@code positions} maps its offsets to the user's statement. */
+  QueryBinder.Bound bind(String text, IntUnaryOperator positions, Relations relations) {
+    return QueryBinder.bind(text, positions, this::serializeSql, relations);
+  }
+
+  Engine engine() {
+    return engine;
+  }
+
+  /** Runs DuckDB SQL that returns no rows (temp tables, COPY). */
+  void execute(String sql, IntUnaryOperator positions) {
+    if (LOG.isDebugEnabled()) {
+      LOG.debug("DuckDB SQL: {}", sql);
+    }
+    try (Statement st = duck.createStatement()) {
+      running = st;
+      st.execute(sql);
+    } catch (SQLException e) {
+      throw DuckErrors.map(e, positions);
+    } finally {
+      running = null;
+    }
+  }
+
+  /** Runs a DuckDB query that returns one row, and returns its values. */
+  Object[] queryRow(String sql, IntUnaryOperator positions) {
+    try (Statement st = duck.createStatement(); ResultSet rs = st.executeQuery(sql)) {
+      if (!rs.next()) {
+        return null;
+      }
+      Object[] row = new Object[rs.getMetaData().getColumnCount()];
+      for (int k = 0; k < row.length; k++) {
+        row[k] = rs.getObject(k + 1);
+      }
+      return row;
+    } catch (SQLException e) {
+      throw DuckErrors.map(e, positions);
+    }
   }
 
   private String serializeSql(String text) {
@@ -220,6 +286,16 @@ public final class SessionContext implements AutoCloseable {
     }
   }
 
+  /** Runs DuckDB SQL and streams its rows; {@code afterClose} runs when the result is closed. */
+  QueryResult run(String sql, IntUnaryOperator positions, Runnable afterClose) {
+    QueryResult r = (QueryResult) run(sql, positions);
+    QueryResult wrapped = r;
+    openAfterClose = afterClose;
+    return wrapped;
+  }
+
+  private Runnable openAfterClose;
+
   /** Runs DuckDB SQL and streams its rows. */
   Result run(String sql, IntUnaryOperator positions) {
     if (LOG.isDebugEnabled()) {
@@ -233,6 +309,11 @@ public final class SessionContext implements AutoCloseable {
       QueryResult result = new QueryResult(st, rs, engine.allocator(), positions, () -> {
         running = null;
         openResult = null;
+        Runnable after = openAfterClose;
+        openAfterClose = null;
+        if (after != null) {
+          after.run();
+        }
       });
       openResult = result;
       return result;

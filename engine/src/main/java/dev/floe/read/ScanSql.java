@@ -265,8 +265,9 @@ public final class ScanSql {
       }
     }
     if (!parquet.isEmpty()) {
-      parts.add(0, "SELECT CASE WHEN starts_with(file_path, 'file:') THEN regexp_replace(file_path, '^file:(//)?', '')"
-          + " ELSE file_path END AS file_path, pos FROM read_parquet(" + fileList(new ArrayList<>(parquet))
+      // The referenced location as the local path DuckDB reads it ({@link #localPath}): no file: scheme,
+      // no repeated slashes.
+      parts.add(0, "SELECT " + localPathSql("file_path") + " AS file_path, pos FROM read_parquet(" + fileList(new ArrayList<>(parquet))
           + ", schema=" + POS_FIELDS + ", hive_partitioning=false)");
     }
     return String.join(" UNION ALL ", parts);
@@ -404,6 +405,11 @@ public final class ScanSql {
   }
 
   /** The path DuckDB opens (and reports as the file name) for an Iceberg location. */
+  /** SQL turning a location (a file_path column) into {@link #localPath}'s form. */
+  public static String localPathSql(String location) {
+    return "regexp_replace(regexp_replace(" + location + ", '^file:(//)?', ''), '//+', '/', 'g')";
+  }
+
   static String localPath(String location) {
     return LocalFileIO.toPath(location).toString();
   }

@@ -10,8 +10,14 @@ public final class Ast {
   private Ast() {}
 
   public sealed interface Statement
-      permits Query, Explain, CreateSchema, DropSchema, CreateTable, DropTable, AlterTable, Insert, ShowTables,
-          ShowSchemas, Describe {}
+      permits Query, Explain, CreateSchema, DropSchema, CreateTable, DropTable, AlterTable, Insert, Delete, Update,
+          Merge, Truncate, ShowTables, ShowSchemas, Describe {}
+
+  /** A piece of SQL (an expression, a FROM list, a condition) kept as text, with where it starts. */
+  public record Fragment(String text, int offset) {}
+
+  /** {@code column = value}; {@code value} empty for DEFAULT. */
+  public record Assignment(String column, Optional<Fragment> value, int position) {}
 
   /**
    * A query (SELECT, WITH, VALUES, FROM-first) left as text.
@@ -93,12 +99,49 @@ public final class Ast {
   public record RenameTable(QualifiedName to) implements AlterAction {}
 
   /**
-   * INSERT INTO table [(columns)] source | DEFAULT VALUES.
+   * INSERT INTO table [AS alias] [(columns)] source | DEFAULT VALUES [ON CONFLICT ...] [RETURNING ...].
    *
    * @param columns the target columns as written, empty for "all columns in order"
    * @param source the rows to insert; empty for DEFAULT VALUES
    */
-  public record Insert(QualifiedName table, List<String> columns, Optional<Query> source) implements Statement {}
+  public record Insert(QualifiedName table, Optional<String> alias, List<String> columns, Optional<Query> source,
+      Optional<OnConflict> onConflict, Optional<Fragment> returning) implements Statement {}
+
+  /**
+   * {@code ON CONFLICT [(columns)] DO NOTHING | DO UPDATE SET ... [WHERE ...]}.
+   *
+   * @param columns the conflict target; empty when not given
+   */
+  public record OnConflict(List<String> columns, boolean doNothing, List<Assignment> set, Optional<Fragment> where,
+      int position) {}
+
+  /** {@code DELETE FROM table [AS alias] [USING ...] [WHERE ...] [RETURNING ...]}. */
+  public record Delete(QualifiedName table, Optional<String> alias, Optional<Fragment> using,
+      Optional<Fragment> where, Optional<Fragment> returning) implements Statement {}
+
+  /** {@code UPDATE table [AS alias] SET ... [FROM ...] [WHERE ...] [RETURNING ...]}. */
+  public record Update(QualifiedName table, Optional<String> alias, List<Assignment> set, Optional<Fragment> from,
+      Optional<Fragment> where, Optional<Fragment> returning) implements Statement {}
+
+  /** {@code MERGE INTO table [AS alias] USING source ON condition WHEN ...}. */
+  public record Merge(QualifiedName table, Optional<String> alias, Fragment source, Fragment on,
+      List<MergeClause> clauses) implements Statement {}
+
+  /** What a WHEN clause of MERGE does. */
+  public enum MergeAction { UPDATE, DELETE, INSERT, NOTHING }
+
+  /**
+   * One WHEN clause.
+   *
+   * @param matched WHEN MATCHED (true) or WHEN NOT MATCHED
+   * @param insertColumns for INSERT, the target columns (empty: all, in order)
+   * @param insertValues for INSERT, the values (empty with DEFAULT VALUES)
+   */
+  public record MergeClause(boolean matched, Optional<Fragment> condition, MergeAction action, List<Assignment> set,
+      List<String> insertColumns, List<Fragment> insertValues, int position) {}
+
+  /** {@code TRUNCATE [TABLE] t [, ...]}. */
+  public record Truncate(List<QualifiedName> tables) implements Statement {}
 
   public record ShowTables(Optional<QualifiedName> schema) implements Statement {}
 

@@ -7,6 +7,15 @@ import dev.floe.sql.Ast.AddColumn;
 import dev.floe.sql.Ast.AlterAction;
 import dev.floe.sql.Ast.AlterColumnType;
 import dev.floe.sql.Ast.AlterTable;
+import dev.floe.sql.Ast.Assignment;
+import dev.floe.sql.Ast.Delete;
+import dev.floe.sql.Ast.Fragment;
+import dev.floe.sql.Ast.Merge;
+import dev.floe.sql.Ast.MergeAction;
+import dev.floe.sql.Ast.MergeClause;
+import dev.floe.sql.Ast.OnConflict;
+import dev.floe.sql.Ast.Truncate;
+import dev.floe.sql.Ast.Update;
 import dev.floe.sql.Ast.ColumnDef;
 import dev.floe.sql.Ast.CreateSchema;
 import dev.floe.sql.Ast.CreateTable;
@@ -43,7 +52,7 @@ import java.util.Set;
 public final class Parser {
   private static final Set<String> QUERY_STARTS = Set.of("select", "with", "values", "from", "table");
   private static final Set<String> LATER_STATEMENTS =
-      Set.of("update", "delete", "merge", "truncate", "begin", "start", "commit", "rollback", "savepoint",
+      Set.of("begin", "start", "commit", "rollback", "savepoint",
           "release", "end", "abort", "copy", "set", "reset", "grant", "revoke", "vacuum", "analyze", "call",
           "prepare", "execute", "deallocate", "listen", "notify", "lock", "comment", "discard");
 
@@ -133,6 +142,10 @@ public final class Parser {
       case "drop" -> drop();
       case "alter" -> alter();
       case "insert" -> insert();
+      case "delete" -> delete();
+      case "update" -> update();
+      case "merge" -> merge();
+      case "truncate" -> truncate();
       case "show" -> show();
       case "describe", "desc" -> {
         next();
@@ -169,13 +182,26 @@ public final class Parser {
           throw unexpected(t);
         }
         Query source = insert.source().get();
-        return new Insert(insert.table(), insert.columns(), Optional.of(new Query(ctes + source.text(), 0)));
+        return new Insert(insert.table(), insert.alias(), insert.columns(), Optional.of(new Query(ctes + source.text(), 0)),
+            insert.onConflict().map(c -> shifted(c, t.start())), insert.returning().map(r -> shifted(r, t.start())));
       } else if (depth == 0 && (t.isKeyword("update") || t.isKeyword("delete") || t.isKeyword("merge"))) {
         throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, t.value().toUpperCase() + " is not supported yet",
             null, null, t.position(), null);
       }
     }
     return null;
+  }
+
+  private static Fragment shifted(Fragment f, int by) {
+    return new Fragment(f.text(), f.offset() + by);
+  }
+
+  private static OnConflict shifted(OnConflict c, int by) {
+    List<Assignment> set = new ArrayList<>();
+    for (Assignment a : c.set()) {
+      set.add(new Assignment(a.column(), a.value().map(v -> shifted(v, by)), a.position() + by));
+    }
+    return new OnConflict(c.columns(), c.doNothing(), set, c.where().map(w -> shifted(w, by)), c.position() + by);
   }
 
   private Statement explain() {
@@ -644,8 +670,9 @@ public final class Parser {
     expectKeyword("insert");
     expectKeyword("into");
     QualifiedName table = qualifiedName();
+    Optional<String> alias = Optional.empty();
     if (acceptKeyword("as")) {
-      identifier();
+      alias = Optional.of(identifier());
     }
     List<String> columns = new ArrayList<>();
     if (peek().isOp("(") && !startsQuery(peekAt(1))) {
@@ -659,27 +686,311 @@ public final class Parser {
       throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "OVERRIDING is not supported", null, null,
           peek().position(), null);
     }
+    Optional<Query> source = Optional.empty();
     if (acceptKeyword("default")) {
       expectKeyword("values");
-      expectEnd();
-      return new Insert(table, columns, Optional.empty());
+    } else {
+      Token start = peek();
+      if (!startsQuery(start)) {
+        throw unexpected(start);
+      }
+      // The query runs to ON CONFLICT or RETURNING at the top level.
+      int depth = 0;
+      int end = tokens.size() - 1;
+      for (int k = i; k < tokens.size(); k++) {
+        Token t = tokens.get(k);
+        if (t.isOp("(") || t.isOp("[")) {
+          depth++;
+        } else if (t.isOp(")") || t.isOp("]")) {
+          depth--;
+        } else if (depth == 0 && ((t.isKeyword("on") && k + 1 < tokens.size()
+            && tokens.get(k + 1).isKeyword("conflict")) || t.isKeyword("returning"))) {
+          end = k;
+          break;
+        }
+      }
+      source = Optional.of(new Query(sql.substring(start.start(), tokens.get(end).start()).strip(), start.start()));
+      i = end;
     }
+    Optional<OnConflict> onConflict = Optional.empty();
+    if (peek().isKeyword("on")) {
+      onConflict = Optional.of(onConflict());
+    }
+    Optional<Fragment> returning = returning();
+    expectEnd();
+    return new Insert(table, alias, columns, source, onConflict, returning);
+  }
+
+  private OnConflict onConflict() {
+    Token on = next();
+    expectKeyword("conflict");
+    List<String> columns = new ArrayList<>();
+    if (acceptOp("(")) {
+      do {
+        columns.add(identifier());
+      } while (acceptOp(","));
+      expectOp(")");
+      if (peek().isKeyword("where")) {
+        throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "ON CONFLICT with a partial index predicate is "
+            + "not supported", null, null, peek().position(), null);
+      }
+    } else if (peek().isKeyword("on") && peekAt(1).isKeyword("constraint")) {
+      next();
+      next();
+      identifier(); // the table's primary key is its only constraint
+    }
+    expectKeyword("do");
+    if (acceptKeyword("nothing")) {
+      return new OnConflict(columns, true, List.of(), Optional.empty(), on.position());
+    }
+    expectKeyword("update");
+    expectKeyword("set");
+    List<Assignment> set = assignments(Set.of("where", "returning"));
+    Optional<Fragment> where = Optional.empty();
+    if (acceptKeyword("where")) {
+      where = Optional.of(fragment(Set.of("returning"), false));
+    }
+    return new OnConflict(columns, false, set, where, on.position());
+  }
+
+  private Optional<Fragment> returning() {
+    if (!acceptKeyword("returning")) {
+      return Optional.empty();
+    }
+    return Optional.of(fragment(Set.of(), false));
+  }
+
+  private Statement delete() {
+    expectKeyword("delete");
+    expectKeyword("from");
+    acceptKeyword("only");
+    QualifiedName table = qualifiedName();
+    Optional<String> alias = alias(Set.of("using", "where", "returning"));
+    Optional<Fragment> using = Optional.empty();
+    if (acceptKeyword("using")) {
+      using = Optional.of(fragment(Set.of("where", "returning"), false));
+    }
+    Optional<Fragment> where = where();
+    Optional<Fragment> returning = returning();
+    expectEnd();
+    return new Delete(table, alias, using, where, returning);
+  }
+
+  private Optional<Fragment> where() {
+    if (!acceptKeyword("where")) {
+      return Optional.empty();
+    }
+    if (peek().isKeyword("current") && peekAt(1).isKeyword("of")) {
+      throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "WHERE CURRENT OF is not supported", null, null,
+          peek().position(), null);
+    }
+    return Optional.of(fragment(Set.of("returning"), false));
+  }
+
+  private Statement update() {
+    expectKeyword("update");
+    acceptKeyword("only");
+    QualifiedName table = qualifiedName();
+    Optional<String> alias = alias(Set.of("set"));
+    expectKeyword("set");
+    List<Assignment> set = assignments(Set.of("from", "where", "returning"));
+    Optional<Fragment> from = Optional.empty();
+    if (acceptKeyword("from")) {
+      from = Optional.of(fragment(Set.of("where", "returning"), false));
+    }
+    Optional<Fragment> where = where();
+    Optional<Fragment> returning = returning();
+    expectEnd();
+    return new Update(table, alias, set, from, where, returning);
+  }
+
+  /** {@code col = expr | DEFAULT} and {@code (a, b) = (x, y)}, comma separated. */
+  private List<Assignment> assignments(Set<String> stop) {
+    List<Assignment> out = new ArrayList<>();
+    do {
+      Token start = peek();
+      if (acceptOp("(")) {
+        List<String> columns = new ArrayList<>();
+        do {
+          columns.add(identifier());
+        } while (acceptOp(","));
+        expectOp(")");
+        expectOp("=");
+        acceptKeyword("row");
+        Token open = peek();
+        expectOp("(");
+        if (startsQuery(peek())) {
+          throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "assigning a sub-SELECT to several columns is "
+              + "not supported", null, null, open.position(), null);
+        }
+        List<Fragment> values = new ArrayList<>();
+        do {
+          values.add(fragment(Set.of(), true));
+        } while (acceptOp(","));
+        expectOp(")");
+        if (values.size() != columns.size()) {
+          throw FloeException.syntax("number of columns does not match number of values", open.position());
+        }
+        for (int k = 0; k < columns.size(); k++) {
+          Fragment v = values.get(k);
+          out.add(new Assignment(columns.get(k), v.text().equalsIgnoreCase("default") ? Optional.empty()
+              : Optional.of(v), start.position()));
+        }
+        continue;
+      }
+      String column = identifier();
+      if (peek().isOp(".") || peek().isOp("[")) {
+        throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "assigning to a field or element of a column is "
+            + "not supported", null, null, peek().position(), null);
+      }
+      expectOp("=");
+      if (peek().isKeyword("default") && (peekAt(1).isOp(",") || peekAt(1).type() == Token.Type.EOF
+          || peekAt(1).isOp(";") || (peekAt(1).type() == Token.Type.IDENT && stop.contains(peekAt(1).value())))) {
+        next();
+        out.add(new Assignment(column, Optional.empty(), start.position()));
+      } else {
+        out.add(new Assignment(column, Optional.of(fragment(stop, true)), start.position()));
+      }
+    } while (acceptOp(","));
+    return out;
+  }
+
+  private Statement merge() {
+    Token merge = next();
+    expectKeyword("into");
+    QualifiedName table = qualifiedName();
+    Optional<String> alias = alias(Set.of("using"));
+    expectKeyword("using");
+    Fragment source = fragment(Set.of("on"), false);
+    expectKeyword("on");
+    Fragment on = fragment(Set.of("when"), false);
+    List<MergeClause> clauses = new ArrayList<>();
+    while (peek().isKeyword("when")) {
+      clauses.add(mergeClause());
+    }
+    if (clauses.isEmpty()) {
+      throw unexpected(peek());
+    }
+    expectEnd();
+    return new Merge(table, alias, source, on, clauses);
+  }
+
+  private MergeClause mergeClause() {
+    Token when = next();
+    boolean matched = !acceptKeyword("not");
+    expectKeyword("matched");
+    if (acceptKeyword("by")) {
+      if (acceptKeyword("source")) {
+        throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "WHEN NOT MATCHED BY SOURCE is not supported",
+            null, null, when.position(), null);
+      }
+      expectKeyword("target");
+    }
+    Optional<Fragment> condition = Optional.empty();
+    if (acceptKeyword("and")) {
+      condition = Optional.of(fragment(Set.of("then"), false));
+    }
+    expectKeyword("then");
+    if (matched) {
+      if (acceptKeyword("update")) {
+        expectKeyword("set");
+        return new MergeClause(true, condition, MergeAction.UPDATE, assignments(Set.of("when")), List.of(),
+            List.of(), when.position());
+      }
+      if (acceptKeyword("delete")) {
+        return new MergeClause(true, condition, MergeAction.DELETE, List.of(), List.of(), List.of(),
+            when.position());
+      }
+    } else if (acceptKeyword("insert")) {
+      List<String> columns = new ArrayList<>();
+      if (acceptOp("(")) {
+        do {
+          columns.add(identifier());
+        } while (acceptOp(","));
+        expectOp(")");
+      }
+      if (acceptKeyword("default")) {
+        expectKeyword("values");
+        return new MergeClause(false, condition, MergeAction.INSERT, List.of(), columns, List.of(), when.position());
+      }
+      expectKeyword("values");
+      expectOp("(");
+      List<Fragment> values = new ArrayList<>();
+      do {
+        values.add(fragment(Set.of(), true));
+      } while (acceptOp(","));
+      expectOp(")");
+      return new MergeClause(false, condition, MergeAction.INSERT, List.of(), columns, values, when.position());
+    }
+    expectKeyword("do");
+    expectKeyword("nothing");
+    return new MergeClause(matched, condition, MergeAction.NOTHING, List.of(), List.of(), List.of(),
+        when.position());
+  }
+
+  private Statement truncate() {
+    expectKeyword("truncate");
+    acceptKeyword("table");
+    acceptKeyword("only");
+    List<QualifiedName> tables = new ArrayList<>();
+    do {
+      tables.add(qualifiedName());
+    } while (acceptOp(","));
+    while (acceptKeyword("restart") || acceptKeyword("continue")) {
+      expectKeyword("identity");
+    }
+    if (!acceptKeyword("cascade")) {
+      acceptKeyword("restrict");
+    }
+    expectEnd();
+    return new Truncate(tables);
+  }
+
+  /** An optional table alias ({@code [AS] name}) that is not one of the keywords that may follow. */
+  private Optional<String> alias(Set<String> following) {
+    if (acceptKeyword("as")) {
+      return Optional.of(identifier());
+    }
+    Token t = peek();
+    if (t.type() == Token.Type.QUOTED_IDENT || (t.type() == Token.Type.IDENT && !following.contains(t.value()))) {
+      return Optional.of(identifier());
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * The text from here to the first top-level stop keyword (or comma, or closing parenthesis, when
+   * {@code list} is set), which must not be empty.
+   */
+  private Fragment fragment(Set<String> stop, boolean list) {
     Token start = peek();
-    if (!startsQuery(start)) {
+    int depth = 0;
+    Token last = null;
+    while (true) {
+      Token t = peek();
+      if (t.type() == Token.Type.EOF || (depth == 0 && t.isOp(";") && peekAt(1).type() == Token.Type.EOF)) {
+        break;
+      }
+      if (depth == 0 && (t.type() == Token.Type.IDENT && stop.contains(t.value()))) {
+        break;
+      }
+      if (depth == 0 && list && (t.isOp(",") || t.isOp(")"))) {
+        break;
+      }
+      if (t.isOp("(") || t.isOp("[")) {
+        depth++;
+      } else if (t.isOp(")") || t.isOp("]")) {
+        if (depth == 0) {
+          throw unexpected(t);
+        }
+        depth--;
+      }
+      last = next();
+    }
+    if (last == null) {
       throw unexpected(start);
     }
-    for (int k = i; k < tokens.size(); k++) {
-      Token t = tokens.get(k);
-      if (t.isKeyword("on") && k + 1 < tokens.size() && tokens.get(k + 1).isKeyword("conflict")) {
-        throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "INSERT ... ON CONFLICT is not supported yet",
-            null, null, t.position(), null);
-      }
-      if (t.isKeyword("returning")) {
-        throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "RETURNING is not supported yet", null, null,
-            t.position(), null);
-      }
-    }
-    return new Insert(table, columns, Optional.of(new Query(sql.substring(start.start()), start.start())));
+    return new Fragment(sql.substring(start.start(), last.end()), start.start());
   }
 
   private static boolean startsQuery(Token t) {

@@ -79,7 +79,7 @@ public final class QueryBinder {
   }
 
   private final String original;
-  private final int baseOffset;
+  private final java.util.function.IntUnaryOperator positions;
   private final Resolver resolver;
   private QueryPrepass.Result pre;
   private String text;
@@ -90,9 +90,9 @@ public final class QueryBinder {
   private JsonNode top;
   private Select topSelect;
 
-  private QueryBinder(String original, int baseOffset, Resolver resolver) {
+  private QueryBinder(String original, java.util.function.IntUnaryOperator positions, Resolver resolver) {
     this.original = original;
-    this.baseOffset = baseOffset;
+    this.positions = positions;
     this.resolver = resolver;
   }
 
@@ -103,7 +103,18 @@ public final class QueryBinder {
    * @param serializer DuckDB's {@code json_serialize_sql} over a text
    */
   public static Bound bind(String query, int baseOffset, Function<String, String> serializer, Resolver resolver) {
-    return new QueryBinder(query, baseOffset, resolver).run(serializer);
+    return bind(query, offset -> baseOffset + offset + 1, serializer, resolver);
+  }
+
+  /**
+   * Binds a query composed from pieces of the user's statement.
+   *
+   * @param positions maps a 0-based offset in {@code query} to a 1-based position in the user's statement
+   *     (0 where it has none)
+   */
+  public static Bound bind(String query, java.util.function.IntUnaryOperator positions,
+      Function<String, String> serializer, Resolver resolver) {
+    return new QueryBinder(query, positions, resolver).run(serializer);
   }
 
   private static final class Ref {
@@ -139,7 +150,7 @@ public final class QueryBinder {
     }
     JsonNode statements = tree.path("statements");
     if (statements.size() != 1) {
-      throw FloeException.syntax("expected exactly one statement", baseOffset + 1);
+      throw FloeException.syntax("expected exactly one statement", positions.applyAsInt(0));
     }
     JsonNode top = statements.get(0).path("node");
     List<Boolean> untyped = untypedLiterals(top);
@@ -188,7 +199,7 @@ public final class QueryBinder {
     return new Bound(sql, relations, untyped, names, declaredTypes(), offset -> {
       int inText = edits.isEmpty() ? offset : edits.toOriginal(offset);
       int inOriginal = ttEdits.isEmpty() ? inText : ttEdits.toOriginal(inText);
-      return baseOffset + inOriginal + 1;
+      return positions.applyAsInt(inOriginal);
     });
   }
 
@@ -605,7 +616,7 @@ public final class QueryBinder {
 
   private int originalPosition(int charOffsetInText) {
     int o = pre.edits().isEmpty() ? charOffsetInText : pre.edits().toOriginal(charOffsetInText);
-    return baseOffset + o + 1;
+    return positions.applyAsInt(o);
   }
 
   private FloeException parseError(JsonNode tree) {

@@ -206,6 +206,12 @@ public final class Inserter {
     return keys.isEmpty() ? "" : " ORDER BY " + String.join(", ", keys);
   }
 
+  /** Where a new file of a partition goes (without an empty partition directory when unpartitioned). */
+  static String dataLocation(Table table, PartitionSpec spec, org.apache.iceberg.StructLike partition, String name) {
+    return partition == null || spec.isUnpartitioned() ? table.locationProvider().newDataLocation(name)
+        : table.locationProvider().newDataLocation(spec, partition, name);
+  }
+
   /** Moves each written file to its data location, fsyncs it, and describes it as a DataFile. */
   private static List<DataFile> place(Table table, Schema schema, Path staging, Map<Integer, PartitionData> partitions,
       List<Path> moved) throws IOException {
@@ -230,7 +236,7 @@ public final class Inserter {
         partition = partitions.get(Integer.parseInt(dir.substring(PID.length() + 1)));
       }
       String name = String.format("%05d-%s.parquet", n++, prefix);
-      String location = table.locationProvider().newDataLocation(spec, partition, name);
+      String location = dataLocation(table, spec, partition, name);
       Path target = LocalFileIO.toPath(location);
       Files.createDirectories(target.getParent());
       Files.move(file, target, StandardCopyOption.ATOMIC_MOVE);

@@ -1,0 +1,780 @@
+package dev.floe.exec;
+
+import dev.floe.Column;
+import dev.floe.FloeException;
+import dev.floe.Result;
+import dev.floe.SqlState;
+import dev.floe.sql.Ast;
+import dev.floe.sql.Composer;
+import dev.floe.sql.Lexer;
+import dev.floe.sql.QueryBinder;
+import dev.floe.types.IcebergValues;
+import dev.floe.types.SqlLiterals;
+import dev.floe.types.TypeMapping;
+import dev.floe.write.DeltaWriter;
+import dev.floe.write.Inserter;
+import java.sql.PreparedStatement;
+import java.sql.ResultSetMetaData;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.function.IntUnaryOperator;
+import org.apache.iceberg.HasTableOperations;
+import org.apache.iceberg.RowDelta;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.exceptions.CommitFailedException;
+import org.apache.iceberg.exceptions.ValidationException;
+import org.apache.iceberg.expressions.Expression;
+import org.apache.iceberg.expressions.Expressions;
+import org.apache.iceberg.types.Types;
+
+/**
+ * Row-level statements: DELETE, UPDATE, MERGE, INSERT with a primary key, ON CONFLICT or RETURNING, and
+ * TRUNCATE. Each runs in three steps:
+ *
+ * <ol>
+ *   <li>DuckDB computes the change from one snapshot of the target: the rows that go away, named by
+ *       (data file, position), and the rows that arrive, cast and checked like INSERT's; both are
+ *       materialised in temporary tables, so the statement sees one consistent input even with volatile
+ *       functions;
+ *   <li>{@link DeltaWriter} writes delete files (merge-on-read) or rewritten data files (copy-on-write),
+ *       per the table's {@code write.delete.mode} / {@code write.update.mode} / {@code write.merge.mode};
+ *   <li>one Iceberg RowDelta commits it, validated against everything committed since that snapshot:
+ *       a data file it deletes from that was removed, or that got new deletes matching the statement's
+ *       filter, or (with a primary key) new rows with its keys, fail the statement with 40001.
+ * </ol>
+ *
+ * A statement that fails at any step leaves the table as it was and deletes what it wrote.
+ */
+final class Mutations {
+  private static final String FILE = dev.floe.read.ScanSql.ROW_FILE;
+  private static final String POS = dev.floe.read.ScanSql.ROW_POSITION;
+
+  private final SessionContext session;
+  private final Tables tables;
+  private final String suffix = UUID.randomUUID().toString().replace("-", "");
+  private final List<String> temps = new ArrayList<>();
+
+  Mutations(SessionContext session, Tables tables) {
+    this.session = session;
+    this.tables = tables;
+  }
+
+  /** The target of a statement: its live table (for the commit) and its columns. */
+  private record Target(TableIdentifier id, Table live, Schema schema, List<Column> columns, String alias,
+      List<String> keys) {}
+
+  private Target target(dev.floe.sql.QualifiedName name, Optional<String> alias) {
+    TableIdentifier id = tables.require(name, session.currentSchema());
+    Table live = tables.live(id).orElseThrow(() -> new FloeException(SqlState.UNDEFINED_TABLE,
+        "relation \"" + id.name() + "\" does not exist", null, null, name.position(), null));
+    Schema schema = live.schema();
+    List<String> keys = new ArrayList<>();
+    for (int fieldId : schema.identifierFieldIds()) {
+      keys.add(schema.findField(fieldId).name());
+    }
+    return new Target(id, live, schema, TypeMapping.columns(schema, live.properties()), alias.orElse(id.name()),
+        keys);
+  }
+
+  private String temp(String kind) {
+    String name = "__floe_" + kind + "_" + suffix;
+    temps.add(name);
+    return name;
+  }
+
+  /** Drops the statement's temporary tables. */
+  void cleanup() {
+    for (String t : temps) {
+      try {
+        session.execute("DROP TABLE IF EXISTS " + t, o -> 0);
+      } catch (FloeException ignored) {
+        // temporary tables die with the session anyway
+      }
+    }
+    temps.clear();
+  }
+
+  // ------------------------------------------------------------------ DELETE
+
+  Result delete(Ast.Delete s) {
+    Target t = target(s.table(), s.alias());
+    String a = Lexer.quoteIdentifier(t.alias());
+    Composer c = new Composer().add("SELECT DISTINCT " + a + "." + FILE + ", " + a + "." + POS);
+    if (s.returning().isPresent()) {
+      for (Column col : t.columns()) {
+        c.add(", " + a + "." + Lexer.quoteIdentifier(col.name()));
+      }
+    }
+    c.add(" FROM " + Relations.TARGET + " AS " + a);
+    s.using().ifPresent(u -> c.add(", ").add(u));
+    s.where().ifPresent(w -> c.add(" WHERE ").add(w));
+    Relations relations = session.relations().target(t.id());
+    QueryBinder.Bound bound = session.bind(c.text(), c::position, relations);
+    Relations.TableRelation read = relations.targetRelation();
+    String changes = temp("chg");
+    session.execute("CREATE TEMP TABLE " + changes + " AS " + bound.sql(), bound::originalPosition);
+    long count = count(changes, "");
+    Optional<String> returning = s.returning().map(r -> returningTable(r, "SELECT * EXCLUDE (" + FILE + ", " + POS
+        + ") FROM " + changes, t.alias(), relations));
+    if (count > 0) {
+      String deleted = "SELECT " + FILE + ", " + POS + " FROM " + changes;
+      commit(t, relations, read, deleted, null, mode(t, TableProperties.DELETE_MODE), Optional.empty());
+    }
+    return result("DELETE " + count, returning);
+  }
+
+  // ------------------------------------------------------------------ UPDATE
+
+  Result update(Ast.Update s) {
+    Target t = target(s.table(), s.alias());
+    String a = Lexer.quoteIdentifier(t.alias());
+    Map<String, Ast.Assignment> set = assignments(t, s.set());
+    Composer c = new Composer().add("SELECT DISTINCT ON (" + a + "." + FILE + ", " + a + "." + POS + ") " + a + "."
+        + FILE + ", " + a + "." + POS);
+    for (int k = 0; k < t.columns().size(); k++) {
+      Column col = t.columns().get(k);
+      c.add(", ");
+      Ast.Assignment assign = set.get(col.name());
+      if (assign == null) {
+        c.add(a + "." + Lexer.quoteIdentifier(col.name()));
+      } else if (assign.value().isEmpty()) {
+        c.add(defaultSql(t, col));
+      } else {
+        c.add("(").add(assign.value().get()).add(")");
+      }
+      c.add(" AS " + value(k));
+    }
+    c.add(" FROM " + Relations.TARGET + " AS " + a);
+    s.from().ifPresent(f -> c.add(", ").add(f));
+    s.where().ifPresent(w -> c.add(" WHERE ").add(w));
+    Relations relations = session.relations().target(t.id());
+    QueryBinder.Bound bound = session.bind(c.text(), c::position, relations);
+    Relations.TableRelation read = relations.targetRelation();
+    checkAssignable(t, bound, set, 2);
+    String changes = temp("chg");
+    session.execute("CREATE TEMP TABLE " + changes + " AS " + bound.sql(), bound::originalPosition);
+    long count = count(changes, "");
+    String newRows = newRows(t, changes, "");
+    boolean keysChange = t.keys().stream().anyMatch(set::containsKey);
+    Optional<String> returning = s.returning().map(r -> returningTable(r, "SELECT * FROM " + newRows, t.alias(),
+        relations));
+    if (count > 0) {
+      String deleted = "SELECT " + FILE + ", " + POS + " FROM " + changes;
+      if (keysChange) {
+        checkKeys(t, newRows, deleted, relations);
+      }
+      commit(t, relations, read, deleted, "SELECT * FROM " + newRows, mode(t, TableProperties.UPDATE_MODE),
+          keysChange ? keyFilter(t, newRows) : Optional.empty());
+    }
+    return result("UPDATE " + count, returning);
+  }
+
+  /** The assignments by column, checked: the columns exist, each is assigned once. */
+  private static Map<String, Ast.Assignment> assignments(Target t, List<Ast.Assignment> list) {
+    Map<String, Ast.Assignment> set = new LinkedHashMap<>();
+    for (Ast.Assignment assign : list) {
+      Column col = column(t, assign.column()).orElseThrow(() -> new FloeException(SqlState.UNDEFINED_COLUMN,
+          "column \"" + assign.column() + "\" of relation \"" + t.id().name() + "\" does not exist", null, null,
+          assign.position(), null));
+      if (set.put(col.name(), assign) != null) {
+        throw FloeException.syntax("multiple assignments to same column \"" + col.name() + "\"", assign.position());
+      }
+    }
+    return set;
+  }
+
+  private static Optional<Column> column(Target t, String name) {
+    for (Column c : t.columns()) {
+      if (c.name().equals(name)) {
+        return Optional.of(c);
+      }
+    }
+    for (Column c : t.columns()) {
+      if (c.name().equalsIgnoreCase(name)) {
+        return Optional.of(c);
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** PostgreSQL's assignment rules for SET values (42804 before anything runs). */
+  private void checkAssignable(Target t, QueryBinder.Bound bound, Map<String, Ast.Assignment> set, int first) {
+    List<String> types = describe(bound);
+    for (int k = 0; k < t.columns().size(); k++) {
+      Column col = t.columns().get(k);
+      Ast.Assignment assign = set.get(col.name());
+      if (assign == null || assign.value().isEmpty()) {
+        continue;
+      }
+      int index = first + k;
+      boolean literal = index < bound.untypedLiterals().size() && bound.untypedLiterals().get(index);
+      if (!Assignment.allowed(col.type(), types.get(index), literal)) {
+        throw new FloeException(SqlState.DATATYPE_MISMATCH, "column \"" + col.name() + "\" is of type "
+            + col.type() + " but expression is of type " + TypeMapping.fromDuckdb(types.get(index)), null,
+            "You will need to rewrite or cast the expression.", assign.position(), null);
+      }
+    }
+  }
+
+  private List<String> describe(QueryBinder.Bound bound) {
+    try (PreparedStatement ps = session.duck().prepareStatement(bound.sql())) {
+      ResultSetMetaData md = ps.getMetaData();
+      List<String> types = new ArrayList<>();
+      for (int i = 1; i <= md.getColumnCount(); i++) {
+        types.add(md.getColumnTypeName(i));
+      }
+      return types;
+    } catch (SQLException e) {
+      throw DuckErrors.map(e, bound::originalPosition);
+    }
+  }
+
+  // ------------------------------------------------------------------ MERGE
+
+  Result merge(Ast.Merge s) {
+    Target t = target(s.table(), s.alias());
+    String a = Lexer.quoteIdentifier(t.alias());
+    List<Ast.MergeClause> clauses = s.clauses();
+    // The action code of a row: clause k (1-based) if it matched, 1000 + k if it did not; 0 for nothing.
+    Composer action = new Composer().add("(CASE WHEN " + a + "." + FILE + " IS NOT NULL THEN ");
+    boolean anyMatched = whenClauses(action, clauses, true);
+    action.add(" ELSE ");
+    boolean anyNotMatched = whenClauses(action, clauses, false);
+    action.add(" END)");
+    if (!anyMatched && !anyNotMatched) {
+      throw FloeException.syntax("MERGE needs a WHEN clause", s.on().offset() + 1);
+    }
+    Composer c = new Composer().add("SELECT ");
+    c.add(action);
+    c.add(" AS __floe_action, " + a + "." + FILE + ", " + a + "." + POS);
+    List<Map<String, Ast.Assignment>> updates = new ArrayList<>();
+    List<Map<String, Ast.Fragment>> inserts = new ArrayList<>();
+    for (Ast.MergeClause clause : clauses) {
+      updates.add(clause.action() == Ast.MergeAction.UPDATE ? assignments(t, clause.set()) : Map.of());
+      inserts.add(clause.action() == Ast.MergeAction.INSERT ? insertValues(t, clause) : Map.of());
+    }
+    for (int col = 0; col < t.columns().size(); col++) {
+      Column column = t.columns().get(col);
+      String stored = TypeMapping.duckdbType(column, t.schema().findField(column.fieldId()).type());
+      if (clauses.stream().noneMatch(x -> x.action() == Ast.MergeAction.UPDATE
+          || x.action() == Ast.MergeAction.INSERT)) {
+        c.add(", CAST(NULL AS " + stored + ") AS " + value(col));
+        continue;
+      }
+      c.add(", CASE ");
+      c.add(action);
+      for (int k = 0; k < clauses.size(); k++) {
+        Ast.MergeClause clause = clauses.get(k);
+        if (clause.action() == Ast.MergeAction.UPDATE) {
+          Ast.Assignment assign = updates.get(k).get(column.name());
+          c.add(" WHEN " + (k + 1) + " THEN CAST(");
+          if (assign == null) {
+            c.add(a + "." + Lexer.quoteIdentifier(column.name()));
+          } else if (assign.value().isEmpty()) {
+            c.add(defaultSql(t, column));
+          } else {
+            c.add("(").add(assign.value().get()).add(")");
+          }
+          c.add(" AS " + stored + ")");
+        } else if (clause.action() == Ast.MergeAction.INSERT) {
+          Ast.Fragment v = inserts.get(k).get(column.name());
+          c.add(" WHEN " + (1001 + k) + " THEN CAST(");
+          if (v == null || v.text().equalsIgnoreCase("default")) {
+            c.add(defaultSql(t, column));
+          } else {
+            c.add("(").add(v).add(")");
+          }
+          c.add(" AS " + stored + ")");
+        }
+      }
+      c.add(" END AS " + value(col));
+    }
+    c.add(" FROM ").add(s.source()).add(" LEFT JOIN " + Relations.TARGET + " AS " + a + " ON ").add(s.on());
+    Relations relations = session.relations().target(t.id());
+    QueryBinder.Bound bound = session.bind(c.text(), c::position, relations);
+    Relations.TableRelation read = relations.targetRelation();
+    String changes = temp("chg");
+    session.execute("CREATE TEMP TABLE " + changes + " AS " + bound.sql(), bound::originalPosition);
+    Object[] twice = session.queryRow("SELECT " + FILE + ", " + POS + " FROM " + changes + " WHERE " + FILE
+        + " IS NOT NULL GROUP BY 1, 2 HAVING count(*) > 1 LIMIT 1", o -> 0);
+    if (twice != null) {
+      throw new FloeException(SqlState.CARDINALITY_VIOLATION, "MERGE command cannot affect row a second time", null,
+          "Ensure that not more than one source row matches any one target row.", s.on().offset() + 1, null);
+    }
+    List<String> removing = new ArrayList<>();
+    List<String> adding = new ArrayList<>();
+    for (int k = 0; k < clauses.size(); k++) {
+      Ast.MergeAction kind = clauses.get(k).action();
+      int code = clauses.get(k).matched() ? k + 1 : 1001 + k;
+      if (kind == Ast.MergeAction.UPDATE || kind == Ast.MergeAction.DELETE) {
+        removing.add(Integer.toString(code));
+      }
+      if (kind == Ast.MergeAction.UPDATE || kind == Ast.MergeAction.INSERT) {
+        adding.add(Integer.toString(code));
+      }
+    }
+    String removeFilter = removing.isEmpty() ? "false" : "__floe_action IN (" + String.join(", ", removing) + ")";
+    String addFilter = adding.isEmpty() ? "false" : "__floe_action IN (" + String.join(", ", adding) + ")";
+    long count = count(changes, " WHERE " + removeFilter + " OR " + addFilter);
+    if (count > 0) {
+      String newRows = newRows(t, changes, " WHERE " + addFilter);
+      String deleted = "SELECT " + FILE + ", " + POS + " FROM " + changes + " WHERE " + removeFilter;
+      checkKeys(t, newRows, deleted, relations);
+      commit(t, relations, read, deleted, "SELECT * FROM " + newRows, mode(t, TableProperties.MERGE_MODE),
+          keyFilter(t, newRows));
+    }
+    return result("MERGE " + count, Optional.empty());
+  }
+
+  /**
+   * {@code CASE WHEN cond THEN code ... ELSE 0 END} over the MATCHED or NOT MATCHED clauses: the first
+   * clause whose condition holds decides the row's action (clause k is code k, or 1000 + k when NOT
+   * MATCHED); 0 when there is none. Whether there was any such clause.
+   */
+  private static boolean whenClauses(Composer c, List<Ast.MergeClause> clauses, boolean matched) {
+    boolean any = false;
+    for (int k = 0; k < clauses.size(); k++) {
+      Ast.MergeClause clause = clauses.get(k);
+      if (clause.matched() != matched) {
+        continue;
+      }
+      c.add(any ? " WHEN " : "CASE WHEN ");
+      any = true;
+      if (clause.condition().isPresent()) {
+        c.add("(").add(clause.condition().get()).add(")");
+      } else {
+        c.add("true");
+      }
+      c.add(" THEN " + (matched ? k + 1 : 1001 + k));
+    }
+    c.add(any ? " ELSE 0 END" : "0");
+    return any;
+  }
+
+  private static Map<String, Ast.Fragment> insertValues(Target t, Ast.MergeClause clause) {
+    List<String> names = new ArrayList<>();
+    if (clause.insertColumns().isEmpty()) {
+      t.columns().forEach(c -> names.add(c.name()));
+    } else {
+      for (String n : clause.insertColumns()) {
+        names.add(column(t, n).orElseThrow(() -> new FloeException(SqlState.UNDEFINED_COLUMN, "column \"" + n
+            + "\" of relation \"" + t.id().name() + "\" does not exist", null, null, clause.position(), null)).name());
+      }
+    }
+    if (clause.insertValues().size() > names.size()) {
+      throw FloeException.syntax("INSERT has more expressions than target columns", clause.position());
+    }
+    if (!clause.insertColumns().isEmpty() && !clause.insertValues().isEmpty()
+        && clause.insertValues().size() < names.size()) {
+      throw FloeException.syntax("INSERT has more target columns than expressions", clause.position());
+    }
+    Map<String, Ast.Fragment> values = new HashMap<>();
+    for (int k = 0; k < clause.insertValues().size(); k++) {
+      if (values.put(names.get(k), clause.insertValues().get(k)) != null) {
+        throw FloeException.syntax("column \"" + names.get(k) + "\" specified more than once", clause.position());
+      }
+    }
+    return values;
+  }
+
+  // ------------------------------------------------------------------ INSERT with keys, ON CONFLICT, RETURNING
+
+  /**
+   * INSERT that needs more than an append: the table has a primary key (new keys must be new), or the
+   * statement has ON CONFLICT or RETURNING.
+   *
+   * @param rows a DuckDB query of the rows to insert, already cast and checked, in column order
+   */
+  Result insert(Ast.Insert s, String rows, IntUnaryOperator positions) {
+    Target t = target(s.table(), s.alias());
+    String proposed = temp("ins");
+    session.execute("CREATE TEMP TABLE " + proposed + " AS " + rows, positions);
+    Optional<Ast.OnConflict> conflict = s.onConflict();
+    if (conflict.isPresent() && !conflict.get().columns().isEmpty()) {
+      List<String> named = new ArrayList<>();
+      for (String n : conflict.get().columns()) {
+        named.add(column(t, n).map(Column::name).orElse(n).toLowerCase(Locale.ROOT));
+      }
+      List<String> keys = t.keys().stream().map(k -> k.toLowerCase(Locale.ROOT)).sorted().toList();
+      if (!named.stream().sorted().toList().equals(keys)) {
+        throw new FloeException(SqlState.INVALID_COLUMN_REFERENCE, "there is no unique or exclusion constraint "
+            + "matching the ON CONFLICT specification", null, null, conflict.get().position(), null);
+      }
+    }
+    if (t.keys().isEmpty()) {
+      // No key: nothing can conflict. ON CONFLICT DO NOTHING inserts every row.
+      if (conflict.isPresent() && !conflict.get().doNothing()) {
+        throw new FloeException(SqlState.INVALID_COLUMN_REFERENCE, "ON CONFLICT DO UPDATE requires inference "
+            + "specification or constraint name", null, "The table has no primary key.", conflict.get().position(),
+            null);
+      }
+      return appendRows(t, s, proposed, null);
+    }
+    String keyList = keyColumns(t, "");
+    Relations relations = session.relations().target(t.id());
+    if (conflict.isEmpty()) {
+      checkKeys(t, proposed, null, relations);
+      return appendRows(t, s, proposed, relations);
+    }
+    String a = Lexer.quoteIdentifier(t.alias());
+    String on = keyJoin(t, "excluded", a);
+    if (conflict.get().doNothing()) {
+      // Rows whose key exists, or repeats an earlier row of the statement, are skipped.
+      Composer c = new Composer().add("SELECT * EXCLUDE (__floe_n) FROM (SELECT excluded.*, row_number() OVER "
+          + "(PARTITION BY " + keyColumns(t, "excluded.") + " ORDER BY excluded.rowid) AS __floe_n FROM " + proposed
+          + " AS excluded WHERE NOT EXISTS (SELECT 1 FROM " + Relations.TARGET + " AS " + a + " WHERE " + on
+          + ")) WHERE __floe_n = 1");
+      QueryBinder.Bound bound = session.bind(c.text(), c::position, relations);
+      String fresh = temp("new");
+      session.execute("CREATE TEMP TABLE " + fresh + " AS " + bound.sql(), bound::originalPosition);
+      return appendRows(t, s, fresh, relations);
+    }
+    Object[] twice = session.queryRow("SELECT " + keyList + " FROM " + proposed + " GROUP BY " + keyList
+        + " HAVING count(*) > 1 LIMIT 1", o -> 0);
+    if (twice != null) {
+      throw new FloeException(SqlState.CARDINALITY_VIOLATION,
+          "ON CONFLICT DO UPDATE command cannot affect row a second time", null,
+          "Ensure that no rows proposed for insertion within the same command have duplicate constrained values.",
+          conflict.get().position(), null);
+    }
+    Map<String, Ast.Assignment> set = assignments(t, conflict.get().set());
+    Composer c = new Composer().add("SELECT " + a + "." + FILE + ", " + a + "." + POS);
+    for (int k = 0; k < t.columns().size(); k++) {
+      Column col = t.columns().get(k);
+      Ast.Assignment assign = set.get(col.name());
+      c.add(", ");
+      if (assign == null) {
+        c.add(a + "." + Lexer.quoteIdentifier(col.name()));
+      } else if (assign.value().isEmpty()) {
+        c.add(defaultSql(t, col));
+      } else {
+        c.add("(").add(assign.value().get()).add(")");
+      }
+      c.add(" AS " + value(k));
+    }
+    c.add(" FROM " + proposed + " AS excluded JOIN " + Relations.TARGET + " AS " + a + " ON " + on);
+    conflict.get().where().ifPresent(w -> c.add(" WHERE ").add(w));
+    QueryBinder.Bound bound = session.bind(c.text(), c::position, relations);
+    Relations.TableRelation read = relations.targetRelation();
+    checkAssignable(t, bound, set, 2);
+    String changes = temp("chg");
+    session.execute("CREATE TEMP TABLE " + changes + " AS " + bound.sql(), bound::originalPosition);
+    String updated = newRows(t, changes, "");
+    Composer fresh = new Composer().add("SELECT excluded.* FROM " + proposed + " AS excluded WHERE NOT EXISTS "
+        + "(SELECT 1 FROM " + Relations.TARGET + " AS " + a + " WHERE " + on + ")");
+    QueryBinder.Bound freshBound = session.bind(fresh.text(), fresh::position, relations);
+    String inserted = temp("fresh");
+    session.execute("CREATE TEMP TABLE " + inserted + " AS " + freshBound.sql(), freshBound::originalPosition);
+    String all = temp("all");
+    session.execute("CREATE TEMP TABLE " + all + " AS SELECT * FROM " + updated + " UNION ALL SELECT * FROM "
+        + inserted, o -> 0);
+    long count = count(all, "");
+    Optional<String> returning = s.returning().map(r -> returningTable(r, "SELECT * FROM " + all, t.alias(),
+        relations));
+    if (count > 0) {
+      String deleted = "SELECT " + FILE + ", " + POS + " FROM " + changes;
+      commit(t, relations, read, deleted, "SELECT * FROM " + all, mode(t, TableProperties.UPDATE_MODE),
+          keyFilter(t, all));
+    }
+    return result("INSERT 0 " + count, returning);
+  }
+
+  /**
+   * Appends the rows of a temporary table.
+   *
+   * @param relations the statement's reading of the table when keys were checked against it (its
+   *     snapshot is what concurrent inserts of the same keys are detected from); null without keys
+   */
+  private Result appendRows(Target t, Ast.Insert s, String table, Relations relations) {
+    long count = count(table, "");
+    Optional<String> returning = s.returning().map(r -> returningTable(r, "SELECT * FROM " + table, t.alias(),
+        relations == null ? session.relations() : relations));
+    if (count > 0) {
+      commit(t, relations, null, null, "SELECT * FROM " + table, DeltaWriter.Mode.MERGE_ON_READ,
+          t.keys().isEmpty() ? Optional.empty() : keyFilter(t, table));
+    }
+    return result("INSERT 0 " + count, returning);
+  }
+
+  // ------------------------------------------------------------------ TRUNCATE
+
+  Result truncate(Ast.Truncate s) {
+    List<Target> targets = new ArrayList<>();
+    for (dev.floe.sql.QualifiedName name : s.tables()) {
+      targets.add(target(name, Optional.empty()));
+    }
+    for (Target t : targets) {
+      synchronized (tables.commitLock(t.id())) {
+        Table table = t.live();
+        table.refresh();
+        Snapshot current = table.currentSnapshot();
+        if (current == null) {
+          continue;
+        }
+        // Drop every data and delete file of the current snapshot: a metadata-only commit.
+        RowDelta delta = table.newRowDelta().validateFromSnapshot(current.snapshotId());
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        boolean any = false;
+        for (org.apache.iceberg.FileScanTask task : session.engine().planner().plan(table, current, table.schema(),
+            null)) {
+          delta.removeRows(task.file());
+          any = true;
+          for (org.apache.iceberg.DeleteFile d : task.deletes()) {
+            if (seen.add(d.location())) {
+              delta.removeDeletes(d);
+            }
+          }
+        }
+        if (any) {
+          commitDelta(delta);
+        }
+      }
+    }
+    return new CommandResult("TRUNCATE TABLE", 0);
+  }
+
+  // ------------------------------------------------------------------ shared steps
+
+  private static String value(int k) {
+    return "__floe_v" + k;
+  }
+
+  private static String defaultSql(Target t, Column c) {
+    return Inserts.defaultSql(t.schema(), c);
+  }
+
+  /** Materialises the new rows of a change table, cast and checked as INSERT does. */
+  private String newRows(Target t, String changes, String where) {
+    StringBuilder source = new StringBuilder("SELECT ");
+    for (int k = 0; k < t.columns().size(); k++) {
+      source.append(k > 0 ? ", " : "").append(value(k));
+    }
+    source.append(" FROM ").append(changes).append(where);
+    Map<String, String> provided = new HashMap<>();
+    for (int k = 0; k < t.columns().size(); k++) {
+      provided.put(t.columns().get(k).name(), "q." + Lexer.quoteIdentifier("s" + k));
+    }
+    String rows = Inserts.rowsSql(t.id().name(), t.schema(), t.columns(), provided, source.toString(),
+        t.columns().size());
+    String table = temp("new");
+    session.execute("CREATE TEMP TABLE " + table + " AS " + rows, o -> 0);
+    return table;
+  }
+
+  private long count(String table, String where) {
+    Object[] row = session.queryRow("SELECT count(*) FROM " + table + where, o -> 0);
+    return ((Number) row[0]).longValue();
+  }
+
+  private String keyColumns(Target t, String prefix) {
+    StringBuilder b = new StringBuilder();
+    for (int k = 0; k < t.keys().size(); k++) {
+      b.append(k > 0 ? ", " : "").append(prefix).append(Lexer.quoteIdentifier(t.keys().get(k)));
+    }
+    return b.toString();
+  }
+
+  private static String keyJoin(Target t, String left, String right) {
+    StringBuilder b = new StringBuilder();
+    for (int k = 0; k < t.keys().size(); k++) {
+      String key = Lexer.quoteIdentifier(t.keys().get(k));
+      b.append(k > 0 ? " AND " : "").append(left).append('.').append(key).append(" = ").append(right).append('.')
+          .append(key);
+    }
+    return b.toString();
+  }
+
+  /**
+   * Primary-key uniqueness of {@code newRows} (a temporary table): no key twice among them, none equal to
+   * a row of the table that the statement does not delete ({@code deleted}, or null).
+   */
+  private void checkKeys(Target t, String newRows, String deleted, Relations relations) {
+    if (t.keys().isEmpty()) {
+      return;
+    }
+    String keys = keyColumns(t, "");
+    Object[] twice = session.queryRow("SELECT " + keys + " FROM " + newRows + " GROUP BY " + keys
+        + " HAVING count(*) > 1 LIMIT 1", o -> 0);
+    if (twice != null) {
+      throw duplicateKey(t, twice);
+    }
+    String a = "__floe_existing";
+    Composer c = new Composer().add("SELECT " + keyColumns(t, "n.") + " FROM " + newRows + " AS n JOIN "
+        + Relations.TARGET + " AS " + a + " ON " + keyJoin(t, "n", a));
+    keyPredicate(t, newRows, a).ifPresent(p -> c.add(" WHERE " + p));
+    if (deleted != null) {
+      c.add((keyPredicate(t, newRows, a).isPresent() ? " AND" : " WHERE") + " NOT EXISTS (SELECT 1 FROM (" + deleted
+          + ") AS d WHERE d." + FILE + " = " + a + "." + FILE + " AND d." + POS + " = " + a + "." + POS + ")");
+    }
+    c.add(" LIMIT 1");
+    QueryBinder.Bound bound = session.bind(c.text(), c::position, relations.target(t.id()));
+    Object[] existing = session.queryRow(bound.sql(), bound::originalPosition);
+    if (existing != null) {
+      throw duplicateKey(t, existing);
+    }
+  }
+
+  /** {@code k IN (...)} over the new keys, when there are few: lets the lookup prune files. */
+  private Optional<String> keyPredicate(Target t, String newRows, String alias) {
+    if (t.keys().size() != 1 || count(newRows, "") > 1000) {
+      return Optional.empty();
+    }
+    Types.NestedField f = t.schema().findField(t.keys().get(0));
+    String key = Lexer.quoteIdentifier(f.name());
+    List<String> literals = new ArrayList<>();
+    try (var st = session.duck().createStatement();
+        var rs = st.executeQuery("SELECT DISTINCT " + IcebergValues.readable(f.type(), key) + " FROM " + newRows)) {
+      while (rs.next()) {
+        Object v = IcebergValues.internal(f.type(), rs.getObject(1));
+        if (v != null) {
+          literals.add(SqlLiterals.of(f.type(), v));
+        }
+      }
+    } catch (SQLException e) {
+      throw DuckErrors.map(e, o -> 0);
+    }
+    if (literals.isEmpty()) {
+      return Optional.of("false");
+    }
+    return Optional.of(alias + "." + key + " IN (" + String.join(", ", literals) + ")");
+  }
+
+  /** The Iceberg filter of the new keys, for detecting concurrent inserts of the same keys. */
+  private Optional<Expression> keyFilter(Target t, String newRows) {
+    if (t.keys().isEmpty()) {
+      return Optional.empty();
+    }
+    if (t.keys().size() != 1 || count(newRows, "") > 1000) {
+      return Optional.of(Expressions.alwaysTrue());
+    }
+    Types.NestedField f = t.schema().findField(t.keys().get(0));
+    List<Object> values = new ArrayList<>();
+    try (var st = session.duck().createStatement();
+        var rs = st.executeQuery("SELECT DISTINCT " + IcebergValues.readable(f.type(), Lexer.quoteIdentifier(f.name()))
+            + " FROM " + newRows)) {
+      while (rs.next()) {
+        Object v = IcebergValues.internal(f.type(), rs.getObject(1));
+        if (v != null) {
+          values.add(v);
+        }
+      }
+    } catch (SQLException e) {
+      throw DuckErrors.map(e, o -> 0);
+    }
+    return Optional.of(values.isEmpty() ? Expressions.alwaysFalse() : Expressions.in(f.name(), values.toArray()));
+  }
+
+  private FloeException duplicateKey(Target t, Object[] key) {
+    List<String> values = new ArrayList<>();
+    for (Object v : key) {
+      values.add(String.valueOf(v));
+    }
+    return new FloeException(SqlState.UNIQUE_VIOLATION, "duplicate key value violates unique constraint \""
+        + t.id().name() + "_pkey\"", "Key (" + String.join(", ", t.keys()) + ")=(" + String.join(", ", values)
+        + ") already exists.", null, 0, null);
+  }
+
+  private static DeltaWriter.Mode mode(Target t, String property) {
+    String mode = t.live().properties().getOrDefault(property, "merge-on-read");
+    return switch (mode.toLowerCase(Locale.ROOT)) {
+      case "copy-on-write" -> DeltaWriter.Mode.COPY_ON_WRITE;
+      case "merge-on-read" -> DeltaWriter.Mode.MERGE_ON_READ;
+      default -> throw new FloeException(SqlState.INVALID_PARAMETER_VALUE, "table property " + property
+          + " must be merge-on-read or copy-on-write, not \"" + mode + "\"");
+    };
+  }
+
+  /** Materialises RETURNING rows (before the commit, so a bad expression changes nothing). */
+  private String returningTable(Ast.Fragment returning, String rows, String alias, Relations relations) {
+    Composer c = new Composer().add("SELECT ").add(returning).add(" FROM (" + rows + ") AS "
+        + Lexer.quoteIdentifier(alias));
+    QueryBinder.Bound bound = session.bind(c.text(), c::position, relations);
+    String table = temp("ret");
+    session.execute("CREATE TEMP TABLE " + table + " AS " + SessionContext.withColumnNames(bound),
+        bound::originalPosition);
+    return table;
+  }
+
+  private Result result(String tag, Optional<String> returning) {
+    if (returning.isEmpty()) {
+      cleanup();
+      return new CommandResult(tag, Long.parseLong(tag.substring(tag.lastIndexOf(' ') + 1)));
+    }
+    return session.run("SELECT * FROM " + returning.get(), o -> 0, this::cleanup).withCommandTag(tag);
+  }
+
+  /**
+   * Writes and commits a change: {@code deleted} rows ({@code __floe_file}, {@code __floe_pos}) of the
+   * target as read by {@code relations}, and {@code newRows}.
+   */
+  private void commit(Target t, Relations relations, Relations.TableRelation read, String deleted, String newRows,
+      DeltaWriter.Mode mode, Optional<Expression> keys) {
+    dev.floe.read.ScanPlan plan = read == null ? null : read.lastPlan;
+    Table live = t.live();
+    int formatVersion = ((HasTableOperations) live).operations().current().formatVersion();
+    String deletedTable = null;
+    if (deleted != null) {
+      deletedTable = temp("del");
+      session.execute("CREATE TEMP TABLE " + deletedTable + " AS " + deleted, o -> 0);
+    }
+    DeltaWriter.Delta delta;
+    try {
+      delta = DeltaWriter.write(session.duck(), live, plan, session.engine().footers(),
+          deletedTable == null ? null : "SELECT * FROM " + deletedTable, newRows, mode, formatVersion,
+          session.scratch());
+    } catch (Inserter.WriteFailure e) {
+      throw DuckErrors.map(e.sqlException(), o -> 0);
+    }
+    if (delta.isEmpty()) {
+      return;
+    }
+    synchronized (tables.commitLock(t.id())) {
+      RowDelta rowDelta = live.newRowDelta();
+      // Validate against everything committed since the snapshot the statement read.
+      Optional<Snapshot> base = plan != null ? plan.snapshot()
+          : relations != null ? relations.statementTable(t.id()).map(Table::currentSnapshot) : Optional.empty();
+      base.ifPresent(s -> rowDelta.validateFromSnapshot(s.snapshotId()));
+      Expression filter = read == null || read.lastFilter == null ? Expressions.alwaysTrue() : read.lastFilter;
+      if (keys.isPresent()) {
+        filter = read == null ? keys.get() : Expressions.or(filter, keys.get());
+        rowDelta.validateNoConflictingDataFiles();
+      }
+      rowDelta.conflictDetectionFilter(filter);
+      if (!delta.referencedDataFiles().isEmpty() || !delta.removedDataFiles().isEmpty()) {
+        rowDelta.validateDeletedFiles().validateNoConflictingDeleteFiles()
+            .validateDataFilesExist(delta.referencedDataFiles());
+      }
+      delta.addedDataFiles().forEach(rowDelta::addRows);
+      delta.addedDeleteFiles().forEach(rowDelta::addDeletes);
+      delta.removedDataFiles().forEach(rowDelta::removeRows);
+      delta.removedDeleteFiles().forEach(rowDelta::removeDeletes);
+      try {
+        commitDelta(rowDelta);
+      } catch (RuntimeException e) {
+        DeltaWriter.abandon(live, delta.addedDataFiles(), delta.addedDeleteFiles());
+        throw e;
+      }
+    }
+  }
+
+  private static void commitDelta(RowDelta delta) {
+    try {
+      delta.commit();
+    } catch (ValidationException | CommitFailedException e) {
+      throw new FloeException(SqlState.SERIALIZATION_FAILURE,
+          "could not serialize access due to concurrent update", e.getMessage(),
+          "Retry the statement: another commit changed the rows it read.", 0, e);
+    }
+  }
+}

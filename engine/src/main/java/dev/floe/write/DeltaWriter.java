@@ -1,0 +1,366 @@
+package dev.floe.write;
+
+import dev.floe.FloeException;
+import dev.floe.SqlState;
+import dev.floe.catalog.LocalFileIO;
+import dev.floe.read.FileFooters;
+import dev.floe.read.ScanPlan;
+import dev.floe.read.ScanSql;
+import dev.floe.sql.Lexer;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.FileContent;
+import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.FileMetadata;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.Metrics;
+import org.apache.iceberg.MetricsConfig;
+import org.apache.iceberg.MetadataColumns;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.data.BaseDeleteLoader;
+import org.apache.iceberg.deletes.BaseDVFileWriter;
+import org.apache.iceberg.deletes.PositionDeleteIndex;
+import org.apache.iceberg.io.DeleteWriteResult;
+import org.apache.iceberg.io.InputFile;
+import org.apache.iceberg.io.OutputFileFactory;
+import org.apache.iceberg.parquet.ParquetUtil;
+
+/**
+ * Writes the files of a row-level change: which rows of which data files go away, and which new rows
+ * arrive. Rows that go away are written the way the table asks:
+ *
+ * <ul>
+ *   <li><b>merge-on-read</b>, format 2: one Parquet position-delete file per touched data file (sorted by
+ *       position, naming only that file);
+ *   <li><b>merge-on-read</b>, format 3: a deletion vector per touched data file, merged with the one it
+ *       already has (which the commit then replaces);
+ *   <li><b>copy-on-write</b>: each touched data file is rewritten without those rows; untouched files are
+ *       never read or written;
+ * </ul>
+ *
+ * and in every mode a data file that loses all its live rows is dropped instead. New rows go through
+ * {@link Inserter}. Rows flow from DuckDB to files without being collected in the JVM (deletion vector
+ * positions excepted, which are bitmaps). Nothing is committed here.
+ */
+public final class DeltaWriter {
+  /** How deleted rows are recorded. */
+  public enum Mode { MERGE_ON_READ, COPY_ON_WRITE }
+
+  /**
+   * The files of a change, ready for one RowDelta.
+   *
+   * @param referencedDataFiles data files this change writes deletes for (they must still exist at commit)
+   * @param deletedRows how many rows went away
+   */
+  public record Delta(List<DataFile> addedDataFiles, List<DeleteFile> addedDeleteFiles,
+      List<DataFile> removedDataFiles, List<DeleteFile> removedDeleteFiles, List<String> referencedDataFiles,
+      long deletedRows, long insertedRows) {
+    public boolean isEmpty() {
+      return addedDataFiles.isEmpty() && addedDeleteFiles.isEmpty() && removedDataFiles.isEmpty()
+          && removedDeleteFiles.isEmpty();
+    }
+
+    /** Every file this change wrote (to delete if it does not commit). */
+    public List<String> writtenLocations() {
+      List<String> out = new ArrayList<>();
+      addedDataFiles.forEach(f -> out.add(f.location()));
+      addedDeleteFiles.forEach(f -> out.add(f.location()));
+      return out;
+    }
+  }
+
+  private DeltaWriter() {}
+
+  /**
+   * Writes a change.
+   *
+   * @param plan the target's scan (with the tasks of every file a deleted row may come from)
+   * @param deleted a DuckDB table or query of distinct ({@code __floe_file}, {@code __floe_pos}) pairs,
+   *     or null when no row goes away
+   * @param newRows a DuckDB query of the new rows in the table's column order and stored types, or null
+   */
+  public static Delta write(Connection duck, Table table, ScanPlan plan, FileFooters footers, String deleted,
+      String newRows, Mode mode, int formatVersion, Path scratch) {
+    List<DataFile> addedData = new ArrayList<>();
+    List<DeleteFile> addedDeletes = new ArrayList<>();
+    List<DataFile> removedData = new ArrayList<>();
+    List<DeleteFile> removedDeletes = new ArrayList<>();
+    List<String> referenced = new ArrayList<>();
+    long deletedRows = 0;
+    long insertedRows = 0;
+    try {
+      if (deleted != null) {
+        Map<String, FileScanTask> tasks = new HashMap<>();
+        for (FileScanTask t : plan.tasks()) {
+          tasks.put(LocalFileIO.toPath(t.file().location()).toString(), t);
+        }
+        Map<FileScanTask, Long> counts = countsPerFile(duck, deleted, tasks);
+        List<FileScanTask> partial = new ArrayList<>();
+        for (Map.Entry<FileScanTask, Long> e : counts.entrySet()) {
+          FileScanTask task = e.getKey();
+          deletedRows += e.getValue();
+          if (allRowsGone(duck, task, e.getValue())) {
+            removedData.add(task.file());
+            removedDeletes.addAll(fileScoped(task));
+          } else {
+            partial.add(task);
+          }
+        }
+        if (!partial.isEmpty()) {
+          if (mode == Mode.COPY_ON_WRITE) {
+            ScanPlan touched = new ScanPlan(plan.table(), plan.snapshot(), plan.schema(), plan.columns(), partial);
+            String survivors = "SELECT " + columnList(plan) + " FROM (" + ScanSql.relation(touched, table.io(),
+                footers, true) + ") AS r ANTI JOIN (" + deleted + ") AS d ON r." + ScanSql.ROW_FILE + " = d."
+                + ScanSql.ROW_FILE + " AND r." + ScanSql.ROW_POSITION + " = d." + ScanSql.ROW_POSITION;
+            Inserter.Written rewritten = Inserter.write(duck, table, table.schema(), survivors, scratch);
+            addedData.addAll(rewritten.files());
+            for (FileScanTask t : partial) {
+              removedData.add(t.file());
+              removedDeletes.addAll(fileScoped(t));
+            }
+          } else if (formatVersion >= 3) {
+            partial.forEach(t -> referenced.add(t.file().location()));
+            DeleteWriteResult dvs = deletionVectors(duck, table, deleted, partial);
+            addedDeletes.addAll(dvs.deleteFiles());
+            removedDeletes.addAll(dvs.rewrittenDeleteFiles());
+          } else {
+            for (FileScanTask t : partial) {
+              referenced.add(t.file().location());
+              addedDeletes.add(positionDeletes(duck, table, deleted, t, scratch));
+            }
+          }
+        }
+      }
+      if (newRows != null) {
+        Inserter.Written written = Inserter.write(duck, table, table.schema(), newRows, scratch);
+        addedData.addAll(written.files());
+        insertedRows = written.rows();
+      }
+      return new Delta(addedData, addedDeletes, removedData, dedupe(removedDeletes), referenced, deletedRows,
+          insertedRows);
+    } catch (RuntimeException e) {
+      abandon(table, addedData, addedDeletes);
+      throw e;
+    }
+  }
+
+  /** Deletes the files of a change that will not be committed. */
+  public static void abandon(Table table, List<DataFile> data, List<DeleteFile> deletes) {
+    for (DataFile f : data) {
+      quietlyDelete(table, f.location());
+    }
+    for (DeleteFile f : deletes) {
+      quietlyDelete(table, f.location());
+    }
+  }
+
+  private static void quietlyDelete(Table table, String location) {
+    try {
+      table.io().deleteFile(location);
+    } catch (RuntimeException ignored) {
+      // an unreferenced file: harmless, and swept by orphan cleanup
+    }
+  }
+
+  private static String columnList(ScanPlan plan) {
+    StringBuilder b = new StringBuilder();
+    for (int k = 0; k < plan.columns().size(); k++) {
+      b.append(k > 0 ? ", " : "").append("r.").append(Lexer.quoteIdentifier(plan.columns().get(k).name()));
+    }
+    return b.toString();
+  }
+
+  private static Map<FileScanTask, Long> countsPerFile(Connection duck, String deleted, Map<String, FileScanTask> tasks) {
+    Map<FileScanTask, Long> counts = new LinkedHashMap<>();
+    String sql = "SELECT " + ScanSql.ROW_FILE + ", count(*) FROM (" + deleted + ") GROUP BY 1 ORDER BY 1";
+    try (Statement st = duck.createStatement(); ResultSet rs = st.executeQuery(sql)) {
+      while (rs.next()) {
+        String file = rs.getString(1);
+        FileScanTask task = tasks.get(file);
+        if (task == null) {
+          throw new IllegalStateException("a deleted row came from " + file + ", which the scan did not plan");
+        }
+        counts.put(task, rs.getLong(2));
+      }
+    } catch (SQLException e) {
+      throw new Inserter.WriteFailure(e);
+    }
+    return counts;
+  }
+
+  /**
+   * Whether deleting {@code count} more rows (live ones, so not already deleted) leaves the file without
+   * live rows. Exact: a deletion vector holds distinct positions; Parquet position deletes may repeat a
+   * position, so when their row counts allow it the distinct positions are counted. Equality deletes
+   * make it unknown, and the answer no.
+   */
+  private static boolean allRowsGone(Connection duck, FileScanTask task, long count) {
+    long records = task.file().recordCount();
+    long alreadyDeleted = 0;
+    boolean parquet = false;
+    boolean vector = false;
+    for (DeleteFile d : task.deletes()) {
+      if (d.content() != FileContent.POSITION_DELETES) {
+        return false;
+      }
+      alreadyDeleted += d.recordCount();
+      parquet |= d.format() != FileFormat.PUFFIN;
+      vector |= d.format() == FileFormat.PUFFIN;
+    }
+    if (alreadyDeleted + count < records) {
+      return false;
+    }
+    if (!parquet) {
+      return true;
+    }
+    if (vector) {
+      return false; // both kinds on one file: not worth counting exactly
+    }
+    List<String> files = new ArrayList<>();
+    for (DeleteFile d : task.deletes()) {
+      files.add(Lexer.quoteString(LocalFileIO.toPath(d.location()).toString()));
+    }
+    String sql = "SELECT count(DISTINCT pos) FROM read_parquet([" + String.join(", ", files) + "]) WHERE "
+        + ScanSql.localPathSql("file_path") + " = "
+        + Lexer.quoteString(LocalFileIO.toPath(task.file().location()).toString());
+    try (Statement st = duck.createStatement(); ResultSet rs = st.executeQuery(sql)) {
+      rs.next();
+      return rs.getLong(1) + count >= records;
+    } catch (SQLException e) {
+      throw new Inserter.WriteFailure(e);
+    }
+  }
+
+  /** Delete files that apply to this data file alone, and go when it goes. */
+  private static List<DeleteFile> fileScoped(FileScanTask task) {
+    List<DeleteFile> out = new ArrayList<>();
+    for (DeleteFile d : task.deletes()) {
+      if (d.content() == FileContent.POSITION_DELETES && d.referencedDataFile() != null
+          && d.referencedDataFile().equals(task.file().location())) {
+        out.add(d);
+      }
+    }
+    return out;
+  }
+
+  private static List<DeleteFile> dedupe(List<DeleteFile> files) {
+    Map<String, DeleteFile> byLocation = new LinkedHashMap<>();
+    for (DeleteFile f : files) {
+      byLocation.putIfAbsent(f.location(), f);
+    }
+    return new ArrayList<>(byLocation.values());
+  }
+
+  /** A format-2 position-delete file for one data file, written by DuckDB, sorted by position. */
+  private static DeleteFile positionDeletes(Connection duck, Table table, String deleted, FileScanTask task,
+      Path scratch) {
+    DataFile data = task.file();
+    String local = LocalFileIO.toPath(data.location()).toString();
+    Path staged = scratch.resolve("deletes-" + UUID.randomUUID() + ".parquet");
+    String sql = "COPY (SELECT " + Lexer.quoteString(data.location()) + " AS file_path, " + ScanSql.ROW_POSITION
+        + " AS pos FROM (" + deleted + ") WHERE " + ScanSql.ROW_FILE + " = " + Lexer.quoteString(local)
+        + " ORDER BY pos) TO " + Lexer.quoteString(staged.toString()) + " (FORMAT parquet, COMPRESSION zstd, FIELD_IDS "
+        + "{file_path: " + MetadataColumns.DELETE_FILE_PATH.fieldId() + ", pos: "
+        + MetadataColumns.DELETE_FILE_POS.fieldId() + "})";
+    try (Statement st = duck.createStatement()) {
+      st.execute(sql);
+      PartitionSpec spec = table.specs().get(data.specId());
+      String location = Inserter.dataLocation(table, spec, data.partition(), UUID.randomUUID() + "-deletes.parquet");
+      Path target = LocalFileIO.toPath(location);
+      Files.createDirectories(target.getParent());
+      Files.move(staged, target, StandardCopyOption.ATOMIC_MOVE);
+      LocalFileIO.syncFile(target);
+      LocalFileIO.syncDirectory(target.getParent());
+      InputFile in = table.io().newInputFile(location);
+      Metrics metrics = ParquetUtil.fileMetrics(in, MetricsConfig.forPositionDelete());
+      return FileMetadata.deleteFileBuilder(spec)
+          .ofPositionDeletes()
+          .withPath(location)
+          .withFormat(FileFormat.PARQUET)
+          .withFileSizeInBytes(in.getLength())
+          .withMetrics(metrics)
+          .withPartition(data.partition())
+          .withReferencedDataFile(data.location())
+          .build();
+    } catch (SQLException e) {
+      throw new Inserter.WriteFailure(e);
+    } catch (IOException e) {
+      throw new FloeException(SqlState.IO_ERROR, "cannot write a delete file: " + e.getMessage(), e);
+    } finally {
+      try {
+        Files.deleteIfExists(staged);
+      } catch (IOException ignored) {
+        // scratch is swept at open
+      }
+    }
+  }
+
+  /**
+   * Format-3 deletion vectors: the positions of each touched file, merged with its existing vector,
+   * written by Iceberg's Puffin writer.
+   */
+  private static DeleteWriteResult deletionVectors(Connection duck, Table table, String deleted,
+      List<FileScanTask> tasks) {
+    Map<String, FileScanTask> byLocal = new HashMap<>();
+    Map<String, FileScanTask> byLocation = new HashMap<>();
+    for (FileScanTask t : tasks) {
+      byLocal.put(LocalFileIO.toPath(t.file().location()).toString(), t);
+      byLocation.put(t.file().location(), t);
+    }
+    OutputFileFactory files = OutputFileFactory.builderFor(table, 1, System.nanoTime())
+        .format(FileFormat.PUFFIN).operationId(UUID.randomUUID().toString()).build();
+    BaseDeleteLoader loader = new BaseDeleteLoader(table.io()::newInputFile);
+    BaseDVFileWriter writer = new BaseDVFileWriter(files, location -> {
+      FileScanTask t = byLocation.get(location);
+      List<DeleteFile> previous = new ArrayList<>();
+      for (DeleteFile d : t.deletes()) {
+        if (d.format() == FileFormat.PUFFIN) {
+          previous.add(d);
+        }
+      }
+      return previous.isEmpty() ? null : loader.loadPositionDeletes(previous, location);
+    });
+    String sql = "SELECT " + ScanSql.ROW_FILE + ", " + ScanSql.ROW_POSITION + " FROM (" + deleted + ") ORDER BY 1, 2";
+    try (Statement st = duck.createStatement(); ResultSet rs = st.executeQuery(sql)) {
+      String currentLocal = null;
+      FileScanTask current = null;
+      while (rs.next()) {
+        String local = rs.getString(1);
+        if (!local.equals(currentLocal)) {
+          currentLocal = local;
+          current = byLocal.get(local);
+        }
+        if (current == null) {
+          continue; // a file that loses every row: dropped, no vector needed
+        }
+        DataFile data = current.file();
+        writer.delete(data.location(), rs.getLong(2), table.specs().get(data.specId()), data.partition());
+      }
+    } catch (SQLException e) {
+      throw new Inserter.WriteFailure(e);
+    }
+    try {
+      writer.close();
+    } catch (IOException e) {
+      throw new FloeException(SqlState.IO_ERROR, "cannot write a deletion vector: " + e.getMessage(), e);
+    }
+    return writer.result();
+  }
+
+}
