@@ -21,9 +21,9 @@ import org.apache.iceberg.io.SeekableInputStream;
 /**
  * Iceberg {@link FileIO} for local paths over java.nio, without Hadoop.
  *
- * <p>Durability contract: an {@link OutputFile}'s stream is fsynced, and so is its directory, when the
- * stream is closed. A file Iceberg has finished writing is therefore on disk before any commit can name
- * it. {@link OutputFile#create()} fails if the file exists, so two writers can never clobber one file.
+ * <p>Durability contract: closing an {@link OutputFile}'s stream registers the file with {@link Durable},
+ * and the commit that names it fsyncs it and its directory before the catalog swap. A file Iceberg has
+ * finished writing is therefore on disk before any committed metadata names it. {@link OutputFile#create()} fails if the file exists, so two writers can never clobber one file.
  *
  * <p>Accepts plain absolute paths as well as {@code file:/...} and {@code file:///...} URIs, the forms
  * other engines (Spark's HadoopFileIO, PyIceberg) write into metadata.
@@ -142,7 +142,7 @@ public final class LocalFileIO implements FileIO {
         StandardOpenOption[] options = new StandardOpenOption[mode.length + 1];
         System.arraycopy(mode, 0, options, 0, mode.length);
         options[mode.length] = StandardOpenOption.WRITE;
-        return new ChannelOutputStream(FileChannel.open(path, options), parent);
+        return new ChannelOutputStream(FileChannel.open(path, options), path);
       } catch (FileAlreadyExistsException e) {
         throw new AlreadyExistsException(e, "File already exists: %s", location);
       } catch (IOException e) {
@@ -211,14 +211,14 @@ public final class LocalFileIO implements FileIO {
   private static final class ChannelOutputStream extends PositionOutputStream {
     private static final int BUFFER = 64 * 1024;
     private final FileChannel channel;
-    private final Path directory;
+    private final Path path;
     private final ByteBuffer buffer = ByteBuffer.allocate(BUFFER);
     private long pos;
     private boolean closed;
 
-    ChannelOutputStream(FileChannel channel, Path directory) {
+    ChannelOutputStream(FileChannel channel, Path path) {
       this.channel = channel;
-      this.directory = directory;
+      this.path = path;
     }
 
     @Override
@@ -273,13 +273,10 @@ public final class LocalFileIO implements FileIO {
       closed = true;
       try {
         drain();
-        channel.force(true);
       } finally {
         channel.close();
       }
-      if (directory != null) {
-        syncDirectory(directory);
-      }
+      Durable.later(path);
     }
   }
 }

@@ -79,7 +79,7 @@ final class SqliteTableOperations implements TableOperations {
     for (int attempt = 0; ; attempt++) {
       location = directory + "/" + VersionHint.metadataFileName(version);
       try {
-        TableMetadataParser.write(metadata, io.newOutputFile(location)); // exclusive create; fsynced on close
+        TableMetadataParser.write(metadata, io.newOutputFile(location)); // exclusive create; synced below
         break;
       } catch (AlreadyExistsException e) {
         // Another lineage used this number (a client that names metadata its own way restarted the
@@ -91,25 +91,45 @@ final class SqliteTableOperations implements TableOperations {
         version++;
       }
     }
+    Path hint = null;
+    try {
+      hint = VersionHint.prepare(Path.of(SqliteCatalog.stripScheme(directory)), version);
+    } catch (RuntimeException e) {
+      // The hint only helps catalog-less readers, and the next commit rewrites it.
+      LOG.warn("Cannot prepare the version hint of {}: {}", id, e.getMessage());
+    }
     boolean swapped;
     try {
+      // Every file the new metadata names, and the metadata file itself, is on disk before the swap.
+      Durable.now();
       swapped = catalog.swap(id, base == null ? null : base.metadataFileLocation(), location);
     } catch (RuntimeException e) {
       io.deleteFile(location);
+      discard(hint);
       throw e;
     }
     if (!swapped) {
       io.deleteFile(location);
+      discard(hint);
       throw new CommitFailedException("Cannot commit %s: another commit moved the table first", id);
     }
     current = TableMetadata.buildFrom(metadata).discardChanges().withMetadataLocation(location).build();
     loaded = true;
-    try {
-      VersionHint.write(Path.of(SqliteCatalog.stripScheme(metadataDirectory(metadata))), version);
-    } catch (RuntimeException e) {
-      // The commit is durable in the catalog; the hint only helps catalog-less readers and is rewritten
-      // by the next commit. Failing here would make a caller retry a commit that happened.
-      LOG.warn("Committed {} but could not write its version hint: {}", id, e.getMessage());
+    if (hint != null) {
+      try {
+        VersionHint.publish(hint);
+      } catch (RuntimeException e) {
+        // The commit is durable in the catalog; failing here would make a caller retry a commit that
+        // happened.
+        LOG.warn("Committed {} but could not write its version hint: {}", id, e.getMessage());
+        discard(hint);
+      }
+    }
+  }
+
+  private static void discard(Path hint) {
+    if (hint != null) {
+      VersionHint.discard(hint);
     }
   }
 

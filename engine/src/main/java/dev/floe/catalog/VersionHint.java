@@ -15,7 +15,10 @@ import java.util.regex.Pattern;
 /**
  * {@code metadata/version-hint.text}: the table-directory convention (Iceberg's HadoopTables, DuckDB's
  * {@code iceberg_scan}) that lets an engine find the current {@code v<N>.metadata.json} with no catalog.
- * Written after every commit by write-to-temp, fsync, atomic rename.
+ * Every commit prepares the new hint in a temporary file that is made durable with the commit's other
+ * files ({@link Durable}), and renames it over the hint once the catalog swap succeeded. The rename is
+ * not waited for: after a crash the hint may name an older version (readers that follow hints look for
+ * newer metadata files, and the next commit rewrites it), but it is never torn.
  */
 public final class VersionHint {
   public static final String FILE_NAME = "version-hint.text";
@@ -56,20 +59,41 @@ public final class VersionHint {
     }
   }
 
-  /** Atomically replaces the hint in {@code metadataDir} with {@code version}. */
-  public static void write(Path metadataDir, int version) {
-    Path hint = metadataDir.resolve(FILE_NAME);
-    Path tmp = metadataDir.resolve("." + FILE_NAME + "." + ProcessHandle.current().pid() + ".tmp");
+  /**
+   * Writes the hint for {@code version} to a new temporary file in {@code metadataDir}, registered with
+   * {@link Durable} so the commit's batch fsyncs it; {@link #publish} or {@link #discard} it afterwards.
+   */
+  public static Path prepare(Path metadataDir, int version) {
+    Path tmp = metadataDir.resolve("." + FILE_NAME + "." + ProcessHandle.current().pid() + "."
+        + java.util.UUID.randomUUID() + ".tmp");
     try {
-      try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-          StandardOpenOption.TRUNCATE_EXISTING)) {
+      Files.createDirectories(metadataDir);
+      try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
         ch.write(java.nio.ByteBuffer.wrap(Integer.toString(version).getBytes(StandardCharsets.UTF_8)));
-        ch.force(true);
       }
-      Files.move(tmp, hint, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-      LocalFileIO.syncDirectory(metadataDir);
     } catch (IOException e) {
-      throw new UncheckedIOException("Cannot write " + hint, e);
+      throw new UncheckedIOException("Cannot write " + tmp, e);
+    }
+    Durable.later(tmp);
+    return tmp;
+  }
+
+  /** Atomically replaces the hint with a prepared one. */
+  public static void publish(Path prepared) {
+    try {
+      Files.move(prepared, prepared.resolveSibling(FILE_NAME), StandardCopyOption.ATOMIC_MOVE,
+          StandardCopyOption.REPLACE_EXISTING);
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot write " + prepared.resolveSibling(FILE_NAME), e);
+    }
+  }
+
+  /** Deletes a prepared hint that will not be published. */
+  public static void discard(Path prepared) {
+    try {
+      Files.deleteIfExists(prepared);
+    } catch (IOException ignored) {
+      // a stray temporary file; harmless
     }
   }
 }

@@ -10,6 +10,7 @@ import dev.floe.sql.Lexer;
 import dev.floe.sql.QueryBinder;
 import dev.floe.types.SqlLiterals;
 import dev.floe.types.TypeMapping;
+import dev.floe.write.Commits;
 import dev.floe.write.Inserter;
 import java.sql.PreparedStatement;
 import java.sql.ResultSetMetaData;
@@ -130,7 +131,7 @@ final class Inserts {
     }
     long rows = write(table, schema, rowsSql, positions, files -> {
       synchronized (tables.commitLock(id)) {
-        AppendFiles append = table.newAppend();
+        AppendFiles append = Commits.inline(table.newAppend());
         files.forEach(append::appendFile);
         append.commit();
       }
@@ -200,7 +201,7 @@ final class Inserts {
       }
       String rowsSql = rowsSql(id.name(), created, columns, provided, bound.sql(), columns.size());
       rows = write(table, created, rowsSql, bound::originalPosition, files -> {
-        AppendFiles append = txn.newAppend();
+        AppendFiles append = Commits.inline(txn.newAppend());
         files.forEach(append::appendFile);
         append.commit();
         txn.commitTransaction();

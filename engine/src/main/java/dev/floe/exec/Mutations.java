@@ -12,6 +12,7 @@ import dev.floe.types.IcebergValues;
 import dev.floe.types.SqlLiterals;
 import dev.floe.types.TypeMapping;
 import dev.floe.write.DeltaWriter;
+import dev.floe.write.Commits;
 import dev.floe.write.Inserter;
 import java.sql.PreparedStatement;
 import java.sql.ResultSetMetaData;
@@ -60,10 +61,18 @@ final class Mutations {
   private static final String FILE = dev.floe.read.ScanSql.ROW_FILE;
   private static final String POS = dev.floe.read.ScanSql.ROW_POSITION;
 
+  /**
+   * Runs after a statement has written its files and before it commits (tests use it to make two
+   * statements overlap deterministically); null in production.
+   */
+  static volatile Runnable beforeCommit;
+
   private final SessionContext session;
   private final Tables tables;
   private final String suffix = UUID.randomUUID().toString().replace("-", "");
   private final List<String> temps = new ArrayList<>();
+  /** Row counts of the temporary tables, as their creation reported them. */
+  private final Map<String, Long> sizes = new HashMap<>();
 
   Mutations(SessionContext session, Tables tables) {
     this.session = session;
@@ -93,16 +102,29 @@ final class Mutations {
     return name;
   }
 
+  /** Materialises a query as a new temporary table, and remembers its row count. */
+  private String materialize(String kind, String sql, IntUnaryOperator positions) {
+    String name = temp(kind);
+    sizes.put(name, session.update("CREATE TEMP TABLE " + name + " AS " + sql, positions));
+    return name;
+  }
+
   /** Drops the statement's temporary tables. */
   void cleanup() {
+    if (temps.isEmpty()) {
+      return;
+    }
+    StringBuilder drops = new StringBuilder();
     for (String t : temps) {
-      try {
-        session.execute("DROP TABLE IF EXISTS " + t, o -> 0);
-      } catch (FloeException ignored) {
-        // temporary tables die with the session anyway
-      }
+      drops.append("DROP TABLE IF EXISTS ").append(t).append(";");
     }
     temps.clear();
+    sizes.clear();
+    try {
+      session.execute(drops.toString(), o -> 0);
+    } catch (FloeException ignored) {
+      // temporary tables die with the session anyway
+    }
   }
 
   // ------------------------------------------------------------------ DELETE
@@ -122,8 +144,7 @@ final class Mutations {
     Relations relations = session.relations().target(t.id());
     QueryBinder.Bound bound = session.bind(c.text(), c::position, relations);
     Relations.TableRelation read = relations.targetRelation();
-    String changes = temp("chg");
-    session.execute("CREATE TEMP TABLE " + changes + " AS " + bound.sql(), bound::originalPosition);
+    String changes = materialize("chg", bound.sql(), bound::originalPosition);
     long count = count(changes, "");
     Optional<String> returning = s.returning().map(r -> returningTable(r, "SELECT * EXCLUDE (" + FILE + ", " + POS
         + ") FROM " + changes, t.alias(), relations));
@@ -161,9 +182,8 @@ final class Mutations {
     Relations relations = session.relations().target(t.id());
     QueryBinder.Bound bound = session.bind(c.text(), c::position, relations);
     Relations.TableRelation read = relations.targetRelation();
-    checkAssignable(t, bound, set, 2);
-    String changes = temp("chg");
-    session.execute("CREATE TEMP TABLE " + changes + " AS " + bound.sql(), bound::originalPosition);
+    String changes = materialize("chg", bound.sql(), bound::originalPosition);
+    checkAssignable(t, bound, changes, set, 2);
     long count = count(changes, "");
     String newRows = newRows(t, changes, "");
     boolean keysChange = t.keys().stream().anyMatch(set::containsKey);
@@ -208,9 +228,13 @@ final class Mutations {
     return Optional.empty();
   }
 
-  /** PostgreSQL's assignment rules for SET values (42804 before anything runs). */
-  private void checkAssignable(Target t, QueryBinder.Bound bound, Map<String, Ast.Assignment> set, int first) {
-    List<String> types = describe(bound);
+  /**
+   * PostgreSQL's assignment rules for SET values (42804, before anything is written), checked on the
+   * types of the materialised change table, whose column {@code first + k} is column k's new value.
+   */
+  private void checkAssignable(Target t, QueryBinder.Bound bound, String changes, Map<String, Ast.Assignment> set,
+      int first) {
+    List<String> types = columnTypes(changes);
     for (int k = 0; k < t.columns().size(); k++) {
       Column col = t.columns().get(k);
       Ast.Assignment assign = set.get(col.name());
@@ -227,16 +251,16 @@ final class Mutations {
     }
   }
 
-  private List<String> describe(QueryBinder.Bound bound) {
-    try (PreparedStatement ps = session.duck().prepareStatement(bound.sql())) {
-      ResultSetMetaData md = ps.getMetaData();
+  private List<String> columnTypes(String table) {
+    try (var st = session.duck().createStatement(); var rs = st.executeQuery("SELECT * FROM " + table + " LIMIT 0")) {
+      ResultSetMetaData md = rs.getMetaData();
       List<String> types = new ArrayList<>();
       for (int i = 1; i <= md.getColumnCount(); i++) {
         types.add(md.getColumnTypeName(i));
       }
       return types;
     } catch (SQLException e) {
-      throw DuckErrors.map(e, bound::originalPosition);
+      throw DuckErrors.map(e, o -> 0);
     }
   }
 
@@ -304,8 +328,7 @@ final class Mutations {
     Relations relations = session.relations().target(t.id());
     QueryBinder.Bound bound = session.bind(c.text(), c::position, relations);
     Relations.TableRelation read = relations.targetRelation();
-    String changes = temp("chg");
-    session.execute("CREATE TEMP TABLE " + changes + " AS " + bound.sql(), bound::originalPosition);
+    String changes = materialize("chg", bound.sql(), bound::originalPosition);
     Object[] twice = session.queryRow("SELECT " + FILE + ", " + POS + " FROM " + changes + " WHERE " + FILE
         + " IS NOT NULL GROUP BY 1, 2 HAVING count(*) > 1 LIMIT 1", o -> 0);
     if (twice != null) {
@@ -398,8 +421,7 @@ final class Mutations {
    */
   Result insert(Ast.Insert s, String rows, IntUnaryOperator positions) {
     Target t = target(s.table(), s.alias());
-    String proposed = temp("ins");
-    session.execute("CREATE TEMP TABLE " + proposed + " AS " + rows, positions);
+    String proposed = materialize("ins", rows, positions);
     Optional<Ast.OnConflict> conflict = s.onConflict();
     if (conflict.isPresent() && !conflict.get().columns().isEmpty()) {
       List<String> named = new ArrayList<>();
@@ -436,8 +458,7 @@ final class Mutations {
           + " AS excluded WHERE NOT EXISTS (SELECT 1 FROM " + Relations.TARGET + " AS " + a + " WHERE " + on
           + ")) WHERE __floe_n = 1");
       QueryBinder.Bound bound = session.bind(c.text(), c::position, relations);
-      String fresh = temp("new");
-      session.execute("CREATE TEMP TABLE " + fresh + " AS " + bound.sql(), bound::originalPosition);
+      String fresh = materialize("new", bound.sql(), bound::originalPosition);
       return appendRows(t, s, fresh, relations);
     }
     Object[] twice = session.queryRow("SELECT " + keyList + " FROM " + proposed + " GROUP BY " + keyList
@@ -467,18 +488,14 @@ final class Mutations {
     conflict.get().where().ifPresent(w -> c.add(" WHERE ").add(w));
     QueryBinder.Bound bound = session.bind(c.text(), c::position, relations);
     Relations.TableRelation read = relations.targetRelation();
-    checkAssignable(t, bound, set, 2);
-    String changes = temp("chg");
-    session.execute("CREATE TEMP TABLE " + changes + " AS " + bound.sql(), bound::originalPosition);
+    String changes = materialize("chg", bound.sql(), bound::originalPosition);
+    checkAssignable(t, bound, changes, set, 2);
     String updated = newRows(t, changes, "");
     Composer fresh = new Composer().add("SELECT excluded.* FROM " + proposed + " AS excluded WHERE NOT EXISTS "
         + "(SELECT 1 FROM " + Relations.TARGET + " AS " + a + " WHERE " + on + ")");
     QueryBinder.Bound freshBound = session.bind(fresh.text(), fresh::position, relations);
-    String inserted = temp("fresh");
-    session.execute("CREATE TEMP TABLE " + inserted + " AS " + freshBound.sql(), freshBound::originalPosition);
-    String all = temp("all");
-    session.execute("CREATE TEMP TABLE " + all + " AS SELECT * FROM " + updated + " UNION ALL SELECT * FROM "
-        + inserted, o -> 0);
+    String inserted = materialize("fresh", freshBound.sql(), freshBound::originalPosition);
+    String all = materialize("all", "SELECT * FROM " + updated + " UNION ALL SELECT * FROM " + inserted, o -> 0);
     long count = count(all, "");
     Optional<String> returning = s.returning().map(r -> returningTable(r, "SELECT * FROM " + all, t.alias(),
         relations));
@@ -523,7 +540,7 @@ final class Mutations {
           continue;
         }
         // Drop every data and delete file of the current snapshot: a metadata-only commit.
-        RowDelta delta = table.newRowDelta().validateFromSnapshot(current.snapshotId());
+        RowDelta delta = Commits.inline(table.newRowDelta()).validateFromSnapshot(current.snapshotId());
         java.util.Set<String> seen = new java.util.HashSet<>();
         boolean any = false;
         for (org.apache.iceberg.FileScanTask task : session.engine().planner().plan(table, current, table.schema(),
@@ -567,12 +584,14 @@ final class Mutations {
     }
     String rows = Inserts.rowsSql(t.id().name(), t.schema(), t.columns(), provided, source.toString(),
         t.columns().size());
-    String table = temp("new");
-    session.execute("CREATE TEMP TABLE " + table + " AS " + rows, o -> 0);
+    String table = materialize("new", rows, o -> 0);
     return table;
   }
 
   private long count(String table, String where) {
+    if (where.isEmpty() && sizes.containsKey(table)) {
+      return sizes.get(table);
+    }
     Object[] row = session.queryRow("SELECT count(*) FROM " + table + where, o -> 0);
     return ((Number) row[0]).longValue();
   }
@@ -700,8 +719,7 @@ final class Mutations {
     Composer c = new Composer().add("SELECT ").add(returning).add(" FROM (" + rows + ") AS "
         + Lexer.quoteIdentifier(alias));
     QueryBinder.Bound bound = session.bind(c.text(), c::position, relations);
-    String table = temp("ret");
-    session.execute("CREATE TEMP TABLE " + table + " AS " + SessionContext.withColumnNames(bound),
+    String table = materialize("ret", SessionContext.withColumnNames(bound),
         bound::originalPosition);
     return table;
   }
@@ -725,8 +743,7 @@ final class Mutations {
     int formatVersion = ((HasTableOperations) live).operations().current().formatVersion();
     String deletedTable = null;
     if (deleted != null) {
-      deletedTable = temp("del");
-      session.execute("CREATE TEMP TABLE " + deletedTable + " AS " + deleted, o -> 0);
+      deletedTable = materialize("del", deleted, o -> 0);
     }
     DeltaWriter.Delta delta;
     try {
@@ -739,8 +756,12 @@ final class Mutations {
     if (delta.isEmpty()) {
       return;
     }
+    Runnable hook = beforeCommit;
+    if (hook != null) {
+      hook.run();
+    }
     synchronized (tables.commitLock(t.id())) {
-      RowDelta rowDelta = live.newRowDelta();
+      RowDelta rowDelta = Commits.inline(live.newRowDelta());
       // Validate against everything committed since the snapshot the statement read.
       Optional<Snapshot> base = plan != null ? plan.snapshot()
           : relations != null ? relations.statementTable(t.id()).map(Table::currentSnapshot) : Optional.empty();

@@ -121,6 +121,8 @@ public final class SessionContext implements AutoCloseable {
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(SessionContext.class);
 
   private Result dispatch(String sql) {
+    // Files a failed statement on this thread wrote and registered are not this statement's.
+    dev.floe.catalog.Durable.forget();
     Ast.Statement statement = Parser.parse(sql);
     if (!(statement instanceof Ast.Query || statement instanceof Ast.Explain || statement instanceof Ast.ShowTables
         || statement instanceof Ast.ShowSchemas || statement instanceof Ast.Describe)) {
@@ -251,6 +253,21 @@ public final class SessionContext implements AutoCloseable {
     try (Statement st = duck.createStatement()) {
       running = st;
       st.execute(sql);
+    } catch (SQLException e) {
+      throw DuckErrors.map(e, positions);
+    } finally {
+      running = null;
+    }
+  }
+
+  /** Runs DuckDB SQL that changes rows (CREATE TABLE AS, INSERT) and returns how many it wrote. */
+  long update(String sql, IntUnaryOperator positions) {
+    if (LOG.isDebugEnabled()) {
+      LOG.debug("DuckDB SQL: {}", sql);
+    }
+    try (Statement st = duck.createStatement()) {
+      running = st;
+      return st.executeLargeUpdate(sql);
     } catch (SQLException e) {
       throw DuckErrors.map(e, positions);
     } finally {

@@ -9,7 +9,16 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.iceberg.BaseFileScanTask;
+import org.apache.iceberg.ContentFile;
 import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.FloeDeleteIndex;
+import org.apache.iceberg.ManifestContent;
+import org.apache.iceberg.ManifestFile;
+import org.apache.iceberg.ManifestFiles;
+import org.apache.iceberg.PartitionSpecParser;
+import org.apache.iceberg.SchemaParser;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
@@ -22,12 +31,14 @@ import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.expressions.InclusiveMetricsEvaluator;
 import org.apache.iceberg.expressions.Projections;
+import org.apache.iceberg.expressions.ResidualEvaluator;
 import org.apache.iceberg.io.CloseableIterable;
 
 /**
  * Iceberg scan planning with a cache of each snapshot's full file list. A snapshot is immutable, so its
  * planned tasks (data files with their column bounds and the delete files that apply to them) are
- * computed once by Iceberg, then every query prunes them in memory with Iceberg's own evaluators:
+ * computed once, from manifests that are each decoded once, then every query prunes them in memory
+ * with Iceberg's own evaluators:
  * partition values through the spec's inclusive projection, and column bounds through
  * {@link InclusiveMetricsEvaluator}. That keeps manifest I/O off the path of repeated queries.
  */
@@ -38,6 +49,9 @@ public final class ScanPlanner {
 
   private final Map<Key, List<FileScanTask>> cache = new LinkedHashMap<>(16, 0.75f, true);
   private int cachedTasks;
+  /** The live files of each manifest read, by manifest location (a manifest never changes). */
+  private final Map<String, List<ContentFile<?>>> manifests = new LinkedHashMap<>(16, 0.75f, true);
+  private int cachedManifestFiles;
 
   /** The tasks of {@code snapshot} whose files may hold rows matching {@code filter}. */
   public List<FileScanTask> plan(Table table, Snapshot snapshot, Schema schema, Expression filter) {
@@ -101,19 +115,37 @@ public final class ScanPlanner {
     return tasks;
   }
 
-  private static List<FileScanTask> planFiles(Table table, Snapshot snapshot) {
-    List<FileScanTask> tasks = new ArrayList<>();
-    try (CloseableIterable<FileScanTask> files =
-        table.newScan().useSnapshot(snapshot.snapshotId()).includeColumnStats().planFiles()) {
-      for (FileScanTask t : files) {
-        tasks.add(t);
+  /**
+   * Plans every file of a snapshot from its manifests. Manifests are immutable, so the live files of
+   * each are decoded once and kept ({@link #manifestFiles}); a snapshot that adds one manifest to a
+   * hundred costs one manifest read. Which delete files apply to which data file is decided by
+   * Iceberg's own index.
+   */
+  private List<FileScanTask> planFiles(Table table, Snapshot snapshot) {
+    try {
+      Map<Integer, PartitionSpec> specs = table.specs();
+      List<DeleteFile> deletes = new ArrayList<>();
+      for (ManifestFile m : snapshot.deleteManifests(table.io())) {
+        for (ContentFile<?> f : manifestFiles(table, m, specs)) {
+          deletes.add((DeleteFile) f);
+        }
       }
+      FloeDeleteIndex index = FloeDeleteIndex.of(deletes, specs);
+      String schema = SchemaParser.toJson(table.schema());
+      Map<Integer, String> specJson = new HashMap<>();
+      ResidualEvaluator residual = ResidualEvaluator.unpartitioned(Expressions.alwaysTrue());
+      List<FileScanTask> tasks = new ArrayList<>();
+      for (ManifestFile m : snapshot.dataManifests(table.io())) {
+        for (ContentFile<?> f : manifestFiles(table, m, specs)) {
+          DataFile file = (DataFile) f;
+          String spec = specJson.computeIfAbsent(file.specId(), id -> PartitionSpecParser.toJson(specs.get(id)));
+          tasks.add(new BaseFileScanTask(file, index.forDataFile(file), schema, spec, residual));
+        }
+      }
+      return List.copyOf(tasks);
     } catch (NotFoundException | UncheckedIOException e) {
       throw new FloeException(SqlState.IO_ERROR, "cannot plan a scan of table " + table.name()
           + ": a metadata file is missing or unreadable: " + e.getMessage(), e);
-    } catch (IOException e) {
-      throw new FloeException(SqlState.IO_ERROR, "cannot plan a scan of table " + table.name() + ": "
-          + e.getMessage(), e);
     } catch (RuntimeException e) {
       if (e instanceof FloeException) {
         throw e;
@@ -121,6 +153,42 @@ public final class ScanPlanner {
       throw new FloeException(SqlState.DATA_CORRUPTED, "cannot plan a scan of table " + table.name()
           + ": a manifest is corrupt or unreadable: " + e.getMessage(), e);
     }
-    return List.copyOf(tasks);
+  }
+
+  /** The live files of a manifest (data or delete files, with their stats and sequence numbers). */
+  private List<ContentFile<?>> manifestFiles(Table table, ManifestFile manifest, Map<Integer, PartitionSpec> specs) {
+    String key = manifest.path();
+    synchronized (this) {
+      List<ContentFile<?>> cached = manifests.get(key);
+      if (cached != null) {
+        return cached;
+      }
+    }
+    List<ContentFile<?>> files = new ArrayList<>();
+    try (CloseableIterable<? extends ContentFile<?>> reader = manifest.content() == ManifestContent.DATA
+        ? ManifestFiles.read(manifest, table.io(), specs)
+        : ManifestFiles.readDeleteManifest(manifest, table.io(), specs)) {
+      for (ContentFile<?> f : reader) {
+        files.add(f);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    List<ContentFile<?>> result = List.copyOf(files);
+    synchronized (this) {
+      if (manifests.put(key, result) == null) {
+        cachedManifestFiles += result.size();
+      }
+      var it = manifests.entrySet().iterator();
+      while (cachedManifestFiles > MAX_CACHED_TASKS && it.hasNext()) {
+        var eldest = it.next();
+        if (eldest.getKey().equals(key)) {
+          continue;
+        }
+        cachedManifestFiles -= eldest.getValue().size();
+        it.remove();
+      }
+    }
+    return result;
   }
 }

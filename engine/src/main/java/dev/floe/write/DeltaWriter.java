@@ -2,6 +2,7 @@ package dev.floe.write;
 
 import dev.floe.FloeException;
 import dev.floe.SqlState;
+import dev.floe.catalog.Durable;
 import dev.floe.catalog.LocalFileIO;
 import dev.floe.read.FileFooters;
 import dev.floe.read.ScanPlan;
@@ -40,6 +41,7 @@ import org.apache.iceberg.io.DeleteWriteResult;
 import org.apache.iceberg.io.InputFile;
 import org.apache.iceberg.io.OutputFileFactory;
 import org.apache.iceberg.parquet.ParquetUtil;
+import org.apache.iceberg.util.ContentFileUtil;
 
 /**
  * Writes the files of a row-level change: which rows of which data files go away, and which new rows
@@ -143,6 +145,7 @@ public final class DeltaWriter {
             for (FileScanTask t : partial) {
               referenced.add(t.file().location());
               addedDeletes.add(positionDeletes(duck, table, deleted, t, scratch));
+              removedDeletes.addAll(fileScopedParquet(t));
             }
           }
         }
@@ -251,8 +254,8 @@ public final class DeltaWriter {
   private static List<DeleteFile> fileScoped(FileScanTask task) {
     List<DeleteFile> out = new ArrayList<>();
     for (DeleteFile d : task.deletes()) {
-      if (d.content() == FileContent.POSITION_DELETES && d.referencedDataFile() != null
-          && d.referencedDataFile().equals(task.file().location())) {
+      if (d.content() == FileContent.POSITION_DELETES
+          && task.file().location().equals(ContentFileUtil.referencedDataFileLocation(d))) {
         out.add(d);
       }
     }
@@ -267,15 +270,41 @@ public final class DeltaWriter {
     return new ArrayList<>(byLocation.values());
   }
 
-  /** A format-2 position-delete file for one data file, written by DuckDB, sorted by position. */
+  /** The Parquet position-delete files that name only this data file (they go when it goes). */
+  private static List<DeleteFile> fileScopedParquet(FileScanTask task) {
+    List<DeleteFile> out = new ArrayList<>();
+    for (DeleteFile d : fileScoped(task)) {
+      if (d.format() == FileFormat.PARQUET) {
+        out.add(d);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * A format-2 position-delete file for one data file, written by DuckDB, sorted by position. Like a
+   * deletion vector it holds all of the file's deleted positions: the new ones and those of the file's
+   * existing file-scoped delete files, which the commit replaces ({@link #fileScopedParquet}), so a
+   * data file never collects more than one delete file however often its rows are deleted.
+   */
   private static DeleteFile positionDeletes(Connection duck, Table table, String deleted, FileScanTask task,
       Path scratch) {
     DataFile data = task.file();
     String local = LocalFileIO.toPath(data.location()).toString();
     Path staged = scratch.resolve("deletes-" + UUID.randomUUID() + ".parquet");
-    String sql = "COPY (SELECT " + Lexer.quoteString(data.location()) + " AS file_path, " + ScanSql.ROW_POSITION
-        + " AS pos FROM (" + deleted + ") WHERE " + ScanSql.ROW_FILE + " = " + Lexer.quoteString(local)
-        + " ORDER BY pos) TO " + Lexer.quoteString(staged.toString()) + " (FORMAT parquet, COMPRESSION zstd, FIELD_IDS "
+    String positions = "SELECT " + ScanSql.ROW_POSITION + " AS pos FROM (" + deleted + ") WHERE " + ScanSql.ROW_FILE
+        + " = " + Lexer.quoteString(local);
+    List<DeleteFile> previous = fileScopedParquet(task);
+    if (!previous.isEmpty()) {
+      List<String> files = new ArrayList<>();
+      for (DeleteFile d : previous) {
+        files.add(Lexer.quoteString(LocalFileIO.toPath(d.location()).toString()));
+      }
+      positions += " UNION SELECT pos FROM read_parquet([" + String.join(", ", files) + "]) WHERE "
+          + ScanSql.localPathSql("file_path") + " = " + Lexer.quoteString(local);
+    }
+    String sql = "COPY (SELECT " + Lexer.quoteString(data.location()) + " AS file_path, pos FROM (" + positions
+        + ") ORDER BY pos) TO " + Lexer.quoteString(staged.toString()) + " (FORMAT parquet, COMPRESSION zstd, FIELD_IDS "
         + "{file_path: " + MetadataColumns.DELETE_FILE_PATH.fieldId() + ", pos: "
         + MetadataColumns.DELETE_FILE_POS.fieldId() + "})";
     try (Statement st = duck.createStatement()) {
@@ -285,8 +314,7 @@ public final class DeltaWriter {
       Path target = LocalFileIO.toPath(location);
       Files.createDirectories(target.getParent());
       Files.move(staged, target, StandardCopyOption.ATOMIC_MOVE);
-      LocalFileIO.syncFile(target);
-      LocalFileIO.syncDirectory(target.getParent());
+      Durable.later(target);
       InputFile in = table.io().newInputFile(location);
       Metrics metrics = ParquetUtil.fileMetrics(in, MetricsConfig.forPositionDelete());
       return FileMetadata.deleteFileBuilder(spec)

@@ -2,6 +2,7 @@ package dev.floe.write;
 
 import dev.floe.FloeException;
 import dev.floe.SqlState;
+import dev.floe.catalog.Durable;
 import dev.floe.catalog.LocalFileIO;
 import dev.floe.sql.Lexer;
 import java.io.IOException;
@@ -241,8 +242,7 @@ public final class Inserter {
       Files.createDirectories(target.getParent());
       Files.move(file, target, StandardCopyOption.ATOMIC_MOVE);
       moved.add(target);
-      LocalFileIO.syncFile(target);
-      LocalFileIO.syncDirectory(target.getParent());
+      Durable.later(target);
       InputFile in = table.io().newInputFile(location);
       Metrics metrics = ParquetUtil.fileMetrics(in, metricsConfig);
       if (metrics.recordCount() == 0) {
