@@ -6,7 +6,9 @@ import dev.floe.SnapshotInfo;
 import dev.floe.SqlState;
 import dev.floe.TableInfo;
 import dev.floe.catalog.Warehouse;
+import dev.floe.read.DeletionVectors;
 import dev.floe.read.FileFooters;
+import dev.floe.read.ScanFiles;
 import dev.floe.read.ScanPlanner;
 import dev.floe.read.Versions;
 import dev.floe.types.TypeMapping;
@@ -41,14 +43,16 @@ public final class Engine implements AutoCloseable {
   private final BufferAllocator allocator;
   private final Tables tables;
   private final ScanPlanner planner = new ScanPlanner();
-  private final FileFooters footers = new FileFooters();
+  private final ScanFiles files;
   private final Path scratch;
 
-  private Engine(FloeConfig config, Warehouse warehouse, DuckDBConnection root, Path scratch) {
+  private Engine(FloeConfig config, Warehouse warehouse, DuckDBConnection root, Path scratch) throws SQLException {
     this.config = config;
     this.warehouse = warehouse;
     this.root = root;
     this.scratch = scratch;
+    this.files = new ScanFiles(new FileFooters(), new DeletionVectors((DuckDBConnection) root.duplicate(),
+        scratch.resolve("vectors")));
     this.allocator = new RootAllocator();
     this.tables = new Tables(warehouse.catalog());
   }
@@ -148,8 +152,8 @@ public final class Engine implements AutoCloseable {
     return planner;
   }
 
-  FileFooters footers() {
-    return footers;
+  ScanFiles files() {
+    return files;
   }
 
   BufferAllocator allocator() {
@@ -200,6 +204,7 @@ public final class Engine implements AutoCloseable {
 
   @Override
   public void close() {
+    files.vectors().close();
     try {
       root.close();
     } catch (SQLException ignored) {

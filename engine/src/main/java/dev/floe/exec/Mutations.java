@@ -329,12 +329,6 @@ final class Mutations {
     QueryBinder.Bound bound = session.bind(c.text(), c::position, relations);
     Relations.TableRelation read = relations.targetRelation();
     String changes = materialize("chg", bound.sql(), bound::originalPosition);
-    Object[] twice = session.queryRow("SELECT " + FILE + ", " + POS + " FROM " + changes + " WHERE " + FILE
-        + " IS NOT NULL GROUP BY 1, 2 HAVING count(*) > 1 LIMIT 1", o -> 0);
-    if (twice != null) {
-      throw new FloeException(SqlState.CARDINALITY_VIOLATION, "MERGE command cannot affect row a second time", null,
-          "Ensure that not more than one source row matches any one target row.", s.on().offset() + 1, null);
-    }
     List<String> removing = new ArrayList<>();
     List<String> adding = new ArrayList<>();
     for (int k = 0; k < clauses.size(); k++) {
@@ -349,6 +343,13 @@ final class Mutations {
     }
     String removeFilter = removing.isEmpty() ? "false" : "__floe_action IN (" + String.join(", ", removing) + ")";
     String addFilter = adding.isEmpty() ? "false" : "__floe_action IN (" + String.join(", ", adding) + ")";
+    // As in PostgreSQL, a target row that two source rows match is an error once it would be changed.
+    Object[] twice = session.queryRow("SELECT " + FILE + ", " + POS + " FROM " + changes + " WHERE " + FILE
+        + " IS NOT NULL GROUP BY 1, 2 HAVING count(*) > 1 AND bool_or(" + removeFilter + ") LIMIT 1", o -> 0);
+    if (twice != null) {
+      throw new FloeException(SqlState.CARDINALITY_VIOLATION, "MERGE command cannot affect row a second time", null,
+          "Ensure that not more than one source row matches any one target row.", s.on().offset() + 1, null);
+    }
     long count = count(changes, " WHERE " + removeFilter + " OR " + addFilter);
     if (count > 0) {
       String newRows = newRows(t, changes, " WHERE " + addFilter);
@@ -571,7 +572,10 @@ final class Mutations {
     return Inserts.defaultSql(t.schema(), c);
   }
 
-  /** Materialises the new rows of a change table, cast and checked as INSERT does. */
+  /**
+   * The new rows of a (materialised) change table, cast and checked as INSERT does: a parenthesised
+   * query, computed again wherever it is used (it is deterministic), so bulk changes are not copied.
+   */
   private String newRows(Target t, String changes, String where) {
     StringBuilder source = new StringBuilder("SELECT ");
     for (int k = 0; k < t.columns().size(); k++) {
@@ -584,8 +588,7 @@ final class Mutations {
     }
     String rows = Inserts.rowsSql(t.id().name(), t.schema(), t.columns(), provided, source.toString(),
         t.columns().size());
-    String table = materialize("new", rows, o -> 0);
-    return table;
+    return "(" + rows + ")";
   }
 
   private long count(String table, String where) {
@@ -741,14 +744,11 @@ final class Mutations {
     dev.floe.read.ScanPlan plan = read == null ? null : read.lastPlan;
     Table live = t.live();
     int formatVersion = ((HasTableOperations) live).operations().current().formatVersion();
-    String deletedTable = null;
-    if (deleted != null) {
-      deletedTable = materialize("del", deleted, o -> 0);
-    }
+
     DeltaWriter.Delta delta;
     try {
-      delta = DeltaWriter.write(session.duck(), live, plan, session.engine().footers(),
-          deletedTable == null ? null : "SELECT * FROM " + deletedTable, newRows, mode, formatVersion,
+      delta = DeltaWriter.write(session.duck(), live, plan, session.engine().files(),
+          deleted, newRows, mode, formatVersion,
           session.scratch());
     } catch (Inserter.WriteFailure e) {
       throw DuckErrors.map(e.sqlException(), o -> 0);

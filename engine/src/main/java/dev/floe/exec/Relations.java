@@ -4,7 +4,7 @@ import dev.floe.FloeException;
 import dev.floe.SqlState;
 import dev.floe.read.MetadataTables;
 import dev.floe.read.ScanPlan;
-import dev.floe.read.FileFooters;
+import dev.floe.read.ScanFiles;
 import dev.floe.read.ScanPlanner;
 import dev.floe.read.Versions;
 import dev.floe.read.ScanSql;
@@ -30,7 +30,7 @@ import org.apache.iceberg.util.SnapshotUtil;
 final class Relations implements QueryBinder.Resolver {
   private final Tables tables;
   private final ScanPlanner planner;
-  private final FileFooters footers;
+  private final ScanFiles files;
   private final String defaultSchema;
   private final Evaluator evaluator;
   private final Map<TableIdentifier, Optional<Table>> seen = new HashMap<>();
@@ -46,10 +46,10 @@ final class Relations implements QueryBinder.Resolver {
     Object evaluate(String sql);
   }
 
-  Relations(Tables tables, ScanPlanner planner, FileFooters footers, String defaultSchema, Evaluator evaluator) {
+  Relations(Tables tables, ScanPlanner planner, ScanFiles files, String defaultSchema, Evaluator evaluator) {
     this.tables = tables;
     this.planner = planner;
-    this.footers = footers;
+    this.files = files;
     this.defaultSchema = defaultSchema;
     this.evaluator = evaluator;
   }
@@ -74,7 +74,7 @@ final class Relations implements QueryBinder.Resolver {
   public Optional<QueryBinder.Relation> resolve(List<String> parts, Optional<TimeTravel> timeTravel, int position) {
     if (target != null && parts.size() == 1 && parts.get(0).equals(TARGET)) {
       Table t = table(target).orElseThrow(() -> FloeException.undefinedTable(target.name()));
-      targetRelation = new TableRelation(planner, footers, t, Optional.ofNullable(t.currentSnapshot()), t.schema(),
+      targetRelation = new TableRelation(planner, files, t, Optional.ofNullable(t.currentSnapshot()), t.schema(),
           false, qualified(target), true);
       return Optional.of(targetRelation);
     }
@@ -107,7 +107,7 @@ final class Relations implements QueryBinder.Resolver {
         : Optional.ofNullable(t.currentSnapshot());
     boolean historic = timeTravel.isPresent();
     Schema schema = historic && snapshot.isPresent() ? ScanPlan.schemaOf(t, snapshot.get()) : t.schema();
-    return Optional.of(new TableRelation(planner, footers, t, snapshot, schema, historic, qualified(id.get()), false));
+    return Optional.of(new TableRelation(planner, files, t, snapshot, schema, historic, qualified(id.get()), false));
   }
 
   private List<String> qualified(TableIdentifier id) {
@@ -176,7 +176,7 @@ final class Relations implements QueryBinder.Resolver {
   /** A data table at a snapshot. */
   static final class TableRelation implements QueryBinder.Relation {
     final ScanPlanner planner;
-    final FileFooters footers;
+    final ScanFiles files;
     final Table table;
     final Optional<Snapshot> snapshot;
     final Schema schema;
@@ -186,10 +186,10 @@ final class Relations implements QueryBinder.Resolver {
     ScanPlan lastPlan;
     Expression lastFilter;
 
-    TableRelation(ScanPlanner planner, FileFooters footers, Table table, Optional<Snapshot> snapshot, Schema schema,
+    TableRelation(ScanPlanner planner, ScanFiles files, Table table, Optional<Snapshot> snapshot, Schema schema,
         boolean historic, List<String> name, boolean rowIds) {
       this.rowIds = rowIds;
-      this.footers = footers;
+      this.files = files;
       this.name = name;
       this.planner = planner;
       this.table = table;
@@ -217,7 +217,7 @@ final class Relations implements QueryBinder.Resolver {
     public String sql(Expression filter) {
       lastFilter = filter;
       lastPlan = ScanPlan.plan(planner, table, snapshot, filter, historic);
-      return ScanSql.relation(lastPlan, table.io(), footers, rowIds);
+      return ScanSql.relation(lastPlan, table.io(), files, rowIds);
     }
   }
 

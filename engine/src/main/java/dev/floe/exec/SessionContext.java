@@ -229,7 +229,7 @@ public final class SessionContext implements AutoCloseable {
    */
   Relations relations() {
     Relations[] relations = new Relations[1];
-    relations[0] = new Relations(engine.tables(), engine.planner(), engine.footers(), currentSchema, expression -> {
+    relations[0] = new Relations(engine.tables(), engine.planner(), engine.files(), currentSchema, expression -> {
       QueryBinder.Bound inner = QueryBinder.bind("SELECT " + expression, 0, this::serializeSql, relations[0]);
       return evaluate(inner.sql().substring("SELECT ".length()));
     });

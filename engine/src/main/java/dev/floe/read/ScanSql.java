@@ -60,19 +60,19 @@ public final class ScanSql {
   /**
    * A SELECT producing the plan's rows with the plan's columns, in schema order.
    *
-   * @param footers where the physical columns of files without field ids are looked up (tables with a
-   *     name mapping only)
+   * @param files the engine's file caches: physical columns of files without field ids (tables with a
+   *     name mapping only), staged deletion vectors
    */
-  public static String relation(ScanPlan plan, FileIO io, FileFooters footers) {
-    return relation(plan, io, footers, false);
+  public static String relation(ScanPlan plan, FileIO io, ScanFiles files) {
+    return relation(plan, io, files, false);
   }
 
   /**
-   * As {@link #relation(ScanPlan, FileIO, FileFooters)}; with {@code rowIds} each row also carries
+   * As {@link #relation(ScanPlan, FileIO, ScanFiles)}; with {@code rowIds} each row also carries
    * {@value #ROW_FILE} (the data file, as the local path DuckDB read) and {@value #ROW_POSITION} (its
    * position in that file): what row-level deletes name.
    */
-  public static String relation(ScanPlan plan, FileIO io, FileFooters footers, boolean rowIds) {
+  public static String relation(ScanPlan plan, FileIO io, ScanFiles files, boolean rowIds) {
     List<Column> columns = plan.columns();
     if (plan.tasks().isEmpty()) {
       return emptyRelation(plan, rowIds);
@@ -95,7 +95,7 @@ public final class ScanSql {
       }
       String reader = idMap;
       if (names != null) {
-        FileFooters.Columns physical = footers.columns(io, task.file().location());
+        FileFooters.Columns physical = files.footers().columns(io, task.file().location());
         if (!physical.hasIds()) {
           reader = ", schema=" + nameMap(plan.schema(), columns, names, physical, hidden);
         }
@@ -105,7 +105,7 @@ public final class ScanSql {
     List<String> parts = new ArrayList<>();
     for (Map.Entry<GroupKey, List<FileScanTask>> g : groups.entrySet()) {
       parts.add(groupSql(plan.table(), g.getKey(), g.getValue(), g.getKey().reader(), mapping, plan.schema(), columns,
-          io, rowIds));
+          io, files, rowIds));
     }
     return String.join("\nUNION ALL\n", parts);
   }
@@ -159,7 +159,8 @@ public final class ScanSql {
   }
 
   private static String groupSql(org.apache.iceberg.Table table, GroupKey key, List<FileScanTask> tasks,
-      String reader, Mapping mapping, Schema schema, List<Column> columns, FileIO io, boolean rowIds) {
+      String reader, Mapping mapping, Schema schema, List<Column> columns, FileIO io, ScanFiles scanFiles,
+      boolean rowIds) {
     String files = fileList(tasks.stream().map(t -> t.file().location()).collect(Collectors.toList()));
     String projection = columns.stream().map(c -> projection(c, schema, mapping)).collect(Collectors.joining(", "));
     if (rowIds) {
@@ -171,7 +172,7 @@ public final class ScanSql {
     StringBuilder sql = new StringBuilder("SELECT ").append(projection).append(" FROM read_parquet(").append(files)
         .append(reader).append(", hive_partitioning=false, filename='").append(FILE_COLUMN).append("') AS f");
     if (key.positional()) {
-      sql.append(" ANTI JOIN (").append(positionDeletes(tasks, io)).append(") AS d ON f.").append(FILE_COLUMN)
+      sql.append(" ANTI JOIN (").append(positionDeletes(tasks, io, scanFiles)).append(") AS d ON f.").append(FILE_COLUMN)
           .append(" = d.file_path AND f.file_row_number = d.pos");
     }
     int n = 0;
@@ -244,7 +245,7 @@ public final class ScanSql {
   }
 
   /** (file_path, pos) of every position delete that applies to the group's data files. */
-  private static String positionDeletes(List<FileScanTask> tasks, FileIO io) {
+  private static String positionDeletes(List<FileScanTask> tasks, FileIO io, ScanFiles files) {
     Set<String> parquet = new LinkedHashSet<>();
     List<String> parts = new ArrayList<>();
     for (FileScanTask task : tasks) {
@@ -261,7 +262,7 @@ public final class ScanSql {
         }
       }
       if (!vectors.isEmpty()) {
-        parts.add(deletionVector(task, vectors, io));
+        parts.add(files.vectors().positions(task, vectors, io, localPath(task.file().location())));
       }
     }
     if (!parquet.isEmpty()) {
@@ -271,26 +272,6 @@ public final class ScanSql {
           + ", schema=" + POS_FIELDS + ", hive_partitioning=false)");
     }
     return String.join(" UNION ALL ", parts);
-  }
-
-  private static String deletionVector(FileScanTask task, List<DeleteFile> vectors, FileIO io) {
-    PositionDeleteIndex index;
-    try {
-      index = new BaseDeleteLoader(io::newInputFile).loadPositionDeletes(vectors, task.file().location());
-    } catch (RuntimeException e) {
-      throw new FloeException(SqlState.DATA_CORRUPTED, "cannot read deletion vector "
-          + vectors.get(0).location() + " for data file " + task.file().location() + ": " + e.getMessage(), e);
-    }
-    StringBuilder positions = new StringBuilder("[");
-    index.forEach(pos -> {
-      if (positions.length() > 1) {
-        positions.append(',');
-      }
-      positions.append(pos);
-    });
-    positions.append(']');
-    return "SELECT " + Lexer.quoteString(localPath(task.file().location())) + " AS file_path, unnest("
-        + positions + "::BIGINT[]) AS pos";
   }
 
   private static String emptyRelation(ScanPlan plan, boolean rowIds) {

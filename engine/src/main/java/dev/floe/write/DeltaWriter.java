@@ -4,7 +4,7 @@ import dev.floe.FloeException;
 import dev.floe.SqlState;
 import dev.floe.catalog.Durable;
 import dev.floe.catalog.LocalFileIO;
-import dev.floe.read.FileFooters;
+import dev.floe.read.ScanFiles;
 import dev.floe.read.ScanPlan;
 import dev.floe.read.ScanSql;
 import dev.floe.sql.Lexer;
@@ -97,7 +97,7 @@ public final class DeltaWriter {
    *     or null when no row goes away
    * @param newRows a DuckDB query of the new rows in the table's column order and stored types, or null
    */
-  public static Delta write(Connection duck, Table table, ScanPlan plan, FileFooters footers, String deleted,
+  public static Delta write(Connection duck, Table table, ScanPlan plan, ScanFiles files, String deleted,
       String newRows, Mode mode, int formatVersion, Path scratch) {
     List<DataFile> addedData = new ArrayList<>();
     List<DeleteFile> addedDeletes = new ArrayList<>();
@@ -128,7 +128,7 @@ public final class DeltaWriter {
           if (mode == Mode.COPY_ON_WRITE) {
             ScanPlan touched = new ScanPlan(plan.table(), plan.snapshot(), plan.schema(), plan.columns(), partial);
             String survivors = "SELECT " + columnList(plan) + " FROM (" + ScanSql.relation(touched, table.io(),
-                footers, true) + ") AS r ANTI JOIN (" + deleted + ") AS d ON r." + ScanSql.ROW_FILE + " = d."
+                files, true) + ") AS r ANTI JOIN (" + deleted + ") AS d ON r." + ScanSql.ROW_FILE + " = d."
                 + ScanSql.ROW_FILE + " AND r." + ScanSql.ROW_POSITION + " = d." + ScanSql.ROW_POSITION;
             Inserter.Written rewritten = Inserter.write(duck, table, table.schema(), survivors, scratch);
             addedData.addAll(rewritten.files());
@@ -345,10 +345,8 @@ public final class DeltaWriter {
    */
   private static DeleteWriteResult deletionVectors(Connection duck, Table table, String deleted,
       List<FileScanTask> tasks) {
-    Map<String, FileScanTask> byLocal = new HashMap<>();
     Map<String, FileScanTask> byLocation = new HashMap<>();
     for (FileScanTask t : tasks) {
-      byLocal.put(LocalFileIO.toPath(t.file().location()).toString(), t);
       byLocation.put(t.file().location(), t);
     }
     OutputFileFactory files = OutputFileFactory.builderFor(table, 1, System.nanoTime())
@@ -364,20 +362,18 @@ public final class DeltaWriter {
       }
       return previous.isEmpty() ? null : loader.loadPositionDeletes(previous, location);
     });
-    String sql = "SELECT " + ScanSql.ROW_FILE + ", " + ScanSql.ROW_POSITION + " FROM (" + deleted + ") ORDER BY 1, 2";
+    // One pass over the deleted rows, naming each file by its index into the task list, so that no
+    // string is made per row.
+    StringBuilder values = new StringBuilder();
+    for (int k = 0; k < tasks.size(); k++) {
+      values.append(k > 0 ? ", " : "").append('(').append(k).append(", ")
+          .append(Lexer.quoteString(LocalFileIO.toPath(tasks.get(k).file().location()).toString())).append(')');
+    }
+    String sql = "SELECT f.k, d." + ScanSql.ROW_POSITION + " FROM (" + deleted + ") AS d JOIN (VALUES " + values
+        + ") AS f(k, path) ON d." + ScanSql.ROW_FILE + " = f.path";
     try (Statement st = duck.createStatement(); ResultSet rs = st.executeQuery(sql)) {
-      String currentLocal = null;
-      FileScanTask current = null;
       while (rs.next()) {
-        String local = rs.getString(1);
-        if (!local.equals(currentLocal)) {
-          currentLocal = local;
-          current = byLocal.get(local);
-        }
-        if (current == null) {
-          continue; // a file that loses every row: dropped, no vector needed
-        }
-        DataFile data = current.file();
+        DataFile data = tasks.get(rs.getInt(1)).file();
         writer.delete(data.location(), rs.getLong(2), table.specs().get(data.specId()), data.partition());
       }
     } catch (SQLException e) {

@@ -1,0 +1,175 @@
+package dev.floe.read;
+
+import dev.floe.FloeException;
+import dev.floe.SqlState;
+import dev.floe.sql.Lexer;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.data.BaseDeleteLoader;
+import org.apache.iceberg.deletes.PositionDeleteIndex;
+import org.apache.iceberg.io.FileIO;
+import org.duckdb.DuckDBAppender;
+import org.duckdb.DuckDBConnection;
+
+/**
+ * The deleted positions of a data file's deletion vectors, as a relation DuckDB can anti-join.
+ *
+ * <p>A vector is a compressed bitmap in a Puffin file, which DuckDB cannot read. Positions are handed
+ * over as runs ({@code generate_series(first, last)}): a bulk delete is a handful of runs however many
+ * rows it removed. A vector too fragmented for that is written once as a Parquet file of positions in
+ * the scratch directory (a vector never changes, so the file is reused by every later scan until the
+ * cache's size budget evicts it). Either way no list of positions is ever held in the JVM.
+ */
+public final class DeletionVectors implements AutoCloseable {
+  /** Most runs written into SQL; past that the positions go to a Parquet file. */
+  static final int INLINE_RUNS = 2048;
+  private static final long CACHE_BYTES = 512L << 20;
+
+  private final DuckDBConnection duck;
+  private final Path dir;
+  private final Map<String, Path> cached = new LinkedHashMap<>(16, 0.75f, true);
+  private long cachedBytes;
+
+  /**
+   * @param duck a connection of its own (files are written through it under a lock)
+   * @param dir where position files go (created on first use; cleared with the scratch directory)
+   */
+  public DeletionVectors(DuckDBConnection duck, Path dir) {
+    this.duck = duck;
+    this.dir = dir;
+  }
+
+  /** SQL of (file_path, pos) for the positions the vectors delete from the task's data file. */
+  public String positions(FileScanTask task, List<DeleteFile> vectors, FileIO io, String localPath) {
+    PositionDeleteIndex index;
+    try {
+      index = new BaseDeleteLoader(io::newInputFile).loadPositionDeletes(vectors, task.file().location());
+    } catch (RuntimeException e) {
+      throw new FloeException(SqlState.DATA_CORRUPTED, "cannot read deletion vector "
+          + vectors.get(0).location() + " for data file " + task.file().location() + ": " + e.getMessage(), e);
+    }
+    String path = Lexer.quoteString(localPath);
+    List<long[]> runs = runs(index, INLINE_RUNS);
+    if (runs != null) {
+      if (runs.isEmpty()) {
+        return "SELECT " + path + " AS file_path, CAST(NULL AS BIGINT) AS pos WHERE false";
+      }
+      StringBuilder values = new StringBuilder();
+      for (long[] r : runs) {
+        values.append(values.length() > 0 ? ", " : "").append('(').append(r[0]).append(", ").append(r[1])
+            .append(')');
+      }
+      return "SELECT " + path + " AS file_path, unnest(generate_series(r.first, r.last)) AS pos FROM (VALUES "
+          + values + ") AS r(first, last)";
+    }
+    Path file = file(key(vectors, task), index);
+    return "SELECT " + path + " AS file_path, pos FROM read_parquet(" + Lexer.quoteString(file.toString()) + ")";
+  }
+
+  /** The positions as [first, last] runs, or null if there are more than {@code limit}. */
+  private static List<long[]> runs(PositionDeleteIndex index, int limit) {
+    List<long[]> runs = new ArrayList<>();
+    boolean[] tooMany = new boolean[1];
+    index.forEach(p -> {
+      if (tooMany[0]) {
+        return;
+      }
+      long[] last = runs.isEmpty() ? null : runs.get(runs.size() - 1);
+      if (last != null && p == last[1] + 1) {
+        last[1] = p;
+      } else if (runs.size() == limit) {
+        tooMany[0] = true;
+      } else {
+        runs.add(new long[] {p, p});
+      }
+    });
+    return tooMany[0] ? null : runs;
+  }
+
+  private static String key(List<DeleteFile> vectors, FileScanTask task) {
+    StringBuilder b = new StringBuilder(task.file().location());
+    for (DeleteFile d : vectors) {
+      b.append('|').append(d.location()).append('@').append(d.contentOffset());
+    }
+    return b.toString();
+  }
+
+  private synchronized Path file(String key, PositionDeleteIndex index) {
+    Path existing = cached.get(key);
+    if (existing != null && Files.exists(existing)) {
+      return existing;
+    }
+    String table = "__floe_dv_" + UUID.randomUUID().toString().replace("-", "");
+    Path file = dir.resolve(UUID.randomUUID() + ".parquet");
+    try (Statement st = duck.createStatement()) {
+      Files.createDirectories(dir);
+      st.execute("CREATE TEMP TABLE " + table + " (pos BIGINT)");
+      try {
+        try (DuckDBAppender appender = duck.createAppender("temp", "main", table)) {
+          SQLException[] failure = new SQLException[1];
+          index.forEach(pos -> {
+            if (failure[0] == null) {
+              try {
+                appender.beginRow().append(pos).endRow();
+              } catch (SQLException e) {
+                failure[0] = e;
+              }
+            }
+          });
+          if (failure[0] != null) {
+            throw failure[0];
+          }
+        }
+        st.execute("COPY (SELECT pos FROM " + table + " ORDER BY pos) TO " + Lexer.quoteString(file.toString())
+            + " (FORMAT parquet, COMPRESSION zstd)");
+      } finally {
+        st.execute("DROP TABLE IF EXISTS " + table);
+      }
+      cached.put(key, file);
+      cachedBytes += Files.size(file);
+      evict(key);
+      return file;
+    } catch (SQLException | IOException e) {
+      throw new FloeException(SqlState.IO_ERROR, "cannot stage the deletion vector of " + key + ": "
+          + e.getMessage(), e);
+    }
+  }
+
+  /** Deletes the least recently used files over the budget (open readers keep theirs until done). */
+  private void evict(String keep) {
+    Iterator<Map.Entry<String, Path>> it = cached.entrySet().iterator();
+    while (cachedBytes > CACHE_BYTES && it.hasNext()) {
+      Map.Entry<String, Path> e = it.next();
+      if (e.getKey().equals(keep)) {
+        continue;
+      }
+      try {
+        cachedBytes -= Files.size(e.getValue());
+        Files.deleteIfExists(e.getValue());
+      } catch (IOException ignored) {
+        // scratch is cleared at the next open
+      }
+      it.remove();
+    }
+  }
+
+  @Override
+  public synchronized void close() {
+    try {
+      duck.close();
+    } catch (SQLException ignored) {
+      // closing the engine
+    }
+  }
+}
