@@ -626,17 +626,21 @@ final class Mutations {
       return;
     }
     String keys = keyColumns(t, "");
-    Object[] twice = session.queryRow("SELECT " + keys + " FROM " + newRows + " GROUP BY " + keys
-        + " HAVING count(*) > 1 LIMIT 1", o -> 0);
-    if (twice != null) {
-      throw duplicateKey(t, twice);
+    long size = sizes.getOrDefault(newRows, -1L); // known for a materialised table
+    if (size < 0 || size > 1) {
+      Object[] twice = session.queryRow("SELECT " + keys + " FROM " + newRows + " GROUP BY " + keys
+          + " HAVING count(*) > 1 LIMIT 1", o -> 0);
+      if (twice != null) {
+        throw duplicateKey(t, twice);
+      }
     }
     String a = "__floe_existing";
     Composer c = new Composer().add("SELECT " + keyColumns(t, "n.") + " FROM " + newRows + " AS n JOIN "
         + Relations.TARGET + " AS " + a + " ON " + keyJoin(t, "n", a));
-    keyPredicate(t, newRows, a).ifPresent(p -> c.add(" WHERE " + p));
+    Optional<String> few = keyPredicate(t, newRows, a);
+    few.ifPresent(p -> c.add(" WHERE " + p));
     if (deleted != null) {
-      c.add((keyPredicate(t, newRows, a).isPresent() ? " AND" : " WHERE") + " NOT EXISTS (SELECT 1 FROM (" + deleted
+      c.add((few.isPresent() ? " AND" : " WHERE") + " NOT EXISTS (SELECT 1 FROM (" + deleted
           + ") AS d WHERE d." + FILE + " = " + a + "." + FILE + " AND d." + POS + " = " + a + "." + POS + ")");
     }
     c.add(" LIMIT 1");
@@ -647,29 +651,62 @@ final class Mutations {
     }
   }
 
-  /** {@code k IN (...)} over the new keys, when there are few: lets the lookup prune files. */
-  private Optional<String> keyPredicate(Target t, String newRows, String alias) {
-    if (t.keys().size() != 1 || count(newRows, "") > 1000) {
-      return Optional.empty();
-    }
-    Types.NestedField f = t.schema().findField(t.keys().get(0));
-    String key = Lexer.quoteIdentifier(f.name());
-    List<String> literals = new ArrayList<>();
-    try (var st = session.duck().createStatement();
-        var rs = st.executeQuery("SELECT DISTINCT " + IcebergValues.readable(f.type(), key) + " FROM " + newRows)) {
-      while (rs.next()) {
-        Object v = IcebergValues.internal(f.type(), rs.getObject(1));
-        if (v != null) {
-          literals.add(SqlLiterals.of(f.type(), v));
-        }
+  /**
+   * The distinct values of each key column among the new rows, when there are at most
+   * {@value #FEW_KEYS} keys (empty otherwise). {@code k1 IN (...) AND k2 IN (...)} over them holds for
+   * every new key: the existing-key lookup prunes files with it, and the commit detects concurrent
+   * inserts of the same keys with it. Read once per new-rows query.
+   */
+  private Optional<List<List<Object>>> newKeys(Target t, String newRows) {
+    return keyValues.computeIfAbsent(newRows, rows -> {
+      List<Types.NestedField> fields = t.keys().stream().map(k -> t.schema().findField(k)).toList();
+      StringBuilder select = new StringBuilder("SELECT DISTINCT ");
+      for (int k = 0; k < fields.size(); k++) {
+        select.append(k > 0 ? ", " : "").append(IcebergValues.readable(fields.get(k).type(),
+            Lexer.quoteIdentifier(fields.get(k).name())));
       }
-    } catch (SQLException e) {
-      throw DuckErrors.map(e, o -> 0);
-    }
-    if (literals.isEmpty()) {
-      return Optional.of("false");
-    }
-    return Optional.of(alias + "." + key + " IN (" + String.join(", ", literals) + ")");
+      List<java.util.Set<Object>> values = new ArrayList<>();
+      fields.forEach(f -> values.add(new java.util.LinkedHashSet<>()));
+      int n = 0;
+      try (var st = session.duck().createStatement();
+          var rs = st.executeQuery(select + " FROM " + rows + " LIMIT " + (FEW_KEYS + 1))) {
+        while (rs.next()) {
+          if (++n > FEW_KEYS) {
+            return Optional.empty();
+          }
+          for (int k = 0; k < fields.size(); k++) {
+            Object v = IcebergValues.internal(fields.get(k).type(), rs.getObject(k + 1));
+            if (v != null) {
+              values.get(k).add(v);
+            }
+          }
+        }
+      } catch (SQLException e) {
+        throw DuckErrors.map(e, o -> 0);
+      }
+      List<List<Object>> out = new ArrayList<>();
+      values.forEach(v -> out.add(new ArrayList<>(v)));
+      return Optional.of(out);
+    });
+  }
+
+  private static final int FEW_KEYS = 1000;
+  private final Map<String, Optional<List<List<Object>>>> keyValues = new HashMap<>();
+
+  /** The new keys as a SQL predicate on {@code alias}, when there are few. */
+  private Optional<String> keyPredicate(Target t, String newRows, String alias) {
+    return newKeys(t, newRows).map(values -> {
+      List<String> conjuncts = new ArrayList<>();
+      for (int k = 0; k < values.size(); k++) {
+        Types.NestedField f = t.schema().findField(t.keys().get(k));
+        if (values.get(k).isEmpty()) {
+          return "false";
+        }
+        List<String> literals = values.get(k).stream().map(v -> SqlLiterals.of(f.type(), v)).toList();
+        conjuncts.add(alias + "." + Lexer.quoteIdentifier(f.name()) + " IN (" + String.join(", ", literals) + ")");
+      }
+      return String.join(" AND ", conjuncts);
+    });
   }
 
   /** The Iceberg filter of the new keys, for detecting concurrent inserts of the same keys. */
@@ -677,24 +714,15 @@ final class Mutations {
     if (t.keys().isEmpty()) {
       return Optional.empty();
     }
-    if (t.keys().size() != 1 || count(newRows, "") > 1000) {
-      return Optional.of(Expressions.alwaysTrue());
-    }
-    Types.NestedField f = t.schema().findField(t.keys().get(0));
-    List<Object> values = new ArrayList<>();
-    try (var st = session.duck().createStatement();
-        var rs = st.executeQuery("SELECT DISTINCT " + IcebergValues.readable(f.type(), Lexer.quoteIdentifier(f.name()))
-            + " FROM " + newRows)) {
-      while (rs.next()) {
-        Object v = IcebergValues.internal(f.type(), rs.getObject(1));
-        if (v != null) {
-          values.add(v);
-        }
+    return Optional.of(newKeys(t, newRows).map(values -> {
+      Expression e = Expressions.alwaysTrue();
+      for (int k = 0; k < values.size(); k++) {
+        String name = t.schema().findField(t.keys().get(k)).name();
+        e = Expressions.and(e, values.get(k).isEmpty() ? Expressions.alwaysFalse()
+            : Expressions.in(name, values.get(k).toArray()));
       }
-    } catch (SQLException e) {
-      throw DuckErrors.map(e, o -> 0);
-    }
-    return Optional.of(values.isEmpty() ? Expressions.alwaysFalse() : Expressions.in(f.name(), values.toArray()));
+      return e;
+    }).orElse(Expressions.alwaysTrue()));
   }
 
   private FloeException duplicateKey(Target t, Object[] key) {
