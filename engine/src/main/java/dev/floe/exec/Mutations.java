@@ -549,7 +549,7 @@ final class Mutations {
           delta.removeRows(task.file());
           any = true;
           for (org.apache.iceberg.DeleteFile d : task.deletes()) {
-            if (seen.add(d.location())) {
+            if (seen.add(d.location() + "@" + d.contentOffset())) {
               delta.removeDeletes(d);
             }
           }

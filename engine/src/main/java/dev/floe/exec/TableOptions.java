@@ -143,12 +143,19 @@ record TableOptions(Map<String, String> properties, List<PartitionField> partiti
             + f.column() + "): " + e.getMessage(), null, null, f.position(), null);
       }
     }
+    PartitionSpec spec;
     try {
-      return b.build();
+      spec = b.build();
     } catch (IllegalArgumentException | org.apache.iceberg.exceptions.ValidationException e) {
       throw new FloeException(SqlState.INVALID_TABLE_DEFINITION, "invalid partitioning: " + e.getMessage(), null,
           null, fields.get(0).position(), null);
     }
+    try {
+      dev.floe.write.PartitionSql.checkWritable(spec);
+    } catch (FloeException e) {
+      throw e.withPosition(fields.get(0).position());
+    }
+    return spec;
   }
 
   static SortOrder sortOrder(Schema schema, List<SortField> fields) {

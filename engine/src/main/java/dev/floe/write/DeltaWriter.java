@@ -262,12 +262,16 @@ public final class DeltaWriter {
     return out;
   }
 
+  /**
+   * Each delete file once. A delete file is its location and, for deletion vectors, which share Puffin
+   * files, its offset in the file.
+   */
   private static List<DeleteFile> dedupe(List<DeleteFile> files) {
-    Map<String, DeleteFile> byLocation = new LinkedHashMap<>();
+    Map<String, DeleteFile> byIdentity = new LinkedHashMap<>();
     for (DeleteFile f : files) {
-      byLocation.putIfAbsent(f.location(), f);
+      byIdentity.putIfAbsent(f.location() + "@" + f.contentOffset(), f);
     }
-    return new ArrayList<>(byLocation.values());
+    return new ArrayList<>(byIdentity.values());
   }
 
   /** The Parquet position-delete files that name only this data file (they go when it goes). */

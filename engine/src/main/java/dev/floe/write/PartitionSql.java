@@ -16,8 +16,15 @@ import org.apache.iceberg.types.Types;
  * partition values to Iceberg's internal representation. Temporal transforms are computed in UTC
  * (timestamptz) or on the naive value (timestamp), as the Iceberg spec defines them.
  */
-final class PartitionSql {
+public final class PartitionSql {
   private PartitionSql() {}
+
+  /** Fails with 0A000 if Floe cannot write one of the spec's transforms (so the table is not created). */
+  public static void checkWritable(org.apache.iceberg.PartitionSpec spec) {
+    for (PartitionField field : spec.fields()) {
+      transform(field, spec.schema(), "v");
+    }
+  }
 
   /** DuckDB SQL computing the partition value of {@code field} from column expression {@code v}. */
   static String transform(PartitionField field, Schema schema, String v) {
