@@ -89,7 +89,15 @@ final class Canonical {
     return v.getClass().getName() + ":" + v;
   }
 
-  /** The first difference between two row lists, or null if they are equal. */
+  /** Fails with the differing rows unless both lists are equal, in order. */
+  static void assertSame(String what, List<List<String>> expected, List<List<String>> actual) {
+    String diff = diff(expected, actual);
+    if (diff != null) {
+      throw new AssertionError(what + ": " + diff);
+    }
+  }
+
+  /** The first differences between two row lists, or null if they are equal. */
   static String diff(List<List<String>> expected, List<List<String>> actual) {
     if (expected.equals(actual)) {
       return null;

@@ -2,7 +2,6 @@ package dev.floe.spark;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.assertj.core.api.Assertions.fail;
 
 import java.util.List;
 import java.util.Map;
@@ -154,10 +153,7 @@ class FloeWritesSparkReadsTest {
         .containsExactly(List.of("long:4"));
   }
 
-  static void same(String what, List<List<String>> floe, List<List<String>> spark) {
-    String diff = Canonical.diff(floe, spark);
-    if (diff != null) {
-      fail(what + " (expected: Floe, actual: Spark): " + diff);
-    }
+  private static void same(String what, List<List<String>> floe, List<List<String>> spark) {
+    Canonical.assertSame(what + " (expected: Floe, actual: Spark)", floe, spark);
   }
 }
