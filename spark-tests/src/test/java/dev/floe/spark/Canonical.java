@@ -10,7 +10,10 @@ import java.time.OffsetDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.UUID;
 
 /**
@@ -86,7 +89,38 @@ final class Canonical {
     if (v instanceof byte[] bytes) {
       return "bytes:" + HexFormat.of().formatHex(bytes);
     }
+    if (v instanceof org.apache.spark.sql.Row r) {
+      // A Spark struct; Floe returns a struct as a Map from field name to value.
+      Map<Object, Object> fields = new LinkedHashMap<>();
+      for (int i = 0; i < r.size(); i++) {
+        fields.put(r.schema().fieldNames()[i], r.get(i));
+      }
+      return entries(fields);
+    }
+    if (v instanceof Map<?, ?> m) {
+      return entries(m);
+    }
+    if (v instanceof scala.collection.Map<?, ?> m) {
+      return entries(scala.jdk.javaapi.CollectionConverters.asJava(m));
+    }
+    if (v instanceof List<?> l) {
+      return elements(l);
+    }
+    if (v instanceof scala.collection.Seq<?> l) {
+      return elements(scala.jdk.javaapi.CollectionConverters.asJava(l));
+    }
     return v.getClass().getName() + ":" + v;
+  }
+
+  /** A struct or map: entries sorted by key (a map has no order; a struct's fields are named). */
+  private static String entries(Map<?, ?> m) {
+    TreeMap<String, String> sorted = new TreeMap<>();
+    m.forEach((k, val) -> sorted.put(k instanceof String s ? s : value(k), value(val)));
+    return "{" + String.join(", ", sorted.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).toList()) + "}";
+  }
+
+  private static String elements(List<?> l) {
+    return "[" + String.join(", ", l.stream().map(Canonical::value).toList()) + "]";
   }
 
   /** Fails with the differing rows unless both lists are equal, in order. */
