@@ -63,15 +63,22 @@ class FloeWritesSparkReadsTest {
       + " CASE WHEN g % 17 = 0 THEN NULL ELSE unhex(md5('b' || g)) END"
       + " FROM range(10, 210) AS r(g)";
 
+  /**
+   * Table layouts, each with the predicates that prune by its partition fields (the unpartitioned ones get
+   * every predicate: they prune by column bounds only).
+   */
   static Stream<Arguments> layouts() {
     return Stream.of(
-        Arguments.of("plain_v2", "", 2),
-        Arguments.of("plain_v3", "", 3),
-        Arguments.of("ident_day_v2", " PARTITIONED BY (b, day(ts))", 2),
-        Arguments.of("bucket_trunc_v2", " PARTITIONED BY (bucket(4, id), truncate(3, t))", 2),
-        Arguments.of("day_bucket_trunc_v3", " PARTITIONED BY (day(tz), bucket(3, u), truncate(2, n))", 3),
-        Arguments.of("ident_month_hour_v3", " PARTITIONED BY (s, month(dt), hour(tz), bucket(2, bin))", 3),
-        Arguments.of("ident_date_v2", " PARTITIONED BY (dt, bucket(5, vc))", 2));
+        Arguments.of("plain_v2", "", 2, List.of()),
+        Arguments.of("plain_v3", "", 3, List.of()),
+        Arguments.of("ident_day_v2", " PARTITIONED BY (b, day(ts))", 2, List.of("b = true", "b IS NULL", "ts >=", "ts <")),
+        Arguments.of("bucket_trunc_v2", " PARTITIONED BY (bucket(4, id), truncate(3, t))", 2,
+            List.of("id = 42", "id IN", "t =", "t >=")),
+        Arguments.of("day_bucket_trunc_v3", " PARTITIONED BY (day(tz), bucket(3, u), truncate(2, n))", 3,
+            List.of("tz <", "n = ", "n < ")),
+        Arguments.of("ident_month_hour_v3", " PARTITIONED BY (s, month(dt), hour(tz), bucket(2, bin))", 3,
+            List.of("s =", "dt =", "dt BETWEEN", "tz <")),
+        Arguments.of("ident_date_v2", " PARTITIONED BY (dt, bucket(5, vc))", 2, List.of("dt =", "dt BETWEEN", "vc =")));
   }
 
   /** Predicates as Floe and as Spark write them (Spark's TIMESTAMP literal is with local time zone). */
@@ -96,7 +103,7 @@ class FloeWritesSparkReadsTest {
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("layouts")
-  void sparkReadsWhatFloeWrote(String name, String partitioning, int formatVersion) {
+  void sparkReadsWhatFloeWrote(String name, String partitioning, int formatVersion, List<String> filterPrefixes) {
     SparkFloe sf = SparkFloe.get();
     String table = "fw_" + name;
     sf.floeExec("CREATE TABLE " + table + " (" + COLUMNS + ")" + partitioning + " WITH (format_version = "
@@ -114,6 +121,9 @@ class FloeWritesSparkReadsTest {
     same("whole table", sf.floeRows("SELECT " + cols + " FROM " + table + " ORDER BY id"),
         sf.sparkRows("SELECT " + cols + " FROM floe.public." + table + " ORDER BY id"));
     for (Map.Entry<String, String> f : FILTERS) {
+      if (!filterPrefixes.isEmpty() && filterPrefixes.stream().noneMatch(f.getKey()::startsWith)) {
+        continue;
+      }
       same("WHERE " + f.getKey(),
           sf.floeRows("SELECT " + cols + " FROM " + table + " WHERE " + f.getKey() + " ORDER BY id"),
           sf.sparkRows("SELECT " + cols + " FROM floe.public." + table + " WHERE " + f.getValue() + " ORDER BY id"));

@@ -9,7 +9,9 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
+import java.util.stream.Stream;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.SparkSession;
 
@@ -60,12 +62,24 @@ final class SparkFloe {
       try {
         Path root = Path.of(System.getProperty("spark.warehouse.root", "target/spark-warehouses"));
         Files.createDirectories(root);
+        // The warehouse of the last run stays for a look after a failure; older ones go.
+        try (Stream<Path> old = Files.list(root)) {
+          old.filter(p -> p.getFileName().toString().startsWith("wh-")).forEach(SparkFloe::deleteTree);
+        }
         instance = new SparkFloe(Files.createTempDirectory(root.toAbsolutePath(), "wh-"));
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }
     }
     return instance;
+  }
+
+  private static void deleteTree(Path dir) {
+    try (Stream<Path> paths = Files.walk(dir)) {
+      paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   private void close() {

@@ -102,14 +102,18 @@ class SparkMutationsReadByFloeTest {
       assertThat(deleteFiles).containsExactly(List.of("int:1", "text:PUFFIN"));
     }
 
-    for (Map.Entry<Long, List<List<String>>> v : versions.entrySet()) {
-      long snapshot = v.getKey();
-      List<List<String>> sparkRows = sf.sparkRows("SELECT * FROM " + spark + " VERSION AS OF " + snapshot
-          + " ORDER BY id");
-      Canonical.assertSame("Spark VERSION AS OF " + snapshot, v.getValue(), sparkRows);
-      List<List<String>> floeRows = sf.floeRows("SELECT * FROM " + table + " FOR VERSION AS OF " + snapshot
-          + " ORDER BY id");
-      Canonical.assertSame("Floe FOR VERSION AS OF " + snapshot, sparkRows, floeRows);
+    // Every snapshot through Floe equals what Spark read when it was current; a few also through Spark's
+    // VERSION AS OF (the same rows, by Iceberg's rules; each Spark query costs ~0.3 s of CPU).
+    List<Long> snapshots = new ArrayList<>(versions.keySet());
+    for (int i = 0; i < snapshots.size(); i++) {
+      long snapshot = snapshots.get(i);
+      List<List<String>> expected = versions.get(snapshot);
+      if (i == 0 || i == snapshots.size() / 2 || i == snapshots.size() - 2) {
+        Canonical.assertSame("Spark VERSION AS OF " + snapshot, expected,
+            sf.sparkRows("SELECT * FROM " + spark + " VERSION AS OF " + snapshot + " ORDER BY id"));
+      }
+      Canonical.assertSame("Floe FOR VERSION AS OF " + snapshot, expected,
+          sf.floeRows("SELECT * FROM " + table + " FOR VERSION AS OF " + snapshot + " ORDER BY id"));
     }
   }
 
