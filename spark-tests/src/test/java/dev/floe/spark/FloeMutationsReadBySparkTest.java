@@ -24,9 +24,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * snapshot. Tables are format v2 and v3, with Floe's default merge-on-read (position deletes on v2, deletion
  * vectors on v3) and with the copy-on-write {@code write.*.mode} properties.
  *
- * <p>These wait for the engine: until Floe implements the statements they fail with SQLSTATE 0A000 at the first
- * one. The expected rows come from a model of the table kept here, not from Floe; the statements, their command
- * tags and the end states were run on PostgreSQL 15 to check the model.
+ * <p>Written ahead of the engine's DML: an engine without these statements fails here with SQLSTATE 0A000 at the
+ * first one. The expected rows come from a model of the table kept here, not from Floe; the statements, their
+ * command tags and the end states were run on PostgreSQL 15 to check the model.
  */
 class FloeMutationsReadBySparkTest {
   private static final String COW = "'write.delete.mode' = 'copy-on-write', 'write.update.mode' = 'copy-on-write',"
@@ -288,5 +288,21 @@ class FloeMutationsReadBySparkTest {
       Canonical.assertSame("Spark after TRUNCATE and INSERT", List.of(List.of("int:3", "text:c")),
           sf.sparkRows("SELECT * FROM floe.public." + t));
     }
+  }
+  @Test
+  void secondDeleteInDataFilesWhoseVectorsShareOnePuffinFile() {
+    // v3: one DELETE touching two data files writes both deletion vectors into one Puffin file. The next DELETE in
+    // those files must replace both vectors; a data file left with two vectors cannot be scanned by any Iceberg
+    // reader ("Can't index multiple DVs").
+    SparkFloe sf = SparkFloe.get();
+    String t = "fm_two_dvs";
+    sf.floeExec("CREATE TABLE " + t + " (k integer, v text) WITH (format_version = 3)");
+    floe(sf, "INSERT INTO " + t + " VALUES (1, 'a'), (2, 'b'), (5, 'e')", "INSERT 0 3");
+    floe(sf, "INSERT INTO " + t + " VALUES (3, 'c'), (4, 'd'), (6, 'f')", "INSERT 0 3");
+    floe(sf, "DELETE FROM " + t + " WHERE k IN (1, 3)", "DELETE 2");
+    floe(sf, "DELETE FROM " + t + " WHERE k IN (2, 4)", "DELETE 2");
+    List<List<String>> expected = List.of(List.of("int:5", "text:e"), List.of("int:6", "text:f"));
+    Canonical.assertSame("Floe", expected, sf.floeRows("SELECT * FROM " + t + " ORDER BY k"));
+    Canonical.assertSame("Spark", expected, sf.sparkRows("SELECT * FROM floe.public." + t + " ORDER BY k"));
   }
 }
