@@ -136,7 +136,7 @@ public final class LocalFileIO implements FileIO {
     private PositionOutputStream open(StandardOpenOption... mode) {
       try {
         Path parent = path.toAbsolutePath().getParent();
-        if (parent != null) {
+        if (parent != null && !Files.isDirectory(parent)) {
           Files.createDirectories(parent);
         }
         StandardOpenOption[] options = new StandardOpenOption[mode.length + 1];

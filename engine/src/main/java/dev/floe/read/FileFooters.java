@@ -9,6 +9,12 @@ import java.util.List;
 import java.util.Map;
 import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.InputFile;
+import java.util.stream.Stream;
+import org.apache.iceberg.Metrics;
+import org.apache.iceberg.MetricsConfig;
+import org.apache.iceberg.parquet.ParquetUtil;
+import org.apache.parquet.ParquetReadOptions;
+import org.apache.parquet.conf.PlainParquetConfiguration;
 import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.io.DelegatingSeekableInputStream;
 import org.apache.parquet.io.SeekableInputStream;
@@ -52,8 +58,25 @@ public final class FileFooters {
     return read;
   }
 
+  /**
+   * Parquet read options without Hadoop: Parquet's default builder makes a Hadoop Configuration, which
+   * parses Hadoop's XML defaults every time (milliseconds per footer).
+   */
+  private static final ParquetReadOptions OPTIONS = ParquetReadOptions.builder(new PlainParquetConfiguration())
+      .build();
+
+  /** Iceberg metrics (counts, sizes, bounds by field id) of a Parquet file Floe just wrote. */
+  public static Metrics metrics(InputFile file, MetricsConfig config) {
+    try (ParquetFileReader reader = ParquetFileReader.open(new ParquetInput(file), OPTIONS)) {
+      return ParquetUtil.footerMetrics(reader.getFooter(), Stream.empty(), config);
+    } catch (IOException e) {
+      throw new FloeException(SqlState.IO_ERROR, "cannot read the Parquet footer of " + file.location() + ": "
+          + e.getMessage(), e);
+    }
+  }
+
   private static Columns read(InputFile file) {
-    try (ParquetFileReader reader = ParquetFileReader.open(new ParquetInput(file))) {
+    try (ParquetFileReader reader = ParquetFileReader.open(new ParquetInput(file), OPTIONS)) {
       MessageType schema = reader.getFileMetaData().getSchema();
       List<String> names = new ArrayList<>();
       boolean ids = !schema.getFields().isEmpty();

@@ -40,7 +40,7 @@ import org.apache.iceberg.deletes.PositionDeleteIndex;
 import org.apache.iceberg.io.DeleteWriteResult;
 import org.apache.iceberg.io.InputFile;
 import org.apache.iceberg.io.OutputFileFactory;
-import org.apache.iceberg.parquet.ParquetUtil;
+import dev.floe.read.FileFooters;
 import org.apache.iceberg.util.ContentFileUtil;
 
 /**
@@ -320,7 +320,7 @@ public final class DeltaWriter {
       Files.move(staged, target, StandardCopyOption.ATOMIC_MOVE);
       Durable.later(target);
       InputFile in = table.io().newInputFile(location);
-      Metrics metrics = ParquetUtil.fileMetrics(in, MetricsConfig.forPositionDelete());
+      Metrics metrics = FileFooters.metrics(in, MetricsConfig.forPositionDelete());
       return FileMetadata.deleteFileBuilder(spec)
           .ofPositionDeletes()
           .withPath(location)

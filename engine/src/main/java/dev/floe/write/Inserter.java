@@ -35,7 +35,7 @@ import org.apache.iceberg.SortOrder;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.io.InputFile;
-import org.apache.iceberg.parquet.ParquetUtil;
+import dev.floe.read.FileFooters;
 import org.apache.iceberg.types.Types;
 import org.apache.iceberg.util.PropertyUtil;
 
@@ -244,7 +244,7 @@ public final class Inserter {
       moved.add(target);
       Durable.later(target);
       InputFile in = table.io().newInputFile(location);
-      Metrics metrics = ParquetUtil.fileMetrics(in, metricsConfig);
+      Metrics metrics = FileFooters.metrics(in, metricsConfig);
       if (metrics.recordCount() == 0) {
         Files.delete(target);
         moved.remove(target);
