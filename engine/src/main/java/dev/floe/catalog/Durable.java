@@ -28,7 +28,7 @@ import java.util.concurrent.Future;
  */
 public final class Durable {
   private static final ThreadLocal<Set<Path>> PENDING = ThreadLocal.withInitial(LinkedHashSet::new);
-  private static final ExecutorService FSYNC = Executors.newFixedThreadPool(4, r -> {
+  private static final ExecutorService FSYNC = Executors.newFixedThreadPool(16, r -> {
     Thread t = new Thread(r, "floe-fsync");
     t.setDaemon(true);
     return t;
