@@ -132,7 +132,7 @@ final class Mutations {
   Result delete(Ast.Delete s) {
     Target t = target(s.table(), s.alias());
     String a = Lexer.quoteIdentifier(t.alias());
-    Composer c = new Composer().add("SELECT DISTINCT " + a + "." + FILE + ", " + a + "." + POS);
+    Composer c = with(s.with()).add("SELECT DISTINCT " + a + "." + FILE + ", " + a + "." + POS);
     if (s.returning().isPresent()) {
       for (Column col : t.columns()) {
         c.add(", " + a + "." + Lexer.quoteIdentifier(col.name()));
@@ -161,7 +161,7 @@ final class Mutations {
     Target t = target(s.table(), s.alias());
     String a = Lexer.quoteIdentifier(t.alias());
     Map<String, Ast.Assignment> set = assignments(t, s.set());
-    Composer c = new Composer().add("SELECT DISTINCT ON (" + a + "." + FILE + ", " + a + "." + POS + ") " + a + "."
+    Composer c = with(s.with()).add("SELECT DISTINCT ON (" + a + "." + FILE + ", " + a + "." + POS + ") " + a + "."
         + FILE + ", " + a + "." + POS);
     for (int k = 0; k < t.columns().size(); k++) {
       Column col = t.columns().get(k);
@@ -279,7 +279,7 @@ final class Mutations {
     if (!anyMatched && !anyNotMatched) {
       throw FloeException.syntax("MERGE needs a WHEN clause", s.on().offset() + 1);
     }
-    Composer c = new Composer().add("SELECT ");
+    Composer c = with(s.with()).add("SELECT ");
     c.add(action);
     c.add(" AS __floe_action, " + a + "." + FILE + ", " + a + "." + POS);
     List<Map<String, Ast.Assignment>> updates = new ArrayList<>();
@@ -563,6 +563,13 @@ final class Mutations {
   }
 
   // ------------------------------------------------------------------ shared steps
+
+  /** A composer that starts with the statement's WITH clause, if it has one. */
+  private static Composer with(Optional<Ast.Fragment> ctes) {
+    Composer c = new Composer();
+    ctes.ifPresent(w -> c.add(w).add(" "));
+    return c;
+  }
 
   private static String value(int k) {
     return "__floe_v" + k;

@@ -117,15 +117,15 @@ public final class Ast {
 
   /** {@code DELETE FROM table [AS alias] [USING ...] [WHERE ...] [RETURNING ...]}. */
   public record Delete(QualifiedName table, Optional<String> alias, Optional<Fragment> using,
-      Optional<Fragment> where, Optional<Fragment> returning) implements Statement {}
+      Optional<Fragment> where, Optional<Fragment> returning, Optional<Fragment> with) implements Statement {}
 
   /** {@code UPDATE table [AS alias] SET ... [FROM ...] [WHERE ...] [RETURNING ...]}. */
   public record Update(QualifiedName table, Optional<String> alias, List<Assignment> set, Optional<Fragment> from,
-      Optional<Fragment> where, Optional<Fragment> returning) implements Statement {}
+      Optional<Fragment> where, Optional<Fragment> returning, Optional<Fragment> with) implements Statement {}
 
   /** {@code MERGE INTO table [AS alias] USING source ON condition WHEN ...}. */
   public record Merge(QualifiedName table, Optional<String> alias, Fragment source, Fragment on,
-      List<MergeClause> clauses) implements Statement {}
+      List<MergeClause> clauses, Optional<Fragment> with) implements Statement {}
 
   /** What a WHEN clause of MERGE does. */
   public enum MergeAction { UPDATE, DELETE, INSERT, NOTHING }

@@ -185,8 +185,18 @@ public final class Parser {
         return new Insert(insert.table(), insert.alias(), insert.columns(), Optional.of(new Query(ctes + source.text(), 0)),
             insert.onConflict().map(c -> shifted(c, t.start())), insert.returning().map(r -> shifted(r, t.start())));
       } else if (depth == 0 && (t.isKeyword("update") || t.isKeyword("delete") || t.isKeyword("merge"))) {
-        throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, t.value().toUpperCase() + " is not supported yet",
-            null, null, t.position(), null);
+        // WITH ctes UPDATE/DELETE/MERGE ...: the CTEs are visible to the statement's FROM, USING and
+        // source, as in PostgreSQL.
+        Fragment ctes = new Fragment(sql.substring(tokens.get(i).start(), t.start()), tokens.get(i).start());
+        i = k;
+        Statement inner = statement();
+        if (inner instanceof Delete d) {
+          return new Delete(d.table(), d.alias(), d.using(), d.where(), d.returning(), Optional.of(ctes));
+        } else if (inner instanceof Update u) {
+          return new Update(u.table(), u.alias(), u.set(), u.from(), u.where(), u.returning(), Optional.of(ctes));
+        }
+        Merge m = (Merge) inner;
+        return new Merge(m.table(), m.alias(), m.source(), m.on(), m.clauses(), Optional.of(ctes));
       }
     }
     return null;
@@ -773,7 +783,7 @@ public final class Parser {
     Optional<Fragment> where = where();
     Optional<Fragment> returning = returning();
     expectEnd();
-    return new Delete(table, alias, using, where, returning);
+    return new Delete(table, alias, using, where, returning, Optional.empty());
   }
 
   private Optional<Fragment> where() {
@@ -801,7 +811,7 @@ public final class Parser {
     Optional<Fragment> where = where();
     Optional<Fragment> returning = returning();
     expectEnd();
-    return new Update(table, alias, set, from, where, returning);
+    return new Update(table, alias, set, from, where, returning, Optional.empty());
   }
 
   /** {@code col = expr | DEFAULT} and {@code (a, b) = (x, y)}, comma separated. */
@@ -872,7 +882,7 @@ public final class Parser {
       throw unexpected(peek());
     }
     expectEnd();
-    return new Merge(table, alias, source, on, clauses);
+    return new Merge(table, alias, source, on, clauses, Optional.empty());
   }
 
   private MergeClause mergeClause() {
