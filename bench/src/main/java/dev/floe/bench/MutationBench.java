@@ -49,8 +49,9 @@ import java.util.stream.Stream;
  *       to Parquet without being collected in the JVM.
  * </ol>
  *
- * A fourth section, Floe vs Spark local on the same Iceberg table, is a hook ({@link IcebergPeer}) with
- * no implementation in this module.
+ * With the bulk UPDATE, the same UPDATEs by Spark local on fresh copies of the same Iceberg tables
+ * ({@link SparkPeer}: a child JVM with the {@code bench-spark} module's classpath), with Floe/Spark ratios
+ * and Floe's reading of Spark's result.
  *
  * <p>Floe is driven only through its embedded SQL API ({@code Floe.open}, {@code Database.sql}). Tables
  * too big to rebuild on every run are generated once under {@code bench/data/mutations/} by Floe's own
@@ -58,7 +59,8 @@ import java.util.stream.Stream;
  * {@link Pristine}).
  *
  * <p>Usage: {@code MutationBench [--quick] [--only amplification,latency,bulk] [--rows N] [--amp-rows N]
- * [--latency-rows N] [--iterations N] [--bulk-runs N] [--child-heap 512m] [--data DIR] [--out FILE]}
+ * [--latency-rows N] [--iterations N] [--bulk-runs N] [--child-heap 512m] [--no-spark]
+ * [--spark-classpath FILE] [--spark-heap 4g] [--data DIR] [--out FILE]}
  */
 public final class MutationBench {
   static final String FLOE_COLUMNS = "id bigint NOT NULL, k integer, a bigint, b double precision, c varchar,"
@@ -109,22 +111,49 @@ public final class MutationBench {
             + " 'write.update.mode' = 'copy-on-write', 'write.merge.mode' = 'copy-on-write')");
       }
     }
+
+    /**
+     * Sets the three write-mode properties whatever the mode, for another engine: without them Floe writes
+     * merge-on-read, but Iceberg's default, which Spark follows, is copy-on-write.
+     */
+    void configureForPeer(Database db) {
+      String m = copyOnWrite ? "copy-on-write" : "merge-on-read";
+      exec(db, "ALTER TABLE " + table() + " SET ('write.delete.mode' = '" + m + "', 'write.update.mode' = '" + m
+          + "', 'write.merge.mode' = '" + m + "')");
+    }
   }
 
   /**
-   * Hook for an engine that reads and writes the same Iceberg tables (Spark local, from the spark-tests
-   * module). Not implemented here: this module has no Spark dependency. An implementation would be added
-   * to {@link #ICEBERG_PEERS} and run by {@link #icebergPeers}: it gets the warehouse directory (catalog
-   * {@code catalog.db}, SQLite, Iceberg's JDBC catalog schema), the table and the statement, after Floe
-   * has closed the warehouse, and returns the statement's wall time.
+   * An engine that reads and writes the same Iceberg tables, run on a restored copy of a Floe table: Spark local
+   * ({@link SparkPeer}). It gets the warehouse directory (catalog {@code catalog.db}, SQLite, Iceberg's JDBC catalog
+   * schema) after Floe has closed it, the table and the statement, and returns its timings and what it committed.
    */
   interface IcebergPeer {
     String name();
 
-    double runMillis(Path warehouse, String table, String sql) throws Exception;
+    /** Why this peer cannot run here, or null if it can. */
+    String unavailable();
+
+    /** Runs {@code sql} (naming the table as {@code {table}}) on {@code table} of {@code warehouse}. */
+    PeerRun run(Path warehouse, String table, String sql) throws Exception;
   }
 
-  static final List<IcebergPeer> ICEBERG_PEERS = List.of();
+  /**
+   * One statement by a peer: its wall time, the engine's start-up (SparkSession) and warm-up before it, the
+   * child JVM's start to exit, the summary of the snapshot the statement committed, peak RSS (-1 if unknown).
+   */
+  record PeerRun(double statementSeconds, double startupSeconds, double warmUpSeconds, double jvmSeconds,
+      String versions, Map<String, String> summary, long peakRssKb) {}
+
+  /** The peer failed; {@code started} is whether it got as far as starting its engine. */
+  static final class PeerFailure extends Exception {
+    final boolean started;
+
+    PeerFailure(String message, boolean started) {
+      super(message);
+      this.started = started;
+    }
+  }
 
   // ---------------------------------------------------------------- options
 
@@ -138,6 +167,9 @@ public final class MutationBench {
     Integer bulkRuns;
     Long targetFileSize;
     String childHeap = "512m";
+    boolean spark = true;
+    Path sparkClasspath = Path.of("bench/target/spark-classpath.txt");
+    String sparkHeap = "4g";
     Path data = Path.of("bench/data/mutations");
     Path out = Path.of("bench/RESULTS.md");
 
@@ -193,6 +225,9 @@ public final class MutationBench {
         case "--bulk-runs" -> o.bulkRuns = Integer.parseInt(args[++i]);
         case "--target-file-size" -> o.targetFileSize = count(args[++i]);
         case "--child-heap" -> o.childHeap = args[++i];
+        case "--no-spark" -> o.spark = false;
+        case "--spark-classpath" -> o.sparkClasspath = Path.of(args[++i]);
+        case "--spark-heap" -> o.sparkHeap = args[++i];
         case "--data" -> o.data = Path.of(args[++i]);
         case "--out" -> o.out = Path.of(args[++i]);
         default -> throw new IllegalArgumentException("unknown argument " + args[i]);
@@ -223,9 +258,12 @@ public final class MutationBench {
       md.append(latency(o));
     }
     if (o.only.contains("bulk")) {
-      md.append(bulk(o));
+      IcebergPeer spark = o.spark ? new SparkPeer(o.sparkClasspath.toAbsolutePath(), o.sparkHeap,
+          o.data.resolve("spark-scratch"), SPARK_WARM_UP_ROWS) : null;
+      md.append(bulk(o, spark));
+    } else {
+      md.append(PEER_HEADING).append("Spark: not measured in this run (it runs with the `bulk` section)\n\n");
     }
-    md.append(icebergPeers());
     write(o, args, md.toString());
   }
 
@@ -557,7 +595,7 @@ public final class MutationBench {
 
   // ---------------------------------------------------------------- 3. bulk UPDATE
 
-  static String bulk(Options o) throws Exception {
+  static String bulk(Options o, IcebergPeer peer) throws Exception {
     long n = o.bulkRows();
     Pristine bulk = Pristine.of(o.data.resolve("bulk-" + n), dir -> {
       try (Database db = Floe.open(dir)) {
@@ -572,10 +610,17 @@ public final class MutationBench {
     StringBuilder md = new StringBuilder("### Bulk UPDATE\n\n");
     List<String> lines = new ArrayList<>();
     String layout = null;
+    String peerUnavailable = peer == null ? "`--no-spark`" : peer.unavailable();
+    if (peerUnavailable != null) {
+      System.err.println("Spark: not measured in this run: " + peerUnavailable);
+    }
+    List<String> peerLines = new ArrayList<>();
+    List<PeerRun> peerAll = new ArrayList<>();
     for (Variant variant : variants) {
       String statement = "`UPDATE t SET v = v * 2" + variant.where() + "`";
       Map<String, double[]> floeSeconds = new LinkedHashMap<>();
       Map<String, String> floeDetail = new LinkedHashMap<>();
+      Map<Mode, long[]> floeResult = new LinkedHashMap<>();
       for (int run = 0; run < o.bulkRuns(); run++) {
         for (Mode mode : Mode.values()) {
           bulk.restore();
@@ -597,6 +642,7 @@ public final class MutationBench {
             long sumAfter = scalarLong(db, "SELECT sum(v) FROM " + t);
             long count = scalarLong(db, "SELECT count(*) FROM " + t);
             expect(count == n, "after " + sql + " (" + mode.label + "): count(*) = " + count + ", expected " + n);
+            floeResult.put(mode, new long[] {count, sumAfter});
             expectSum(sumBefore, sumAfter, variant.where(), n, sql + " (" + mode.label + ")");
             Map<String, String> summary = lastSummary(db, t);
             floeSeconds.computeIfAbsent(mode.label, k -> new double[o.bulkRuns()])[run] = s;
@@ -625,6 +671,53 @@ public final class MutationBench {
           duck.walBytes() < (1 << 20) ? " (DuckDB checkpointed at commit: the change passed its 16 MB"
               + " checkpoint_threshold, so the UPDATE time includes writing the table file)" : "",
           duck.checkpointSeconds()));
+
+      // The same UPDATE by Spark, on a fresh copy of the same table, each run in its own JVM.
+      if (peerUnavailable == null) {
+        for (Mode mode : Mode.values()) {
+          PeerRun[] runs = new PeerRun[o.bulkRuns()];
+          String failure = null;
+          String check = null;
+          for (int run = 0; run < o.bulkRuns() && peerUnavailable == null; run++) {
+            bulk.restore();
+            try (Database db = Floe.open(bulk.work())) {
+              mode.configureForPeer(db);
+            }
+            String sql = "UPDATE {table} SET v = v * 2" + variant.where();
+            String what = peer.name() + " " + sql.replace("{table}", mode.table()) + " (" + mode.label + ")";
+            try {
+              runs[run] = peer.run(bulk.work(), mode.table(), sql);
+              peerAll.add(runs[run]);
+              System.err.printf(Locale.ROOT, "bulk %-16s %-36s Spark %.1f s (SparkSession start %.1f s, warm-up %.1f s,"
+                  + " JVM %.1f s; %s)%n", variant.label(), mode.label, runs[run].statementSeconds(),
+                  runs[run].startupSeconds(), runs[run].warmUpSeconds(), runs[run].jvmSeconds(),
+                  written(runs[run].summary()));
+              check = checkPeerResult(bulk.work(), mode, variant.where(), n, floeResult.get(mode), what);
+            } catch (PeerFailure e) {
+              failure = "**failed**: " + e.getMessage().replace('`', '\'').replace('|', '/');
+              PROBLEMS.add(what + " failed: " + e.getMessage());
+              System.err.println("PROBLEM: " + what + " failed: " + e.getMessage());
+              if (!e.started) {
+                peerUnavailable = "could not start (" + e.getMessage() + ")";
+              }
+            }
+          }
+          double floeBest = Arrays.stream(floeSeconds.get(mode.label)).min().orElseThrow();
+          PeerRun best = Arrays.stream(runs).filter(r -> r != null)
+              .min((a, b) -> Double.compare(a.statementSeconds(), b.statementSeconds())).orElse(null);
+          if (best == null) {
+            peerLines.add(String.format(Locale.ROOT, "| %s | %s | — | — | %.2f | — | — | — | %s | — |", statement,
+                mode.label, floeBest, failure != null ? failure : "not run"));
+            continue;
+          }
+          peerLines.add(String.format(Locale.ROOT, "| %s | %s | %.2f | %s | %.2f | %.2f | %.1f | %.1f | %s%s | %s |",
+              statement, mode.label, best.statementSeconds(),
+              Arrays.stream(runs).map(r -> r == null ? "failed" : String.format(Locale.ROOT, "%.2f",
+                  r.statementSeconds())).collect(Collectors.joining(", ")),
+              floeBest, floeBest / best.statementSeconds(), best.startupSeconds(), best.warmUpSeconds(),
+              written(best.summary()), failure != null ? "; another run " + failure : "", check));
+        }
+      }
     }
     String child = childRun(o, bulk, n);
     bulk.discardWork();
@@ -641,7 +734,108 @@ public final class MutationBench {
     md.append("| statement | engine | wall s | runs s | Floe/DuckDB | written |\n|---|---|---:|---:|---:|---|\n");
     lines.forEach(l -> md.append(l).append('\n'));
     md.append('\n').append(child).append("\n\n");
-    return md.toString();
+    md.append(PEER_HEADING);
+    if (peerLines.isEmpty()) {
+      md.append("Spark: not measured in this run: ").append(peerUnavailable).append("\n\n");
+      return md.toString();
+    }
+    PeerRun any = peerAll.isEmpty() ? null : peerAll.get(0);
+    md.append(String.format(Locale.ROOT, "- %s (iceberg-spark-runtime) in `local[2]`, `spark.sql.shuffle.partitions` ="
+        + " 2, UI off, session time zone UTC, catalog `floe` = Iceberg's `JdbcCatalog` on the warehouse's `catalog.db`"
+        + " (as in spark-tests and docs/spark.md); each statement in its own JVM (`-Xmx%s`, Spark's `--add-opens`),"
+        + " started with the `bench-spark` module's classpath.%n", any != null ? any.versions() : "Spark",
+        o.sparkHeap));
+    md.append(String.format(Locale.ROOT, "- Each Spark UPDATE runs on a fresh copy of the same generated table as"
+        + " Floe's, in the same write mode: the table's format version, and `write.update.mode` (Floe sets the"
+        + " three `write.*.mode` properties on the copy first, `merge-on-read` included: Floe's default when they"
+        + " are absent, whereas Iceberg's default, which Spark follows, is `copy-on-write`); %s. In the child JVM: SparkSession"
+        + " start-up (*start s*), a warm-up (*warm-up s*: copying the table's first %,d rows into a scratch table"
+        + " with the same properties and running the same UPDATE on it, so the measured UPDATE is not the first of"
+        + " its kind in the JVM, as Floe's is not), then the measured `spark.sql(\"UPDATE floe.public.t ...\")`"
+        + " (*Spark s*). JVM start to exit: %s s; peak RSS of the child %s MiB.%n",
+        o.bulkRuns() == 1 ? "one run" : "best of " + o.bulkRuns() + " runs, each on a fresh copy",
+        SPARK_WARM_UP_ROWS, range(peerAll.stream().mapToDouble(PeerRun::jvmSeconds).toArray()),
+        range(peerAll.stream().mapToDouble(r -> r.peakRssKb() / 1024.0).toArray())));
+    md.append("- *Floe s*: Floe's best time for the same UPDATE and mode (the table above); Floe/Spark: their ratio."
+        + " *Spark wrote*: the summary of Spark's snapshot. *Floe reads Spark's result*: after Spark's UPDATE, Floe"
+        + " reads the table: `count(*)` and `sum(v)` against Floe's own result for the same UPDATE, and the rows whose"
+        + " `v` is not what the UPDATE sets.\n\n");
+    md.append("| statement | mode | Spark s | runs s | Floe s | Floe/Spark | start s | warm-up s | Spark wrote"
+        + " | Floe reads Spark's result |\n|---|---|---:|---:|---:|---:|---:|---:|---|---|\n");
+    peerLines.forEach(l -> md.append(l).append('\n'));
+    if (peerUnavailable != null) {
+      md.append("\nSpark stopped: ").append(peerUnavailable).append('\n');
+    }
+    return md.append('\n').toString();
+  }
+
+  static final String PEER_HEADING = "### Floe vs Spark local on the same table\n\n";
+
+  /** Rows of the scratch table each Spark child runs the statement on first. */
+  static final long SPARK_WARM_UP_ROWS = 50_000;
+
+  static String range(double[] values) {
+    double[] v = Arrays.stream(values).filter(x -> x >= 0).toArray();
+    if (v.length == 0) {
+      return "?";
+    }
+    double lo = Arrays.stream(v).min().orElseThrow();
+    double hi = Arrays.stream(v).max().orElseThrow();
+    return hi - lo < 0.05 ? String.format(Locale.ROOT, "%.1f", lo) : String.format(Locale.ROOT, "%.1f–%.1f", lo, hi);
+  }
+
+  /** What a commit wrote, from its snapshot summary. */
+  static String written(Map<String, String> summary) {
+    String deleted = summary.getOrDefault("deleted-data-files", "0");
+    String positions = summary.get("added-position-deletes");
+    String dvs = summary.get("added-dvs");
+    return String.format(Locale.ROOT, "%s data + %s delete file(s) added%s%s, %s",
+        summary.getOrDefault("added-data-files", "0"), summary.getOrDefault("added-delete-files", "0"),
+        positions == null ? "" : String.format(Locale.ROOT, " (%s%,d position deletes)",
+            dvs == null ? "" : dvs + " deletion vector(s), ", Long.parseLong(positions)),
+        deleted.equals("0") ? "" : ", " + deleted + " data file(s) removed",
+        mib(Long.parseLong(summary.getOrDefault("added-files-size", "0"))));
+  }
+
+  /**
+   * Floe reads the table a peer updated: {@code count(*)} and {@code sum(v)} against Floe's own result for the same
+   * statement ({@code floe} = {count, sum}), and the rows whose {@code v} is not what the UPDATE sets ({@code v = id}
+   * in a fresh copy). Mismatches and failures are problems of the run.
+   */
+  static String checkPeerResult(Path warehouse, Mode mode, String where, long n, long[] floe, String what) {
+    String t = mode.table();
+    String expectedV = where.isEmpty() ? "id * 2" : "CASE WHEN id % 2 = 0 THEN id * 2 ELSE id END";
+    try (Database db = Floe.open(warehouse)) {
+      long count = scalarLong(db, "SELECT count(*) FROM " + t);
+      long sum = scalarLong(db, "SELECT sum(v) FROM " + t);
+      long wrong = scalarLong(db, "SELECT count(*) FROM " + t + " WHERE v IS DISTINCT FROM " + expectedV);
+      List<String> bad = new ArrayList<>();
+      if (floe == null) {
+        bad.add("no Floe result to compare with");
+      } else {
+        if (count != floe[0]) {
+          bad.add(String.format(Locale.ROOT, "count(*) = %,d, Floe's UPDATE left %,d", count, floe[0]));
+        }
+        if (sum != floe[1]) {
+          bad.add(String.format(Locale.ROOT, "sum(v) = %d, Floe's UPDATE left %d", sum, floe[1]));
+        }
+      }
+      if (wrong != 0) {
+        bad.add(String.format(Locale.ROOT, "%,d rows with v <> %s", wrong, expectedV));
+      }
+      if (!bad.isEmpty()) {
+        String problem = "Floe reading the table after " + what + ": " + String.join("; ", bad);
+        PROBLEMS.add(problem);
+        System.err.println("PROBLEM: " + problem);
+        return "**mismatch**: " + String.join("; ", bad);
+      }
+      return String.format(Locale.ROOT, "same: %,d rows, sum(v) %d; 0 wrong v", count, sum);
+    } catch (RuntimeException e) {
+      String problem = "Floe reading the table after " + what + " failed: " + e;
+      PROBLEMS.add(problem);
+      System.err.println("PROBLEM: " + problem);
+      return "**Floe failed**: " + e.toString().replace('|', '/');
+    }
   }
 
   private static void expectSum(long before, long after, String where, long n, String what) {
@@ -728,19 +922,6 @@ public final class MutationBench {
     PROBLEMS.add(line);
     System.err.println(line);
     return line;
-  }
-
-  // ---------------------------------------------------------------- 4. other engines on the same table
-
-  static String icebergPeers() {
-    StringBuilder md = new StringBuilder("### Floe vs Spark local on the same table\n\n");
-    if (ICEBERG_PEERS.isEmpty()) {
-      md.append("Spark: not measured in this run\n\n");
-      System.err.println("Spark: not measured in this run");
-    }
-    // An IcebergPeer (added with the spark-tests module) would run the bulk UPDATE and the DELETEs above on
-    // a restored copy of the same pristine tables here, one table row per statement, with Floe/peer ratios.
-    return md.toString();
   }
 
   // ---------------------------------------------------------------- tables generated once, restored per run
