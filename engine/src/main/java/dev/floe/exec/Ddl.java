@@ -126,8 +126,7 @@ final class Ddl {
     int formatVersion = PropertyUtil.propertyAsInt(options.properties(), TableProperties.FORMAT_VERSION,
         TableOptions.DEFAULT_FORMAT_VERSION);
     List<Types.NestedField> fields = new ArrayList<>();
-    Map<String, String> props = new LinkedHashMap<>(options.properties());
-    props.putIfAbsent(TableProperties.FORMAT_VERSION, Integer.toString(formatVersion));
+    Map<String, String> props = options.tableProperties();
     Set<String> names = new HashSet<>();
     Set<Integer> keyIds = new java.util.LinkedHashSet<>();
     int fieldId = 1;

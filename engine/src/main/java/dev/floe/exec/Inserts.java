@@ -154,8 +154,7 @@ final class Inserts {
     QueryBinder.Bound bound = session.bind(q);
     Shape shape = describe(SessionContext.withColumnNames(bound), bound);
     TableOptions options = TableOptions.parse(s.properties(), s.partitioning());
-    Map<String, String> props = new LinkedHashMap<>(options.properties());
-    props.putIfAbsent(TableProperties.FORMAT_VERSION, Integer.toString(TableOptions.DEFAULT_FORMAT_VERSION));
+    Map<String, String> props = options.tableProperties();
     if (s.columnNames().size() > shape.names().size()) {
       throw new FloeException(SqlState.SYNTAX_ERROR, "too many column names were specified", null, null,
           s.name().position(), null);

@@ -743,6 +743,9 @@ final class Mutations {
   }
 
   private static DeltaWriter.Mode mode(Target t, String property) {
+    if (((HasTableOperations) t.live()).operations().current().formatVersion() < 2) {
+      return DeltaWriter.Mode.COPY_ON_WRITE; // format v1 has no delete files
+    }
     String mode = t.live().properties().getOrDefault(property, "merge-on-read");
     return switch (mode.toLowerCase(Locale.ROOT)) {
       case "copy-on-write" -> DeltaWriter.Mode.COPY_ON_WRITE;

@@ -29,6 +29,23 @@ record TableOptions(Map<String, String> properties, List<PartitionField> partiti
 
   static final int DEFAULT_FORMAT_VERSION = 2;
 
+  /**
+   * The properties a new table is created with: those given, the format version (2 unless given), and
+   * for v2+ Floe's write modes stated explicitly ({@code write.delete.mode}, {@code write.update.mode},
+   * {@code write.merge.mode} = merge-on-read unless given), so that every engine writing the table
+   * (Spark defaults to copy-on-write when they are absent) uses the same strategy.
+   */
+  Map<String, String> tableProperties() {
+    Map<String, String> props = new LinkedHashMap<>(properties);
+    props.putIfAbsent(TableProperties.FORMAT_VERSION, Integer.toString(DEFAULT_FORMAT_VERSION));
+    if (!props.get(TableProperties.FORMAT_VERSION).equals("1")) {
+      for (String mode : List.of(TableProperties.DELETE_MODE, TableProperties.UPDATE_MODE, TableProperties.MERGE_MODE)) {
+        props.putIfAbsent(mode, "merge-on-read");
+      }
+    }
+    return props;
+  }
+
   static TableOptions parse(Map<String, PropertyValue> with, List<PartitionField> partitionedBy) {
     Map<String, String> props = new LinkedHashMap<>();
     List<PartitionField> partitioning = new ArrayList<>(partitionedBy);
