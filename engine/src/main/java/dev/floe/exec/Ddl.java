@@ -432,8 +432,10 @@ final class Ddl {
           update.removeField(old.name());
         }
         PartitionSpec spec = TableOptions.spec(schema, options.partitioning());
+        // Iceberg names evolved fields by transform and argument (id_bucket_8, name_trunc_4), so a field
+        // never takes the name an earlier spec gave a different transform.
         for (org.apache.iceberg.PartitionField pf : spec.fields()) {
-          update.addField(pf.name(), org.apache.iceberg.expressions.Expressions.transform(
+          update.addField(org.apache.iceberg.expressions.Expressions.transform(
               schema.findColumnName(pf.sourceId()), pf.transform()));
         }
         update.commit();

@@ -975,16 +975,20 @@ public final class Parser {
   private Fragment fragment(Set<String> stop, boolean list) {
     Token start = peek();
     int depth = 0;
+    int cases = 0; // CASE ... END nesting: its WHEN, THEN and ELSE are not the statement's
     Token last = null;
     while (true) {
       Token t = peek();
       if (t.type() == Token.Type.EOF || (depth == 0 && t.isOp(";") && peekAt(1).type() == Token.Type.EOF)) {
         break;
       }
-      if (depth == 0 && (t.type() == Token.Type.IDENT && stop.contains(t.value()))) {
+      boolean top = depth == 0 && cases == 0;
+      // IS [NOT] DISTINCT FROM: that FROM belongs to the expression
+      boolean distinctFrom = t.isKeyword("from") && last != null && last.isKeyword("distinct");
+      if (top && t.type() == Token.Type.IDENT && stop.contains(t.value()) && !distinctFrom) {
         break;
       }
-      if (depth == 0 && list && (t.isOp(",") || t.isOp(")"))) {
+      if (top && list && (t.isOp(",") || t.isOp(")"))) {
         break;
       }
       if (t.isOp("(") || t.isOp("[")) {
@@ -994,6 +998,10 @@ public final class Parser {
           throw unexpected(t);
         }
         depth--;
+      } else if (t.isKeyword("case")) {
+        cases++;
+      } else if (t.isKeyword("end") && cases > 0) {
+        cases--;
       }
       last = next();
     }
