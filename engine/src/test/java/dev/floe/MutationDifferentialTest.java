@@ -22,6 +22,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Assumptions;
@@ -54,7 +55,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * bugs (see {@link #MERGE_INACTIVE_DUPLICATE_MATCHES}).
  */
 class MutationDifferentialTest {
-  private static final int DEFAULT_STATEMENTS = 36;
+  private static final int DEFAULT_STATEMENTS = 44;
   /**
    * The columns of t (and src). {@code batch} is the number of the statement that wrote the row: every
    * statement that writes rows sets it, so that in a table whose files are never split (by size) the rows
@@ -357,6 +358,18 @@ class MutationDifferentialTest {
 
     long versionNanos;
 
+    /** Every file under t's directory (data and metadata), relative to it. */
+    Set<String> tableFiles() {
+      Path root = dir.resolve("public").resolve("t");
+      try (Stream<Path> files = java.nio.file.Files.walk(root)) {
+        Set<String> out = new TreeSet<>();
+        files.filter(java.nio.file.Files::isRegularFile).forEach(f -> out.add(root.relativize(f).toString()));
+        return out;
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+    }
+
     /** How the statements changed files, from the snapshot summaries, and the files live at the end. */
     String fileStats() {
       StringBuilder b = new StringBuilder("files: ");
@@ -365,9 +378,10 @@ class MutationDifferentialTest {
         Row row = r.iterator().next();
         b.append(row.get(0)).append(" data + ").append(row.get(1)).append(" delete files live");
       }
-      try (Result r = db.sql("SELECT sum(CAST(summary['added-data-files'] AS bigint)), "
-          + "sum(CAST(summary['deleted-data-files'] AS bigint)), sum(CAST(summary['added-delete-files'] AS bigint)), "
-          + "sum(CAST(summary['removed-delete-files'] AS bigint)) FROM \"t$snapshots\"")) {
+      try (Result r = db.sql("SELECT coalesce(sum(CAST(summary['added-data-files'] AS bigint)), 0), "
+          + "coalesce(sum(CAST(summary['deleted-data-files'] AS bigint)), 0), "
+          + "coalesce(sum(CAST(summary['added-delete-files'] AS bigint)), 0), "
+          + "coalesce(sum(CAST(summary['removed-delete-files'] AS bigint)), 0) FROM \"t$snapshots\"")) {
         Row row = r.iterator().next();
         b.append(", ").append(row.get(0)).append(" data files added, ").append(row.get(1)).append(" removed, ")
             .append(row.get(2)).append(" delete files added, ").append(row.get(3)).append(" removed");
@@ -391,7 +405,9 @@ class MutationDifferentialTest {
       stats.merge(s.label(), 1, Integer::sum);
       Outcome m = s.modelSql() == null ? null : runModel(s.modelSql());
       // The version before, for statements that must fail (the model ran first): they must not make one.
-      long before = m == null || !m.ok() || s.expectState() != null ? version() : -1;
+      boolean mayFail = m == null || !m.ok() || s.expectState() != null;
+      long before = mayFail ? version() : -1;
+      Set<String> filesBefore = mayFail ? tableFiles() : null;
       long floeStart = System.nanoTime();
       Outcome f = runFloe(s.sql());
       floeMillisByLabel.merge(s.label(), (System.nanoTime() - floeStart) / 1_000_000, Long::sum);
@@ -429,6 +445,14 @@ class MutationDifferentialTest {
         if (version() != before) {
           failWith(s, "a failed statement made a new version: " + before + " -> " + version());
         }
+        Set<String> filesAfter = tableFiles();
+        if (!filesAfter.equals(filesBefore)) {
+          Set<String> added = new TreeSet<>(filesAfter);
+          added.removeAll(filesBefore);
+          Set<String> removed = new TreeSet<>(filesBefore);
+          removed.removeAll(filesAfter);
+          failWith(s, "a failed statement left files behind: added " + added + ", removed " + removed);
+        }
       } else {
         if (!f.ok()) {
           failWith(s, "Floe failed: " + f.state() + " " + f.error() + "; model: " + m.count() + " rows");
@@ -440,6 +464,9 @@ class MutationDifferentialTest {
         };
         if (!expectedTag.equals(f.tag())) {
           failWith(s, "command tag " + f.tag() + ", expected " + expectedTag);
+        }
+        if (f.rows() == null && !s.verb().equals("TRUNCATE") && f.count() != m.count()) {
+          failWith(s, "Result.rowCount() " + f.count() + ", expected " + m.count());
         }
         if (m.rows() != null || f.rows() != null) {
           String diff = m.rows() == null || f.rows() == null ? "RETURNING rows on one side only"
@@ -837,7 +864,7 @@ class MutationDifferentialTest {
 
     String atom(String q, int depth) {
       Object[] row = rows.isEmpty() ? null : pick(rows);
-      switch (rnd.nextInt(depth >= 2 ? 11 : 12)) {
+      switch (rnd.nextInt(depth >= 2 ? 12 : 13)) {
         case 0: {
           int a = existingId();
           return q + "id BETWEEN " + a + " AND " + (a + oneOf(0, 3, 40, 300, 1500));
@@ -845,7 +872,12 @@ class MutationDifferentialTest {
         case 1:
           return q + "id " + oneOf("<", "<=", ">", ">=") + " " + existingId();
         case 2:
-          return q + "id IN (" + String.join(", ", idList(1 + rnd.nextInt(8))) + ")";
+          return switch (rnd.nextInt(5)) {
+            case 0 -> q + "id NOT IN (" + String.join(", ", idList(1 + rnd.nextInt(8))) + ")";
+            case 1 -> q + "qty " + oneOf("IN", "NOT IN") + " (" + qtyValue() + ", " + qtyValue() + ")"; // maybe NULL
+            case 2 -> q + "name " + oneOf("IN", "NOT IN") + " (" + nameValue() + ", " + nameValue() + ")";
+            default -> q + "id IN (" + String.join(", ", idList(1 + rnd.nextInt(8))) + ")";
+          };
         case 3:
           return q + "id % " + (2 + rnd.nextInt(9)) + " = " + rnd.nextInt(2);
         case 4:
@@ -875,6 +907,8 @@ class MutationDifferentialTest {
               q + "flag IS DISTINCT FROM " + flagValue(), q + "qty IS NOT DISTINCT FROM " + qtyValue());
         case 10:
           return q + "id % 5 = " + rnd.nextInt(5);
+        case 11:
+          return nearValue(q, row);
         default: {
           List<String> o = new ArrayList<>(List.of(
               q + "id IN (SELECT id FROM src WHERE " + pred("", 2) + ")",
@@ -887,6 +921,35 @@ class MutationDifferentialTest {
           return pick(o);
         }
       }
+    }
+
+    /**
+     * A comparison with a literal of another type just beside a value the table holds (so at the edge of
+     * some file's min/max): numerics with more scale, integers against decimals, dates against timestamps.
+     * Floe converts such literals for Iceberg's pruning of the target scan.
+     */
+    String nearValue(String q, Object[] row) {
+      Object[] r = row != null ? row : new Object[8];
+      int id = r[0] != null ? (Integer) r[0] : existingId();
+      long qty = r[3] != null ? (Long) r[3] : rnd.nextInt(1000);
+      BigDecimal price = r[4] != null ? (BigDecimal) r[4] : price();
+      LocalDate d = r[5] != null ? (LocalDate) r[5] : date();
+      BigDecimal half = new BigDecimal("0.5");
+      BigDecimal tiny = new BigDecimal("0.005");
+      return switch (rnd.nextInt(12)) {
+        case 0 -> q + "price " + oneOf(">", ">=") + " " + price.subtract(tiny).toPlainString();
+        case 1 -> q + "price " + oneOf("<", "<=") + " " + price.add(tiny).toPlainString();
+        case 2 -> q + "price " + oneOf("=", "<>", "<=", ">") + " " + price.setScale(3).toPlainString();
+        case 3 -> q + "qty " + oneOf("<", "<=") + " " + BigDecimal.valueOf(qty).add(half).toPlainString();
+        case 4 -> q + "qty " + oneOf(">", ">=") + " " + BigDecimal.valueOf(qty).subtract(half).toPlainString();
+        case 5 -> q + "qty " + oneOf("=", "<>") + " " + qty + ".0";
+        case 6 -> q + "d " + oneOf("<", "<=", ">", ">=") + " TIMESTAMP '" + d + " 12:00:00'";
+        case 7 -> q + "d " + oneOf("=", ">=", "<") + " TIMESTAMP '" + d + " 00:00:00'";
+        case 8 -> q + "d " + oneOf("<", ">") + " '" + d + "'";
+        case 9 -> q + "id " + oneOf("<=", ">", "<", ">=") + " " + id + ".5";
+        case 10 -> q + "id IN (" + id + ".0, " + existingId() + ".5)";
+        default -> q + "grp " + oneOf("<", ">") + " " + rnd.nextInt(6) + ".5";
+      };
     }
 
     // ---------------------------------------------------------------- SET expressions
@@ -941,6 +1004,16 @@ class MutationDifferentialTest {
           o.add(() -> q + "name IS NOT DISTINCT FROM " + nameValue());
         }
         default -> throw new IllegalArgumentException(column);
+      }
+      if (!q.isEmpty() && rnd.nextInt(6) == 0) {
+        // A correlated scalar subquery: at most one row (src ids are unique), or an aggregate.
+        switch (column) {
+          case "name" -> o.add(() -> "(SELECT z.name FROM src AS z WHERE z.id = " + q + "id)");
+          case "qty" -> o.add(() -> "(SELECT max(z.qty) FROM src AS z WHERE z.grp = " + q + "grp)");
+          case "d" -> o.add(() -> "coalesce((SELECT z.d FROM src AS z WHERE z.id = " + q + "id), " + q + "d)");
+          case "flag" -> o.add(() -> "EXISTS (SELECT 1 FROM src AS z WHERE z.id = " + q + "id)");
+          default -> { }
+        }
       }
       if (s != null) {
         switch (column) {
@@ -1095,7 +1168,8 @@ class MutationDifferentialTest {
         off = Integer.toString(offset);
       }
       return Stmt.same("insert-select", "INSERT", "t", "INSERT INTO t (" + String.join(", ", COLUMNS)
-          + ") SELECT id + " + off + ", grp, name, qty, price, d, flag, " + stamp() + " FROM src WHERE " + pred(""));
+          + ") SELECT id + " + off + ", grp, name, qty, price, d, flag, " + stamp() + " FROM src WHERE " + pred("")
+          + (rnd.nextInt(3) == 0 ? " ORDER BY id " + oneOf("ASC", "DESC") + " LIMIT " + (1 + rnd.nextInt(60)) : ""));
     }
 
     String returning() {
@@ -1141,7 +1215,7 @@ class MutationDifferentialTest {
       }
       String where = " WHERE " + and(join + (rnd.nextBoolean() ? " AND " + pred(q) : "")
           + (rnd.nextInt(3) == 0 ? " AND s.qty > " + (rnd.nextInt(800) - 100) : ""), oneFile(q));
-      String sql = target + " SET " + assignments(q, "s.", false) + " FROM " + from + where + returning();
+      String sql = target + " SET " + assignments(q, "s.", true) + " FROM " + from + where + returning();
       return Stmt.same("update-from", "UPDATE", "t", sql);
     }
 
@@ -1220,7 +1294,7 @@ class MutationDifferentialTest {
       for (int i = 0; i < matched; i++) {
         String cond = i < matched - 1 || rnd.nextBoolean() ? mergeCondition(q) : "";
         String action = switch (rnd.nextInt(5)) {
-          case 0, 1 -> "UPDATE SET " + assignments(q, "s.", false);
+          case 0, 1 -> "UPDATE SET " + assignments(q, "s.", true);
           case 2, 3 -> "DELETE";
           default -> "DO NOTHING";
         };
