@@ -54,9 +54,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  *
  * <p>Seeds: each configuration has a fixed default seed. {@code -Dmutation.seed=N} runs every configuration
  * with seed N, {@code -Dmutation.config=NAME} runs one configuration, {@code -Dmutation.statements=N}
- * sets the sequence length, {@code -Dmutation.knownBugs=true} also generates the shapes of known Floe
- * bugs ({@code -Dmutation.knownBugs=NAME,...} those of some: the switches below, e.g.
- * {@link #MERGE_INACTIVE_DUPLICATE_MATCHES}).
+ * sets the sequence length.
  */
 class MutationDifferentialTest {
   private static final int DEFAULT_STATEMENTS = 44;
@@ -71,79 +69,6 @@ class MutationDifferentialTest {
   private static final String OTHER_COLUMNS = "grp int NOT NULL, name text, qty bigint, price numeric(10,2), "
       + "d date, flag boolean, batch int";
   private static final LocalDate EPOCH = LocalDate.of(2023, 1, 1);
-
-  // ------------------------------------------------------------------ known Floe bugs (shapes not generated)
-
-  /** {@code -Dmutation.knownBugs=true} generates every known bug's shape; or a comma-separated list of switches. */
-  private static final List<String> KNOWN_BUGS = List.of(System.getProperty("mutation.knownBugs", "").split(","));
-
-  private static boolean knownBug(String name) {
-    return KNOWN_BUGS.contains("true") || KNOWN_BUGS.contains(name);
-  }
-
-  /**
-   * Floe bug: MERGE fails with 21000 ("cannot affect row a second time") as soon as a target row joins
-   * more than one source row, even when at most one of those source rows activates an UPDATE or DELETE
-   * clause (the others activate no clause or DO NOTHING). PostgreSQL raises the error only when a row
-   * would be modified a second time, and so does DuckDB. Repro:
-   * {@code CREATE TABLE t (id int, v int); INSERT INTO t VALUES (1, 0);
-   * MERGE INTO t USING (VALUES (1, 1), (1, 2)) AS s(id, k) ON t.id = s.id
-   * WHEN MATCHED AND s.k = 1 THEN UPDATE SET v = 9} -- expected MERGE 1, Floe: ERROR 21000.
-   */
-  static final boolean MERGE_INACTIVE_DUPLICATE_MATCHES = knownBug("MERGE_INACTIVE_DUPLICATE_MATCHES");
-
-  /**
-   * Floe bug: an unparenthesised CASE expression in a MERGE clause (UPDATE SET value, WHEN ... AND
-   * condition, or the ON condition) is a syntax error (42601): Parser.fragment cuts the clause at the
-   * CASE's own WHEN / THEN. Repro: {@code CREATE TABLE t (id int, v int); INSERT INTO t VALUES (1, 0);
-   * MERGE INTO t USING (VALUES (1)) AS s(id) ON t.id = s.id WHEN MATCHED THEN UPDATE SET v = CASE WHEN
-   * s.id = 1 THEN 5 ELSE 6 END} -- expected MERGE 1 (v = 5), Floe: ERROR 42601 at or near "s". While off,
-   * such CASE expressions are generated in parentheses.
-   */
-  static final boolean MERGE_UNPARENTHESISED_CASE = knownBug("MERGE_UNPARENTHESISED_CASE");
-
-  /**
-   * Floe bug: {@code IS [NOT] DISTINCT FROM} in an UPDATE's SET value is a syntax error (42601): the
-   * parser takes its FROM for UPDATE's FROM clause. Repro: {@code CREATE TABLE t (id int, v int, f
-   * boolean); INSERT INTO t VALUES (1, 0, NULL); UPDATE t SET f = v IS DISTINCT FROM 5} -- expected
-   * UPDATE 1 (f = true), Floe: ERROR 42601 at or near ")". While off, it is generated in parentheses.
-   */
-  static final boolean UPDATE_SET_IS_DISTINCT_FROM = knownBug("UPDATE_SET_IS_DISTINCT_FROM");
-
-  /**
-   * Floe bug: on a format-3 merge-on-read table, a statement that deletes rows from several data files whose
-   * deletion vectors are stored in one Puffin file (as every earlier statement touching several files
-   * leaves them) removes only one of those vectors (DeltaWriter.dedupe keys removed delete files by
-   * location, and a Puffin file holds many vectors); the others stay live beside their replacements, and
-   * every later read of the table fails: XX001 "Can't index multiple DVs". Repro: {@code CREATE TABLE t (id
-   * int) WITH (format_version = 3); INSERT INTO t VALUES (1), (2), (3); INSERT INTO t VALUES (4), (5), (6);
-   * DELETE FROM t WHERE id IN (1, 4); DELETE FROM t WHERE id IN (2, 5); SELECT count(*) FROM t} -- expected
-   * 2, Floe: ERROR XX001. While off, every row-level statement on a v3 merge-on-read table is confined to
-   * the rows of one data file (one batch, and one grp when partitioned by grp).
-   */
-  static final boolean V3_MULTI_FILE_DELETES = knownBug("V3_MULTI_FILE_DELETES");
-
-  /**
-   * Floe gap: UPDATE, DELETE and MERGE preceded by a WITH clause (PostgreSQL's {@code WITH q AS (...)
-   * DELETE ...}) fail with 0A000 and a misleading message ("DELETE is not supported yet"); WITH ... INSERT
-   * works. Repro: {@code CREATE TABLE t (id int, v int); INSERT INTO t VALUES (1, 1), (2, 2); WITH x AS
-   * (SELECT 1 AS id) DELETE FROM t WHERE id IN (SELECT id FROM x)} -- expected DELETE 1, Floe: ERROR 0A000
-   * DELETE is not supported yet. While off, such statements are not generated.
-   */
-  static final boolean WITH_BEFORE_UPDATE_DELETE_MERGE = knownBug("WITH_BEFORE_UPDATE_DELETE_MERGE");
-
-  /**
-   * Floe bug: ALTER TABLE ... SET (partitioning = ...) names the new partition fields as a new table's spec
-   * would ({@code id_bucket} for every bucket count, {@code name_trunc} for every width), so a transform
-   * that differs from an earlier spec's field of the same name gets that name again under a new field id;
-   * from then on every metadata table whose partition type spans all specs ({@code $files},
-   * {@code $all_files}, {@code $partitions}, {@code $entries}, {@code $all_delete_files}, ...) fails with
-   * 22023 "Invalid schema: multiple fields for name partition.id_bucket: 1000 and 1001". Repro: {@code
-   * CREATE TABLE t (id int) PARTITIONED BY (bucket(4, id)); INSERT INTO t VALUES (1); ALTER TABLE t SET
-   * (partitioning = ARRAY['bucket(id, 3)']); SELECT count(*) FROM "t$files"} -- expected 1, Floe: ERROR
-   * 22023. While off, partition changes use one bucket count and one truncate width.
-   */
-  static final boolean PARTITION_FIELD_NAME_REUSE = knownBug("PARTITION_FIELD_NAME_REUSE");
 
   // ------------------------------------------------------------------ configurations
 
@@ -654,7 +579,6 @@ class MutationDifferentialTest {
     // ---------------------------------------------------------------- choosing the next statement
 
     Stmt next() {
-      building = "";
       if (rows.size() < 150) {
         return rnd.nextInt(4) == 0 ? insertValues() : insertSelect();
       }
@@ -684,10 +608,8 @@ class MutationDifferentialTest {
         return mustFail();
       } else if (roll < 97) {
         return srcChange();
-      } else if (!oneFilePerStatement()) {
-        return evolvePartitioning();
       } else {
-        return update();
+        return evolvePartitioning();
       }
     }
 
@@ -696,30 +618,6 @@ class MutationDifferentialTest {
     /** The batch value of the statement being generated (the number it will run as). */
     String stamp() {
       return Integer.toString(step + 1);
-    }
-
-    /** Whether row-level statements must stay within one data file (see {@link #V3_MULTI_FILE_DELETES}). */
-    boolean oneFilePerStatement() {
-      return !V3_MULTI_FILE_DELETES && cfg.formatVersion() >= 3 && !cfg.copyOnWrite();
-    }
-
-    /**
-     * A condition confining a statement to the rows of one data file, qualified with {@code q}; empty when
-     * statements need not be confined.
-     */
-    String oneFile(String q) {
-      if (!oneFilePerStatement() || rows.isEmpty()) {
-        return "";
-      }
-      Object[] row = pick(rows);
-      String c = q + "batch = " + row[7];
-      if (cfg.partitionedBy() != null) {
-        if (!cfg.partitionedBy().equals("grp")) {
-          throw new IllegalStateException("one file per statement needs an unpartitioned or grp-partitioned table");
-        }
-        c += " AND " + q + "grp = " + row[1];
-      }
-      return c;
     }
 
     static String and(String a, String b) {
@@ -1098,20 +996,6 @@ class MutationDifferentialTest {
       return oneOf(o);
     }
 
-    /** The kind of statement being generated: "update", "merge", or another. */
-    String building = "";
-
-    /** Parenthesises the expression shapes of known bugs while their switches are off. */
-    String avoidBugs(String expr) {
-      if (building.equals("merge") && !MERGE_UNPARENTHESISED_CASE && expr.contains("CASE ")) {
-        return "(" + expr + ")";
-      }
-      if (building.equals("update") && !UPDATE_SET_IS_DISTINCT_FROM && expr.contains(" DISTINCT FROM ")) {
-        return "(" + expr + ")";
-      }
-      return expr;
-    }
-
     /** A new key for the rows an UPDATE touches, or null if none is safe (see {@link #keyUpdate}). */
     String keyExpr(String q) {
       if (!cfg.primaryKey()) {
@@ -1154,7 +1038,7 @@ class MutationDifferentialTest {
       }
       for (String c : cols.subList(0, n)) {
         // grp is NOT NULL: its DEFAULT (NULL) is for the statements that must fail.
-        out.add(!c.equals("grp") && rnd.nextInt(25) == 0 ? c + " = DEFAULT" : c + " = " + avoidBugs(setExpr(c, q, s)));
+        out.add(!c.equals("grp") && rnd.nextInt(25) == 0 ? c + " = DEFAULT" : c + " = " + (setExpr(c, q, s)));
       }
       out.add("batch = " + stamp());
       Collections.shuffle(out, new java.util.Random(rnd.nextLong()));
@@ -1229,16 +1113,14 @@ class MutationDifferentialTest {
     }
 
     Stmt update() {
-      building = "update";
       boolean alias = rnd.nextInt(3) == 0;
       String q = alias ? "x." : rnd.nextBoolean() ? "t." : "";
-      String where = where(and(rnd.nextInt(25) == 0 ? "" : pred(q), oneFile(q)));
+      String where = where(rnd.nextInt(25) == 0 ? "" : pred(q));
       String sql = "UPDATE t" + (alias ? " AS x" : "") + " SET " + assignments(q, null, true) + where + returning();
       return Stmt.same("update", "UPDATE", "t", sql);
     }
 
     Stmt updateFrom() {
-      building = "update";
       boolean alias = rnd.nextBoolean();
       String q = alias ? "x." : "t.";
       String target = "UPDATE t" + (alias ? " AS x" : "");
@@ -1265,8 +1147,8 @@ class MutationDifferentialTest {
           join = q + "grp = s.grp";
         }
       }
-      String where = " WHERE " + and(join + (rnd.nextBoolean() ? " AND " + pred(q) : "")
-          + (rnd.nextInt(3) == 0 ? " AND s.qty > " + (rnd.nextInt(800) - 100) : ""), oneFile(q));
+      String where = " WHERE " + join + (rnd.nextBoolean() ? " AND " + pred(q) : "")
+          + (rnd.nextInt(3) == 0 ? " AND s.qty > " + (rnd.nextInt(800) - 100) : "");
       String sql = target + " SET " + assignments(q, "s.", true) + " FROM " + from + where + returning();
       return Stmt.same("update-from", "UPDATE", "t", sql);
     }
@@ -1275,13 +1157,11 @@ class MutationDifferentialTest {
       boolean alias = rnd.nextInt(3) == 0;
       String q = alias ? "x." : rnd.nextBoolean() ? "t." : "";
       String where;
-      if (large && oneFilePerStatement()) {
-        where = oneFile(q); // a whole file
-      } else if (large) {
+      if (large) {
         where = oneOf(q + "id % 2 = " + rnd.nextInt(2), q + "grp IN (" + grpValue() + ", " + grpValue() + ")",
             q + "id < " + existingId(), "(" + q + "qty > 300 OR " + q + "name IS NULL)");
       } else {
-        where = and(rnd.nextInt(40) == 0 ? "" : pred(q), oneFile(q));
+        where = rnd.nextInt(40) == 0 ? "" : pred(q);
       }
       String sql = "DELETE FROM t" + (alias ? " AS x" : "") + where(where) + returning();
       return Stmt.same("delete", "DELETE", "t", sql);
@@ -1303,19 +1183,16 @@ class MutationDifferentialTest {
         default -> sql += "(VALUES (" + String.join("), (", idList(1 + rnd.nextInt(10))) + ")) AS v(id) WHERE " + q
             + "id = v.id";
       }
-      String restrict = oneFile(q);
-      return Stmt.same("delete-using", "DELETE", "t", sql + (restrict.isEmpty() ? "" : " AND " + restrict)
-          + returning());
+      return Stmt.same("delete-using", "DELETE", "t", sql + returning());
     }
 
     Stmt merge() {
-      building = "merge";
       boolean alias = rnd.nextBoolean();
       String q = alias ? "x." : "t.";
       String source;
       int roll = rnd.nextInt(10);
       // A target row matched by two source rows of which only one (s.batch 1, not 2) may update or delete it.
-      boolean duplicates = MERGE_INACTIVE_DUPLICATE_MATCHES && !ids.isEmpty() && rnd.nextInt(5) == 0;
+      boolean duplicates = !ids.isEmpty() && rnd.nextInt(5) == 0;
       if (duplicates) {
         List<String> r = new ArrayList<>();
         for (int id : someIds(rnd.nextInt(6), 30)) {
@@ -1346,10 +1223,9 @@ class MutationDifferentialTest {
       }
       String on = q + "id = s.id" + (rnd.nextInt(6) == 0 ? " AND s.grp <> " + grpValue() : "")
           + (rnd.nextInt(8) == 0 ? " AND " + q + "grp < 4" : "")
-          + (rnd.nextInt(12) == 0 ? " AND " + avoidBugs("CASE WHEN s.qty IS NULL THEN true ELSE s.qty >= 0 END") : "");
+          + (rnd.nextInt(12) == 0 ? " AND " + ("CASE WHEN s.qty IS NULL THEN true ELSE s.qty >= 0 END") : "");
       List<String> clauses = new ArrayList<>();
       int matched = duplicates ? 1 + rnd.nextInt(3) : rnd.nextInt(4);
-      String restrict = oneFile(q);
       for (int i = 0; i < matched; i++) {
         String cond = i < matched - 1 || rnd.nextBoolean() ? mergeCondition(q) : "";
         String action = switch (rnd.nextInt(5)) {
@@ -1360,7 +1236,6 @@ class MutationDifferentialTest {
         if (duplicates && !action.equals("DO NOTHING")) {
           cond = cond.isEmpty() ? "s.batch <> 2" : "s.batch <> 2 AND (" + cond + ")";
         }
-        cond = restrict.isEmpty() ? cond : cond.isEmpty() ? restrict : restrict + " AND (" + cond + ")";
         cond = cond.isEmpty() ? "" : " AND " + cond;
         clauses.add("WHEN MATCHED" + cond + " THEN " + action);
       }
@@ -1381,7 +1256,7 @@ class MutationDifferentialTest {
     }
 
     String mergeCondition(String q) {
-      return rnd.nextBoolean() ? sourceCondition() : avoidBugs(oneOf(q + "qty < s.qty", q + "grp = s.grp",
+      return rnd.nextBoolean() ? sourceCondition() : (oneOf(q + "qty < s.qty", q + "grp = s.grp",
           q + "name IS NULL", pred(q, 2), "(" + q + "flag OR s.flag)", "CASE WHEN " + q + "qty > 100 THEN s.flag ELSE "
           + q + "flag END"));
     }
@@ -1452,8 +1327,8 @@ class MutationDifferentialTest {
           }
         }
         set.add("batch = EXCLUDED.batch");
-        String where = where(and(rnd.nextInt(3) == 0 ? oneOf(q + "grp <> " + grpValue(), "EXCLUDED.qty > " + q + "qty",
-            q + "name IS NOT NULL") : "", oneFile(q)));
+        String where = where(rnd.nextInt(3) == 0 ? oneOf(q + "grp <> " + grpValue(), "EXCLUDED.qty > " + q + "qty",
+            q + "name IS NOT NULL") : "");
         action = "ON CONFLICT (id) DO UPDATE SET " + String.join(", ", set) + where;
       }
       String sql = "INSERT INTO t" + (alias ? " AS x" : "") + " " + rowsSql + " " + action;
@@ -1467,15 +1342,14 @@ class MutationDifferentialTest {
 
     /** A new partition spec for new data: later statements change rows in files of older specs. */
     Stmt evolvePartitioning() {
-      int buckets = PARTITION_FIELD_NAME_REUSE ? 2 + rnd.nextInt(3) : 4;
-      String spec = oneOf("", "'grp'", "'bucket(id, " + buckets + ")'", "'truncate(name, " + (PARTITION_FIELD_NAME_REUSE
-          ? 1 + rnd.nextInt(3) : 2) + ")'", "'month(d)'", "'bucket(id, " + buckets + ")', 'grp'");
+      int buckets = 2 + rnd.nextInt(3);
+      String spec = oneOf("", "'grp'", "'bucket(id, " + buckets + ")'", "'truncate(name, " + (1 + rnd.nextInt(3)) + ")'", "'month(d)'", "'bucket(id, " + buckets + ")', 'grp'");
       return new Stmt("partitioning", "ALTER", "t", "ALTER TABLE t SET (partitioning = ARRAY[" + spec + "])", "", null);
     }
 
-    /** With {@link #WITH_BEFORE_UPDATE_DELETE_MERGE}: sometimes a WITH clause naming the rows to change. */
+    /** Sometimes a WITH clause before the statement. */
     Stmt withClause(Stmt s) {
-      if (!WITH_BEFORE_UPDATE_DELETE_MERGE || rnd.nextInt(5) > 0 || s.sql().contains(" RETURNING ")) {
+      if (rnd.nextInt(5) > 0 || s.sql().contains(" RETURNING ")) {
         return s;
       }
       String sql = "WITH chosen AS (SELECT id FROM src WHERE " + pred("") + ") " + s.sql();
@@ -1488,7 +1362,6 @@ class MutationDifferentialTest {
 
     /** A change to src, the source of the joins (its ids stay unique). */
     Stmt srcChange() {
-      building = "update";
       int r = rnd.nextInt(3);
       if (r == 0 && srcIds.size() > 40) {
         return Stmt.same("src", "DELETE", "src", "DELETE FROM src WHERE " + pred(""));
@@ -1505,7 +1378,6 @@ class MutationDifferentialTest {
     // ---------------------------------------------------------------- statements that must fail
 
     Stmt mustFail() {
-      building = "update";
       List<Supplier<Stmt>> o = new ArrayList<>();
       // NULL into NOT NULL columns.
       o.add(() -> Stmt.failing("fail-not-null", "INSERT", "INSERT INTO t VALUES " + valuesRow(freshId()) + ", "

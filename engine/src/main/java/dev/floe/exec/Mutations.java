@@ -343,9 +343,10 @@ final class Mutations {
     }
     String removeFilter = removing.isEmpty() ? "false" : "__floe_action IN (" + String.join(", ", removing) + ")";
     String addFilter = adding.isEmpty() ? "false" : "__floe_action IN (" + String.join(", ", adding) + ")";
-    // As in PostgreSQL, a target row that two source rows match is an error once it would be changed.
+    // As in PostgreSQL, a target row is an error only when a second source row would change it again:
+    // matches that no clause acts on (or DO NOTHING) do not count.
     Object[] twice = session.queryRow("SELECT " + FILE + ", " + POS + " FROM " + changes + " WHERE " + FILE
-        + " IS NOT NULL GROUP BY 1, 2 HAVING count(*) > 1 AND bool_or(" + removeFilter + ") LIMIT 1", o -> 0);
+        + " IS NOT NULL AND (" + removeFilter + ") GROUP BY 1, 2 HAVING count(*) > 1 LIMIT 1", o -> 0);
     if (twice != null) {
       throw new FloeException(SqlState.CARDINALITY_VIOLATION, "MERGE command cannot affect row a second time", null,
           "Ensure that not more than one source row matches any one target row.", s.on().offset() + 1, null);
