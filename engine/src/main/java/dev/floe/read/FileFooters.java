@@ -65,8 +65,28 @@ public final class FileFooters {
   private static final ParquetReadOptions OPTIONS = ParquetReadOptions.builder(new PlainParquetConfiguration())
       .build();
 
+  /**
+   * Whether Iceberg's Parquet support takes this classpath's Parquet types. It does not when Iceberg
+   * comes from a runtime jar with Parquet relocated inside it (Spark's iceberg-spark-runtime, when Floe
+   * is embedded beside Spark); then Iceberg reads footers itself (slower, through Hadoop).
+   */
+  private static final boolean UNSHADED_ICEBERG_PARQUET = unshaded();
+
+  private static boolean unshaded() {
+    try {
+      ParquetUtil.class.getMethod("footerMetrics", org.apache.parquet.hadoop.metadata.ParquetMetadata.class,
+          Stream.class, MetricsConfig.class);
+      return true;
+    } catch (NoSuchMethodException | LinkageError e) {
+      return false;
+    }
+  }
+
   /** Iceberg metrics (counts, sizes, bounds by field id) of a Parquet file Floe just wrote. */
   public static Metrics metrics(InputFile file, MetricsConfig config) {
+    if (!UNSHADED_ICEBERG_PARQUET) {
+      return ParquetUtil.fileMetrics(file, config);
+    }
     try (ParquetFileReader reader = ParquetFileReader.open(new ParquetInput(file), OPTIONS)) {
       return ParquetUtil.footerMetrics(reader.getFooter(), Stream.empty(), config);
     } catch (IOException e) {
