@@ -26,7 +26,7 @@ import org.duckdb.DuckDBConnection;
  * The deleted positions of a data file's deletion vectors, as a relation DuckDB can anti-join.
  *
  * <p>A vector is a compressed bitmap in a Puffin file, which DuckDB cannot read. Positions are handed
- * over as runs ({@code generate_series(first, last)}): a bulk delete is a handful of runs however many
+ * over as runs ({@code generate_series(first, last)}, the bounds as two comma-separated strings): a bulk delete is a handful of runs however many
  * rows it removed. A vector too fragmented for that is written once as a Parquet file of positions in
  * the scratch directory (a vector never changes, so the file is reused by every later scan until the
  * cache's size budget evicts it). Either way no list of positions is ever held in the JVM.
@@ -65,16 +65,23 @@ public final class DeletionVectors implements AutoCloseable {
       if (runs.isEmpty()) {
         return "SELECT " + path + " AS file_path, CAST(NULL AS BIGINT) AS pos WHERE false";
       }
-      StringBuilder values = new StringBuilder();
+      // Two strings rather than a VALUES list: DuckDB parses and binds a constant per tuple (~12 µs
+      // each, 25 ms for 2,000 runs), a string once.
+      StringBuilder firsts = new StringBuilder();
+      StringBuilder lasts = new StringBuilder();
       for (long[] r : runs) {
-        values.append(values.length() > 0 ? ", " : "").append('(').append(r[0]).append(", ").append(r[1])
-            .append(')');
+        firsts.append(firsts.length() > 0 ? "," : "").append(r[0]);
+        lasts.append(lasts.length() > 0 ? "," : "").append(r[1]);
       }
-      return "SELECT " + path + " AS file_path, unnest(generate_series(r.first, r.last)) AS pos FROM (VALUES "
-          + values + ") AS r(first, last)";
+      return "SELECT " + path + " AS file_path, unnest(generate_series(r.first, r.last)) AS pos FROM (SELECT "
+          + bigints(firsts) + " AS first, " + bigints(lasts) + " AS last) AS r";
     }
     Path file = file(key(vectors, task), index);
     return "SELECT " + path + " AS file_path, pos FROM read_parquet(" + Lexer.quoteString(file.toString()) + ")";
+  }
+
+  private static String bigints(CharSequence csv) {
+    return "unnest(CAST(string_split('" + csv + "', ',') AS BIGINT[]))";
   }
 
   /** The positions as [first, last] runs, or null if there are more than {@code limit}. */
