@@ -9,6 +9,9 @@ public final class SqlState {
   private SqlState() {}
 
   public static final String SUCCESSFUL_COMPLETION = "00000";
+  public static final String WARNING = "01000";
+  public static final String CONNECTION_EXCEPTION = "08000";
+  public static final String PROTOCOL_VIOLATION = "08P01";
   public static final String FEATURE_NOT_SUPPORTED = "0A000";
   public static final String CARDINALITY_VIOLATION = "21000";
   public static final String DATA_EXCEPTION = "22000";
@@ -19,10 +22,21 @@ public final class SqlState {
   public static final String DATETIME_FIELD_OVERFLOW = "22008";
   public static final String DIVISION_BY_ZERO = "22012";
   public static final String INVALID_PARAMETER_VALUE = "22023";
+  public static final String CHARACTER_NOT_IN_REPERTOIRE = "22021";
   public static final String INVALID_TEXT_REPRESENTATION = "22P02";
+  public static final String INVALID_BINARY_REPRESENTATION = "22P03";
   public static final String NOT_NULL_VIOLATION = "23502";
   public static final String UNIQUE_VIOLATION = "23505";
+  public static final String ACTIVE_SQL_TRANSACTION = "25001";
   public static final String READ_ONLY_SQL_TRANSACTION = "25006";
+  public static final String NO_ACTIVE_SQL_TRANSACTION = "25P01";
+  public static final String IN_FAILED_SQL_TRANSACTION = "25P02";
+  public static final String IDLE_IN_TRANSACTION_SESSION_TIMEOUT = "25P03";
+  public static final String INVALID_SQL_STATEMENT_NAME = "26000";
+  public static final String INVALID_AUTHORIZATION_SPECIFICATION = "28000";
+  public static final String INVALID_PASSWORD = "28P01";
+  public static final String INVALID_CURSOR_NAME = "34000";
+  public static final String INVALID_CATALOG_NAME = "3D000";
   public static final String INVALID_SCHEMA_NAME = "3F000";
   public static final String DEPENDENT_OBJECTS_STILL_EXIST = "2BP01";
   public static final String SERIALIZATION_FAILURE = "40001";
@@ -39,13 +53,21 @@ public final class SqlState {
   public static final String INVALID_COLUMN_REFERENCE = "42P10";
   public static final String DUPLICATE_SCHEMA = "42P06";
   public static final String DUPLICATE_TABLE = "42P07";
+  public static final String DUPLICATE_CURSOR = "42P03";
+  public static final String DUPLICATE_PREPARED_STATEMENT = "42P05";
   public static final String INVALID_TABLE_DEFINITION = "42P16";
   public static final String UNDEFINED_OBJECT = "42704";
+  public static final String UNDEFINED_PARAMETER = "42P02";
+  public static final String INVALID_SAVEPOINT_SPECIFICATION = "3B001";
   public static final String OUT_OF_MEMORY = "53200";
+  public static final String TOO_MANY_CONNECTIONS = "53300";
   public static final String DISK_FULL = "53100";
   public static final String OBJECT_NOT_IN_PREREQUISITE_STATE = "55000";
   public static final String OBJECT_IN_USE = "55006";
+  public static final String CANT_CHANGE_RUNTIME_PARAM = "55P02";
   public static final String QUERY_CANCELED = "57014";
+  public static final String ADMIN_SHUTDOWN = "57P01";
+  public static final String CANNOT_CONNECT_NOW = "57P03";
   public static final String IO_ERROR = "58030";
   public static final String INTERNAL_ERROR = "XX000";
   public static final String DATA_CORRUPTED = "XX001";

@@ -1,0 +1,108 @@
+package dev.floe.cli;
+
+import dev.floe.Database;
+import dev.floe.Floe;
+import dev.floe.FloeConfig;
+import dev.floe.server.pg.PgServer;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code floe serve}: opens a warehouse and serves it over the PostgreSQL wire protocol until
+ * interrupted (SIGINT or SIGTERM end it gracefully: running statements finish, new connections are
+ * refused). Every option also has an environment variable (docs/server.md).
+ */
+@Command(name = "serve", mixinStandardHelpOptions = true, versionProvider = Version.class,
+    description = {"Serve a warehouse over the PostgreSQL wire protocol (psql, JDBC, psycopg, ...).",
+        "Connect with: psql postgresql://127.0.0.1:5433/floe"})
+final class ServeCommand implements Callable<Integer> {
+  @ParentCommand
+  Main main;
+
+  @Spec
+  CommandSpec spec;
+
+  @Mixin
+  WarehouseOption warehouse;
+
+  @Option(names = "--pg-host", paramLabel = "ADDRESS",
+      description = "Address to listen on. Default: $FLOE_PG_HOST if set, else 127.0.0.1.")
+  String host;
+
+  @Option(names = "--pg-port", paramLabel = "PORT",
+      description = "TCP port for PostgreSQL clients (0: any free port). Default: $FLOE_PG_PORT if set, else 5433.")
+  Integer port;
+
+  @Option(names = "--max-connections", paramLabel = "N",
+      description = "Sessions served at once; more are refused with SQLSTATE 53300. Default: "
+          + "$FLOE_MAX_CONNECTIONS if set, else 100.")
+  Integer maxConnections;
+
+  @Option(names = "--memory-limit", paramLabel = "SIZE",
+      description = "DuckDB's memory limit (e.g. 4GB); larger queries spill to the warehouse's scratch "
+          + "directory. Default: $FLOE_MEMORY_LIMIT if set, else DuckDB's (80% of RAM).")
+  String memoryLimit;
+
+  @Override
+  public Integer call() throws IOException, InterruptedException {
+    Environment env = main.environment();
+    Path directory = warehouse.resolve(env);
+    PgServer.Config config = PgServer.Config.defaults()
+        .withHost(host != null ? host : env.variable("FLOE_PG_HOST").orElse("127.0.0.1"))
+        .withPort(port != null ? port : intVariable(env, "FLOE_PG_PORT", PgServer.Config.DEFAULT_PORT))
+        .withMaxConnections(maxConnections != null ? maxConnections : intVariable(env, "FLOE_MAX_CONNECTIONS", 100))
+        .withDatabaseName(directory.getFileName() == null ? "floe" : directory.getFileName().toString());
+    if (config.port() < 0 || config.port() > 65535) {
+      throw new ParameterException(spec.commandLine(), "--pg-port must be between 0 and 65535");
+    }
+    FloeConfig.Builder builder = FloeConfig.builder(directory);
+    String limit = memoryLimit != null ? memoryLimit : env.variable("FLOE_MEMORY_LIMIT").orElse(null);
+    if (limit != null) {
+      builder.memoryLimit(limit);
+    }
+    Database db = Floe.open(builder.build());
+    PgServer server;
+    try {
+      server = PgServer.start(db, config);
+    } catch (IOException e) {
+      db.close();
+      throw new dev.floe.FloeException(dev.floe.SqlState.IO_ERROR, "cannot listen on " + config.host() + ":"
+          + config.port() + ": " + e.getMessage(), e);
+    }
+    CountDownLatch stopped = new CountDownLatch(1);
+    Thread hook = new Thread(() -> {
+      server.shutdown(Duration.ofSeconds(30));
+      db.close();
+      stopped.countDown();
+    }, "floe-shutdown");
+    Runtime.getRuntime().addShutdownHook(hook);
+    env.out().println("Floe is serving " + directory + " over the PostgreSQL protocol");
+    env.out().println("  psql " + server.connectionUri());
+    env.out().println("  jdbc:postgresql://" + config.host() + ":" + server.port() + "/" + config.databaseName());
+    env.out().flush();
+    stopped.await();
+    return Main.EXIT_OK;
+  }
+
+  private int intVariable(Environment env, String name, int otherwise) {
+    String v = env.variable(name).orElse(null);
+    if (v == null) {
+      return otherwise;
+    }
+    try {
+      return Integer.parseInt(v.trim());
+    } catch (NumberFormatException e) {
+      throw new ParameterException(spec.commandLine(), "$" + name + " must be an integer, was \"" + v + "\"");
+    }
+  }
+}

@@ -1,0 +1,128 @@
+package dev.floe.server.pg;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+
+/**
+ * Builds backend messages in a buffer and writes them to the socket on {@link #flush()} (at
+ * ReadyForQuery, Flush, or when the buffer grows past a batch), so a result of many small DataRows
+ * costs few system calls.
+ */
+final class MessageWriter {
+  private static final int FLUSH_AT = 64 * 1024;
+  private final OutputStream out;
+  private byte[] buf = new byte[16 * 1024];
+  private int len;
+  private int start = -1;
+
+  MessageWriter(OutputStream out) {
+    this.out = out;
+  }
+
+  /** Starts a message of the given type; its length is filled in by {@link #end()}. */
+  MessageWriter begin(char type) {
+    if (start >= 0) {
+      throw new IllegalStateException("message not ended");
+    }
+    ensure(5);
+    buf[len++] = (byte) type;
+    start = len;
+    len += 4;
+    return this;
+  }
+
+  MessageWriter int8(int v) {
+    ensure(1);
+    buf[len++] = (byte) v;
+    return this;
+  }
+
+  MessageWriter int16(int v) {
+    ensure(2);
+    buf[len++] = (byte) (v >>> 8);
+    buf[len++] = (byte) v;
+    return this;
+  }
+
+  MessageWriter int32(int v) {
+    ensure(4);
+    buf[len++] = (byte) (v >>> 24);
+    buf[len++] = (byte) (v >>> 16);
+    buf[len++] = (byte) (v >>> 8);
+    buf[len++] = (byte) v;
+    return this;
+  }
+
+  MessageWriter int64(long v) {
+    int32((int) (v >>> 32));
+    return int32((int) v);
+  }
+
+  MessageWriter bytes(byte[] b) {
+    ensure(b.length);
+    System.arraycopy(b, 0, buf, len, b.length);
+    len += b.length;
+    return this;
+  }
+
+  MessageWriter cstring(String s) {
+    bytes(s.getBytes(StandardCharsets.UTF_8));
+    return int8(0);
+  }
+
+  /** A length-prefixed value (-1 for NULL), as in DataRow and Bind. */
+  MessageWriter value(byte[] b) {
+    if (b == null) {
+      return int32(-1);
+    }
+    int32(b.length);
+    return bytes(b);
+  }
+
+  MessageWriter end() throws IOException {
+    int length = len - start;
+    buf[start] = (byte) (length >>> 24);
+    buf[start + 1] = (byte) (length >>> 16);
+    buf[start + 2] = (byte) (length >>> 8);
+    buf[start + 3] = (byte) length;
+    start = -1;
+    if (len >= FLUSH_AT) {
+      flush();
+    }
+    return this;
+  }
+
+  /** A single byte with no message framing (the answer to SSLRequest and GSSENCRequest). */
+  void raw(char b) throws IOException {
+    ensure(1);
+    buf[len++] = (byte) b;
+    flush();
+  }
+
+  void flush() throws IOException {
+    if (start >= 0) {
+      throw new IllegalStateException("message not ended");
+    }
+    if (len > 0) {
+      out.write(buf, 0, len);
+      len = 0;
+    }
+    out.flush();
+  }
+
+  /** Drops a message begun but not ended (its content failed to encode). */
+  void abandon() {
+    if (start >= 0) {
+      len = start - 1;
+      start = -1;
+    }
+  }
+
+  private void ensure(int n) {
+    if (len + n > buf.length) {
+      buf = Arrays.copyOf(buf, Math.max(buf.length * 2, len + n));
+    }
+  }
+}

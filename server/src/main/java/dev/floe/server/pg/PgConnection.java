@@ -1,0 +1,1074 @@
+package dev.floe.server.pg;
+
+import dev.floe.Column;
+import dev.floe.FloeException;
+import dev.floe.Row;
+import dev.floe.Session;
+import dev.floe.SqlState;
+import dev.floe.SqlType;
+import dev.floe.sql.Ast;
+import dev.floe.sql.Parser;
+import dev.floe.sql.SqlScript;
+import java.io.BufferedInputStream;
+import java.io.DataInputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.Socket;
+import java.net.SocketException;
+import java.time.ZoneId;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One client connection speaking the PostgreSQL v3 protocol: start-up and authentication, the simple
+ * and extended query protocols, transaction-block status, cancellation and timeouts. Runs on its own
+ * thread; statements run one at a time in the connection's engine {@link Session}.
+ */
+final class PgConnection implements Runnable {
+  private static final Logger LOG = LoggerFactory.getLogger(PgConnection.class);
+  private static final int SSL_REQUEST = 80877103;
+  private static final int GSSENC_REQUEST = 80877104;
+  private static final int CANCEL_REQUEST = 80877102;
+  private static final int PROTOCOL_3 = 196608;
+  private static final int MAX_STARTUP = 10_000;
+
+  private final PgServer server;
+  private final Socket socket;
+  private final int processId;
+  private final int secretKey;
+  private final boolean overCapacity;
+  private DataInputStream in;
+  private MessageWriter out;
+  private final Object writeLock = new Object();
+  private Session session;
+  private final Settings settings = new Settings();
+  private String user = "floe";
+  private final Map<String, Prepared> statements = new HashMap<>();
+  private final Map<String, Portal> portals = new HashMap<>();
+  /** 'I' idle, 'T' in a transaction block, 'E' in a failed transaction block. */
+  private char status = 'I';
+  private final Deque<String> savepoints = new ArrayDeque<>();
+  /** Statements that changed data inside the current block (each committed on its own). */
+  private int blockWrites;
+  /** After an error in the extended protocol, messages are skipped until Sync. */
+  private boolean skipUntilSync;
+  private volatile boolean running;
+  private volatile boolean timedOut;
+  private volatile boolean closing;
+  private ScheduledFuture<?> idleTimer;
+
+  /** A bound statement, ready to execute (and maybe partly executed: suspended). */
+  private static final class Portal {
+    final Prepared statement;
+    final String sql;
+    final boolean[] binaryResults;
+    final boolean allBinary;
+    Reply reply;
+    long sent;
+    boolean done;
+
+    Portal(Prepared statement, String sql, boolean[] binaryResults, boolean allBinary) {
+      this.statement = statement;
+      this.sql = sql;
+      this.binaryResults = binaryResults;
+      this.allBinary = allBinary;
+    }
+
+    void close() {
+      if (reply != null) {
+        reply.close();
+        reply = null;
+      }
+    }
+  }
+
+  PgConnection(PgServer server, Socket socket, int processId, int secretKey, boolean overCapacity) {
+    this.server = server;
+    this.socket = socket;
+    this.processId = processId;
+    this.secretKey = secretKey;
+    this.overCapacity = overCapacity;
+  }
+
+  int processId() {
+    return processId;
+  }
+
+  int secretKey() {
+    return secretKey;
+  }
+
+  @Override
+  public void run() {
+    try {
+      socket.setTcpNoDelay(true);
+      in = new DataInputStream(new BufferedInputStream(socket.getInputStream(), 16 * 1024));
+      out = new MessageWriter(socket.getOutputStream());
+      if (!startup()) {
+        return;
+      }
+      loop();
+    } catch (EOFException | SocketException e) {
+      // the client went away
+    } catch (ProtocolException e) {
+      fatal(SqlState.PROTOCOL_VIOLATION, e.getMessage());
+    } catch (MessageBuffer.InvalidText e) {
+      fatal(SqlState.CHARACTER_NOT_IN_REPERTOIRE, e.getMessage());
+    } catch (IOException e) {
+      LOG.debug("connection {} failed: {}", processId, e.toString());
+    } catch (RuntimeException e) {
+      LOG.error("connection {} failed", processId, e);
+      fatal(SqlState.INTERNAL_ERROR, "internal error: " + e);
+    } finally {
+      cleanup();
+    }
+  }
+
+  // ------------------------------------------------------------------ start-up
+
+  private boolean startup() throws IOException {
+    while (true) {
+      int length = in.readInt();
+      if (length < 8 || length > MAX_STARTUP) {
+        throw new ProtocolException("invalid length of startup packet");
+      }
+      byte[] body = new byte[length - 4];
+      in.readFully(body);
+      MessageBuffer m = new MessageBuffer((byte) 0, body);
+      int code = m.int32("protocol version");
+      if (code == SSL_REQUEST || code == GSSENC_REQUEST) {
+        m.end();
+        synchronized (writeLock) {
+          out.raw('N'); // no TLS or GSSAPI encryption on this listener: the client goes on in plain text
+        }
+        continue;
+      }
+      if (code == CANCEL_REQUEST) {
+        int pid = m.int32("process id");
+        int key = m.int32("secret key");
+        server.cancel(pid, key);
+        return false; // a cancel request gets no answer; the connection just closes
+      }
+      int major = code >>> 16;
+      int minor = code & 0xffff;
+      if (major != 3) {
+        throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "unsupported frontend protocol " + major + "."
+            + minor + ": server supports 3.0 to 3.0");
+      }
+      Map<String, String> params = new java.util.LinkedHashMap<>();
+      List<String> unknownOptions = new ArrayList<>();
+      while (true) {
+        String name = m.cstring("parameter name");
+        if (name.isEmpty()) {
+          break;
+        }
+        String value = m.cstring("parameter value");
+        if (name.startsWith("_pq_.")) {
+          unknownOptions.add(name);
+        } else {
+          params.put(name, value);
+        }
+      }
+      m.end();
+      if (minor > 0 || !unknownOptions.isEmpty()) {
+        synchronized (writeLock) {
+          out.begin('v').int32(0).int32(unknownOptions.size());
+          for (String o : unknownOptions) {
+            out.cstring(o);
+          }
+          out.end();
+        }
+      }
+      return authenticate(params);
+    }
+  }
+
+  private boolean authenticate(Map<String, String> params) throws IOException {
+    if (overCapacity) {
+      fatal(SqlState.TOO_MANY_CONNECTIONS, "sorry, too many clients already");
+      return false;
+    }
+    if (server.isShuttingDown()) {
+      fatal(SqlState.CANNOT_CONNECT_NOW, "the database system is shutting down");
+      return false;
+    }
+    user = params.get("user");
+    if (user == null || user.isEmpty()) {
+      fatal(SqlState.INVALID_AUTHORIZATION_SPECIFICATION, "no PostgreSQL user name specified in startup packet");
+      return false;
+    }
+    if (params.containsKey("replication") && !params.get("replication").equalsIgnoreCase("false")) {
+      fatal(SqlState.FEATURE_NOT_SUPPORTED, "Floe does not serve replication connections");
+      return false;
+    }
+    String database = params.getOrDefault("database", user);
+    if (database.isEmpty()) {
+      database = user;
+    }
+    if (!server.databaseNames().contains(database)) {
+      fatal(SqlState.INVALID_CATALOG_NAME, "database \"" + database + "\" does not exist");
+      return false;
+    }
+    InetAddress peer = socket.getInetAddress();
+    if (!peer.isLoopbackAddress()) {
+      fatal(SqlState.INVALID_AUTHORIZATION_SPECIFICATION, "no authentication method allows host \""
+          + peer.getHostAddress() + "\", user \"" + user + "\": trust authentication is for loopback connections");
+      return false;
+    }
+    try {
+      settings.setAtStartup("session_authorization", user);
+      for (Map.Entry<String, String> e : params.entrySet()) {
+        switch (e.getKey()) {
+          case "user", "database", "replication" -> { }
+          case "options" -> applyOptions(e.getValue());
+          default -> settings.setAtStartup(e.getKey(), e.getValue());
+        }
+      }
+    } catch (FloeException e) {
+      fatal(e.sqlState(), e.getMessage());
+      return false;
+    }
+    session = server.database().connect();
+    session.onNotice(this::notice);
+    applySearchPath();
+    synchronized (writeLock) {
+      out.begin('R').int32(0).end(); // AuthenticationOk
+      for (Map.Entry<String, String> e : settings.reported().entrySet()) {
+        out.begin('S').cstring(e.getKey()).cstring(e.getValue()).end();
+      }
+      settings.drainChanged();
+      out.begin('K').int32(processId).int32(secretKey).end();
+      readyForQuery();
+    }
+    return true;
+  }
+
+  /** The start-up {@code options} parameter: {@code -c name=value} pairs (and {@code --name=value}). */
+  private void applyOptions(String options) {
+    String[] words = options.trim().split("\\s+");
+    for (int i = 0; i < words.length; i++) {
+      String w = words[i];
+      String assignment = null;
+      if (w.equals("-c") && i + 1 < words.length) {
+        assignment = words[++i];
+      } else if (w.startsWith("-c")) {
+        assignment = w.substring(2);
+      } else if (w.startsWith("--")) {
+        assignment = w.substring(2);
+      } else if (!w.isEmpty()) {
+        throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "unsupported start-up option \"" + w + "\"");
+      }
+      if (assignment != null) {
+        int eq = assignment.indexOf('=');
+        if (eq <= 0) {
+          throw new FloeException(SqlState.SYNTAX_ERROR, "invalid start-up option \"" + assignment + "\"");
+        }
+        settings.setAtStartup(assignment.substring(0, eq).replace('-', '_'), assignment.substring(eq + 1));
+      }
+    }
+  }
+
+  // ------------------------------------------------------------------ message loop
+
+  private void loop() throws IOException {
+    while (!closing) {
+      int type = in.read();
+      if (type < 0) {
+        return;
+      }
+      int length = in.readInt();
+      if (length < 4) {
+        throw new ProtocolException("invalid message length " + length);
+      }
+      if (length - 4 > server.config().maxMessageBytes()) {
+        throw new ProtocolException("message of " + length + " bytes exceeds the limit of "
+            + server.config().maxMessageBytes() + " bytes");
+      }
+      byte[] body = new byte[length - 4];
+      in.readFully(body);
+      cancelIdleTimer();
+      MessageBuffer m = new MessageBuffer((byte) type, body);
+      if (skipUntilSync && type != 'S' && type != 'X') {
+        continue;
+      }
+      synchronized (writeLock) {
+        switch (type) {
+          case 'Q' -> simpleQuery(m);
+          case 'P' -> extended(() -> parse(m));
+          case 'B' -> extended(() -> bind(m));
+          case 'D' -> extended(() -> describe(m));
+          case 'E' -> extended(() -> execute(m));
+          case 'C' -> extended(() -> close(m));
+          case 'H' -> {
+            m.end();
+            out.flush();
+          }
+          case 'S' -> {
+            m.end();
+            sync();
+          }
+          case 'X' -> {
+            return;
+          }
+          case 'd', 'c', 'f' -> {
+            // COPY data outside COPY: ignored, as PostgreSQL does
+          }
+          case 'F' -> extended(() -> {
+            throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "the function call protocol is not supported");
+          });
+          case 'p' -> throw new ProtocolException("unexpected password message");
+          default -> throw new ProtocolException("invalid frontend message type " + type);
+        }
+      }
+      if (server.isShuttingDown() && !running) {
+        fatal(SqlState.ADMIN_SHUTDOWN, "terminating connection due to administrator command");
+        return;
+      }
+      scheduleIdleTimer();
+    }
+  }
+
+  private interface Step {
+    void run() throws IOException;
+  }
+
+  /** Runs an extended-protocol step; an error skips the rest of the batch up to Sync. */
+  private void extended(Step step) throws IOException {
+    try {
+      step.run();
+    } catch (ProtocolException | MessageBuffer.InvalidText e) {
+      throw e;
+    } catch (FloeException e) {
+      error(e);
+      skipUntilSync = true;
+    } catch (RuntimeException e) {
+      LOG.error("internal error in connection {}", processId, e);
+      error(new FloeException(SqlState.INTERNAL_ERROR, "internal error: " + e, e));
+      skipUntilSync = true;
+    }
+  }
+
+  private void sync() throws IOException {
+    skipUntilSync = false;
+    if (status == 'I') {
+      closeAllPortals(); // portals live until the end of their transaction: here, each statement
+    }
+    readyForQuery();
+  }
+
+  private void readyForQuery() throws IOException {
+    for (String name : settings.drainChanged()) {
+      out.begin('S').cstring(name).cstring(settings.get(name)).end();
+    }
+    out.begin('Z').int8(status).end();
+    out.flush();
+  }
+
+  // ------------------------------------------------------------------ simple query
+
+  private void simpleQuery(MessageBuffer m) throws IOException {
+    String sql = m.cstring("query string");
+    m.end();
+    List<SqlScript.Part> parts;
+    try {
+      parts = SqlScript.split(sql);
+    } catch (FloeException e) {
+      error(e);
+      readyForQuery();
+      return;
+    }
+    if (parts.isEmpty()) {
+      out.begin('I').end(); // EmptyQueryResponse
+    }
+    closeAllPortals(); // a simple query destroys the unnamed portal
+    for (SqlScript.Part part : parts) {
+      try {
+        Reply reply = run(part.text(), SessionCommand.parse(part.text()));
+        try {
+          if (reply.hasRows()) {
+            rowDescription(reply.columns(), null, false);
+          }
+          long sent = sendRows(reply, new boolean[0], false, 0, part.offset());
+          out.begin('C').cstring(reply.tag(sent)).end();
+        } finally {
+          reply.close();
+        }
+      } catch (FloeException e) {
+        error(e.withPosition(0).position() > 0 ? shift(e, part.offset()) : e);
+        break;
+      } catch (RuntimeException e) {
+        LOG.error("internal error in connection {}", processId, e);
+        error(new FloeException(SqlState.INTERNAL_ERROR, "internal error: " + e, e));
+        break;
+      }
+    }
+    readyForQuery();
+  }
+
+  /** An error position in a statement of a script, as a position in the whole script. */
+  private static FloeException shift(FloeException e, int offset) {
+    if (e.position() <= 0 || offset == 0) {
+      return e;
+    }
+    return new FloeException(e.sqlState(), e.getMessage(), e.detail().orElse(null), e.hint().orElse(null),
+        e.position() + offset, e.getCause());
+  }
+
+  // ------------------------------------------------------------------ extended query
+
+  private void parse(MessageBuffer m) throws IOException {
+    String name = m.cstring("statement name");
+    String sql = m.cstring("query string");
+    int n = m.int16("parameter count");
+    if (n < 0) {
+      throw new ProtocolException("invalid parameter count " + n);
+    }
+    int[] types = new int[n];
+    for (int k = 0; k < n; k++) {
+      types[k] = m.int32("parameter type");
+    }
+    m.end();
+    if (!name.isEmpty() && statements.containsKey(name)) {
+      throw new FloeException(SqlState.DUPLICATE_PREPARED_STATEMENT, "prepared statement \"" + name
+          + "\" already exists");
+    }
+    checkNotAborted(SessionCommand.parse(sql));
+    Prepared p = Prepared.parse(sql, types);
+    statements.put(name, p);
+    out.begin('1').end(); // ParseComplete
+  }
+
+  private void bind(MessageBuffer m) throws IOException {
+    String portalName = m.cstring("portal name");
+    String statementName = m.cstring("statement name");
+    int nFormats = m.int16("parameter format count");
+    if (nFormats < 0) {
+      throw new ProtocolException("invalid parameter format count " + nFormats);
+    }
+    int[] formats = new int[nFormats];
+    for (int k = 0; k < nFormats; k++) {
+      formats[k] = format(m.int16("parameter format"));
+    }
+    int nParams = m.int16("parameter count");
+    if (nParams < 0) {
+      throw new ProtocolException("invalid parameter count " + nParams);
+    }
+    byte[][] values = new byte[nParams][];
+    for (int k = 0; k < nParams; k++) {
+      int len = m.int32("parameter length");
+      if (len < -1) {
+        throw new ProtocolException("invalid parameter length " + len);
+      }
+      values[k] = len == -1 ? null : m.bytes(len, "parameter value");
+    }
+    int nResults = m.int16("result format count");
+    if (nResults < 0) {
+      throw new ProtocolException("invalid result format count " + nResults);
+    }
+    int[] results = new int[nResults];
+    for (int k = 0; k < nResults; k++) {
+      results[k] = format(m.int16("result format"));
+    }
+    m.end();
+    Prepared p = statements.get(statementName);
+    if (p == null) {
+      throw new FloeException(SqlState.INVALID_SQL_STATEMENT_NAME, "prepared statement \"" + statementName
+          + "\" does not exist");
+    }
+    if (nFormats > 1 && nFormats != nParams) {
+      throw new ProtocolException("bind message has " + nFormats + " parameter formats but " + nParams
+          + " parameters");
+    }
+    if (nParams != p.parameterCount()) {
+      throw new ProtocolException("bind message supplies " + nParams + " parameters, but prepared statement \""
+          + statementName + "\" requires " + p.parameterCount());
+    }
+    if (!portalName.isEmpty() && portals.containsKey(portalName)) {
+      throw new FloeException(SqlState.DUPLICATE_CURSOR, "cursor \"" + portalName + "\" already exists");
+    }
+    checkNotAborted(p.command());
+    boolean[] binary = new boolean[nParams];
+    for (int k = 0; k < nParams; k++) {
+      binary[k] = nFormats == 1 ? formats[0] == 1 : nFormats > 1 && formats[k] == 1;
+    }
+    String sql = p.bind(values, binary);
+    boolean[] binaryResults = new boolean[nResults];
+    for (int k = 0; k < nResults; k++) {
+      binaryResults[k] = results[k] == 1;
+    }
+    Portal old = portals.put(portalName, new Portal(p, sql, binaryResults, nResults == 1 && results[0] == 1));
+    if (old != null) {
+      old.close();
+    }
+    out.begin('2').end(); // BindComplete
+  }
+
+  private static int format(int code) {
+    if (code != 0 && code != 1) {
+      throw new ProtocolException("invalid format code " + code);
+    }
+    return code;
+  }
+
+  private void describe(MessageBuffer m) throws IOException {
+    byte what = m.int8("describe target");
+    String name = m.cstring("name");
+    m.end();
+    if (what == 'S') {
+      Prepared p = statements.get(name);
+      if (p == null) {
+        throw new FloeException(SqlState.INVALID_SQL_STATEMENT_NAME, "prepared statement \"" + name
+            + "\" does not exist");
+      }
+      int[] oids = p.parameterOids();
+      out.begin('t').int16(oids.length);
+      for (int oid : oids) {
+        out.int32(oid);
+      }
+      out.end();
+      List<Column> columns = describeStatement(p);
+      if (columns.isEmpty()) {
+        out.begin('n').end(); // NoData
+      } else {
+        rowDescription(columns, null, false);
+      }
+    } else if (what == 'P') {
+      Portal portal = portals.get(name);
+      if (portal == null) {
+        throw new FloeException(SqlState.INVALID_CURSOR_NAME, "portal \"" + name + "\" does not exist");
+      }
+      if (!returnsRows(portal.statement, portal.sql)) {
+        out.begin('n').end();
+        return;
+      }
+      start(portal);
+      List<Column> columns = portal.reply.columns();
+      if (columns.isEmpty()) {
+        out.begin('n').end();
+      } else {
+        checkFormats(portal, columns.size());
+        rowDescription(columns, portal.binaryResults, portal.allBinary);
+      }
+    } else {
+      throw new ProtocolException("invalid DESCRIBE message subtype " + what);
+    }
+  }
+
+  private void execute(MessageBuffer m) throws IOException {
+    String name = m.cstring("portal name");
+    int maxRows = m.int32("row limit");
+    m.end();
+    Portal portal = portals.get(name);
+    if (portal == null) {
+      throw new FloeException(SqlState.INVALID_CURSOR_NAME, "portal \"" + name + "\" does not exist");
+    }
+    if (portal.statement.isEmpty()) {
+      out.begin('I').end();
+      return;
+    }
+    if (portal.done) {
+      // PostgreSQL answers a re-executed, exhausted portal with an empty completion
+      out.begin('C').cstring(portal.reply == null ? "SELECT 0" : "SELECT 0").end();
+      return;
+    }
+    start(portal);
+    try {
+      if (portal.reply.hasRows()) {
+        checkFormats(portal, portal.reply.columns().size());
+      }
+      long before = portal.sent;
+      portal.sent += sendRows(portal.reply, portal.binaryResults, portal.allBinary, maxRows, 0);
+      if (maxRows > 0 && portal.sent - before == maxRows && hasMore(portal.reply)) {
+        out.begin('s').end(); // PortalSuspended
+        return;
+      }
+      out.begin('C').cstring(portal.reply.tag(portal.sent)).end();
+      portal.done = true;
+      portal.close();
+    } catch (RuntimeException e) {
+      portal.done = true;
+      portal.close();
+      throw e;
+    }
+  }
+
+  private static boolean hasMore(Reply reply) {
+    return reply.hasRows() && reply.rows().hasNext();
+  }
+
+  private void checkFormats(Portal portal, int columns) {
+    int n = portal.binaryResults.length;
+    if (n > 1 && n != columns) {
+      throw new ProtocolException("bind message has " + n + " result formats but query has " + columns
+          + " columns");
+    }
+  }
+
+  private void close(MessageBuffer m) throws IOException {
+    byte what = m.int8("close target");
+    String name = m.cstring("name");
+    m.end();
+    if (what == 'S') {
+      statements.remove(name);
+    } else if (what == 'P') {
+      Portal p = portals.remove(name);
+      if (p != null) {
+        p.close();
+      }
+    } else {
+      throw new ProtocolException("invalid CLOSE message subtype " + what);
+    }
+    out.begin('3').end(); // CloseComplete
+  }
+
+  private void start(Portal portal) {
+    if (portal.reply == null && !portal.done) {
+      portal.reply = run(portal.sql, portal.statement.command());
+    }
+  }
+
+  /** Whether a bound statement returns rows, known without running it for everything but queries. */
+  private boolean returnsRows(Prepared p, String sql) {
+    if (p.command() != null) {
+      return p.command().kind() == SessionCommand.Kind.SHOW;
+    }
+    if (p.isEmpty()) {
+      return false;
+    }
+    Ast.Statement s;
+    try {
+      s = Parser.parse(sql);
+    } catch (FloeException e) {
+      return true; // running it reports the error
+    }
+    if (s instanceof Ast.Insert i) {
+      return i.returning().isPresent();
+    }
+    if (s instanceof Ast.Update u) {
+      return u.returning().isPresent();
+    }
+    if (s instanceof Ast.Delete d) {
+      return d.returning().isPresent();
+    }
+    return s instanceof Ast.Query || s instanceof Ast.Explain || s instanceof Ast.ShowTables
+        || s instanceof Ast.ShowSchemas || s instanceof Ast.Describe;
+  }
+
+  /**
+   * The result columns of a prepared statement, before it has parameters: a query runs with NULL
+   * parameters and no rows; statements with side effects are not run (RETURNING is described when the
+   * statement is bound and executed).
+   */
+  @SuppressWarnings("unchecked")
+  private List<Column> describeStatement(Prepared p) {
+    if (p.describedColumns != null) {
+      return (List<Column>) p.describedColumns;
+    }
+    List<Column> columns = List.of();
+    if (p.command() != null) {
+      if (p.command().kind() == SessionCommand.Kind.SHOW) {
+        try (Reply r = run(p.sql(), p.command())) {
+          columns = r.columns();
+        }
+      }
+    } else if (!p.isEmpty()) {
+      String sql = p.bind(null, null);
+      Ast.Statement s = Parser.parse(sql);
+      String probe = null;
+      if (s instanceof Ast.Query) {
+        probe = "SELECT * FROM (" + sql + ") AS floe_describe LIMIT 0";
+      } else if (s instanceof Ast.Explain || s instanceof Ast.ShowTables || s instanceof Ast.ShowSchemas
+          || s instanceof Ast.Describe) {
+        probe = sql;
+      }
+      if (probe != null) {
+        try (Reply r = run(probe, null)) {
+          columns = r.columns();
+        }
+      }
+    }
+    p.describedColumns = columns;
+    return columns;
+  }
+
+  // ------------------------------------------------------------------ running statements
+
+  private void checkNotAborted(SessionCommand command) {
+    if (status == 'E' && (command == null || !command.endsTransaction())) {
+      throw new FloeException(SqlState.IN_FAILED_SQL_TRANSACTION,
+          "current transaction is aborted, commands ignored until end of transaction block");
+    }
+  }
+
+  /**
+   * Runs one statement: a session command here, anything else in the engine. An error inside a
+   * transaction block fails the block.
+   */
+  private Reply run(String sql, SessionCommand command) {
+    try {
+      checkNotAborted(command);
+      if (command != null) {
+        return sessionCommand(command);
+      }
+      Reply reply = Reply.of(timed(() -> session.sql(sql)));
+      if (status == 'T' && !reply.hasRows() && isWrite(reply.tag(0))) {
+        blockWrites++;
+      }
+      return reply;
+    } catch (RuntimeException e) {
+      if (status == 'T') {
+        status = 'E';
+      }
+      throw e;
+    }
+  }
+
+  private static boolean isWrite(String tag) {
+    return !(tag.startsWith("SELECT") || tag.equals("SHOW") || tag.equals("EXPLAIN"));
+  }
+
+  private interface Call<T> {
+    T call();
+  }
+
+  /** Runs an engine call under statement_timeout, answering cancellation with PostgreSQL's messages. */
+  private <T> T timed(Call<T> call) {
+    long timeout = settings.statementTimeoutMillis();
+    ScheduledFuture<?> timer = null;
+    timedOut = false;
+    running = true;
+    if (timeout > 0) {
+      timer = server.timers().schedule(() -> {
+        timedOut = true;
+        session.cancel();
+      }, timeout, TimeUnit.MILLISECONDS);
+    }
+    try {
+      return call.call();
+    } catch (FloeException e) {
+      if (e.sqlState().equals(SqlState.QUERY_CANCELED)) {
+        throw new FloeException(SqlState.QUERY_CANCELED, timedOut ? "canceling statement due to statement timeout"
+            : "canceling statement due to user request", e);
+      }
+      throw e;
+    } finally {
+      running = false;
+      if (timer != null) {
+        timer.cancel(false);
+      }
+    }
+  }
+
+  private Reply sessionCommand(SessionCommand c) {
+    switch (c.kind()) {
+      case SET -> {
+        if (c.name().equalsIgnoreCase("role")) {
+          throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "SET ROLE is not supported");
+        }
+        settings.set(c.name(), c.value());
+        if (c.name().equalsIgnoreCase("search_path")) {
+          applySearchPath();
+        }
+        return Reply.command(c.tag());
+      }
+      case SET_TRANSACTION -> {
+        return Reply.command(c.tag());
+      }
+      case RESET -> {
+        if (c.name() == null) {
+          settings.resetAll();
+        } else {
+          settings.set(c.name(), null);
+        }
+        applySearchPath();
+        return Reply.command(c.tag());
+      }
+      case SHOW -> {
+        if (c.name() == null) {
+          List<Column> cols = List.of(Column.result("name", SqlType.TEXT), Column.result("setting", SqlType.TEXT),
+              Column.result("description", SqlType.TEXT));
+          List<Object[]> rows = new ArrayList<>();
+          for (String[] r : settings.all()) {
+            rows.add(new Object[] {r[0], r[1], r[2]});
+          }
+          return Reply.rows("SHOW", cols, rows);
+        }
+        String value = settings.get(c.name());
+        String column = settings.canonicalName(c.name()).toLowerCase(java.util.Locale.ROOT);
+        return Reply.rows("SHOW", List.of(Column.result(column, SqlType.TEXT)), List.<Object[]>of(
+            new Object[] {value}));
+      }
+      case BEGIN, START -> {
+        if (status != 'I') {
+          warning(SqlState.ACTIVE_SQL_TRANSACTION, "there is already a transaction in progress");
+        } else {
+          status = 'T';
+          blockWrites = 0;
+          savepoints.clear();
+        }
+        return Reply.command(c.tag());
+      }
+      case COMMIT -> {
+        String tag = status == 'E' ? "ROLLBACK" : "COMMIT";
+        if (status == 'I') {
+          warning(SqlState.NO_ACTIVE_SQL_TRANSACTION, "there is no transaction in progress");
+        }
+        endBlock(false);
+        return Reply.command(tag);
+      }
+      case ROLLBACK -> {
+        if (status == 'I') {
+          warning(SqlState.NO_ACTIVE_SQL_TRANSACTION, "there is no transaction in progress");
+        }
+        endBlock(true);
+        return Reply.command(c.tag());
+      }
+      case SAVEPOINT -> {
+        requireBlock("SAVEPOINT");
+        savepoints.push(c.name());
+        return Reply.command(c.tag());
+      }
+      case RELEASE, ROLLBACK_TO -> {
+        requireBlock(c.kind() == SessionCommand.Kind.RELEASE ? "RELEASE SAVEPOINT" : "ROLLBACK TO SAVEPOINT");
+        if (!savepoints.contains(c.name())) {
+          throw new FloeException(SqlState.INVALID_SAVEPOINT_SPECIFICATION, "savepoint \"" + c.name()
+              + "\" does not exist");
+        }
+        while (!savepoints.peek().equals(c.name())) {
+          savepoints.pop();
+        }
+        if (c.kind() == SessionCommand.Kind.RELEASE) {
+          savepoints.pop();
+        } else {
+          status = 'T';
+        }
+        return Reply.command(c.tag());
+      }
+      case DISCARD_ALL -> {
+        if (status != 'I') {
+          throw new FloeException(SqlState.ACTIVE_SQL_TRANSACTION, "DISCARD ALL cannot run inside a transaction block");
+        }
+        settings.resetAll();
+        applySearchPath();
+        statements.clear();
+        closeAllPortals();
+        return Reply.command(c.tag());
+      }
+      case DEALLOCATE -> {
+        if (c.name() == null) {
+          statements.keySet().removeIf(k -> !k.isEmpty());
+        } else if (statements.remove(c.name()) == null) {
+          throw new FloeException(SqlState.INVALID_SQL_STATEMENT_NAME, "prepared statement \"" + c.name()
+              + "\" does not exist");
+        }
+        return Reply.command(c.tag());
+      }
+      default -> throw new IllegalStateException("unhandled session command " + c);
+    }
+  }
+
+  private void requireBlock(String what) {
+    if (status == 'I') {
+      throw new FloeException(SqlState.NO_ACTIVE_SQL_TRANSACTION, what + " can only be used in transaction blocks");
+    }
+  }
+
+  private void endBlock(boolean rollback) {
+    if (rollback && blockWrites > 0) {
+      warning(SqlState.WARNING, "ROLLBACK could not undo " + blockWrites + " statement(s) of this block that "
+          + "changed data: Floe commits each statement when it runs (transaction blocks are not atomic yet)");
+    }
+    status = 'I';
+    blockWrites = 0;
+    savepoints.clear();
+  }
+
+  private void applySearchPath() {
+    if (session != null) {
+      session.setCurrentSchema(settings.firstSchema());
+    }
+  }
+
+  // ------------------------------------------------------------------ sending rows and errors
+
+  private void rowDescription(List<Column> columns, boolean[] binary, boolean allBinary) throws IOException {
+    out.begin('T').int16(columns.size());
+    for (int k = 0; k < columns.size(); k++) {
+      Column c = columns.get(k);
+      PgType t = PgType.of(c.type());
+      out.cstring(c.name()).int32(0).int16(0).int32(t.oid()).int16(t.length()).int32(t.typmod())
+          .int16(isBinary(binary, allBinary, k) ? 1 : 0);
+    }
+    out.end();
+  }
+
+  private static boolean isBinary(boolean[] binary, boolean allBinary, int k) {
+    return allBinary || (binary != null && binary.length > 1 && binary[k]);
+  }
+
+  /** Sends up to {@code max} rows (0: all); returns how many were sent. */
+  private long sendRows(Reply reply, boolean[] binary, boolean allBinary, int max, int offset) throws IOException {
+    if (!reply.hasRows()) {
+      return 0;
+    }
+    List<Column> columns = reply.columns();
+    PgType[] types = new PgType[columns.size()];
+    boolean[] bin = new boolean[columns.size()];
+    for (int k = 0; k < types.length; k++) {
+      types[k] = PgType.of(columns.get(k).type());
+      bin[k] = isBinary(binary, allBinary, k);
+    }
+    ZoneId zone = settings.zone();
+    long sent = 0;
+    Iterator<Row> rows = reply.rows();
+    running = true;
+    try {
+      while ((max == 0 || sent < max) && timedNext(rows)) {
+        Row row = rows.next();
+        out.begin('D').int16(types.length);
+        try {
+          for (int k = 0; k < types.length; k++) {
+            Object v = row.get(k);
+            out.value(bin[k] ? PgValues.binary(v, types[k], zone) : PgValues.text(v, zone));
+          }
+        } catch (RuntimeException e) {
+          out.abandon();
+          throw e;
+        }
+        out.end();
+        sent++;
+      }
+    } finally {
+      running = false;
+    }
+    return sent;
+  }
+
+  private boolean timedNext(Iterator<Row> rows) {
+    return timed(rows::hasNext);
+  }
+
+  private void notice(String message) {
+    try {
+      out.begin('N').int8('S').cstring("NOTICE").int8('V').cstring("NOTICE").int8('C').cstring("00000")
+          .int8('M').cstring(message).int8(0).end();
+    } catch (IOException e) {
+      // the connection is failing; the statement's own reply reports it
+    }
+  }
+
+  private void warning(String code, String message) {
+    try {
+      out.begin('N').int8('S').cstring("WARNING").int8('V').cstring("WARNING").int8('C').cstring(code)
+          .int8('M').cstring(message).int8(0).end();
+    } catch (IOException e) {
+      // as above
+    }
+  }
+
+  private void error(FloeException e) throws IOException {
+    out.abandon();
+    out.begin('E').int8('S').cstring("ERROR").int8('V').cstring("ERROR").int8('C').cstring(e.sqlState())
+        .int8('M').cstring(e.getMessage());
+    e.detail().ifPresent(d -> out.int8('D').cstring(d));
+    e.hint().ifPresent(h -> out.int8('H').cstring(h));
+    if (e.position() > 0) {
+      out.int8('P').cstring(Integer.toString(e.position()));
+    }
+    out.int8(0).end();
+  }
+
+  /** Sends a FATAL error (the connection then closes); failures to send are ignored. */
+  private void fatal(String code, String message) {
+    synchronized (writeLock) {
+      try {
+        out.abandon();
+        out.begin('E').int8('S').cstring("FATAL").int8('V').cstring("FATAL").int8('C').cstring(code)
+            .int8('M').cstring(message).int8(0).end();
+        out.flush();
+      } catch (IOException | RuntimeException ignored) {
+        // closing anyway
+      }
+    }
+  }
+
+  // ------------------------------------------------------------------ timers, cancel, shutdown
+
+  private void scheduleIdleTimer() {
+    long ms = settings.idleInTransactionTimeoutMillis();
+    if (ms > 0 && status != 'I') {
+      idleTimer = server.timers().schedule(() -> {
+        fatal(SqlState.IDLE_IN_TRANSACTION_SESSION_TIMEOUT,
+            "terminating connection due to idle-in-transaction timeout");
+        closeSocket();
+      }, ms, TimeUnit.MILLISECONDS);
+    }
+  }
+
+  private void cancelIdleTimer() {
+    if (idleTimer != null) {
+      idleTimer.cancel(false);
+      idleTimer = null;
+    }
+  }
+
+  /** A CancelRequest with this connection's key: interrupts the running statement, if any. */
+  void cancel() {
+    Session s = session;
+    if (s != null && running) {
+      s.cancel();
+    }
+  }
+
+  /** Server shutdown: an idle connection is told and closed now; a busy one after its statement. */
+  void shutdown() {
+    closing = true;
+    if (!running) {
+      fatal(SqlState.ADMIN_SHUTDOWN, "terminating connection due to administrator command");
+      closeSocket();
+    }
+  }
+
+  boolean isRunning() {
+    return running;
+  }
+
+  private void closeSocket() {
+    try {
+      socket.close();
+    } catch (IOException ignored) {
+      // already closed
+    }
+  }
+
+  private void closeAllPortals() {
+    for (Portal p : portals.values()) {
+      p.close();
+    }
+    portals.clear();
+  }
+
+  private void cleanup() {
+    cancelIdleTimer();
+    try {
+      closeAllPortals();
+    } catch (RuntimeException ignored) {
+      // closing anyway
+    }
+    if (session != null) {
+      session.close();
+    }
+    closeSocket();
+    server.closed(this);
+  }
+}

@@ -1,0 +1,240 @@
+package dev.floe.server.pg;
+
+import dev.floe.Database;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketException;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Serves a {@link Database} over the PostgreSQL v3 wire protocol. Each connection has its own thread
+ * and engine session; connections beyond {@link Config#maxConnections()} are refused with SQLSTATE
+ * 53300 after their start-up packet, as PostgreSQL refuses them.
+ */
+public final class PgServer implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(PgServer.class);
+
+  /**
+   * @param host the address to listen on ({@code 127.0.0.1} by default)
+   * @param port the TCP port ({@code 5433} by default; 0 picks a free one)
+   * @param maxConnections sessions served at once
+   * @param maxMessageBytes the largest client message accepted (a longer one is a protocol violation)
+   * @param databaseName the database name clients connect to, besides {@code floe}
+   */
+  public record Config(String host, int port, int maxConnections, int maxMessageBytes, String databaseName) {
+    public static final int DEFAULT_PORT = 5433;
+
+    public Config {
+      Objects.requireNonNull(host, "host");
+      if (port < 0 || port > 65535) {
+        throw new IllegalArgumentException("port must be between 0 and 65535: " + port);
+      }
+      if (maxConnections < 1) {
+        throw new IllegalArgumentException("maxConnections must be positive: " + maxConnections);
+      }
+      if (maxMessageBytes < 1024) {
+        throw new IllegalArgumentException("maxMessageBytes must be at least 1024: " + maxMessageBytes);
+      }
+    }
+
+    public static Config defaults() {
+      return new Config("127.0.0.1", DEFAULT_PORT, 100, 64 << 20, "floe");
+    }
+
+    public Config withPort(int newPort) {
+      return new Config(host, newPort, maxConnections, maxMessageBytes, databaseName);
+    }
+
+    public Config withHost(String newHost) {
+      return new Config(newHost, port, maxConnections, maxMessageBytes, databaseName);
+    }
+
+    public Config withMaxConnections(int n) {
+      return new Config(host, port, n, maxMessageBytes, databaseName);
+    }
+
+    public Config withMaxMessageBytes(int n) {
+      return new Config(host, port, maxConnections, n, databaseName);
+    }
+
+    public Config withDatabaseName(String name) {
+      return new Config(host, port, maxConnections, maxMessageBytes, name);
+    }
+  }
+
+  private final Database database;
+  private final Config config;
+  private final ServerSocket listener;
+  private final Thread acceptor;
+  private final ScheduledExecutorService timers;
+  private final Map<Integer, PgConnection> connections = new ConcurrentHashMap<>();
+  private final AtomicInteger active = new AtomicInteger();
+  private final AtomicInteger nextPid = new AtomicInteger(1000);
+  private final SecureRandom random = new SecureRandom();
+  private Set<String> databaseNames;
+  private volatile boolean shuttingDown;
+
+  private PgServer(Database database, Config config, ServerSocket listener) {
+    this.database = database;
+    this.config = config;
+    this.listener = listener;
+    this.databaseNames = new java.util.HashSet<>(java.util.List.of("floe"));
+    if (config.databaseName() != null) {
+      this.databaseNames.add(config.databaseName());
+    }
+    this.timers = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "floe-pg-timers");
+      t.setDaemon(true);
+      return t;
+    });
+    this.acceptor = new Thread(this::acceptLoop, "floe-pg-accept");
+    this.acceptor.setDaemon(true);
+  }
+
+  /** Starts listening; returns once the port is bound. */
+  public static PgServer start(Database database, Config config) throws IOException {
+    ServerSocket listener = new ServerSocket();
+    listener.setReuseAddress(true);
+    listener.bind(new InetSocketAddress(InetAddress.getByName(config.host()), config.port()), 128);
+    PgServer server = new PgServer(database, config, listener);
+    server.acceptor.start();
+    return server;
+  }
+
+  /** The port actually bound. */
+  public int port() {
+    return listener.getLocalPort();
+  }
+
+  public String host() {
+    return config.host();
+  }
+
+  /** A connection URI for libpq clients. */
+  public String connectionUri() {
+    String h = config.host().contains(":") ? "[" + config.host() + "]" : config.host();
+    return "postgresql://" + h + ":" + port() + "/" + config.databaseName();
+  }
+
+  Config config() {
+    return config;
+  }
+
+  Database database() {
+    return database;
+  }
+
+  Set<String> databaseNames() {
+    return databaseNames;
+  }
+
+  ScheduledExecutorService timers() {
+    return timers;
+  }
+
+  boolean isShuttingDown() {
+    return shuttingDown;
+  }
+
+  private void acceptLoop() {
+    while (!listener.isClosed()) {
+      Socket socket;
+      try {
+        socket = listener.accept();
+      } catch (SocketException e) {
+        return; // closed
+      } catch (IOException e) {
+        LOG.warn("accept failed: {}", e.toString());
+        continue;
+      }
+      int n = active.incrementAndGet();
+      if (n > config.maxConnections() * 2 + 8) {
+        // far over the cap: not even a thread for the refusal
+        active.decrementAndGet();
+        closeQuietly(socket);
+        continue;
+      }
+      int pid = nextPid.getAndIncrement();
+      PgConnection c = new PgConnection(this, socket, pid, random.nextInt(), n > config.maxConnections());
+      connections.put(pid, c);
+      Thread t = new Thread(c, "floe-pg-" + pid);
+      t.setDaemon(true);
+      t.start();
+    }
+  }
+
+  void cancel(int pid, int secretKey) {
+    PgConnection c = connections.get(pid);
+    if (c != null && c.secretKey() == secretKey) {
+      c.cancel();
+    }
+  }
+
+  void closed(PgConnection c) {
+    if (connections.remove(c.processId()) != null) {
+      active.decrementAndGet();
+    }
+  }
+
+  /** Connections currently open. */
+  public int connectionCount() {
+    return connections.size();
+  }
+
+  /**
+   * Stops accepting connections, tells idle sessions the server is going away, lets running
+   * statements finish (up to {@code grace}), then closes what is left.
+   */
+  public void shutdown(Duration grace) {
+    shuttingDown = true;
+    closeQuietly(listener);
+    for (PgConnection c : connections.values()) {
+      c.shutdown();
+    }
+    long deadline = System.nanoTime() + grace.toNanos();
+    while (!connections.isEmpty() && System.nanoTime() < deadline) {
+      try {
+        Thread.sleep(20);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        break;
+      }
+      for (PgConnection c : connections.values()) {
+        if (!c.isRunning()) {
+          c.shutdown();
+        }
+      }
+    }
+    for (PgConnection c : connections.values()) {
+      c.cancel();
+      c.shutdown();
+    }
+    timers.shutdownNow();
+  }
+
+  @Override
+  public void close() {
+    shutdown(Duration.ofSeconds(30));
+  }
+
+  private static void closeQuietly(java.io.Closeable c) {
+    try {
+      c.close();
+    } catch (IOException ignored) {
+      // closing anyway
+    }
+  }
+}

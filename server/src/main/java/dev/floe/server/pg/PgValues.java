@@ -1,0 +1,382 @@
+package dev.floe.server.pg;
+
+import dev.floe.FloeException;
+import dev.floe.SqlState;
+import dev.floe.Values;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.LocalTime;
+import java.time.OffsetDateTime;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeFormatterBuilder;
+import java.time.temporal.ChronoField;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.UUID;
+import org.apache.arrow.vector.PeriodDuration;
+
+/**
+ * Values on the wire: result values in PostgreSQL's text and binary formats, and parameter values
+ * (text or binary, of a declared or unknown type) as SQL literals for the statement they are bound to.
+ */
+final class PgValues {
+  private static final LocalDate PG_EPOCH_DATE = LocalDate.of(2000, 1, 1);
+  private static final LocalDateTime PG_EPOCH = PG_EPOCH_DATE.atStartOfDay();
+  private static final DateTimeFormatter TIMESTAMP = new DateTimeFormatterBuilder()
+      .appendPattern("yyyy-MM-dd HH:mm:ss").optionalStart().appendFraction(ChronoField.MICRO_OF_SECOND, 0, 6, true)
+      .toFormatter();
+
+  private static final java.util.regex.Pattern DATE_WITH_ZONE =
+      java.util.regex.Pattern.compile("(\\d{4,}-\\d{2}-\\d{2}) [+-]\\d{2}(:\\d{2}){0,2}");
+
+  private PgValues() {}
+
+  // ------------------------------------------------------------------ results
+
+  /** A value in text format; timestamptz in the session's time zone, as PostgreSQL prints it. */
+  static byte[] text(Object v, ZoneId zone) {
+    if (v == null) {
+      return null;
+    }
+    String s;
+    if (v instanceof OffsetDateTime t && !zone.equals(ZoneOffset.UTC)) {
+      var local = t.atZoneSameInstant(zone);
+      s = TIMESTAMP.format(local.toLocalDateTime()) + offset(local.getOffset());
+    } else {
+      s = Values.toText(v);
+    }
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  /** PostgreSQL's offset suffix: {@code +02}, {@code -03:30}. */
+  private static String offset(ZoneOffset o) {
+    int total = o.getTotalSeconds();
+    char sign = total < 0 ? '-' : '+';
+    total = Math.abs(total);
+    String s = String.format("%c%02d", sign, total / 3600);
+    if (total % 3600 != 0) {
+      s += String.format(":%02d", (total / 60) % 60);
+    }
+    if (total % 60 != 0) {
+      s += String.format(":%02d", total % 60);
+    }
+    return s;
+  }
+
+  /** A value in binary format for its column type. */
+  static byte[] binary(Object v, PgType type, ZoneId zone) {
+    if (v == null) {
+      return null;
+    }
+    if (type.isArray()) {
+      return binaryArray((List<?>) v, type.element(), zone);
+    }
+    ByteBuffer b;
+    switch (type.oid()) {
+      case 16 -> {
+        return new byte[] {(byte) (((Boolean) v) ? 1 : 0)};
+      }
+      case 21 -> b = ByteBuffer.allocate(2).putShort(((Number) v).shortValue());
+      case 23 -> b = ByteBuffer.allocate(4).putInt(((Number) v).intValue());
+      case 20 -> b = ByteBuffer.allocate(8).putLong(((Number) v).longValue());
+      case 700 -> b = ByteBuffer.allocate(4).putFloat(((Number) v).floatValue());
+      case 701 -> b = ByteBuffer.allocate(8).putDouble(((Number) v).doubleValue());
+      case 17 -> {
+        return (byte[]) v;
+      }
+      case 1082 -> b = ByteBuffer.allocate(4).putInt((int) ChronoUnit.DAYS.between(PG_EPOCH_DATE, (LocalDate) v));
+      case 1083 -> b = ByteBuffer.allocate(8).putLong(((LocalTime) v).toNanoOfDay() / 1000);
+      case 1114 -> b = ByteBuffer.allocate(8).putLong(micros((LocalDateTime) v));
+      case 1184 -> b = ByteBuffer.allocate(8).putLong(
+          micros(((OffsetDateTime) v).withOffsetSameInstant(ZoneOffset.UTC).toLocalDateTime()));
+      case 2950 -> {
+        UUID u = (UUID) v;
+        b = ByteBuffer.allocate(16).putLong(u.getMostSignificantBits()).putLong(u.getLeastSignificantBits());
+      }
+      case 1700 -> {
+        return numeric(v instanceof BigDecimal d ? d : new BigDecimal(v.toString()));
+      }
+      case 1186 -> {
+        PeriodDuration pd = (PeriodDuration) v;
+        Duration d = pd.getDuration();
+        b = ByteBuffer.allocate(16).putLong(d.getSeconds() * 1_000_000 + d.getNano() / 1000)
+            .putInt(pd.getPeriod().getDays()).putInt((int) pd.getPeriod().toTotalMonths());
+      }
+      default -> {
+        return text(v, zone); // text, varchar, bpchar, json, name, unknown: the binary form is the text
+      }
+    }
+    return b.array();
+  }
+
+  private static long micros(LocalDateTime t) {
+    return ChronoUnit.MICROS.between(PG_EPOCH, t);
+  }
+
+  private static byte[] binaryArray(List<?> list, PgType element, ZoneId zone) {
+    List<byte[]> items = new ArrayList<>();
+    boolean nulls = false;
+    int size = 20;
+    for (Object e : list) {
+      byte[] item = binary(e, element, zone);
+      nulls |= item == null;
+      items.add(item);
+      size += 4 + (item == null ? 0 : item.length);
+    }
+    ByteBuffer b = ByteBuffer.allocate(list.isEmpty() ? 12 : size);
+    b.putInt(list.isEmpty() ? 0 : 1).putInt(nulls ? 1 : 0).putInt(element.oid());
+    if (!list.isEmpty()) {
+      b.putInt(list.size()).putInt(1);
+      for (byte[] item : items) {
+        if (item == null) {
+          b.putInt(-1);
+        } else {
+          b.putInt(item.length).put(item);
+        }
+      }
+    }
+    return b.array();
+  }
+
+  /** PostgreSQL's binary numeric: base-10000 digits with a weight, a sign and a display scale. */
+  static byte[] numeric(BigDecimal d) {
+    int scale = Math.max(d.scale(), 0);
+    BigDecimal abs = d.abs().setScale(scale);
+    String digits = abs.unscaledValue().toString();
+    // integer part and fraction part as decimal strings
+    String intPart = digits.length() > scale ? digits.substring(0, digits.length() - scale) : "0";
+    String fracPart = scale == 0 ? "" : String.format("%" + scale + "s", digits.length() > scale
+        ? digits.substring(digits.length() - scale) : digits).replace(' ', '0');
+    // pad the integer part on the left and the fraction on the right to groups of four
+    int intGroups = (intPart.length() + 3) / 4;
+    intPart = "0".repeat(intGroups * 4 - intPart.length()) + intPart;
+    int fracGroups = (fracPart.length() + 3) / 4;
+    fracPart = fracPart + "0".repeat(fracGroups * 4 - fracPart.length());
+    List<Integer> groups = new ArrayList<>();
+    for (int i = 0; i < intGroups; i++) {
+      groups.add(Integer.parseInt(intPart.substring(i * 4, i * 4 + 4)));
+    }
+    for (int i = 0; i < fracGroups; i++) {
+      groups.add(Integer.parseInt(fracPart.substring(i * 4, i * 4 + 4)));
+    }
+    int weight = intGroups - 1;
+    // strip leading and trailing zero groups
+    int first = 0;
+    while (first < groups.size() && groups.get(first) == 0) {
+      first++;
+      weight--;
+    }
+    int last = groups.size();
+    while (last > first && groups.get(last - 1) == 0) {
+      last--;
+    }
+    if (first == last) {
+      weight = 0;
+    }
+    ByteBuffer b = ByteBuffer.allocate(8 + 2 * (last - first));
+    b.putShort((short) (last - first)).putShort((short) weight)
+        .putShort((short) (d.signum() < 0 ? 0x4000 : 0)).putShort((short) scale);
+    for (int i = first; i < last; i++) {
+      b.putShort(groups.get(i).shortValue());
+    }
+    return b.array();
+  }
+
+  static BigDecimal decodeNumeric(byte[] v) {
+    ByteBuffer b = ByteBuffer.wrap(v);
+    int ndigits = b.getShort();
+    int weight = b.getShort();
+    int sign = b.getShort() & 0xffff;
+    int dscale = b.getShort();
+    if (sign == 0xC000) {
+      throw invalidBinary("numeric", "NaN is not a number Floe can store");
+    }
+    if (ndigits < 0 || v.length != 8 + 2 * ndigits || dscale < 0) {
+      throw invalidBinary("numeric", "bad length");
+    }
+    BigInteger unscaled = BigInteger.ZERO;
+    for (int i = 0; i < ndigits; i++) {
+      int digit = b.getShort();
+      if (digit < 0 || digit > 9999) {
+        throw invalidBinary("numeric", "a digit out of range");
+      }
+      unscaled = unscaled.multiply(BigInteger.valueOf(10000)).add(BigInteger.valueOf(digit));
+    }
+    BigDecimal d = new BigDecimal(unscaled).scaleByPowerOfTen(4 * (weight - ndigits + 1));
+    d = d.setScale(dscale, java.math.RoundingMode.DOWN);
+    return sign == 0x4000 ? d.negate() : d;
+  }
+
+  // ------------------------------------------------------------------ parameters
+
+  /**
+   * A bound parameter as a SQL literal. An unknown-typed text value becomes a string literal, as an
+   * unknown literal behaves in PostgreSQL (its type comes from where it is used); a declared type
+   * becomes a cast of the text; a binary value is decoded by its declared type.
+   *
+   * @param integerContext the parameter stands where only a number fits (LIMIT, OFFSET)
+   */
+  static String literal(byte[] value, boolean binaryFormat, PgType type, boolean integerContext) {
+    if (value == null) {
+      return type == null || type.isTextual() ? "NULL" : "CAST(NULL AS " + type.castName() + ")";
+    }
+    if (binaryFormat) {
+      return binaryLiteral(value, type);
+    }
+    String text = MessageBuffer.utf8(value, 0, value.length, "a parameter value");
+    if (text.indexOf('\0') >= 0) {
+      throw new FloeException(SqlState.CHARACTER_NOT_IN_REPERTOIRE,
+          "invalid byte sequence for encoding \"UTF8\": 0x00");
+    }
+    if (type == null || type.isTextual()) {
+      if (integerContext) {
+        return "CAST(" + quote(text) + " AS bigint)";
+      }
+      java.util.regex.Matcher date = DATE_WITH_ZONE.matcher(text);
+      // pgjdbc's setDate sends "2024-02-01 +01" untyped; PostgreSQL's date input ignores the zone
+      return quote(type == null && date.matches() ? date.group(1) : text);
+    }
+    if (type.oid() == 17) {
+      return bytea(text);
+    }
+    return "CAST(" + quote(text) + " AS " + type.castName() + ")";
+  }
+
+  private static String binaryLiteral(byte[] v, PgType type) {
+    if (type == null) {
+      throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED,
+          "binary format for a parameter requires its type to be declared");
+    }
+    if (type.isArray()) {
+      throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED,
+          "binary format for array parameters is not supported; send them as text");
+    }
+    ByteBuffer b = ByteBuffer.wrap(v);
+    switch (type.oid()) {
+      case 16 -> {
+        need(v, 1, type);
+        return v[0] != 0 ? "true" : "false";
+      }
+      case 21 -> {
+        need(v, 2, type);
+        return "CAST(" + b.getShort() + " AS smallint)";
+      }
+      case 23, 26 -> {
+        need(v, 4, type);
+        return "CAST(" + b.getInt() + " AS integer)";
+      }
+      case 20 -> {
+        need(v, 8, type);
+        return "CAST(" + b.getLong() + " AS bigint)";
+      }
+      case 700 -> {
+        need(v, 4, type);
+        return "CAST(" + quote(Values.toText(b.getFloat())) + " AS real)";
+      }
+      case 701 -> {
+        need(v, 8, type);
+        return "CAST(" + quote(Values.toText(b.getDouble())) + " AS double precision)";
+      }
+      case 17 -> {
+        return "from_hex('" + HexFormat.of().formatHex(v) + "')";
+      }
+      case 1082 -> {
+        need(v, 4, type);
+        int days = b.getInt();
+        return dateLike(days == Integer.MAX_VALUE ? "infinity" : days == Integer.MIN_VALUE ? "-infinity"
+            : PG_EPOCH_DATE.plusDays(days).toString(), "date");
+      }
+      case 1083 -> {
+        need(v, 8, type);
+        return dateLike(LocalTime.ofNanoOfDay(b.getLong() * 1000).toString(), "time");
+      }
+      case 1114, 1184 -> {
+        need(v, 8, type);
+        long micros = b.getLong();
+        String ts = micros == Long.MAX_VALUE ? "infinity" : micros == Long.MIN_VALUE ? "-infinity"
+            : TIMESTAMP.format(PG_EPOCH.plus(micros, ChronoUnit.MICROS)) + (type.oid() == 1184 ? "+00" : "");
+        return dateLike(ts, type.castName());
+      }
+      case 2950 -> {
+        need(v, 16, type);
+        return dateLike(new UUID(b.getLong(), b.getLong()).toString(), "uuid");
+      }
+      case 1700 -> {
+        if (v.length < 8) {
+          throw invalidBinary("numeric", "bad length");
+        }
+        return "CAST(" + quote(decodeNumeric(v).toPlainString()) + " AS numeric)";
+      }
+      case 1186 -> {
+        need(v, 16, type);
+        long micros = b.getLong();
+        int days = b.getInt();
+        int months = b.getInt();
+        return "(INTERVAL '" + months + " months' + INTERVAL '" + days + " days' + INTERVAL '" + micros
+            + " microseconds')";
+      }
+      default -> {
+        return quote(MessageBuffer.utf8(v, 0, v.length, "a parameter value"));
+      }
+    }
+  }
+
+  private static String dateLike(String text, String type) {
+    return "CAST('" + text + "' AS " + type + ")";
+  }
+
+  private static void need(byte[] v, int n, PgType type) {
+    if (v.length != n) {
+      throw invalidBinary(type.name(), "expected " + n + " bytes, got " + v.length);
+    }
+  }
+
+  private static FloeException invalidBinary(String type, String why) {
+    return new FloeException(SqlState.INVALID_BINARY_REPRESENTATION,
+        "incorrect binary data format in bind parameter of type " + type + ": " + why);
+  }
+
+  /** bytea in text format: hex ({@code \x...}) or PostgreSQL's escape format. */
+  private static String bytea(String text) {
+    if (text.startsWith("\\x")) {
+      String hex = text.substring(2);
+      if (hex.length() % 2 != 0 || !hex.chars().allMatch(c -> Character.digit(c, 16) >= 0)) {
+        throw new FloeException(SqlState.INVALID_TEXT_REPRESENTATION, "invalid hexadecimal data: " + text);
+      }
+      return "from_hex('" + hex + "')";
+    }
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    byte[] raw = text.getBytes(StandardCharsets.UTF_8);
+    for (int i = 0; i < raw.length; i++) {
+      if (raw[i] != '\\') {
+        out.write(raw[i]);
+      } else if (i + 1 < raw.length && raw[i + 1] == '\\') {
+        out.write('\\');
+        i++;
+      } else if (i + 3 < raw.length && isOctal(raw[i + 1]) && isOctal(raw[i + 2]) && isOctal(raw[i + 3])) {
+        out.write(((raw[i + 1] - '0') << 6) | ((raw[i + 2] - '0') << 3) | (raw[i + 3] - '0'));
+        i += 3;
+      } else {
+        throw new FloeException(SqlState.INVALID_TEXT_REPRESENTATION, "invalid input syntax for type bytea");
+      }
+    }
+    return "from_hex('" + HexFormat.of().formatHex(out.toByteArray()) + "')";
+  }
+
+  private static boolean isOctal(byte b) {
+    return b >= '0' && b <= '7';
+  }
+
+  static String quote(String s) {
+    return "'" + s.replace("'", "''") + "'";
+  }
+}

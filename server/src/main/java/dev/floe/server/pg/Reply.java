@@ -1,0 +1,108 @@
+package dev.floe.server.pg;
+
+import dev.floe.Column;
+import dev.floe.Result;
+import dev.floe.Row;
+import java.util.Iterator;
+import java.util.List;
+
+/**
+ * What a statement gives back to the client: rows (streamed from the engine, or made by the protocol
+ * layer for SHOW) and a command tag.
+ */
+interface Reply extends AutoCloseable {
+  /** Result columns; empty when the statement returns no rows. */
+  List<Column> columns();
+
+  boolean hasRows();
+
+  Iterator<Row> rows();
+
+  /** The command tag, valid once the rows are read. */
+  String tag(long rowsSent);
+
+  @Override
+  void close();
+
+  static Reply of(Result result) {
+    return new Reply() {
+      private Iterator<Row> rows;
+
+      @Override
+      public List<Column> columns() {
+        return result.columns();
+      }
+
+      @Override
+      public boolean hasRows() {
+        return result.hasRows();
+      }
+
+      @Override
+      public Iterator<Row> rows() {
+        if (rows == null) {
+          rows = result.iterator();
+        }
+        return rows;
+      }
+
+      @Override
+      public String tag(long rowsSent) {
+        String tag = result.commandTag();
+        return tag.startsWith("SELECT ") ? "SELECT " + rowsSent : tag;
+      }
+
+      @Override
+      public void close() {
+        result.close();
+      }
+    };
+  }
+
+  /** A command without rows. */
+  static Reply command(String tag) {
+    return rows(tag, List.of(), List.of());
+  }
+
+  /** Rows made here (SHOW), all in memory. */
+  static Reply rows(String tag, List<Column> columns, List<Object[]> values) {
+    return new Reply() {
+      private final Iterator<Object[]> it = values.iterator();
+
+      @Override
+      public List<Column> columns() {
+        return columns;
+      }
+
+      @Override
+      public boolean hasRows() {
+        return !columns.isEmpty();
+      }
+
+      @Override
+      public Iterator<Row> rows() {
+        return new Iterator<>() {
+          @Override
+          public boolean hasNext() {
+            return it.hasNext();
+          }
+
+          @Override
+          public Row next() {
+            return Row.of(columns, it.next());
+          }
+        };
+      }
+
+      @Override
+      public String tag(long rowsSent) {
+        return tag;
+      }
+
+      @Override
+      public void close() {
+        // nothing held
+      }
+    };
+  }
+}

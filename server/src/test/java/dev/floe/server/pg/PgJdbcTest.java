@@ -1,0 +1,410 @@
+package dev.floe.server.pg;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.math.BigDecimal;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.Date;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.sql.Timestamp;
+import java.sql.Types;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.LocalTime;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** pgjdbc against a real Floe server: what a Java application sees. */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class PgJdbcTest {
+  @TempDir
+  static Path dir;
+  PgTestServer floe;
+
+  @BeforeAll
+  void start() throws Exception {
+    floe = new PgTestServer(dir.resolve("wh"));
+    try (Connection c = floe.connect(); Statement st = c.createStatement()) {
+      st.execute("CREATE TABLE all_types (id integer PRIMARY KEY, b boolean, s smallint, i integer, l bigint, "
+          + "r real, d double precision, n numeric(12,3), t text, v varchar(10), dt date, tm time, ts timestamp, "
+          + "tz timestamptz, u uuid, by bytea)");
+      st.execute("INSERT INTO all_types VALUES (1, true, -3, 42, 9000000000, 1.5, -2.25, 12345.678, 'hé''llo', "
+          + "'v', '2024-02-29', '13:14:15.5', '2024-02-29 13:14:15.123456', '2024-02-29 13:14:15+02', "
+          + "'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', '\\x00ff10'), "
+          + "(2, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)");
+    }
+  }
+
+  @AfterAll
+  void stop() {
+    floe.close();
+  }
+
+  /** Text (simple), extended text, and binary transfer (server-prepared from the first use). */
+  @ParameterizedTest
+  @ValueSource(strings = {"simple", "extended", "binary"})
+  void everyTypeReadsBack(String mode) throws Exception {
+    Properties p = new Properties();
+    switch (mode) {
+      case "simple" -> p.setProperty("preferQueryMode", "simple");
+      case "binary" -> {
+        p.setProperty("prepareThreshold", "-1"); // server-prepared at once, so binary transfer is used
+        p.setProperty("binaryTransfer", "true");
+      }
+      default -> p.setProperty("prepareThreshold", "0");
+    }
+    try (Connection c = floe.connect(p);
+        PreparedStatement ps = c.prepareStatement("SELECT * FROM all_types WHERE id = ?")) {
+      ps.setInt(1, 1);
+      try (ResultSet rs = ps.executeQuery()) {
+        assertThat(rs.next()).isTrue();
+        assertThat(rs.getBoolean("b")).isTrue();
+        assertThat(rs.getShort("s")).isEqualTo((short) -3);
+        assertThat(rs.getInt("i")).isEqualTo(42);
+        assertThat(rs.getLong("l")).isEqualTo(9_000_000_000L);
+        assertThat(rs.getFloat("r")).isEqualTo(1.5f);
+        assertThat(rs.getDouble("d")).isEqualTo(-2.25);
+        assertThat(rs.getBigDecimal("n")).isEqualByComparingTo("12345.678");
+        assertThat(rs.getString("t")).isEqualTo("hé'llo");
+        assertThat(rs.getString("v")).isEqualTo("v");
+        assertThat(rs.getObject("dt", LocalDate.class)).isEqualTo(LocalDate.of(2024, 2, 29));
+        assertThat(rs.getObject("tm", LocalTime.class)).isEqualTo(LocalTime.of(13, 14, 15, 500_000_000));
+        assertThat(rs.getObject("ts", LocalDateTime.class)).isEqualTo(LocalDateTime.of(2024, 2, 29, 13, 14, 15, 123_456_000));
+        assertThat(rs.getObject("tz", OffsetDateTime.class).toInstant())
+            .isEqualTo(OffsetDateTime.of(2024, 2, 29, 11, 14, 15, 0, ZoneOffset.UTC).toInstant());
+        assertThat(rs.getObject("u")).isEqualTo(UUID.fromString("a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11"));
+        assertThat(rs.getBytes("by")).containsExactly(0, 0xff, 0x10);
+        ResultSetMetaData md = rs.getMetaData();
+        assertThat(md.getColumnType(md.getColumnCount())).isEqualTo(Types.BINARY);
+        assertThat(md.getColumnTypeName(8)).isEqualTo("numeric");
+        assertThat(md.getPrecision(8)).isEqualTo(12);
+        assertThat(md.getScale(8)).isEqualTo(3);
+        assertThat(md.getColumnTypeName(9)).isEqualTo("text");
+        assertThat(rs.next()).isFalse();
+      }
+      ps.setInt(1, 2);
+      try (ResultSet rs = ps.executeQuery()) {
+        assertThat(rs.next()).isTrue();
+        for (int k = 2; k <= rs.getMetaData().getColumnCount(); k++) {
+          assertThat(rs.getObject(k)).as("column %d", k).isNull();
+        }
+      }
+    }
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"text", "binary"})
+  void parametersOfEveryTypeBindAsPostgreSqlDoes(String transfer) throws Exception {
+    Properties p = new Properties();
+    p.setProperty("prepareThreshold", transfer.equals("binary") ? "-1" : "0");
+    p.setProperty("binaryTransfer", Boolean.toString(transfer.equals("binary")));
+    String table = "params_" + transfer;
+    try (Connection c = floe.connect(p)) {
+      try (Statement st = c.createStatement()) {
+        st.execute("CREATE TABLE " + table + " (id bigint, b boolean, s smallint, r real, d double precision, "
+            + "n numeric(10,2), t text, dt date, ts timestamp, tz timestamptz, u uuid, by bytea)");
+      }
+      try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + table
+          + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
+        ps.setLong(1, 7);
+        ps.setBoolean(2, false);
+        ps.setShort(3, (short) 12);
+        ps.setFloat(4, 0.25f);
+        ps.setDouble(5, 1e300);
+        ps.setBigDecimal(6, new BigDecimal("-12.34"));
+        ps.setString(7, "it's; -- not SQL $1");
+        ps.setDate(8, Date.valueOf("2023-12-31"));
+        ps.setTimestamp(9, Timestamp.valueOf("2023-12-31 23:59:58.25"));
+        ps.setObject(10, OffsetDateTime.of(2023, 12, 31, 23, 0, 0, 0, ZoneOffset.ofHours(-5)));
+        ps.setObject(11, UUID.fromString("00000000-0000-0000-0000-000000000001"));
+        ps.setBytes(12, new byte[] {1, 2, (byte) 0xfe});
+        assertThat(ps.executeUpdate()).isEqualTo(1);
+        ps.setLong(1, 8);
+        for (int k = 2; k <= 12; k++) {
+          ps.setNull(k, Types.OTHER);
+        }
+        ps.setNull(2, Types.BOOLEAN);
+        assertThat(ps.executeUpdate()).isEqualTo(1);
+      }
+      try (PreparedStatement ps = c.prepareStatement("SELECT * FROM " + table + " WHERE id = ? AND t = ?")) {
+        ps.setLong(1, 7);
+        ps.setString(2, "it's; -- not SQL $1");
+        try (ResultSet rs = ps.executeQuery()) {
+          assertThat(rs.next()).isTrue();
+          assertThat(rs.getBoolean("b")).isFalse();
+          assertThat(rs.getShort("s")).isEqualTo((short) 12);
+          assertThat(rs.getFloat("r")).isEqualTo(0.25f);
+          assertThat(rs.getDouble("d")).isEqualTo(1e300);
+          assertThat(rs.getBigDecimal("n")).isEqualByComparingTo("-12.34");
+          assertThat(rs.getObject("dt", LocalDate.class)).isEqualTo(LocalDate.of(2023, 12, 31));
+          assertThat(rs.getObject("ts", LocalDateTime.class)).isEqualTo(LocalDateTime.of(2023, 12, 31, 23, 59, 58, 250_000_000));
+          assertThat(rs.getObject("tz", OffsetDateTime.class).toInstant())
+              .isEqualTo(OffsetDateTime.of(2024, 1, 1, 4, 0, 0, 0, ZoneOffset.UTC).toInstant());
+          assertThat(rs.getObject("u")).isEqualTo(UUID.fromString("00000000-0000-0000-0000-000000000001"));
+          assertThat(rs.getBytes("by")).containsExactly(1, 2, 0xfe);
+        }
+      }
+      try (Statement st = c.createStatement();
+          ResultSet rs = st.executeQuery("SELECT count(*), count(b), count(t) FROM " + table + " WHERE id = 8")) {
+        rs.next();
+        assertThat(rs.getInt(1)).isEqualTo(1);
+        assertThat(rs.getInt(2)).isZero();
+        assertThat(rs.getInt(3)).isZero();
+      }
+    }
+  }
+
+  @Test
+  void batchesReportEachCount() throws Exception {
+    try (Connection c = floe.connect(); Statement st = c.createStatement()) {
+      st.execute("CREATE TABLE batch (id integer, name text)");
+      try (PreparedStatement ps = c.prepareStatement("INSERT INTO batch VALUES (?, ?)")) {
+        for (int i = 0; i < 20; i++) {
+          ps.setInt(1, i);
+          ps.setString(2, "n" + i);
+          ps.addBatch();
+        }
+        assertThat(ps.executeBatch()).hasSize(20).containsOnly(1);
+      }
+      st.addBatch("UPDATE batch SET name = 'x' WHERE id < 5");
+      st.addBatch("DELETE FROM batch WHERE id >= 15");
+      assertThat(st.executeBatch()).containsExactly(5, 5);
+      try (ResultSet rs = st.executeQuery("SELECT count(*), count(*) FILTER (WHERE name = 'x') FROM batch")) {
+        rs.next();
+        assertThat(rs.getInt(1)).isEqualTo(15);
+        assertThat(rs.getInt(2)).isEqualTo(5);
+      }
+    }
+  }
+
+  @Test
+  void fetchSizeStreamsThroughSuspendedPortals() throws Exception {
+    try (Connection c = floe.connect(); Statement st = c.createStatement()) {
+      c.setAutoCommit(false); // pgjdbc fetches in chunks only inside a transaction
+      st.setFetchSize(100);
+      long sum = 0;
+      int n = 0;
+      try (ResultSet rs = st.executeQuery("SELECT i FROM range(0, 10000) r(i)")) {
+        while (rs.next()) {
+          sum += rs.getLong(1);
+          n++;
+        }
+      }
+      c.commit();
+      assertThat(n).isEqualTo(10000);
+      assertThat(sum).isEqualTo(49995000L);
+    }
+  }
+
+  @Test
+  void errorsCarrySqlStateAndPosition() throws Exception {
+    try (Connection c = floe.connect(); Statement st = c.createStatement()) {
+      assertThatThrownBy(() -> st.executeQuery("SELECT * FROM no_such_table"))
+          .isInstanceOfSatisfying(SQLException.class, e -> {
+            assertThat(e.getSQLState()).isEqualTo("42P01");
+            assertThat(((org.postgresql.util.PSQLException) e).getServerErrorMessage().getPosition()).isEqualTo(15);
+          });
+      assertThatThrownBy(() -> st.executeQuery("SELECT 1/0")).hasFieldOrPropertyWithValue("SQLState", "22012");
+      assertThatThrownBy(() -> st.execute("INSERT INTO all_types (id) VALUES (1)"))
+          .isInstanceOfSatisfying(SQLException.class, e -> {
+            assertThat(e.getSQLState()).isEqualTo("23505");
+            assertThat(((org.postgresql.util.PSQLException) e).getServerErrorMessage().getDetail())
+                .isEqualTo("Key (id)=(1) already exists.");
+          });
+      // the connection is still usable
+      try (ResultSet rs = st.executeQuery("SELECT 1")) {
+        assertThat(rs.next()).isTrue();
+      }
+    }
+  }
+
+  @Test
+  void failedTransactionBlockRefusesUntilRollback() throws Exception {
+    try (Connection c = floe.connect(); Statement st = c.createStatement()) {
+      c.setAutoCommit(false);
+      st.executeQuery("SELECT 1").close();
+      assertThatThrownBy(() -> st.executeQuery("SELECT nope FROM all_types")).hasFieldOrPropertyWithValue("SQLState", "42703");
+      assertThatThrownBy(() -> st.executeQuery("SELECT 1")).hasFieldOrPropertyWithValue("SQLState", "25P02");
+      c.rollback();
+      try (ResultSet rs = st.executeQuery("SELECT 2")) {
+        rs.next();
+        assertThat(rs.getInt(1)).isEqualTo(2);
+      }
+      c.setAutoCommit(true);
+    }
+  }
+
+  @Test
+  void savepointsFollowPostgreSql() throws Exception {
+    try (Connection c = floe.connect(); Statement st = c.createStatement()) {
+      c.setAutoCommit(false);
+      var sp = c.setSavepoint("a");
+      assertThatThrownBy(() -> st.executeQuery("SELECT 1/0")).hasFieldOrPropertyWithValue("SQLState", "22012");
+      c.rollback(sp);
+      try (ResultSet rs = st.executeQuery("SELECT 3")) {
+        rs.next();
+        assertThat(rs.getInt(1)).isEqualTo(3);
+      }
+      assertThatThrownBy(() -> st.execute("ROLLBACK TO SAVEPOINT nope")).hasFieldOrPropertyWithValue("SQLState", "3B001");
+      c.rollback();
+      c.setAutoCommit(true);
+      assertThatThrownBy(() -> st.execute("SAVEPOINT x")).hasFieldOrPropertyWithValue("SQLState", "25P01");
+    }
+  }
+
+  @Test
+  void settingsSetShowReset() throws Exception {
+    try (Connection c = floe.connect(); Statement st = c.createStatement()) {
+      assertThat(one(st, "SHOW server_version")).isEqualTo("15.0");
+      assertThat(one(st, "SHOW client_encoding")).isEqualTo("UTF8");
+      st.execute("SET application_name = 'my app'");
+      assertThat(one(st, "SHOW application_name")).isEqualTo("my app");
+      assertThat(c.getClientInfo("ApplicationName")).isEqualTo("my app");
+      st.execute("RESET application_name");
+      assertThat(one(st, "SHOW application_name")).isEmpty();
+      assertThatThrownBy(() -> st.execute("SET no_such_setting = 1")).hasFieldOrPropertyWithValue("SQLState", "42704");
+      assertThatThrownBy(() -> st.execute("SET client_encoding = 'LATIN1'")).hasFieldOrPropertyWithValue("SQLState", "22023");
+      st.execute("SET myext.flag TO 'on'");
+      assertThat(one(st, "SHOW myext.flag")).isEqualTo("on");
+      st.execute("SET TIME ZONE 'Europe/Berlin'");
+      assertThat(one(st, "SHOW TimeZone")).isEqualTo("Europe/Berlin");
+      assertThat(one(st, "SELECT CAST('2024-01-01 12:00:00+00' AS timestamptz)::text")).isNotNull();
+      try (ResultSet rs = st.executeQuery("SELECT TIMESTAMPTZ '2024-07-01 12:00:00+00'")) {
+        rs.next();
+        assertThat(rs.getString(1)).isEqualTo("2024-07-01 14:00:00+02");
+      }
+      st.execute("SET TIME ZONE 'UTC'");
+    }
+  }
+
+  @Test
+  void searchPathChoosesTheSchemaOfUnqualifiedNames() throws Exception {
+    try (Connection c = floe.connect(); Statement st = c.createStatement()) {
+      st.execute("CREATE SCHEMA IF NOT EXISTS other");
+      st.execute("CREATE TABLE other.only_there (x integer)");
+      st.execute("INSERT INTO other.only_there VALUES (5)");
+      assertThatThrownBy(() -> st.executeQuery("SELECT x FROM only_there")).hasFieldOrPropertyWithValue("SQLState", "42P01");
+      st.execute("SET search_path TO other, public");
+      assertThat(one(st, "SELECT x FROM only_there")).isEqualTo("5");
+      c.setSchema("public");
+      assertThat(one(st, "SHOW search_path")).isEqualTo("public");
+    }
+  }
+
+  @Test
+  void cancelInterruptsARunningQuery() throws Exception {
+    try (Connection c = floe.connect(); Statement st = c.createStatement()) {
+      CompletableFuture<Void> canceller = CompletableFuture.runAsync(() -> {
+        try {
+          Thread.sleep(500);
+          st.cancel();
+        } catch (Exception e) {
+          throw new RuntimeException(e);
+        }
+      });
+      long t0 = System.nanoTime();
+      assertThatThrownBy(() -> st.executeQuery("SELECT count(*) FROM range(0, 3000000000) a(i), range(0, 10) b(j) "
+          + "WHERE i * j % 7 = 3")).hasFieldOrPropertyWithValue("SQLState", "57014");
+      canceller.get(10, TimeUnit.SECONDS);
+      assertThat(TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - t0)).isLessThan(20);
+      assertThat(one(st, "SELECT 'alive'")).isEqualTo("alive");
+    }
+  }
+
+  @Test
+  void statementTimeoutCancels() throws Exception {
+    try (Connection c = floe.connect(); Statement st = c.createStatement()) {
+      st.execute("SET statement_timeout = '300ms'");
+      assertThatThrownBy(() -> st.executeQuery("SELECT count(*) FROM range(0, 3000000000) a(i) WHERE i % 7 = 3"))
+          .isInstanceOfSatisfying(SQLException.class, e -> {
+            assertThat(e.getSQLState()).isEqualTo("57014");
+            assertThat(e.getMessage()).contains("statement timeout");
+          });
+      st.execute("SET statement_timeout = 0");
+      assertThat(one(st, "SELECT 1")).isEqualTo("1");
+    }
+  }
+
+  @Test
+  void unknownDatabaseIsRefused() {
+    assertThatThrownBy(() -> java.sql.DriverManager.getConnection(
+        "jdbc:postgresql://127.0.0.1:" + floe.server.port() + "/nope", "tester", ""))
+        .hasFieldOrPropertyWithValue("SQLState", "3D000");
+  }
+
+  @Test
+  void connectionsOverTheCapAreRefusedWith53300(@TempDir Path other) throws Exception {
+    try (PgTestServer small = new PgTestServer(other.resolve("wh"),
+        PgServer.Config.defaults().withPort(0).withMaxConnections(2))) {
+      List<Connection> open = new ArrayList<>();
+      try {
+        open.add(small.connect());
+        open.add(small.connect());
+        assertThatThrownBy(small::connect).hasFieldOrPropertyWithValue("SQLState", "53300");
+        open.remove(0).close();
+        // the slot is free again once the server has seen the close
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        Connection again = null;
+        while (again == null) {
+          try {
+            again = small.connect();
+          } catch (SQLException e) {
+            if (System.nanoTime() > deadline) {
+              throw e;
+            }
+            Thread.sleep(20);
+          }
+        }
+        open.add(again);
+      } finally {
+        for (Connection c : open) {
+          c.close();
+        }
+      }
+    }
+  }
+
+  @Test
+  void multipleStatementsInOneSimpleQuery() throws Exception {
+    Properties p = new Properties();
+    p.setProperty("preferQueryMode", "simple");
+    try (Connection c = floe.connect(p); Statement st = c.createStatement()) {
+      boolean rows = st.execute("CREATE TABLE multi (x integer); INSERT INTO multi VALUES (1), (2); SELECT sum(x) FROM multi");
+      assertThat(rows).isFalse();
+      assertThat(st.getUpdateCount()).isEqualTo(0);
+      assertThat(st.getMoreResults()).isFalse();
+      assertThat(st.getUpdateCount()).isEqualTo(2);
+      assertThat(st.getMoreResults()).isTrue();
+      try (ResultSet rs = st.getResultSet()) {
+        rs.next();
+        assertThat(rs.getLong(1)).isEqualTo(3);
+      }
+    }
+  }
+
+  private static String one(Statement st, String sql) throws SQLException {
+    try (ResultSet rs = st.executeQuery(sql)) {
+      assertThat(rs.next()).as(sql).isTrue();
+      return rs.getString(1);
+    }
+  }
+}
