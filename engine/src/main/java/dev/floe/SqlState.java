@@ -24,6 +24,7 @@ public final class SqlState {
   public static final String INVALID_PARAMETER_VALUE = "22023";
   public static final String CHARACTER_NOT_IN_REPERTOIRE = "22021";
   public static final String INVALID_TEXT_REPRESENTATION = "22P02";
+  public static final String BAD_COPY_FILE_FORMAT = "22P04";
   public static final String INVALID_BINARY_REPRESENTATION = "22P03";
   public static final String NOT_NULL_VIOLATION = "23502";
   public static final String UNIQUE_VIOLATION = "23505";

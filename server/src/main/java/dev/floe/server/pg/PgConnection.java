@@ -282,22 +282,12 @@ final class PgConnection implements Runnable {
 
   private void loop() throws IOException {
     while (!closing) {
-      int type = in.read();
-      if (type < 0) {
+      MessageBuffer m = readMessage();
+      if (m == null) {
         return;
       }
-      int length = in.readInt();
-      if (length < 4) {
-        throw new ProtocolException("invalid message length " + length);
-      }
-      if (length - 4 > server.config().maxMessageBytes()) {
-        throw new ProtocolException("message of " + length + " bytes exceeds the limit of "
-            + server.config().maxMessageBytes() + " bytes");
-      }
-      byte[] body = new byte[length - 4];
-      in.readFully(body);
+      int type = m.type();
       cancelIdleTimer();
-      MessageBuffer m = new MessageBuffer((byte) type, body);
       if (skipUntilSync && type != 'S' && type != 'X') {
         continue;
       }
@@ -336,6 +326,25 @@ final class PgConnection implements Runnable {
       }
       scheduleIdleTimer();
     }
+  }
+
+  /** The next message from the client, or null at end of stream. */
+  private MessageBuffer readMessage() throws IOException {
+    int type = in.read();
+    if (type < 0) {
+      return null;
+    }
+    int length = in.readInt();
+    if (length < 4) {
+      throw new ProtocolException("invalid message length " + length);
+    }
+    if (length - 4 > server.config().maxMessageBytes()) {
+      throw new ProtocolException("message of " + length + " bytes exceeds the limit of "
+          + server.config().maxMessageBytes() + " bytes");
+    }
+    byte[] body = new byte[length - 4];
+    in.readFully(body);
+    return new MessageBuffer((byte) type, body);
   }
 
   private interface Step {
@@ -393,6 +402,12 @@ final class PgConnection implements Runnable {
     closeAllPortals(); // a simple query destroys the unnamed portal
     for (SqlScript.Part part : parts) {
       try {
+        CopyStatement copy = CopyStatement.parse(part.text());
+        if (copy != null) {
+          String tag = copy(copy);
+          out.begin('C').cstring(tag).end();
+          continue;
+        }
         Reply reply = run(part.text(), SessionCommand.parse(part.text()));
         try {
           if (reply.hasRows()) {
@@ -578,7 +593,14 @@ final class PgConnection implements Runnable {
     }
     if (portal.done) {
       // PostgreSQL answers a re-executed, exhausted portal with an empty completion
-      out.begin('C').cstring(portal.reply == null ? "SELECT 0" : "SELECT 0").end();
+      out.begin('C').cstring("SELECT 0").end();
+      return;
+    }
+    CopyStatement copy = CopyStatement.parse(portal.sql);
+    if (copy != null) {
+      portal.done = true;
+      String tag = copy(copy);
+      out.begin('C').cstring(tag).end();
       return;
     }
     start(portal);
@@ -642,7 +664,7 @@ final class PgConnection implements Runnable {
     if (p.command() != null) {
       return p.command().kind() == SessionCommand.Kind.SHOW;
     }
-    if (p.isEmpty()) {
+    if (p.isEmpty() || CopyStatement.parse(sql) != null) {
       return false;
     }
     Ast.Statement s;
@@ -730,6 +752,191 @@ final class PgConnection implements Runnable {
         status = 'E';
       }
       throw e;
+    }
+  }
+
+  // ------------------------------------------------------------------ COPY
+
+  /** Runs a COPY FROM STDIN or TO STDOUT, exchanging its data with the client; returns the tag. */
+  private String copy(CopyStatement c) throws IOException {
+    checkNotAborted(null);
+    try {
+      return c.in() ? copyIn(c) : copyOut(c);
+    } catch (RuntimeException e) {
+      if (status == 'T') {
+        status = 'E';
+      }
+      throw e;
+    }
+  }
+
+  private String copyOut(CopyStatement c) throws IOException {
+    String columns = c.columns().isEmpty() ? "*" : String.join(", ", c.columns());
+    String query = c.query() != null ? c.query() : "SELECT " + columns + " FROM " + c.table();
+    try (Reply reply = Reply.of(timed(() -> session.sql(query)))) {
+      if (!reply.hasRows()) {
+        throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "COPY query must have a RETURNING clause or return rows");
+      }
+      List<Column> cols = reply.columns();
+      boolean binary = c.format() == CopyStatement.Format.BINARY;
+      out.begin('H').int8(binary ? 1 : 0).int16(cols.size());
+      for (int k = 0; k < cols.size(); k++) {
+        out.int16(binary ? 1 : 0);
+      }
+      out.end();
+      ZoneId zone = settings.zone();
+      if (binary) {
+        out.begin('d').bytes(BINARY_SIGNATURE).int32(0).int32(0).end();
+      } else if (c.header()) {
+        out.begin('d').bytes(CopyFormats.header(c, cols.stream().map(Column::name).toList())
+            .getBytes(java.nio.charset.StandardCharsets.UTF_8)).end();
+      }
+      PgType[] types = cols.stream().map(col -> PgType.of(col.type())).toArray(PgType[]::new);
+      long n = 0;
+      Iterator<Row> rows = reply.rows();
+      running = true;
+      try {
+        while (timedNext(rows)) {
+          Row row = rows.next();
+          Object[] values = new Object[cols.size()];
+          for (int k = 0; k < values.length; k++) {
+            values[k] = row.get(k);
+          }
+          if (binary) {
+            out.begin('d').int16(values.length);
+            for (int k = 0; k < values.length; k++) {
+              out.value(PgValues.binary(values[k], types[k], zone));
+            }
+            out.end();
+          } else {
+            out.begin('d').bytes(CopyFormats.line(c, values, zone).getBytes(java.nio.charset.StandardCharsets.UTF_8))
+                .end();
+          }
+          n++;
+        }
+      } finally {
+        running = false;
+      }
+      if (binary) {
+        out.begin('d').int16(-1).end();
+      }
+      out.begin('c').end(); // CopyDone
+      return c.tag(n);
+    }
+  }
+
+  private static final byte[] BINARY_SIGNATURE = {'P', 'G', 'C', 'O', 'P', 'Y', '\n', (byte) 0xff, '\r', '\n', 0};
+
+  private String copyIn(CopyStatement c) throws IOException {
+    if (c.format() == CopyStatement.Format.BINARY) {
+      throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "COPY FROM STDIN in BINARY format is not supported yet",
+          null, "Use FORMAT text or csv.", 0, null);
+    }
+    // The target's columns and types, and a check that it exists, before the client sends data.
+    String columnList = c.columns().isEmpty() ? "*" : String.join(", ", c.columns());
+    List<Column> target;
+    try (Reply probe = Reply.of(session.sql("SELECT " + columnList + " FROM " + c.table() + " LIMIT 0"))) {
+      target = probe.columns();
+    }
+    out.begin('G').int8(0).int16(target.size());
+    for (int k = 0; k < target.size(); k++) {
+      out.int16(0);
+    }
+    out.end();
+    out.flush();
+    java.nio.file.Path raw = java.nio.file.Files.createTempFile("floe-copy-", ".in");
+    java.nio.file.Path csv = null;
+    try {
+      receiveCopyData(raw);
+      java.nio.file.Path source = raw;
+      String nullString = c.nullString();
+      boolean header = c.header();
+      char quote = c.quote();
+      char escape = c.escape();
+      char delimiter = c.delimiter();
+      if (c.format() == CopyStatement.Format.TEXT) {
+        csv = java.nio.file.Files.createTempFile("floe-copy-", ".csv");
+        CopyFormats.textToCsv(raw, csv, c, target.size());
+        source = csv;
+        nullString = "";
+        header = false;
+        quote = '"';
+        escape = '"';
+        delimiter = ',';
+      }
+      StringBuilder types = new StringBuilder("{");
+      StringBuilder names = new StringBuilder();
+      for (int k = 0; k < target.size(); k++) {
+        String name = "c" + k;
+        types.append(k > 0 ? ", " : "").append(PgValues.quote(name)).append(": ")
+            .append(PgValues.quote(target.get(k).type().duckdbName()));
+        names.append(k > 0 ? ", " : "").append(dev.floe.sql.Lexer.quoteIdentifier(target.get(k).name()));
+      }
+      types.append('}');
+      String insert = "INSERT INTO " + c.table() + " (" + names + ") SELECT * FROM read_csv("
+          + PgValues.quote(source.toString()) + ", header = " + header + ", delim = " + PgValues.quote(
+              String.valueOf(delimiter)) + ", quote = " + PgValues.quote(String.valueOf(quote)) + ", escape = "
+          + PgValues.quote(String.valueOf(escape)) + ", nullstr = " + PgValues.quote(nullString)
+          + ", allow_quoted_nulls = false, auto_detect = false, strict_mode = true, columns = " + types + ")";
+      try (Reply r = Reply.of(timed(() -> session.sql(insert)))) {
+        String tag = r.tag(0);
+        if (status == 'T') {
+          blockWrites++;
+        }
+        return "COPY " + tag.substring(tag.lastIndexOf(' ') + 1);
+      } catch (FloeException e) {
+        throw copyDataError(e, c, target);
+      }
+    } finally {
+      java.nio.file.Files.deleteIfExists(raw);
+      if (csv != null) {
+        java.nio.file.Files.deleteIfExists(csv);
+      }
+    }
+  }
+
+  private static final java.util.regex.Pattern CSV_ERROR = java.util.regex.Pattern.compile(
+      "(?s).*CSV Error on Line: (\\d+).*converting column \"c(\\d+)\"\\. Could not convert string \"(.*?)\" to '(.*?)'.*");
+
+  /** DuckDB's CSV conversion error, told as PostgreSQL tells a bad COPY value. */
+  private static FloeException copyDataError(FloeException e, CopyStatement c, List<Column> target) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      // DuckDB's message may arrive JSON-encoded (errors_as_json): unescape its quotes first
+      java.util.regex.Matcher m = t.getMessage() == null ? null
+          : CSV_ERROR.matcher(t.getMessage().replace("\\\"", "\"").replace("\\n", "\n"));
+      if (m != null && m.matches()) {
+        int column = Integer.parseInt(m.group(2));
+        String name = column < target.size() ? target.get(column).name() : "?";
+        String type = column < target.size() ? target.get(column).type().displayName() : m.group(4).toLowerCase();
+        long line = Long.parseLong(m.group(1)) + (c.header() ? 1 : 0);
+        return new FloeException(SqlState.INVALID_TEXT_REPRESENTATION, "invalid input syntax for type " + type
+            + ": \"" + m.group(3) + "\"", "COPY " + c.table() + ", line " + line + ", column " + name + ": \""
+            + m.group(3) + "\"", null, 0, e);
+      }
+    }
+    return e;
+  }
+
+  /** Reads CopyData into a file until CopyDone; CopyFail or a disconnect fails the COPY. */
+  private void receiveCopyData(java.nio.file.Path file) throws IOException {
+    try (java.io.OutputStream o = new java.io.BufferedOutputStream(java.nio.file.Files.newOutputStream(file))) {
+      while (true) {
+        MessageBuffer m = readMessage();
+        if (m == null) {
+          throw new EOFException("client closed the connection during COPY");
+        }
+        switch (m.type()) {
+          case 'd' -> o.write(m.bytes(m.remaining(), "copy data"));
+          case 'c' -> {
+            return;
+          }
+          case 'f' -> throw new FloeException(SqlState.QUERY_CANCELED, "COPY from stdin failed: "
+              + m.cstring("error message"));
+          case 'H', 'S' -> { } // allowed during COPY, no effect
+          default -> throw new ProtocolException("unexpected message type 0x" + Integer.toHexString(m.type())
+              + " during COPY from stdin");
+        }
+      }
     }
   }
 

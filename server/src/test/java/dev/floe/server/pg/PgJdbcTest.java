@@ -401,6 +401,44 @@ class PgJdbcTest {
     }
   }
 
+  @Test
+  void copyInAndOutWithCopyManager() throws Exception {
+    try (Connection c = floe.connect(); Statement st = c.createStatement()) {
+      st.execute("CREATE TABLE copied (id integer NOT NULL, s text, d date)");
+      var copy = c.unwrap(org.postgresql.PGConnection.class).getCopyAPI();
+      long n = copy.copyIn("COPY copied FROM STDIN", new java.io.StringReader(
+          "1\ttab\\there\t2024-01-01\n2\t\\N\t\\N\n3\t\t2024-01-03\n"));
+      assertThat(n).isEqualTo(3);
+      n = copy.copyIn("COPY copied (id, s) FROM STDIN WITH (FORMAT csv, HEADER)", new java.io.StringReader(
+          "id,s\n4,\"a,b\"\n5,\n6,\"\"\n"));
+      assertThat(n).isEqualTo(3);
+      try (ResultSet rs = st.executeQuery("SELECT count(*) FILTER (WHERE s IS NULL), count(*) FILTER (WHERE s = ''), "
+          + "max(s) FILTER (WHERE id = 1), max(s) FILTER (WHERE id = 4) FROM copied")) {
+        rs.next();
+        assertThat(rs.getInt(1)).isEqualTo(2); // rows 2 and 5
+        assertThat(rs.getInt(2)).isEqualTo(2); // rows 3 and 6
+        assertThat(rs.getString(3)).isEqualTo("tab\there");
+        assertThat(rs.getString(4)).isEqualTo("a,b");
+      }
+      java.io.StringWriter text = new java.io.StringWriter();
+      assertThat(copy.copyOut("COPY (SELECT * FROM copied WHERE id <= 3 ORDER BY id) TO STDOUT", text)).isEqualTo(3);
+      assertThat(text.toString()).isEqualTo("1\ttab\\there\t2024-01-01\n2\t\\N\t\\N\n3\t\t2024-01-03\n");
+      java.io.StringWriter csv = new java.io.StringWriter();
+      copy.copyOut("COPY (SELECT id, s FROM copied WHERE id >= 4 ORDER BY id) TO STDOUT WITH (FORMAT csv, HEADER)", csv);
+      assertThat(csv.toString()).isEqualTo("id,s\n4,\"a,b\"\n5,\n6,\"\"\n");
+      assertThatThrownBy(() -> copy.copyIn("COPY copied FROM STDIN", new java.io.StringReader("x\ty\t\\N\n")))
+          .isInstanceOfSatisfying(SQLException.class, e -> {
+            assertThat(e.getSQLState()).isEqualTo("22P02");
+            assertThat(e.getMessage()).contains("invalid input syntax for type integer: \"x\"");
+          });
+      assertThatThrownBy(() -> copy.copyIn("COPY copied FROM STDIN", new java.io.StringReader("7\ty\n")))
+          .hasFieldOrPropertyWithValue("SQLState", "22P04");
+      assertThatThrownBy(() -> copy.copyIn("COPY copied FROM STDIN", new java.io.StringReader("\\N\ty\t\\N\n")))
+          .hasFieldOrPropertyWithValue("SQLState", "23502");
+      assertThat(one(st, "SELECT count(*) FROM copied")).isEqualTo("6"); // failed COPYs added nothing
+    }
+  }
+
   private static String one(Statement st, String sql) throws SQLException {
     try (ResultSet rs = st.executeQuery(sql)) {
       assertThat(rs.next()).as(sql).isTrue();

@@ -1,0 +1,230 @@
+package dev.floe.server.pg;
+
+import dev.floe.FloeException;
+import dev.floe.SqlState;
+import java.io.BufferedReader;
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.ZoneId;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * PostgreSQL's COPY text and CSV formats: rows to lines (COPY TO) and text-format input to CSV that
+ * DuckDB's reader loads (COPY FROM), with PostgreSQL's escapes and NULL markers.
+ */
+final class CopyFormats {
+  private CopyFormats() {}
+
+  /** One row as a COPY line (with its newline) in the statement's format. */
+  static String line(CopyStatement c, Object[] values, ZoneId zone) {
+    StringBuilder b = new StringBuilder();
+    for (int k = 0; k < values.length; k++) {
+      if (k > 0) {
+        b.append(c.delimiter());
+      }
+      if (values[k] == null) {
+        b.append(c.nullString());
+        continue;
+      }
+      String s = new String(PgValues.text(values[k], zone), StandardCharsets.UTF_8);
+      if (c.format() == CopyStatement.Format.CSV) {
+        csvField(b, s, c);
+      } else {
+        textField(b, s, c.delimiter());
+      }
+    }
+    return b.append('\n').toString();
+  }
+
+  /** A header line of column names. */
+  static String header(CopyStatement c, List<String> names) {
+    StringBuilder b = new StringBuilder();
+    for (int k = 0; k < names.size(); k++) {
+      if (k > 0) {
+        b.append(c.delimiter());
+      }
+      if (c.format() == CopyStatement.Format.CSV) {
+        csvField(b, names.get(k), c);
+      } else {
+        textField(b, names.get(k), c.delimiter());
+      }
+    }
+    return b.append('\n').toString();
+  }
+
+  private static void csvField(StringBuilder b, String s, CopyStatement c) {
+    boolean quote = s.isEmpty() ? c.nullString().isEmpty() : s.equals(c.nullString());
+    for (int i = 0; i < s.length() && !quote; i++) {
+      char ch = s.charAt(i);
+      quote = ch == c.delimiter() || ch == c.quote() || ch == '\n' || ch == '\r';
+    }
+    if (!quote) {
+      b.append(s);
+      return;
+    }
+    b.append(c.quote());
+    for (int i = 0; i < s.length(); i++) {
+      char ch = s.charAt(i);
+      if (ch == c.quote() || ch == c.escape()) {
+        b.append(c.escape());
+      }
+      b.append(ch);
+    }
+    b.append(c.quote());
+  }
+
+  private static void textField(StringBuilder b, String s, char delimiter) {
+    for (int i = 0; i < s.length(); i++) {
+      char ch = s.charAt(i);
+      switch (ch) {
+        case '\\' -> b.append("\\\\");
+        case '\n' -> b.append("\\n");
+        case '\r' -> b.append("\\r");
+        case '\t' -> b.append(delimiter == '\t' ? "\\t" : "\t");
+        case '\b' -> b.append("\\b");
+        case '\f' -> b.append("\\f");
+        case 0x0b -> b.append("\\v");
+        default -> {
+          if (ch == delimiter) {
+            b.append('\\');
+          }
+          b.append(ch);
+        }
+      }
+    }
+  }
+
+  /**
+   * Rewrites COPY text-format input as CSV in which every non-NULL value is quoted (so an empty string
+   * and NULL stay apart), checking that each line has {@code columns} fields.
+   *
+   * @return the number of data lines
+   */
+  static long textToCsv(Path text, Path csv, CopyStatement c, int columns) throws IOException {
+    long lineNo = 0;
+    long rows = 0;
+    try (BufferedReader r = Files.newBufferedReader(text, StandardCharsets.UTF_8);
+        BufferedWriter w = Files.newBufferedWriter(csv, StandardCharsets.UTF_8)) {
+      String line;
+      boolean skipHeader = c.header();
+      while ((line = r.readLine()) != null) {
+        lineNo++;
+        if (line.endsWith("\r")) {
+          line = line.substring(0, line.length() - 1);
+        }
+        if (line.equals("\\.")) {
+          break;
+        }
+        if (skipHeader) {
+          skipHeader = false;
+          continue;
+        }
+        List<String> fields = split(line, c.delimiter());
+        if (fields.size() > columns) {
+          throw new FloeException(SqlState.BAD_COPY_FILE_FORMAT, "extra data after last expected column", 
+              "COPY line " + lineNo + ": \"" + abbreviate(line) + "\"", null, 0, null);
+        }
+        if (fields.size() < columns) {
+          throw new FloeException(SqlState.BAD_COPY_FILE_FORMAT, "missing data for column " + (fields.size() + 1),
+              "COPY line " + lineNo + ": \"" + abbreviate(line) + "\"", null, 0, null);
+        }
+        for (int k = 0; k < fields.size(); k++) {
+          if (k > 0) {
+            w.write(',');
+          }
+          String raw = fields.get(k);
+          if (raw.equals(c.nullString())) {
+            continue; // unquoted empty: NULL
+          }
+          String v = unescape(raw, lineNo);
+          w.write('"');
+          w.write(v.replace("\"", "\"\""));
+          w.write('"');
+        }
+        w.write('\n');
+        rows++;
+      }
+    }
+    return rows;
+  }
+
+  /** Splits at unescaped delimiters, keeping escapes for {@link #unescape}. */
+  private static List<String> split(String line, char delimiter) {
+    List<String> fields = new ArrayList<>();
+    StringBuilder cur = new StringBuilder();
+    for (int i = 0; i < line.length(); i++) {
+      char ch = line.charAt(i);
+      if (ch == '\\' && i + 1 < line.length()) {
+        cur.append(ch).append(line.charAt(++i));
+      } else if (ch == delimiter) {
+        fields.add(cur.toString());
+        cur.setLength(0);
+      } else {
+        cur.append(ch);
+      }
+    }
+    fields.add(cur.toString());
+    return fields;
+  }
+
+  private static String unescape(String s, long lineNo) {
+    if (s.indexOf('\\') < 0) {
+      return s;
+    }
+    StringBuilder b = new StringBuilder(s.length());
+    for (int i = 0; i < s.length(); i++) {
+      char ch = s.charAt(i);
+      if (ch != '\\' || i + 1 >= s.length()) {
+        b.append(ch);
+        continue;
+      }
+      char n = s.charAt(++i);
+      switch (n) {
+        case 'b' -> b.append('\b');
+        case 'f' -> b.append('\f');
+        case 'n' -> b.append('\n');
+        case 'r' -> b.append('\r');
+        case 't' -> b.append('\t');
+        case 'v' -> b.append((char) 0x0b);
+        case 'x' -> {
+          int end = i + 1;
+          while (end < s.length() && end < i + 3 && Character.digit(s.charAt(end), 16) >= 0) {
+            end++;
+          }
+          if (end == i + 1) {
+            b.append('x');
+          } else {
+            b.append((char) Integer.parseInt(s.substring(i + 1, end), 16));
+            i = end - 1;
+          }
+        }
+        default -> {
+          if (n >= '0' && n <= '7') {
+            int end = i;
+            while (end < s.length() && end < i + 3 && s.charAt(end) >= '0' && s.charAt(end) <= '7') {
+              end++;
+            }
+            int code = Integer.parseInt(s.substring(i, end), 8);
+            if (code == 0) {
+              throw new FloeException(SqlState.CHARACTER_NOT_IN_REPERTOIRE,
+                  "invalid byte sequence for encoding \"UTF8\": 0x00", "COPY line " + lineNo, null, 0, null);
+            }
+            b.append((char) code);
+            i = end - 1;
+          } else {
+            b.append(n);
+          }
+        }
+      }
+    }
+    return b.toString();
+  }
+
+  private static String abbreviate(String line) {
+    return line.length() > 80 ? line.substring(0, 80) + "..." : line;
+  }
+}

@@ -1,0 +1,13 @@
+-- Run by PsqlTest with psql -X -At -v ON_ERROR_STOP=0 -f: each error is printed with its SQLSTATE and
+-- the script goes on.
+\set VERBOSITY verbose
+CREATE TABLE errs (id integer PRIMARY KEY, name text NOT NULL);
+INSERT INTO errs VALUES (1, 'one');
+SELECT 1/0;
+SELECT * FROM no_such_table;
+SELECT no_such_column FROM errs;
+SELEC 1;
+INSERT INTO errs VALUES (1, 'again');
+INSERT INTO errs VALUES (2, NULL);
+SELECT 'abc'::integer;
+SELECT count(*) FROM errs;
