@@ -40,6 +40,21 @@ public final class Session implements AutoCloseable {
     context.setCurrentSchema(schema);
   }
 
+  /** The user name the catalog functions report ({@code current_user}, {@code session_user}). */
+  public void setUser(String user) {
+    context.setVariable("floe_user", user);
+  }
+
+  /** Run-time parameters' values as {@code current_setting(name)} reports them (a null value: unset). */
+  public void setSettings(java.util.Map<String, String> values) {
+    context.setSettings(values);
+  }
+
+  /** The number {@code pg_backend_pid()} reports (the protocol's process id for cancel requests). */
+  public void setBackendPid(int pid) {
+    context.setVariable("floe_backend_pid", Integer.toString(pid));
+  }
+
   /** Receives NOTICE messages, such as "relation ... already exists, skipping". */
   public void onNotice(Consumer<String> sink) {
     context.onNotice(sink);

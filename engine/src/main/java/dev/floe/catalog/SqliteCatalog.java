@@ -239,6 +239,30 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
     }
   }
 
+  /**
+   * Every table of this catalog with its current metadata file, read in one query: a cheap fingerprint of
+   * the catalog's state (any commit or DDL, by any process, changes it).
+   */
+  public Map<TableIdentifier, String> tableLocations() {
+    String sql = "SELECT table_namespace, table_name, metadata_location FROM iceberg_tables WHERE catalog_name = ?"
+        + TABLE_FILTER + " ORDER BY table_namespace, table_name";
+    Map<TableIdentifier, String> result = new java.util.LinkedHashMap<>();
+    synchronized (this) {
+      try (PreparedStatement ps = conn.prepareStatement(sql)) {
+        ps.setString(1, name);
+        try (ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) {
+            result.put(TableIdentifier.of(Namespace.of(rs.getString(1).split("\\.")), rs.getString(2)),
+                rs.getString(3));
+          }
+        }
+      } catch (SQLException e) {
+        throw new CatalogException("Cannot list tables: " + e.getMessage(), e);
+      }
+    }
+    return result;
+  }
+
   @Override
   public List<TableIdentifier> listTables(Namespace namespace) {
     if (!namespaceExists(namespace)) {

@@ -45,6 +45,7 @@ public final class Engine implements AutoCloseable {
   private final ScanPlanner planner = new ScanPlanner();
   private final ScanFiles files;
   private final Path scratch;
+  private PgCatalog pgCatalog;
 
   private Engine(FloeConfig config, Warehouse warehouse, DuckDBConnection root, Path scratch) throws SQLException {
     this.config = config;
@@ -146,6 +147,18 @@ public final class Engine implements AutoCloseable {
 
   Tables tables() {
     return tables;
+  }
+
+  /** The PostgreSQL system catalogs, created on first use and brought up to date. */
+  synchronized PgCatalog pgCatalog() {
+    if (pgCatalog == null) {
+      try {
+        pgCatalog = new PgCatalog(this, (DuckDBConnection) root.duplicate());
+      } catch (SQLException e) {
+        throw new FloeException(SqlState.INTERNAL_ERROR, "cannot open the system catalogs: " + e.getMessage(), e);
+      }
+    }
+    return pgCatalog;
   }
 
   ScanPlanner planner() {

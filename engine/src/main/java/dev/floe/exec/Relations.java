@@ -33,6 +33,7 @@ final class Relations implements QueryBinder.Resolver {
   private final ScanFiles files;
   private final String defaultSchema;
   private final Evaluator evaluator;
+  private final java.util.function.Function<List<String>, Optional<String>> system;
   private final Map<TableIdentifier, Optional<Table>> seen = new HashMap<>();
   /** The name a row-level statement's SQL uses for its target table, which is read with row ids. */
   static final String TARGET = "__floe_target__";
@@ -46,7 +47,12 @@ final class Relations implements QueryBinder.Resolver {
     Object evaluate(String sql);
   }
 
-  Relations(Tables tables, ScanPlanner planner, ScanFiles files, String defaultSchema, Evaluator evaluator) {
+  /**
+   * @param system SQL for the system relation (pg_catalog, information_schema) a name designates, if any
+   */
+  Relations(Tables tables, ScanPlanner planner, ScanFiles files, String defaultSchema, Evaluator evaluator,
+      java.util.function.Function<List<String>, Optional<String>> system) {
+    this.system = system;
     this.tables = tables;
     this.planner = planner;
     this.files = files;
@@ -77,6 +83,10 @@ final class Relations implements QueryBinder.Resolver {
       targetRelation = new TableRelation(planner, files, t, Optional.ofNullable(t.currentSnapshot()), t.schema(),
           false, qualified(target), true);
       return Optional.of(targetRelation);
+    }
+    Optional<String> systemSql = system.apply(parts);
+    if (systemSql.isPresent()) {
+      return Optional.of(new SystemRelation(systemSql.get(), parts));
     }
     Optional<TableIdentifier> id = tables.identifier(parts, defaultSchema);
     if (id.isEmpty()) {
@@ -237,6 +247,24 @@ final class Relations implements QueryBinder.Resolver {
     @Override
     public String sql(Expression filter) {
       return MetadataTables.relation(table, kind, snapshot);
+    }
+  }
+
+  /** A relation of the PostgreSQL system catalogs. */
+  record SystemRelation(String sql, List<String> qualifiedName) implements QueryBinder.Relation {
+    @Override
+    public List<dev.floe.Column> columns() {
+      return List.of();
+    }
+
+    @Override
+    public Optional<Schema> schema() {
+      return Optional.empty();
+    }
+
+    @Override
+    public String sql(Expression filter) {
+      return sql;
     }
   }
 }

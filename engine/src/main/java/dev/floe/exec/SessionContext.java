@@ -52,6 +52,7 @@ public final class SessionContext implements AutoCloseable {
       st.execute("SET TimeZone = 'UTC'");
       // PostgreSQL sorts NULLs as larger than every value: last ascending, first descending.
       st.execute("SET default_null_order = 'nulls_last_on_asc_first_on_desc'");
+      st.execute("SET VARIABLE floe_current_schema = " + Lexer.quoteString(currentSchema));
     }
     this.serialize = duck.prepareStatement("SELECT json_serialize_sql(?::VARCHAR)");
   }
@@ -70,6 +71,48 @@ public final class SessionContext implements AutoCloseable {
 
   public void setCurrentSchema(String schema) {
     this.currentSchema = schema;
+    setVariable("floe_current_schema", schema);
+  }
+
+  private final java.util.Map<String, String> settings = new java.util.TreeMap<>();
+
+  /** Run-time parameters for current_setting(): one DuckDB map variable (a variable's name must be constant). */
+  public void setSettings(java.util.Map<String, String> values) {
+    values.forEach((k, v) -> {
+      String key = k.toLowerCase(java.util.Locale.ROOT);
+      if (v == null) {
+        settings.remove(key);
+      } else {
+        settings.put(key, v);
+      }
+    });
+    StringBuilder map = new StringBuilder("MAP {");
+    boolean first = true;
+    for (var e : settings.entrySet()) {
+      map.append(first ? "" : ", ").append(Lexer.quoteString(e.getKey())).append(": ")
+          .append(Lexer.quoteString(e.getValue()));
+      first = false;
+    }
+    String sql = settings.isEmpty() ? "MAP {}::MAP(VARCHAR, VARCHAR)" : map.append('}').toString();
+    try (Statement st = duck.createStatement()) {
+      st.execute("SET VARIABLE floe_settings = " + sql);
+    } catch (SQLException e) {
+      throw new FloeException(SqlState.INTERNAL_ERROR, "cannot set session settings: " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Sets a DuckDB variable of this session's connection (the catalog functions read the session's
+   * schema, user and settings from them).
+   */
+  public void setVariable(String name, String value) {
+    try (Statement st = duck.createStatement()) {
+      st.execute("SET VARIABLE " + Lexer.quoteIdentifier(name) + " = " + (value == null ? "NULL"
+          : Lexer.quoteString(value)));
+    } catch (SQLException e) {
+      throw new FloeException(SqlState.INTERNAL_ERROR, "cannot set session variable " + name + ": " + e.getMessage(),
+          e);
+    }
   }
 
   /** Where NOTICE messages (e.g. "relation already exists, skipping") go. */
@@ -232,13 +275,17 @@ public final class SessionContext implements AutoCloseable {
     relations[0] = new Relations(engine.tables(), engine.planner(), engine.files(), currentSchema, expression -> {
       QueryBinder.Bound inner = QueryBinder.bind("SELECT " + expression, 0, this::serializeSql, relations[0]);
       return evaluate(inner.sql().substring("SELECT ".length()));
-    });
+    }, parts -> PgCatalog.systemName(parts).isPresent() ? engine.pgCatalog().relation(parts) : java.util.Optional.empty());
     return relations[0];
   }
 
   /** Binds SQL composed for a statement; {@code positions} maps its offsets to the user's statement. */
   QueryBinder.Bound bind(String text, IntUnaryOperator positions, Relations relations) {
-    return QueryBinder.bind(text, positions, this::serializeSql, relations);
+    QueryBinder.Bound bound = QueryBinder.bind(text, positions, this::serializeSql, relations);
+    if (bound.sql().contains(dev.floe.sql.SystemFunctions.DB)) {
+      engine.pgCatalog().refresh(); // the query calls catalog functions, which read the catalogs
+    }
+    return bound;
   }
 
   Engine engine() {

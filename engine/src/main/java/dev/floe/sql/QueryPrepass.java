@@ -34,6 +34,11 @@ final class QueryPrepass {
     for (int k = 0; k < tokens.size() - 1; k++) {
       Token t = tokens.get(k);
       Token before = k > 0 ? tokens.get(k - 1) : null;
+      int pg = PgSyntax.rewrite(tokens, k, edits);
+      if (pg > k) {
+        k = pg - 1;
+        continue;
+      }
       int bytea = byteaLiteral(tokens, k);
       if (bytea > k) {
         // PostgreSQL reads '\x00ff'::bytea as hex; DuckDB's blob cast reads \x00 and then letters

@@ -10,13 +10,13 @@ import java.util.List;
  * user wrote).
  */
 public final class TextEdits {
-  private record Edit(int start, int end, String replacement) {}
+  private record Edit(int start, int end, String replacement, int seq) {}
 
   private final List<Edit> edits = new ArrayList<>();
   private final List<int[]> applied = new ArrayList<>(); // {newStart, newEnd, origStart, origEnd}
 
   public void replace(int start, int end, String replacement) {
-    edits.add(new Edit(start, end, replacement));
+    edits.add(new Edit(start, end, replacement, edits.size()));
   }
 
   public boolean isEmpty() {
@@ -25,7 +25,11 @@ public final class TextEdits {
 
   /** Applies every edit to {@code text}; ranges must not overlap. */
   public String apply(String text) {
-    edits.sort(Comparator.comparingInt(Edit::start));
+    // An insertion (empty range) goes before a replacement starting at the same offset; of two insertions
+    // at one offset the later goes first: it wraps the earlier (x::a::b is rewritten from the inside out).
+    edits.sort(Comparator.comparingInt(Edit::start).thenComparingInt(Edit::end)
+        .thenComparing((a, b) -> a.start() == a.end() ? Integer.compare(b.seq(), a.seq())
+            : Integer.compare(a.seq(), b.seq())));
     StringBuilder out = new StringBuilder(text.length() + 64);
     applied.clear();
     int cursor = 0;

@@ -1,5 +1,7 @@
 package dev.floe.server.pg;
 
+import dev.floe.types.PgType;
+
 import dev.floe.Column;
 import dev.floe.FloeException;
 import dev.floe.Row;
@@ -240,6 +242,14 @@ final class PgConnection implements Runnable {
     }
     session = server.database().connect();
     session.onNotice(this::notice);
+    session.setUser(user);
+    session.setBackendPid(processId);
+    Map<String, String> all = new java.util.LinkedHashMap<>();
+    for (String name : settings.names()) {
+      all.put(name, settings.get(name));
+    }
+    session.setSettings(all);
+    settings.drainSet();
     applySearchPath();
     synchronized (writeLock) {
       out.begin('R').int32(0).end(); // AuthenticationOk
@@ -1100,9 +1110,18 @@ final class PgConnection implements Runnable {
     savepoints.clear();
   }
 
+  /** Hands changed settings to the engine session: the schema names resolve in, current_setting(). */
   private void applySearchPath() {
     if (session != null) {
       session.setCurrentSchema(settings.firstSchema());
+      List<String> changed = settings.drainSet();
+      if (!changed.isEmpty()) {
+        Map<String, String> values = new java.util.LinkedHashMap<>();
+        for (String name : changed) {
+          values.put(name, settings.get(name));
+        }
+        session.setSettings(values);
+      }
     }
   }
 

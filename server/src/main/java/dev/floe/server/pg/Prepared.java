@@ -1,5 +1,7 @@
 package dev.floe.server.pg;
 
+import dev.floe.types.PgType;
+
 import dev.floe.FloeException;
 import dev.floe.SqlState;
 import dev.floe.sql.Lexer;

@@ -22,7 +22,7 @@ final class Settings {
   /** One parameter: its default, description, and whether a change is reported with ParameterStatus. */
   private record Definition(String name, String defaultValue, boolean reported, String description) {}
 
-  static final String SERVER_VERSION = "15.0";
+  static final String SERVER_VERSION = dev.floe.FloeInfo.PG_VERSION;
   private static final Map<String, Definition> DEFINITIONS = new LinkedHashMap<>();
 
   static {
@@ -44,7 +44,7 @@ final class Settings {
     define("search_path", "\"$user\", public", false, "Sets the schema search order for names that are not schema-qualified.");
     define("server_encoding", "UTF8", true, "Shows the server (database) character set encoding.");
     define("server_version", SERVER_VERSION, true, "Shows the server version.");
-    define("server_version_num", "150000", false, "Shows the server version as an integer.");
+    define("server_version_num", dev.floe.FloeInfo.PG_VERSION_NUM, false, "Shows the server version as an integer.");
     define("session_authorization", "floe", true, "Sets the session user name.");
     define("standard_conforming_strings", "on", true, "Causes '...' strings to treat backslashes literally.");
     define("statement_timeout", "0", false, "Sets the maximum allowed duration of any statement.");
@@ -68,6 +68,7 @@ final class Settings {
 
   private final Map<String, String> values = new LinkedHashMap<>();
   private final List<String> changedReported = new ArrayList<>();
+  private final java.util.Set<String> changed = new java.util.LinkedHashSet<>();
 
   /** The parameters every session reports at start-up (ParameterStatus), with their current values. */
   Map<String, String> reported() {
@@ -129,6 +130,23 @@ final class Settings {
     if (d != null && d.reported()) {
       changedReported.add(d.name());
     }
+    changed.add(d != null ? d.name() : k);
+  }
+
+  /** Parameters set or reset since the last call (for the engine's current_setting). */
+  List<String> drainSet() {
+    List<String> out = new ArrayList<>(changed);
+    changed.clear();
+    return out;
+  }
+
+  /** Every known parameter's name. */
+  List<String> names() {
+    List<String> out = new ArrayList<>();
+    for (Definition d : DEFINITIONS.values()) {
+      out.add(d.name());
+    }
+    return out;
   }
 
   /** Sets a parameter from the start-up packet; same rules as SET. */

@@ -439,6 +439,46 @@ class PgJdbcTest {
     }
   }
 
+  @Test
+  void databaseMetaDataDescribesTablesAsPostgreSqlDoes() throws Exception {
+    try (Connection c = floe.connect(); Statement st = c.createStatement()) {
+      st.execute("CREATE SCHEMA IF NOT EXISTS meta");
+      st.execute("CREATE TABLE meta.items (a integer, b text NOT NULL, c numeric(10,2), d varchar(20), "
+          + "PRIMARY KEY (a, b))");
+      var md = c.getMetaData();
+      assertThat(md.getDatabaseProductName()).isEqualTo("PostgreSQL");
+      List<String> schemas = new ArrayList<>();
+      try (ResultSet rs = md.getSchemas()) {
+        while (rs.next()) {
+          schemas.add(rs.getString("TABLE_SCHEM"));
+        }
+      }
+      assertThat(schemas).contains("meta", "public", "pg_catalog", "information_schema");
+      try (ResultSet rs = md.getTables(null, "meta", "%", new String[] {"TABLE"})) {
+        assertThat(rs.next()).isTrue();
+        assertThat(rs.getString("TABLE_NAME")).isEqualTo("items");
+        assertThat(rs.getString("TABLE_TYPE")).isEqualTo("TABLE");
+        assertThat(rs.next()).isFalse();
+      }
+      List<String> columns = new ArrayList<>();
+      try (ResultSet rs = md.getColumns(null, "meta", "items", "%")) {
+        while (rs.next()) {
+          columns.add(rs.getString("COLUMN_NAME") + ":" + rs.getString("TYPE_NAME") + ":" + rs.getInt("DATA_TYPE")
+              + ":" + rs.getInt("COLUMN_SIZE") + ":" + rs.getInt("DECIMAL_DIGITS") + ":" + rs.getString("IS_NULLABLE"));
+        }
+      }
+      assertThat(columns).containsExactly("a:int4:4:10:0:NO", "b:text:12:2147483647:0:NO", "c:numeric:2:10:2:YES",
+          "d:varchar:12:20:0:YES");
+      List<String> keys = new ArrayList<>();
+      try (ResultSet rs = md.getPrimaryKeys(null, "meta", "items")) {
+        while (rs.next()) {
+          keys.add(rs.getString("COLUMN_NAME") + "#" + rs.getInt("KEY_SEQ") + "@" + rs.getString("PK_NAME"));
+        }
+      }
+      assertThat(keys).containsExactly("a#1@items_pkey", "b#2@items_pkey");
+    }
+  }
+
   private static String one(Statement st, String sql) throws SQLException {
     try (ResultSet rs = st.executeQuery(sql)) {
       assertThat(rs.next()).as(sql).isTrue();

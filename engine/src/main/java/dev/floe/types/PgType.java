@@ -1,4 +1,4 @@
-package dev.floe.server.pg;
+package dev.floe.types;
 
 import dev.floe.SqlType;
 import java.util.Locale;
@@ -14,35 +14,37 @@ import java.util.Locale;
  * @param name pg_type.typname
  * @param element for an array type, its element type; otherwise null
  */
-record PgType(int oid, int length, int typmod, String name, PgType element) {
-  static final PgType BOOL = scalar(16, 1, "bool");
-  static final PgType BYTEA = scalar(17, -1, "bytea");
-  static final PgType NAME = scalar(19, 64, "name");
-  static final PgType INT8 = scalar(20, 8, "int8");
-  static final PgType INT2 = scalar(21, 2, "int2");
-  static final PgType INT4 = scalar(23, 4, "int4");
-  static final PgType TEXT = scalar(25, -1, "text");
-  static final PgType OID = scalar(26, 4, "oid");
-  static final PgType JSON = scalar(114, -1, "json");
-  static final PgType FLOAT4 = scalar(700, 4, "float4");
-  static final PgType FLOAT8 = scalar(701, 8, "float8");
-  static final PgType UNKNOWN = scalar(705, -2, "unknown");
-  static final PgType BPCHAR = scalar(1042, -1, "bpchar");
-  static final PgType VARCHAR = scalar(1043, -1, "varchar");
-  static final PgType DATE = scalar(1082, 4, "date");
-  static final PgType TIME = scalar(1083, 8, "time");
-  static final PgType TIMESTAMP = scalar(1114, 8, "timestamp");
-  static final PgType TIMESTAMPTZ = scalar(1184, 8, "timestamptz");
-  static final PgType INTERVAL = scalar(1186, 16, "interval");
-  static final PgType NUMERIC = scalar(1700, -1, "numeric");
-  static final PgType UUID = scalar(2950, 16, "uuid");
-  static final PgType JSONB = scalar(3802, -1, "jsonb");
+public record PgType(int oid, int length, int typmod, String name, PgType element) {
+  public static final PgType BOOL = scalar(16, 1, "bool");
+  public static final PgType BYTEA = scalar(17, -1, "bytea");
+  public static final PgType NAME = scalar(19, 64, "name");
+  public static final PgType INT8 = scalar(20, 8, "int8");
+  public static final PgType INT2 = scalar(21, 2, "int2");
+  public static final PgType INT4 = scalar(23, 4, "int4");
+  public static final PgType TEXT = scalar(25, -1, "text");
+  public static final PgType OID = scalar(26, 4, "oid");
+  public static final PgType JSON = scalar(114, -1, "json");
+  public static final PgType FLOAT4 = scalar(700, 4, "float4");
+  public static final PgType FLOAT8 = scalar(701, 8, "float8");
+  public static final PgType UNKNOWN = scalar(705, -2, "unknown");
+  public static final PgType BPCHAR = scalar(1042, -1, "bpchar");
+  public static final PgType VARCHAR = scalar(1043, -1, "varchar");
+  public static final PgType DATE = scalar(1082, 4, "date");
+  public static final PgType TIME = scalar(1083, 8, "time");
+  public static final PgType TIMESTAMP = scalar(1114, 8, "timestamp");
+  public static final PgType TIMESTAMPTZ = scalar(1184, 8, "timestamptz");
+  public static final PgType INTERVAL = scalar(1186, 16, "interval");
+  public static final PgType NUMERIC = scalar(1700, -1, "numeric");
+  public static final PgType UUID = scalar(2950, 16, "uuid");
+  public static final PgType JSONB = scalar(3802, -1, "jsonb");
 
-  private static final PgType[] SCALARS = {BOOL, BYTEA, NAME, INT8, INT2, INT4, TEXT, OID, JSON, FLOAT4, FLOAT8,
-      UNKNOWN, BPCHAR, VARCHAR, DATE, TIME, TIMESTAMP, TIMESTAMPTZ, INTERVAL, NUMERIC, UUID, JSONB};
+  /** Every scalar type Floe sends or accepts. */
+  public static final java.util.List<PgType> SCALARS = java.util.List.of(BOOL, BYTEA, NAME, INT8, INT2, INT4,
+      TEXT, OID, JSON, FLOAT4, FLOAT8, UNKNOWN, BPCHAR, VARCHAR, DATE, TIME, TIMESTAMP, TIMESTAMPTZ, INTERVAL, NUMERIC,
+      UUID, JSONB);
 
   /** Array OIDs of the scalar types above (pg_type.typarray). */
-  private static int arrayOid(int elementOid) {
+  public static int arrayOid(int elementOid) {
     return switch (elementOid) {
       case 16 -> 1000;
       case 17 -> 1001;
@@ -73,15 +75,15 @@ record PgType(int oid, int length, int typmod, String name, PgType element) {
     return new PgType(oid, length, -1, name, null);
   }
 
-  boolean isArray() {
+  public boolean isArray() {
     return element != null;
   }
 
-  PgType withTypmod(int mod) {
+  public PgType withTypmod(int mod) {
     return new PgType(oid, length, mod, name, element);
   }
 
-  static PgType arrayOf(PgType element) {
+  public static PgType arrayOf(PgType element) {
     int oid = arrayOid(element.oid);
     if (oid == 0) {
       return TEXT;
@@ -90,7 +92,7 @@ record PgType(int oid, int length, int typmod, String name, PgType element) {
   }
 
   /** The type a result column of this SQL type is sent as. */
-  static PgType of(SqlType t) {
+  public static PgType of(SqlType t) {
     return switch (t.kind()) {
       case BOOLEAN -> BOOL;
       case SMALLINT -> INT2;
@@ -144,7 +146,7 @@ record PgType(int oid, int length, int typmod, String name, PgType element) {
   }
 
   /** The type with this OID, for parameter types a client declares; null if Floe does not know it. */
-  static PgType byOid(int oid) {
+  public static PgType byOid(int oid) {
     for (PgType t : SCALARS) {
       if (t.oid == oid) {
         return t;
@@ -157,7 +159,7 @@ record PgType(int oid, int length, int typmod, String name, PgType element) {
   }
 
   /** The type's name in casts Floe understands (for parameters substituted into a statement). */
-  String castName() {
+  public String castName() {
     if (isArray()) {
       return element.castName() + "[]";
     }
@@ -182,7 +184,7 @@ record PgType(int oid, int length, int typmod, String name, PgType element) {
   }
 
   /** Whether a text parameter of this type can be passed as a plain string literal. */
-  boolean isTextual() {
+  public boolean isTextual() {
     return switch (oid) {
       case 0, 19, 25, 705, 1042, 1043 -> true;
       default -> false;

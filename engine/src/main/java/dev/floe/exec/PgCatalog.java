@@ -1,0 +1,357 @@
+package dev.floe.exec;
+
+import dev.floe.Column;
+import dev.floe.FloeException;
+import dev.floe.SqlState;
+import dev.floe.types.PgType;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.zip.CRC32;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.types.Types;
+import org.duckdb.DuckDBAppender;
+import org.duckdb.DuckDBConnection;
+
+/**
+ * PostgreSQL's system catalogs ({@code pg_catalog}, {@code information_schema}) describing Floe's
+ * schemas and tables, so that tools which learn a database by querying them (psql's {@code \d}, JDBC
+ * {@code DatabaseMetaData}, SQLAlchemy's Inspector, BI tools) see Floe's tables with PostgreSQL's type
+ * OIDs and modifiers, NOT NULL columns and primary keys.
+ *
+ * <p>The catalogs are DuckDB tables in an attached in-memory database ({@value #DB}), rebuilt when the
+ * warehouse's catalog changed (any commit or DDL, by any process) and a query reads them. Object
+ * identifiers are stable: derived from names, so a client may cache them across sessions. The functions
+ * clients call on them ({@code format_type}, {@code pg_get_constraintdef}, {@code version()}, ...) are
+ * macros in the same database, which {@code dev.floe.sql.QueryPrepass} routes calls to.
+ */
+final class PgCatalog {
+  /** The attached database holding the catalogs. */
+  static final String DB = dev.floe.sql.SystemFunctions.DB;
+  static final int PG_CATALOG_OID = 11;
+  static final int PUBLIC_OID = 2200;
+  static final int INFORMATION_SCHEMA_OID = 13_000;
+  static final int DATABASE_OID = 16_384;
+  static final int OWNER_OID = 10;
+  static final String OWNER = "floe";
+  private static final int FIRST_USER_OID = 16_385;
+
+  /** Relations of pg_catalog Floe provides (others are DuckDB's own, about DuckDB's objects). */
+  static final Set<String> PG_CATALOG = Set.of("pg_namespace", "pg_class", "pg_attribute", "pg_type", "pg_index",
+      "pg_constraint", "pg_attrdef", "pg_description", "pg_database", "pg_roles", "pg_user", "pg_am",
+      "pg_tablespace", "pg_inherits", "pg_tables", "pg_views", "pg_matviews", "pg_indexes", "pg_proc", "pg_enum",
+      "pg_range", "pg_extension", "pg_trigger", "pg_rewrite", "pg_policy", "pg_sequence", "pg_depend",
+      "pg_collation", "pg_foreign_table", "pg_partitioned_table", "pg_statistic_ext", "pg_publication",
+      "pg_publication_rel", "pg_publication_namespace", "pg_shdescription");
+  static final Set<String> INFORMATION_SCHEMA = Set.of("schemata", "tables", "columns", "key_column_usage",
+      "table_constraints", "views", "routines", "referential_constraints", "constraint_column_usage",
+      "check_constraints", "sequences", "triggers");
+
+  private final Engine engine;
+  private final DuckDBConnection duck;
+  private Map<String, String> fingerprint;
+  private final Map<String, TableFacts> factsByLocation = new HashMap<>();
+
+  /** What the catalogs say about one table (cached by its metadata file, which never changes). */
+  private record TableFacts(List<Column> columns, List<String> keys, String comment, Map<Integer, String> docs,
+      long rows) {}
+
+  PgCatalog(Engine engine, DuckDBConnection duck) {
+    this.engine = engine;
+    this.duck = duck;
+    try (Statement st = duck.createStatement()) {
+      st.execute("DETACH DATABASE IF EXISTS " + DB); // a failed earlier attempt
+      st.execute("ATTACH ':memory:' AS " + DB);
+      st.execute("CREATE SCHEMA " + DB + ".base");
+      // every DuckDB database has its own pg_catalog and information_schema: Floe's live beside them
+      st.execute("CREATE SCHEMA " + DB + ".pgcat");
+      st.execute("CREATE SCHEMA " + DB + ".infoschema");
+      for (String ddl : PgCatalogSql.TABLES) {
+        st.execute(ddl.replace("$DB", DB));
+      }
+      for (String ddl : PgCatalogSql.VIEWS) {
+        st.execute(ddl.replace("$DB", DB));
+      }
+      for (String ddl : PgCatalogSql.MACROS) {
+        st.execute(ddl.replace("$DB", DB));
+      }
+      loadStatic();
+    } catch (SQLException e) {
+      throw new FloeException(SqlState.INTERNAL_ERROR, "cannot create the PostgreSQL catalogs: " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * SQL for a system relation a query names ({@code pg_catalog.pg_class}, {@code pg_class},
+   * {@code information_schema.tables}), or empty if the name is not one. Brings the catalogs up to date
+   * first.
+   */
+  Optional<String> relation(List<String> parts) {
+    Optional<String> name = systemName(parts);
+    if (name.isEmpty()) {
+      return Optional.empty();
+    }
+    refresh();
+    return Optional.of("SELECT * FROM " + DB + "." + name.get().replace("pg_catalog.", "pgcat.")
+        .replace("information_schema.", "infoschema."));
+  }
+
+  /**
+   * {@code schema.relation} for a name that designates a system relation, without touching the catalogs:
+   * {@code pg_catalog.pg_class}, {@code floe.pg_catalog.pg_class}, {@code pg_class} (pg_catalog is
+   * searched before any schema, as in PostgreSQL), {@code information_schema.tables}.
+   */
+  static Optional<String> systemName(List<String> parts) {
+    if (parts.isEmpty() || parts.size() > 3) {
+      return Optional.empty();
+    }
+    String last = parts.get(parts.size() - 1).toLowerCase(Locale.ROOT);
+    if (parts.size() == 1) {
+      return PG_CATALOG.contains(last) ? Optional.of("pg_catalog." + last) : Optional.empty();
+    }
+    String schema = parts.get(parts.size() - 2).toLowerCase(Locale.ROOT);
+    if (parts.size() == 3 && !parts.get(0).equalsIgnoreCase("floe")) {
+      return Optional.empty();
+    }
+    if (schema.equals("pg_catalog") && PG_CATALOG.contains(last)
+        || schema.equals("information_schema") && INFORMATION_SCHEMA.contains(last)) {
+      return Optional.of(schema + "." + last);
+    }
+    return Optional.empty();
+  }
+
+  /** Rebuilds the catalogs if the warehouse's tables changed since they were built. */
+  synchronized void refresh() {
+    Map<TableIdentifier, String> now = engine.tables().catalog().tableLocations();
+    List<Namespace> namespaces = engine.tables().catalog().listNamespaces(Namespace.empty());
+    Map<String, String> key = new LinkedHashMap<>();
+    now.forEach((id, location) -> key.put("t:" + id, location));
+    for (Namespace ns : namespaces) {
+      key.put("n:" + ns, "");
+    }
+    if (key.equals(fingerprint)) {
+      return;
+    }
+    try {
+      rebuild(namespaces, now);
+      fingerprint = key;
+    } catch (SQLException e) {
+      throw new FloeException(SqlState.INTERNAL_ERROR, "cannot build the PostgreSQL catalogs: " + e.getMessage(), e);
+    }
+  }
+
+  private void rebuild(List<Namespace> namespaces, Map<TableIdentifier, String> tables) throws SQLException {
+    Oids oids = new Oids();
+    Map<String, Integer> nsOids = new LinkedHashMap<>();
+    for (Namespace ns : namespaces) {
+      String name = ns.toString();
+      nsOids.put(name, name.equals("public") ? PUBLIC_OID : oids.next("n:" + name));
+    }
+    Map<String, FactsOf> live = new HashMap<>();
+    for (Map.Entry<TableIdentifier, String> e : tables.entrySet()) {
+      TableFacts facts = factsByLocation.get(e.getValue());
+      if (facts == null) {
+        Optional<Table> t = engine.tables().live(e.getKey());
+        if (t.isEmpty()) {
+          continue; // dropped meanwhile
+        }
+        facts = facts(t.get());
+        factsByLocation.put(e.getValue(), facts);
+      }
+      live.put(e.getValue(), new FactsOf(e.getKey(), facts));
+    }
+    factsByLocation.keySet().retainAll(live.keySet());
+
+    try (Statement st = duck.createStatement()) {
+      st.execute("BEGIN TRANSACTION");
+      try {
+        for (String t : List.of("namespace", "class", "attribute", "index", "constraint", "description")) {
+          st.execute("DELETE FROM " + DB + ".base.\"" + t + "\" WHERE oid_kind = 'user'");
+        }
+        try (DuckDBAppender ns = appender("namespace")) {
+          for (Map.Entry<String, Integer> e : nsOids.entrySet()) {
+            if (e.getValue() == PUBLIC_OID) {
+              continue; // a static row
+            }
+            ns.beginRow().append(e.getValue()).append(e.getKey()).append(OWNER_OID).append("user").endRow();
+          }
+        }
+        try (DuckDBAppender cls = appender("class");
+            DuckDBAppender att = appender("attribute");
+            DuckDBAppender idx = appender("index");
+            DuckDBAppender con = appender("constraint");
+            DuckDBAppender desc = appender("description")) {
+          for (FactsOf f : live.values()) {
+            String schema = f.id().namespace().toString();
+            Integer nsOid = nsOids.get(schema);
+            if (nsOid == null) {
+              continue;
+            }
+            String table = f.id().name();
+            int relOid = oids.next("t:" + schema + "." + table);
+            TableFacts facts = f.facts();
+            boolean hasKey = !facts.keys().isEmpty();
+            cls.beginRow().append(relOid).append(table).append(nsOid).append("r")
+                .append(facts.columns().size()).append(hasKey).append((double) facts.rows()).append("user").endRow();
+            int attnum = 0;
+            List<Integer> keyNums = new ArrayList<>();
+            for (Column c : facts.columns()) {
+              attnum++;
+              PgType t = PgType.of(c.type());
+              att.beginRow().append(relOid).append(c.name()).append(t.oid()).append(t.length()).append(attnum)
+                  .append(t.typmod()).append(!c.nullable()).append(t.isArray() ? 1 : 0).append("user").endRow();
+              if (facts.keys().contains(c.name())) {
+                keyNums.add(attnum);
+              }
+              String doc = facts.docs().get(c.fieldId());
+              if (doc != null) {
+                desc.beginRow().append(relOid).append(1259).append(attnum).append(doc).append("user").endRow();
+              }
+            }
+            if (facts.comment() != null) {
+              desc.beginRow().append(relOid).append(1259).append(0).append(facts.comment()).append("user").endRow();
+            }
+            if (hasKey) {
+              // keys in the order the key was declared
+              List<Integer> ordered = new ArrayList<>();
+              for (String k : facts.keys()) {
+                for (int i = 0; i < facts.columns().size(); i++) {
+                  if (facts.columns().get(i).name().equals(k)) {
+                    ordered.add(i + 1);
+                  }
+                }
+              }
+              String indexName = table + "_pkey";
+              int indexOid = oids.next("i:" + schema + "." + table);
+              int conOid = oids.next("c:" + schema + "." + table);
+              cls.beginRow().append(indexOid).append(indexName).append(nsOid).append("i").append(ordered.size())
+                  .append(false).append((double) facts.rows()).append("user").endRow();
+              String keyList = String.join(", ", facts.keys().stream().map(PgCatalog::ident).toList());
+              idx.beginRow().append(indexOid).append(relOid).append(ordered.size()).append(true).append(true)
+                  .append(int2vector(ordered)).append("CREATE UNIQUE INDEX " + ident(indexName) + " ON "
+                      + ident(schema) + "." + ident(table) + " USING btree (" + keyList + ")")
+                  .append("user").endRow();
+              con.beginRow().append(conOid).append(indexName).append(nsOid).append("p").append(relOid)
+                  .append(indexOid).append(int2vector(ordered)).append("PRIMARY KEY (" + keyList + ")")
+                  .append("user").endRow();
+            }
+          }
+        }
+        st.execute("COMMIT");
+      } catch (SQLException | RuntimeException e) {
+        st.execute("ROLLBACK");
+        throw e;
+      }
+    }
+  }
+
+  private record FactsOf(TableIdentifier id, TableFacts facts) {}
+
+  private DuckDBAppender appender(String table) throws SQLException {
+    return duck.createAppender(DB, "base", table);
+  }
+
+  /** A smallint[] as DuckDB's appender takes it: text it casts. */
+  private static String int2vector(List<Integer> nums) {
+    return nums.toString();
+  }
+
+  private static TableFacts facts(Table t) {
+    List<Column> columns = dev.floe.types.TypeMapping.columns(t.schema(), t.properties());
+    List<String> keys = new ArrayList<>();
+    for (Integer id : t.schema().identifierFieldIds()) {
+      Types.NestedField f = t.schema().findField(id);
+      if (f != null) {
+        keys.add(f.name());
+      }
+    }
+    // identifier fields are a set: keep the order of the columns, which is how they were declared
+    List<String> ordered = new ArrayList<>();
+    for (Column c : columns) {
+      if (keys.contains(c.name())) {
+        ordered.add(c.name());
+      }
+    }
+    Map<Integer, String> docs = new HashMap<>();
+    for (Types.NestedField f : t.schema().columns()) {
+      if (f.doc() != null && !f.doc().isEmpty()) {
+        docs.put(f.fieldId(), f.doc());
+      }
+    }
+    long rows = 0;
+    if (t.currentSnapshot() != null && t.currentSnapshot().summary() != null) {
+      try {
+        rows = Long.parseLong(t.currentSnapshot().summary().getOrDefault("total-records", "0"));
+      } catch (NumberFormatException e) {
+        rows = 0;
+      }
+    }
+    return new TableFacts(columns, ordered, t.properties().get("comment"), docs, rows);
+  }
+
+  /** Stable object identifiers from names; a collision takes the next free number. */
+  private static final class Oids {
+    private final Set<Integer> used = new HashSet<>();
+
+    int next(String name) {
+      CRC32 crc = new CRC32();
+      crc.update(name.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      int oid = FIRST_USER_OID + (int) (crc.getValue() % (Integer.MAX_VALUE - FIRST_USER_OID));
+      while (!used.add(oid)) {
+        oid = oid == Integer.MAX_VALUE ? FIRST_USER_OID : oid + 1;
+      }
+      return oid;
+    }
+  }
+
+  static String ident(String name) {
+    return name.matches("[a-z_][a-z0-9_$]*") ? name : dev.floe.sql.Lexer.quoteIdentifier(name);
+  }
+
+  /** Rows that never change: the built-in schemas, types, the database, the owner role. */
+  private void loadStatic() throws SQLException {
+    try (DuckDBAppender ns = appender("namespace")) {
+      ns.beginRow().append(PG_CATALOG_OID).append("pg_catalog").append(OWNER_OID).append("static").endRow();
+      ns.beginRow().append(PUBLIC_OID).append("public").append(OWNER_OID).append("static").endRow();
+      ns.beginRow().append(INFORMATION_SCHEMA_OID).append("information_schema").append(OWNER_OID).append("static")
+          .endRow();
+    }
+    try (DuckDBAppender ty = appender("type")) {
+      for (PgType t : PgType.SCALARS) {
+        addType(ty, t);
+        int array = PgType.arrayOid(t.oid());
+        if (array != 0) {
+          addType(ty, PgType.arrayOf(t));
+        }
+      }
+    }
+  }
+
+  private static void addType(DuckDBAppender ty, PgType t) throws SQLException {
+    String category = t.isArray() ? "A" : switch (t.oid()) {
+      case 16 -> "B";
+      case 20, 21, 23, 26, 700, 701, 1700 -> "N";
+      case 1082, 1083, 1114, 1184 -> "D";
+      case 1186 -> "T";
+      case 17, 114, 2950, 3802 -> "U";
+      case 705 -> "X";
+      default -> "S";
+    };
+    ty.beginRow().append(t.oid()).append(t.name()).append(PG_CATALOG_OID).append(t.length())
+        .append(t.length() > 0 && t.length() <= 8).append("b").append(category)
+        .append(t.isArray() ? t.element().oid() : 0).append(t.isArray() ? 0 : PgType.arrayOid(t.oid()))
+        .append(t.isArray() ? "array_in" : t.name() + "in").append(t.isArray() ? "array_out" : t.name() + "out")
+        .endRow();
+  }
+}
