@@ -37,6 +37,7 @@ public final class SqlState {
   public static final String INVALID_AUTHORIZATION_SPECIFICATION = "28000";
   public static final String INVALID_PASSWORD = "28P01";
   public static final String INVALID_CURSOR_NAME = "34000";
+  public static final String INVALID_CURSOR_DEFINITION = "42P11";
   public static final String INVALID_CATALOG_NAME = "3D000";
   public static final String INVALID_SCHEMA_NAME = "3F000";
   public static final String DEPENDENT_OBJECTS_STILL_EXIST = "2BP01";

@@ -13,5 +13,5 @@ SELECT id, name FROM items WHERE price > 0 OR name LIKE 'h%' ORDER BY id DESC;
 UPDATE items SET name = 'z' WHERE id = 3;
 DELETE FROM items WHERE id = 2;
 SELECT count(*), sum(price), min(born), max(ts), string_agg(name, ',' ORDER BY id) FROM items;
-SELECT NULL::int IS NULL, 7/2, 7.0/2, 'x' || 'y', length('héllo'), DATE '2024-03-01' - DATE '2024-02-28';
+SELECT NULL::int IS NULL, 7/2, 7 % 3, 'x' || 'y', length('héllo'), DATE '2024-03-01' - DATE '2024-02-28';
 SELECT i, i * i AS sq FROM generate_series(1, 3) AS g(i);

@@ -33,11 +33,27 @@ final class DuckErrors {
   private static final Pattern INTEGER_OVERFLOW =
       Pattern.compile("Could not convert string '\\s*([+-]?\\d+)\\s*' to (INT8|INT16|INT32|INT64|UINT\\d+).*", Pattern.DOTALL);
 
+  private static final Pattern ARITHMETIC_OVERFLOW =
+      Pattern.compile("Overflow in (?:addition|subtraction|multiplication|negation|division) of (INT8|INT16|INT32|INT64)"
+          + ".*", Pattern.DOTALL);
+  private static final Pattern BAD_INPUT =
+      Pattern.compile("Could not convert string '(.*)' to (INT8|INT16|INT32|INT64|DOUBLE|FLOAT|BOOL|DECIMAL.*?|UUID)",
+          Pattern.DOTALL);
+
   private DuckErrors() {}
 
   /** A raise-inside-SQL expression: {@code error('floe:XXXXX:message')}. */
   static String raise(String sqlState, String message) {
     return "error(" + dev.floe.sql.Lexer.quoteString(PREFIX + sqlState + ":" + message) + ")";
+  }
+
+  /** Separates a raised error's message from its DETAIL, computed in SQL. */
+  private static final char DETAIL_MARK = '\u0001';
+
+  /** Like {@link #raise(String, String)}, with a DETAIL that is a SQL expression of the failing row. */
+  static String raise(String sqlState, String message, String detailSql) {
+    return "error(" + dev.floe.sql.Lexer.quoteString(PREFIX + sqlState + ":" + message) + " || chr(1) || ("
+        + detailSql + "))";
   }
 
   /**
@@ -74,7 +90,11 @@ final class DuckErrors {
   private static FloeException classify(String type, String subtype, String message, int position, SQLException e) {
     Matcher floe = FLOE_ERROR.matcher(message);
     if (floe.find()) {
-      return new FloeException(floe.group(1), floe.group(2).strip(), null, null, 0, e);
+      String text = floe.group(2);
+      int mark = text.indexOf(DETAIL_MARK);
+      return mark < 0 ? new FloeException(floe.group(1), text.strip(), null, null, 0, e)
+          : new FloeException(floe.group(1), text.substring(0, mark).strip(), text.substring(mark + 1).strip(), null,
+              0, e);
     }
     String first = message.lines().findFirst().orElse(message);
     if (first.startsWith("Division by zero")) {
@@ -141,7 +161,15 @@ final class DuckErrors {
       }
       case "Conversion" -> {
         if (first.contains("field value out of range")) {
-          return error(SqlState.DATETIME_FIELD_OVERFLOW, first, position, e);
+          // PostgreSQL: date/time field value out of range: "2024-02-30"
+          String value = first.contains(": ") ? first.substring(first.indexOf(": ") + 2) : "";
+          return error(SqlState.DATETIME_FIELD_OVERFLOW, "date/time field value out of range"
+              + (value.isEmpty() ? "" : ": " + value), position, e);
+        }
+        Matcher badInput = BAD_INPUT.matcher(first);
+        if (badInput.matches() && !INTEGER_OVERFLOW.matcher(first).matches()) {
+          return error(SqlState.INVALID_TEXT_REPRESENTATION, "invalid input syntax for type "
+              + pgType(badInput.group(2)) + ": \"" + badInput.group(1) + "\"", position, e);
         }
         Matcher overflow = INTEGER_OVERFLOW.matcher(first);
         if (overflow.matches()) {
@@ -160,6 +188,11 @@ final class DuckErrors {
         return error(SqlState.INVALID_TEXT_REPRESENTATION, first, position, e);
       }
       case "Out of Range" -> {
+        Matcher arithmetic = ARITHMETIC_OVERFLOW.matcher(first);
+        if (arithmetic.matches()) {
+          return error(SqlState.NUMERIC_VALUE_OUT_OF_RANGE, pgInteger(arithmetic.group(1)) + " out of range", position,
+              e);
+        }
         return error(SqlState.NUMERIC_VALUE_OUT_OF_RANGE, first, position, e);
       }
       case "Invalid Input" -> {
@@ -201,6 +234,17 @@ final class DuckErrors {
   private static String unquote(String name) {
     return name.length() > 1 && name.startsWith("\"") && name.endsWith("\"") ? name.substring(1, name.length() - 1)
         : name;
+  }
+
+  private static String pgType(String duckType) {
+    return switch (duckType) {
+      case "INT8", "INT16", "INT32", "INT64" -> pgInteger(duckType);
+      case "DOUBLE" -> "double precision";
+      case "FLOAT" -> "real";
+      case "BOOL" -> "boolean";
+      case "UUID" -> "uuid";
+      default -> "numeric";
+    };
   }
 
   private static String pgInteger(String duckType) {

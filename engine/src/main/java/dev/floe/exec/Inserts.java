@@ -269,6 +269,15 @@ final class Inserts {
    */
   static String rowsSql(String tableName, Schema schema, List<Column> columns, Map<String, String> provided,
       String sourceSql, int sourceColumns) {
+    // PostgreSQL's DETAIL of a NOT NULL violation: "Failing row contains (2, null)."
+    StringBuilder failingRow = new StringBuilder("'Failing row contains (' || concat_ws(', '");
+    for (Column c : columns) {
+      Types.NestedField f = schema.findField(c.fieldId());
+      String raw = provided.containsKey(c.name()) ? provided.get(c.name())
+          : f.writeDefault() != null ? SqlLiterals.of(f.type(), f.writeDefault()) : "NULL";
+      failingRow.append(", coalesce(CAST((").append(raw).append(") AS VARCHAR), 'null')");
+    }
+    failingRow.append(") || ').'");
     StringBuilder select = new StringBuilder("SELECT ");
     for (int k = 0; k < columns.size(); k++) {
       Column c = columns.get(k);
@@ -286,8 +295,8 @@ final class Inserts {
       }
       if (!c.nullable()) {
         value = "CASE WHEN (" + value + ") IS NULL THEN " + DuckErrors.raise(SqlState.NOT_NULL_VIOLATION,
-            "null value in column \"" + c.name() + "\" of relation \"" + tableName + "\" violates not-null constraint")
-            + " ELSE (" + value + ") END";
+            "null value in column \"" + c.name() + "\" of relation \"" + tableName + "\" violates not-null constraint",
+            failingRow.toString()) + " ELSE (" + value + ") END";
       }
       select.append(value).append(" AS ").append(Lexer.quoteIdentifier(c.name()));
     }

@@ -28,7 +28,7 @@ final class QueryResult implements Result {
 
   private final Statement statement;
   private final ResultSet resultSet;
-  private final List<Column> columns;
+  private List<Column> columns;
   private final BufferAllocator allocator;
   private final IntUnaryOperator positions;
   private final Runnable onClose;
@@ -54,6 +54,26 @@ final class QueryResult implements Result {
       cols.add(Column.result(md.getColumnName(i), TypeMapping.fromDuckdb(md.getColumnTypeName(i))));
     }
     return List.copyOf(cols);
+  }
+
+  /**
+   * Reports, for output columns that pass a table column through unchanged, the column's declared type
+   * ({@code varchar(10)}, {@code char(3)}) instead of DuckDB's, where the two store alike.
+   */
+  QueryResult withDeclaredTypes(List<java.util.Optional<dev.floe.SqlType>> declared) {
+    if (declared.size() != columns.size()) {
+      return this;
+    }
+    List<Column> out = new java.util.ArrayList<>(columns);
+    for (int k = 0; k < out.size(); k++) {
+      Column c = out.get(k);
+      java.util.Optional<dev.floe.SqlType> d = declared.get(k);
+      if (d.isPresent() && d.get().isString() && c.type().isString()) {
+        out.set(k, new Column(c.name(), d.get(), c.nullable(), c.fieldId()));
+      }
+    }
+    columns = List.copyOf(out);
+    return this;
   }
 
   @Override

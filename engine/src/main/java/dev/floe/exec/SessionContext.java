@@ -241,7 +241,8 @@ public final class SessionContext implements AutoCloseable {
 
   private Result query(Ast.Query q) {
     QueryBinder.Bound bound = bind(q);
-    return run(withColumnNames(bound), bound::originalPosition);
+    Result r = run(withColumnNames(bound), bound::originalPosition);
+    return r instanceof QueryResult qr ? qr.withDeclaredTypes(bound.declaredTypes()) : r;
   }
 
   /** The bound SQL with PostgreSQL's names for unaliased expression columns ({@code count}, ...). */

@@ -24,6 +24,10 @@ final class PgSyntax {
   private static final Set<String> TEXT_TYPES = Set.of("name", "char", "int2vector", "oidvector", "regproc",
       "regprocedure", "regoper", "regoperator", "regrole", "regconfig", "regdictionary", "sql_identifier",
       "character_data", "yes_or_no", "pg_node_tree", "aclitem", "xid", "cid", "tid");
+  /** PostgreSQL functions DuckDB has under another name. */
+  private static final java.util.Map<String, String> RENAMED = java.util.Map.of("json_build_object", "json_object",
+      "jsonb_build_object", "json_object", "json_build_array", "json_array", "jsonb_build_array", "json_array",
+      "json_agg", "json_group_array", "jsonb_agg", "json_group_array");
   private static final Set<String> INTEGER_TYPES = Set.of("oid", "cardinal_number", "regtypearray");
   /**
    * Keywords before a name that is not a function call: a table ({@code INSERT INTO version (...)}) or
@@ -82,6 +86,10 @@ final class PgSyntax {
     }
     if (call && SystemFunctions.CALLED.contains(fn)) {
       edits.replace(t.start(), name.end(), SystemFunctions.qualified(fn));
+      return nameIndex + 1;
+    }
+    if (call && RENAMED.containsKey(fn)) {
+      edits.replace(t.start(), name.end(), RENAMED.get(fn));
       return nameIndex + 1;
     }
     if (call && qualified) {

@@ -152,6 +152,78 @@ final class CopyFormats {
     return rows;
   }
 
+  /**
+   * Rewrites COPY binary-format input (PGCOPY signature, tuples of length-prefixed values) as CSV in which
+   * every non-NULL value is quoted, decoding each value by its column's type.
+   *
+   * @return the number of rows
+   */
+  static long binaryToCsv(Path binary, Path csv, List<dev.floe.types.PgType> types) throws IOException {
+    long rows = 0;
+    try (java.io.DataInputStream in = new java.io.DataInputStream(new java.io.BufferedInputStream(
+            Files.newInputStream(binary)));
+        BufferedWriter w = Files.newBufferedWriter(csv, StandardCharsets.UTF_8)) {
+      byte[] signature = new byte[11];
+      try {
+        in.readFully(signature);
+      } catch (java.io.EOFException e) {
+        throw badBinary("COPY file signature not recognized");
+      }
+      if (!java.util.Arrays.equals(signature, new byte[] {'P', 'G', 'C', 'O', 'P', 'Y', '\n', (byte) 0xff, '\r', '\n',
+          0})) {
+        throw badBinary("COPY file signature not recognized");
+      }
+      int flags = in.readInt();
+      if ((flags & 0x10000) != 0) {
+        throw badBinary("COPY with OIDs is not supported");
+      }
+      int extension = in.readInt();
+      if (extension < 0 || in.skipBytes(extension) != extension) {
+        throw badBinary("invalid COPY file header (missing length)");
+      }
+      while (true) {
+        short fields;
+        try {
+          fields = in.readShort();
+        } catch (java.io.EOFException e) {
+          break; // no trailer: PostgreSQL accepts the end of data here too
+        }
+        if (fields == -1) {
+          break;
+        }
+        if (fields != types.size()) {
+          throw badBinary("row field count is " + fields + ", expected " + types.size());
+        }
+        for (int k = 0; k < fields; k++) {
+          int len = in.readInt();
+          if (k > 0) {
+            w.write(',');
+          }
+          if (len == -1) {
+            continue;
+          }
+          if (len < 0 || len > 1 << 30) {
+            throw badBinary("invalid field size");
+          }
+          byte[] v = new byte[len];
+          in.readFully(v);
+          w.write('"');
+          w.write(PgValues.binaryToText(v, types.get(k)).replace("\"", "\"\""));
+          w.write('"');
+        }
+        w.write('\n');
+        rows++;
+      }
+    } catch (java.io.EOFException e) {
+      throw badBinary("unexpected EOF in COPY data");
+    }
+    return rows;
+  }
+
+  private static FloeException badBinary(String message) {
+    return new FloeException(SqlState.BAD_COPY_FILE_FORMAT, message);
+  }
+
   /** Splits at unescaped delimiters, keeping escapes for {@link #unescape}. */
   private static List<String> split(String line, char delimiter) {
     List<String> fields = new ArrayList<>();
@@ -222,6 +294,44 @@ final class CopyFormats {
       }
     }
     return b.toString();
+  }
+
+  /** Fails with 22021 unless the file is valid UTF-8 (DuckDB's CSV reader would report it vaguely). */
+  static void checkUtf8(Path file) throws IOException {
+    java.nio.charset.CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder()
+        .onMalformedInput(java.nio.charset.CodingErrorAction.REPORT)
+        .onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPORT);
+    try (java.io.Reader r = new java.io.InputStreamReader(Files.newInputStream(file), decoder)) {
+      char[] buf = new char[64 * 1024];
+      while (r.read(buf) >= 0) {
+        // decoding is the check
+      }
+    } catch (java.nio.charset.CharacterCodingException e) {
+      throw new FloeException(SqlState.CHARACTER_NOT_IN_REPERTOIRE, "invalid byte sequence for encoding \"UTF8\"");
+    }
+  }
+
+  /** Cuts the data at a line holding only {@code \.} (the end-of-data marker), if there is one. */
+  static void dropEndMarker(Path file) throws IOException {
+    long size = Files.size(file);
+    try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(file,
+        java.nio.file.StandardOpenOption.READ, java.nio.file.StandardOpenOption.WRITE)) {
+      // the marker is at the end: look at the last few bytes only
+      int tail = (int) Math.min(size, 8);
+      java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(tail);
+      ch.read(b, size - tail);
+      String end = new String(b.array(), StandardCharsets.ISO_8859_1);
+      for (String marker : new String[] {"\\.\r\n", "\\.\n", "\\."}) {
+        if (end.endsWith(marker)) {
+          int at = end.length() - marker.length();
+          // only a marker on a line of its own
+          if (at == 0 && size == tail || at > 0 && end.charAt(at - 1) == '\n') {
+            ch.truncate(size - marker.length());
+          }
+          return;
+        }
+      }
+    }
   }
 
   private static String abbreviate(String line) {

@@ -43,6 +43,8 @@ final class PgConnection implements Runnable {
   private static final int CANCEL_REQUEST = 80877102;
   private static final int PROTOCOL_3 = 196608;
   private static final int MAX_STARTUP = 10_000;
+  /** Message types a client may send after start-up. */
+  private static final String FRONTEND_TYPES = "QPBDECHSXdcfF";
 
   private final PgServer server;
   private final Socket socket;
@@ -57,6 +59,18 @@ final class PgConnection implements Runnable {
   private String user = "floe";
   private final Map<String, Prepared> statements = new HashMap<>();
   private final Map<String, Portal> portals = new HashMap<>();
+  /** Open SQL cursors (DECLARE): each runs in an engine session of its own, so other statements can run. */
+  private final Map<String, SqlCursor> cursors = new HashMap<>();
+
+  private record SqlCursor(Session session, Reply reply, boolean hold) {
+    void close() {
+      try {
+        reply.close();
+      } finally {
+        session.close();
+      }
+    }
+  }
   /** 'I' idle, 'T' in a transaction block, 'E' in a failed transaction block. */
   private char status = 'I';
   private final Deque<String> savepoints = new ArrayDeque<>();
@@ -65,6 +79,8 @@ final class PgConnection implements Runnable {
   /** After an error in the extended protocol, messages are skipped until Sync. */
   private boolean skipUntilSync;
   private volatile boolean running;
+  /** The engine session of the statement running now (cancel requests interrupt it). */
+  private volatile Session active;
   private volatile boolean timedOut;
   private volatile boolean closing;
   private ScheduledFuture<?> idleTimer;
@@ -73,15 +89,19 @@ final class PgConnection implements Runnable {
   private static final class Portal {
     final Prepared statement;
     final String sql;
+    final Prepared.Bound bound;
     final boolean[] binaryResults;
     final boolean allBinary;
     Reply reply;
+    /** The result's columns, kept after the rows are sent (Describe of a finished portal). */
+    List<Column> columns = List.of();
     long sent;
     boolean done;
 
-    Portal(Prepared statement, String sql, boolean[] binaryResults, boolean allBinary) {
+    Portal(Prepared statement, Prepared.Bound bound, boolean[] binaryResults, boolean allBinary) {
       this.statement = statement;
-      this.sql = sql;
+      this.bound = bound;
+      this.sql = bound.sql();
       this.binaryResults = binaryResults;
       this.allBinary = allBinary;
     }
@@ -126,6 +146,8 @@ final class PgConnection implements Runnable {
       fatal(SqlState.PROTOCOL_VIOLATION, e.getMessage());
     } catch (MessageBuffer.InvalidText e) {
       fatal(SqlState.CHARACTER_NOT_IN_REPERTOIRE, e.getMessage());
+    } catch (FloeException e) {
+      fatal(e.sqlState(), e.getMessage()); // a refused start-up (unsupported protocol version, ...)
     } catch (IOException e) {
       LOG.debug("connection {} failed: {}", processId, e.toString());
     } catch (RuntimeException e) {
@@ -326,7 +348,6 @@ final class PgConnection implements Runnable {
           case 'F' -> extended(() -> {
             throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "the function call protocol is not supported");
           });
-          case 'p' -> throw new ProtocolException("unexpected password message");
           default -> throw new ProtocolException("invalid frontend message type " + type);
         }
       }
@@ -343,6 +364,10 @@ final class PgConnection implements Runnable {
     int type = in.read();
     if (type < 0) {
       return null;
+    }
+    if (FRONTEND_TYPES.indexOf(type) < 0) {
+      // before reading a length that cannot be trusted: the stream is not framed as messages
+      throw new ProtocolException("invalid frontend message type " + type);
     }
     int length = in.readInt();
     if (length < 4) {
@@ -431,6 +456,8 @@ final class PgConnection implements Runnable {
       } catch (FloeException e) {
         error(e.withPosition(0).position() > 0 ? shift(e, part.offset()) : e);
         break;
+      } catch (ProtocolException | MessageBuffer.InvalidText e) {
+        throw e; // the stream can no longer be framed (during COPY): the connection ends
       } catch (RuntimeException e) {
         LOG.error("internal error in connection {}", processId, e);
         error(new FloeException(SqlState.INTERNAL_ERROR, "internal error: " + e, e));
@@ -526,12 +553,12 @@ final class PgConnection implements Runnable {
     for (int k = 0; k < nParams; k++) {
       binary[k] = nFormats == 1 ? formats[0] == 1 : nFormats > 1 && formats[k] == 1;
     }
-    String sql = p.bind(values, binary);
+    Prepared.Bound bound = p.bound(values, binary);
     boolean[] binaryResults = new boolean[nResults];
     for (int k = 0; k < nResults; k++) {
       binaryResults[k] = results[k] == 1;
     }
-    Portal old = portals.put(portalName, new Portal(p, sql, binaryResults, nResults == 1 && results[0] == 1));
+    Portal old = portals.put(portalName, new Portal(p, bound, binaryResults, nResults == 1 && results[0] == 1));
     if (old != null) {
       old.close();
     }
@@ -569,6 +596,11 @@ final class PgConnection implements Runnable {
       }
     } else if (what == 'P') {
       Portal portal = portals.get(name);
+      if (portal == null && cursors.containsKey(name)) {
+        // a DECLAREd cursor is a portal too (psycopg 3 describes its server-side cursors so)
+        rowDescription(cursors.get(name).reply().columns(), null, false);
+        return;
+      }
       if (portal == null) {
         throw new FloeException(SqlState.INVALID_CURSOR_NAME, "portal \"" + name + "\" does not exist");
       }
@@ -577,7 +609,7 @@ final class PgConnection implements Runnable {
         return;
       }
       start(portal);
-      List<Column> columns = portal.reply.columns();
+      List<Column> columns = portal.columns;
       if (columns.isEmpty()) {
         out.begin('n').end();
       } else {
@@ -591,7 +623,7 @@ final class PgConnection implements Runnable {
 
   private void execute(MessageBuffer m) throws IOException {
     String name = m.cstring("portal name");
-    int maxRows = m.int32("row limit");
+    int maxRows = Math.max(0, m.int32("row limit")); // zero or less: all rows, as in PostgreSQL
     m.end();
     Portal portal = portals.get(name);
     if (portal == null) {
@@ -665,14 +697,28 @@ final class PgConnection implements Runnable {
 
   private void start(Portal portal) {
     if (portal.reply == null && !portal.done) {
-      portal.reply = run(portal.sql, portal.statement.command());
+      try {
+        portal.reply = run(portal.sql, portal.statement.command());
+        portal.columns = portal.reply.columns();
+      } catch (FloeException e) {
+        throw inClientText(e, portal.bound);
+      }
     }
+  }
+
+  /** An error whose position is in the bound text, with the position in the text the client sent. */
+  private static FloeException inClientText(FloeException e, Prepared.Bound bound) {
+    if (e.position() <= 0) {
+      return e;
+    }
+    return new FloeException(e.sqlState(), e.getMessage(), e.detail().orElse(null), e.hint().orElse(null),
+        bound.originalPosition(e.position()), e.getCause());
   }
 
   /** Whether a bound statement returns rows, known without running it for everything but queries. */
   private boolean returnsRows(Prepared p, String sql) {
     if (p.command() != null) {
-      return p.command().kind() == SessionCommand.Kind.SHOW;
+      return p.command().kind() == SessionCommand.Kind.SHOW || p.command().kind() == SessionCommand.Kind.FETCH;
     }
     if (p.isEmpty() || CopyStatement.parse(sql) != null) {
       return false;
@@ -750,9 +796,32 @@ final class PgConnection implements Runnable {
     try {
       checkNotAborted(command);
       if (command != null) {
-        return sessionCommand(command);
+        // parsed again from the bound text: DECLARE's query carries the parameters' values
+        return sessionCommand(command.kind() == SessionCommand.Kind.DECLARE ? SessionCommand.parse(sql) : command);
       }
-      Reply reply = Reply.of(timed(() -> session.sql(sql)));
+      checkWritable(sql);
+      // The engine session holds one open result at a time; while another portal is suspended (pgjdbc's
+      // fetchSize, interleaved portals), the statement runs in a session of its own.
+      Session target = session;
+      for (Portal p : portals.values()) {
+        if (p.reply != null) {
+          target = auxiliarySession();
+          break;
+        }
+      }
+      Session runIn = target;
+      Reply reply;
+      try {
+        reply = Reply.of(timed(runIn, () -> runIn.sql(sql)));
+      } catch (RuntimeException e) {
+        if (runIn != session) {
+          runIn.close();
+        }
+        throw e;
+      }
+      if (runIn != session) {
+        reply = Reply.closing(reply, runIn);
+      }
       if (status == 'T' && !reply.hasRows() && isWrite(reply.tag(0))) {
         blockWrites++;
       }
@@ -838,19 +907,16 @@ final class PgConnection implements Runnable {
   private static final byte[] BINARY_SIGNATURE = {'P', 'G', 'C', 'O', 'P', 'Y', '\n', (byte) 0xff, '\r', '\n', 0};
 
   private String copyIn(CopyStatement c) throws IOException {
-    if (c.format() == CopyStatement.Format.BINARY) {
-      throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "COPY FROM STDIN in BINARY format is not supported yet",
-          null, "Use FORMAT text or csv.", 0, null);
-    }
     // The target's columns and types, and a check that it exists, before the client sends data.
     String columnList = c.columns().isEmpty() ? "*" : String.join(", ", c.columns());
     List<Column> target;
     try (Reply probe = Reply.of(session.sql("SELECT " + columnList + " FROM " + c.table() + " LIMIT 0"))) {
       target = probe.columns();
     }
-    out.begin('G').int8(0).int16(target.size());
+    boolean binaryIn = c.format() == CopyStatement.Format.BINARY;
+    out.begin('G').int8(binaryIn ? 1 : 0).int16(target.size());
     for (int k = 0; k < target.size(); k++) {
-      out.int16(0);
+      out.int16(binaryIn ? 1 : 0);
     }
     out.end();
     out.flush();
@@ -858,15 +924,27 @@ final class PgConnection implements Runnable {
     java.nio.file.Path csv = null;
     try {
       receiveCopyData(raw);
+      if (c.format() == CopyStatement.Format.CSV) {
+        CopyFormats.dropEndMarker(raw); // "\." ends the data in CSV too (old clients send it)
+        CopyFormats.checkUtf8(raw);
+      }
       java.nio.file.Path source = raw;
       String nullString = c.nullString();
       boolean header = c.header();
       char quote = c.quote();
       char escape = c.escape();
       char delimiter = c.delimiter();
-      if (c.format() == CopyStatement.Format.TEXT) {
+      if (c.format() != CopyStatement.Format.CSV) {
         csv = java.nio.file.Files.createTempFile("floe-copy-", ".csv");
-        CopyFormats.textToCsv(raw, csv, c, target.size());
+        try {
+          if (binaryIn) {
+            CopyFormats.binaryToCsv(raw, csv, target.stream().map(col -> PgType.of(col.type())).toList());
+          } else {
+            CopyFormats.textToCsv(raw, csv, c, target.size());
+          }
+        } catch (java.nio.charset.CharacterCodingException e) {
+          throw new FloeException(SqlState.CHARACTER_NOT_IN_REPERTOIRE, "invalid byte sequence for encoding \"UTF8\"");
+        }
         source = csv;
         nullString = "";
         header = false;
@@ -940,8 +1018,12 @@ final class PgConnection implements Runnable {
           case 'c' -> {
             return;
           }
-          case 'f' -> throw new FloeException(SqlState.QUERY_CANCELED, "COPY from stdin failed: "
-              + m.cstring("error message"));
+          case 'f' -> {
+            byte[] why = m.bytes(m.remaining(), "error message");
+            int len = why.length > 0 && why[why.length - 1] == 0 ? why.length - 1 : why.length;
+            throw new FloeException(SqlState.QUERY_CANCELED, "COPY from stdin failed: "
+                + new String(why, 0, len, java.nio.charset.StandardCharsets.UTF_8));
+          }
           case 'H', 'S' -> { } // allowed during COPY, no effect
           default -> throw new ProtocolException("unexpected message type 0x" + Integer.toHexString(m.type())
               + " during COPY from stdin");
@@ -958,16 +1040,35 @@ final class PgConnection implements Runnable {
     T call();
   }
 
-  /** Runs an engine call under statement_timeout, answering cancellation with PostgreSQL's messages. */
+  /** A new engine session with this connection's user, schema and settings. */
+  private Session auxiliarySession() {
+    Session s = server.database().connect();
+    s.setUser(user);
+    s.setBackendPid(processId);
+    s.setCurrentSchema(settings.firstSchema());
+    Map<String, String> all = new java.util.LinkedHashMap<>();
+    for (String name : settings.names()) {
+      all.put(name, settings.get(name));
+    }
+    s.setSettings(all);
+    return s;
+  }
+
   private <T> T timed(Call<T> call) {
+    return timed(session, call);
+  }
+
+  /** Runs an engine call under statement_timeout, answering cancellation with PostgreSQL's messages. */
+  private <T> T timed(Session in, Call<T> call) {
     long timeout = settings.statementTimeoutMillis();
     ScheduledFuture<?> timer = null;
     timedOut = false;
+    active = in;
     running = true;
     if (timeout > 0) {
       timer = server.timers().schedule(() -> {
         timedOut = true;
-        session.cancel();
+        in.cancel();
       }, timeout, TimeUnit.MILLISECONDS);
     }
     try {
@@ -999,6 +1100,17 @@ final class PgConnection implements Runnable {
         return Reply.command(c.tag());
       }
       case SET_TRANSACTION -> {
+        if ("session".equals(c.name())) {
+          if (c.isolation() != null) {
+            settings.set("default_transaction_isolation", c.isolation());
+          }
+          if (c.readOnly() != null) {
+            settings.set("default_transaction_read_only", c.readOnly() ? "on" : "off");
+          }
+        } else {
+          requireBlock("SET TRANSACTION");
+          applyModes(c);
+        }
         return Reply.command(c.tag());
       }
       case RESET -> {
@@ -1032,6 +1144,9 @@ final class PgConnection implements Runnable {
           status = 'T';
           blockWrites = 0;
           savepoints.clear();
+          settings.set("transaction_isolation", settings.get("default_transaction_isolation"));
+          settings.set("transaction_read_only", settings.get("default_transaction_read_only"));
+          applyModes(c);
         }
         return Reply.command(c.tag());
       }
@@ -1081,6 +1196,60 @@ final class PgConnection implements Runnable {
         closeAllPortals();
         return Reply.command(c.tag());
       }
+      case DECLARE -> {
+        boolean hold = c.count() == 1;
+        if (!hold && status == 'I') {
+          throw new FloeException(SqlState.NO_ACTIVE_SQL_TRANSACTION,
+              "DECLARE CURSOR can only be used in transaction blocks");
+        }
+        if (cursors.containsKey(c.name())) {
+          throw new FloeException(SqlState.DUPLICATE_CURSOR, "cursor \"" + c.name() + "\" already exists");
+        }
+        Session own = server.database().connect();
+        try {
+          own.setUser(user);
+          own.setCurrentSchema(settings.firstSchema());
+          String query = c.isolation();
+          Reply reply = Reply.of(timed(() -> own.sql(query)));
+          if (!reply.hasRows()) {
+            reply.close();
+            throw new FloeException(SqlState.INVALID_CURSOR_DEFINITION, "cursor can only scan a query that returns rows");
+          }
+          cursors.put(c.name(), new SqlCursor(own, reply, hold));
+        } catch (RuntimeException e) {
+          own.close();
+          throw e;
+        }
+        return Reply.command(c.tag());
+      }
+      case FETCH, MOVE -> {
+        SqlCursor cursor = cursors.get(c.name());
+        if (cursor == null) {
+          throw new FloeException(SqlState.INVALID_CURSOR_NAME, "cursor \"" + c.name() + "\" does not exist");
+        }
+        if (c.kind() == SessionCommand.Kind.FETCH) {
+          return Reply.limited(cursor.reply(), c.count(), "FETCH");
+        }
+        long moved = 0;
+        Iterator<Row> rows = cursor.reply().rows();
+        while (moved < c.count() && timedNext(rows)) {
+          rows.next();
+          moved++;
+        }
+        return Reply.command("MOVE " + moved);
+      }
+      case CLOSE -> {
+        if (c.name() == null) {
+          closeCursors(true);
+        } else {
+          SqlCursor cursor = cursors.remove(c.name());
+          if (cursor == null) {
+            throw new FloeException(SqlState.INVALID_CURSOR_NAME, "cursor \"" + c.name() + "\" does not exist");
+          }
+          cursor.close();
+        }
+        return Reply.command(c.tag());
+      }
       case DEALLOCATE -> {
         if (c.name() == null) {
           statements.keySet().removeIf(k -> !k.isEmpty());
@@ -1092,6 +1261,42 @@ final class PgConnection implements Runnable {
       }
       default -> throw new IllegalStateException("unhandled session command " + c);
     }
+  }
+
+  /** The isolation level and access mode a BEGIN or SET TRANSACTION asks for (shown by SHOW). */
+  private void applyModes(SessionCommand c) {
+    if (c.isolation() != null) {
+      settings.set("transaction_isolation", c.isolation());
+    }
+    if (c.readOnly() != null) {
+      settings.set("transaction_read_only", c.readOnly() ? "on" : "off");
+    }
+  }
+
+  /** A read-only transaction (or session default) refuses statements that write, before running them. */
+  private void checkWritable(String sql) {
+    boolean readOnly = status == 'I' ? settings.get("default_transaction_read_only").equals("on")
+        : settings.get("transaction_read_only").equals("on");
+    if (!readOnly) {
+      return;
+    }
+    Ast.Statement s;
+    try {
+      s = Parser.parse(sql);
+    } catch (FloeException e) {
+      return; // running it reports the syntax error
+    }
+    if (s instanceof Ast.Query || s instanceof Ast.Explain || s instanceof Ast.ShowTables
+        || s instanceof Ast.ShowSchemas || s instanceof Ast.Describe) {
+      return;
+    }
+    String[] words = sql.strip().split("\\s+");
+    String command = words[0].toUpperCase(java.util.Locale.ROOT);
+    if ((command.equals("CREATE") || command.equals("DROP") || command.equals("ALTER")) && words.length > 1) {
+      command += " " + words[1].toUpperCase(java.util.Locale.ROOT);
+    }
+    throw new FloeException(SqlState.READ_ONLY_SQL_TRANSACTION, "cannot execute " + command
+        + " in a read-only transaction");
   }
 
   private void requireBlock(String what) {
@@ -1108,6 +1313,25 @@ final class PgConnection implements Runnable {
     status = 'I';
     blockWrites = 0;
     savepoints.clear();
+    settings.set("transaction_isolation", null);
+    settings.set("transaction_read_only", null);
+    closeCursors(false);
+  }
+
+  /** Closes the cursors a transaction end closes (all but WITH HOLD ones), or all of them. */
+  private void closeCursors(boolean all) {
+    var it = cursors.values().iterator();
+    while (it.hasNext()) {
+      SqlCursor c = it.next();
+      if (all || !c.hold()) {
+        it.remove();
+        try {
+          c.close();
+        } catch (RuntimeException ignored) {
+          // closing anyway
+        }
+      }
+    }
   }
 
   /** Hands changed settings to the engine session: the schema names resolve in, current_setting(). */
@@ -1250,7 +1474,7 @@ final class PgConnection implements Runnable {
 
   /** A CancelRequest with this connection's key: interrupts the running statement, if any. */
   void cancel() {
-    Session s = session;
+    Session s = active != null ? active : session;
     if (s != null && running) {
       s.cancel();
     }
@@ -1288,6 +1512,7 @@ final class PgConnection implements Runnable {
     cancelIdleTimer();
     try {
       closeAllPortals();
+      closeCursors(true);
     } catch (RuntimeException ignored) {
       // closing anyway
     }

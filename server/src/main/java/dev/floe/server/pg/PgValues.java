@@ -40,6 +40,9 @@ final class PgValues {
   private static final java.util.regex.Pattern DATE_WITH_ZONE =
       java.util.regex.Pattern.compile("(\\d{4,}-\\d{2}-\\d{2}) [+-]\\d{2}(:\\d{2}){0,2}");
 
+  private static final java.util.regex.Pattern NUMBER =
+      java.util.regex.Pattern.compile("\\s*[-+]?(\\d+(\\.\\d*)?|\\.\\d+)([eE][-+]?\\d+)?\\s*");
+
   private PgValues() {}
 
   // ------------------------------------------------------------------ results
@@ -226,8 +229,10 @@ final class PgValues {
    * becomes a cast of the text; a binary value is decoded by its declared type.
    *
    * @param integerContext the parameter stands where only a number fits (LIMIT, OFFSET)
+   * @param numericContext the parameter is an operand of arithmetic: a numeric text is a number
    */
-  static String literal(byte[] value, boolean binaryFormat, PgType type, boolean integerContext) {
+  static String literal(byte[] value, boolean binaryFormat, PgType type, boolean integerContext,
+      boolean numericContext) {
     if (value == null) {
       return type == null || type.isTextual() ? "NULL" : "CAST(NULL AS " + type.castName() + ")";
     }
@@ -243,6 +248,9 @@ final class PgValues {
       if (integerContext) {
         return "CAST(" + quote(text) + " AS bigint)";
       }
+      if (type == null && numericContext && NUMBER.matcher(text).matches()) {
+        return "(" + text.strip() + ")";
+      }
       java.util.regex.Matcher date = DATE_WITH_ZONE.matcher(text);
       // pgjdbc's setDate sends "2024-02-01 +01" untyped; PostgreSQL's date input ignores the zone
       return quote(type == null && date.matches() ? date.group(1) : text);
@@ -250,18 +258,94 @@ final class PgValues {
     if (type.oid() == 17) {
       return bytea(text);
     }
+    if (type.isArray()) {
+      return array(text, type);
+    }
     return "CAST(" + quote(text) + " AS " + type.castName() + ")";
+  }
+
+  /** A one-dimensional array in PostgreSQL's text form ({@code {1,2,"a b",NULL}}) as a list of literals. */
+  static String array(String text, PgType type) {
+    String t = text.strip();
+    if (t.length() < 2 || t.charAt(0) != '{' || t.charAt(t.length() - 1) != '}') {
+      throw new FloeException(SqlState.INVALID_TEXT_REPRESENTATION, "malformed array literal: \"" + text + "\"",
+          "Array value must start with \"{\" or dimension information.", null, 0, null);
+    }
+    List<String> elements = new ArrayList<>();
+    String body = t.substring(1, t.length() - 1);
+    int i = 0;
+    while (i < body.length()) {
+      while (i < body.length() && Character.isWhitespace(body.charAt(i))) {
+        i++;
+      }
+      if (i >= body.length()) {
+        break;
+      }
+      if (body.charAt(i) == '{') {
+        throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "multidimensional array parameters are not supported");
+      }
+      String element;
+      boolean quoted = body.charAt(i) == '"';
+      if (quoted) {
+        StringBuilder b = new StringBuilder();
+        i++;
+        while (i < body.length() && body.charAt(i) != '"') {
+          if (body.charAt(i) == '\\' && i + 1 < body.length()) {
+            i++;
+          }
+          b.append(body.charAt(i++));
+        }
+        if (i >= body.length()) {
+          throw new FloeException(SqlState.INVALID_TEXT_REPRESENTATION, "malformed array literal: \"" + text + "\"");
+        }
+        i++; // closing quote
+        element = b.toString();
+      } else {
+        int start = i;
+        while (i < body.length() && body.charAt(i) != ',') {
+          i++;
+        }
+        element = body.substring(start, i).strip();
+      }
+      elements.add(!quoted && element.equalsIgnoreCase("NULL") ? null : element);
+      while (i < body.length() && Character.isWhitespace(body.charAt(i))) {
+        i++;
+      }
+      if (i < body.length()) {
+        if (body.charAt(i) != ',') {
+          throw new FloeException(SqlState.INVALID_TEXT_REPRESENTATION, "malformed array literal: \"" + text + "\"");
+        }
+        i++;
+      }
+    }
+    PgType element = type.element();
+    StringBuilder list = new StringBuilder("CAST([");
+    for (int k = 0; k < elements.size(); k++) {
+      String e = elements.get(k);
+      list.append(k > 0 ? ", " : "").append(e == null ? "NULL" : element.isTextual() ? quote(e)
+          : element.oid() == 17 ? bytea(e) : "CAST(" + quote(e) + " AS " + element.castName() + ")");
+    }
+    return list.append("] AS ").append(type.castName()).append(")").toString();
   }
 
   private static String binaryLiteral(byte[] v, PgType type) {
     if (type == null) {
-      throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED,
-          "binary format for a parameter requires its type to be declared");
+      // An untyped binary value is raw bytes (node-postgres sends Buffers so): bytea, which PostgreSQL
+      // would infer where such a value can go.
+      return "from_hex('" + HexFormat.of().formatHex(v) + "')";
     }
     if (type.isArray()) {
       throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED,
           "binary format for array parameters is not supported; send them as text");
     }
+    try {
+      return binaryValue(v, type);
+    } catch (java.time.DateTimeException | ArithmeticException e) {
+      throw invalidBinary(type.name(), "value out of range");
+    }
+  }
+
+  private static String binaryValue(byte[] v, PgType type) {
     ByteBuffer b = ByteBuffer.wrap(v);
     switch (type.oid()) {
       case 16 -> {
@@ -345,6 +429,89 @@ final class PgValues {
   private static FloeException invalidBinary(String type, String why) {
     return new FloeException(SqlState.INVALID_BINARY_REPRESENTATION,
         "incorrect binary data format in bind parameter of type " + type + ": " + why);
+  }
+
+  /**
+   * A binary value of a declared type as text DuckDB's CSV reader parses into that type (binary COPY FROM).
+   */
+  static String binaryToText(byte[] v, PgType type) {
+    try {
+      return binaryText(v, type);
+    } catch (java.time.DateTimeException | ArithmeticException e) {
+      throw invalidBinary(type.name(), "value out of range");
+    }
+  }
+
+  private static String binaryText(byte[] v, PgType type) {
+    ByteBuffer b = ByteBuffer.wrap(v);
+    switch (type.oid()) {
+      case 16 -> {
+        need(v, 1, type);
+        return v[0] != 0 ? "true" : "false";
+      }
+      case 21 -> {
+        need(v, 2, type);
+        return Short.toString(b.getShort());
+      }
+      case 23, 26 -> {
+        need(v, 4, type);
+        return Integer.toString(b.getInt());
+      }
+      case 20 -> {
+        need(v, 8, type);
+        return Long.toString(b.getLong());
+      }
+      case 700 -> {
+        need(v, 4, type);
+        return Values.toText(b.getFloat());
+      }
+      case 701 -> {
+        need(v, 8, type);
+        return Values.toText(b.getDouble());
+      }
+      case 17 -> {
+        StringBuilder hex = new StringBuilder(v.length * 4);
+        for (byte x : v) {
+          hex.append(String.format("\\x%02X", x & 0xff));
+        }
+        return hex.toString();
+      }
+      case 1082 -> {
+        need(v, 4, type);
+        return PG_EPOCH_DATE.plusDays(b.getInt()).toString();
+      }
+      case 1083 -> {
+        need(v, 8, type);
+        return LocalTime.ofNanoOfDay(b.getLong() * 1000).toString();
+      }
+      case 1114, 1184 -> {
+        need(v, 8, type);
+        return TIMESTAMP.format(PG_EPOCH.plus(b.getLong(), ChronoUnit.MICROS)) + (type.oid() == 1184 ? "+00" : "");
+      }
+      case 2950 -> {
+        need(v, 16, type);
+        return new UUID(b.getLong(), b.getLong()).toString();
+      }
+      case 1700 -> {
+        if (v.length < 8) {
+          throw invalidBinary("numeric", "bad length");
+        }
+        return decodeNumeric(v).toPlainString();
+      }
+      case 1186 -> {
+        need(v, 16, type);
+        long micros = b.getLong();
+        int days = b.getInt();
+        int months = b.getInt();
+        return months + " months " + days + " days " + micros + " microseconds";
+      }
+      default -> {
+        if (type.isArray()) {
+          throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "binary COPY of array columns is not supported");
+        }
+        return MessageBuffer.utf8(v, 0, v.length, "a COPY value");
+      }
+    }
   }
 
   /** bytea in text format: hex ({@code \x...}) or PostgreSQL's escape format. */

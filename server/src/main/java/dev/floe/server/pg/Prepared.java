@@ -20,15 +20,18 @@ final class Prepared {
   private final String sql;
   private final List<Token> params;
   private final boolean[] integerContext;
+  private final boolean[] numericContext;
   private final PgType[] types;
   private final SessionCommand command;
   /** The RowDescription of a Describe of this statement, computed once. */
   Object describedColumns;
 
-  private Prepared(String sql, List<Token> params, boolean[] integerContext, PgType[] types, SessionCommand command) {
+  private Prepared(String sql, List<Token> params, boolean[] integerContext, boolean[] numericContext, PgType[] types,
+      SessionCommand command) {
     this.sql = sql;
     this.params = params;
     this.integerContext = integerContext;
+    this.numericContext = numericContext;
     this.types = types;
     this.command = command;
   }
@@ -71,6 +74,15 @@ final class Prepared {
       }
       previous = t;
     }
+    // An untyped parameter next to an arithmetic operator is a number, as PostgreSQL infers it from the
+    // other operand: "abalance + $1".
+    List<Boolean> arithmetic = new ArrayList<>();
+    for (Token p : params) {
+      int at = tokens.indexOf(p);
+      Token before = at > 0 ? tokens.get(at - 1) : null;
+      Token after = at + 1 < tokens.size() ? tokens.get(at + 1) : null;
+      arithmetic.add(isArithmetic(before) || isArithmetic(after));
+    }
     int count = Math.max(max, declared.length);
     PgType[] types = new PgType[count];
     for (int k = 0; k < declared.length; k++) {
@@ -83,10 +95,17 @@ final class Prepared {
       }
     }
     boolean[] ic = new boolean[params.size()];
+    boolean[] nc = new boolean[params.size()];
     for (int k = 0; k < ic.length; k++) {
       ic[k] = integer.get(k);
+      nc[k] = arithmetic.get(k);
     }
-    return new Prepared(text, params, ic, types, SessionCommand.parse(text));
+    return new Prepared(text, params, ic, nc, types, SessionCommand.parse(text));
+  }
+
+  private static boolean isArithmetic(Token t) {
+    return t != null && t.type() == Token.Type.OP && (t.isOp("+") || t.isOp("-") || t.isOp("*") || t.isOp("/")
+        || t.isOp("%"));
   }
 
   String sql() {
@@ -114,23 +133,62 @@ final class Prepared {
     return command;
   }
 
+  /**
+   * A statement with its parameters' values in place, and where each value sits, to report error
+   * positions in the text the client sent.
+   */
+  record Bound(String sql, int[] at, int[] end, int[] original, int clientLength) {
+    /**
+     * The 1-based position in the client's text of a 1-based position in {@link #sql()}; 0 inside a value
+     * or past the end.
+     */
+    int originalPosition(int position) {
+      int p = mapped(position);
+      return p > clientLength ? 0 : p;
+    }
+
+    private int mapped(int position) {
+      int shift = 0;
+      for (int k = 0; k < at.length; k++) {
+        if (position - 1 < at[k]) {
+          break;
+        }
+        if (position - 1 < end[k]) {
+          return 0; // in a parameter's value: PostgreSQL reports no position there
+        }
+        shift = end[k] - original[k];
+      }
+      return position - shift;
+    }
+  }
+
   /** The statement with every parameter replaced by its value (null values: NULL). */
   String bind(byte[][] values, boolean[] binary) {
+    return bound(values, binary).sql();
+  }
+
+  Bound bound(byte[][] values, boolean[] binary) {
+    int[] at = new int[params.size()];
+    int[] end = new int[params.size()];
+    int[] original = new int[params.size()];
     if (params.isEmpty()) {
-      return sql;
+      return new Bound(sql, at, end, original, sql.length());
     }
     StringBuilder b = new StringBuilder(sql.length() + 16 * params.size());
-    int at = 0;
+    int from = 0;
     for (int k = 0; k < params.size(); k++) {
       Token t = params.get(k);
       int n = Integer.parseInt(t.text().substring(1)) - 1;
-      b.append(sql, at, t.start());
+      b.append(sql, from, t.start());
       String literal = values == null ? (types[n] == null ? "NULL" : "CAST(NULL AS " + types[n].castName() + ")")
-          : PgValues.literal(values[n], binary[n], types[n], integerContext[k]);
+          : PgValues.literal(values[n], binary[n], types[n], integerContext[k], numericContext[k]);
       // keep a token boundary on both sides: "x-$1" with a negative value must not become "x--1"
+      at[k] = b.length();
       b.append(' ').append(literal).append(' ');
-      at = t.end();
+      end[k] = b.length();
+      original[k] = t.end();
+      from = t.end();
     }
-    return b.append(sql, at, sql.length()).toString();
+    return new Bound(b.append(sql, from, sql.length()).toString(), at, end, original, sql.length());
   }
 }

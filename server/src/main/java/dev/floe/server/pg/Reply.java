@@ -59,6 +59,84 @@ interface Reply extends AutoCloseable {
     };
   }
 
+  /** Up to {@code n} more rows of an open result (FETCH from a cursor); closing it leaves the cursor open. */
+  static Reply limited(Reply source, long n, String verb) {
+    return new Reply() {
+      private long given;
+
+      @Override
+      public List<Column> columns() {
+        return source.columns();
+      }
+
+      @Override
+      public boolean hasRows() {
+        return true;
+      }
+
+      @Override
+      public Iterator<Row> rows() {
+        Iterator<Row> inner = source.rows();
+        return new Iterator<>() {
+          @Override
+          public boolean hasNext() {
+            return given < n && inner.hasNext();
+          }
+
+          @Override
+          public Row next() {
+            given++;
+            return inner.next();
+          }
+        };
+      }
+
+      @Override
+      public String tag(long rowsSent) {
+        return verb + " " + rowsSent;
+      }
+
+      @Override
+      public void close() {
+        // the cursor stays open until CLOSE or the end of its transaction
+      }
+    };
+  }
+
+  /** A reply that also closes the engine session it was run in. */
+  static Reply closing(Reply inner, dev.floe.Session session) {
+    return new Reply() {
+      @Override
+      public List<Column> columns() {
+        return inner.columns();
+      }
+
+      @Override
+      public boolean hasRows() {
+        return inner.hasRows();
+      }
+
+      @Override
+      public Iterator<Row> rows() {
+        return inner.rows();
+      }
+
+      @Override
+      public String tag(long rowsSent) {
+        return inner.tag(rowsSent);
+      }
+
+      @Override
+      public void close() {
+        try {
+          inner.close();
+        } finally {
+          session.close();
+        }
+      }
+    };
+  }
+
   /** A command without rows. */
   static Reply command(String tag) {
     return rows(tag, List.of(), List.of());

@@ -16,9 +16,18 @@ import java.util.Locale;
  * @param name the parameter, savepoint or prepared statement it names (null for none, or ALL)
  * @param value for SET, the new value (null: DEFAULT)
  */
-record SessionCommand(Kind kind, String name, String value) {
+record SessionCommand(Kind kind, String name, String value, String isolation, Boolean readOnly) {
+  SessionCommand(Kind kind, String name, String value) {
+    this(kind, name, value, null, null);
+  }
+
   enum Kind { SET, SHOW, RESET, BEGIN, START, COMMIT, ROLLBACK, SAVEPOINT, RELEASE, ROLLBACK_TO, DISCARD_ALL,
-    DEALLOCATE, SET_TRANSACTION }
+    DEALLOCATE, SET_TRANSACTION, DECLARE, FETCH, MOVE, CLOSE }
+
+  /** For FETCH/MOVE: how many rows ({@link Long#MAX_VALUE} for ALL); for DECLARE: 1 if WITH HOLD. */
+  long count() {
+    return value == null ? 1 : Long.parseLong(value);
+  }
 
   /** The command tag PostgreSQL sends for it. */
   String tag() {
@@ -34,6 +43,10 @@ record SessionCommand(Kind kind, String name, String value) {
       case RELEASE -> "RELEASE";
       case DISCARD_ALL -> "DISCARD ALL";
       case DEALLOCATE -> name == null ? "DEALLOCATE ALL" : "DEALLOCATE";
+      case DECLARE -> "DECLARE CURSOR";
+      case FETCH -> "FETCH";
+      case MOVE -> "MOVE";
+      case CLOSE -> "CLOSE CURSOR";
     };
   }
 
@@ -67,8 +80,13 @@ record SessionCommand(Kind kind, String name, String value) {
         String name = c.rest().toLowerCase(Locale.ROOT);
         yield new SessionCommand(Kind.RESET, name.equals("all") ? null : normalise(name), null);
       }
-      case "begin" -> new SessionCommand(Kind.BEGIN, null, null);
-      case "start" -> c.keyword("transaction") ? new SessionCommand(Kind.START, null, null) : null;
+      case "begin" -> {
+        if (!c.keyword("work")) {
+          c.keyword("transaction");
+        }
+        yield modes(Kind.BEGIN, c);
+      }
+      case "start" -> c.keyword("transaction") ? modes(Kind.START, c) : null;
       case "commit", "end" -> new SessionCommand(Kind.COMMIT, null, null);
       case "abort" -> new SessionCommand(Kind.ROLLBACK, null, null);
       case "rollback" -> {
@@ -87,6 +105,9 @@ record SessionCommand(Kind kind, String name, String value) {
         yield new SessionCommand(Kind.RELEASE, c.identifier(), null);
       }
       case "discard" -> c.keyword("all") ? new SessionCommand(Kind.DISCARD_ALL, null, null) : null;
+      case "declare" -> declare(c, sql);
+      case "fetch", "move" -> fetch(first.equals("fetch") ? Kind.FETCH : Kind.MOVE, c);
+      case "close" -> new SessionCommand(Kind.CLOSE, c.keyword("all") ? null : c.identifier(), null);
       case "deallocate" -> {
         c.keyword("prepare");
         if (c.keyword("all")) {
@@ -113,8 +134,14 @@ record SessionCommand(Kind kind, String name, String value) {
     if (!c.keyword("session")) {
       c.keyword("local");
     }
-    if (c.keyword("characteristics") || c.keyword("transaction")) {
-      return new SessionCommand(Kind.SET_TRANSACTION, null, null);
+    if (c.keyword("characteristics")) {
+      if (!c.keyword("as") || !c.keyword("transaction")) {
+        throw FloeExceptionSyntax.at(c);
+      }
+      return modes(Kind.SET_TRANSACTION, c).withName("session");
+    }
+    if (c.keyword("transaction")) {
+      return modes(Kind.SET_TRANSACTION, c);
     }
     if (c.keyword("time")) {
       if (!c.keyword("zone")) {
@@ -137,6 +164,114 @@ record SessionCommand(Kind kind, String name, String value) {
     return new SessionCommand(Kind.SET, name, value);
   }
 
+  /**
+   * {@code DECLARE name [BINARY] [INSENSITIVE] [[NO] SCROLL] CURSOR [WITH[OUT] HOLD] FOR query}: the query
+   * is {@link #isolation()} (reused as the query text), WITH HOLD is value "1".
+   */
+  private static SessionCommand declare(Cursor c, String sql) {
+    String name = c.identifier();
+    boolean hold = false;
+    while (!c.keyword("cursor")) {
+      if (!(c.keyword("binary") || c.keyword("insensitive") || c.keyword("asensitive") || c.keyword("scroll")
+          || c.keyword("no"))) {
+        throw FloeExceptionSyntax.at(c);
+      }
+    }
+    if (c.keyword("with")) {
+      if (!c.keyword("hold")) {
+        throw FloeExceptionSyntax.at(c);
+      }
+      hold = true;
+    } else if (c.keyword("without")) {
+      if (!c.keyword("hold")) {
+        throw FloeExceptionSyntax.at(c);
+      }
+    }
+    int forAt = c.positionOf("for");
+    if (forAt < 0) {
+      throw FloeExceptionSyntax.at(c);
+    }
+    return new SessionCommand(Kind.DECLARE, name, hold ? "1" : "0", sql.substring(forAt).strip(), null);
+  }
+
+  /** {@code FETCH [NEXT | FORWARD [n | ALL] | n | ALL] [FROM | IN] name}. */
+  private static SessionCommand fetch(Kind kind, Cursor c) {
+    long count = 1;
+    if (c.keyword("next") || c.keyword("forward")) {
+      if (c.keyword("all")) {
+        count = Long.MAX_VALUE;
+      } else {
+        Long n = c.number();
+        count = n == null ? 1 : n;
+      }
+    } else if (c.keyword("all")) {
+      count = Long.MAX_VALUE;
+    } else if (c.keyword("prior") || c.keyword("first") || c.keyword("last") || c.keyword("absolute")
+        || c.keyword("relative") || c.keyword("backward")) {
+      throw new FloeException(dev.floe.SqlState.FEATURE_NOT_SUPPORTED, "cursors can only scan forward",
+          null, "Declare it with FETCH FORWARD, NEXT or a count.", 0, null);
+    } else {
+      Long n = c.number();
+      if (n != null) {
+        count = n;
+      }
+    }
+    if (!c.keyword("from")) {
+      c.keyword("in");
+    }
+    return new SessionCommand(kind, c.identifier(), Long.toString(count));
+  }
+
+  private SessionCommand withName(String n) {
+    return new SessionCommand(kind, n, value, isolation, readOnly);
+  }
+
+  /** Transaction modes: {@code ISOLATION LEVEL ...}, {@code READ ONLY | READ WRITE}, {@code [NOT] DEFERRABLE}. */
+  private static SessionCommand modes(Kind kind, Cursor c) {
+    String isolation = null;
+    Boolean readOnly = null;
+    while (!c.atEnd()) {
+      if (c.keyword("isolation")) {
+        if (!c.keyword("level")) {
+          throw FloeExceptionSyntax.at(c);
+        }
+        if (c.keyword("serializable")) {
+          isolation = "serializable";
+        } else if (c.keyword("repeatable")) {
+          if (!c.keyword("read")) {
+            throw FloeExceptionSyntax.at(c);
+          }
+          isolation = "repeatable read";
+        } else if (c.keyword("read")) {
+          if (c.keyword("committed")) {
+            isolation = "read committed";
+          } else if (c.keyword("uncommitted")) {
+            isolation = "read uncommitted";
+          } else {
+            throw FloeExceptionSyntax.at(c);
+          }
+        } else {
+          throw FloeExceptionSyntax.at(c);
+        }
+      } else if (c.keyword("read")) {
+        if (c.keyword("only")) {
+          readOnly = true;
+        } else if (c.keyword("write")) {
+          readOnly = false;
+        } else {
+          throw FloeExceptionSyntax.at(c);
+        }
+      } else if (c.keyword("not")) {
+        if (!c.keyword("deferrable")) {
+          throw FloeExceptionSyntax.at(c);
+        }
+      } else if (!c.keyword("deferrable") && !c.op(",")) {
+        throw FloeExceptionSyntax.at(c);
+      }
+    }
+    return new SessionCommand(kind, null, null, isolation, readOnly);
+  }
+
   private static String normalise(String name) {
     return name.replace(" ", "");
   }
@@ -157,6 +292,26 @@ record SessionCommand(Kind kind, String name, String value) {
         return true;
       }
       return false;
+    }
+
+    /** A non-negative integer literal, or null. */
+    Long number() {
+      if (i < tokens.size() && tokens.get(i).type() == Token.Type.NUMBER && tokens.get(i).text().matches("\\d+")) {
+        return Long.parseLong(tokens.get(i++).text());
+      }
+      return null;
+    }
+
+    /** The offset after keyword {@code k} at the cursor (consumed), or -1. */
+    int positionOf(String k) {
+      if (i < tokens.size() && tokens.get(i).isKeyword(k)) {
+        return tokens.get(i++).end();
+      }
+      return -1;
+    }
+
+    boolean atEnd() {
+      return i >= tokens.size() || tokens.get(i).isOp(";");
     }
 
     boolean op(String o) {

@@ -29,7 +29,7 @@ final class Settings {
     define("application_name", "", true, "Sets the application name to be reported in statistics and logs.");
     define("client_encoding", "UTF8", true, "Sets the client's character set encoding.");
     define("DateStyle", "ISO, MDY", true, "Sets the display format for date and time values.");
-    define("default_transaction_isolation", "repeatable read", false,
+    define("default_transaction_isolation", "read committed", false,
         "Sets the transaction isolation level of each new transaction.");
     define("default_transaction_read_only", "off", true, "Sets the default read-only status of new transactions.");
     define("extra_float_digits", "1", false, "Sets the number of digits displayed for floating-point values.");
@@ -49,7 +49,7 @@ final class Settings {
     define("standard_conforming_strings", "on", true, "Causes '...' strings to treat backslashes literally.");
     define("statement_timeout", "0", false, "Sets the maximum allowed duration of any statement.");
     define("TimeZone", "UTC", true, "Sets the time zone for displaying and interpreting time stamps.");
-    define("transaction_isolation", "repeatable read", false, "Sets the current transaction's isolation level.");
+    define("transaction_isolation", "read committed", false, "Sets the current transaction's isolation level.");
     define("transaction_read_only", "off", false, "Sets the current transaction's read-only status.");
     define("bytea_output", "hex", false, "Sets the output format for bytea.");
     define("client_min_messages", "notice", false, "Sets the message levels that are sent to the client.");

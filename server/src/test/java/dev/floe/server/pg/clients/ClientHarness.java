@@ -18,7 +18,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -72,7 +71,6 @@ final class ClientHarness {
       env.put("PGUSER", "tester");
       env.put("PGDATABASE", "floe");
       env.put("PGCONNECT_TIMEOUT", "10");
-      env.put("PGSSLMODE", "disable");
       return env;
     }
 
@@ -114,21 +112,32 @@ final class ClientHarness {
     }
   }
 
-  /** The absolute path of a program on PATH (or an absolute path); fails with the install hint when absent. */
+  /**
+   * The absolute path of a program on PATH (or an absolute path) that answers {@code --version}; fails with the
+   * install hint when it is absent or broken (Debian's /usr/bin/pgbench is a wrapper that fails when the
+   * PostgreSQL package holding the real pgbench is missing).
+   */
   static String requireTool(String name) {
+    String path = null;
     if (name.startsWith("/")) {
-      if (Files.isExecutable(Path.of(name))) {
-        return name;
-      }
+      path = Files.isExecutable(Path.of(name)) ? name : null;
     } else {
       for (String dir : System.getenv().getOrDefault("PATH", "/usr/bin:/bin").split(File.pathSeparator)) {
         Path p = Path.of(dir.isEmpty() ? "." : dir, name);
         if (Files.isExecutable(p) && !Files.isDirectory(p)) {
-          return p.toString();
+          path = p.toString();
+          break;
         }
       }
     }
-    return fail(name + " is not installed: " + INSTALL_HINT);
+    if (path == null) {
+      return fail(name + " is not installed: " + INSTALL_HINT);
+    }
+    Result version = run(List.of(path, "--version"), Map.of(), null, Duration.ofSeconds(30));
+    if (version.exit() != 0) {
+      return fail(name + " does not run (" + path + " --version: " + version.err().strip() + "): " + INSTALL_HINT);
+    }
+    return path;
   }
 
   /** Fails with the install hint unless /usr/bin/python3 imports every module. */

@@ -1,0 +1,169 @@
+"""Run by SqlAlchemyTest with /usr/bin/python3: SQLAlchemy (Debian's python3-sqlalchemy, 1.4 on Debian 12)
+over psycopg2, and pandas (python3-pandas) through it, against the server that PGHOST/PGPORT/PGUSER/
+PGDATABASE name. `sqlalchemy_client.py SCENARIO` prints one line per checked value; the Java test compares
+them with what the same scenario prints against PostgreSQL."""
+import datetime
+import logging
+import os
+import sys
+import warnings
+from decimal import Decimal
+
+import sqlalchemy as sa
+from sqlalchemy.orm import Session, declarative_base
+
+warnings.simplefilter("ignore")
+if os.environ.get("SQL_ECHO"):
+    # every statement SQLAlchemy sends (on stderr), to see what a server must answer
+    logging.basicConfig(stream=sys.stderr, format="%(message)s")
+    logging.getLogger("sqlalchemy.engine").setLevel(logging.INFO)
+
+
+def engine():
+    url = sa.engine.URL.create("postgresql+psycopg2", username=os.environ["PGUSER"], host=os.environ["PGHOST"],
+                               port=int(os.environ["PGPORT"]), database=os.environ["PGDATABASE"])
+    return sa.create_engine(url)
+
+
+def out(*values):
+    print(*values, flush=True)
+
+
+metadata = sa.MetaData()
+users = sa.Table(
+    "sa_users", metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("name", sa.String(50), nullable=False),
+    sa.Column("born", sa.Date),
+    sa.Column("score", sa.Numeric(10, 2)),
+    sa.Column("active", sa.Boolean),
+    sa.Column("created", sa.DateTime),
+)
+
+
+def scenario_core():
+    e = engine()
+    metadata.create_all(e)
+    with e.begin() as conn:
+        r = conn.execute(users.insert().values(id=1, name="it's ann", born=datetime.date(1990, 1, 2),
+                                               score=Decimal("12.50"), active=True,
+                                               created=datetime.datetime(2024, 2, 29, 13, 14, 15)))
+        out("insert", r.rowcount)
+        r = conn.execute(users.insert(), [
+            {"id": 2, "name": "bob", "born": None, "score": Decimal("-1"), "active": False, "created": None},
+            {"id": 3, "name": "cy", "born": datetime.date(2000, 12, 31), "score": None, "active": None,
+             "created": datetime.datetime(2000, 1, 1)},
+        ])
+        out("insert many", r.rowcount)
+    with e.connect() as conn:
+        for row in conn.execute(sa.select(users).order_by(users.c.id)):
+            out(tuple(row))
+        out(conn.execute(sa.select(users.c.name).where(users.c.score > 0)).scalars().all())
+        out(conn.execute(sa.select(sa.func.count()).select_from(users).where(users.c.name.like("%b%"))).scalar())
+        out(conn.execute(sa.text("SELECT name FROM sa_users WHERE id = :id"), {"id": 3}).scalar())
+    with e.begin() as conn:
+        out("update", conn.execute(users.update().where(users.c.id == 2).values(name="bobby", active=True)).rowcount)
+        out("delete", conn.execute(users.delete().where(users.c.id == 3)).rowcount)
+    with e.connect() as conn:
+        out(conn.execute(sa.select(users.c.id, users.c.name, users.c.active).order_by(users.c.id)).all())
+    metadata.drop_all(e)
+    e.dispose()
+
+
+Base = declarative_base()
+
+
+class Item(Base):
+    __tablename__ = "sa_items"
+    id = sa.Column(sa.Integer, primary_key=True, autoincrement=False)
+    name = sa.Column(sa.String(40), nullable=False)
+    price = sa.Column(sa.Numeric(8, 2))
+    added = sa.Column(sa.Date)
+
+    def __repr__(self):
+        return "Item(%r, %r, %r, %r)" % (self.id, self.name, self.price, self.added)
+
+
+def scenario_orm():
+    e = engine()
+    Base.metadata.create_all(e)
+    with Session(e) as s:
+        s.add_all([Item(id=1, name="pen", price=Decimal("1.20"), added=datetime.date(2024, 1, 1)),
+                   Item(id=2, name="ink", price=Decimal("7.00")),
+                   Item(id=3, name="pad", price=None, added=datetime.date(2023, 6, 30))])
+        s.commit()
+    with Session(e) as s:
+        out(s.execute(sa.select(Item).order_by(Item.id)).scalars().all())
+        item = s.get(Item, 2)
+        out("get", item)
+        item.price = Decimal("8.50")
+        s.delete(s.get(Item, 3))
+        s.commit()
+        out(s.execute(sa.select(Item).where(Item.price > 5)).scalars().all())
+        out(s.execute(sa.select(sa.func.count(Item.id))).scalar())
+        out(s.query(Item).filter_by(name="pen").one())
+    e.dispose()
+
+
+def scenario_inspector():
+    e = engine()
+    md = sa.MetaData()
+    sa.Table("sa_inspected", md,
+             sa.Column("id", sa.Integer, primary_key=True, autoincrement=False),
+             sa.Column("name", sa.String(30), nullable=False),
+             sa.Column("amount", sa.Numeric(12, 3)),
+             sa.Column("at", sa.DateTime),
+             sa.Column("flag", sa.Boolean),
+             sa.Column("big", sa.BigInteger))
+    md.create_all(e)
+    insp = sa.inspect(e)
+    out("has_table", insp.has_table("sa_inspected"), insp.has_table("no_such_table"))
+    out("schemas", "public" in insp.get_schema_names())
+    out("tables", [t for t in insp.get_table_names() if t.startswith("sa_insp")])
+    for c in insp.get_columns("sa_inspected"):
+        out(c["name"], repr(c["type"]), c["nullable"])
+    out("pk", insp.get_pk_constraint("sa_inspected")["constrained_columns"])
+    reflected = sa.Table("sa_inspected", sa.MetaData(), autoload_with=e)
+    out("reflected", [c.name for c in reflected.primary_key])
+    e.dispose()
+
+
+def scenario_pandas():
+    import pandas as pd
+    e = engine()
+    df = pd.DataFrame({
+        "id": [1, 2, 3],
+        "name": ["a'b", None, "héllo"],
+        "value": [1.5, None, -2.25],
+        "day": pd.to_datetime(["2024-02-29", "2000-01-01", None]),
+        "ok": [True, False, True],
+    })
+    out("to_sql", df.to_sql("pd_frame", e, index=False))
+    back = pd.read_sql("SELECT * FROM pd_frame ORDER BY id", e)
+    out(list(back.columns))
+    out([str(t) for t in back.dtypes])
+    out(back.to_dict("records"))
+    out("append", df.iloc[:1].assign(id=4).to_sql("pd_frame", e, index=False, if_exists="append"))
+    out(pd.read_sql(sa.text("SELECT count(*) AS n FROM pd_frame WHERE id > :low"), e, params={"low": 1}).to_dict("records"))
+    out("replace", df.iloc[1:].to_sql("pd_frame", e, index=False, if_exists="replace"))
+    out(pd.read_sql_table("pd_frame", e).to_dict("records"))
+    e.dispose()
+
+
+def scenario_pandas_read():
+    """read_sql of a query: no catalog look-ups, only the query."""
+    import pandas as pd
+    e = engine()
+    with e.begin() as conn:
+        conn.execute(sa.text("CREATE TABLE pd_read (id integer, name text, value double precision, day date)"))
+        conn.execute(sa.text("INSERT INTO pd_read VALUES (1, 'x', 0.5, '2024-01-02'), (2, NULL, NULL, NULL)"))
+    df = pd.read_sql("SELECT id, name, value, day FROM pd_read ORDER BY id", e)
+    out([str(t) for t in df.dtypes])
+    out(df.to_dict("records"))
+    df = pd.read_sql(sa.text("SELECT id FROM pd_read WHERE name = :n"), e, params={"n": "x"})
+    out(df.to_dict("records"))
+    e.dispose()
+
+
+if __name__ == "__main__":
+    globals()["scenario_" + sys.argv[1]]()
