@@ -103,7 +103,8 @@ public final class QueryBench {
     return Math.floorMod(new Random(n * 7919L).nextLong(), rows);
   }
 
-  private static void generate(Database db, long rows, long users) {
+  /** Creates and fills {@code events} and {@code users} once (a no-op when they exist). */
+  static void generate(Database db, long rows, long users) {
     boolean exists;
     try (Result r = db.sql("SHOW TABLES")) {
       exists = r.toList().stream().anyMatch(row -> row.get(0).equals("events"));
@@ -239,7 +240,7 @@ public final class QueryBench {
     System.err.println("results appended to " + out);
   }
 
-  private static String machine() {
+  static String machine() {
     String cpu = "unknown CPU";
     try {
       for (String l : Files.readAllLines(Path.of("/proc/cpuinfo"))) {
