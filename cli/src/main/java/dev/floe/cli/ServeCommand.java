@@ -48,6 +48,24 @@ final class ServeCommand implements Callable<Integer> {
           + "$FLOE_MAX_CONNECTIONS if set, else 100.")
   Integer maxConnections;
 
+  @Option(names = "--auth", paramLabel = "METHOD",
+      description = "How clients prove who they are: trust (any user name, loopback only), scram-sha-256, md5 or "
+          + "password (users from floe user add). Default: $FLOE_AUTH if set, else trust.")
+  String auth;
+
+  @Option(names = "--tls-cert", paramLabel = "FILE",
+      description = "PEM certificate (chain) for TLS; with --tls-key. Default: $FLOE_TLS_CERT.")
+  Path tlsCert;
+
+  @Option(names = "--tls-key", paramLabel = "FILE",
+      description = "PEM private key (PKCS#8) for TLS. Default: $FLOE_TLS_KEY.")
+  Path tlsKey;
+
+  @Option(names = "--tls-self-signed",
+      description = "Offer TLS with a self-signed certificate for localhost, made once into the warehouse's tls/ "
+          + "directory (for development).")
+  boolean tlsSelfSigned;
+
   @Option(names = "--memory-limit", paramLabel = "SIZE",
       description = "DuckDB's memory limit (e.g. 4GB); larger queries spill to the warehouse's scratch "
           + "directory. Default: $FLOE_MEMORY_LIMIT if set, else DuckDB's (80% of RAM).")
@@ -62,8 +80,27 @@ final class ServeCommand implements Callable<Integer> {
         .withPort(port != null ? port : intVariable(env, "FLOE_PG_PORT", PgServer.Config.DEFAULT_PORT))
         .withMaxConnections(maxConnections != null ? maxConnections : intVariable(env, "FLOE_MAX_CONNECTIONS", 100))
         .withDatabaseName(directory.getFileName() == null ? "floe" : directory.getFileName().toString());
+    try {
+      config = config.withAuth(dev.floe.server.pg.AuthMethod.parse(auth != null ? auth
+          : env.variable("FLOE_AUTH").orElse("trust")));
+    } catch (IllegalArgumentException e) {
+      throw new ParameterException(spec.commandLine(), e.getMessage());
+    }
     if (config.port() < 0 || config.port() > 65535) {
       throw new ParameterException(spec.commandLine(), "--pg-port must be between 0 and 65535");
+    }
+    Path cert = tlsCert != null ? tlsCert : env.variable("FLOE_TLS_CERT").map(Path::of).orElse(null);
+    Path key = tlsKey != null ? tlsKey : env.variable("FLOE_TLS_KEY").map(Path::of).orElse(null);
+    if ((cert == null) != (key == null)) {
+      throw new ParameterException(spec.commandLine(), "--tls-cert and --tls-key go together");
+    }
+    if (cert != null && tlsSelfSigned) {
+      throw new ParameterException(spec.commandLine(), "--tls-self-signed and --tls-cert exclude each other");
+    }
+    if (cert != null) {
+      config = config.withTls(dev.floe.server.auth.Tls.fromPem(cert, key));
+    } else if (tlsSelfSigned) {
+      config = config.withTls(dev.floe.server.auth.Tls.selfSigned(directory.resolve("tls")));
     }
     FloeConfig.Builder builder = FloeConfig.builder(directory);
     String limit = memoryLimit != null ? memoryLimit : env.variable("FLOE_MEMORY_LIMIT").orElse(null);

@@ -79,6 +79,10 @@ final class PgConnection implements Runnable {
   /** After an error in the extended protocol, messages are skipped until Sync. */
   private boolean skipUntilSync;
   private volatile boolean running;
+  /** Waiting for the client after ReadyForQuery: nothing of it is in progress. */
+  private volatile boolean idle;
+  /** Whether the connection switched to TLS. */
+  private boolean tls;
   /** The engine session of the statement running now (cancel requests interrupt it). */
   private volatile Session active;
   private volatile boolean timedOut;
@@ -170,10 +174,24 @@ final class PgConnection implements Runnable {
       in.readFully(body);
       MessageBuffer m = new MessageBuffer((byte) 0, body);
       int code = m.int32("protocol version");
+      if (code == SSL_REQUEST && server.config().tls() != null && !tls) {
+        m.end();
+        synchronized (writeLock) {
+          out.raw('S');
+          javax.net.ssl.SSLSocket ssl = (javax.net.ssl.SSLSocket) server.config().tls().getSocketFactory()
+              .createSocket(socket, socket.getInetAddress().getHostAddress(), socket.getPort(), true);
+          ssl.setUseClientMode(false);
+          ssl.startHandshake();
+          in = new DataInputStream(new BufferedInputStream(ssl.getInputStream(), 16 * 1024));
+          out = new MessageWriter(ssl.getOutputStream());
+          tls = true;
+        }
+        continue;
+      }
       if (code == SSL_REQUEST || code == GSSENC_REQUEST) {
         m.end();
         synchronized (writeLock) {
-          out.raw('N'); // no TLS or GSSAPI encryption on this listener: the client goes on in plain text
+          out.raw('N'); // no (further) encryption: the client goes on as it is
         }
         continue;
       }
@@ -244,9 +262,13 @@ final class PgConnection implements Runnable {
       return false;
     }
     InetAddress peer = socket.getInetAddress();
-    if (!peer.isLoopbackAddress()) {
+    AuthMethod method = server.config().auth();
+    if (method == AuthMethod.TRUST && !peer.isLoopbackAddress()) {
       fatal(SqlState.INVALID_AUTHORIZATION_SPECIFICATION, "no authentication method allows host \""
           + peer.getHostAddress() + "\", user \"" + user + "\": trust authentication is for loopback connections");
+      return false;
+    }
+    if (method != AuthMethod.TRUST && !checkPassword(method, peer.getHostAddress())) {
       return false;
     }
     try {
@@ -285,6 +307,118 @@ final class PgConnection implements Runnable {
     return true;
   }
 
+  /**
+   * Runs the password exchange of {@code method} against the users file. A wrong password, or an unknown
+   * user (told apart from nothing, as PostgreSQL does), is FATAL 28P01, after a delay that grows with an
+   * address's recent failures.
+   */
+  private boolean checkPassword(AuthMethod method, String address) throws IOException {
+    dev.floe.server.auth.Users.User stored = server.users().find(user).orElse(null);
+    boolean ok;
+    synchronized (writeLock) {
+      switch (method) {
+        case SCRAM_SHA_256 -> {
+          out.begin('R').int32(10).cstring("SCRAM-SHA-256").int8(0).end();
+          out.flush();
+          MessageBuffer first = readPasswordMessage();
+          String mechanism = first.cstring("SASL mechanism");
+          if (!mechanism.equals("SCRAM-SHA-256")) {
+            throw new ProtocolException("client selected an invalid SASL authentication mechanism");
+          }
+          int len = first.int32("SASL data length");
+          String clientFirst = new String(first.bytes(len, "SASL data"), java.nio.charset.StandardCharsets.UTF_8);
+          first.end();
+          var exchange = new dev.floe.server.auth.Scram.Exchange(stored == null ? null : stored.scramVerifier());
+          String serverFirst;
+          try {
+            serverFirst = exchange.first(clientFirst);
+          } catch (IllegalArgumentException e) {
+            throw new ProtocolException(e.getMessage());
+          }
+          out.begin('R').int32(11).bytes(serverFirst.getBytes(java.nio.charset.StandardCharsets.UTF_8)).end();
+          out.flush();
+          MessageBuffer last = readPasswordMessage();
+          String clientFinal = new String(last.bytes(last.remaining(), "SASL data"),
+              java.nio.charset.StandardCharsets.UTF_8);
+          String serverFinal;
+          try {
+            serverFinal = exchange.last(clientFinal);
+          } catch (IllegalArgumentException e) {
+            throw new ProtocolException(e.getMessage());
+          }
+          ok = stored != null && serverFinal != null;
+          if (ok) {
+            out.begin('R').int32(12).bytes(serverFinal.getBytes(java.nio.charset.StandardCharsets.UTF_8)).end();
+          }
+        }
+        case MD5 -> {
+          byte[] salt = new byte[4];
+          new java.security.SecureRandom().nextBytes(salt);
+          out.begin('R').int32(5).bytes(salt).end();
+          out.flush();
+          MessageBuffer m = readPasswordMessage();
+          String answer = m.cstring("password");
+          m.end();
+          ok = stored != null && java.security.MessageDigest.isEqual(answer.getBytes(java.nio.charset.StandardCharsets.UTF_8),
+              md5Answer(stored.md5Hash(), salt).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        }
+        default -> {
+          out.begin('R').int32(3).end();
+          out.flush();
+          MessageBuffer m = readPasswordMessage();
+          String password = m.cstring("password");
+          m.end();
+          ok = stored != null && dev.floe.server.auth.Scram.matches(stored.scramVerifier(), password);
+        }
+      }
+    }
+    if (!ok) {
+      long delay = server.failedLogin(address);
+      if (delay > 0) {
+        try {
+          Thread.sleep(delay);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+      fatal(SqlState.INVALID_PASSWORD, "password authentication failed for user \"" + user + "\"");
+      return false;
+    }
+    server.succeededLogin(address);
+    return true;
+  }
+
+  /** md5's expected answer: "md5" + md5(hex(md5(password + user)) + salt). */
+  private static String md5Answer(String storedHash, byte[] salt) {
+    byte[] hex = storedHash.substring(3).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    byte[] data = new byte[hex.length + salt.length];
+    System.arraycopy(hex, 0, data, 0, hex.length);
+    System.arraycopy(salt, 0, data, hex.length, salt.length);
+    try {
+      return "md5" + java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("MD5").digest(data));
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** The client's next message during authentication, which must be a password message ('p'). */
+  private MessageBuffer readPasswordMessage() throws IOException {
+    int type = in.read();
+    if (type < 0) {
+      throw new EOFException("the client closed the connection during authentication");
+    }
+    if (type != 'p') {
+      throw new ProtocolException("expected password response, got message type " + type);
+    }
+    int length = in.readInt();
+    if (length < 4 || length > MAX_STARTUP) {
+      throw new ProtocolException("invalid password message length " + length);
+    }
+    byte[] body = new byte[length - 4];
+    in.readFully(body);
+    return new MessageBuffer((byte) type, body);
+  }
+
   /** The start-up {@code options} parameter: {@code -c name=value} pairs (and {@code --name=value}). */
   private void applyOptions(String options) {
     String[] words = options.trim().split("\\s+");
@@ -313,8 +447,15 @@ final class PgConnection implements Runnable {
   // ------------------------------------------------------------------ message loop
 
   private void loop() throws IOException {
-    while (!closing) {
+    boolean afterReady = true; // start-up ended with ReadyForQuery
+    while (true) {
+      if (afterReady && closing) {
+        fatal(SqlState.ADMIN_SHUTDOWN, "terminating connection due to administrator command");
+        return;
+      }
+      idle = afterReady;
       MessageBuffer m = readMessage();
+      idle = false;
       if (m == null) {
         return;
       }
@@ -351,7 +492,9 @@ final class PgConnection implements Runnable {
           default -> throw new ProtocolException("invalid frontend message type " + type);
         }
       }
-      if (server.isShuttingDown() && !running) {
+      afterReady = type == 'Q' || type == 'S';
+      if (afterReady && server.isShuttingDown()) {
+        // the statement (or extended batch) in progress has finished and been answered: now go
         fatal(SqlState.ADMIN_SHUTDOWN, "terminating connection due to administrator command");
         return;
       }
@@ -1483,14 +1626,15 @@ final class PgConnection implements Runnable {
   /** Server shutdown: an idle connection is told and closed now; a busy one after its statement. */
   void shutdown() {
     closing = true;
-    if (!running) {
+    if (idle) {
       fatal(SqlState.ADMIN_SHUTDOWN, "terminating connection due to administrator command");
       closeSocket();
     }
   }
 
-  boolean isRunning() {
-    return running;
+  /** Whether the connection is between statements, waiting for its client. */
+  boolean isIdle() {
+    return idle;
   }
 
   private void closeSocket() {

@@ -33,8 +33,11 @@ public final class PgServer implements AutoCloseable {
    * @param maxConnections sessions served at once
    * @param maxMessageBytes the largest client message accepted (a longer one is a protocol violation)
    * @param databaseName the database name clients connect to, besides {@code floe}
+   * @param auth how clients log in
+   * @param tls the TLS identity offered to clients that ask for it, or null
    */
-  public record Config(String host, int port, int maxConnections, int maxMessageBytes, String databaseName) {
+  public record Config(String host, int port, int maxConnections, int maxMessageBytes, String databaseName,
+      AuthMethod auth, javax.net.ssl.SSLContext tls) {
     public static final int DEFAULT_PORT = 5433;
 
     public Config {
@@ -48,30 +51,40 @@ public final class PgServer implements AutoCloseable {
       if (maxMessageBytes < 1024) {
         throw new IllegalArgumentException("maxMessageBytes must be at least 1024: " + maxMessageBytes);
       }
+      Objects.requireNonNull(auth, "auth");
     }
 
     public static Config defaults() {
-      return new Config("127.0.0.1", DEFAULT_PORT, 100, 64 << 20, "floe");
+      return new Config("127.0.0.1", DEFAULT_PORT, 100, 64 << 20, "floe", AuthMethod.TRUST, null);
     }
 
     public Config withPort(int newPort) {
-      return new Config(host, newPort, maxConnections, maxMessageBytes, databaseName);
+      return new Config(host, newPort, maxConnections, maxMessageBytes, databaseName, auth, tls);
     }
 
     public Config withHost(String newHost) {
-      return new Config(newHost, port, maxConnections, maxMessageBytes, databaseName);
+      return new Config(newHost, port, maxConnections, maxMessageBytes, databaseName, auth, tls);
     }
 
     public Config withMaxConnections(int n) {
-      return new Config(host, port, n, maxMessageBytes, databaseName);
+      return new Config(host, port, n, maxMessageBytes, databaseName, auth, tls);
     }
 
     public Config withMaxMessageBytes(int n) {
-      return new Config(host, port, maxConnections, n, databaseName);
+      return new Config(host, port, maxConnections, n, databaseName, auth, tls);
     }
 
     public Config withDatabaseName(String name) {
-      return new Config(host, port, maxConnections, maxMessageBytes, name);
+      return new Config(host, port, maxConnections, maxMessageBytes, name, auth, tls);
+    }
+
+    /** TLS for clients that ask (SSLRequest); null: answered 'N', plain text only. */
+    public Config withTls(javax.net.ssl.SSLContext context) {
+      return new Config(host, port, maxConnections, maxMessageBytes, databaseName, auth, context);
+    }
+
+    public Config withAuth(AuthMethod method) {
+      return new Config(host, port, maxConnections, maxMessageBytes, databaseName, method, tls);
     }
   }
 
@@ -86,6 +99,9 @@ public final class PgServer implements AutoCloseable {
   private final SecureRandom random = new SecureRandom();
   private Set<String> databaseNames;
   private volatile boolean shuttingDown;
+  private final dev.floe.server.auth.Users users;
+  /** Recent failed logins per client address: count and time of the last one. */
+  private final Map<String, long[]> failures = new ConcurrentHashMap<>();
 
   private PgServer(Database database, Config config, ServerSocket listener) {
     this.database = database;
@@ -100,6 +116,7 @@ public final class PgServer implements AutoCloseable {
       t.setDaemon(true);
       return t;
     });
+    this.users = new dev.floe.server.auth.Users(database.warehouse());
     this.acceptor = new Thread(this::acceptLoop, "floe-pg-accept");
     this.acceptor.setDaemon(true);
   }
@@ -149,6 +166,25 @@ public final class PgServer implements AutoCloseable {
     return shuttingDown;
   }
 
+  dev.floe.server.auth.Users users() {
+    return users;
+  }
+
+  /**
+   * Records a failed login from an address and returns how long to wait before answering it: nothing
+   * for the first three within a minute, then one more second per failure, up to ten.
+   */
+  long failedLogin(String address) {
+    long now = System.currentTimeMillis();
+    long[] f = failures.compute(address, (k, v) -> v == null || now - v[1] > 60_000 ? new long[] {1, now}
+        : new long[] {v[0] + 1, now});
+    return f[0] <= 3 ? 0 : Math.min(10_000, (f[0] - 3) * 1000);
+  }
+
+  void succeededLogin(String address) {
+    failures.remove(address);
+  }
+
   private void acceptLoop() {
     while (!listener.isClosed()) {
       Socket socket;
@@ -189,6 +225,11 @@ public final class PgServer implements AutoCloseable {
     }
   }
 
+  /** Connections with a statement or message batch in progress. */
+  public int busyConnectionCount() {
+    return (int) connections.values().stream().filter(c -> !c.isIdle()).count();
+  }
+
   /** Connections currently open. */
   public int connectionCount() {
     return connections.size();
@@ -213,7 +254,7 @@ public final class PgServer implements AutoCloseable {
         break;
       }
       for (PgConnection c : connections.values()) {
-        if (!c.isRunning()) {
+        if (c.isIdle()) {
           c.shutdown();
         }
       }
