@@ -26,6 +26,10 @@ import picocli.CommandLine.Spec;
     description = {"Serve a warehouse over the PostgreSQL wire protocol (psql, JDBC, psycopg, ...).",
         "Connect with: psql postgresql://127.0.0.1:5433/floe"})
 final class ServeCommand implements Callable<Integer> {
+  /** The settings a config file may hold. */
+  static final java.util.List<String> KNOWN = java.util.List.of("warehouse", "pg-host", "pg-port", "max-connections",
+      "memory-limit", "auth", "tls-cert", "tls-key", "tls-self-signed");
+
   @ParentCommand
   Main main;
 
@@ -71,39 +75,86 @@ final class ServeCommand implements Callable<Integer> {
           + "directory. Default: $FLOE_MEMORY_LIMIT if set, else DuckDB's (80% of RAM).")
   String memoryLimit;
 
+  @Option(names = "--config", paramLabel = "FILE",
+      description = "A file of settings, one 'name = value' per line, named as the options without their dashes "
+          + "(pg-port = 6543). Options and environment variables override it. Default: $FLOE_CONFIG.")
+  Path configFile;
+
+  private java.util.Properties file = new java.util.Properties();
+
+  /** A setting: the option if given, else its environment variable (FLOE_PG_PORT), else the config file. */
+  private String setting(Object option, String name, String otherwise) {
+    if (option != null) {
+      return option.toString();
+    }
+    String variable = "FLOE_" + name.toUpperCase(java.util.Locale.ROOT).replace('-', '_');
+    return main.environment().variable(variable).orElseGet(() -> {
+      String v = file.getProperty(name);
+      return v != null ? v.strip() : otherwise;
+    });
+  }
+
+  private int intSetting(Integer option, String name, int otherwise) {
+    String v = setting(option, name, Integer.toString(otherwise));
+    try {
+      return Integer.parseInt(v.strip());
+    } catch (NumberFormatException e) {
+      throw new ParameterException(spec.commandLine(), name + " must be an integer, was \"" + v + "\"");
+    }
+  }
+
   @Override
   public Integer call() throws IOException, InterruptedException {
     Environment env = main.environment();
-    Path directory = warehouse.resolve(env);
+    Path configPath = configFile != null ? configFile : env.variable("FLOE_CONFIG").map(Path::of).orElse(null);
+    if (configPath != null) {
+      if (!java.nio.file.Files.isRegularFile(configPath)) {
+        throw new ParameterException(spec.commandLine(), "no config file " + configPath);
+      }
+      try (var reader = java.nio.file.Files.newBufferedReader(configPath)) {
+        file.load(reader);
+      }
+      for (String key : file.stringPropertyNames()) {
+        if (!KNOWN.contains(key)) {
+          throw new ParameterException(spec.commandLine(), configPath + ": unknown setting \"" + key
+              + "\" (known: " + String.join(", ", KNOWN) + ")");
+        }
+      }
+    }
+    Path directory = warehouse.directory == null && env.variable(WarehouseOption.VARIABLE).isEmpty()
+        && file.getProperty("warehouse") != null
+        ? Path.of(file.getProperty("warehouse").strip()).toAbsolutePath().normalize() : warehouse.resolve(env);
     PgServer.Config config = PgServer.Config.defaults()
-        .withHost(host != null ? host : env.variable("FLOE_PG_HOST").orElse("127.0.0.1"))
-        .withPort(port != null ? port : intVariable(env, "FLOE_PG_PORT", PgServer.Config.DEFAULT_PORT))
-        .withMaxConnections(maxConnections != null ? maxConnections : intVariable(env, "FLOE_MAX_CONNECTIONS", 100))
+        .withHost(setting(host, "pg-host", "127.0.0.1"))
+        .withPort(intSetting(port, "pg-port", PgServer.Config.DEFAULT_PORT))
+        .withMaxConnections(intSetting(maxConnections, "max-connections", 100))
         .withDatabaseName(directory.getFileName() == null ? "floe" : directory.getFileName().toString());
     try {
-      config = config.withAuth(dev.floe.server.pg.AuthMethod.parse(auth != null ? auth
-          : env.variable("FLOE_AUTH").orElse("trust")));
+      config = config.withAuth(dev.floe.server.pg.AuthMethod.parse(setting(auth, "auth", "trust")));
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), e.getMessage());
     }
     if (config.port() < 0 || config.port() > 65535) {
       throw new ParameterException(spec.commandLine(), "--pg-port must be between 0 and 65535");
     }
-    Path cert = tlsCert != null ? tlsCert : env.variable("FLOE_TLS_CERT").map(Path::of).orElse(null);
-    Path key = tlsKey != null ? tlsKey : env.variable("FLOE_TLS_KEY").map(Path::of).orElse(null);
+    String certSetting = setting(tlsCert, "tls-cert", null);
+    String keySetting = setting(tlsKey, "tls-key", null);
+    Path cert = certSetting == null ? null : Path.of(certSetting);
+    Path key = keySetting == null ? null : Path.of(keySetting);
+    boolean selfSigned = tlsSelfSigned || Boolean.parseBoolean(setting(null, "tls-self-signed", "false"));
     if ((cert == null) != (key == null)) {
       throw new ParameterException(spec.commandLine(), "--tls-cert and --tls-key go together");
     }
-    if (cert != null && tlsSelfSigned) {
+    if (cert != null && selfSigned) {
       throw new ParameterException(spec.commandLine(), "--tls-self-signed and --tls-cert exclude each other");
     }
     if (cert != null) {
       config = config.withTls(dev.floe.server.auth.Tls.fromPem(cert, key));
-    } else if (tlsSelfSigned) {
+    } else if (selfSigned) {
       config = config.withTls(dev.floe.server.auth.Tls.selfSigned(directory.resolve("tls")));
     }
     FloeConfig.Builder builder = FloeConfig.builder(directory);
-    String limit = memoryLimit != null ? memoryLimit : env.variable("FLOE_MEMORY_LIMIT").orElse(null);
+    String limit = setting(memoryLimit, "memory-limit", null);
     if (limit != null) {
       builder.memoryLimit(limit);
     }
@@ -131,15 +182,5 @@ final class ServeCommand implements Callable<Integer> {
     return Main.EXIT_OK;
   }
 
-  private int intVariable(Environment env, String name, int otherwise) {
-    String v = env.variable(name).orElse(null);
-    if (v == null) {
-      return otherwise;
-    }
-    try {
-      return Integer.parseInt(v.trim());
-    } catch (NumberFormatException e) {
-      throw new ParameterException(spec.commandLine(), "$" + name + " must be an integer, was \"" + v + "\"");
-    }
-  }
+
 }

@@ -53,7 +53,7 @@ final class PgCatalog {
       "pg_tablespace", "pg_inherits", "pg_tables", "pg_views", "pg_matviews", "pg_indexes", "pg_proc", "pg_enum",
       "pg_range", "pg_extension", "pg_trigger", "pg_rewrite", "pg_policy", "pg_sequence", "pg_depend",
       "pg_collation", "pg_foreign_table", "pg_partitioned_table", "pg_statistic_ext", "pg_publication",
-      "pg_publication_rel", "pg_publication_namespace", "pg_shdescription");
+      "pg_publication_rel", "pg_publication_namespace", "pg_shdescription", "pg_settings");
   static final Set<String> INFORMATION_SCHEMA = Set.of("schemata", "tables", "columns", "key_column_usage",
       "table_constraints", "views", "routines", "referential_constraints", "constraint_column_usage",
       "check_constraints", "sequences", "triggers");

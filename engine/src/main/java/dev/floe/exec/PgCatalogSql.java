@@ -161,6 +161,14 @@ final class PgCatalogSql {
       empty("pg_catalog", "pg_publication_rel", "oid INTEGER, prpubid INTEGER, prrelid INTEGER, prqual VARCHAR, "
           + "prattrs SMALLINT[]"),
       empty("pg_catalog", "pg_publication_namespace", "oid INTEGER, pnpubid INTEGER, pnnspid INTEGER"),
+      "CREATE VIEW $DB.pgcat.pg_settings AS SELECT s.name, s.setting, CAST(NULL AS VARCHAR) AS unit, "
+          + "'Floe' AS category, CAST(NULL AS VARCHAR) AS short_desc, CAST(NULL AS VARCHAR) AS extra_desc, "
+          + "'user' AS context, 'string' AS vartype, 'session' AS source, CAST(NULL AS VARCHAR) AS min_val, "
+          + "CAST(NULL AS VARCHAR) AS max_val, CAST(NULL AS VARCHAR[]) AS enumvals, CAST(NULL AS VARCHAR) AS "
+          + "boot_val, CAST(NULL AS VARCHAR) AS reset_val, CAST(NULL AS VARCHAR) AS sourcefile, "
+          + "CAST(NULL AS INTEGER) AS sourceline, false AS pending_restart FROM (SELECT "
+          + "unnest(map_keys(getvariable('floe_settings'))) AS name, "
+          + "unnest(map_values(getvariable('floe_settings'))) AS setting) AS s",
       empty("pg_catalog", "pg_shdescription", "objoid INTEGER, classoid INTEGER, description VARCHAR"),
       // information_schema
       "CREATE VIEW $DB.infoschema.schemata AS SELECT 'floe' AS catalog_name, nspname AS schema_name, "

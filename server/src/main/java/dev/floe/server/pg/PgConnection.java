@@ -140,10 +140,15 @@ final class PgConnection implements Runnable {
       socket.setTcpNoDelay(true);
       in = new DataInputStream(new BufferedInputStream(socket.getInputStream(), 16 * 1024));
       out = new MessageWriter(socket.getOutputStream());
+      // a client gets this long to start up and authenticate (PostgreSQL's authentication_timeout)
+      socket.setSoTimeout((int) server.config().startupTimeout().toMillis());
       if (!startup()) {
         return;
       }
+      socket.setSoTimeout(0);
       loop();
+    } catch (java.net.SocketTimeoutException e) {
+      fatal(SqlState.PROTOCOL_VIOLATION, "canceling authentication due to timeout");
     } catch (EOFException | SocketException e) {
       // the client went away
     } catch (ProtocolException e) {
@@ -861,7 +866,8 @@ final class PgConnection implements Runnable {
   /** Whether a bound statement returns rows, known without running it for everything but queries. */
   private boolean returnsRows(Prepared p, String sql) {
     if (p.command() != null) {
-      return p.command().kind() == SessionCommand.Kind.SHOW || p.command().kind() == SessionCommand.Kind.FETCH;
+      return p.command().kind() == SessionCommand.Kind.SHOW || p.command().kind() == SessionCommand.Kind.FETCH
+          || p.command().kind() == SessionCommand.Kind.SET_CONFIG;
     }
     if (p.isEmpty() || CopyStatement.parse(sql) != null) {
       return false;
@@ -1241,6 +1247,12 @@ final class PgConnection implements Runnable {
           applySearchPath();
         }
         return Reply.command(c.tag());
+      }
+      case SET_CONFIG -> {
+        settings.set(c.name(), c.value());
+        applySearchPath();
+        return Reply.rows("SELECT 1", List.of(Column.result("set_config", SqlType.TEXT)),
+            List.<Object[]>of(new Object[] {settings.get(c.name())}));
       }
       case SET_TRANSACTION -> {
         if ("session".equals(c.name())) {

@@ -35,9 +35,10 @@ public final class PgServer implements AutoCloseable {
    * @param databaseName the database name clients connect to, besides {@code floe}
    * @param auth how clients log in
    * @param tls the TLS identity offered to clients that ask for it, or null
+   * @param startupTimeout how long a client may take from connecting to being logged in
    */
   public record Config(String host, int port, int maxConnections, int maxMessageBytes, String databaseName,
-      AuthMethod auth, javax.net.ssl.SSLContext tls) {
+      AuthMethod auth, javax.net.ssl.SSLContext tls, Duration startupTimeout) {
     public static final int DEFAULT_PORT = 5433;
 
     public Config {
@@ -52,39 +53,48 @@ public final class PgServer implements AutoCloseable {
         throw new IllegalArgumentException("maxMessageBytes must be at least 1024: " + maxMessageBytes);
       }
       Objects.requireNonNull(auth, "auth");
+      if (startupTimeout == null || startupTimeout.isNegative() || startupTimeout.isZero()) {
+        throw new IllegalArgumentException("startupTimeout must be positive: " + startupTimeout);
+      }
     }
 
     public static Config defaults() {
-      return new Config("127.0.0.1", DEFAULT_PORT, 100, 64 << 20, "floe", AuthMethod.TRUST, null);
+      return new Config("127.0.0.1", DEFAULT_PORT, 100, 64 << 20, "floe", AuthMethod.TRUST, null,
+          Duration.ofSeconds(60));
     }
 
     public Config withPort(int newPort) {
-      return new Config(host, newPort, maxConnections, maxMessageBytes, databaseName, auth, tls);
+      return new Config(host, newPort, maxConnections, maxMessageBytes, databaseName, auth, tls, startupTimeout);
     }
 
     public Config withHost(String newHost) {
-      return new Config(newHost, port, maxConnections, maxMessageBytes, databaseName, auth, tls);
+      return new Config(newHost, port, maxConnections, maxMessageBytes, databaseName, auth, tls, startupTimeout);
     }
 
     public Config withMaxConnections(int n) {
-      return new Config(host, port, n, maxMessageBytes, databaseName, auth, tls);
+      return new Config(host, port, n, maxMessageBytes, databaseName, auth, tls, startupTimeout);
     }
 
     public Config withMaxMessageBytes(int n) {
-      return new Config(host, port, maxConnections, n, databaseName, auth, tls);
+      return new Config(host, port, maxConnections, n, databaseName, auth, tls, startupTimeout);
     }
 
     public Config withDatabaseName(String name) {
-      return new Config(host, port, maxConnections, maxMessageBytes, name, auth, tls);
+      return new Config(host, port, maxConnections, maxMessageBytes, name, auth, tls, startupTimeout);
     }
 
     /** TLS for clients that ask (SSLRequest); null: answered 'N', plain text only. */
     public Config withTls(javax.net.ssl.SSLContext context) {
-      return new Config(host, port, maxConnections, maxMessageBytes, databaseName, auth, context);
+      return new Config(host, port, maxConnections, maxMessageBytes, databaseName, auth, context, startupTimeout);
+    }
+
+    /** How long a client may take to start up and log in before it is disconnected. */
+    public Config withStartupTimeout(Duration timeout) {
+      return new Config(host, port, maxConnections, maxMessageBytes, databaseName, auth, tls, timeout);
     }
 
     public Config withAuth(AuthMethod method) {
-      return new Config(host, port, maxConnections, maxMessageBytes, databaseName, method, tls);
+      return new Config(host, port, maxConnections, maxMessageBytes, databaseName, method, tls, startupTimeout);
     }
   }
 

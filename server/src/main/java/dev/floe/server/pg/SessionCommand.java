@@ -22,7 +22,7 @@ record SessionCommand(Kind kind, String name, String value, String isolation, Bo
   }
 
   enum Kind { SET, SHOW, RESET, BEGIN, START, COMMIT, ROLLBACK, SAVEPOINT, RELEASE, ROLLBACK_TO, DISCARD_ALL,
-    DEALLOCATE, SET_TRANSACTION, DECLARE, FETCH, MOVE, CLOSE }
+    DEALLOCATE, SET_TRANSACTION, DECLARE, FETCH, MOVE, CLOSE, SET_CONFIG }
 
   /** For FETCH/MOVE: how many rows ({@link Long#MAX_VALUE} for ALL); for DECLARE: 1 if WITH HOLD. */
   long count() {
@@ -47,6 +47,7 @@ record SessionCommand(Kind kind, String name, String value, String isolation, Bo
       case FETCH -> "FETCH";
       case MOVE -> "MOVE";
       case CLOSE -> "CLOSE CURSOR";
+      case SET_CONFIG -> "SELECT 1";
     };
   }
 
@@ -80,6 +81,7 @@ record SessionCommand(Kind kind, String name, String value, String isolation, Bo
         String name = c.rest().toLowerCase(Locale.ROOT);
         yield new SessionCommand(Kind.RESET, name.equals("all") ? null : normalise(name), null);
       }
+      case "select" -> setConfig(c);
       case "begin" -> {
         if (!c.keyword("work")) {
           c.keyword("transaction");
@@ -222,6 +224,35 @@ record SessionCommand(Kind kind, String name, String value, String isolation, Bo
     return new SessionCommand(kind, c.identifier(), Long.toString(count));
   }
 
+  /**
+   * {@code SELECT [pg_catalog.]set_config('name', 'value', is_local)} with literal arguments: a SET that
+   * returns the new value. Any other SELECT is the engine's.
+   */
+  private static SessionCommand setConfig(Cursor c) {
+    if (c.keyword("pg_catalog") && !c.op(".")) {
+      return null;
+    }
+    if (!c.keyword("set_config") || !c.op("(")) {
+      return null;
+    }
+    String name = c.string();
+    if (name == null || !c.op(",")) {
+      return null;
+    }
+    String value = c.string();
+    if (value == null || !c.op(",")) {
+      return null;
+    }
+    if (!(c.keyword("true") || c.keyword("false"))) {
+      return null;
+    }
+    if (!c.op(")")) {
+      return null;
+    }
+    c.op(";");
+    return c.atEnd() ? new SessionCommand(Kind.SET_CONFIG, name, value) : null;
+  }
+
   private SessionCommand withName(String n) {
     return new SessionCommand(kind, n, value, isolation, readOnly);
   }
@@ -292,6 +323,14 @@ record SessionCommand(Kind kind, String name, String value, String isolation, Bo
         return true;
       }
       return false;
+    }
+
+    /** A string literal's value, or null. */
+    String string() {
+      if (i < tokens.size() && tokens.get(i).type() == Token.Type.STRING) {
+        return tokens.get(i++).value();
+      }
+      return null;
     }
 
     /** A non-negative integer literal, or null. */
