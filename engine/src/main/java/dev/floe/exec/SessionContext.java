@@ -253,10 +253,15 @@ public final class SessionContext implements AutoCloseable {
     }
     StringBuilder select = new StringBuilder("SELECT ");
     StringBuilder aliases = new StringBuilder();
+    List<java.util.Optional<String>> casts = bound.resultCasts();
     for (int k = 0; k < names.size(); k++) {
       String inner = Lexer.quoteIdentifier("__floe_c" + k);
-      select.append(k > 0 ? ", " : "").append("__floe_q.").append(inner).append(" AS ")
-          .append(Lexer.quoteIdentifier(names.get(k)));
+      String value = "__floe_q." + inner;
+      java.util.Optional<String> cast = k < casts.size() ? casts.get(k) : java.util.Optional.empty();
+      if (cast.isPresent()) {
+        value = "CAST(" + value + " AS " + cast.get() + ")";
+      }
+      select.append(k > 0 ? ", " : "").append(value).append(" AS ").append(Lexer.quoteIdentifier(names.get(k)));
       aliases.append(k > 0 ? ", " : "").append(inner);
     }
     return select + " FROM (" + bound.sql() + "\n) AS __floe_q(" + aliases + ")";

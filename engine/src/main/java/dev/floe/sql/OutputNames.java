@@ -57,6 +57,23 @@ final class OutputNames {
     return any ? names : List.of();
   }
 
+  /** Every column name of the top-level select list (aliases included), or empty when a {@code *} hides them. */
+  static List<String> all(JsonNode node) {
+    if (!node.path("type").asText().equals("SELECT_NODE")) {
+      return List.of();
+    }
+    List<String> names = new ArrayList<>();
+    for (JsonNode item : node.path("select_list")) {
+      String cls = item.path("class").asText();
+      if (cls.equals("STAR") || cls.equals("COLUMNS")) {
+        return List.of();
+      }
+      String alias = item.path("alias").asText();
+      names.add(alias.isEmpty() ? name(item) : alias);
+    }
+    return names;
+  }
+
   private static String name(JsonNode expr) {
     switch (expr.path("class").asText()) {
       case "COLUMN_REF" -> {

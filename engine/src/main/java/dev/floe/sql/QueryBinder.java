@@ -68,10 +68,12 @@ public final class QueryBinder {
    *     {@code count}, {@code ?column?}, ...); empty when DuckDB's names are already right or unknown
    * @param declaredTypes per output column, the declared type of the table column it passes through
    *     unchanged ({@code varchar(10)} keeps its length in CREATE TABLE AS); empty when unknown
+   * @param resultCasts per output column, the DuckDB type its values are cast to so that the column has
+   *     PostgreSQL's type ({@code sum(integer)} is bigint, {@code avg(integer)} numeric); empty when none
    */
   public record Bound(String sql, List<Relation> relations, List<Boolean> untypedLiterals,
       List<String> columnNames, List<Optional<dev.floe.SqlType>> declaredTypes,
-      Function<Integer, Integer> positionMap) {
+      List<Optional<String>> resultCasts, Function<Integer, Integer> positionMap) {
     /** 1-based position in the user's statement of a 0-based offset in {@link #sql()}; 0 if unknown. */
     public int originalPosition(int offset) {
       return positionMap.apply(offset);
@@ -157,6 +159,10 @@ public final class QueryBinder {
     List<String> names = OutputNames.of(top);
     this.top = top;
     walk(top, Set.of());
+    List<Optional<String>> casts = resultCasts();
+    if (!casts.isEmpty() && names.isEmpty()) {
+      names = OutputNames.all(top); // the casts need the outer select that carries the names
+    }
     List<Relation> relations = new ArrayList<>();
     for (Ref ref : refs) {
       if (ref.relation != null) {
@@ -196,7 +202,8 @@ public final class QueryBinder {
     rewriteQualifiedColumns(edits, unaliased);
     String sql = edits.isEmpty() ? text : edits.apply(text);
     TextEdits ttEdits = pre.edits();
-    return new Bound(sql, relations, untyped, names, declaredTypes(), offset -> {
+    return new Bound(sql, relations, untyped, names, declaredTypes(), names.isEmpty() ? List.of() : casts,
+        offset -> {
       int inText = edits.isEmpty() ? offset : edits.toOriginal(offset);
       int inOriginal = ttEdits.isEmpty() ? inText : ttEdits.toOriginal(inText);
       return positions.applyAsInt(inOriginal);
@@ -342,6 +349,54 @@ public final class QueryBinder {
     if (node == top) {
       topSelect = select;
     }
+  }
+
+  /**
+   * Casts that give aggregates of integer columns PostgreSQL's result types, where DuckDB's differ:
+   * {@code sum(smallint | integer)} is bigint (DuckDB: int128), {@code avg} of any integer is numeric
+   * (DuckDB: double). Only for a plain column argument, whose type is known.
+   */
+  private List<Optional<String>> resultCasts() {
+    if (topSelect == null) {
+      return List.of();
+    }
+    List<Optional<String>> casts = new ArrayList<>();
+    boolean any = false;
+    for (JsonNode item : top.path("select_list")) {
+      String cls = item.path("class").asText();
+      if (cls.equals("STAR") || cls.equals("COLUMNS")) {
+        return List.of();
+      }
+      Optional<String> cast = Optional.empty();
+      String fn = item.path("function_name").asText().toLowerCase(Locale.ROOT);
+      // DuckDB 2 lists "arguments" [{name, expression}]; earlier versions "children"
+      JsonNode args = item.has("arguments") ? item.path("arguments") : item.path("children");
+      JsonNode arg = args.size() == 1 ? (args.get(0).has("expression") ? args.get(0).path("expression") : args.get(0))
+          : null;
+      if (cls.equals("FUNCTION") && (fn.equals("sum") || fn.equals("avg")) && arg != null
+          && !item.path("distinct").asBoolean() && arg.path("class").asText().equals("COLUMN_REF")) {
+        Ref owner = owner(topSelect, arg);
+        if (owner != null) {
+          JsonNode names = arg.path("column_names");
+          String column = names.get(names.size() - 1).asText();
+          for (dev.floe.Column c : owner.relation.columns()) {
+            if (!c.name().equalsIgnoreCase(column)) {
+              continue;
+            }
+            dev.floe.SqlType.Kind kind = c.type().kind();
+            boolean small = kind == dev.floe.SqlType.Kind.SMALLINT || kind == dev.floe.SqlType.Kind.INTEGER;
+            if (fn.equals("sum") && small) {
+              cast = Optional.of("BIGINT");
+            } else if (fn.equals("avg") && (small || kind == dev.floe.SqlType.Kind.BIGINT)) {
+              cast = Optional.of("DECIMAL(38,16)"); // PostgreSQL prints avg(int) with 16 decimals
+            }
+          }
+        }
+      }
+      any |= cast.isPresent();
+      casts.add(cast);
+    }
+    return any ? casts : List.of();
   }
 
   /** Declared types of output columns that are plain column references (or a lone {@code *}). */

@@ -479,6 +479,27 @@ class PgJdbcTest {
     }
   }
 
+  @Test
+  void aggregatesOfIntegerColumnsHavePostgreSqlTypes() throws Exception {
+    try (Connection c = floe.connect(); Statement st = c.createStatement()) {
+      st.execute("CREATE TABLE agg (i integer, s smallint, b bigint)");
+      st.execute("INSERT INTO agg VALUES (1, 1, 10), (2, 2, 20)");
+      try (ResultSet rs = st.executeQuery("SELECT sum(i), sum(s), sum(b), avg(i) AS mean, count(*) FROM agg")) {
+        ResultSetMetaData md = rs.getMetaData();
+        assertThat(md.getColumnTypeName(1)).isEqualTo("int8");
+        assertThat(md.getColumnTypeName(2)).isEqualTo("int8");
+        assertThat(md.getColumnTypeName(3)).isEqualTo("numeric");
+        assertThat(md.getColumnTypeName(4)).isEqualTo("numeric");
+        assertThat(md.getColumnName(1)).isEqualTo("sum");
+        assertThat(md.getColumnName(4)).isEqualTo("mean");
+        rs.next();
+        assertThat(rs.getLong(1)).isEqualTo(3);
+        assertThat(rs.getString(4)).isEqualTo("1.5000000000000000");
+        assertThat(rs.getLong(5)).isEqualTo(2);
+      }
+    }
+  }
+
   private static String one(Statement st, String sql) throws SQLException {
     try (ResultSet rs = st.executeQuery(sql)) {
       assertThat(rs.next()).as(sql).isTrue();
