@@ -525,9 +525,31 @@ final class PgConnection implements Runnable {
       throw new ProtocolException("message of " + length + " bytes exceeds the limit of "
           + server.config().maxMessageBytes() + " bytes");
     }
-    byte[] body = new byte[length - 4];
-    in.readFully(body);
-    return new MessageBuffer((byte) type, body);
+    return new MessageBuffer((byte) type, readBody(length - 4));
+  }
+
+  /**
+   * A message body of {@code n} bytes, read in pieces: memory grows with the bytes that actually arrive,
+   * not with the length a client claims.
+   */
+  private byte[] readBody(int n) throws IOException {
+    if (n <= 64 * 1024) {
+      byte[] body = new byte[n];
+      in.readFully(body);
+      return body;
+    }
+    java.io.ByteArrayOutputStream body = new java.io.ByteArrayOutputStream(64 * 1024);
+    byte[] chunk = new byte[64 * 1024];
+    int left = n;
+    while (left > 0) {
+      int got = in.read(chunk, 0, Math.min(chunk.length, left));
+      if (got < 0) {
+        throw new EOFException("the client closed the connection in the middle of a message");
+      }
+      body.write(chunk, 0, got);
+      left -= got;
+    }
+    return body.toByteArray();
   }
 
   private interface Step {
