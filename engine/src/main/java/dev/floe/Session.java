@@ -55,6 +55,14 @@ public final class Session implements AutoCloseable {
     context.setVariable("floe_backend_pid", Integer.toString(pid));
   }
 
+  /**
+   * The types of a statement's {@code $1 ... $count} parameters that their context decides (a comparison
+   * with a column, an INSERT target column), as far as Floe can tell; null entries are unknown.
+   */
+  public java.util.List<SqlType> parameterTypes(String sql, int count) {
+    return context.parameterTypes(sql, count);
+  }
+
   /** Receives NOTICE messages, such as "relation ... already exists, skipping". */
   public void onNotice(Consumer<String> sink) {
     context.onNotice(sink);

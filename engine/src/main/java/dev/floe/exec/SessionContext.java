@@ -267,6 +267,86 @@ public final class SessionContext implements AutoCloseable {
     return select + " FROM (" + bound.sql() + "\n) AS __floe_q(" + aliases + ")";
   }
 
+  /**
+   * The types of a statement's {@code $n} parameters as their context decides them, where it does: in a
+   * query, what DuckDB infers ({@code id = $1} is the type of {@code id}); in {@code INSERT ... VALUES},
+   * the type of the column a lone parameter goes into. Null where unknown.
+   */
+  public List<dev.floe.SqlType> parameterTypes(String sql, int count) {
+    dev.floe.SqlType[] types = new dev.floe.SqlType[count];
+    Ast.Statement statement;
+    try {
+      statement = Parser.parse(sql);
+    } catch (FloeException e) {
+      return java.util.Arrays.asList(types);
+    }
+    if (statement instanceof Ast.Query q) {
+      try {
+        QueryBinder.Bound bound = bind(q);
+        try (PreparedStatement ps = duck.prepareStatement(bound.sql())) {
+          java.sql.ParameterMetaData md = ps.getParameterMetaData();
+          for (int i = 1; i <= Math.min(md.getParameterCount(), count); i++) {
+            String name = md.getParameterTypeName(i);
+            if (name != null && !name.equalsIgnoreCase("UNKNOWN") && !name.equalsIgnoreCase("NULL")) {
+              types[i - 1] = dev.floe.types.TypeMapping.fromDuckdb(name);
+            }
+          }
+        }
+      } catch (SQLException | RuntimeException e) {
+        // the types stay unknown: the statement reports its own error when it runs
+      }
+    } else if (statement instanceof Ast.Insert insert && insert.source().isPresent()) {
+      engine.tableInfo(insert.table().parts(), currentSchema).ifPresent(info -> {
+        List<String> names = insert.columns().isEmpty()
+            ? info.columns().stream().map(dev.floe.Column::name).toList() : insert.columns();
+        valuesParameters(insert.source().get().text(), (param, position) -> {
+          if (param >= 1 && param <= count && position < names.size()) {
+            for (dev.floe.Column c : info.columns()) {
+              if (c.name().equalsIgnoreCase(names.get(position))) {
+                types[param - 1] = c.type();
+              }
+            }
+          }
+        });
+      });
+    }
+    return java.util.Arrays.asList(types);
+  }
+
+  /** For {@code VALUES (...), (...)}: each element that is a lone {@code $n}, with its position in its row. */
+  private static void valuesParameters(String source, java.util.function.BiConsumer<Integer, Integer> sink) {
+    List<dev.floe.sql.Token> t = Lexer.tokenize(source);
+    if (t.isEmpty() || !t.get(0).isKeyword("values")) {
+      return;
+    }
+    int depth = 0;
+    int position = 0;
+    for (int i = 1; i < t.size(); i++) {
+      dev.floe.sql.Token k = t.get(i);
+      if (k.isOp("(")) {
+        depth++;
+        if (depth == 1) {
+          position = 0;
+        }
+      } else if (k.isOp(")")) {
+        depth--;
+      } else if (depth == 1 && k.isOp(",")) {
+        position++;
+      } else if (depth == 1 && k.type() == dev.floe.sql.Token.Type.PARAM && k.text().startsWith("$")
+          && t.get(i - 1).isOp("(") || depth == 1 && k.type() == dev.floe.sql.Token.Type.PARAM
+          && t.get(i - 1).isOp(",")) {
+        dev.floe.sql.Token next = t.get(i + 1);
+        if ((next.isOp(",") || next.isOp(")")) && k.text().startsWith("$")) {
+          try {
+            sink.accept(Integer.parseInt(k.text().substring(1)), position);
+          } catch (NumberFormatException ignored) {
+            // not a numbered parameter
+          }
+        }
+      }
+    }
+  }
+
   /** Binds a query to the current snapshots of the Floe tables it names. */
   QueryBinder.Bound bind(Ast.Query q) {
     return bind(q.text(), offset -> q.offset() + offset + 1, relations());

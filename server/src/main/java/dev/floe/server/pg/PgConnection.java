@@ -752,6 +752,9 @@ final class PgConnection implements Runnable {
         throw new FloeException(SqlState.INVALID_SQL_STATEMENT_NAME, "prepared statement \"" + name
             + "\" does not exist");
       }
+      if (CopyStatement.parse(p.sql()) == null) {
+        p.infer(() -> session.parameterTypes(p.sql(), p.parameterCount()));
+      }
       int[] oids = p.parameterOids();
       out.begin('t').int16(oids.length);
       for (int oid : oids) {

@@ -43,6 +43,9 @@ final class PgValues {
   private static final java.util.regex.Pattern NUMBER =
       java.util.regex.Pattern.compile("\\s*[-+]?(\\d+(\\.\\d*)?|\\.\\d+)([eE][-+]?\\d+)?\\s*");
 
+  private static final java.util.regex.Pattern ZONE_SUFFIX =
+      java.util.regex.Pattern.compile("(\\d{4,}-\\d{2}-\\d{2}(?:[ T][0-9:.]+)?) ?(?:[+-]\\d{2}(?::?\\d{2}){0,2}|Z|UTC)");
+
   private PgValues() {}
 
   // ------------------------------------------------------------------ results
@@ -260,6 +263,13 @@ final class PgValues {
     }
     if (type.isArray()) {
       return array(text, type);
+    }
+    if (type.oid() == 1082 || type.oid() == 1114) {
+      // PostgreSQL's date and timestamp input ignore a zone suffix ("2024-02-01 +01", as pgjdbc sends them)
+      java.util.regex.Matcher zoned = ZONE_SUFFIX.matcher(text);
+      if (zoned.matches()) {
+        text = zoned.group(1);
+      }
     }
     return "CAST(" + quote(text) + " AS " + type.castName() + ")";
   }

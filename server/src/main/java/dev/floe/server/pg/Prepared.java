@@ -133,6 +133,34 @@ final class Prepared {
     return command;
   }
 
+  private boolean inferred;
+
+  /**
+   * Gives undeclared parameters the types their context decides (asked of the engine once, when a client
+   * describes the statement): ParameterDescription reports them, and values are bound as those types.
+   */
+  void infer(java.util.function.Supplier<List<dev.floe.SqlType>> engineTypes) {
+    if (inferred || command != null || sql.isEmpty()) {
+      return;
+    }
+    inferred = true;
+    boolean unknown = false;
+    for (PgType t : types) {
+      unknown |= t == null;
+    }
+    if (!unknown) {
+      return;
+    }
+    List<dev.floe.SqlType> found = engineTypes.get();
+    for (int k = 0; k < types.length && k < found.size(); k++) {
+      dev.floe.SqlType t = found.get(k);
+      if (types[k] == null && t != null && t.kind() != dev.floe.SqlType.Kind.NULL
+          && t.kind() != dev.floe.SqlType.Kind.OTHER) {
+        types[k] = PgType.of(t).withTypmod(-1);
+      }
+    }
+  }
+
   /**
    * A statement with its parameters' values in place, and where each value sits, to report error
    * positions in the text the client sent.

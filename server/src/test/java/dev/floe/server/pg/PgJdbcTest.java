@@ -500,6 +500,22 @@ class PgJdbcTest {
     }
   }
 
+  @Test
+  void describedParametersHaveTheTypesTheirContextDecides() throws Exception {
+    try (Connection c = floe.connect()) {
+      try (PreparedStatement ps = c.prepareStatement("SELECT * FROM all_types WHERE l = ? AND t = ? AND dt < ?")) {
+        java.sql.ParameterMetaData md = ps.getParameterMetaData();
+        assertThat(List.of(md.getParameterTypeName(1), md.getParameterTypeName(2), md.getParameterTypeName(3)))
+            .containsExactly("int8", "text", "date");
+      }
+      try (PreparedStatement ps = c.prepareStatement("INSERT INTO all_types (id, n, tz) VALUES (?, ?, ?)")) {
+        java.sql.ParameterMetaData md = ps.getParameterMetaData();
+        assertThat(List.of(md.getParameterTypeName(1), md.getParameterTypeName(2), md.getParameterTypeName(3)))
+            .containsExactly("int4", "numeric", "timestamptz");
+      }
+    }
+  }
+
   private static String one(Statement st, String sql) throws SQLException {
     try (ResultSet rs = st.executeQuery(sql)) {
       assertThat(rs.next()).as(sql).isTrue();
