@@ -50,6 +50,11 @@ public final class Session implements AutoCloseable {
     context.setSettings(values);
   }
 
+  /** The database name {@code current_database()} reports (the one a client connected to). */
+  public void setDatabaseName(String name) {
+    context.setVariable("floe_database", name);
+  }
+
   /** The number {@code pg_backend_pid()} reports (the protocol's process id for cancel requests). */
   public void setBackendPid(int pid) {
     context.setVariable("floe_backend_pid", Integer.toString(pid));

@@ -281,7 +281,7 @@ final class PgCatalogSql {
   static final List<String> MACROS = List.of(
       "CREATE MACRO $DB.pgcat.version() AS 'PostgreSQL " + dev.floe.FloeInfo.PG_VERSION + " (Floe "
           + dev.floe.FloeInfo.VERSION + ") on x86_64-pc-linux-gnu, compiled by javac 17, 64-bit'",
-      "CREATE MACRO $DB.pgcat.current_database() AS 'floe'",
+      "CREATE MACRO $DB.pgcat.current_database() AS coalesce(getvariable('floe_database'), 'floe')",
       "CREATE MACRO $DB.pgcat.current_schema() AS getvariable('floe_current_schema')",
       "CREATE MACRO $DB.pgcat.current_schemas(implicit) AS CASE WHEN implicit THEN "
           + "['pg_catalog', getvariable('floe_current_schema')] ELSE [getvariable('floe_current_schema')] END",

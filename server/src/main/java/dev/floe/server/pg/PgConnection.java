@@ -57,6 +57,7 @@ final class PgConnection implements Runnable {
   private Session session;
   private final Settings settings = new Settings();
   private String user = "floe";
+  private String databaseName = "floe";
   private final Map<String, Prepared> statements = new HashMap<>();
   private final Map<String, Portal> portals = new HashMap<>();
   /** Open SQL cursors (DECLARE): each runs in an engine session of its own, so other statements can run. */
@@ -293,6 +294,8 @@ final class PgConnection implements Runnable {
     session.onNotice(this::notice);
     session.setUser(user);
     session.setBackendPid(processId);
+    session.setDatabaseName(database);
+    databaseName = database;
     Map<String, String> all = new java.util.LinkedHashMap<>();
     for (String name : settings.names()) {
       all.put(name, settings.get(name));
@@ -1219,6 +1222,7 @@ final class PgConnection implements Runnable {
     Session s = server.database().connect();
     s.setUser(user);
     s.setBackendPid(processId);
+    s.setDatabaseName(databaseName);
     s.setCurrentSchema(settings.firstSchema());
     Map<String, String> all = new java.util.LinkedHashMap<>();
     for (String name : settings.names()) {
@@ -1388,6 +1392,7 @@ final class PgConnection implements Runnable {
         Session own = server.database().connect();
         try {
           own.setUser(user);
+          own.setDatabaseName(databaseName);
           own.setCurrentSchema(settings.firstSchema());
           String query = c.isolation();
           Reply reply = Reply.of(timed(() -> own.sql(query)));
