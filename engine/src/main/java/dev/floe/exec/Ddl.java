@@ -146,8 +146,14 @@ final class Ddl {
       Types.NestedField.Builder f = Types.NestedField.builder().withId(fieldId).withName(c.name()).ofType(type)
           .isOptional(!c.notNull() && !key);
       if (c.defaultSql().isPresent()) {
-        Literal<?> value = defaultValue(c, type, formatVersion, false);
-        f.withInitialDefault(value).withWriteDefault(value);
+        if (formatVersion >= 3 && session.isConstant(c.defaultSql().get())) {
+          Literal<?> value = defaultValue(c, type, formatVersion, false);
+          f.withInitialDefault(value).withWriteDefault(value);
+        } else {
+          // now(), gen_random_uuid(), or a v1/v2 table: an expression Floe evaluates for each row it writes
+          checkDefaultExpression(c, type);
+          props.put(Inserts.DEFAULT_PROPERTY + fieldId, c.defaultSql().get());
+        }
       }
       fields.add(f.build());
       if (TypeMapping.needsDeclaredType(c.type())) {
@@ -208,6 +214,17 @@ final class Ddl {
   static FloeException duplicateTable(TableIdentifier id, QualifiedName name) {
     return new FloeException(SqlState.DUPLICATE_TABLE, "relation \"" + id.name() + "\" already exists", null, null,
         name.position(), null);
+  }
+
+  /** A DEFAULT expression must name no columns or subqueries and have a value of the column's type. */
+  private void checkDefaultExpression(ColumnDef c, Type type) {
+    session.requireNoColumns(c.defaultSql().get(), "DEFAULT", c.position());
+    try {
+      session.evaluate("CAST((" + c.defaultSql().get() + ") AS " + TypeMapping.duckdbType(type) + ")");
+    } catch (FloeException e) {
+      throw new FloeException(e.sqlState(), "invalid DEFAULT for column \"" + c.name() + "\": " + e.getMessage(),
+          null, null, c.position(), e);
+    }
   }
 
   /**

@@ -94,7 +94,7 @@ final class Inserts {
       Ast.Query written = s.source().get();
       List<Column> literalTargets = targets;
       Ast.Query q = new Ast.Query(ValuesLiterals.rewrite(written.text(), literalTargets,
-          k -> defaultSql(schema, literalTargets.get(k)), written.offset()), written.offset());
+          k -> defaultSql(schema, table.properties(), literalTargets.get(k)), written.offset()), written.offset());
       QueryBinder.Bound bound = session.bind(q);
       sourceSql = bound.sql();
       shape = describe(bound.sql(), bound);
@@ -125,7 +125,7 @@ final class Inserts {
     for (int k = 0; k < targets.size(); k++) {
       provided.put(targets.get(k).name(), "q." + Lexer.quoteIdentifier("s" + k));
     }
-    String rowsSql = rowsSql(id.name(), schema, columns, provided, sourceSql, targets.size());
+    String rowsSql = rowsSql(id.name(), schema, table.properties(), columns, provided, sourceSql, targets.size());
     if (!schema.identifierFieldIds().isEmpty() || s.onConflict().isPresent() || s.returning().isPresent()) {
       return new Mutations(session, tables).insert(s, rowsSql, positions);
     }
@@ -198,7 +198,7 @@ final class Inserts {
       for (int k = 0; k < columns.size(); k++) {
         provided.put(columns.get(k).name(), "q." + Lexer.quoteIdentifier("s" + k));
       }
-      String rowsSql = rowsSql(id.name(), created, columns, provided, bound.sql(), columns.size());
+      String rowsSql = rowsSql(id.name(), created, Map.of(), columns, provided, bound.sql(), columns.size());
       rows = write(table, created, rowsSql, bound::originalPosition, files -> {
         AppendFiles append = Commits.inline(txn.newAppend());
         files.forEach(append::appendFile);
@@ -267,14 +267,14 @@ final class Inserts {
    * SELECT producing the table's columns, in order, from the source query aliased {@code q(s0, s1, ...)}:
    * provided columns cast to their stored type and checked, the others their default or NULL.
    */
-  static String rowsSql(String tableName, Schema schema, List<Column> columns, Map<String, String> provided,
-      String sourceSql, int sourceColumns) {
+  static String rowsSql(String tableName, Schema schema, Map<String, String> properties, List<Column> columns,
+      Map<String, String> provided, String sourceSql, int sourceColumns) {
     // PostgreSQL's DETAIL of a NOT NULL violation: "Failing row contains (2, null)."
     StringBuilder failingRow = new StringBuilder("'Failing row contains (' || concat_ws(', '");
     for (Column c : columns) {
       Types.NestedField f = schema.findField(c.fieldId());
-      String raw = provided.containsKey(c.name()) ? provided.get(c.name())
-          : f.writeDefault() != null ? SqlLiterals.of(f.type(), f.writeDefault()) : "NULL";
+      String def = rawDefault(schema, properties, c);
+      String raw = provided.containsKey(c.name()) ? provided.get(c.name()) : def != null ? def : "NULL";
       failingRow.append(", coalesce(CAST((").append(raw).append(") AS VARCHAR), 'null')");
     }
     failingRow.append(") || ').'");
@@ -288,8 +288,8 @@ final class Inserts {
       String value;
       if (provided.containsKey(c.name())) {
         value = checked(tableName, c, f.type(), provided.get(c.name()));
-      } else if (f.writeDefault() != null) {
-        value = checked(tableName, c, f.type(), SqlLiterals.of(f.type(), f.writeDefault()));
+      } else if (rawDefault(schema, properties, c) != null) {
+        value = checked(tableName, c, f.type(), rawDefault(schema, properties, c));
       } else {
         value = "CAST(NULL AS " + TypeMapping.duckdbType(f.type()) + ")";
       }
@@ -336,11 +336,30 @@ final class Inserts {
     };
   }
 
-  /** The SQL of a column's default: its write default as a typed literal, or a typed NULL. */
-  static String defaultSql(Schema schema, Column c) {
+  /**
+   * Table property holding a column's DEFAULT expression when it is not an Iceberg default (it is not a
+   * constant, such as {@code now()} or {@code gen_random_uuid()}, or the table is format version 1 or 2):
+   * {@value #DEFAULT_PROPERTY}{@code <field id>}. Floe evaluates it for each row it writes; other engines
+   * do not know it.
+   */
+  public static final String DEFAULT_PROPERTY = "floe.column-default.";
+
+  /** The expression a column's default is, unevaluated (a property's text, or the Iceberg write default). */
+  static String rawDefault(Schema schema, java.util.Map<String, String> properties, Column c) {
     Types.NestedField f = schema.findField(c.fieldId());
-    return f.writeDefault() != null ? SqlLiterals.of(f.type(), f.writeDefault())
-        : "CAST(NULL AS " + TypeMapping.duckdbType(f.type()) + ")";
+    String expression = properties.get(DEFAULT_PROPERTY + c.fieldId());
+    if (expression != null) {
+      return "(" + expression + ")";
+    }
+    return f.writeDefault() != null ? SqlLiterals.of(f.type(), f.writeDefault()) : null;
+  }
+
+  /** The SQL of a column's default, of the column's stored type: its expression, or a typed NULL. */
+  static String defaultSql(Schema schema, java.util.Map<String, String> properties, Column c) {
+    Types.NestedField f = schema.findField(c.fieldId());
+    String raw = rawDefault(schema, properties, c);
+    return raw == null ? "CAST(NULL AS " + TypeMapping.duckdbType(f.type()) + ")"
+        : "CAST(" + raw + " AS " + TypeMapping.duckdbType(f.type()) + ")";
   }
 
   private static Optional<Column> find(List<Column> columns, String name) {

@@ -577,7 +577,7 @@ final class Mutations {
   }
 
   private static String defaultSql(Target t, Column c) {
-    return Inserts.defaultSql(t.schema(), c);
+    return Inserts.defaultSql(t.schema(), t.live().properties(), c);
   }
 
   /**
@@ -594,8 +594,8 @@ final class Mutations {
     for (int k = 0; k < t.columns().size(); k++) {
       provided.put(t.columns().get(k).name(), "q." + Lexer.quoteIdentifier("s" + k));
     }
-    String rows = Inserts.rowsSql(t.id().name(), t.schema(), t.columns(), provided, source.toString(),
-        t.columns().size());
+    String rows = Inserts.rowsSql(t.id().name(), t.schema(), t.live().properties(), t.columns(), provided,
+        source.toString(), t.columns().size());
     return "(" + rows + ")";
   }
 

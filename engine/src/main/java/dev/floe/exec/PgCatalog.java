@@ -65,7 +65,7 @@ final class PgCatalog {
 
   /** What the catalogs say about one table (cached by its metadata file, which never changes). */
   private record TableFacts(List<Column> columns, List<String> keys, String comment, Map<Integer, String> docs,
-      long rows) {}
+      long rows, Map<Integer, String> defaults) {}
 
   PgCatalog(Engine engine, DuckDBConnection duck) {
     this.engine = engine;
@@ -176,7 +176,7 @@ final class PgCatalog {
     try (Statement st = duck.createStatement()) {
       st.execute("BEGIN TRANSACTION");
       try {
-        for (String t : List.of("namespace", "class", "attribute", "index", "constraint", "description")) {
+        for (String t : List.of("namespace", "class", "attribute", "index", "constraint", "description", "attrdef")) {
           st.execute("DELETE FROM " + DB + ".base.\"" + t + "\" WHERE oid_kind = 'user'");
         }
         try (DuckDBAppender ns = appender("namespace")) {
@@ -191,7 +191,8 @@ final class PgCatalog {
             DuckDBAppender att = appender("attribute");
             DuckDBAppender idx = appender("index");
             DuckDBAppender con = appender("constraint");
-            DuckDBAppender desc = appender("description")) {
+            DuckDBAppender desc = appender("description");
+            DuckDBAppender def = appender("attrdef")) {
           for (FactsOf f : live.values()) {
             String schema = f.id().namespace().toString();
             Integer nsOid = nsOids.get(schema);
@@ -213,6 +214,11 @@ final class PgCatalog {
                   .append(t.typmod()).append(!c.nullable()).append(t.isArray() ? 1 : 0).append("user").endRow();
               if (facts.keys().contains(c.name())) {
                 keyNums.add(attnum);
+              }
+              String defaultText = facts.defaults().get(c.fieldId());
+              if (defaultText != null) {
+                def.beginRow().append(oids.next("d:" + schema + "." + table + "." + attnum)).append(relOid)
+                    .append(attnum).append(defaultText).append("user").endRow();
               }
               String doc = facts.docs().get(c.fieldId());
               if (doc != null) {
@@ -297,7 +303,16 @@ final class PgCatalog {
         rows = 0;
       }
     }
-    return new TableFacts(columns, ordered, t.properties().get("comment"), docs, rows);
+    Map<Integer, String> defaults = new HashMap<>();
+    for (Types.NestedField f : t.schema().columns()) {
+      String expression = t.properties().get(Inserts.DEFAULT_PROPERTY + f.fieldId());
+      if (expression != null) {
+        defaults.put(f.fieldId(), expression);
+      } else if (f.writeDefault() != null) {
+        defaults.put(f.fieldId(), dev.floe.types.SqlLiterals.of(f.type(), f.writeDefault()));
+      }
+    }
+    return new TableFacts(columns, ordered, t.properties().get("comment"), docs, rows, defaults);
   }
 
   /** Stable object identifiers from names; a collision takes the next free number. */

@@ -20,6 +20,7 @@ final class PgCatalogSql {
           + "indisprimary BOOLEAN, indkey VARCHAR, indexdef VARCHAR, oid_kind VARCHAR)",
       "CREATE TABLE $DB.base.\"constraint\" (oid INTEGER, conname VARCHAR, connamespace INTEGER, contype VARCHAR, "
           + "conrelid INTEGER, conindid INTEGER, conkey VARCHAR, condef VARCHAR, oid_kind VARCHAR)",
+      "CREATE TABLE $DB.base.attrdef (oid INTEGER, adrelid INTEGER, adnum INTEGER, adbin VARCHAR, oid_kind VARCHAR)",
       "CREATE TABLE $DB.base.description (objoid INTEGER, classoid INTEGER, objsubid INTEGER, description VARCHAR, "
           + "oid_kind VARCHAR)",
       "CREATE TABLE $DB.base.type (oid INTEGER, typname VARCHAR, typnamespace INTEGER, typlen INTEGER, "
@@ -56,7 +57,8 @@ final class PgCatalogSql {
           + "CAST(attlen AS SMALLINT) AS attlen, CAST(attnum AS SMALLINT) AS attnum, attndims, -1 AS attcacheoff, "
           + "atttypmod, attlen > 0 AND attlen <= 8 AS attbyval, CASE WHEN attlen = 8 THEN 'd' WHEN attlen = 2 "
           + "THEN 's' WHEN attlen = 1 THEN 'c' ELSE 'i' END AS attalign, CASE WHEN attlen > 0 THEN 'p' ELSE 'x' "
-          + "END AS attstorage, '' AS attcompression, attnotnull, false AS atthasdef, false AS atthasmissing, "
+          + "END AS attstorage, '' AS attcompression, attnotnull, EXISTS (SELECT 1 FROM $DB.base.attrdef __d WHERE __d.adrelid = attrelid "
+          + "AND __d.adnum = attnum) AS atthasdef, false AS atthasmissing, "
           + "'' AS attidentity, '' AS attgenerated, false AS attisdropped, true AS attislocal, 0 AS attinhcount, "
           + "CASE WHEN atttypid IN (25, 1042, 1043) THEN 100 ELSE 0 END AS attcollation, " + NO_ACL
           + " AS attacl, " + NO_ACL + " AS attoptions, " + NO_ACL + " AS attfdwoptions, "
@@ -89,7 +91,8 @@ final class PgCatalogSql {
           + "CAST(NULL AS INTEGER[]) AS conexclop, CAST(NULL AS VARCHAR) AS conbin FROM $DB.base.\"constraint\"",
       "CREATE VIEW $DB.pgcat.pg_description AS SELECT objoid, classoid, objsubid, description "
           + "FROM $DB.base.description",
-      empty("pg_catalog", "pg_attrdef", "oid INTEGER, adrelid INTEGER, adnum SMALLINT, adbin VARCHAR"),
+      "CREATE VIEW $DB.pgcat.pg_attrdef AS SELECT oid, adrelid, CAST(adnum AS SMALLINT) AS adnum, adbin "
+          + "FROM $DB.base.attrdef",
       "CREATE VIEW $DB.pgcat.pg_database AS SELECT * FROM (VALUES (" + PgCatalog.DATABASE_OID + ", 'floe', "
           + "10, 6, 'c', false, true, -1, 0, 1, 1663, 'C', 'C', CAST(NULL AS VARCHAR), CAST(NULL AS VARCHAR), "
           + NO_ACL + ")) AS d(oid, datname, datdba, encoding, datlocprovider, datistemplate, datallowconn, "
@@ -184,7 +187,8 @@ final class PgCatalogSql {
           + "ON n.oid = c.relnamespace WHERE c.relkind = 'r'",
       "CREATE VIEW $DB.infoschema.columns AS SELECT 'floe' AS table_catalog, n.nspname AS table_schema, "
           + "c.relname AS table_name, a.attname AS column_name, a.attnum AS ordinal_position, "
-          + "CAST(NULL AS VARCHAR) AS column_default, CASE WHEN a.attnotnull THEN 'NO' ELSE 'YES' END AS is_nullable, "
+          + "(SELECT __d.adbin FROM $DB.base.attrdef __d WHERE __d.adrelid = a.attrelid AND __d.adnum = a.attnum) "
+          + "AS column_default, CASE WHEN a.attnotnull THEN 'NO' ELSE 'YES' END AS is_nullable, "
           + "CASE WHEN t.typelem <> 0 THEN 'ARRAY' ELSE " + dataType("a.atttypid") + " END AS data_type, "
           + "CASE WHEN a.atttypid IN (1042, 1043) AND a.atttypmod >= 4 THEN a.atttypmod - 4 END AS "
           + "character_maximum_length, CASE WHEN a.atttypid IN (1042, 1043) AND a.atttypmod >= 4 THEN "

@@ -501,6 +501,34 @@ public final class SessionContext implements AutoCloseable {
     }
   }
 
+  /** Whether an expression is a constant (no columns, subqueries or volatile functions). */
+  boolean isConstant(String expression) {
+    try {
+      requireConstant(expression, "DEFAULT", 0);
+      return true;
+    } catch (FloeException e) {
+      return false;
+    }
+  }
+
+  /** Refuses an expression that names columns or has subqueries (volatile functions are fine). */
+  void requireNoColumns(String expression, String what, int position) {
+    com.fasterxml.jackson.databind.JsonNode tree;
+    try {
+      tree = new com.fasterxml.jackson.databind.ObjectMapper().readTree(serializeSql("SELECT (" + expression + ")"));
+    } catch (java.io.IOException e) {
+      throw FloeException.internal("cannot read DuckDB's parse tree", e);
+    }
+    if (tree.path("error").asBoolean(false)) {
+      throw FloeException.syntax("invalid " + what + " expression: " + tree.path("error_message").asText(), position);
+    }
+    String problem = nonConstant(tree.path("statements"));
+    if (problem != null && !problem.startsWith("function")) {
+      throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "cannot use " + problem + " in " + what
+          + " expression", null, null, position, null);
+    }
+  }
+
   private static String nonConstant(com.fasterxml.jackson.databind.JsonNode node) {
     if (node.isObject()) {
       String cls = node.path("class").asText();
