@@ -113,6 +113,10 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
         if (!tables.contains("iceberg_namespace_properties")) {
           st.execute(CREATE_NAMESPACE_PROPERTIES);
         }
+        if (!tables.contains("floe_sequences")) {
+          st.execute("CREATE TABLE floe_sequences (catalog_name VARCHAR(255) NOT NULL, sequence_name VARCHAR(767) "
+              + "NOT NULL, next_value INTEGER NOT NULL, PRIMARY KEY (catalog_name, sequence_name))");
+        }
       }
     }
   }
@@ -261,6 +265,48 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
       }
     }
     return result;
+  }
+
+  // ---------------------------------------------------------------- sequences (serial columns)
+
+  /** Creates (or restarts at 1) a sequence; durable when it returns. */
+  public void createSequence(String sequence) {
+    checkWritable();
+    synchronized (this) {
+      try (PreparedStatement ps = conn.prepareStatement(
+          "INSERT OR REPLACE INTO floe_sequences (catalog_name, sequence_name, next_value) VALUES (?, ?, 1)")) {
+        ps.setString(1, name);
+        ps.setString(2, sequence);
+        ps.executeUpdate();
+      } catch (SQLException e) {
+        throw new CatalogException("Cannot create sequence " + sequence + ": " + e.getMessage(), e);
+      }
+    }
+  }
+
+  /**
+   * Reserves the next {@code count} values of a sequence, durably (a crash loses at most the unused rest
+   * of a block, as PostgreSQL's sequence cache does); returns the first.
+   */
+  public long reserve(String sequence, int count) {
+    checkWritable();
+    synchronized (this) {
+      try (PreparedStatement ps = conn.prepareStatement("UPDATE floe_sequences SET next_value = next_value + ? "
+          + "WHERE catalog_name = ? AND sequence_name = ? RETURNING next_value - ?")) {
+        ps.setInt(1, count);
+        ps.setString(2, name);
+        ps.setString(3, sequence);
+        ps.setInt(4, count);
+        try (ResultSet rs = ps.executeQuery()) {
+          if (!rs.next()) {
+            throw new CatalogException("Sequence does not exist: " + sequence, null);
+          }
+          return rs.getLong(1);
+        }
+      } catch (SQLException e) {
+        throw new CatalogException("Cannot advance sequence " + sequence + ": " + e.getMessage(), e);
+      }
+    }
   }
 
   @Override

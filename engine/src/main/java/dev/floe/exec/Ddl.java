@@ -110,6 +110,9 @@ final class Ddl {
     return Namespace.of(name.parts().get(0));
   }
 
+  /** Table property marking an identity column: {@value}{@code <field id>} = always | by default. */
+  static final String IDENTITY_PROPERTY = "floe.column-identity.";
+
   /** CREATE TABLE with column definitions (CREATE TABLE AS is in {@link Inserts}). */
   Result createTable(Ast.CreateTable s) {
     TableIdentifier id = tables.require(s.name(), session.currentSchema());
@@ -129,6 +132,7 @@ final class Ddl {
     Map<String, String> props = options.tableProperties();
     Set<String> names = new HashSet<>();
     Set<Integer> keyIds = new java.util.LinkedHashSet<>();
+    List<String> sequences = new ArrayList<>();
     int fieldId = 1;
     for (ColumnDef c : s.columns()) {
       if (!names.add(c.name().toLowerCase(java.util.Locale.ROOT))) {
@@ -145,7 +149,15 @@ final class Ddl {
       }
       Types.NestedField.Builder f = Types.NestedField.builder().withId(fieldId).withName(c.name()).ofType(type)
           .isOptional(!c.notNull() && !key);
-      if (c.defaultSql().isPresent()) {
+      if (c.identity().isPresent()) {
+        // serial / identity: the default is the next value of the column's own sequence
+        String sequence = id.namespace() + "." + id.name() + "_" + c.name() + "_seq";
+        sequences.add(sequence);
+        props.put(Inserts.DEFAULT_PROPERTY + fieldId, Sequences.nextValueSql(sequence));
+        if (!c.identity().get().equals("serial")) {
+          props.put(IDENTITY_PROPERTY + fieldId, c.identity().get());
+        }
+      } else if (c.defaultSql().isPresent()) {
         if (formatVersion >= 3 && session.isConstant(c.defaultSql().get())) {
           Literal<?> value = defaultValue(c, type, formatVersion, false);
           f.withInitialDefault(value).withWriteDefault(value);
@@ -167,6 +179,9 @@ final class Ddl {
     Catalog.TableBuilder builder = tables.catalog().buildTable(id, schema).withPartitionSpec(spec)
         .withSortOrder(order).withProperties(props);
     options.location().ifPresent(builder::withLocation);
+    for (String sequence : sequences) {
+      session.engine().sequences().create(sequence); // (re)starts at 1, before any row can take a value
+    }
     try {
       builder.create();
     } catch (AlreadyExistsException e) {
@@ -362,6 +377,10 @@ final class Ddl {
         }
         throw new FloeException(SqlState.DUPLICATE_COLUMN, "column \"" + c.name() + "\" of relation \""
             + id.name() + "\" already exists", null, null, c.position(), null);
+      }
+      if (c.identity().isPresent()) {
+        throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "cannot add a serial or identity column to an "
+            + "existing table", null, "Create the table with it.", c.position(), null);
       }
       Type type = TypeMapping.toIceberg(c.type());
       // Existing rows take the default, so it must fit the column now (PostgreSQL checks it here too).

@@ -46,6 +46,7 @@ public final class Engine implements AutoCloseable {
   private final ScanFiles files;
   private final Path scratch;
   private PgCatalog pgCatalog;
+  private final Sequences sequences;
 
   private Engine(FloeConfig config, Warehouse warehouse, DuckDBConnection root, Path scratch) throws SQLException {
     this.config = config;
@@ -56,6 +57,12 @@ public final class Engine implements AutoCloseable {
         scratch.resolve("vectors")));
     this.allocator = new RootAllocator();
     this.tables = new Tables(warehouse.catalog());
+    this.sequences = new Sequences(warehouse.catalog());
+    this.sequences.register(root);
+  }
+
+  Sequences sequences() {
+    return sequences;
   }
 
   public static Engine open(FloeConfig config) {

@@ -269,22 +269,15 @@ final class Inserts {
    */
   static String rowsSql(String tableName, Schema schema, Map<String, String> properties, List<Column> columns,
       Map<String, String> provided, String sourceSql, int sourceColumns) {
-    // PostgreSQL's DETAIL of a NOT NULL violation: "Failing row contains (2, null)."
+    // Each value is computed once, in an inner select (a default such as nextval() or random() must not
+    // be evaluated twice); the outer one checks NOT NULL, with PostgreSQL's DETAIL of the failing row.
     StringBuilder failingRow = new StringBuilder("'Failing row contains (' || concat_ws(', '");
-    for (Column c : columns) {
-      Types.NestedField f = schema.findField(c.fieldId());
-      String def = rawDefault(schema, properties, c);
-      String raw = provided.containsKey(c.name()) ? provided.get(c.name()) : def != null ? def : "NULL";
-      failingRow.append(", coalesce(CAST((").append(raw).append(") AS VARCHAR), 'null')");
-    }
-    failingRow.append(") || ').'");
-    StringBuilder select = new StringBuilder("SELECT ");
+    StringBuilder inner = new StringBuilder("SELECT ");
+    StringBuilder outer = new StringBuilder("SELECT ");
     for (int k = 0; k < columns.size(); k++) {
       Column c = columns.get(k);
       Types.NestedField f = schema.findField(c.fieldId());
-      if (k > 0) {
-        select.append(", ");
-      }
+      String v = "__floe_v" + k;
       String value;
       if (provided.containsKey(c.name())) {
         value = checked(tableName, c, f.type(), provided.get(c.name()));
@@ -293,22 +286,30 @@ final class Inserts {
       } else {
         value = "CAST(NULL AS " + TypeMapping.duckdbType(f.type()) + ")";
       }
+      inner.append(k > 0 ? ", " : "").append(value).append(" AS ").append(v);
+      failingRow.append(", coalesce(CAST(").append(v).append(" AS VARCHAR), 'null')");
+    }
+    failingRow.append(") || ').'");
+    for (int k = 0; k < columns.size(); k++) {
+      Column c = columns.get(k);
+      String v = "__floe_v" + k;
+      String value = v;
       if (!c.nullable()) {
-        value = "CASE WHEN (" + value + ") IS NULL THEN " + DuckErrors.raise(SqlState.NOT_NULL_VIOLATION,
+        value = "CASE WHEN " + v + " IS NULL THEN " + DuckErrors.raise(SqlState.NOT_NULL_VIOLATION,
             "null value in column \"" + c.name() + "\" of relation \"" + tableName + "\" violates not-null constraint",
-            failingRow.toString()) + " ELSE (" + value + ") END";
+            failingRow.toString()) + " ELSE " + v + " END";
       }
-      select.append(value).append(" AS ").append(Lexer.quoteIdentifier(c.name()));
+      outer.append(k > 0 ? ", " : "").append(value).append(" AS ").append(Lexer.quoteIdentifier(c.name()));
     }
-    select.append(" FROM (").append(sourceSql).append(") AS q");
+    inner.append(" FROM (").append(sourceSql).append(") AS q");
     if (sourceColumns > 0) {
-      select.append('(');
+      inner.append('(');
       for (int k = 0; k < sourceColumns; k++) {
-        select.append(k > 0 ? ", " : "").append(Lexer.quoteIdentifier("s" + k));
+        inner.append(k > 0 ? ", " : "").append(Lexer.quoteIdentifier("s" + k));
       }
-      select.append(')');
+      inner.append(')');
     }
-    return select.toString();
+    return outer.append(" FROM (").append(inner).append(") AS __floe_r").toString();
   }
 
   /** A value cast to the column's stored type, with the checks its declared SQL type implies. */

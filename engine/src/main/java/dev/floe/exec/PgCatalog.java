@@ -307,7 +307,9 @@ final class PgCatalog {
     for (Types.NestedField f : t.schema().columns()) {
       String expression = t.properties().get(Inserts.DEFAULT_PROPERTY + f.fieldId());
       if (expression != null) {
-        defaults.put(f.fieldId(), expression);
+        // a serial column's default, as PostgreSQL shows it
+        defaults.put(f.fieldId(), expression.replaceAll("^" + Sequences.FUNCTION + "\\('(.*)'\\)$",
+            "nextval('$1'::regclass)"));
       } else if (f.writeDefault() != null) {
         defaults.put(f.fieldId(), dev.floe.types.SqlLiterals.of(f.type(), f.writeDefault()));
       }

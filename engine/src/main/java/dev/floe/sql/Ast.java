@@ -33,7 +33,18 @@ public final class Ast {
   public record DropSchema(List<QualifiedName> names, boolean ifExists, boolean cascade) implements Statement {}
 
   /** A column definition; {@code defaultSql} is the DEFAULT expression's text, if any. */
-  public record ColumnDef(String name, SqlType type, boolean notNull, Optional<String> defaultSql, int position) {}
+  /**
+   * A column definition.
+   *
+   * @param identity for {@code serial} types "serial", for {@code GENERATED ... AS IDENTITY} "always" or
+   *     "by default"; empty otherwise
+   */
+  public record ColumnDef(String name, SqlType type, boolean notNull, Optional<String> defaultSql, int position,
+      Optional<String> identity) {
+    public ColumnDef(String name, SqlType type, boolean notNull, Optional<String> defaultSql, int position) {
+      this(name, type, notNull, defaultSql, position, Optional.empty());
+    }
+  }
 
   /**
    * A partition field: {@code transform} is identity, year, month, day, hour, bucket, truncate or void;

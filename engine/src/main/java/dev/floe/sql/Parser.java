@@ -363,10 +363,55 @@ public final class Parser {
   private ColumnDef columnDef(List<String> primaryKey) {
     Token nameToken = peek();
     String name = identifier();
-    SqlType type = type();
+    Optional<String> identity = Optional.empty();
+    SqlType type;
     boolean notNull = false;
+    // serial types: an integer column whose default is the next value of its own sequence
+    SqlType serial = switch (peek().type() == Token.Type.IDENT ? peek().value() : "") {
+      case "serial", "serial4" -> SqlType.INTEGER;
+      case "bigserial", "serial8" -> SqlType.BIGINT;
+      case "smallserial", "serial2" -> SqlType.SMALLINT;
+      default -> null;
+    };
+    if (serial != null) {
+      next();
+      type = serial;
+      identity = Optional.of("serial");
+      notNull = true;
+    } else {
+      type = type();
+    }
     Optional<String> defaultSql = Optional.empty();
     while (true) {
+      if (peek().isKeyword("generated") && peekAt(1).isKeyword("always") || peek().isKeyword("generated")
+          && peekAt(1).isKeyword("by")) {
+        next();
+        if (acceptKeyword("always")) {
+          identity = Optional.of("always");
+        } else {
+          next();
+          expectKeyword("default");
+          identity = Optional.of("by default");
+        }
+        expectKeyword("as");
+        if (peek().isOp("(")) {
+          throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "generated columns are not supported", null,
+              "Compute the value in the INSERT, or in a view of the query.", peek().position(), null);
+        }
+        expectKeyword("identity");
+        if (acceptOp("(")) {
+          int depth = 1; // sequence options (START WITH, INCREMENT BY, ...) are accepted, not applied
+          while (depth > 0) {
+            Token t = next();
+            if (t.type() == Token.Type.EOF) {
+              throw unexpected(t);
+            }
+            depth += t.isOp("(") ? 1 : t.isOp(")") ? -1 : 0;
+          }
+        }
+        notNull = true;
+        continue;
+      }
       if (acceptKeyword("not")) {
         expectKeyword("null");
         notNull = true;
@@ -392,7 +437,11 @@ public final class Parser {
         break;
       }
     }
-    return new ColumnDef(name, type, notNull, defaultSql, nameToken.position());
+    if (identity.isPresent() && defaultSql.isPresent()) {
+      throw FloeException.syntax("both default and identity specified for column \"" + name + "\"",
+          nameToken.position());
+    }
+    return new ColumnDef(name, type, notNull, defaultSql, nameToken.position(), identity);
   }
 
   /** The source text of an expression, up to a top-level comma, closing parenthesis or stop keyword. */
