@@ -105,6 +105,30 @@ def scenario_orm():
     e.dispose()
 
 
+class Note(Base):
+    """The ORM's default integer primary key: SERIAL, values from the server (RETURNING)."""
+    __tablename__ = "sa_notes"
+    id = sa.Column(sa.Integer, primary_key=True)
+    text = sa.Column(sa.String(40), nullable=False)
+
+
+def scenario_autoincrement():
+    e = engine()
+    Note.__table__.create(e)
+    with Session(e) as s:
+        notes = [Note(text="first"), Note(text="second")]
+        s.add_all(notes)
+        s.commit()
+        out([n.id for n in notes])
+        s.add(Note(text="third"))
+        s.commit()
+        out([(n.id, n.text) for n in s.execute(sa.select(Note).order_by(Note.id)).scalars()])
+    insp = sa.inspect(e)
+    col = [c for c in insp.get_columns("sa_notes") if c["name"] == "id"][0]
+    out("autoincrement", col.get("autoincrement"), "nextval" in (col.get("default") or ""))
+    e.dispose()
+
+
 def scenario_inspector():
     e = engine()
     md = sa.MetaData()

@@ -80,6 +80,16 @@ class SqlAlchemyTest {
         """);
   }
 
+  /** The ORM's default integer primary key (SERIAL): ids come from the server's sequence. */
+  @Test
+  void ormAutoincrementPrimaryKey() {
+    scenario("autoincrement", """
+        [1, 2]
+        [(1, 'first'), (2, 'second'), (3, 'third')]
+        autoincrement True True
+        """);
+  }
+
   /** Inspector: has_table, get_schema_names, get_table_names, get_columns, get_pk_constraint, autoload. */
   @Test
   void inspectorReflectsTables() {
