@@ -34,10 +34,11 @@ import org.apache.arrow.vector.complex.StructVector;
 import org.apache.arrow.vector.util.Text;
 
 /** Reads values out of Arrow vectors as the Java types {@link dev.floe.Row} documents. */
-final class ArrowValues {
+public final class ArrowValues {
   private ArrowValues() {}
 
-  static Object get(FieldVector v, int row, Column column) {
+  /** The value at {@code row} of a result vector, as {@link dev.floe.Row#get} gives it. */
+  public static Object get(FieldVector v, int row, Column column) {
     if (v.isNull(row)) {
       return null;
     }

@@ -843,7 +843,27 @@ final class PgConnection implements Runnable {
   }
 
   private static boolean hasMore(Reply reply) {
-    return reply.hasRows() && reply.rows().hasNext();
+    if (!reply.hasRows()) {
+      return false;
+    }
+    ArrowCursor cursor = reply.cursor();
+    return cursor != null ? advanceCheck(cursor) : reply.rows().hasNext();
+  }
+
+  private static boolean advanceCheck(ArrowCursor cursor) {
+    try {
+      return cursor.hasNext();
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  private static boolean advance(ArrowCursor cursor) {
+    try {
+      return cursor.next();
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
   }
 
   private void checkFormats(Portal portal, int columns) {
@@ -1565,6 +1585,19 @@ final class PgConnection implements Runnable {
     }
     ZoneId zone = settings.zone();
     long sent = 0;
+    ArrowCursor cursor = reply.cursor();
+    if (cursor != null) {
+      running = true;
+      try {
+        while ((max == 0 || sent < max) && timed(() -> advance(cursor))) {
+          cursor.write(out, bin, zone);
+          sent++;
+        }
+      } finally {
+        running = false;
+      }
+      return sent;
+    }
     Iterator<Row> rows = reply.rows();
     running = true;
     try {

@@ -21,12 +21,26 @@ interface Reply extends AutoCloseable {
   /** The command tag, valid once the rows are read. */
   String tag(long rowsSent);
 
+  /** The rows as Arrow batches (the fast path for DataRows), or null: then {@link #rows()}. */
+  default ArrowCursor cursor() {
+    return null;
+  }
+
   @Override
   void close();
 
   static Reply of(Result result) {
     return new Reply() {
       private Iterator<Row> rows;
+      private ArrowCursor cursor;
+
+      @Override
+      public ArrowCursor cursor() {
+        if (cursor == null && rows == null && result.hasRows()) {
+          cursor = new ArrowCursor(result.arrow(), result.columns());
+        }
+        return cursor;
+      }
 
       @Override
       public List<Column> columns() {
@@ -40,6 +54,9 @@ interface Reply extends AutoCloseable {
 
       @Override
       public Iterator<Row> rows() {
+        if (cursor != null) {
+          throw new IllegalStateException("the rows are being read as Arrow batches");
+        }
         if (rows == null) {
           rows = result.iterator();
         }
@@ -106,6 +123,11 @@ interface Reply extends AutoCloseable {
   /** A reply that also closes the engine session it was run in. */
   static Reply closing(Reply inner, dev.floe.Session session) {
     return new Reply() {
+      @Override
+      public ArrowCursor cursor() {
+        return inner.cursor();
+      }
+
       @Override
       public List<Column> columns() {
         return inner.columns();
