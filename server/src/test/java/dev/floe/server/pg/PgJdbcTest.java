@@ -345,6 +345,23 @@ class PgJdbcTest {
   }
 
   @Test
+  void idleInTransactionTimeoutEndsTheSession() throws Exception {
+    try (Connection c = floe.connect(); Statement st = c.createStatement()) {
+      st.execute("SET idle_in_transaction_session_timeout = '200ms'");
+      c.setAutoCommit(false);
+      assertThat(one(st, "SELECT 1")).isEqualTo("1");
+      Thread.sleep(1000);
+      assertThatThrownBy(() -> st.executeQuery("SELECT 2")).isInstanceOf(SQLException.class);
+    }
+    try (Connection c = floe.connect(); Statement st = c.createStatement()) {
+      // outside a transaction block, idling is fine
+      st.execute("SET idle_in_transaction_session_timeout = '200ms'");
+      Thread.sleep(500);
+      assertThat(one(st, "SELECT 3")).isEqualTo("3");
+    }
+  }
+
+  @Test
   void unknownDatabaseIsRefused() {
     assertThatThrownBy(() -> java.sql.DriverManager.getConnection(
         "jdbc:postgresql://127.0.0.1:" + floe.server.port() + "/nope", "tester", ""))
