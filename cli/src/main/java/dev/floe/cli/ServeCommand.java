@@ -172,6 +172,10 @@ final class ServeCommand implements Callable<Integer> {
       server.shutdown(Duration.ofSeconds(30));
       db.close();
       stopped.countDown();
+      env.err().println("floe: shut down cleanly");
+      env.err().flush();
+      // A requested, completed shutdown is a success: exit 0 rather than the JVM's 143 for SIGTERM.
+      Runtime.getRuntime().halt(Main.EXIT_OK);
     }, "floe-shutdown");
     Runtime.getRuntime().addShutdownHook(hook);
     env.out().println("Floe is serving " + directory + " over the PostgreSQL protocol");
