@@ -150,6 +150,7 @@ final class Mutations {
         + ") FROM " + changes, t.alias(), relations));
     if (count > 0) {
       String deleted = "SELECT " + FILE + ", " + POS + " FROM " + changes;
+      deletedCount = count;
       commit(t, relations, read, deleted, null, mode(t, TableProperties.DELETE_MODE), Optional.empty());
     }
     return result("DELETE " + count, returning);
@@ -194,6 +195,7 @@ final class Mutations {
       if (keysChange) {
         checkKeys(t, newRows, deleted, relations);
       }
+      deletedCount = count;
       commit(t, relations, read, deleted, "SELECT * FROM " + newRows, mode(t, TableProperties.UPDATE_MODE),
           keysChange ? keyFilter(t, newRows) : Optional.empty());
     }
@@ -778,6 +780,9 @@ final class Mutations {
    * Writes and commits a change: {@code deleted} rows ({@code __floe_file}, {@code __floe_pos}) of the
    * target as read by {@code relations}, and {@code newRows}.
    */
+  /** Rows the next commit's {@code deleted} names, when the statement counted them (-1: unknown). */
+  private long deletedCount = -1;
+
   private void commit(Target t, Relations relations, Relations.TableRelation read, String deleted, String newRows,
       DeltaWriter.Mode mode, Optional<Expression> keys) {
     dev.floe.read.ScanPlan plan = read == null ? null : read.lastPlan;
@@ -788,7 +793,8 @@ final class Mutations {
     try {
       delta = DeltaWriter.write(session.duck(), live, plan, session.engine().files(),
           deleted, newRows, mode, formatVersion,
-          session.scratch());
+          session.scratch(), deletedCount);
+      deletedCount = -1;
     } catch (Inserter.WriteFailure e) {
       throw DuckErrors.map(e.sqlException(), o -> 0);
     }

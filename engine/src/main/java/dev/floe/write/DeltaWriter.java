@@ -99,6 +99,15 @@ public final class DeltaWriter {
    */
   public static Delta write(Connection duck, Table table, ScanPlan plan, ScanFiles files, String deleted,
       String newRows, Mode mode, int formatVersion, Path scratch) {
+    return write(duck, table, plan, files, deleted, newRows, mode, formatVersion, scratch, -1);
+  }
+
+  /**
+   * @param deletedCount how many rows {@code deleted} names, when the caller knows (-1 otherwise): with a
+   *     plan of one data file, no query is needed to count them per file
+   */
+  public static Delta write(Connection duck, Table table, ScanPlan plan, ScanFiles files, String deleted,
+      String newRows, Mode mode, int formatVersion, Path scratch, long deletedCount) {
     List<DataFile> addedData = new ArrayList<>();
     List<DeleteFile> addedDeletes = new ArrayList<>();
     List<DataFile> removedData = new ArrayList<>();
@@ -112,7 +121,8 @@ public final class DeltaWriter {
         for (FileScanTask t : plan.tasks()) {
           tasks.put(LocalFileIO.toPath(t.file().location()).toString(), t);
         }
-        Map<FileScanTask, Long> counts = countsPerFile(duck, deleted, tasks);
+        Map<FileScanTask, Long> counts = deletedCount > 0 && plan.tasks().size() == 1
+            ? Map.of(plan.tasks().get(0), deletedCount) : countsPerFile(duck, deleted, tasks);
         List<FileScanTask> partial = new ArrayList<>();
         for (Map.Entry<FileScanTask, Long> e : counts.entrySet()) {
           FileScanTask task = e.getKey();
