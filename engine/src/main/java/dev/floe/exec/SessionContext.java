@@ -484,6 +484,16 @@ public final class SessionContext implements AutoCloseable {
    * value changes per row or per statement (Floe stores such expressions evaluated once).
    */
   void requireConstant(String expression, String what, int position) {
+    String problem = nonConstant(expressionTree(expression, what, position).path("statements"));
+    if (problem != null) {
+      throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "cannot use " + problem + " in " + what
+          + " expression", null, what + " values are constants, evaluated once when the column is defined.", position,
+          null);
+    }
+  }
+
+  /** DuckDB's parse tree of {@code SELECT (expression)}; a syntax error is 42601. */
+  private com.fasterxml.jackson.databind.JsonNode expressionTree(String expression, String what, int position) {
     com.fasterxml.jackson.databind.JsonNode tree;
     try {
       tree = new com.fasterxml.jackson.databind.ObjectMapper().readTree(serializeSql("SELECT (" + expression + ")"));
@@ -493,13 +503,9 @@ public final class SessionContext implements AutoCloseable {
     if (tree.path("error").asBoolean(false)) {
       throw FloeException.syntax("invalid " + what + " expression: " + tree.path("error_message").asText(), position);
     }
-    String problem = nonConstant(tree.path("statements"));
-    if (problem != null) {
-      throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "cannot use " + problem + " in " + what
-          + " expression", null, what + " values are constants, evaluated once when the column is defined.", position,
-          null);
-    }
+    return tree;
   }
+
 
   /** Whether an expression is a constant (no columns, subqueries or volatile functions). */
   boolean isConstant(String expression) {
@@ -513,21 +519,13 @@ public final class SessionContext implements AutoCloseable {
 
   /** Refuses an expression that names columns or has subqueries (volatile functions are fine). */
   void requireNoColumns(String expression, String what, int position) {
-    com.fasterxml.jackson.databind.JsonNode tree;
-    try {
-      tree = new com.fasterxml.jackson.databind.ObjectMapper().readTree(serializeSql("SELECT (" + expression + ")"));
-    } catch (java.io.IOException e) {
-      throw FloeException.internal("cannot read DuckDB's parse tree", e);
-    }
-    if (tree.path("error").asBoolean(false)) {
-      throw FloeException.syntax("invalid " + what + " expression: " + tree.path("error_message").asText(), position);
-    }
-    String problem = nonConstant(tree.path("statements"));
+    String problem = nonConstant(expressionTree(expression, what, position).path("statements"));
     if (problem != null && !problem.startsWith("function")) {
       throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "cannot use " + problem + " in " + what
           + " expression", null, null, position, null);
     }
   }
+
 
   private static String nonConstant(com.fasterxml.jackson.databind.JsonNode node) {
     if (node.isObject()) {

@@ -348,87 +348,14 @@ final class PgValues {
       throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED,
           "binary format for array parameters is not supported; send them as text");
     }
-    try {
-      return binaryValue(v, type);
-    } catch (java.time.DateTimeException | ArithmeticException e) {
-      throw invalidBinary(type.name(), "value out of range");
+    if (type.oid() == 17) {
+      return "from_hex('" + HexFormat.of().formatHex(v) + "')";
     }
+    String text = binaryToText(v, type);
+    return type.isTextual() ? quote(text) : "CAST(" + quote(text) + " AS " + type.castName() + ")";
   }
 
-  private static String binaryValue(byte[] v, PgType type) {
-    ByteBuffer b = ByteBuffer.wrap(v);
-    switch (type.oid()) {
-      case 16 -> {
-        need(v, 1, type);
-        return v[0] != 0 ? "true" : "false";
-      }
-      case 21 -> {
-        need(v, 2, type);
-        return "CAST(" + b.getShort() + " AS smallint)";
-      }
-      case 23, 26 -> {
-        need(v, 4, type);
-        return "CAST(" + b.getInt() + " AS integer)";
-      }
-      case 20 -> {
-        need(v, 8, type);
-        return "CAST(" + b.getLong() + " AS bigint)";
-      }
-      case 700 -> {
-        need(v, 4, type);
-        return "CAST(" + quote(Values.toText(b.getFloat())) + " AS real)";
-      }
-      case 701 -> {
-        need(v, 8, type);
-        return "CAST(" + quote(Values.toText(b.getDouble())) + " AS double precision)";
-      }
-      case 17 -> {
-        return "from_hex('" + HexFormat.of().formatHex(v) + "')";
-      }
-      case 1082 -> {
-        need(v, 4, type);
-        int days = b.getInt();
-        return dateLike(days == Integer.MAX_VALUE ? "infinity" : days == Integer.MIN_VALUE ? "-infinity"
-            : PG_EPOCH_DATE.plusDays(days).toString(), "date");
-      }
-      case 1083 -> {
-        need(v, 8, type);
-        return dateLike(LocalTime.ofNanoOfDay(b.getLong() * 1000).toString(), "time");
-      }
-      case 1114, 1184 -> {
-        need(v, 8, type);
-        long micros = b.getLong();
-        String ts = micros == Long.MAX_VALUE ? "infinity" : micros == Long.MIN_VALUE ? "-infinity"
-            : TIMESTAMP.format(PG_EPOCH.plus(micros, ChronoUnit.MICROS)) + (type.oid() == 1184 ? "+00" : "");
-        return dateLike(ts, type.castName());
-      }
-      case 2950 -> {
-        need(v, 16, type);
-        return dateLike(new UUID(b.getLong(), b.getLong()).toString(), "uuid");
-      }
-      case 1700 -> {
-        if (v.length < 8) {
-          throw invalidBinary("numeric", "bad length");
-        }
-        return "CAST(" + quote(decodeNumeric(v).toPlainString()) + " AS numeric)";
-      }
-      case 1186 -> {
-        need(v, 16, type);
-        long micros = b.getLong();
-        int days = b.getInt();
-        int months = b.getInt();
-        return "(INTERVAL '" + months + " months' + INTERVAL '" + days + " days' + INTERVAL '" + micros
-            + " microseconds')";
-      }
-      default -> {
-        return quote(MessageBuffer.utf8(v, 0, v.length, "a parameter value"));
-      }
-    }
-  }
 
-  private static String dateLike(String text, String type) {
-    return "CAST('" + text + "' AS " + type + ")";
-  }
 
   private static void need(byte[] v, int n, PgType type) {
     if (v.length != n) {
@@ -488,7 +415,9 @@ final class PgValues {
       }
       case 1082 -> {
         need(v, 4, type);
-        return PG_EPOCH_DATE.plusDays(b.getInt()).toString();
+        int days = b.getInt();
+        return days == Integer.MAX_VALUE ? "infinity" : days == Integer.MIN_VALUE ? "-infinity"
+            : PG_EPOCH_DATE.plusDays(days).toString();
       }
       case 1083 -> {
         need(v, 8, type);
@@ -496,7 +425,9 @@ final class PgValues {
       }
       case 1114, 1184 -> {
         need(v, 8, type);
-        return TIMESTAMP.format(PG_EPOCH.plus(b.getLong(), ChronoUnit.MICROS)) + (type.oid() == 1184 ? "+00" : "");
+        long micros = b.getLong();
+        return micros == Long.MAX_VALUE ? "infinity" : micros == Long.MIN_VALUE ? "-infinity"
+            : TIMESTAMP.format(PG_EPOCH.plus(micros, ChronoUnit.MICROS)) + (type.oid() == 1184 ? "+00" : "");
       }
       case 2950 -> {
         need(v, 16, type);
@@ -526,34 +457,13 @@ final class PgValues {
 
   /** bytea in text format: hex ({@code \x...}) or PostgreSQL's escape format. */
   private static String bytea(String text) {
-    if (text.startsWith("\\x")) {
-      String hex = text.substring(2);
-      if (hex.length() % 2 != 0 || !hex.chars().allMatch(c -> Character.digit(c, 16) >= 0)) {
-        throw new FloeException(SqlState.INVALID_TEXT_REPRESENTATION, "invalid hexadecimal data: " + text);
-      }
-      return "from_hex('" + hex + "')";
+    try {
+      return "from_hex('" + HexFormat.of().formatHex(dev.floe.types.ByteaText.parse(text)) + "')";
+    } catch (IllegalArgumentException e) {
+      throw new FloeException(SqlState.INVALID_TEXT_REPRESENTATION, e.getMessage());
     }
-    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
-    byte[] raw = text.getBytes(StandardCharsets.UTF_8);
-    for (int i = 0; i < raw.length; i++) {
-      if (raw[i] != '\\') {
-        out.write(raw[i]);
-      } else if (i + 1 < raw.length && raw[i + 1] == '\\') {
-        out.write('\\');
-        i++;
-      } else if (i + 3 < raw.length && isOctal(raw[i + 1]) && isOctal(raw[i + 2]) && isOctal(raw[i + 3])) {
-        out.write(((raw[i + 1] - '0') << 6) | ((raw[i + 2] - '0') << 3) | (raw[i + 3] - '0'));
-        i += 3;
-      } else {
-        throw new FloeException(SqlState.INVALID_TEXT_REPRESENTATION, "invalid input syntax for type bytea");
-      }
-    }
-    return "from_hex('" + HexFormat.of().formatHex(out.toByteArray()) + "')";
   }
 
-  private static boolean isOctal(byte b) {
-    return b >= '0' && b <= '7';
-  }
 
   static String quote(String s) {
     return "'" + s.replace("'", "''") + "'";
