@@ -147,6 +147,7 @@ final class PgConnection implements Runnable {
         return;
       }
       socket.setSoTimeout(0);
+      idle = true; // logged in, waiting for the first statement
       loop();
     } catch (java.net.SocketTimeoutException e) {
       fatal(SqlState.PROTOCOL_VIOLATION, "canceling authentication due to timeout");
