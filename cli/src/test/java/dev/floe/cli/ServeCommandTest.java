@@ -54,16 +54,17 @@ class ServeCommandTest {
       Connection busy = DriverManager.getConnection(url, "me", "");
       CompletableFuture<Long> running = CompletableFuture.supplyAsync(() -> {
         try (Statement st = busy.createStatement();
-            ResultSet rs = st.executeQuery("SELECT count(*) FROM range(0, 300000000) r(i) WHERE i % 7 = 3")) {
+            ResultSet rs = st.executeQuery("SELECT count(*) FROM range(0, 2000000000) r(i) WHERE i % 7 = 3")) {
           rs.next();
           return rs.getLong(1);
         } catch (SQLException e) {
           throw new RuntimeException(e);
         }
       });
-      Thread.sleep(700); // the statement is running
+      Thread.sleep(1000); // the statement (several seconds of work) is running
+      assertThat(running).isNotDone();
       p.destroy(); // SIGTERM
-      assertThat(running.get(120, TimeUnit.SECONDS)).isEqualTo(42857143L);
+      assertThat(running.get(120, TimeUnit.SECONDS)).isEqualTo(285714286L);
       assertThat(p.waitFor(120, TimeUnit.SECONDS)).isTrue();
       assertThat(p.exitValue()).isZero();
       assertThatThrownBy(() -> DriverManager.getConnection(url, "me", "")).isInstanceOf(SQLException.class);
