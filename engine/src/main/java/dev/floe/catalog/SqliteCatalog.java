@@ -271,15 +271,52 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
 
   /** Creates (or restarts at 1) a sequence; durable when it returns. */
   public void createSequence(String sequence) {
+    createSequence(sequence, 1);
+  }
+
+  /** Creates (or restarts at {@code start}) a sequence; durable when it returns. */
+  public void createSequence(String sequence, long start) {
     checkWritable();
     synchronized (this) {
       try (PreparedStatement ps = conn.prepareStatement(
-          "INSERT OR REPLACE INTO floe_sequences (catalog_name, sequence_name, next_value) VALUES (?, ?, 1)")) {
+          "INSERT OR REPLACE INTO floe_sequences (catalog_name, sequence_name, next_value) VALUES (?, ?, ?)")) {
         ps.setString(1, name);
         ps.setString(2, sequence);
+        ps.setLong(3, start);
         ps.executeUpdate();
       } catch (SQLException e) {
         throw new CatalogException("Cannot create sequence " + sequence + ": " + e.getMessage(), e);
+      }
+    }
+  }
+
+  /** Whether a sequence exists. */
+  public boolean sequenceExists(String sequence) {
+    synchronized (this) {
+      try (PreparedStatement ps = conn.prepareStatement(
+          "SELECT 1 FROM floe_sequences WHERE catalog_name = ? AND sequence_name = ?")) {
+        ps.setString(1, name);
+        ps.setString(2, sequence);
+        try (ResultSet rs = ps.executeQuery()) {
+          return rs.next();
+        }
+      } catch (SQLException e) {
+        throw new CatalogException("Cannot read sequence " + sequence + ": " + e.getMessage(), e);
+      }
+    }
+  }
+
+  /** Drops a sequence; false if there was none. */
+  public boolean dropSequence(String sequence) {
+    checkWritable();
+    synchronized (this) {
+      try (PreparedStatement ps = conn.prepareStatement(
+          "DELETE FROM floe_sequences WHERE catalog_name = ? AND sequence_name = ?")) {
+        ps.setString(1, name);
+        ps.setString(2, sequence);
+        return ps.executeUpdate() == 1;
+      } catch (SQLException e) {
+        throw new CatalogException("Cannot drop sequence " + sequence + ": " + e.getMessage(), e);
       }
     }
   }

@@ -110,6 +110,39 @@ final class Ddl {
     return Namespace.of(name.parts().get(0));
   }
 
+  /** CREATE SEQUENCE: a counter nextval('name') advances (as serial columns use). */
+  Result createSequence(Ast.CreateSequence s) {
+    String name = sequenceName(s.name());
+    Sequences sequences = session.engine().sequences();
+    if (sequences.exists(name)) {
+      if (s.ifNotExists()) {
+        session.notice("relation \"" + s.name().last() + "\" already exists, skipping");
+        return new CommandResult("CREATE SEQUENCE", 0);
+      }
+      throw new FloeException(SqlState.DUPLICATE_TABLE, "relation \"" + s.name().last() + "\" already exists", null,
+          null, s.name().position(), null);
+    }
+    sequences.create(name, s.start());
+    return new CommandResult("CREATE SEQUENCE", 0);
+  }
+
+  Result dropSequence(Ast.DropSequence s) {
+    for (dev.floe.sql.QualifiedName n : s.names()) {
+      if (!session.engine().sequences().drop(sequenceName(n)) && !s.ifExists()) {
+        throw new FloeException(SqlState.UNDEFINED_TABLE, "sequence \"" + n.last() + "\" does not exist", null, null,
+            n.position(), null);
+      }
+    }
+    return new CommandResult("DROP SEQUENCE", 0);
+  }
+
+  /** {@code schema.name}, in the current schema when unqualified. */
+  private String sequenceName(dev.floe.sql.QualifiedName n) {
+    List<String> parts = n.parts();
+    String schema = parts.size() > 1 ? parts.get(parts.size() - 2) : session.currentSchema();
+    return schema + "." + parts.get(parts.size() - 1);
+  }
+
   /** Table property marking an identity column: {@value}{@code <field id>} = always | by default. */
   static final String IDENTITY_PROPERTY = "floe.column-identity.";
 

@@ -45,10 +45,25 @@ final class Sequences {
   }
 
   void create(String sequence) {
-    catalog.createSequence(sequence);
+    create(sequence, 1);
+  }
+
+  void create(String sequence, long start) {
+    catalog.createSequence(sequence, start);
     synchronized (this) {
       blocks.remove(sequence);
     }
+  }
+
+  boolean exists(String sequence) {
+    return catalog.sequenceExists(sequence);
+  }
+
+  boolean drop(String sequence) {
+    synchronized (this) {
+      blocks.remove(sequence);
+    }
+    return catalog.dropSequence(sequence);
   }
 
   /** Registers {@code floe_nextval(varchar) -> bigint} in the DuckDB instance of {@code conn}. */

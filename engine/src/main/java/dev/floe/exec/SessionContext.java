@@ -192,6 +192,10 @@ public final class SessionContext implements AutoCloseable {
             : new Ddl(this, engine.tables()).createTable(c);
       } else if (statement instanceof Ast.CreateSchema c) {
         return new Ddl(this, engine.tables()).createSchema(c);
+      } else if (statement instanceof Ast.CreateSequence c) {
+        return new Ddl(this, engine.tables()).createSequence(c);
+      } else if (statement instanceof Ast.DropSequence d) {
+        return new Ddl(this, engine.tables()).dropSequence(d);
       } else if (statement instanceof Ast.DropSchema d) {
         return new Ddl(this, engine.tables()).dropSchema(d);
       } else if (statement instanceof Ast.DropTable d) {

@@ -11,7 +11,7 @@ public final class Ast {
 
   public sealed interface Statement
       permits Query, Explain, CreateSchema, DropSchema, CreateTable, DropTable, AlterTable, Insert, Delete, Update,
-          Merge, Truncate, ShowTables, ShowSchemas, Describe {}
+          Merge, Truncate, ShowTables, ShowSchemas, Describe, CreateSequence, DropSequence {}
 
   /** A piece of SQL (an expression, a FROM list, a condition) kept as text, with where it starts. */
   public record Fragment(String text, int offset) {}
@@ -153,6 +153,12 @@ public final class Ast {
 
   /** {@code TRUNCATE [TABLE] t [, ...]}. */
   public record Truncate(List<QualifiedName> tables) implements Statement {}
+
+  /** {@code CREATE SEQUENCE [IF NOT EXISTS] name [START [WITH] n] [...]}. */
+  public record CreateSequence(QualifiedName name, boolean ifNotExists, long start) implements Statement {}
+
+  /** {@code DROP SEQUENCE [IF EXISTS] name [, ...]}. */
+  public record DropSequence(List<QualifiedName> names, boolean ifExists) implements Statement {}
 
   public record ShowTables(Optional<QualifiedName> schema) implements Statement {}
 

@@ -18,6 +18,8 @@ import dev.floe.sql.Ast.Truncate;
 import dev.floe.sql.Ast.Update;
 import dev.floe.sql.Ast.ColumnDef;
 import dev.floe.sql.Ast.CreateSchema;
+import dev.floe.sql.Ast.CreateSequence;
+import dev.floe.sql.Ast.DropSequence;
 import dev.floe.sql.Ast.CreateTable;
 import dev.floe.sql.Ast.Describe;
 import dev.floe.sql.Ast.DropColumn;
@@ -236,6 +238,9 @@ public final class Parser {
       expectEnd();
       return new CreateSchema(name, ifNotExists);
     }
+    if (acceptKeyword("sequence")) {
+      return createSequence();
+    }
     if (peek().isKeyword("or") || peek().isKeyword("temp") || peek().isKeyword("temporary")
         || peek().isKeyword("view") || peek().isKeyword("index") || peek().isKeyword("unique")) {
       throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED,
@@ -243,6 +248,49 @@ public final class Parser {
     }
     expectKeyword("table");
     return createTable();
+  }
+
+  /** Sequence options: START [WITH] n is kept; AS type, CACHE, NO CYCLE, ... are accepted; other steps refused. */
+  private Statement createSequence() {
+    boolean ifNotExists = ifNotExists();
+    QualifiedName name = qualifiedName();
+    long start = 1;
+    while (peek().type() != Token.Type.EOF && !peek().isOp(";")) {
+      Token t = next();
+      if (t.isKeyword("start")) {
+        acceptKeyword("with");
+        start = signedLong();
+      } else if (t.isKeyword("increment")) {
+        acceptKeyword("by");
+        long by = signedLong();
+        if (by != 1) {
+          throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "sequences advance by 1 only", null, null,
+              t.position(), null);
+        }
+      } else if (t.isKeyword("minvalue") || t.isKeyword("maxvalue") || t.isKeyword("cache")) {
+        signedLong();
+      } else if (t.isKeyword("as")) {
+        type();
+      } else if (!(t.isKeyword("no") || t.isKeyword("cycle") || t.isKeyword("owned") || t.isKeyword("by")
+          || t.isKeyword("none") || t.isIdentifier() || t.isOp("."))) {
+        throw unexpected(t);
+      }
+    }
+    expectEnd();
+    return new CreateSequence(name, ifNotExists, start);
+  }
+
+  private long signedLong() {
+    boolean negative = acceptOp("-");
+    Token t = next();
+    if (t.type() != Token.Type.NUMBER) {
+      throw unexpected(t);
+    }
+    try {
+      return negative ? -Long.parseLong(t.text()) : Long.parseLong(t.text());
+    } catch (NumberFormatException e) {
+      throw unexpected(t);
+    }
   }
 
   private Statement createTable() {
@@ -608,6 +656,18 @@ public final class Parser {
       }
       expectEnd();
       return new DropSchema(names, ifExists, cascade);
+    }
+    if (acceptKeyword("sequence")) {
+      boolean ifExists = ifExists();
+      List<QualifiedName> names = new ArrayList<>();
+      do {
+        names.add(qualifiedName());
+      } while (acceptOp(","));
+      if (!acceptKeyword("cascade")) {
+        acceptKeyword("restrict");
+      }
+      expectEnd();
+      return new DropSequence(names, ifExists);
     }
     expectKeyword("table");
     boolean ifExists = ifExists();
