@@ -38,6 +38,12 @@ final class Sequences {
     String sequence = name.contains(".") ? name : "public." + name;
     long[] b = blocks.computeIfAbsent(sequence, k -> new long[] {0, 0});
     if (b[0] >= b[1]) {
+      if (!catalog.sequenceExists(sequence)) {
+        blocks.remove(sequence);
+        // raised inside DuckDB: the prefix carries PostgreSQL's SQLSTATE out (DuckErrors)
+        throw new IllegalArgumentException(DuckErrors.PREFIX + dev.floe.SqlState.UNDEFINED_TABLE + ":relation \""
+            + name + "\" does not exist");
+      }
       b[0] = catalog.reserve(sequence, BLOCK);
       b[1] = b[0] + BLOCK;
     }
