@@ -290,6 +290,26 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
     }
   }
 
+  /** Every sequence of this catalog ({@code schema.name}). */
+  public List<String> sequenceNames() {
+    List<String> names = new ArrayList<>();
+    synchronized (this) {
+      try (PreparedStatement ps = conn.prepareStatement(
+          "SELECT sequence_name FROM floe_sequences WHERE catalog_name = ? ORDER BY sequence_name")) {
+        ps.setString(1, name);
+        try (ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) {
+            names.add(rs.getString(1));
+          }
+        }
+      } catch (SQLException e) {
+        // a catalog written by an older Floe has no sequences table
+        return names;
+      }
+    }
+    return names;
+  }
+
   /** Whether a sequence exists. */
   public boolean sequenceExists(String sequence) {
     synchronized (this) {

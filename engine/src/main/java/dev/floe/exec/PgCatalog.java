@@ -140,18 +140,23 @@ final class PgCatalog {
     for (Namespace ns : namespaces) {
       key.put("n:" + ns, "");
     }
+    List<String> sequences = engine.tables().catalog().sequenceNames();
+    for (String sequence : sequences) {
+      key.put("s:" + sequence, "");
+    }
     if (key.equals(fingerprint)) {
       return;
     }
     try {
-      rebuild(namespaces, now);
+      rebuild(namespaces, now, sequences);
       fingerprint = key;
     } catch (SQLException e) {
       throw new FloeException(SqlState.INTERNAL_ERROR, "cannot build the PostgreSQL catalogs: " + e.getMessage(), e);
     }
   }
 
-  private void rebuild(List<Namespace> namespaces, Map<TableIdentifier, String> tables) throws SQLException {
+  private void rebuild(List<Namespace> namespaces, Map<TableIdentifier, String> tables, List<String> sequences)
+      throws SQLException {
     Oids oids = new Oids();
     Map<String, Integer> nsOids = new LinkedHashMap<>();
     for (Namespace ns : namespaces) {
@@ -193,6 +198,14 @@ final class PgCatalog {
             DuckDBAppender con = appender("constraint");
             DuckDBAppender desc = appender("description");
             DuckDBAppender def = appender("attrdef")) {
+          for (String sequence : sequences) {
+            int dot = sequence.lastIndexOf('.');
+            Integer nsOid = dot < 0 ? null : nsOids.get(sequence.substring(0, dot));
+            if (nsOid != null) {
+              cls.beginRow().append(oids.next("s:" + sequence)).append(sequence.substring(dot + 1)).append(nsOid)
+                  .append("S").append(0).append(false).append(0.0).append("user").endRow();
+            }
+          }
           for (FactsOf f : live.values()) {
             String schema = f.id().namespace().toString();
             Integer nsOid = nsOids.get(schema);

@@ -239,10 +239,11 @@ final class PgCatalogSql {
           + "unique_constraint_name VARCHAR, match_option VARCHAR, update_rule VARCHAR, delete_rule VARCHAR"),
       empty("information_schema", "check_constraints", "constraint_catalog VARCHAR, constraint_schema VARCHAR, "
           + "constraint_name VARCHAR, check_clause VARCHAR"),
-      empty("information_schema", "sequences", "sequence_catalog VARCHAR, sequence_schema VARCHAR, "
-          + "sequence_name VARCHAR, data_type VARCHAR, numeric_precision INTEGER, numeric_precision_radix INTEGER, "
-          + "numeric_scale INTEGER, start_value VARCHAR, minimum_value VARCHAR, maximum_value VARCHAR, "
-          + "increment VARCHAR, cycle_option VARCHAR"),
+      "CREATE VIEW $DB.infoschema.sequences AS SELECT 'floe' AS sequence_catalog, n.nspname AS sequence_schema, "
+          + "c.relname AS sequence_name, 'bigint' AS data_type, 64 AS numeric_precision, 2 AS numeric_precision_radix, "
+          + "0 AS numeric_scale, '1' AS start_value, '1' AS minimum_value, '9223372036854775807' AS maximum_value, "
+          + "'1' AS increment, 'NO' AS cycle_option FROM $DB.base.class c JOIN $DB.base.namespace n "
+          + "ON n.oid = c.relnamespace WHERE c.relkind = 'S'",
       empty("information_schema", "routines", "specific_catalog VARCHAR, specific_schema VARCHAR, "
           + "specific_name VARCHAR, routine_catalog VARCHAR, routine_schema VARCHAR, routine_name VARCHAR, "
           + "routine_type VARCHAR, data_type VARCHAR"),
