@@ -291,19 +291,10 @@ final class PgConnection implements Runnable {
       fatal(e.sqlState(), e.getMessage());
       return false;
     }
-    session = server.database().connect();
-    session.onNotice(this::notice);
-    session.setUser(user);
-    session.setBackendPid(processId);
-    session.setDatabaseName(database);
     databaseName = database;
-    Map<String, String> all = new java.util.LinkedHashMap<>();
-    for (String name : settings.names()) {
-      all.put(name, settings.get(name));
-    }
-    session.setSettings(all);
+    session = newEngineSession();
+    session.onNotice(this::notice);
     settings.drainSet();
-    applySearchPath();
     synchronized (writeLock) {
       out.begin('R').int32(0).end(); // AuthenticationOk
       for (Map.Entry<String, String> e : settings.reported().entrySet()) {
@@ -1003,7 +994,7 @@ final class PgConnection implements Runnable {
       Session target = session;
       for (Portal p : portals.values()) {
         if (p.reply != null) {
-          target = auxiliarySession();
+          target = newEngineSession();
           break;
         }
       }
@@ -1238,8 +1229,11 @@ final class PgConnection implements Runnable {
     T call();
   }
 
-  /** A new engine session with this connection's user, schema and settings. */
-  private Session auxiliarySession() {
+  /**
+   * A new engine session with this connection's user, database, schema and settings (the connection's
+   * own, and the extra ones cursors and statements beside a suspended portal run in).
+   */
+  private Session newEngineSession() {
     Session s = server.database().connect();
     s.setUser(user);
     s.setBackendPid(processId);
@@ -1410,11 +1404,8 @@ final class PgConnection implements Runnable {
         if (cursors.containsKey(c.name())) {
           throw new FloeException(SqlState.DUPLICATE_CURSOR, "cursor \"" + c.name() + "\" already exists");
         }
-        Session own = server.database().connect();
+        Session own = newEngineSession();
         try {
-          own.setUser(user);
-          own.setDatabaseName(databaseName);
-          own.setCurrentSchema(settings.firstSchema());
           String query = c.isolation();
           Reply reply = Reply.of(timed(() -> own.sql(query)));
           if (!reply.hasRows()) {
