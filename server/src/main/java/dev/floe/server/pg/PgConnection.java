@@ -147,7 +147,6 @@ final class PgConnection implements Runnable {
         return;
       }
       socket.setSoTimeout(0);
-      idle = true; // logged in, waiting for the first statement
       loop();
     } catch (java.net.SocketTimeoutException e) {
       fatal(SqlState.PROTOCOL_VIOLATION, "canceling authentication due to timeout");
@@ -295,6 +294,7 @@ final class PgConnection implements Runnable {
     session = newEngineSession();
     session.onNotice(this::notice);
     settings.drainSet();
+    idle = true; // from ReadyForQuery on, the session waits for its client
     synchronized (writeLock) {
       out.begin('R').int32(0).end(); // AuthenticationOk
       for (Map.Entry<String, String> e : settings.reported().entrySet()) {
