@@ -164,6 +164,7 @@ public final class MutationBench {
     Long ampRows;
     Long latencyRows;
     Integer iterations;
+    Integer jitWarmup;
     Integer bulkRuns;
     Long targetFileSize;
     String childHeap = "512m";
@@ -199,6 +200,15 @@ public final class MutationBench {
       return Math.max(3, iterations() / 10);
     }
 
+    /**
+     * Statements of each latency kind run on scratch tables before any is timed, so that the timed ones
+     * meet a JVM whose JIT has settled, as a running server's has (HotSpot keeps compiling for the
+     * first few thousand statements, on the same two cores).
+     */
+    int jitWarmup() {
+      return jitWarmup != null ? jitWarmup : quick ? 50 : 1_000;
+    }
+
     /** The quick run splits its small table into several files, so that the spread DELETE touches some. */
     Long targetFileSize() {
       return targetFileSize != null ? targetFileSize : quick ? Long.valueOf(32L << 20) : null;
@@ -222,6 +232,7 @@ public final class MutationBench {
         case "--amp-rows" -> o.ampRows = count(args[++i]);
         case "--latency-rows" -> o.latencyRows = count(args[++i]);
         case "--iterations" -> o.iterations = Integer.parseInt(args[++i]);
+        case "--jit-warmup" -> o.jitWarmup = Integer.parseInt(args[++i]);
         case "--bulk-runs" -> o.bulkRuns = Integer.parseInt(args[++i]);
         case "--target-file-size" -> o.targetFileSize = count(args[++i]);
         case "--child-heap" -> o.childHeap = args[++i];
@@ -500,6 +511,7 @@ public final class MutationBench {
       exec(db, "CREATE TABLE ins_pk (" + FLOE_COLUMNS.replace("id bigint NOT NULL", "id bigint PRIMARY KEY") + ")");
       update(db, "INSERT INTO ins_pk " + rows(0, n));
       Engine e = floe(db);
+      jitWarmUp(db, e, o.jitWarmup());
       results.add(new Latency("UPDATE one row by id", "Floe, merge-on-read v2",
           timeEach(e, warmup, iterations, i -> String.format(Locale.ROOT, update, "u2", key(i, n)), 1)));
       results.add(new Latency("UPDATE one row by id", "Floe, merge-on-read v3",
@@ -537,11 +549,13 @@ public final class MutationBench {
 
     StringBuilder md = new StringBuilder("### Latency of one-row statements\n\n");
     md.append(String.format(Locale.ROOT, "- Tables of %,d rows (the same 8 columns); %d statements timed after %d"
-        + " warm-ups, each its own autocommit statement sent as SQL text (`Database.sql` / JDBC `Statement.execute`);"
+        + " warm-ups (Floe's JVM first ran %d statements of each kind on scratch tables, so the timed ones meet"
+        + " a settled JIT), each its own autocommit statement sent as SQL text (`Database.sql` / JDBC `Statement.execute`);"
         + " UPDATE keys are random, the same sequence for every engine; INSERTs add new keys. Floe's tables use"
         + " the default write mode (merge-on-read); DuckDB file is `jdbc:duckdb:<file>` (commits go to its WAL)."
         + " Ratio: Floe's p50 (the v2 row for UPDATE) over the engine's p50. *first → last*: mean of the first"
-        + " and of the last tenth of the timed statements (each Floe statement adds files).%n", n, iterations, warmup));
+        + " and of the last tenth of the timed statements (each Floe statement adds files).%n", n, iterations, warmup,
+        o.jitWarmup()));
     md.append("- Floe state: ").append(floeFiles).append(".\n\n");
     md.append("| statement | engine | p50 ms | p99 ms | mean ms | first → last ms | Floe/engine (p50) |\n"
         + "|---|---|---:|---:|---:|---:|---:|\n");
@@ -576,6 +590,28 @@ public final class MutationBench {
 
   interface StatementFor {
     String sql(int iteration);
+  }
+
+  /** Runs {@code n} statements of each timed kind on scratch tables of 100,000 rows, then drops them. */
+  static void jitWarmUp(Database db, Engine e, int n) throws Exception {
+    if (n <= 0) {
+      return;
+    }
+    long rows = 100_000;
+    System.err.println("latency: warming the JIT with " + n + " statements of each kind ...");
+    createAndFill(db, "jit_u2", 2, rows, null);
+    createAndFill(db, "jit_u3", 3, rows, null);
+    createAndFill(db, "jit_ins", 2, rows, null);
+    exec(db, "CREATE TABLE jit_pk (" + FLOE_COLUMNS.replace("id bigint NOT NULL", "id bigint PRIMARY KEY") + ")");
+    update(db, "INSERT INTO jit_pk " + rows(0, rows));
+    String update = "UPDATE %s SET v = v + 1 WHERE id = %d";
+    timeEach(e, 0, n, i -> String.format(Locale.ROOT, update, "jit_u2", key(i + 7, rows)), 1);
+    timeEach(e, 0, n, i -> String.format(Locale.ROOT, update, "jit_u3", key(i + 7, rows)), 1);
+    timeEach(e, 0, n, i -> "INSERT INTO jit_ins VALUES " + valuesRow(rows + i), 1);
+    timeEach(e, 0, n, i -> "INSERT INTO jit_pk VALUES " + valuesRow(rows + i), 1);
+    for (String t : List.of("jit_u2", "jit_u3", "jit_ins", "jit_pk")) {
+      exec(db, "DROP TABLE " + t);
+    }
   }
 
   static double[] timeEach(Engine e, int warmup, int iterations, StatementFor s, long expectedRows) throws Exception {

@@ -16,62 +16,82 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
 /**
- * The files a commit will name, made durable together just before its catalog swap.
+ * The files a commit will name, made durable before its catalog swap.
  *
  * <p>New table files (data and delete files, manifests, manifest lists, table metadata) are written
- * without waiting for the disk: each is registered here by the thread that writes it. The committing
- * thread, which is the same one (Floe runs Iceberg's manifest work inline, see
- * {@code dev.floe.write.Commits}), then fsyncs all of them and their directories at once, in
- * parallel, so the file system can merge the flushes, instead of one fsync after another per file.
- * Nothing names a file before {@link #now()} has returned for it, so a crash can lose only files that
- * no committed metadata references.
+ * without waiting for the disk: each is registered here by the thread that writes it, as soon as it is
+ * complete, and its fsync starts at once on a background thread, so it overlaps with the rest of the
+ * statement (writing the next file, building the snapshot). The committing thread, which is the same
+ * one (Floe runs Iceberg's manifest work inline, see {@code dev.floe.write.Commits}), then fsyncs the
+ * directories the files were created in and waits for every fsync in {@link #now()}. Nothing names a
+ * file before {@code now()} has returned for it, so a crash can lose only files that no committed
+ * metadata references.
  */
 public final class Durable {
-  private static final ThreadLocal<Set<Path>> PENDING = ThreadLocal.withInitial(LinkedHashSet::new);
+  private static final ThreadLocal<Batch> PENDING = ThreadLocal.withInitial(Batch::new);
   private static final ExecutorService FSYNC = Executors.newFixedThreadPool(16, r -> {
     Thread t = new Thread(r, "floe-fsync");
     t.setDaemon(true);
     return t;
   });
 
-  private Durable() {}
-
-  /** Registers a file just written (or moved into place) by this thread; its directory comes with it. */
-  public static void later(Path file) {
-    PENDING.get().add(file.toAbsolutePath());
+  /** One thread's files in flight: their running fsyncs, and the directories still to sync. */
+  private static final class Batch {
+    final List<Future<?>> running = new ArrayList<>();
+    final Set<Path> directories = new LinkedHashSet<>();
   }
 
-  /** Drops this thread's registrations (the statement that wrote them failed or wrote nothing). */
-  public static void forget() {
-    PENDING.get().clear();
+  private Durable() {}
+
+  /**
+   * Registers a file just written (or moved into place) by this thread, and starts its fsync; its
+   * directory is synced by {@link #now()}.
+   */
+  public static void later(Path file) {
+    Path p = file.toAbsolutePath();
+    Batch batch = PENDING.get();
+    batch.running.add(FSYNC.submit(() -> sync(p)));
+    if (p.getParent() != null) {
+      batch.directories.add(p.getParent());
+    }
   }
 
   /**
-   * fsyncs every file this thread registered, and each of their directories, and returns when all are
-   * on disk. A registered file that is gone (an abandoned write, deleted since) is skipped.
+   * Drops this thread's registrations (the statement that wrote them failed or wrote nothing); fsyncs
+   * already started finish on their own.
+   */
+  public static void forget() {
+    Batch batch = PENDING.get();
+    batch.running.clear();
+    batch.directories.clear();
+  }
+
+  /**
+   * Returns when every file this thread registered, and each of their directories, is on disk. A
+   * registered file that is gone (an abandoned write, deleted since) is skipped.
    */
   public static void now() {
-    Set<Path> files = PENDING.get();
-    if (files.isEmpty()) {
+    Batch batch = PENDING.get();
+    if (batch.running.isEmpty() && batch.directories.isEmpty()) {
       return;
     }
-    Set<Path> targets = new LinkedHashSet<>(files);
-    for (Path f : files) {
-      if (f.getParent() != null) {
-        targets.add(f.getParent());
-      }
-    }
-    files.clear();
-    if (targets.size() == 1) {
-      sync(targets.iterator().next());
-      return;
-    }
-    List<Future<?>> running = new ArrayList<>();
-    for (Path p : targets) {
-      running.add(FSYNC.submit(() -> sync(p)));
+    List<Future<?>> waiting = new ArrayList<>(batch.running);
+    List<Path> directories = new ArrayList<>(batch.directories);
+    forget();
+    // The last directory is synced on this thread while the others run in the pool.
+    for (int k = 0; k < directories.size() - 1; k++) {
+      Path dir = directories.get(k);
+      waiting.add(FSYNC.submit(() -> sync(dir)));
     }
     RuntimeException failure = null;
-    for (Future<?> f : running) {
+    if (!directories.isEmpty()) {
+      try {
+        sync(directories.get(directories.size() - 1));
+      } catch (RuntimeException e) {
+        failure = e;
+      }
+    }
+    for (Future<?> f : waiting) {
       try {
         f.get();
       } catch (ExecutionException e) {

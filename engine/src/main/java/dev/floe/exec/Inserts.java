@@ -27,6 +27,7 @@ import org.apache.iceberg.AppendFiles;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
+import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.SortOrder;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
@@ -131,9 +132,12 @@ final class Inserts {
     }
     long rows = write(table, schema, rowsSql, positions, files -> {
       synchronized (tables.commitLock(id)) {
+        Snapshot parent = table.currentSnapshot();
         AppendFiles append = Commits.inline(table.newAppend());
         files.forEach(append::appendFile);
         append.commit();
+        session.engine().planner().committed(table, parent == null ? null : parent.snapshotId(),
+            table.currentSnapshot(), files, List.of(), List.of(), List.of());
       }
     });
     return new CommandResult("INSERT 0 " + rows, rows);

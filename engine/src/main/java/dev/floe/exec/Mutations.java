@@ -96,30 +96,44 @@ final class Mutations {
         keys);
   }
 
+  /**
+   * Temporary tables of at most this many rows outlive their statement: the session's next statement
+   * replaces them ({@code CREATE OR REPLACE}), which spares a small statement its DROP.
+   */
+  private static final long KEPT_ROWS = 1_000;
+
+  /**
+   * A temporary table for this statement. Tables read only while the statement runs have one name per
+   * session and kind; RETURNING rows, which a client may still be reading when the session runs its next
+   * statement, get a name of their own.
+   */
   private String temp(String kind) {
-    String name = "__floe_" + kind + "_" + suffix;
+    String name = "__floe_" + kind + (kind.equals("ret") ? "_" + suffix : "");
     temps.add(name);
     return name;
   }
 
-  /** Materialises a query as a new temporary table, and remembers its row count. */
+  /** Materialises a query as a temporary table, and remembers its row count. */
   private String materialize(String kind, String sql, IntUnaryOperator positions) {
     String name = temp(kind);
-    sizes.put(name, session.update("CREATE TEMP TABLE " + name + " AS " + sql, positions));
+    sizes.put(name, session.update("CREATE OR REPLACE TEMP TABLE " + name + " AS " + sql, positions));
     return name;
   }
 
-  /** Drops the statement's temporary tables. */
+  /** Drops the statement's temporary tables, except small ones the next statement will replace. */
   void cleanup() {
-    if (temps.isEmpty()) {
-      return;
-    }
     StringBuilder drops = new StringBuilder();
     for (String t : temps) {
-      drops.append("DROP TABLE IF EXISTS ").append(t).append(";");
+      Long rows = sizes.get(t);
+      if (t.endsWith(suffix) || rows == null || rows > KEPT_ROWS) {
+        drops.append("DROP TABLE IF EXISTS ").append(t).append(";");
+      }
     }
     temps.clear();
     sizes.clear();
+    if (drops.isEmpty()) {
+      return;
+    }
     try {
       session.execute(drops.toString(), o -> 0);
     } catch (FloeException ignored) {
@@ -132,7 +146,9 @@ final class Mutations {
   Result delete(Ast.Delete s) {
     Target t = target(s.table(), s.alias());
     String a = Lexer.quoteIdentifier(t.alias());
-    Composer c = with(s.with()).add("SELECT DISTINCT " + a + "." + FILE + ", " + a + "." + POS);
+    // Only a USING join can name a target row twice.
+    Composer c = with(s.with()).add("SELECT " + (s.using().isPresent() ? "DISTINCT " : "") + a + "." + FILE + ", "
+        + a + "." + POS);
     if (s.returning().isPresent()) {
       for (Column col : t.columns()) {
         c.add(", " + a + "." + Lexer.quoteIdentifier(col.name()));
@@ -162,8 +178,9 @@ final class Mutations {
     Target t = target(s.table(), s.alias());
     String a = Lexer.quoteIdentifier(t.alias());
     Map<String, Ast.Assignment> set = assignments(t, s.set());
-    Composer c = with(s.with()).add("SELECT DISTINCT ON (" + a + "." + FILE + ", " + a + "." + POS + ") " + a + "."
-        + FILE + ", " + a + "." + POS);
+    // Only a FROM join can name a target row twice; PostgreSQL then updates it once, with one of them.
+    Composer c = with(s.with()).add("SELECT " + (s.from().isPresent() ? "DISTINCT ON (" + a + "." + FILE + ", " + a
+        + "." + POS + ") " : "") + a + "." + FILE + ", " + a + "." + POS);
     for (int k = 0; k < t.columns().size(); k++) {
       Column col = t.columns().get(k);
       c.add(", ");
@@ -831,6 +848,9 @@ final class Mutations {
         DeltaWriter.abandon(live, delta.addedDataFiles(), delta.addedDeleteFiles());
         throw e;
       }
+      session.engine().planner().committed(live, base.map(Snapshot::snapshotId).orElse(null),
+          live.currentSnapshot(), delta.addedDataFiles(), delta.addedDeleteFiles(), delta.removedDataFiles(),
+          delta.removedDeleteFiles());
     }
   }
 

@@ -70,6 +70,9 @@ public final class SessionContext implements AutoCloseable {
   }
 
   public void setCurrentSchema(String schema) {
+    if (schema.equals(currentSchema)) {
+      return; // the DuckDB variable already holds it
+    }
     this.currentSchema = schema;
     setVariable("floe_current_schema", schema);
   }

@@ -50,15 +50,61 @@ public final class DeletionVectors implements AutoCloseable {
     this.dir = dir;
   }
 
-  /** SQL of (file_path, pos) for the positions the vectors delete from the task's data file. */
-  public String positions(FileScanTask task, List<DeleteFile> vectors, FileIO io, String localPath) {
+  /** Most bytes of serialized vectors whose decoded positions are kept in memory. */
+  private static final long LOADED_BYTES = 64L << 20;
+
+  /** Decoded vectors by {@link #key}, so a vector is read once however many statements use it. */
+  private final Map<String, Loaded> loaded = new LinkedHashMap<>(16, 0.75f, true);
+  private long loadedBytes;
+
+  private record Loaded(PositionDeleteIndex index, long bytes) {}
+
+  /**
+   * The positions a data file's deletion vectors delete, read from their Puffin files once and kept (a
+   * vector never changes). Scans use them, and so does a statement that merges new deletes into them.
+   * The index returned must not be modified.
+   */
+  public PositionDeleteIndex load(List<DeleteFile> vectors, FileIO io, String dataLocation) {
+    StringBuilder b = new StringBuilder(dataLocation);
+    long bytes = 0;
+    for (DeleteFile d : vectors) {
+      b.append('|').append(d.location()).append('@').append(d.contentOffset());
+      bytes += d.contentSizeInBytes() == null ? d.fileSizeInBytes() : d.contentSizeInBytes();
+    }
+    String key = b.toString();
+    synchronized (loaded) {
+      Loaded cached = loaded.get(key);
+      if (cached != null) {
+        return cached.index();
+      }
+    }
     PositionDeleteIndex index;
     try {
-      index = new BaseDeleteLoader(io::newInputFile).loadPositionDeletes(vectors, task.file().location());
+      index = new BaseDeleteLoader(io::newInputFile).loadPositionDeletes(vectors, dataLocation);
     } catch (RuntimeException e) {
       throw new FloeException(SqlState.DATA_CORRUPTED, "cannot read deletion vector "
-          + vectors.get(0).location() + " for data file " + task.file().location() + ": " + e.getMessage(), e);
+          + vectors.get(0).location() + " for data file " + dataLocation + ": " + e.getMessage(), e);
     }
+    if (bytes <= LOADED_BYTES / 16) {
+      synchronized (loaded) {
+        Loaded previous = loaded.put(key, new Loaded(index, bytes));
+        loadedBytes += bytes - (previous == null ? 0 : previous.bytes());
+        Iterator<Map.Entry<String, Loaded>> it = loaded.entrySet().iterator();
+        while (loadedBytes > LOADED_BYTES && it.hasNext()) {
+          Map.Entry<String, Loaded> eldest = it.next();
+          if (!eldest.getKey().equals(key)) {
+            loadedBytes -= eldest.getValue().bytes();
+            it.remove();
+          }
+        }
+      }
+    }
+    return index;
+  }
+
+  /** SQL of (file_path, pos) for the positions the vectors delete from the task's data file. */
+  public String positions(FileScanTask task, List<DeleteFile> vectors, FileIO io, String localPath) {
+    PositionDeleteIndex index = load(vectors, io, task.file().location());
     String path = Lexer.quoteString(localPath);
     List<long[]> runs = runs(index, INLINE_RUNS);
     if (runs != null) {

@@ -47,7 +47,10 @@ public final class ScanPlanner {
 
   private record Key(String tableUuid, long snapshotId) {}
 
-  private final Map<Key, List<FileScanTask>> cache = new LinkedHashMap<>(16, 0.75f, true);
+  /** Every file of a snapshot: its data files as tasks (with the deletes that apply), and its live delete files. */
+  private record Planned(List<FileScanTask> tasks, List<DeleteFile> deletes) {}
+
+  private final Map<Key, Planned> cache = new LinkedHashMap<>(16, 0.75f, true);
   private int cachedTasks;
   /** The live files of each manifest read, by manifest location (a manifest never changes). */
   private final Map<String, List<ContentFile<?>>> manifests = new LinkedHashMap<>(16, 0.75f, true);
@@ -92,27 +95,111 @@ public final class ScanPlanner {
   private List<FileScanTask> allTasks(Table table, Snapshot snapshot) {
     Key key = new Key(table.uuid().toString(), snapshot.snapshotId());
     synchronized (this) {
-      List<FileScanTask> cached = cache.get(key);
+      Planned cached = cache.get(key);
       if (cached != null) {
-        return cached;
+        return cached.tasks();
       }
     }
-    List<FileScanTask> tasks = planFiles(table, snapshot);
+    Planned planned = planFiles(table, snapshot);
+    remember(key, planned);
+    return planned.tasks();
+  }
+
+  private synchronized void remember(Key key, Planned planned) {
+    Planned previous = cache.put(key, planned);
+    cachedTasks += planned.tasks().size() - (previous == null ? 0 : previous.tasks().size());
+    var it = cache.entrySet().iterator();
+    while (cachedTasks > MAX_CACHED_TASKS && it.hasNext()) {
+      var eldest = it.next();
+      if (eldest.getKey().equals(key)) {
+        continue;
+      }
+      cachedTasks -= eldest.getValue().tasks().size();
+      it.remove();
+    }
+  }
+
+  /**
+   * Plans a snapshot this process has just committed from its parent's plan and the commit's change,
+   * so that the next statement does not read back the manifest list and manifests the commit wrote.
+   * The files the commit added get the snapshot's sequence numbers, as a manifest reader would give
+   * them, and which delete files apply where is decided again by Iceberg's index. Does nothing unless
+   * {@code snapshot} is the direct child of {@code parentId} (null: the table's first snapshot) and the
+   * parent's plan is cached; the snapshot is then planned from its manifests when first read.
+   *
+   * <p>The change must be exactly what the commit did: data and delete files added, and those removed
+   * (deletion vectors are told apart by their offset in the shared Puffin file).
+   */
+  public void committed(Table table, Long parentId, Snapshot snapshot, List<DataFile> addedData,
+      List<DeleteFile> addedDeletes, List<DataFile> removedData, List<DeleteFile> removedDeletes) {
+    if (snapshot == null || !java.util.Objects.equals(snapshot.parentId(), parentId)) {
+      return;
+    }
+    String uuid = table.uuid().toString();
+    Planned parent;
     synchronized (this) {
-      if (cache.put(key, tasks) == null) {
-        cachedTasks += tasks.size();
-      }
-      var it = cache.entrySet().iterator();
-      while (cachedTasks > MAX_CACHED_TASKS && it.hasNext()) {
-        var eldest = it.next();
-        if (eldest.getKey().equals(key)) {
-          continue;
-        }
-        cachedTasks -= eldest.getValue().size();
-        it.remove();
+      parent = parentId == null ? new Planned(List.of(), List.of()) : cache.get(new Key(uuid, parentId));
+    }
+    if (parent == null) {
+      return;
+    }
+    long sequence = snapshot.sequenceNumber();
+    java.util.Set<String> goneData = new java.util.HashSet<>();
+    removedData.forEach(f -> goneData.add(f.location()));
+    java.util.Set<String> goneDeletes = new java.util.HashSet<>();
+    removedDeletes.forEach(f -> goneDeletes.add(identity(f)));
+    List<DeleteFile> deletes = new ArrayList<>();
+    for (DeleteFile d : parent.deletes()) {
+      if (!goneDeletes.contains(identity(d))) {
+        deletes.add(d);
       }
     }
-    return tasks;
+    addedDeletes.forEach(d -> deletes.add(org.apache.iceberg.FloeFiles.committed(d, sequence)));
+    List<DataFile> data = new ArrayList<>();
+    for (FileScanTask t : parent.tasks()) {
+      if (!goneData.contains(t.file().location())) {
+        data.add(t.file());
+      }
+    }
+    addedData.forEach(f -> data.add(org.apache.iceberg.FloeFiles.committed(f, sequence)));
+    Planned planned = tasks(table, data, deletes);
+    assert describe(planned.tasks()).equals(describe(planFiles(table, snapshot).tasks()))
+        : "the plan of snapshot " + snapshot.snapshotId() + " derived from its commit differs from its manifests";
+    remember(new Key(uuid, snapshot.snapshotId()), planned);
+  }
+
+  /** What a plan says, for comparing two: each data file with its sequence number and the deletes that apply. */
+  private static Map<String, String> describe(List<FileScanTask> tasks) {
+    Map<String, String> out = new java.util.TreeMap<>();
+    for (FileScanTask t : tasks) {
+      List<String> deletes = new ArrayList<>();
+      for (DeleteFile d : t.deletes()) {
+        deletes.add(identity(d) + "#" + d.dataSequenceNumber());
+      }
+      java.util.Collections.sort(deletes);
+      out.put(t.file().location(), t.file().dataSequenceNumber() + " " + t.file().recordCount() + " " + deletes);
+    }
+    return out;
+  }
+
+  /** A delete file's identity: its location and, for deletion vectors, which share Puffin files, its offset. */
+  private static String identity(DeleteFile f) {
+    return f.location() + "@" + f.contentOffset();
+  }
+
+  /** Scan tasks for the live data files of a snapshot, each with the live delete files that apply to it. */
+  private static Planned tasks(Table table, List<DataFile> data, List<DeleteFile> deletes) {
+    Map<Integer, PartitionSpec> specs = table.specs();
+    FloeDeleteIndex index = FloeDeleteIndex.of(deletes, specs);
+    String schema = SchemaParser.toJson(table.schema());
+    Map<Integer, String> specJson = new HashMap<>();
+    ResidualEvaluator residual = ResidualEvaluator.unpartitioned(Expressions.alwaysTrue());
+    List<FileScanTask> tasks = new ArrayList<>(data.size());
+    for (DataFile file : data) {
+      String spec = specJson.computeIfAbsent(file.specId(), id -> PartitionSpecParser.toJson(specs.get(id)));
+      tasks.add(new BaseFileScanTask(file, index.forDataFile(file), schema, spec, residual));
+    }
+    return new Planned(List.copyOf(tasks), List.copyOf(deletes));
   }
 
   /**
@@ -121,7 +208,7 @@ public final class ScanPlanner {
    * hundred costs one manifest read. Which delete files apply to which data file is decided by
    * Iceberg's own index.
    */
-  private List<FileScanTask> planFiles(Table table, Snapshot snapshot) {
+  private Planned planFiles(Table table, Snapshot snapshot) {
     try {
       Map<Integer, PartitionSpec> specs = table.specs();
       List<DeleteFile> deletes = new ArrayList<>();
@@ -130,19 +217,13 @@ public final class ScanPlanner {
           deletes.add((DeleteFile) f);
         }
       }
-      FloeDeleteIndex index = FloeDeleteIndex.of(deletes, specs);
-      String schema = SchemaParser.toJson(table.schema());
-      Map<Integer, String> specJson = new HashMap<>();
-      ResidualEvaluator residual = ResidualEvaluator.unpartitioned(Expressions.alwaysTrue());
-      List<FileScanTask> tasks = new ArrayList<>();
+      List<DataFile> data = new ArrayList<>();
       for (ManifestFile m : snapshot.dataManifests(table.io())) {
         for (ContentFile<?> f : manifestFiles(table, m, specs)) {
-          DataFile file = (DataFile) f;
-          String spec = specJson.computeIfAbsent(file.specId(), id -> PartitionSpecParser.toJson(specs.get(id)));
-          tasks.add(new BaseFileScanTask(file, index.forDataFile(file), schema, spec, residual));
+          data.add((DataFile) f);
         }
       }
-      return List.copyOf(tasks);
+      return tasks(table, data, deletes);
     } catch (NotFoundException | UncheckedIOException e) {
       throw new FloeException(SqlState.IO_ERROR, "cannot plan a scan of table " + table.name()
           + ": a metadata file is missing or unreadable: " + e.getMessage(), e);

@@ -4,6 +4,7 @@ import dev.floe.FloeException;
 import dev.floe.SqlState;
 import dev.floe.catalog.Durable;
 import dev.floe.catalog.LocalFileIO;
+import dev.floe.read.DeletionVectors;
 import dev.floe.read.ScanFiles;
 import dev.floe.read.ScanPlan;
 import dev.floe.read.ScanSql;
@@ -34,7 +35,6 @@ import org.apache.iceberg.MetadataColumns;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.data.BaseDeleteLoader;
 import org.apache.iceberg.deletes.BaseDVFileWriter;
 import org.apache.iceberg.deletes.PositionDeleteIndex;
 import org.apache.iceberg.io.DeleteWriteResult;
@@ -148,7 +148,7 @@ public final class DeltaWriter {
             }
           } else if (formatVersion >= 3) {
             partial.forEach(t -> referenced.add(t.file().location()));
-            DeleteWriteResult dvs = deletionVectors(duck, table, deleted, partial);
+            DeleteWriteResult dvs = deletionVectors(duck, table, files.vectors(), deleted, partial);
             addedDeletes.addAll(dvs.deleteFiles());
             removedDeletes.addAll(dvs.rewrittenDeleteFiles());
           } else {
@@ -357,15 +357,14 @@ public final class DeltaWriter {
    * Format-3 deletion vectors: the positions of each touched file, merged with its existing vector,
    * written by Iceberg's Puffin writer.
    */
-  private static DeleteWriteResult deletionVectors(Connection duck, Table table, String deleted,
-      List<FileScanTask> tasks) {
+  private static DeleteWriteResult deletionVectors(Connection duck, Table table, DeletionVectors loaded,
+      String deleted, List<FileScanTask> tasks) {
     Map<String, FileScanTask> byLocation = new HashMap<>();
     for (FileScanTask t : tasks) {
       byLocation.put(t.file().location(), t);
     }
     OutputFileFactory files = OutputFileFactory.builderFor(table, 1, System.nanoTime())
         .format(FileFormat.PUFFIN).operationId(UUID.randomUUID().toString()).build();
-    BaseDeleteLoader loader = new BaseDeleteLoader(table.io()::newInputFile);
     BaseDVFileWriter writer = new BaseDVFileWriter(files, location -> {
       FileScanTask t = byLocation.get(location);
       List<DeleteFile> previous = new ArrayList<>();
@@ -374,7 +373,7 @@ public final class DeltaWriter {
           previous.add(d);
         }
       }
-      return previous.isEmpty() ? null : loader.loadPositionDeletes(previous, location);
+      return previous.isEmpty() ? null : loaded.load(previous, table.io(), location);
     });
     // One pass over the deleted rows, naming each file by its index into the task list, so that no
     // string is made per row.

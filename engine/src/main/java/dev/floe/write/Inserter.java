@@ -71,6 +71,10 @@ public final class Inserter {
    * @param scratch a directory on the same file system as the table, for files in flight
    */
   public static Written write(Connection duck, Table table, Schema schema, String rowsSql, Path scratch) {
+    Path direct = directory(table);
+    if (direct != null) {
+      return writeInPlace(duck, table, schema, rowsSql, direct);
+    }
     Path staging = scratch.resolve("insert-" + UUID.randomUUID());
     String tempRows = null;
     String tempParts = null;
@@ -140,6 +144,93 @@ public final class Inserter {
       dropQuietly(duck, tempRows);
       dropQuietly(duck, tempParts);
       Scratch.deleteTree(staging);
+    }
+  }
+
+  /**
+   * The directory where every new data file of an unpartitioned table goes under Iceberg's default
+   * layout, so DuckDB can write them in place; null when files need placing one by one (partitioned
+   * tables, whose partition directories DuckDB cannot name, and the object-store layout).
+   */
+  private static Path directory(Table table) {
+    if (!table.spec().isUnpartitioned() || !table.spec().fields().isEmpty() || PropertyUtil.propertyAsBoolean(
+        table.properties(), TableProperties.OBJECT_STORE_ENABLED, TableProperties.OBJECT_STORE_ENABLED_DEFAULT)) {
+      return null;
+    }
+    String probe = table.locationProvider().newDataLocation("probe.parquet");
+    if (!probe.endsWith("/probe.parquet")) {
+      return null;
+    }
+    try {
+      return LocalFileIO.toPath(probe).getParent();
+    } catch (IllegalArgumentException e) {
+      return null; // not a local path
+    }
+  }
+
+  /**
+   * Writes an unpartitioned table's new files straight into its data directory, named
+   * {@code <statement id>-<uuid>.parquet}: nothing to move afterwards, and DuckDB names the files it
+   * wrote. If the write fails, DuckDB deletes what it wrote; whatever else carries the statement's id
+   * (files Floe had not yet described) is deleted too.
+   */
+  private static Written writeInPlace(Connection duck, Table table, Schema schema, String rowsSql, Path dir) {
+    String statement = UUID.randomUUID().toString();
+    List<Path> written = new ArrayList<>();
+    try (Statement st = duck.createStatement()) {
+      if (!Files.isDirectory(dir)) {
+        Files.createDirectories(dir);
+      }
+      long rows;
+      try (ResultSet rs = st.executeQuery("COPY (SELECT * FROM (" + rowsSql + ") AS r" + orderBy(table.sortOrder(),
+          schema) + ") TO " + Lexer.quoteString(dir.toString()) + " (" + copyOptions(table, schema)
+          + ", FILENAME_PATTERN " + Lexer.quoteString(statement + "-{uuid}") + ", APPEND true, RETURN_FILES true)")) {
+        rs.next();
+        rows = rs.getLong(1);
+        java.sql.Array files = rs.getArray(2);
+        for (Object f : files == null ? new Object[0] : (Object[]) files.getArray()) {
+          written.add(Path.of(f.toString()));
+        }
+      }
+      MetricsConfig metricsConfig = MetricsConfig.forTable(table);
+      List<DataFile> files = new ArrayList<>();
+      for (Path file : written) {
+        Durable.later(file);
+        InputFile in = table.io().newInputFile(file.toString());
+        Metrics metrics = FileFooters.metrics(in, metricsConfig);
+        if (metrics.recordCount() == 0) {
+          Files.delete(file);
+          continue;
+        }
+        files.add(DataFiles.builder(table.spec())
+            .withPath(file.toString())
+            .withFormat(FileFormat.PARQUET)
+            .withFileSizeInBytes(in.getLength())
+            .withMetrics(metrics)
+            .withSortOrder(table.sortOrder())
+            .build());
+      }
+      return new Written(files, rows);
+    } catch (SQLException e) {
+      deleteStatementFiles(dir, statement);
+      throw new WriteFailure(e);
+    } catch (IOException e) {
+      deleteStatementFiles(dir, statement);
+      throw new FloeException(SqlState.IO_ERROR, "cannot write data files: " + e.getMessage(), e);
+    } catch (RuntimeException e) {
+      deleteStatementFiles(dir, statement);
+      throw e;
+    }
+  }
+
+  /** Deletes what a failed in-place write left: the files whose names start with its statement id. */
+  private static void deleteStatementFiles(Path dir, String statement) {
+    try (var files = Files.newDirectoryStream(dir, statement + "-*")) {
+      for (Path f : files) {
+        Files.deleteIfExists(f);
+      }
+    } catch (IOException ignored) {
+      // unreferenced files are harmless, and swept by orphan cleanup
     }
   }
 

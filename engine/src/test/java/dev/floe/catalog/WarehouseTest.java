@@ -61,6 +61,31 @@ class WarehouseTest {
   }
 
   @Test
+  void aWriteThatFailsHalfwayLeavesNoDataFileBehind() throws Exception {
+    try (Database db = Floe.open(dir)) {
+      // Files roll over every MiB, so DuckDB has written several before the bad row at the end stops it.
+      db.sql("CREATE TABLE t (a int NOT NULL, b varchar) WITH ('write.target-file-size-bytes' = '1048576')").close();
+      db.sql("INSERT INTO t VALUES (1, 'kept')").close();
+      Path data = Path.of(db.table("t").location()).resolve("data");
+      List<Path> before;
+      try (var files = Files.list(data)) {
+        before = files.sorted().toList();
+      }
+      assertThatThrownBy(() -> db.sql("INSERT INTO t SELECT CASE WHEN i = 1999999 THEN NULL ELSE i END,"
+          + " md5(i::varchar) FROM range(2000000) r(i)").close())
+          .isInstanceOfSatisfying(FloeException.class, e -> assertThat(e.sqlState()).isEqualTo("23502"));
+      try (var files = Files.list(data)) {
+        assertThat(files.sorted().toList()).isEqualTo(before);
+      }
+      try (Result r = db.sql("SELECT count(*), min(b) FROM t")) {
+        var row = r.toList().get(0);
+        assertThat(row.getLong(0)).isEqualTo(1);
+        assertThat(row.getString(1)).isEqualTo("kept");
+      }
+    }
+  }
+
+  @Test
   void aDroppedTablesDirectoryIsNeverReused() {
     try (Database db = Floe.open(dir)) {
       db.sql("CREATE TABLE t (a int)").close();
