@@ -181,6 +181,14 @@ final class Predicates {
       }
       kind = "STRING";
       text = node.path("child").path("literal").path("text").asText();
+    } else if (cls.equals("CAST") && node.path("child").path("class").asText().equals("CONSTANT")
+        && node.path("child").path("literal").path("kind").asText().equals("INTEGER")
+        && INTEGER_TYPES.contains(node.path("type_expr").path("type_name").asText().toLowerCase(Locale.ROOT))
+        && isIntegral(type)) {
+      // CAST(42 AS BIGINT), as Floe writes typed key values: the same integer (DuckDB rejects one
+      // that does not fit the target type).
+      kind = "INTEGER";
+      text = node.path("child").path("literal").path("text").asText();
     } else {
       return null;
     }
@@ -245,6 +253,9 @@ final class Predicates {
       return null;
     }
   }
+
+  private static final java.util.Set<String> INTEGER_TYPES = java.util.Set.of("tinyint", "smallint", "integer",
+      "int", "bigint", "int1", "int2", "int4", "int8", "hugeint");
 
   private static boolean castMatches(String target, Type type) {
     return switch (type.typeId()) {
