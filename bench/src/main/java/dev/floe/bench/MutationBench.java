@@ -505,11 +505,7 @@ public final class MutationBench {
     Path warehouse = dir.resolve("floe");
     try (Database db = Floe.open(warehouse)) {
       System.err.println("latency: generating Floe tables of " + n + " rows ...");
-      createAndFill(db, "u2", 2, n, null);
-      createAndFill(db, "u3", 3, n, null);
-      createAndFill(db, "ins", 2, n, null);
-      exec(db, "CREATE TABLE ins_pk (" + FLOE_COLUMNS.replace("id bigint NOT NULL", "id bigint PRIMARY KEY") + ")");
-      update(db, "INSERT INTO ins_pk " + rows(0, n));
+      latencyTables(db, "", n);
       Engine e = floe(db);
       jitWarmUp(db, e, o.jitWarmup());
       results.add(new Latency("UPDATE one row by id", "Floe, merge-on-read v2",
@@ -592,6 +588,19 @@ public final class MutationBench {
     String sql(int iteration);
   }
 
+  /**
+   * The latency tables, each of {@code n} rows: {@code u2}, {@code u3} (format 2 and 3, for the UPDATE),
+   * {@code ins} and {@code ins_pk} (with a PRIMARY KEY), for the INSERTs; their names start with prefix.
+   */
+  static void latencyTables(Database db, String prefix, long n) {
+    createAndFill(db, prefix + "u2", 2, n, null);
+    createAndFill(db, prefix + "u3", 3, n, null);
+    createAndFill(db, prefix + "ins", 2, n, null);
+    exec(db, "CREATE TABLE " + prefix + "ins_pk (" + FLOE_COLUMNS.replace("id bigint NOT NULL", "id bigint PRIMARY KEY")
+        + ")");
+    update(db, "INSERT INTO " + prefix + "ins_pk " + rows(0, n));
+  }
+
   /** Runs {@code n} statements of each timed kind on scratch tables of 100,000 rows, then drops them. */
   static void jitWarmUp(Database db, Engine e, int n) throws Exception {
     if (n <= 0) {
@@ -599,17 +608,13 @@ public final class MutationBench {
     }
     long rows = 100_000;
     System.err.println("latency: warming the JIT with " + n + " statements of each kind ...");
-    createAndFill(db, "jit_u2", 2, rows, null);
-    createAndFill(db, "jit_u3", 3, rows, null);
-    createAndFill(db, "jit_ins", 2, rows, null);
-    exec(db, "CREATE TABLE jit_pk (" + FLOE_COLUMNS.replace("id bigint NOT NULL", "id bigint PRIMARY KEY") + ")");
-    update(db, "INSERT INTO jit_pk " + rows(0, rows));
+    latencyTables(db, "jit_", rows);
     String update = "UPDATE %s SET v = v + 1 WHERE id = %d";
     timeEach(e, 0, n, i -> String.format(Locale.ROOT, update, "jit_u2", key(i + 7, rows)), 1);
     timeEach(e, 0, n, i -> String.format(Locale.ROOT, update, "jit_u3", key(i + 7, rows)), 1);
     timeEach(e, 0, n, i -> "INSERT INTO jit_ins VALUES " + valuesRow(rows + i), 1);
-    timeEach(e, 0, n, i -> "INSERT INTO jit_pk VALUES " + valuesRow(rows + i), 1);
-    for (String t : List.of("jit_u2", "jit_u3", "jit_ins", "jit_pk")) {
+    timeEach(e, 0, n, i -> "INSERT INTO jit_ins_pk VALUES " + valuesRow(rows + i), 1);
+    for (String t : List.of("jit_u2", "jit_u3", "jit_ins", "jit_ins_pk")) {
       exec(db, "DROP TABLE " + t);
     }
   }
