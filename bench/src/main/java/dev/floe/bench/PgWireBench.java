@@ -47,6 +47,7 @@ public final class PgWireBench {
   public static void main(String[] args) throws Exception {
     long rows = 10_000_000L;
     int lookups = 2000;
+    int warmups = 200;
     int seconds = 10;
     int clients = 4;
     Path data = Path.of("bench/data");
@@ -55,6 +56,7 @@ public final class PgWireBench {
       switch (args[i]) {
         case "--rows" -> rows = Long.parseLong(args[++i].replace("_", ""));
         case "--lookups" -> lookups = Integer.parseInt(args[++i]);
+        case "--warmups" -> warmups = Integer.parseInt(args[++i]);
         case "--seconds" -> seconds = Integer.parseInt(args[++i]);
         case "--clients" -> clients = Integer.parseInt(args[++i]);
         case "--data" -> data = Path.of(args[++i]);
@@ -77,8 +79,8 @@ public final class PgWireBench {
       String floeUrl = "jdbc:postgresql://127.0.0.1:" + floe.port() + "/floe";
       String pgUrl = "jdbc:postgresql://127.0.0.1:" + pg.port + "/postgres";
 
-      double[] floeLookups = lookups(floeUrl, lookups, rows);
-      double[] pgLookups = lookups(pgUrl, lookups, rows);
+      double[] floeLookups = lookups(floeUrl, lookups, warmups, rows);
+      double[] pgLookups = lookups(pgUrl, lookups, warmups, rows);
       table.add(row("point lookup p50 (pgjdbc prepared, `" + LOOKUP + "`)", pct(floeLookups, 50), pct(pgLookups, 50),
           "ms"));
       table.add(row("point lookup p99", pct(floeLookups, 99), pct(pgLookups, 99), "ms"));
@@ -103,7 +105,7 @@ public final class PgWireBench {
     } finally {
       pg.stop();
     }
-    write(out, rows, lookups, table, args);
+    write(out, rows, lookups, warmups, table, args);
   }
 
   private static String[] row(String what, double floe, double pg, String unit) {
@@ -121,12 +123,12 @@ public final class PgWireBench {
     return DriverManager.getConnection(url, p);
   }
 
-  /** Point lookups of random ids (the same sequence for both servers), after 200 warm-ups. */
-  private static double[] lookups(String url, int n, long rows) throws SQLException {
+  /** Point lookups of random ids (the same sequence for both servers), after {@code warmups} others. */
+  private static double[] lookups(String url, int n, int warmups, long rows) throws SQLException {
     try (Connection c = connect(url); PreparedStatement ps = c.prepareStatement(LOOKUP)) {
       Random r = new Random(42);
       double[] ms = new double[n];
-      for (int i = -200; i < n; i++) {
+      for (int i = -warmups; i < n; i++) {
         ps.setLong(1, Math.floorMod(r.nextLong(), rows));
         long t0 = System.nanoTime();
         try (ResultSet rs = ps.executeQuery()) {
@@ -242,7 +244,8 @@ public final class PgWireBench {
     return s[s.length / 2];
   }
 
-  private static void write(Path out, long rows, int lookups, List<String[]> table, String[] args) throws IOException {
+  private static void write(Path out, long rows, int lookups, int warmups, List<String[]> table, String[] args)
+      throws IOException {
     StringBuilder md = new StringBuilder();
     md.append("## PostgreSQL protocol: Floe server vs PostgreSQL 15 — ").append(LocalDate.now()).append("\n\n");
     md.append("- Command: `bench/run pgwire").append(args.length > 0 ? " " + String.join(" ", args) : "").append("`\n");
@@ -251,8 +254,8 @@ public final class PgWireBench {
     md.append(String.format(Locale.ROOT, "- Data: QueryBench's `events`, %,d rows, the same rows in both; Floe: "
         + "the Iceberg table sorted by `id` (no index; files and row groups pruned by `id`), PostgreSQL: a heap "
         + "table with a primary key on `id`, vacuumed and analyzed. Both servers on loopback, reached through the "
-        + "same clients (pgjdbc %s, pgbench); %,d point lookups after 200 warm-ups, the same ids for both.%n%n",
-        rows, org.postgresql.Driver.getVersion(), lookups));
+        + "same clients (pgjdbc %s, pgbench); %,d point lookups after %,d warm-ups, the same ids for both.%n%n",
+        rows, org.postgresql.Driver.getVersion(), lookups, warmups));
     md.append("| measure | Floe | PostgreSQL | Floe/PostgreSQL |\n|---|---:|---:|---:|\n");
     for (String[] r : table) {
       md.append("| ").append(String.join(" | ", r)).append(" |\n");
