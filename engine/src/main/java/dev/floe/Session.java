@@ -55,9 +55,19 @@ public final class Session implements AutoCloseable {
     context.setVariable("floe_database", name);
   }
 
-  /** The number {@code pg_backend_pid()} reports (the protocol's process id for cancel requests). */
+  /**
+   * The number {@code pg_backend_pid()} reports (the protocol's process id for cancel requests). Sessions
+   * given the same pid serve one client connection: they share {@code currval} and {@code lastval}, which
+   * the connection forgets with {@link #discardSequences()} when it ends.
+   */
   public void setBackendPid(int pid) {
     context.setVariable("floe_backend_pid", Integer.toString(pid));
+    context.setSequenceScope(-1 - Integer.toUnsignedLong(pid));
+  }
+
+  /** Forgets what {@code currval} and {@code lastval} would return (DISCARD SEQUENCES, DISCARD ALL). */
+  public void discardSequences() {
+    context.discardSequences();
   }
 
   /**

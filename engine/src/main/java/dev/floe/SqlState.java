@@ -49,6 +49,7 @@ public final class SqlState {
   public static final String UNDEFINED_COLUMN = "42703";
   public static final String GROUPING_ERROR = "42803";
   public static final String DATATYPE_MISMATCH = "42804";
+  public static final String GENERATED_ALWAYS = "428C9";
   public static final String WRONG_OBJECT_TYPE = "42809";
   public static final String UNDEFINED_FUNCTION = "42883";
   public static final String UNDEFINED_TABLE = "42P01";

@@ -290,6 +290,24 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
     }
   }
 
+  /** Makes {@code next} the value a sequence hands out next (setval); durable when it returns. */
+  public void restartSequence(String sequence, long next) {
+    checkWritable();
+    synchronized (this) {
+      try (PreparedStatement ps = conn.prepareStatement(
+          "UPDATE floe_sequences SET next_value = ? WHERE catalog_name = ? AND sequence_name = ?")) {
+        ps.setLong(1, next);
+        ps.setString(2, name);
+        ps.setString(3, sequence);
+        if (ps.executeUpdate() == 0) {
+          throw new CatalogException("Sequence does not exist: " + sequence, null);
+        }
+      } catch (SQLException e) {
+        throw new CatalogException("Cannot set sequence " + sequence + ": " + e.getMessage(), e);
+      }
+    }
+  }
+
   /** Every sequence of this catalog ({@code schema.name}). */
   public List<String> sequenceNames() {
     List<String> names = new ArrayList<>();

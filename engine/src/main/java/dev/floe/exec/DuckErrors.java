@@ -87,10 +87,13 @@ final class DuckErrors {
     return mapped;
   }
 
+  private static final Pattern JAVA_TRACE = Pattern.compile("\\R\\s*at [\\w.$<>/]+\\(.*", Pattern.DOTALL);
+
   private static FloeException classify(String type, String subtype, String message, int position, SQLException e) {
     Matcher floe = FLOE_ERROR.matcher(message);
     if (floe.find()) {
-      String text = floe.group(2);
+      // An error a Floe function threw in Java arrives with the Java stack trace appended.
+      String text = JAVA_TRACE.matcher(floe.group(2)).replaceFirst("");
       int mark = text.indexOf(DETAIL_MARK);
       return mark < 0 ? new FloeException(floe.group(1), text.strip(), null, null, 0, e)
           : new FloeException(floe.group(1), text.substring(0, mark).strip(), text.substring(mark + 1).strip(), null,

@@ -124,7 +124,18 @@ final class Inserts {
 
     Map<String, String> provided = new HashMap<>();
     for (int k = 0; k < targets.size(); k++) {
-      provided.put(targets.get(k).name(), "q." + Lexer.quoteIdentifier("s" + k));
+      Column target = targets.get(k);
+      String identity = table.properties().get(Ddl.IDENTITY_PROPERTY + target.fieldId());
+      if (identity != null && s.overriding().equals(Optional.of("user"))) {
+        continue; // OVERRIDING USER VALUE: the given values are ignored, the sequence supplies them
+      }
+      if ("always".equals(identity) && s.overriding().isEmpty()
+          && !ValuesLiterals.onlyDefaults(s.source().get().text(), k)) {
+        throw new FloeException(SqlState.GENERATED_ALWAYS, "cannot insert a non-DEFAULT value into column \""
+            + target.name() + "\"", "Column \"" + target.name() + "\" is an identity column defined as GENERATED "
+            + "ALWAYS.", "Use OVERRIDING SYSTEM VALUE to override.", s.source().get().offset() + 1, null);
+      }
+      provided.put(target.name(), "q." + Lexer.quoteIdentifier("s" + k));
     }
     String rowsSql = rowsSql(id.name(), schema, table.properties(), columns, provided, sourceSql, targets.size());
     if (!schema.identifierFieldIds().isEmpty() || s.onConflict().isPresent() || s.returning().isPresent()) {

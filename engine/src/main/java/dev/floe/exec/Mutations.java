@@ -229,6 +229,12 @@ final class Mutations {
       if (set.put(col.name(), assign) != null) {
         throw FloeException.syntax("multiple assignments to same column \"" + col.name() + "\"", assign.position());
       }
+      if (assign.value().isPresent()
+          && "always".equals(t.live().properties().get(Ddl.IDENTITY_PROPERTY + col.fieldId()))) {
+        throw new FloeException(SqlState.GENERATED_ALWAYS, "column \"" + col.name() + "\" can only be updated to "
+            + "DEFAULT", "Column \"" + col.name() + "\" is an identity column defined as GENERATED ALWAYS.", null,
+            assign.position(), null);
+      }
     }
     return set;
   }

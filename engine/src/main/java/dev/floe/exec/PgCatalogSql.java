@@ -350,7 +350,6 @@ final class PgCatalogSql {
       "CREATE MACRO $DB.pgcat.pg_get_function_arguments(o) AS CAST(NULL AS VARCHAR)",
       "CREATE MACRO $DB.pgcat.pg_get_function_result(o) AS CAST(NULL AS VARCHAR)",
       "CREATE MACRO $DB.pgcat.pg_get_statisticsobjdef_columns(o) AS CAST(NULL AS VARCHAR)",
-      "CREATE MACRO $DB.pgcat.pg_get_serial_sequence(t, c) AS CAST(NULL AS VARCHAR)",
       "CREATE MACRO $DB.pgcat.inet_server_addr() AS CAST(NULL AS VARCHAR)",
       "CREATE MACRO $DB.pgcat.inet_server_port() AS CAST(NULL AS INTEGER)",
       "CREATE MACRO $DB.pgcat.txid_current() AS CAST(0 AS BIGINT)",
@@ -370,5 +369,10 @@ final class PgCatalogSql {
       "CREATE MACRO $DB.pgcat.floe_relname(o) AS coalesce((SELECT __c.relname FROM $DB.base.class __c "
           + "WHERE __c.oid = o LIMIT 1), CAST(o AS VARCHAR))",
       "CREATE MACRO $DB.pgcat.floe_nspname(o) AS coalesce((SELECT __n.nspname FROM "
-          + "$DB.base.namespace __n WHERE __n.oid = o LIMIT 1), CAST(o AS VARCHAR))");
+          + "$DB.base.namespace __n WHERE __n.oid = o LIMIT 1), CAST(o AS VARCHAR))",
+      // the sequence a serial or identity column's default draws from (schema-qualified), else NULL
+      "CREATE MACRO $DB.pgcat.pg_get_serial_sequence(t, c) AS (SELECT regexp_extract(__d.adbin, "
+          + "'^nextval\\(''(.+)''::regclass\\)$', 1) FROM $DB.base.attrdef __d JOIN $DB.base.attribute __a ON "
+          + "__a.attrelid = __d.adrelid AND __a.attnum = __d.adnum WHERE __d.adrelid = $DB.pgcat.floe_regclass(t) "
+          + "AND __a.attname = c AND __d.adbin LIKE 'nextval(%' LIMIT 1)");
 }

@@ -43,6 +43,10 @@ public final class SessionContext implements AutoCloseable {
   private volatile QueryResult openResult;
   private Consumer<String> notices = n -> { };
 
+  private static final java.util.concurrent.atomic.AtomicLong IDS = new java.util.concurrent.atomic.AtomicLong();
+  /** This session's number, for state kept per session outside DuckDB (currval, lastval). */
+  private final long id = IDS.incrementAndGet();
+
   SessionContext(Engine engine, Connection duck) throws SQLException {
     this.engine = engine;
     this.duck = duck;
@@ -53,6 +57,7 @@ public final class SessionContext implements AutoCloseable {
       // PostgreSQL sorts NULLs as larger than every value: last ascending, first descending.
       st.execute("SET default_null_order = 'nulls_last_on_asc_first_on_desc'");
       st.execute("SET VARIABLE floe_current_schema = " + Lexer.quoteString(currentSchema));
+      st.execute("SET VARIABLE " + Sequences.SESSION_VARIABLE + " = CAST(" + id + " AS BIGINT)");
     }
     this.serialize = duck.prepareStatement("SELECT json_serialize_sql(?::VARCHAR)");
   }
@@ -484,7 +489,7 @@ public final class SessionContext implements AutoCloseable {
   private static final java.util.Set<String> VOLATILE = java.util.Set.of("now", "current_timestamp",
       "current_date", "current_time", "localtime", "localtimestamp", "transaction_timestamp", "statement_timestamp",
       "clock_timestamp", "get_current_time", "get_current_timestamp", "today", "random", "uuid", "gen_random_uuid",
-      "uuidv4", "uuidv7", "nextval", "currval", "setseed");
+      "uuidv4", "uuidv7", "nextval", "currval", "lastval", "setval", "setseed");
 
   /**
    * Rejects an expression that is not a constant: column references, subqueries, and functions whose
@@ -633,10 +638,31 @@ public final class SessionContext implements AutoCloseable {
     }
   }
 
+  /** Whose currval and lastval this session sees: its own, or a client connection's (shared by its sessions). */
+  private long sequenceScope = id;
+
+  /**
+   * Makes this session share currval and lastval with every other session given the same (negative)
+   * scope: the engine sessions of one client connection. The connection forgets them
+   * ({@link #discardSequences}) when it ends.
+   */
+  public void setSequenceScope(long scope) {
+    sequenceScope = scope;
+    setVariable(Sequences.SESSION_VARIABLE, Long.toString(scope));
+  }
+
+  /** Forgets what this session's sequence functions remember (currval, lastval): DISCARD ALL/SEQUENCES. */
+  public void discardSequences() {
+    engine.sequences().forget(sequenceScope);
+  }
+
   @Override
   public void close() {
     if (openResult != null) {
       openResult.close();
+    }
+    if (sequenceScope == id) {
+      discardSequences();
     }
     try {
       serialize.close();

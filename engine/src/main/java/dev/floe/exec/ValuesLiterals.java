@@ -34,10 +34,40 @@ final class ValuesLiterals {
    */
   static String rewrite(String query, List<Column> targets, IntFunction<String> defaults, int offset) {
     List<Token> tokens = Lexer.tokenize(query);
-    if (tokens.isEmpty() || !tokens.get(0).isKeyword("values")) {
-      return query;
-    }
     TextEdits edits = new TextEdits();
+    boolean values = items(tokens, (column, first, last) -> {
+      if (first == last && column < targets.size()) {
+        String replacement = literal(tokens.get(first), targets.get(column), defaults.apply(column), offset);
+        if (replacement != null) {
+          edits.replace(tokens.get(first).start(), tokens.get(first).end(), replacement);
+        }
+      }
+    });
+    return !values || edits.isEmpty() ? query : edits.apply(query);
+  }
+
+  /** Whether {@code query} is a VALUES list whose every row has DEFAULT as its value {@code column}. */
+  static boolean onlyDefaults(String query, int column) {
+    List<Token> tokens = Lexer.tokenize(query);
+    boolean[] all = {true};
+    boolean values = items(tokens, (k, first, last) -> {
+      if (k == column && !(first == last && tokens.get(first).isKeyword("default"))) {
+        all[0] = false;
+      }
+    });
+    return values && all[0];
+  }
+
+  /** One value of a VALUES row: its column and its first and last token (inclusive). */
+  private interface Item {
+    void accept(int column, int first, int last);
+  }
+
+  /** Visits each value of each row of a VALUES list; false if the query is not one. */
+  private static boolean items(List<Token> tokens, Item visitor) {
+    if (tokens.isEmpty() || !tokens.get(0).isKeyword("values")) {
+      return false;
+    }
     int depth = 0;
     int column = 0;
     int itemStart = -1;
@@ -52,11 +82,8 @@ final class ValuesLiterals {
         continue;
       }
       if (depth == 1 && (t.isOp(",") || t.isOp(")"))) {
-        if (i - itemStart == 1 && column < targets.size()) {
-          String replacement = literal(tokens.get(itemStart), targets.get(column), defaults.apply(column), offset);
-          if (replacement != null) {
-            edits.replace(tokens.get(itemStart).start(), tokens.get(itemStart).end(), replacement);
-          }
+        if (i > itemStart) {
+          visitor.accept(column, itemStart, i - 1);
         }
         column++;
         itemStart = i + 1;
@@ -68,7 +95,7 @@ final class ValuesLiterals {
         break; // ORDER BY, LIMIT, ...: the rows are over
       }
     }
-    return edits.isEmpty() ? query : edits.apply(query);
+    return true;
   }
 
   private static String literal(Token item, Column target, String defaultSql, int offset) {

@@ -110,13 +110,15 @@ public final class Ast {
   public record RenameTable(QualifiedName to) implements AlterAction {}
 
   /**
-   * INSERT INTO table [AS alias] [(columns)] source | DEFAULT VALUES [ON CONFLICT ...] [RETURNING ...].
+   * INSERT INTO table [AS alias] [(columns)] [OVERRIDING {SYSTEM | USER} VALUE] source | DEFAULT VALUES
+   * [ON CONFLICT ...] [RETURNING ...].
    *
    * @param columns the target columns as written, empty for "all columns in order"
+   * @param overriding "system" or "user" when OVERRIDING is given
    * @param source the rows to insert; empty for DEFAULT VALUES
    */
-  public record Insert(QualifiedName table, Optional<String> alias, List<String> columns, Optional<Query> source,
-      Optional<OnConflict> onConflict, Optional<Fragment> returning) implements Statement {}
+  public record Insert(QualifiedName table, Optional<String> alias, List<String> columns, Optional<String> overriding,
+      Optional<Query> source, Optional<OnConflict> onConflict, Optional<Fragment> returning) implements Statement {}
 
   /**
    * {@code ON CONFLICT [(columns)] DO NOTHING | DO UPDATE SET ... [WHERE ...]}.

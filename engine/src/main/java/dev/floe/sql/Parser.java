@@ -184,8 +184,9 @@ public final class Parser {
           throw unexpected(t);
         }
         Query source = insert.source().get();
-        return new Insert(insert.table(), insert.alias(), insert.columns(), Optional.of(new Query(ctes + source.text(), 0)),
-            insert.onConflict().map(c -> shifted(c, t.start())), insert.returning().map(r -> shifted(r, t.start())));
+        return new Insert(insert.table(), insert.alias(), insert.columns(), insert.overriding(),
+            Optional.of(new Query(ctes + source.text(), 0)), insert.onConflict().map(c -> shifted(c, t.start())),
+            insert.returning().map(r -> shifted(r, t.start())));
       } else if (depth == 0 && (t.isKeyword("update") || t.isKeyword("delete") || t.isKeyword("merge"))) {
         // WITH ctes UPDATE/DELETE/MERGE ...: the CTEs are visible to the statement's FROM, USING and
         // source, as in PostgreSQL.
@@ -801,9 +802,15 @@ public final class Parser {
       } while (acceptOp(","));
       expectOp(")");
     }
-    if (peek().isKeyword("overriding")) {
-      throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "OVERRIDING is not supported", null, null,
-          peek().position(), null);
+    Optional<String> overriding = Optional.empty();
+    if (acceptKeyword("overriding")) {
+      if (acceptKeyword("system")) {
+        overriding = Optional.of("system");
+      } else {
+        expectKeyword("user");
+        overriding = Optional.of("user");
+      }
+      expectKeyword("value");
     }
     Optional<Query> source = Optional.empty();
     if (acceptKeyword("default")) {
@@ -837,7 +844,7 @@ public final class Parser {
     }
     Optional<Fragment> returning = returning();
     expectEnd();
-    return new Insert(table, alias, columns, source, onConflict, returning);
+    return new Insert(table, alias, columns, overriding, source, onConflict, returning);
   }
 
   private OnConflict onConflict() {

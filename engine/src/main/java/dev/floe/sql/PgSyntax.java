@@ -27,7 +27,8 @@ final class PgSyntax {
   /** PostgreSQL functions DuckDB has under another name. */
   private static final java.util.Map<String, String> RENAMED = java.util.Map.of("json_build_object", "json_object",
       "jsonb_build_object", "json_object", "json_build_array", "json_array", "jsonb_build_array", "json_array",
-      "json_agg", "json_group_array", "jsonb_agg", "json_group_array", "nextval", "floe_nextval");
+      "json_agg", "json_group_array", "jsonb_agg", "json_group_array", "nextval", "floe_nextval", "currval",
+      "floe_currval", "lastval", "floe_lastval", "setval", "floe_setval");
   private static final Set<String> INTEGER_TYPES = Set.of("oid", "cardinal_number", "regtypearray");
   /**
    * Keywords before a name that is not a function call: a table ({@code INSERT INTO version (...)}) or

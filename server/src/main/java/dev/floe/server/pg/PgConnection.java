@@ -1393,6 +1393,11 @@ final class PgConnection implements Runnable {
         applySearchPath();
         statements.clear();
         closeAllPortals();
+        session.discardSequences();
+        return Reply.command(c.tag());
+      }
+      case DISCARD_SEQUENCES -> {
+        session.discardSequences();
         return Reply.command(c.tag());
       }
       case DECLARE -> {
@@ -1728,6 +1733,7 @@ final class PgConnection implements Runnable {
       // closing anyway
     }
     if (session != null) {
+      session.discardSequences(); // the connection's, shared by its sessions
       session.close();
     }
     closeSocket();

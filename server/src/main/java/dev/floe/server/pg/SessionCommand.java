@@ -22,7 +22,7 @@ record SessionCommand(Kind kind, String name, String value, String isolation, Bo
   }
 
   enum Kind { SET, SHOW, RESET, BEGIN, START, COMMIT, ROLLBACK, SAVEPOINT, RELEASE, ROLLBACK_TO, DISCARD_ALL,
-    DEALLOCATE, SET_TRANSACTION, DECLARE, FETCH, MOVE, CLOSE, SET_CONFIG }
+    DISCARD_SEQUENCES, DEALLOCATE, SET_TRANSACTION, DECLARE, FETCH, MOVE, CLOSE, SET_CONFIG }
 
   /** For FETCH/MOVE: how many rows ({@link Long#MAX_VALUE} for ALL); for DECLARE: 1 if WITH HOLD. */
   long count() {
@@ -42,6 +42,7 @@ record SessionCommand(Kind kind, String name, String value, String isolation, Bo
       case SAVEPOINT -> "SAVEPOINT";
       case RELEASE -> "RELEASE";
       case DISCARD_ALL -> "DISCARD ALL";
+      case DISCARD_SEQUENCES -> "DISCARD SEQUENCES";
       case DEALLOCATE -> name == null ? "DEALLOCATE ALL" : "DEALLOCATE";
       case DECLARE -> "DECLARE CURSOR";
       case FETCH -> "FETCH";
@@ -106,7 +107,8 @@ record SessionCommand(Kind kind, String name, String value, String isolation, Bo
         c.keyword("savepoint");
         yield new SessionCommand(Kind.RELEASE, c.identifier(), null);
       }
-      case "discard" -> c.keyword("all") ? new SessionCommand(Kind.DISCARD_ALL, null, null) : null;
+      case "discard" -> c.keyword("all") ? new SessionCommand(Kind.DISCARD_ALL, null, null)
+          : c.keyword("sequences") ? new SessionCommand(Kind.DISCARD_SEQUENCES, null, null) : null;
       case "declare" -> declare(c, sql);
       case "fetch", "move" -> fetch(first.equals("fetch") ? Kind.FETCH : Kind.MOVE, c);
       case "close" -> new SessionCommand(Kind.CLOSE, c.keyword("all") ? null : c.identifier(), null);

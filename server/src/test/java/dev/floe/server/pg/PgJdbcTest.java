@@ -533,6 +533,36 @@ class PgJdbcTest {
     }
   }
 
+  /** currval and lastval belong to a connection (including its cursors), as in PostgreSQL. */
+  @Test
+  void currvalAndLastvalArePerConnection() throws Exception {
+    try (Connection a = floe.connect(); Connection b = floe.connect(); Statement sa = a.createStatement();
+        Statement sb = b.createStatement()) {
+      sa.execute("CREATE SEQUENCE per_connection");
+      assertThatThrownBy(() -> one(sa, "SELECT lastval()"))
+          .isInstanceOfSatisfying(SQLException.class, e -> assertThat(e.getSQLState()).isEqualTo("55000"));
+      assertThat(one(sa, "SELECT nextval('per_connection')")).isEqualTo("1");
+      assertThat(one(sb, "SELECT nextval('per_connection')")).isEqualTo("2");
+      assertThat(one(sa, "SELECT currval('per_connection')")).isEqualTo("1");
+      assertThat(one(sb, "SELECT lastval()")).isEqualTo("2");
+      // A cursor runs in a session of its own, which shares the connection's values.
+      a.setAutoCommit(false);
+      sa.execute("DECLARE c CURSOR FOR SELECT currval('per_connection')");
+      assertThat(one(sa, "FETCH c")).isEqualTo("1");
+      sa.execute("CLOSE c");
+      a.setAutoCommit(true);
+      sa.execute("DISCARD SEQUENCES");
+      assertThatThrownBy(() -> one(sa, "SELECT currval('per_connection')"))
+          .isInstanceOfSatisfying(SQLException.class, e -> {
+            assertThat(e.getSQLState()).isEqualTo("55000");
+            assertThat(e.getMessage()).contains("currval of sequence \"per_connection\" is not yet defined in this "
+                + "session").doesNotContain("\tat ");
+          });
+      assertThat(one(sb, "SELECT currval('per_connection')")).isEqualTo("2");
+      sb.execute("DROP SEQUENCE per_connection");
+    }
+  }
+
   private static String one(Statement st, String sql) throws SQLException {
     try (ResultSet rs = st.executeQuery(sql)) {
       assertThat(rs.next()).as(sql).isTrue();
