@@ -158,28 +158,8 @@ final class Sequences {
 
   /** Registers the sequence functions and their macros in the DuckDB instance of {@code conn}. */
   void register(Connection conn) throws SQLException {
-    function(conn, "floe_seq_next", DuckDBColumnType.BIGINT, (in, out) -> {
-      DuckDBReadableVector name = in.vector(0);
-      DuckDBReadableVector session = in.vector(1);
-      for (long r = 0; r < in.rowCount(); r++) {
-        if (name.isNull(r)) {
-          out.setNull(r);
-        } else {
-          out.setLong(r, next(name.getString(r), session(session, r)));
-        }
-      }
-    }, DuckDBColumnType.VARCHAR, DuckDBColumnType.BIGINT);
-    function(conn, "floe_seq_curr", DuckDBColumnType.BIGINT, (in, out) -> {
-      DuckDBReadableVector name = in.vector(0);
-      DuckDBReadableVector session = in.vector(1);
-      for (long r = 0; r < in.rowCount(); r++) {
-        if (name.isNull(r)) {
-          out.setNull(r);
-        } else {
-          out.setLong(r, currentValue(name.getString(r), session(session, r)));
-        }
-      }
-    }, DuckDBColumnType.VARCHAR, DuckDBColumnType.BIGINT);
+    ofSequence(conn, "floe_seq_next", this::next);
+    ofSequence(conn, "floe_seq_curr", this::currentValue);
     function(conn, "floe_seq_last", DuckDBColumnType.BIGINT, (in, out) -> {
       DuckDBReadableVector session = in.vector(0);
       for (long r = 0; r < in.rowCount(); r++) {
@@ -207,6 +187,26 @@ final class Sequences {
       st.execute("CREATE MACRO floe_setval(s, v) AS floe_seq_set(s, v, true, " + session + "), "
           + "(s, v, c) AS floe_seq_set(s, v, c, " + session + ")");
     }
+  }
+
+  /** What a function of (sequence name, session) computes. */
+  private interface OfSequence {
+    long apply(String name, long session);
+  }
+
+  /** Registers {@code name(varchar sequence, bigint session) -> bigint}, NULL for a NULL sequence. */
+  private static void ofSequence(Connection conn, String name, OfSequence body) throws SQLException {
+    function(conn, name, DuckDBColumnType.BIGINT, (in, out) -> {
+      DuckDBReadableVector sequence = in.vector(0);
+      DuckDBReadableVector session = in.vector(1);
+      for (long r = 0; r < in.rowCount(); r++) {
+        if (sequence.isNull(r)) {
+          out.setNull(r);
+        } else {
+          out.setLong(r, body.apply(sequence.getString(r), session(session, r)));
+        }
+      }
+    }, DuckDBColumnType.VARCHAR, DuckDBColumnType.BIGINT);
   }
 
   /** A session id from its vector; connections that are no session (the engine's own) share 0. */
