@@ -153,6 +153,11 @@ public final class Database implements AutoCloseable {
     }
 
     @Override
+    public java.util.Optional<ColumnOrigin> origin(int column) {
+      return inner.origin(column);
+    }
+
+    @Override
     public void close() {
       inner.close();
       if (!released) {

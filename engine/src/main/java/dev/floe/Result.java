@@ -51,6 +51,14 @@ public interface Result extends AutoCloseable, Iterable<Row> {
     return rows;
   }
 
+  /**
+   * For result column {@code column} (0-based), the table column it passes through unchanged, when it is
+   * a plain reference to one; empty for computed columns and when unknown.
+   */
+  default java.util.Optional<ColumnOrigin> origin(int column) {
+    return java.util.Optional.empty();
+  }
+
   /** Releases the statement's resources; the rest of the rows are discarded. */
   @Override
   void close();

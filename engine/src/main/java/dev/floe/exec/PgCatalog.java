@@ -155,8 +155,38 @@ final class PgCatalog {
     }
   }
 
+  /** A table's pg_class oid and its columns' attribute numbers by field id, as of the last rebuild. */
+  private record TableOids(int oid, Map<Integer, Integer> attnums) {}
+
+  /** By {@code schema.table}, as of the last rebuild. */
+  private volatile Map<String, TableOids> tableOids = Map.of();
+
+  /**
+   * Where RowDescription says a result column comes from: its table's oid and its attribute number, as
+   * {@code pg_class} and {@code pg_attribute} show them. Empty if the table is not a Floe table the
+   * catalogs know (they are brought up to date once for a table they do not list yet).
+   */
+  Optional<dev.floe.ColumnOrigin> origin(dev.floe.sql.QueryBinder.Origin origin) {
+    List<String> name = origin.table();
+    if (name.size() < 2) {
+      return Optional.empty();
+    }
+    String key = name.get(name.size() - 2) + "." + name.get(name.size() - 1);
+    TableOids t = tableOids.get(key);
+    if (t == null) {
+      refresh();
+      t = tableOids.get(key);
+    }
+    if (t == null) {
+      return Optional.empty();
+    }
+    Integer attnum = t.attnums().get(origin.column().fieldId());
+    return attnum == null ? Optional.empty() : Optional.of(new dev.floe.ColumnOrigin(t.oid(), attnum));
+  }
+
   private void rebuild(List<Namespace> namespaces, Map<TableIdentifier, String> tables, List<String> sequences)
       throws SQLException {
+    Map<String, TableOids> builtOids = new HashMap<>();
     Oids oids = new Oids();
     Map<String, Integer> nsOids = new LinkedHashMap<>();
     for (Namespace ns : namespaces) {
@@ -220,8 +250,11 @@ final class PgCatalog {
                 .append(facts.columns().size()).append(hasKey).append((double) facts.rows()).append("user").endRow();
             int attnum = 0;
             List<Integer> keyNums = new ArrayList<>();
+            Map<Integer, Integer> attnums = new HashMap<>();
+            builtOids.put(schema + "." + table, new TableOids(relOid, attnums));
             for (Column c : facts.columns()) {
               attnum++;
+              attnums.put(c.fieldId(), attnum);
               PgType t = PgType.of(c.type());
               att.beginRow().append(relOid).append(c.name()).append(t.oid()).append(t.length()).append(attnum)
                   .append(t.typmod()).append(!c.nullable()).append(t.isArray() ? 1 : 0).append("user").endRow();
@@ -268,6 +301,7 @@ final class PgCatalog {
           }
         }
         st.execute("COMMIT");
+        tableOids = Map.copyOf(builtOids);
       } catch (SQLException | RuntimeException e) {
         st.execute("ROLLBACK");
         throw e;

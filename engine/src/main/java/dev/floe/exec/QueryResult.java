@@ -57,23 +57,38 @@ final class QueryResult implements Result {
   }
 
   /**
-   * Reports, for output columns that pass a table column through unchanged, the column's declared type
-   * ({@code varchar(10)}, {@code char(3)}) instead of DuckDB's, where the two store alike.
+   * Records, for output columns that pass a table column through unchanged, where they come from, and
+   * reports the column's declared type ({@code varchar(10)}, {@code char(3)}) instead of DuckDB's, where
+   * the two store alike.
    */
-  QueryResult withDeclaredTypes(List<java.util.Optional<dev.floe.SqlType>> declared) {
-    if (declared.size() != columns.size()) {
+  QueryResult withOrigins(List<java.util.Optional<dev.floe.sql.QueryBinder.Origin>> origins,
+      java.util.function.Function<dev.floe.sql.QueryBinder.Origin, java.util.Optional<dev.floe.ColumnOrigin>> resolve) {
+    if (origins.size() != columns.size()) {
       return this;
     }
     List<Column> out = new java.util.ArrayList<>(columns);
     for (int k = 0; k < out.size(); k++) {
       Column c = out.get(k);
-      java.util.Optional<dev.floe.SqlType> d = declared.get(k);
+      java.util.Optional<dev.floe.SqlType> d = origins.get(k).map(x -> x.column().type());
       if (d.isPresent() && d.get().isString() && c.type().isString()) {
         out.set(k, new Column(c.name(), d.get(), c.nullable(), c.fieldId()));
       }
     }
     columns = List.copyOf(out);
+    this.origins = origins;
+    this.resolve = resolve;
     return this;
+  }
+
+  /** Per column, the table column it passes through, once {@link #withOrigins} has said. */
+  private List<java.util.Optional<dev.floe.sql.QueryBinder.Origin>> origins = List.of();
+  /** Turns an origin into catalog numbers, when asked (only the PostgreSQL protocol asks). */
+  private java.util.function.Function<dev.floe.sql.QueryBinder.Origin, java.util.Optional<dev.floe.ColumnOrigin>>
+      resolve;
+
+  @Override
+  public java.util.Optional<dev.floe.ColumnOrigin> origin(int column) {
+    return column < origins.size() ? origins.get(column).flatMap(resolve) : java.util.Optional.empty();
   }
 
   @Override

@@ -254,7 +254,7 @@ public final class SessionContext implements AutoCloseable {
   private Result query(Ast.Query q) {
     QueryBinder.Bound bound = bind(q);
     Result r = run(withColumnNames(bound), bound::originalPosition);
-    return r instanceof QueryResult qr ? qr.withDeclaredTypes(bound.declaredTypes()) : r;
+    return r instanceof QueryResult qr ? qr.withOrigins(bound.origins(), o -> engine.pgCatalog().origin(o)) : r;
   }
 
   /** The bound SQL with PostgreSQL's names for unaliased expression columns ({@code count}, ...). */

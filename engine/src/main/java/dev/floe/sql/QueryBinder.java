@@ -66,14 +66,19 @@ public final class QueryBinder {
    *     PostgreSQL lets any column type accept); empty when unknown
    * @param columnNames the output column names as PostgreSQL gives them (unaliased expressions are
    *     {@code count}, {@code ?column?}, ...); empty when DuckDB's names are already right or unknown
-   * @param declaredTypes per output column, the declared type of the table column it passes through
-   *     unchanged ({@code varchar(10)} keeps its length in CREATE TABLE AS); empty when unknown
+   * @param origins per output column, the table column it passes through unchanged (its declared type:
+   *     {@code varchar(10)} keeps its length in CREATE TABLE AS); empty when unknown
    * @param resultCasts per output column, the DuckDB type its values are cast to so that the column has
    *     PostgreSQL's type ({@code sum(integer)} is bigint, {@code avg(integer)} numeric); empty when none
    */
   public record Bound(String sql, List<Relation> relations, List<Boolean> untypedLiterals,
-      List<String> columnNames, List<Optional<dev.floe.SqlType>> declaredTypes,
+      List<String> columnNames, List<Optional<Origin>> origins,
       List<Optional<String>> resultCasts, Function<Integer, Integer> positionMap) {
+    /** Per output column, the declared type of the table column it passes through; empty when unknown. */
+    public List<Optional<dev.floe.SqlType>> declaredTypes() {
+      return origins.stream().map(o -> o.map(x -> x.column().type())).toList();
+    }
+
     /** 1-based position in the user's statement of a 0-based offset in {@link #sql()}; 0 if unknown. */
     public int originalPosition(int offset) {
       return positionMap.apply(offset);
@@ -202,7 +207,7 @@ public final class QueryBinder {
     rewriteQualifiedColumns(edits, unaliased);
     String sql = edits.isEmpty() ? text : edits.apply(text);
     TextEdits ttEdits = pre.edits();
-    return new Bound(sql, relations, untyped, names, declaredTypes(), names.isEmpty() ? List.of() : casts,
+    return new Bound(sql, relations, untyped, names, origins(), names.isEmpty() ? List.of() : casts,
         offset -> {
       int inText = edits.isEmpty() ? offset : edits.toOriginal(offset);
       int inOriginal = ttEdits.isEmpty() ? inText : ttEdits.toOriginal(inText);
@@ -399,8 +404,11 @@ public final class QueryBinder {
     return any ? casts : List.of();
   }
 
-  /** Declared types of output columns that are plain column references (or a lone {@code *}). */
-  private List<Optional<dev.floe.SqlType>> declaredTypes() {
+  /** The table column an output column passes through: the table's qualified name, and the column. */
+  public record Origin(List<String> table, dev.floe.Column column) {}
+
+  /** Origins of output columns that are plain column references (or a lone {@code *}). */
+  private List<Optional<Origin>> origins() {
     if (topSelect == null) {
       return List.of();
     }
@@ -409,15 +417,16 @@ public final class QueryBinder {
         && items.get(0).path("relation_name").asText().isEmpty() && topSelect.refs.size() == 1
         && topSelect.refs.get(0).relation != null && topSelect.refs.get(0).columnAliases.isEmpty()
         && top.path("from_table").path("type").asText().equals("BASE_TABLE")) {
-      return topSelect.refs.get(0).relation.columns().stream().map(c -> Optional.of(c.type())).toList();
+      Relation r = topSelect.refs.get(0).relation;
+      return r.columns().stream().map(c -> Optional.of(new Origin(r.qualifiedName(), c))).toList();
     }
-    List<Optional<dev.floe.SqlType>> types = new ArrayList<>();
+    List<Optional<Origin>> origins = new ArrayList<>();
     for (JsonNode item : items) {
       String cls = item.path("class").asText();
       if (cls.equals("STAR") || cls.equals("COLUMNS")) {
         return List.of();
       }
-      Optional<dev.floe.SqlType> type = Optional.empty();
+      Optional<Origin> origin = Optional.empty();
       if (cls.equals("COLUMN_REF")) {
         Ref owner = owner(topSelect, item);
         if (owner != null) {
@@ -425,14 +434,14 @@ public final class QueryBinder {
           String column = names.get(names.size() - 1).asText();
           for (dev.floe.Column c : owner.relation.columns()) {
             if (c.name().equalsIgnoreCase(column)) {
-              type = Optional.of(c.type());
+              origin = Optional.of(new Origin(owner.relation.qualifiedName(), c));
             }
           }
         }
       }
-      types.add(type);
+      origins.add(origin);
     }
-    return types;
+    return origins;
   }
 
   private void collectFrom(JsonNode ref, Set<String> scope, boolean preserved, Select select) {

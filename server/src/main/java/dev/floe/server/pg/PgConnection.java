@@ -98,8 +98,9 @@ final class PgConnection implements Runnable {
     final boolean[] binaryResults;
     final boolean allBinary;
     Reply reply;
-    /** The result's columns, kept after the rows are sent (Describe of a finished portal). */
+    /** The result's columns and origins, kept after the rows are sent (Describe of a finished portal). */
     List<Column> columns = List.of();
+    java.util.function.IntFunction<java.util.Optional<dev.floe.ColumnOrigin>> origins = k -> java.util.Optional.empty();
     long sent;
     boolean done;
 
@@ -611,7 +612,7 @@ final class PgConnection implements Runnable {
         Reply reply = run(part.text(), SessionCommand.parse(part.text()));
         try {
           if (reply.hasRows()) {
-            rowDescription(reply.columns(), null, false);
+            rowDescription(reply.columns(), reply::origin, null, false);
           }
           long sent = sendRows(reply, new boolean[0], false, 0, part.offset());
           out.begin('C').cstring(reply.tag(sent)).end();
@@ -760,13 +761,14 @@ final class PgConnection implements Runnable {
       if (columns.isEmpty()) {
         out.begin('n').end(); // NoData
       } else {
-        rowDescription(columns, null, false);
+        rowDescription(columns, k -> java.util.Optional.empty(), null, false);
       }
     } else if (what == 'P') {
       Portal portal = portals.get(name);
       if (portal == null && cursors.containsKey(name)) {
         // a DECLAREd cursor is a portal too (psycopg 3 describes its server-side cursors so)
-        rowDescription(cursors.get(name).reply().columns(), null, false);
+        Reply cursor = cursors.get(name).reply();
+        rowDescription(cursor.columns(), cursor::origin, null, false);
         return;
       }
       if (portal == null) {
@@ -782,7 +784,7 @@ final class PgConnection implements Runnable {
         out.begin('n').end();
       } else {
         checkFormats(portal, columns.size());
-        rowDescription(columns, portal.binaryResults, portal.allBinary);
+        rowDescription(columns, portal.origins, portal.binaryResults, portal.allBinary);
       }
     } else {
       throw new ProtocolException("invalid DESCRIBE message subtype " + what);
@@ -888,6 +890,7 @@ final class PgConnection implements Runnable {
       try {
         portal.reply = run(portal.sql, portal.statement.command());
         portal.columns = portal.reply.columns();
+        portal.origins = portal.reply::origin;
       } catch (FloeException e) {
         throw inClientText(e, portal.bound);
       }
@@ -1553,13 +1556,20 @@ final class PgConnection implements Runnable {
 
   // ------------------------------------------------------------------ sending rows and errors
 
-  private void rowDescription(List<Column> columns, boolean[] binary, boolean allBinary) throws IOException {
+  /**
+   * RowDescription: each column's name, its table's oid and attribute number when it passes a table
+   * column through (0 otherwise, as PostgreSQL), its type, and its format.
+   */
+  private void rowDescription(List<Column> columns, java.util.function.IntFunction<java.util.Optional<
+      dev.floe.ColumnOrigin>> origins, boolean[] binary, boolean allBinary) throws IOException {
     out.begin('T').int16(columns.size());
     for (int k = 0; k < columns.size(); k++) {
       Column c = columns.get(k);
       PgType t = PgType.of(c.type());
-      out.cstring(c.name()).int32(0).int16(0).int32(t.oid()).int16(t.length()).int32(t.typmod())
-          .int16(isBinary(binary, allBinary, k) ? 1 : 0);
+      java.util.Optional<dev.floe.ColumnOrigin> origin = origins.apply(k);
+      out.cstring(c.name()).int32(origin.map(dev.floe.ColumnOrigin::tableOid).orElse(0))
+          .int16(origin.map(dev.floe.ColumnOrigin::attributeNumber).orElse(0)).int32(t.oid()).int16(t.length())
+          .int32(t.typmod()).int16(isBinary(binary, allBinary, k) ? 1 : 0);
     }
     out.end();
   }

@@ -21,6 +21,11 @@ interface Reply extends AutoCloseable {
   /** The command tag, valid once the rows are read. */
   String tag(long rowsSent);
 
+  /** The table column result column {@code k} passes through, for RowDescription; empty when none. */
+  default java.util.Optional<dev.floe.ColumnOrigin> origin(int k) {
+    return java.util.Optional.empty();
+  }
+
   /** The rows as Arrow batches (the fast path for DataRows), or null: then {@link #rows()}. */
   default ArrowCursor cursor() {
     return null;
@@ -45,6 +50,11 @@ interface Reply extends AutoCloseable {
       @Override
       public List<Column> columns() {
         return result.columns();
+      }
+
+      @Override
+      public java.util.Optional<dev.floe.ColumnOrigin> origin(int k) {
+        return result.origin(k);
       }
 
       @Override
@@ -84,6 +94,11 @@ interface Reply extends AutoCloseable {
       @Override
       public List<Column> columns() {
         return source.columns();
+      }
+
+      @Override
+      public java.util.Optional<dev.floe.ColumnOrigin> origin(int k) {
+        return source.origin(k);
       }
 
       @Override
@@ -131,6 +146,11 @@ interface Reply extends AutoCloseable {
       @Override
       public List<Column> columns() {
         return inner.columns();
+      }
+
+      @Override
+      public java.util.Optional<dev.floe.ColumnOrigin> origin(int k) {
+        return inner.origin(k);
       }
 
       @Override

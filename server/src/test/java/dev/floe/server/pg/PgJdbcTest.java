@@ -563,6 +563,29 @@ class PgJdbcTest {
     }
   }
 
+  /** RowDescription names the table column a result column passes through; pgjdbc looks it up. */
+  @Test
+  void resultColumnsNameTheTableColumnsTheyComeFrom() throws Exception {
+    try (Connection c = floe.connect(); Statement st = c.createStatement()) {
+      st.execute("CREATE TABLE origin_t (id serial PRIMARY KEY, name text)");
+      st.execute("INSERT INTO origin_t (name) VALUES ('a')");
+      for (String sql : List.of("SELECT name, id, id + 1 AS next FROM origin_t",
+          "SELECT o.name, o.id, o.id + 1 AS next FROM origin_t AS o WHERE o.id > 0")) {
+        try (PreparedStatement ps = c.prepareStatement(sql); ResultSet rs = ps.executeQuery()) {
+          org.postgresql.PGResultSetMetaData md = (org.postgresql.PGResultSetMetaData) rs.getMetaData();
+          assertThat(md.getBaseTableName(1)).as(sql).isEqualTo("origin_t");
+          assertThat(md.getBaseSchemaName(1)).as(sql).isEqualTo("public");
+          assertThat(md.getBaseColumnName(1)).as(sql).isEqualTo("name");
+          assertThat(md.getBaseColumnName(2)).as(sql).isEqualTo("id");
+          assertThat(md.getBaseTableName(3)).as(sql).isEmpty();
+          assertThat(rs.getMetaData().isAutoIncrement(2)).as(sql).isTrue();
+          assertThat(rs.getMetaData().isAutoIncrement(1)).as(sql).isFalse();
+        }
+      }
+      st.execute("DROP TABLE origin_t");
+    }
+  }
+
   private static String one(Statement st, String sql) throws SQLException {
     try (ResultSet rs = st.executeQuery(sql)) {
       assertThat(rs.next()).as(sql).isTrue();
