@@ -1,5 +1,6 @@
 package dev.floe.exec;
 
+import dev.floe.SqlState;
 import java.util.List;
 
 /**
@@ -370,9 +371,12 @@ final class PgCatalogSql {
           + "WHERE __c.oid = o LIMIT 1), CAST(o AS VARCHAR))",
       "CREATE MACRO $DB.pgcat.floe_nspname(o) AS coalesce((SELECT __n.nspname FROM "
           + "$DB.base.namespace __n WHERE __n.oid = o LIMIT 1), CAST(o AS VARCHAR))",
-      // the sequence a serial or identity column's default draws from (schema-qualified), else NULL
-      "CREATE MACRO $DB.pgcat.pg_get_serial_sequence(t, c) AS (SELECT regexp_extract(__d.adbin, "
+      // the sequence a serial or identity column's default draws from (schema-qualified), else NULL; a
+      // missing table is 42P01, as in PostgreSQL
+      "CREATE MACRO $DB.pgcat.pg_get_serial_sequence(t, c) AS CASE WHEN t IS NULL OR c IS NULL THEN NULL "
+          + "WHEN $DB.pgcat.floe_regclass(t) IS NULL THEN error('" + DuckErrors.PREFIX + SqlState.UNDEFINED_TABLE
+          + ":relation \"' || t || '\" does not exist') ELSE (SELECT regexp_extract(__d.adbin, "
           + "'^nextval\\(''(.+)''::regclass\\)$', 1) FROM $DB.base.attrdef __d JOIN $DB.base.attribute __a ON "
           + "__a.attrelid = __d.adrelid AND __a.attnum = __d.adnum WHERE __d.adrelid = $DB.pgcat.floe_regclass(t) "
-          + "AND __a.attname = c AND __d.adbin LIKE 'nextval(%' LIMIT 1)");
+          + "AND __a.attname = c AND __d.adbin LIKE 'nextval(%' LIMIT 1) END");
 }
