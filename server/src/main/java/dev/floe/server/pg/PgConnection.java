@@ -1403,6 +1403,10 @@ final class PgConnection implements Runnable {
         session.discardSequences();
         return Reply.command(c.tag());
       }
+      case DISCARD_PLANS, DISCARD_TEMP -> {
+        // Floe keeps no query plans between statements, and sessions have no temporary tables of their own
+        return Reply.command(c.tag());
+      }
       case DECLARE -> {
         boolean hold = c.count() == 1;
         if (!hold && status == 'I') {

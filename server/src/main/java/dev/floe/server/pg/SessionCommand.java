@@ -22,7 +22,7 @@ record SessionCommand(Kind kind, String name, String value, String isolation, Bo
   }
 
   enum Kind { SET, SHOW, RESET, BEGIN, START, COMMIT, ROLLBACK, SAVEPOINT, RELEASE, ROLLBACK_TO, DISCARD_ALL,
-    DISCARD_SEQUENCES, DEALLOCATE, SET_TRANSACTION, DECLARE, FETCH, MOVE, CLOSE, SET_CONFIG }
+    DISCARD_SEQUENCES, DISCARD_PLANS, DISCARD_TEMP, DEALLOCATE, SET_TRANSACTION, DECLARE, FETCH, MOVE, CLOSE, SET_CONFIG }
 
   /** For FETCH/MOVE: how many rows ({@link Long#MAX_VALUE} for ALL); for DECLARE: 1 if WITH HOLD. */
   long count() {
@@ -43,6 +43,8 @@ record SessionCommand(Kind kind, String name, String value, String isolation, Bo
       case RELEASE -> "RELEASE";
       case DISCARD_ALL -> "DISCARD ALL";
       case DISCARD_SEQUENCES -> "DISCARD SEQUENCES";
+      case DISCARD_PLANS -> "DISCARD PLANS";
+      case DISCARD_TEMP -> "DISCARD TEMP";
       case DEALLOCATE -> name == null ? "DEALLOCATE ALL" : "DEALLOCATE";
       case DECLARE -> "DECLARE CURSOR";
       case FETCH -> "FETCH";
@@ -108,7 +110,9 @@ record SessionCommand(Kind kind, String name, String value, String isolation, Bo
         yield new SessionCommand(Kind.RELEASE, c.identifier(), null);
       }
       case "discard" -> c.keyword("all") ? new SessionCommand(Kind.DISCARD_ALL, null, null)
-          : c.keyword("sequences") ? new SessionCommand(Kind.DISCARD_SEQUENCES, null, null) : null;
+          : c.keyword("sequences") ? new SessionCommand(Kind.DISCARD_SEQUENCES, null, null)
+          : c.keyword("plans") ? new SessionCommand(Kind.DISCARD_PLANS, null, null)
+          : c.keyword("temp") || c.keyword("temporary") ? new SessionCommand(Kind.DISCARD_TEMP, null, null) : null;
       case "declare" -> declare(c, sql);
       case "fetch", "move" -> fetch(first.equals("fetch") ? Kind.FETCH : Kind.MOVE, c);
       case "close" -> new SessionCommand(Kind.CLOSE, c.keyword("all") ? null : c.identifier(), null);

@@ -551,6 +551,9 @@ class PgJdbcTest {
       assertThat(one(sa, "FETCH c")).isEqualTo("1");
       sa.execute("CLOSE c");
       a.setAutoCommit(true);
+      sa.execute("DISCARD PLANS"); // no effect on sequences (pools send it between clients)
+      sa.execute("DISCARD TEMP");
+      assertThat(one(sa, "SELECT currval('per_connection')")).isEqualTo("1");
       sa.execute("DISCARD SEQUENCES");
       assertThatThrownBy(() -> one(sa, "SELECT currval('per_connection')"))
           .isInstanceOfSatisfying(SQLException.class, e -> {
