@@ -52,6 +52,7 @@ public final class SqlState {
   public static final String GENERATED_ALWAYS = "428C9";
   public static final String WRONG_OBJECT_TYPE = "42809";
   public static final String UNDEFINED_FUNCTION = "42883";
+  public static final String AMBIGUOUS_FUNCTION = "42725";
   public static final String UNDEFINED_TABLE = "42P01";
   public static final String INVALID_COLUMN_REFERENCE = "42P10";
   public static final String DUPLICATE_SCHEMA = "42P06";

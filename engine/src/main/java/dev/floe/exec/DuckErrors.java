@@ -6,6 +6,8 @@ import dev.floe.FloeException;
 import dev.floe.SqlState;
 import java.io.IOException;
 import java.sql.SQLException;
+import dev.floe.types.TypeMapping;
+import java.util.List;
 import java.util.function.IntUnaryOperator;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -147,6 +149,18 @@ final class DuckErrors {
           return error(SqlState.UNDEFINED_TABLE, "missing FROM-clause entry for table \"" + r.group(1) + "\"",
               position, e);
         }
+        Matcher noMatch = NO_FUNCTION_MATCHES.matcher(first);
+        if (noMatch.matches()) {
+          return error(SqlState.UNDEFINED_FUNCTION, "function " + noMatch.group(1) + "(" + pgArguments(noMatch.group(2))
+              + ") does not exist", "No function matches the given name and argument types. You might need to add "
+              + "explicit type casts.", position, e, null);
+        }
+        Matcher ambiguous = NOT_UNIQUE.matcher(first);
+        if (ambiguous.matches()) {
+          return error(SqlState.AMBIGUOUS_FUNCTION, "function " + ambiguous.group(1) + "("
+              + pgArguments(ambiguous.group(2)) + ") is not unique", "Could not choose a best candidate function. "
+              + "You might need to add explicit type casts.", position, e, null);
+        }
         if (first.contains("No function matches") || first.contains("Cannot compare values")
             || first.contains("No operator")) {
           return error(SqlState.UNDEFINED_FUNCTION, first, position, e);
@@ -237,6 +251,58 @@ final class DuckErrors {
   private static String unquote(String name) {
     return name.length() > 1 && name.startsWith("\"") && name.endsWith("\"") ? name.substring(1, name.length() - 1)
         : name;
+  }
+
+  private static final Pattern NO_FUNCTION_MATCHES = Pattern.compile(
+      "No function matches the given name and argument types '([^(']+)\\((.*)\\)'.*", Pattern.DOTALL);
+  private static final Pattern NOT_UNIQUE = Pattern.compile(
+      "Could not choose a best candidate function for the function call \"([^(\"]+)\\((.*)\\)\".*",
+      Pattern.DOTALL);
+
+  /**
+   * DuckDB's argument types of a function call ({@code INTEGER_LITERAL, VARCHAR}) as PostgreSQL names
+   * them in its errors ({@code integer, text}; a string literal is {@code unknown}; no type modifiers).
+   */
+  static String pgArguments(String duckArguments) {
+    List<String> out = new java.util.ArrayList<>();
+    int depth = 0;
+    int start = 0;
+    for (int i = 0; i <= duckArguments.length(); i++) {
+      char c = i < duckArguments.length() ? duckArguments.charAt(i) : ',';
+      if (c == '(' || c == '[') {
+        depth++;
+      } else if (c == ')' || c == ']') {
+        depth--;
+      } else if (c == ',' && depth == 0) {
+        String arg = duckArguments.substring(start, i).strip();
+        if (!arg.isEmpty()) {
+          out.add(pgArgument(arg));
+        }
+        start = i + 1;
+      }
+    }
+    return String.join(", ", out);
+  }
+
+  private static String pgArgument(String duckType) {
+    switch (duckType) {
+      case "STRING_LITERAL" -> {
+        return "unknown";
+      }
+      case "INTEGER_LITERAL" -> {
+        return "integer";
+      }
+      case "NULL" -> {
+        return "unknown";
+      }
+      default -> {
+        try {
+          return TypeMapping.fromDuckdb(duckType).toString().replaceFirst("\\(.*\\)$", "");
+        } catch (RuntimeException unknown) {
+          return duckType.toLowerCase(java.util.Locale.ROOT);
+        }
+      }
+    }
   }
 
   private static String pgType(String duckType) {
