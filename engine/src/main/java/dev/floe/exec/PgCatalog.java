@@ -168,8 +168,9 @@ final class PgCatalog {
    */
   Optional<dev.floe.ColumnOrigin> origin(dev.floe.sql.QueryBinder.Origin origin) {
     List<String> name = origin.table();
-    if (name.size() < 2) {
-      return Optional.empty();
+    if (name.size() < 2 || name.get(name.size() - 2).equals("pg_catalog")
+        || name.get(name.size() - 2).equals("information_schema")) {
+      return Optional.empty(); // the emulated catalogs are no tables of the warehouse
     }
     String key = name.get(name.size() - 2) + "." + name.get(name.size() - 1);
     TableOids t = tableOids.get(key);

@@ -418,6 +418,9 @@ public final class QueryBinder {
         && topSelect.refs.get(0).relation != null && topSelect.refs.get(0).columnAliases.isEmpty()
         && top.path("from_table").path("type").asText().equals("BASE_TABLE")) {
       Relation r = topSelect.refs.get(0).relation;
+      if (r.schema().isEmpty()) {
+        return List.of(); // a catalog or metadata relation: no table column to name
+      }
       return r.columns().stream().map(c -> Optional.of(new Origin(r.qualifiedName(), c))).toList();
     }
     List<Optional<Origin>> origins = new ArrayList<>();
@@ -429,7 +432,7 @@ public final class QueryBinder {
       Optional<Origin> origin = Optional.empty();
       if (cls.equals("COLUMN_REF")) {
         Ref owner = owner(topSelect, item);
-        if (owner != null) {
+        if (owner != null && owner.relation.schema().isPresent()) {
           JsonNode names = item.path("column_names");
           String column = names.get(names.size() - 1).asText();
           for (dev.floe.Column c : owner.relation.columns()) {
