@@ -25,6 +25,7 @@ import java.util.Optional;
 import java.util.Set;
 import org.apache.iceberg.AppendFiles;
 import org.apache.iceberg.DataFile;
+import org.apache.iceberg.FloeCommit;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
@@ -144,11 +145,16 @@ final class Inserts {
     long rows = write(table, schema, rowsSql, positions, files -> {
       synchronized (tables.commitLock(id)) {
         Snapshot parent = table.currentSnapshot();
-        AppendFiles append = Commits.inline(table.newAppend());
-        files.forEach(append::appendFile);
-        append.commit();
-        session.engine().planner().committed(table, parent == null ? null : parent.snapshotId(),
-            table.currentSnapshot(), files, List.of(), List.of(), List.of());
+        Long parentId = parent == null ? null : parent.snapshotId();
+        FloeCommit.Change change = FloeCommit.Change.append(files);
+        FloeCommit.Committed committed = FloeCommit.tryCommit(table, parentId, change);
+        if (committed == null) {
+          AppendFiles append = Commits.inline(table.newAppend());
+          files.forEach(append::appendFile);
+          append.commit();
+          committed = FloeCommit.Committed.byIceberg(table.currentSnapshot());
+        }
+        session.engine().planner().committed(table, parentId, committed, change);
       }
     });
     return new CommandResult("INSERT 0 " + rows, rows);

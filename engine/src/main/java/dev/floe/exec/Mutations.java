@@ -26,6 +26,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.function.IntUnaryOperator;
+import org.apache.iceberg.FloeCommit;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.RowDelta;
 import org.apache.iceberg.Schema;
@@ -828,36 +829,49 @@ final class Mutations {
     if (hook != null) {
       hook.run();
     }
+    FloeCommit.Change change = new FloeCommit.Change(delta.addedDataFiles(), delta.addedDeleteFiles(),
+        delta.removedDataFiles(), delta.removedDeleteFiles());
     synchronized (tables.commitLock(t.id())) {
-      RowDelta rowDelta = Commits.inline(live.newRowDelta());
       // Validate against everything committed since the snapshot the statement read.
       Optional<Snapshot> base = plan != null ? plan.snapshot()
           : relations != null ? relations.statementTable(t.id()).map(Table::currentSnapshot) : Optional.empty();
-      base.ifPresent(s -> rowDelta.validateFromSnapshot(s.snapshotId()));
-      Expression filter = read == null || read.lastFilter == null ? Expressions.alwaysTrue() : read.lastFilter;
-      if (keys.isPresent()) {
-        filter = read == null ? keys.get() : Expressions.or(filter, keys.get());
-        rowDelta.validateNoConflictingDataFiles();
-      }
-      rowDelta.conflictDetectionFilter(filter);
-      if (!delta.referencedDataFiles().isEmpty() || !delta.removedDataFiles().isEmpty()) {
-        rowDelta.validateDeletedFiles().validateNoConflictingDeleteFiles()
-            .validateDataFilesExist(delta.referencedDataFiles());
-      }
-      delta.addedDataFiles().forEach(rowDelta::addRows);
-      delta.addedDeleteFiles().forEach(rowDelta::addDeletes);
-      delta.removedDataFiles().forEach(rowDelta::removeRows);
-      delta.removedDeleteFiles().forEach(rowDelta::removeDeletes);
+      Long baseId = base.map(Snapshot::snapshotId).orElse(null);
+      FloeCommit.Committed committed;
       try {
-        commitDelta(rowDelta);
+        // Nothing committed since: nothing to validate, and Floe writes just what the snapshot needs.
+        committed = FloeCommit.tryCommit(live, baseId, change);
+        if (committed == null) {
+          committed = commitValidated(live, read, base, keys, delta);
+        }
       } catch (RuntimeException e) {
         DeltaWriter.abandon(live, delta.addedDataFiles(), delta.addedDeleteFiles());
         throw e;
       }
-      session.engine().planner().committed(live, base.map(Snapshot::snapshotId).orElse(null),
-          live.currentSnapshot(), delta.addedDataFiles(), delta.addedDeleteFiles(), delta.removedDataFiles(),
-          delta.removedDeleteFiles());
+      session.engine().planner().committed(live, baseId, committed, change);
     }
+  }
+
+  /** Iceberg's RowDelta, validated against every commit since {@code base}. */
+  private static FloeCommit.Committed commitValidated(Table live, Relations.TableRelation read,
+      Optional<Snapshot> base, Optional<Expression> keys, DeltaWriter.Delta delta) {
+    RowDelta rowDelta = Commits.inline(live.newRowDelta());
+    base.ifPresent(s -> rowDelta.validateFromSnapshot(s.snapshotId()));
+    Expression filter = read == null || read.lastFilter == null ? Expressions.alwaysTrue() : read.lastFilter;
+    if (keys.isPresent()) {
+      filter = read == null ? keys.get() : Expressions.or(filter, keys.get());
+      rowDelta.validateNoConflictingDataFiles();
+    }
+    rowDelta.conflictDetectionFilter(filter);
+    if (!delta.referencedDataFiles().isEmpty() || !delta.removedDataFiles().isEmpty()) {
+      rowDelta.validateDeletedFiles().validateNoConflictingDeleteFiles()
+          .validateDataFilesExist(delta.referencedDataFiles());
+    }
+    delta.addedDataFiles().forEach(rowDelta::addRows);
+    delta.addedDeleteFiles().forEach(rowDelta::addDeletes);
+    delta.removedDataFiles().forEach(rowDelta::removeRows);
+    delta.removedDeleteFiles().forEach(rowDelta::removeDeletes);
+    commitDelta(rowDelta);
+    return FloeCommit.Committed.byIceberg(live.currentSnapshot());
   }
 
   private static void commitDelta(RowDelta delta) {

@@ -13,15 +13,17 @@ import org.apache.iceberg.BaseFileScanTask;
 import org.apache.iceberg.ContentFile;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.FloeCommit;
 import org.apache.iceberg.FloeDeleteIndex;
+import org.apache.iceberg.FloeFiles;
 import org.apache.iceberg.ManifestContent;
 import org.apache.iceberg.ManifestFile;
 import org.apache.iceberg.ManifestFiles;
 import org.apache.iceberg.PartitionSpecParser;
-import org.apache.iceberg.SchemaParser;
-import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
+import org.apache.iceberg.SchemaParser;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.exceptions.NotFoundException;
@@ -123,16 +125,19 @@ public final class ScanPlanner {
    * Plans a snapshot this process has just committed from its parent's plan and the commit's change,
    * so that the next statement does not read back the manifest list and manifests the commit wrote.
    * The files the commit added get the snapshot's sequence numbers, as a manifest reader would give
-   * them, and which delete files apply where is decided again by Iceberg's index. Does nothing unless
-   * {@code snapshot} is the direct child of {@code parentId} (null: the table's first snapshot) and the
-   * parent's plan is cached; the snapshot is then planned from its manifests when first read.
+   * them and the manifest that lists them, as files read from manifests carry it, so that a later
+   * commit can tell which manifests its removals empty; which delete files apply where is decided
+   * again by Iceberg's index. Does nothing unless Floe wrote the snapshot ({@link FloeCommit}, which
+   * leaves the parent's other manifests as they were), it is the direct child of {@code parentId}
+   * (null: the table's first snapshot) and the parent's plan is cached; the snapshot is then planned
+   * from its manifests when first read.
    *
    * <p>The change must be exactly what the commit did: data and delete files added, and those removed
    * (deletion vectors are told apart by their offset in the shared Puffin file).
    */
-  public void committed(Table table, Long parentId, Snapshot snapshot, List<DataFile> addedData,
-      List<DeleteFile> addedDeletes, List<DataFile> removedData, List<DeleteFile> removedDeletes) {
-    if (snapshot == null || !java.util.Objects.equals(snapshot.parentId(), parentId)) {
+  public void committed(Table table, Long parentId, FloeCommit.Committed committed, FloeCommit.Change change) {
+    Snapshot snapshot = committed.snapshot();
+    if (!committed.byFloe() || snapshot == null || !java.util.Objects.equals(snapshot.parentId(), parentId)) {
       return;
     }
     String uuid = table.uuid().toString();
@@ -145,27 +150,58 @@ public final class ScanPlanner {
     }
     long sequence = snapshot.sequenceNumber();
     java.util.Set<String> goneData = new java.util.HashSet<>();
-    removedData.forEach(f -> goneData.add(f.location()));
+    change.removedData().forEach(f -> goneData.add(f.location()));
     java.util.Set<String> goneDeletes = new java.util.HashSet<>();
-    removedDeletes.forEach(f -> goneDeletes.add(identity(f)));
+    change.removedDeletes().forEach(f -> goneDeletes.add(identity(f)));
     List<DeleteFile> deletes = new ArrayList<>();
     for (DeleteFile d : parent.deletes()) {
       if (!goneDeletes.contains(identity(d))) {
         deletes.add(d);
       }
     }
-    addedDeletes.forEach(d -> deletes.add(org.apache.iceberg.FloeFiles.committed(d, sequence)));
+    change.addedDeletes().forEach(d -> deletes.add(FloeFiles.committed(d, sequence, committed.deleteManifest())));
     List<DataFile> data = new ArrayList<>();
     for (FileScanTask t : parent.tasks()) {
       if (!goneData.contains(t.file().location())) {
         data.add(t.file());
       }
     }
-    addedData.forEach(f -> data.add(org.apache.iceberg.FloeFiles.committed(f, sequence)));
+    change.addedData().forEach(f -> data.add(FloeFiles.committed(f, sequence, committed.dataManifest())));
     Planned planned = tasks(table, data, deletes);
-    assert describe(planned.tasks()).equals(describe(planFiles(table, snapshot).tasks()))
-        : "the plan of snapshot " + snapshot.snapshotId() + " derived from its commit differs from its manifests";
+    assert disagreement(planned, planFiles(table, snapshot)) == null : "the plan of snapshot "
+        + snapshot.snapshotId() + " derived from its commit differs from its manifests: "
+        + disagreement(planned, planFiles(table, snapshot));
     remember(new Key(uuid, snapshot.snapshotId()), planned);
+  }
+
+  /**
+   * How a plan derived from a commit differs from the plan read from the snapshot's manifests (null: it
+   * does not): the files, sequence numbers and deletes must be the same, and each file listed where the
+   * derived plan says.
+   */
+  private static String disagreement(Planned derived, Planned read) {
+    Map<String, String> d = describe(derived.tasks());
+    Map<String, String> r = describe(read.tasks());
+    if (!d.equals(r)) {
+      return "derived " + d + ", read " + r;
+    }
+    Map<String, String> manifests = new HashMap<>();
+    for (FileScanTask t : read.tasks()) {
+      manifests.put(t.file().location(), t.file().manifestLocation());
+    }
+    read.deletes().forEach(f -> manifests.put(identity(f), f.manifestLocation()));
+    for (FileScanTask t : derived.tasks()) {
+      String m = t.file().manifestLocation();
+      if (m != null && !m.equals(manifests.get(t.file().location()))) {
+        return t.file().location() + " is listed in " + manifests.get(t.file().location()) + ", not " + m;
+      }
+    }
+    for (DeleteFile f : derived.deletes()) {
+      if (f.manifestLocation() != null && !f.manifestLocation().equals(manifests.get(identity(f)))) {
+        return identity(f) + " is listed in " + manifests.get(identity(f)) + ", not " + f.manifestLocation();
+      }
+    }
+    return null;
   }
 
   /** What a plan says, for comparing two: each data file with its sequence number and the deletes that apply. */

@@ -14,6 +14,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -119,6 +120,60 @@ class MutationConcurrencyTest {
       }
     }
     return stray;
+  }
+
+  /**
+   * Another engine (Iceberg's own catalog client) appends between a statement's read and its commit,
+   * unseen by Floe until its catalog swap fails: the statement is then committed by Iceberg's validated
+   * path, which finds the append compatible, and nothing Floe wrote for the lost attempt stays behind.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {MOR_V2, MOR_V3, COW})
+  void aForeignCommitBeforeTheSwapIsValidatedAndKept(String with) throws Exception {
+    try (Database db = Floe.open(dir)) {
+      table(db, with, false);
+      rows(db, "SELECT count(*) FROM t"); // the table's metadata is loaded and cached
+      Set<String> metadataBefore = metadataFiles();
+      org.apache.iceberg.jdbc.JdbcCatalog foreign = dev.floe.testing.IcebergClients.jdbcCatalog(dir);
+      try {
+        Mutations.beforeCommit = () -> {
+          Mutations.beforeCommit = null;
+          org.apache.iceberg.Table table = foreign.loadTable(
+              org.apache.iceberg.catalog.TableIdentifier.of("public", "t"));
+          org.apache.iceberg.data.GenericRecord row = org.apache.iceberg.data.GenericRecord.create(table.schema());
+          row.setField("id", 100);
+          row.setField("p", 0);
+          row.setField("v", "foreign");
+          org.apache.iceberg.AppendFiles append = table.newAppend();
+          dev.floe.testing.IcebergFiles.writeData(table, List.of(row), 10).forEach(append::appendFile);
+          append.commit();
+        };
+        db.sql("UPDATE t SET v = 'updated' WHERE id = 3").close();
+      } finally {
+        foreign.close();
+      }
+      assertThat(rows(db, "SELECT v FROM t WHERE id IN (3, 100) ORDER BY id")).containsExactly("(updated)",
+          "(foreign)");
+      assertThat(rows(db, "SELECT count(*) FROM t")).containsExactly("(21)");
+      // Every manifest list and manifest written since is one the current snapshots reach.
+      Set<String> reachable = new java.util.HashSet<>();
+      for (String m : rows(db, "SELECT path FROM \"t$all_manifests\"")) {
+        reachable.add(Path.of(m.substring(1, m.length() - 1)).getFileName().toString());
+      }
+      for (String l : rows(db, "SELECT manifest_list FROM \"t$snapshots\"")) {
+        reachable.add(Path.of(l.substring(1, l.length() - 1)).getFileName().toString());
+      }
+      Set<String> written = metadataFiles();
+      written.removeAll(metadataBefore);
+      written.removeIf(f -> f.endsWith(".json") || f.endsWith(".text"));
+      assertThat(reachable).containsAll(written);
+    }
+  }
+
+  private Set<String> metadataFiles() throws IOException {
+    try (Stream<Path> files = Files.list(dir.resolve("public").resolve("t").resolve("metadata"))) {
+      return files.map(f -> f.getFileName().toString()).collect(java.util.stream.Collectors.toSet());
+    }
   }
 
   @ParameterizedTest
