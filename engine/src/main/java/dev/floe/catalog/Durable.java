@@ -66,6 +66,32 @@ public final class Durable {
     batch.directories.clear();
   }
 
+  /** Files registered by one thread, handed to another that will commit them ({@link #adopt}). */
+  public static final class Registrations {
+    private final Batch batch;
+
+    private Registrations(Batch batch) {
+      this.batch = batch;
+    }
+  }
+
+  /**
+   * Takes this thread's registrations away from it: a thread that writes files for another's commit
+   * ends its work with this, and the committing thread {@link #adopt adopts} them.
+   */
+  public static Registrations take() {
+    Batch batch = PENDING.get();
+    PENDING.remove();
+    return new Registrations(batch);
+  }
+
+  /** Makes files another thread registered part of this thread's next {@link #now()}. */
+  public static void adopt(Registrations registrations) {
+    Batch batch = PENDING.get();
+    batch.running.addAll(registrations.batch.running);
+    batch.directories.addAll(registrations.batch.directories);
+  }
+
   /**
    * Returns when every file this thread registered, and each of their directories, is on disk. A
    * registered file that is gone (an abandoned write, deleted since) is skipped.

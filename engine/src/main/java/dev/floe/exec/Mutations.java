@@ -19,11 +19,13 @@ import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 import java.util.function.IntUnaryOperator;
 import org.apache.iceberg.FloeCommit;
@@ -204,7 +206,10 @@ final class Mutations {
     String changes = materialize("chg", bound.sql(), bound::originalPosition);
     checkAssignable(t, bound, changes, set, 2);
     long count = count(changes, "");
-    String newRows = newRows(t, changes, "");
+    Set<String> unchanged = new HashSet<>();
+    t.columns().forEach(col -> unchanged.add(col.name()));
+    unchanged.removeAll(set.keySet());
+    String newRows = newRows(t, changes, "", unchanged);
     boolean keysChange = t.keys().stream().anyMatch(set::containsKey);
     Optional<String> returning = s.returning().map(r -> returningTable(r, "SELECT * FROM " + newRows, t.alias(),
         relations));
@@ -611,6 +616,14 @@ final class Mutations {
    * query, computed again wherever it is used (it is deterministic), so bulk changes are not copied.
    */
   private String newRows(Target t, String changes, String where) {
+    return newRows(t, changes, where, Set.of());
+  }
+
+  /**
+   * As {@link #newRows(Target, String, String)}, where the columns {@code unchanged} carry the target
+   * row's stored values, which met the column's constraints when they were written: only cast.
+   */
+  private String newRows(Target t, String changes, String where, Set<String> unchanged) {
     StringBuilder source = new StringBuilder("SELECT ");
     for (int k = 0; k < t.columns().size(); k++) {
       source.append(k > 0 ? ", " : "").append(value(k));
@@ -621,7 +634,7 @@ final class Mutations {
       provided.put(t.columns().get(k).name(), "q." + Lexer.quoteIdentifier("s" + k));
     }
     String rows = Inserts.rowsSql(t.id().name(), t.schema(), t.live().properties(), t.columns(), provided,
-        source.toString(), t.columns().size());
+        source.toString(), t.columns().size(), unchanged);
     return "(" + rows + ")";
   }
 

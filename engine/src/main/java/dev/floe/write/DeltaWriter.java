@@ -23,6 +23,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileContent;
@@ -115,6 +119,8 @@ public final class DeltaWriter {
     List<String> referenced = new ArrayList<>();
     long deletedRows = 0;
     long insertedRows = 0;
+    Future<DeleteWriteResult> vectors = null;
+    Durable.Registrations[] vectorFiles = new Durable.Registrations[1];
     try {
       if (deleted != null) {
         Map<String, FileScanTask> tasks = new HashMap<>();
@@ -148,9 +154,21 @@ public final class DeltaWriter {
             }
           } else if (formatVersion >= 3) {
             partial.forEach(t -> referenced.add(t.file().location()));
-            DeleteWriteResult dvs = deletionVectors(duck, table, files.vectors(), deleted, partial);
-            addedDeletes.addAll(dvs.deleteFiles());
-            removedDeletes.addAll(dvs.rewrittenDeleteFiles());
+            BaseDVFileWriter writer = deletionVectors(duck, table, files.vectors(), deleted, partial);
+            if (newRows != null) {
+              // The vectors are merged and written while DuckDB writes the new rows.
+              vectors = VECTORS.submit(() -> {
+                try {
+                  return finish(writer);
+                } finally {
+                  vectorFiles[0] = Durable.take();
+                }
+              });
+            } else {
+              DeleteWriteResult dvs = finish(writer);
+              addedDeletes.addAll(dvs.deleteFiles());
+              removedDeletes.addAll(dvs.rewrittenDeleteFiles());
+            }
           } else {
             for (FileScanTask t : partial) {
               referenced.add(t.file().location());
@@ -165,11 +183,49 @@ public final class DeltaWriter {
         addedData.addAll(written.files());
         insertedRows = written.rows();
       }
+      if (vectors != null) {
+        DeleteWriteResult dvs = join(vectors, vectorFiles);
+        vectors = null;
+        addedDeletes.addAll(dvs.deleteFiles());
+        removedDeletes.addAll(dvs.rewrittenDeleteFiles());
+      }
       return new Delta(addedData, addedDeletes, removedData, dedupe(removedDeletes), referenced, deletedRows,
           insertedRows);
     } catch (RuntimeException e) {
+      if (vectors != null) {
+        try {
+          addedDeletes.addAll(join(vectors, vectorFiles).deleteFiles());
+        } catch (RuntimeException alsoFailed) {
+          e.addSuppressed(alsoFailed);
+        }
+      }
       abandon(table, addedData, addedDeletes);
       throw e;
+    }
+  }
+
+  /** Writes deletion vectors on a thread of their own, beside a statement's thread writing new rows. */
+  private static final ExecutorService VECTORS = Executors.newCachedThreadPool(r -> {
+    Thread t = new Thread(r, "floe-vectors");
+    t.setDaemon(true);
+    return t;
+  });
+
+  /** The vectors written on another thread; their files become part of this thread's commit. */
+  private static DeleteWriteResult join(Future<DeleteWriteResult> vectors, Durable.Registrations[] files) {
+    try {
+      return vectors.get();
+    } catch (ExecutionException e) {
+      throw e.getCause() instanceof RuntimeException r ? r : new FloeException(SqlState.IO_ERROR,
+          "cannot write a deletion vector: " + e.getCause(), e.getCause());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new FloeException(SqlState.QUERY_CANCELED, "canceling statement due to user request", e);
+    } finally {
+      if (files[0] != null) {
+        Durable.adopt(files[0]);
+        files[0] = null;
+      }
     }
   }
 
@@ -357,7 +413,11 @@ public final class DeltaWriter {
    * Format-3 deletion vectors: the positions of each touched file, merged with its existing vector,
    * written by Iceberg's Puffin writer.
    */
-  private static DeleteWriteResult deletionVectors(Connection duck, Table table, DeletionVectors loaded,
+  /**
+   * A writer holding the positions {@code deleted} names in each of {@code tasks}' files, to be merged
+   * with each file's vector and written by {@link #finish}.
+   */
+  private static BaseDVFileWriter deletionVectors(Connection duck, Table table, DeletionVectors loaded,
       String deleted, List<FileScanTask> tasks) {
     Map<String, FileScanTask> byLocation = new HashMap<>();
     for (FileScanTask t : tasks) {
@@ -392,6 +452,11 @@ public final class DeltaWriter {
     } catch (SQLException e) {
       throw new Inserter.WriteFailure(e);
     }
+    return writer;
+  }
+
+  /** Merges each file's new positions with its previous vector and writes the vectors (Puffin). */
+  private static DeleteWriteResult finish(BaseDVFileWriter writer) {
     try {
       writer.close();
     } catch (IOException e) {
