@@ -30,6 +30,8 @@ final class SqliteTableOperations implements TableOperations {
   private final TableIdentifier id;
   private final FileIO io;
   private volatile TableMetadata current;
+  /** Writes the metadata files, keeping the JSON of snapshots written before. */
+  private final org.apache.iceberg.FloeMetadataJson json = new org.apache.iceberg.FloeMetadataJson();
   private volatile boolean loaded;
 
   SqliteTableOperations(SqliteCatalog catalog, TableIdentifier id, FileIO io) {
@@ -79,7 +81,7 @@ final class SqliteTableOperations implements TableOperations {
     for (int attempt = 0; ; attempt++) {
       location = directory + "/" + VersionHint.metadataFileName(version);
       try {
-        TableMetadataParser.write(metadata, io.newOutputFile(location)); // exclusive create; synced below
+        json.write(metadata, io.newOutputFile(location)); // exclusive create; synced below
         break;
       } catch (AlreadyExistsException e) {
         // Another lineage used this number (a client that names metadata its own way restarted the

@@ -154,7 +154,8 @@ public final class DeltaWriter {
             }
           } else if (formatVersion >= 3) {
             partial.forEach(t -> referenced.add(t.file().location()));
-            BaseDVFileWriter writer = deletionVectors(duck, table, files.vectors(), deleted, partial);
+            BaseDVFileWriter writer = deletionVectors(duck, table, files.vectors(), deleted, partial,
+                counts.size() == 1);
             if (newRows != null) {
               // The vectors are merged and written while DuckDB writes the new rows.
               vectors = VECTORS.submit(() -> {
@@ -416,9 +417,11 @@ public final class DeltaWriter {
   /**
    * A writer holding the positions {@code deleted} names in each of {@code tasks}' files, to be merged
    * with each file's vector and written by {@link #finish}.
+   *
+   * @param oneFile whether every row {@code deleted} names is in the one file of {@code tasks}
    */
   private static BaseDVFileWriter deletionVectors(Connection duck, Table table, DeletionVectors loaded,
-      String deleted, List<FileScanTask> tasks) {
+      String deleted, List<FileScanTask> tasks, boolean oneFile) {
     Map<String, FileScanTask> byLocation = new HashMap<>();
     for (FileScanTask t : tasks) {
       byLocation.put(t.file().location(), t);
@@ -442,8 +445,10 @@ public final class DeltaWriter {
       values.append(k > 0 ? ", " : "").append('(').append(k).append(", ")
           .append(Lexer.quoteString(LocalFileIO.toPath(tasks.get(k).file().location()).toString())).append(')');
     }
-    String sql = "SELECT f.k, d." + ScanSql.ROW_POSITION + " FROM (" + deleted + ") AS d JOIN (VALUES " + values
-        + ") AS f(k, path) ON d." + ScanSql.ROW_FILE + " = f.path";
+    String sql = oneFile && tasks.size() == 1
+        ? "SELECT 0, " + ScanSql.ROW_POSITION + " FROM (" + deleted + ") AS d"
+        : "SELECT f.k, d." + ScanSql.ROW_POSITION + " FROM (" + deleted + ") AS d JOIN (VALUES " + values
+            + ") AS f(k, path) ON d." + ScanSql.ROW_FILE + " = f.path";
     try (Statement st = duck.createStatement(); ResultSet rs = st.executeQuery(sql)) {
       while (rs.next()) {
         DataFile data = tasks.get(rs.getInt(1)).file();
