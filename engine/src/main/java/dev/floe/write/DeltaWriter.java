@@ -12,7 +12,6 @@ import dev.floe.sql.Lexer;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -36,7 +35,6 @@ import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Metrics;
 import org.apache.iceberg.MetricsConfig;
 import org.apache.iceberg.MetadataColumns;
-import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.deletes.BaseDVFileWriter;
@@ -173,8 +171,8 @@ public final class DeltaWriter {
           } else {
             for (FileScanTask t : partial) {
               referenced.add(t.file().location());
-              addedDeletes.add(positionDeletes(duck, table, deleted, t, scratch));
               removedDeletes.addAll(fileScopedParquet(t));
+              addedDeletes.add(positionDeletes(duck, table, deleted, t));
             }
           }
         }
@@ -356,67 +354,82 @@ public final class DeltaWriter {
    * A format-2 position-delete file for one data file, written by DuckDB, sorted by position. Like a
    * deletion vector it holds all of the file's deleted positions: the new ones and those of the file's
    * existing file-scoped delete files, which the commit replaces ({@link #fileScopedParquet}), so a
-   * data file never collects more than one delete file however often its rows are deleted.
+   * data file never collects more than one delete file however often its rows are deleted. It is
+   * written in place, beside the table's data files, and deleted if the statement fails.
    */
-  private static DeleteFile positionDeletes(Connection duck, Table table, String deleted, FileScanTask task,
-      Path scratch) {
+  private static DeleteFile positionDeletes(Connection duck, Table table, String deleted, FileScanTask task) {
+    String positions = "SELECT " + ScanSql.ROW_POSITION + " AS pos FROM (" + deleted + ") WHERE "
+        + ScanSql.ROW_FILE + " = " + Lexer.quoteString(LocalFileIO.toPath(task.file().location()).toString());
+    String location = deleteFileLocation(table, task.file());
+    try (Statement st = duck.createStatement()) {
+      st.execute(positionDeletesCopy(positions, task, prepare(location)));
+      Durable.later(LocalFileIO.toPath(location));
+      return positionDeleteFile(table, task.file(), location);
+    } catch (SQLException e) {
+      quietlyDelete(table, location);
+      throw new Inserter.WriteFailure(e);
+    } catch (RuntimeException e) {
+      quietlyDelete(table, location);
+      throw e;
+    }
+  }
+
+  /** Where a new position-delete file for {@code data} goes: beside the table's data files. */
+  private static String deleteFileLocation(Table table, DataFile data) {
+    return Inserter.dataLocation(table, table.specs().get(data.specId()), data.partition(),
+        UUID.randomUUID() + "-deletes.parquet");
+  }
+
+  /** Creates the directory of a file about to be written; returns its local path. */
+  private static Path prepare(String location) {
+    Path target = LocalFileIO.toPath(location);
+    try {
+      Files.createDirectories(target.getParent());
+    } catch (IOException e) {
+      throw new FloeException(SqlState.IO_ERROR, "cannot write a delete file: " + e.getMessage(), e);
+    }
+    return target;
+  }
+
+  /** DuckDB's COPY of a data file's merged, sorted delete positions to {@code target}. */
+  private static String positionDeletesCopy(String positions, FileScanTask task, Path target) {
     DataFile data = task.file();
     String local = LocalFileIO.toPath(data.location()).toString();
-    Path staged = scratch.resolve("deletes-" + UUID.randomUUID() + ".parquet");
-    String positions = "SELECT " + ScanSql.ROW_POSITION + " AS pos FROM (" + deleted + ") WHERE " + ScanSql.ROW_FILE
-        + " = " + Lexer.quoteString(local);
+    String merged = positions;
     List<DeleteFile> previous = fileScopedParquet(task);
     if (!previous.isEmpty()) {
       List<String> files = new ArrayList<>();
       for (DeleteFile d : previous) {
         files.add(Lexer.quoteString(LocalFileIO.toPath(d.location()).toString()));
       }
-      positions += " UNION SELECT pos FROM read_parquet([" + String.join(", ", files) + "]) WHERE "
+      merged += " UNION SELECT pos FROM read_parquet([" + String.join(", ", files) + "]) WHERE "
           + ScanSql.localPathSql("file_path") + " = " + Lexer.quoteString(local);
     }
-    String sql = "COPY (SELECT " + Lexer.quoteString(data.location()) + " AS file_path, pos FROM (" + positions
-        + ") ORDER BY pos) TO " + Lexer.quoteString(staged.toString()) + " (FORMAT parquet, COMPRESSION zstd, FIELD_IDS "
+    return "COPY (SELECT " + Lexer.quoteString(data.location()) + " AS file_path, pos FROM (" + merged
+        + ") ORDER BY pos) TO " + Lexer.quoteString(target.toString()) + " (FORMAT parquet, COMPRESSION zstd, FIELD_IDS "
         + "{file_path: " + MetadataColumns.DELETE_FILE_PATH.fieldId() + ", pos: "
         + MetadataColumns.DELETE_FILE_POS.fieldId() + "})";
-    try (Statement st = duck.createStatement()) {
-      st.execute(sql);
-      PartitionSpec spec = table.specs().get(data.specId());
-      String location = Inserter.dataLocation(table, spec, data.partition(), UUID.randomUUID() + "-deletes.parquet");
-      Path target = LocalFileIO.toPath(location);
-      Files.createDirectories(target.getParent());
-      Files.move(staged, target, StandardCopyOption.ATOMIC_MOVE);
-      Durable.later(target);
-      InputFile in = table.io().newInputFile(location);
-      Metrics metrics = FileFooters.metrics(in, MetricsConfig.forPositionDelete());
-      return FileMetadata.deleteFileBuilder(spec)
-          .ofPositionDeletes()
-          .withPath(location)
-          .withFormat(FileFormat.PARQUET)
-          .withFileSizeInBytes(in.getLength())
-          .withMetrics(metrics)
-          .withPartition(data.partition())
-          .withReferencedDataFile(data.location())
-          .build();
-    } catch (SQLException e) {
-      throw new Inserter.WriteFailure(e);
-    } catch (IOException e) {
-      throw new FloeException(SqlState.IO_ERROR, "cannot write a delete file: " + e.getMessage(), e);
-    } finally {
-      try {
-        Files.deleteIfExists(staged);
-      } catch (IOException ignored) {
-        // scratch is swept at open
-      }
-    }
+  }
+
+  /** The delete file written at {@code location} for {@code data}, measured from its footer. */
+  private static DeleteFile positionDeleteFile(Table table, DataFile data, String location) {
+    InputFile in = table.io().newInputFile(location);
+    Metrics metrics = FileFooters.metrics(in, MetricsConfig.forPositionDelete());
+    return FileMetadata.deleteFileBuilder(table.specs().get(data.specId()))
+        .ofPositionDeletes()
+        .withPath(location)
+        .withFormat(FileFormat.PARQUET)
+        .withFileSizeInBytes(in.getLength())
+        .withMetrics(metrics)
+        .withPartition(data.partition())
+        .withReferencedDataFile(data.location())
+        .build();
   }
 
   /**
-   * Format-3 deletion vectors: the positions of each touched file, merged with its existing vector,
-   * written by Iceberg's Puffin writer.
-   */
-  /**
-   * A writer holding the positions {@code deleted} names in each of {@code tasks}' files, to be merged
-   * with each file's vector and written by {@link #finish}.
+   * Format-3 deletion vectors: a writer holding the positions {@code deleted} names in each of
+   * {@code tasks}' files, to be merged with each file's vector and written by Iceberg's Puffin writer in
+   * {@link #finish}.
    *
    * @param oneFile whether every row {@code deleted} names is in the one file of {@code tasks}
    */
