@@ -1,15 +1,12 @@
 package org.apache.iceberg;
 
-import com.fasterxml.jackson.core.JsonGenerator;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
 import org.apache.iceberg.exceptions.RuntimeIOException;
 import org.apache.iceberg.io.OutputFile;
-import org.apache.iceberg.util.JsonUtil;
 
 /**
  * Writes a table's metadata files exactly as {@link TableMetadataParser} does, keeping each snapshot's
@@ -18,9 +15,10 @@ import org.apache.iceberg.util.JsonUtil;
  * <p>Every commit rewrites the whole metadata file, which lists every snapshot the table keeps, so
  * serializing the snapshots (their summaries above all) grows with the table's history: about 2 µs a
  * snapshot, 20 ms a commit at 10,000 snapshots. A snapshot never changes, so its JSON is made once; the
- * rest of the file is written field by field with Iceberg's own parsers. With assertions on (the
- * tests), every file is compared with what {@link TableMetadataParser} writes. Metadata with encryption
- * keys is left to Iceberg's writer.
+ * rest of the file is assembled field by field from Iceberg's own parsers' output. Only strings cross
+ * into Iceberg, no Jackson types: under Spark, Iceberg's runtime jar shades Jackson. With assertions on
+ * (the tests), every file is compared with what {@link TableMetadataParser} writes. Metadata with
+ * encryption keys is left to Iceberg's writer.
  */
 public final class FloeMetadataJson {
   /** JSON of the snapshots of the last metadata written, by snapshot id and manifest list. */
@@ -45,114 +43,140 @@ public final class FloeMetadataJson {
 
   String toJson(TableMetadata metadata) {
     Map<String, String> kept = new HashMap<>(metadata.snapshots().size() * 2);
-    StringWriter writer = new StringWriter(4096 + 1024 * metadata.snapshots().size());
-    try (JsonGenerator g = JsonUtil.factory().createGenerator(writer)) {
-      g.writeStartObject();
-      g.writeNumberField(TableMetadataParser.FORMAT_VERSION, metadata.formatVersion());
-      g.writeStringField(TableMetadataParser.TABLE_UUID, metadata.uuid());
-      if (metadata.location() != null) {
-        g.writeStringField(TableMetadataParser.LOCATION, metadata.location());
-      }
-      if (metadata.formatVersion() > 1) {
-        g.writeNumberField(TableMetadataParser.LAST_SEQUENCE_NUMBER, metadata.lastSequenceNumber());
-      }
-      g.writeNumberField(TableMetadataParser.LAST_UPDATED_MILLIS, metadata.lastUpdatedMillis());
-      g.writeNumberField(TableMetadataParser.LAST_COLUMN_ID, metadata.lastColumnId());
-      if (metadata.formatVersion() == 1) {
-        g.writeFieldName(TableMetadataParser.SCHEMA);
-        SchemaParser.toJson(metadata.schema(), g);
-      }
-      g.writeNumberField(TableMetadataParser.CURRENT_SCHEMA_ID, metadata.currentSchemaId());
-      g.writeArrayFieldStart(TableMetadataParser.SCHEMAS);
-      for (Schema schema : metadata.schemas()) {
-        SchemaParser.toJson(schema, g);
-      }
-      g.writeEndArray();
-      if (metadata.formatVersion() == 1) {
-        g.writeFieldName(TableMetadataParser.PARTITION_SPEC);
-        PartitionSpecParser.toJsonFields(metadata.spec(), g);
-      }
-      g.writeNumberField(TableMetadataParser.DEFAULT_SPEC_ID, metadata.defaultSpecId());
-      g.writeArrayFieldStart(TableMetadataParser.PARTITION_SPECS);
-      for (PartitionSpec spec : metadata.specs()) {
-        PartitionSpecParser.toJson(spec, g);
-      }
-      g.writeEndArray();
-      g.writeNumberField(TableMetadataParser.LAST_PARTITION_ID, metadata.lastAssignedPartitionId());
-      g.writeNumberField(TableMetadataParser.DEFAULT_SORT_ORDER_ID, metadata.defaultSortOrderId());
-      g.writeArrayFieldStart(TableMetadataParser.SORT_ORDERS);
-      for (SortOrder order : metadata.sortOrders()) {
-        SortOrderParser.toJson(order, g);
-      }
-      g.writeEndArray();
-      JsonUtil.writeStringMap(TableMetadataParser.PROPERTIES, metadata.properties(), g);
-      if (metadata.currentSnapshot() != null) {
-        g.writeNumberField(TableMetadataParser.CURRENT_SNAPSHOT_ID, metadata.currentSnapshot().snapshotId());
-      } else if (metadata.formatVersion() >= TableMetadataParser.MIN_NULL_CURRENT_SNAPSHOT_VERSION) {
-        g.writeNullField(TableMetadataParser.CURRENT_SNAPSHOT_ID);
-      } else {
-        g.writeNumberField(TableMetadataParser.CURRENT_SNAPSHOT_ID, -1L);
-      }
-      if (metadata.formatVersion() >= 3) {
-        g.writeNumberField(TableMetadataParser.NEXT_ROW_ID, metadata.nextRowId());
-      }
-      g.writeObjectFieldStart(TableMetadataParser.REFS);
-      for (Map.Entry<String, SnapshotRef> ref : metadata.refs().entrySet()) {
-        g.writeFieldName(ref.getKey());
-        SnapshotRefParser.toJson(ref.getValue(), g);
-      }
-      g.writeEndObject();
-      g.writeArrayFieldStart(TableMetadataParser.SNAPSHOTS);
-      for (Snapshot snapshot : metadata.snapshots()) {
-        String key = snapshot.snapshotId() + "|" + snapshot.manifestListLocation();
-        String json = snapshots.get(key);
-        if (json == null) {
-          json = compact(snapshot);
-        }
-        kept.put(key, json);
-        g.writeRawValue(json);
-      }
-      g.writeEndArray();
-      g.writeArrayFieldStart(TableMetadataParser.STATISTICS);
-      for (StatisticsFile statistics : metadata.statisticsFiles()) {
-        StatisticsFileParser.toJson(statistics, g);
-      }
-      g.writeEndArray();
-      g.writeArrayFieldStart(TableMetadataParser.PARTITION_STATISTICS);
-      for (PartitionStatisticsFile statistics : metadata.partitionStatisticsFiles()) {
-        PartitionStatisticsFileParser.toJson(statistics, g);
-      }
-      g.writeEndArray();
-      g.writeArrayFieldStart(TableMetadataParser.SNAPSHOT_LOG);
-      for (HistoryEntry entry : metadata.snapshotLog()) {
-        g.writeStartObject();
-        g.writeNumberField(TableMetadataParser.TIMESTAMP_MS, entry.timestampMillis());
-        g.writeNumberField(TableMetadataParser.SNAPSHOT_ID, entry.snapshotId());
-        g.writeEndObject();
-      }
-      g.writeEndArray();
-      g.writeArrayFieldStart(TableMetadataParser.METADATA_LOG);
-      for (TableMetadata.MetadataLogEntry entry : metadata.previousFiles()) {
-        g.writeStartObject();
-        g.writeNumberField(TableMetadataParser.TIMESTAMP_MS, entry.timestampMillis());
-        g.writeStringField(TableMetadataParser.METADATA_FILE, entry.file());
-        g.writeEndObject();
-      }
-      g.writeEndArray();
-      g.writeEndObject();
-    } catch (IOException e) {
-      throw new RuntimeIOException(e, "Failed to write json for: %s", metadata);
+    StringBuilder b = new StringBuilder(4096 + 1024 * metadata.snapshots().size());
+    b.append('{');
+    number(b, TableMetadataParser.FORMAT_VERSION, metadata.formatVersion()).append(',');
+    string(b, TableMetadataParser.TABLE_UUID, metadata.uuid()).append(',');
+    if (metadata.location() != null) {
+      string(b, TableMetadataParser.LOCATION, metadata.location()).append(',');
     }
+    if (metadata.formatVersion() > 1) {
+      number(b, TableMetadataParser.LAST_SEQUENCE_NUMBER, metadata.lastSequenceNumber()).append(',');
+    }
+    number(b, TableMetadataParser.LAST_UPDATED_MILLIS, metadata.lastUpdatedMillis()).append(',');
+    number(b, TableMetadataParser.LAST_COLUMN_ID, metadata.lastColumnId()).append(',');
+    if (metadata.formatVersion() == 1) {
+      field(b, TableMetadataParser.SCHEMA).append(SchemaParser.toJson(metadata.schema(), false)).append(',');
+    }
+    number(b, TableMetadataParser.CURRENT_SCHEMA_ID, metadata.currentSchemaId()).append(',');
+    array(b, TableMetadataParser.SCHEMAS, metadata.schemas(), x -> SchemaParser.toJson(x, false)).append(',');
+    if (metadata.formatVersion() == 1) {
+      field(b, TableMetadataParser.PARTITION_SPEC).append(PartitionSpecParser.toJsonFields(metadata.spec()))
+          .append(',');
+    }
+    number(b, TableMetadataParser.DEFAULT_SPEC_ID, metadata.defaultSpecId()).append(',');
+    array(b, TableMetadataParser.PARTITION_SPECS, metadata.specs(), x -> PartitionSpecParser.toJson(x, false))
+        .append(',');
+    number(b, TableMetadataParser.LAST_PARTITION_ID, metadata.lastAssignedPartitionId()).append(',');
+    number(b, TableMetadataParser.DEFAULT_SORT_ORDER_ID, metadata.defaultSortOrderId()).append(',');
+    array(b, TableMetadataParser.SORT_ORDERS, metadata.sortOrders(), x -> SortOrderParser.toJson(x, false))
+        .append(',');
+    field(b, TableMetadataParser.PROPERTIES).append('{');
+    boolean first = true;
+    for (Map.Entry<String, String> e : metadata.properties().entrySet()) {
+      b.append(first ? "" : ",");
+      string(b, e.getKey(), e.getValue());
+      first = false;
+    }
+    b.append("},");
+    if (metadata.currentSnapshot() != null) {
+      number(b, TableMetadataParser.CURRENT_SNAPSHOT_ID, metadata.currentSnapshot().snapshotId());
+    } else if (metadata.formatVersion() >= TableMetadataParser.MIN_NULL_CURRENT_SNAPSHOT_VERSION) {
+      field(b, TableMetadataParser.CURRENT_SNAPSHOT_ID).append("null");
+    } else {
+      number(b, TableMetadataParser.CURRENT_SNAPSHOT_ID, -1L);
+    }
+    b.append(',');
+    if (metadata.formatVersion() >= 3) {
+      number(b, TableMetadataParser.NEXT_ROW_ID, metadata.nextRowId()).append(',');
+    }
+    field(b, TableMetadataParser.REFS).append('{');
+    first = true;
+    for (Map.Entry<String, SnapshotRef> ref : metadata.refs().entrySet()) {
+      b.append(first ? "" : ",");
+      field(b, ref.getKey()).append(SnapshotRefParser.toJson(ref.getValue(), false));
+      first = false;
+    }
+    b.append("},");
+    array(b, TableMetadataParser.SNAPSHOTS, metadata.snapshots(), snapshot -> {
+      String key = snapshot.snapshotId() + "|" + snapshot.manifestListLocation();
+      String json = snapshots.get(key);
+      if (json == null) {
+        json = SnapshotParser.toJson(snapshot, false);
+      }
+      kept.put(key, json);
+      return json;
+    }).append(',');
+    array(b, TableMetadataParser.STATISTICS, metadata.statisticsFiles(), x -> StatisticsFileParser.toJson(x, false))
+        .append(',');
+    array(b, TableMetadataParser.PARTITION_STATISTICS, metadata.partitionStatisticsFiles(),
+        x -> PartitionStatisticsFileParser.toJson(x, false)).append(',');
+    array(b, TableMetadataParser.SNAPSHOT_LOG, metadata.snapshotLog(), entry -> {
+      StringBuilder e = new StringBuilder("{");
+      number(e, TableMetadataParser.TIMESTAMP_MS, entry.timestampMillis()).append(',');
+      return number(e, TableMetadataParser.SNAPSHOT_ID, entry.snapshotId()).append('}').toString();
+    }).append(',');
+    array(b, TableMetadataParser.METADATA_LOG, metadata.previousFiles(), entry -> {
+      StringBuilder e = new StringBuilder("{");
+      number(e, TableMetadataParser.TIMESTAMP_MS, entry.timestampMillis()).append(',');
+      return string(e, TableMetadataParser.METADATA_FILE, entry.file()).append('}').toString();
+    });
+    b.append('}');
     snapshots = kept;
-    return writer.toString();
+    return b.toString();
   }
 
-  /** A snapshot's JSON as it appears in a metadata file (not pretty-printed). */
-  private static String compact(Snapshot snapshot) throws IOException {
-    StringWriter writer = new StringWriter(1024);
-    try (JsonGenerator g = JsonUtil.factory().createGenerator(writer)) {
-      SnapshotParser.toJson(snapshot, g);
+  private static <T> StringBuilder array(StringBuilder b, String name, Iterable<T> items,
+      java.util.function.Function<T, String> json) {
+    field(b, name).append('[');
+    boolean first = true;
+    for (T item : items) {
+      b.append(first ? "" : ",").append(json.apply(item));
+      first = false;
     }
-    return writer.toString();
+    return b.append(']');
   }
+
+  private static StringBuilder number(StringBuilder b, String name, long value) {
+    return field(b, name).append(value);
+  }
+
+  private static StringBuilder string(StringBuilder b, String name, String value) {
+    return quoted(field(b, name), value);
+  }
+
+  private static StringBuilder field(StringBuilder b, String name) {
+    return quoted(b, name).append(':');
+  }
+
+  /**
+   * A JSON string as Iceberg's JSON writer (Jackson, default settings) writes it: quote and backslash
+   * escaped, control characters as two-character escapes (newline, tab, ...) or six-character ones (backslash, u,
+   * four hex digits), everything else as is.
+   */
+  private static StringBuilder quoted(StringBuilder b, String s) {
+    b.append('"');
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      switch (c) {
+        case '"' -> b.append("\\\"");
+        case '\\' -> b.append("\\\\");
+        case '\n' -> b.append("\\n");
+        case '\r' -> b.append("\\r");
+        case '\t' -> b.append("\\t");
+        case '\b' -> b.append("\\b");
+        case '\f' -> b.append("\\f");
+        default -> {
+          if (c < 0x20) {
+            b.append("\\u00").append(HEX.charAt(c >> 4)).append(HEX.charAt(c & 0xF));
+          } else {
+            b.append(c);
+          }
+        }
+      }
+    }
+    return b.append('"');
+  }
+
+  private static final String HEX = "0123456789ABCDEF";
 }

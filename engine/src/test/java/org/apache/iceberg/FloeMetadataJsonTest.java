@@ -21,7 +21,7 @@ class FloeMetadataJsonTest {
     PartitionSpec spec = PartitionSpec.builderFor(SCHEMA).bucket("id", 8).build();
     SortOrder order = SortOrder.builderFor(SCHEMA).asc("id").build();
     TableMetadata metadata = TableMetadata.newTableMetadata(SCHEMA, spec, order, "/warehouse/db/t",
-        Map.of("format-version", Integer.toString(formatVersion), "comment", "a \"table\"\n\ttab"));
+        Map.of("format-version", Integer.toString(formatVersion), "comment", "a \"table\"\n\ttab\\ \u0001\u001f\r\b\f/ é ✓"));
     FloeMetadataJson writer = new FloeMetadataJson();
     assertSame(writer, metadata);
 
