@@ -99,7 +99,7 @@ final class Inserts {
           k -> defaultSql(schema, table.properties(), literalTargets.get(k)), written.offset()), written.offset());
       QueryBinder.Bound bound = session.bind(q);
       sourceSql = bound.sql();
-      shape = describe(bound.sql(), bound);
+      shape = describe(new SessionContext.Named(bound.sql(), bound::originalPosition));
       untyped = bound.untypedLiterals();
       positions = bound::originalPosition;
       int sourcePosition = q.offset() + 1;
@@ -173,7 +173,7 @@ final class Inserts {
     }
     Ast.Query q = s.asQuery().orElseThrow();
     QueryBinder.Bound bound = session.bind(q);
-    Shape shape = describe(SessionContext.withColumnNames(bound), bound);
+    Shape shape = describe(SessionContext.withColumnNames(bound));
     TableOptions options = TableOptions.parse(s.properties(), s.partitioning());
     Map<String, String> props = options.tableProperties();
     if (s.columnNames().size() > shape.names().size()) {
@@ -269,8 +269,8 @@ final class Inserts {
     return written.rows();
   }
 
-  private Shape describe(String sql, QueryBinder.Bound bound) {
-    try (PreparedStatement ps = session.duck().prepareStatement(sql)) {
+  private Shape describe(SessionContext.Named query) {
+    try (PreparedStatement ps = session.duck().prepareStatement(query.sql())) {
       ResultSetMetaData md = ps.getMetaData();
       List<String> names = new ArrayList<>();
       List<String> types = new ArrayList<>();
@@ -280,7 +280,7 @@ final class Inserts {
       }
       return new Shape(names, types);
     } catch (SQLException e) {
-      throw DuckErrors.map(e, bound::originalPosition);
+      throw DuckErrors.map(e, query.positions());
     }
   }
 

@@ -800,9 +800,8 @@ final class Mutations {
     Composer c = new Composer().add("SELECT ").add(returning).add(" FROM (" + rows + ") AS "
         + Lexer.quoteIdentifier(alias));
     QueryBinder.Bound bound = session.bind(c.text(), c::position, relations);
-    String table = materialize("ret", SessionContext.withColumnNames(bound),
-        bound::originalPosition);
-    return table;
+    SessionContext.Named named = SessionContext.withColumnNames(bound);
+    return materialize("ret", named.sql(), named.positions());
   }
 
   private Result result(String tag, Optional<String> returning) {

@@ -253,15 +253,22 @@ public final class SessionContext implements AutoCloseable {
 
   private Result query(Ast.Query q) {
     QueryBinder.Bound bound = bind(q);
-    Result r = run(withColumnNames(bound), bound::originalPosition);
+    Named named = withColumnNames(bound);
+    Result r = run(named.sql(), named.positions());
     return r instanceof QueryResult qr ? qr.withOrigins(bound.origins(), o -> engine.pgCatalog().origin(o)) : r;
   }
 
+  /**
+   * SQL for DuckDB and how its offsets map to positions in the user's statement (1-based; 0 where the
+   * offset is in text Floe added).
+   */
+  record Named(String sql, IntUnaryOperator positions) {}
+
   /** The bound SQL with PostgreSQL's names for unaliased expression columns ({@code count}, ...). */
-  static String withColumnNames(QueryBinder.Bound bound) {
+  static Named withColumnNames(QueryBinder.Bound bound) {
     List<String> names = bound.columnNames();
     if (names.isEmpty()) {
-      return bound.sql();
+      return new Named(bound.sql(), bound::originalPosition);
     }
     StringBuilder select = new StringBuilder("SELECT ");
     StringBuilder aliases = new StringBuilder();
@@ -276,7 +283,12 @@ public final class SessionContext implements AutoCloseable {
       select.append(k > 0 ? ", " : "").append(value).append(" AS ").append(Lexer.quoteIdentifier(names.get(k)));
       aliases.append(k > 0 ? ", " : "").append(inner);
     }
-    return select + " FROM (" + bound.sql() + "\n) AS __floe_q(" + aliases + ")";
+    String prefix = select + " FROM (";
+    int inner = prefix.length();
+    int end = inner + bound.sql().length();
+    // DuckDB's positions are offsets in the whole text; the user's text is inside the subquery.
+    return new Named(prefix + bound.sql() + "\n) AS __floe_q(" + aliases + ")",
+        offset -> offset >= inner && offset < end ? bound.originalPosition(offset - inner) : 0);
   }
 
   /**

@@ -39,7 +39,8 @@ import java.util.List;
  * stripped and split on runs of two or more spaces. NULL is {@code NULL}, the empty string
  * {@code (empty)}; other values are PostgreSQL's text form (booleans {@code t}/{@code f}). The letters
  * after {@code query} give the column count. {@code statement error} and {@code query error} take a
- * SQLSTATE and optionally a fragment the error message must contain. {@code ${warehouse}} in SQL or in
+ * SQLSTATE, optionally {@code @N} (the error's position: the 1-based character of the statement it
+ * points at, as PostgreSQL reports it), and optionally a fragment the error message must contain. {@code ${warehouse}} in SQL or in
  * expected values stands for the absolute path of the file's warehouse directory (to check files with
  * DuckDB's glob, read_parquet or read_json, or to give a table a location).
  *

@@ -161,8 +161,17 @@ class SqlLogicTest {
           if (!e.sqlState().equals(r.expectedState())) {
             return "expected error " + r.expectedState() + ", got " + e;
           }
-          if (r.expectedMessage() != null && !e.getMessage().contains(r.expectedMessage())) {
-            return "expected message containing \"" + r.expectedMessage() + "\", got " + e;
+          String message = r.expectedMessage();
+          if (message != null && message.matches("@\\d+( .*)?")) {
+            int space = message.indexOf(' ');
+            int position = Integer.parseInt(message.substring(1, space < 0 ? message.length() : space));
+            if (e.position() != position) {
+              return "expected error position " + position + ", got " + e.position() + ": " + e;
+            }
+            message = space < 0 ? null : message.substring(space + 1);
+          }
+          if (message != null && !e.getMessage().contains(message)) {
+            return "expected message containing \"" + message + "\", got " + e;
           }
           return null;
         }

@@ -167,8 +167,8 @@ final class Prepared {
    */
   record Bound(String sql, int[] at, int[] end, int[] original, int clientLength) {
     /**
-     * The 1-based position in the client's text of a 1-based position in {@link #sql()}; 0 inside a value
-     * or past the end.
+     * The 1-based position in the client's text of a 1-based position in {@link #sql()}; 0 inside a value,
+     * at the cast of a value, or past the end.
      */
     int originalPosition(int position) {
       int p = mapped(position);
@@ -183,6 +183,9 @@ final class Prepared {
         }
         if (position - 1 < end[k]) {
           return 0; // in a parameter's value: PostgreSQL reports no position there
+        }
+        if (position - 1 == end[k] && sql.startsWith("::", end[k])) {
+          return 0; // the cast of a parameter's value ($1::integer): PostgreSQL converts it at Bind
         }
         shift = end[k] - original[k];
       }
