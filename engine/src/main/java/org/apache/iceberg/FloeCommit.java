@@ -58,10 +58,14 @@ public final class FloeCommit {
     }
   }
 
-  /** The manifests of snapshots this process committed, so that the next commit need not read them back. */
+  /**
+   * The manifests of the last snapshot this process committed to each table (by table location), with
+   * the metadata file that made it current: the next commit uses them only from that same metadata,
+   * never for another table, even one copied with the same uuid and snapshot ids.
+   */
   private static final Map<String, Listed> LISTS = new HashMap<>();
 
-  private record Listed(long snapshotId, List<ManifestFile> manifests) {}
+  private record Listed(String metadataLocation, long snapshotId, List<ManifestFile> manifests) {}
 
   /**
    * Commits {@code change} as a child of {@code parentId} (null: the table has no snapshot yet), or
@@ -86,7 +90,7 @@ public final class FloeCommit {
         || !inSpec(spec, change.removedData()) || !inSpec(spec, change.removedDeletes())) {
       return null;
     }
-    List<ManifestFile> parentManifests = parent == null ? List.of() : manifests(table, parent);
+    List<ManifestFile> parentManifests = parent == null ? List.of() : manifests(table, base, parent);
     if (!underMergeThreshold(base, parentManifests)) {
       return null;
     }
@@ -186,8 +190,9 @@ public final class FloeCommit {
         written.forEach(ops.io()::deleteFile);
         return null; // another committer moved the table: Iceberg's path validates against it
       }
+      TableMetadata committed = ops.current();
       synchronized (LISTS) {
-        LISTS.put(base.uuid(), new Listed(snapshotId, List.copyOf(listed)));
+        LISTS.put(base.location(), new Listed(committed.metadataFileLocation(), snapshotId, List.copyOf(listed)));
       }
       return new Committed(snapshot, true, dataManifest == null ? null : dataManifest.path(),
           deleteManifest == null ? null : deleteManifest.path());
@@ -223,11 +228,15 @@ public final class FloeCommit {
         m.existingFilesCount(), m.existingRowsCount(), m.deletedFilesCount(), m.deletedRowsCount(), firstRowId);
   }
 
-  /** The manifests of a snapshot: those this process listed when it committed it, or read from its list. */
-  private static List<ManifestFile> manifests(Table table, Snapshot snapshot) {
+  /**
+   * The manifests of {@code snapshot}, current in {@code base}: those this process listed when it
+   * committed it, or read from its manifest list.
+   */
+  private static List<ManifestFile> manifests(Table table, TableMetadata base, Snapshot snapshot) {
     synchronized (LISTS) {
-      Listed listed = LISTS.get(((HasTableOperations) table).operations().current().uuid());
-      if (listed != null && listed.snapshotId() == snapshot.snapshotId()) {
+      Listed listed = LISTS.get(base.location());
+      if (listed != null && listed.snapshotId() == snapshot.snapshotId()
+          && Objects.equals(listed.metadataLocation(), base.metadataFileLocation())) {
         return listed.manifests();
       }
     }
