@@ -5,6 +5,7 @@ import dev.floe.Result;
 import dev.floe.Row;
 import dev.floe.SqlType;
 import dev.floe.Values;
+import dev.floe.types.JsonText;
 import java.io.PrintStream;
 import java.math.BigDecimal;
 import java.math.BigInteger;
@@ -31,7 +32,7 @@ final class JsonLinesWriter implements ResultWriter {
     String[] keys = new String[columns.size()];
     for (int c = 0; c < keys.length; c++) {
       StringBuilder key = new StringBuilder();
-      appendString(key, columns.get(c).name());
+      JsonText.appendString(key, columns.get(c).name());
       keys[c] = key.append(':').toString();
     }
     StringBuilder line = new StringBuilder();
@@ -71,7 +72,7 @@ final class JsonLinesWriter implements ResultWriter {
       double d = ((Number) value).doubleValue();
       String text = Values.toText(value);
       if (Double.isNaN(d) || Double.isInfinite(d)) {
-        appendString(b, text);
+        JsonText.appendString(b, text);
       } else {
         b.append(text);
       }
@@ -92,38 +93,13 @@ final class JsonLinesWriter implements ResultWriter {
           b.append(',');
         }
         first = false;
-        appendString(b, String.valueOf(e.getKey()));
+        JsonText.appendString(b, String.valueOf(e.getKey()));
         b.append(':');
         appendValue(b, e.getValue());
       }
       b.append('}');
     } else {
-      appendString(b, Values.toText(value));
+      JsonText.appendString(b, Values.toText(value));
     }
-  }
-
-  /** A JSON string literal, escaping quotes, backslashes and control characters (RFC 8259). */
-  static void appendString(StringBuilder b, String s) {
-    b.append('"');
-    for (int i = 0; i < s.length(); i++) {
-      char ch = s.charAt(i);
-      switch (ch) {
-        case '"' -> b.append("\\\"");
-        case '\\' -> b.append("\\\\");
-        case '\n' -> b.append("\\n");
-        case '\r' -> b.append("\\r");
-        case '\t' -> b.append("\\t");
-        case '\b' -> b.append("\\b");
-        case '\f' -> b.append("\\f");
-        default -> {
-          if (ch < 0x20) {
-            b.append(String.format("\\u%04x", (int) ch));
-          } else {
-            b.append(ch);
-          }
-        }
-      }
-    }
-    b.append('"');
   }
 }

@@ -149,34 +149,8 @@ public final class FloeMetadataJson {
     return quoted(b, name).append(':');
   }
 
-  /**
-   * A JSON string as Iceberg's JSON writer (Jackson, default settings) writes it: quote and backslash
-   * escaped, control characters as two-character escapes (newline, tab, ...) or six-character ones (backslash, u,
-   * four hex digits), everything else as is.
-   */
+  /** A JSON string as Iceberg's writer (Jackson, default settings) writes it. */
   private static StringBuilder quoted(StringBuilder b, String s) {
-    b.append('"');
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      switch (c) {
-        case '"' -> b.append("\\\"");
-        case '\\' -> b.append("\\\\");
-        case '\n' -> b.append("\\n");
-        case '\r' -> b.append("\\r");
-        case '\t' -> b.append("\\t");
-        case '\b' -> b.append("\\b");
-        case '\f' -> b.append("\\f");
-        default -> {
-          if (c < 0x20) {
-            b.append("\\u00").append(HEX.charAt(c >> 4)).append(HEX.charAt(c & 0xF));
-          } else {
-            b.append(c);
-          }
-        }
-      }
-    }
-    return b.append('"');
+    return dev.floe.types.JsonText.appendString(b, s);
   }
-
-  private static final String HEX = "0123456789ABCDEF";
 }
