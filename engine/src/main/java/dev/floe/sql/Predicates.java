@@ -216,6 +216,14 @@ final class Predicates {
         case "STRING" -> {
           switch (type.typeId()) {
             case STRING, DATE, TIME -> lit = Literal.of(text);
+            case INTEGER, LONG -> {
+              // CAST('42' AS bigint), as PostgreSQL clients' parameters arrive: only plain digits, whose
+              // value is DuckDB's too (it also reads forms such as '1e3', left unconverted here).
+              if (!PLAIN_INTEGER.matcher(text).matches()) {
+                return null;
+              }
+              lit = Literal.of(Long.parseLong(text));
+            }
             case TIMESTAMP -> {
               if (((Types.TimestampType) type).shouldAdjustToUTC()) {
                 return null; // the zone of a bare literal is the session's: leave it to DuckDB
@@ -257,8 +265,11 @@ final class Predicates {
   private static final java.util.Set<String> INTEGER_TYPES = java.util.Set.of("tinyint", "smallint", "integer",
       "int", "bigint", "int1", "int2", "int4", "int8", "hugeint");
 
+  private static final java.util.regex.Pattern PLAIN_INTEGER = java.util.regex.Pattern.compile("[+-]?[0-9]{1,18}");
+
   private static boolean castMatches(String target, Type type) {
     return switch (type.typeId()) {
+      case INTEGER, LONG -> INTEGER_TYPES.contains(target);
       case DATE -> target.equals("date");
       case TIMESTAMP -> !((Types.TimestampType) type).shouldAdjustToUTC()
           && (target.equals("timestamp") || target.startsWith("timestamp without"));

@@ -1,0 +1,82 @@
+package dev.floe.sql;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import org.apache.iceberg.types.Type;
+import org.apache.iceberg.types.Types;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Constants in WHERE become Iceberg values for file pruning only when their value is exactly DuckDB's:
+ * the parse trees here are DuckDB's own ({@code json_serialize_sql}).
+ */
+class PredicatesTest {
+  private static Connection duck;
+
+  @BeforeAll
+  static void open() throws Exception {
+    duck = DriverManager.getConnection("jdbc:duckdb:");
+  }
+
+  @AfterAll
+  static void close() throws Exception {
+    duck.close();
+  }
+
+  /** The parsed right-hand side of {@code x = <constant>}. */
+  private static JsonNode constant(String sql) throws Exception {
+    try (PreparedStatement ps = duck.prepareStatement("SELECT json_serialize_sql(?::VARCHAR)")) {
+      ps.setString(1, "SELECT 1 FROM t WHERE x = " + sql);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return new ObjectMapper().readTree(rs.getString(1)).path("statements").path(0).path("node")
+            .path("where_clause").path("right");
+      }
+    }
+  }
+
+  private static Object literal(String sql, Type type) throws Exception {
+    return Predicates.literal(constant(sql), type);
+  }
+
+  @Test
+  void integerParametersAsClientsBindThemPrune() throws Exception {
+    // pgjdbc and other drivers send parameters as text; Floe binds them as CAST('<text>' AS <type>)
+    assertThat(literal("CAST('42' AS bigint)", Types.LongType.get())).isEqualTo(42L);
+    assertThat(literal("CAST('-7' AS integer)", Types.IntegerType.get())).isEqualTo(-7);
+    assertThat(literal("CAST('+007' AS int8)", Types.LongType.get())).isEqualTo(7L);
+    assertThat(literal("CAST('42' AS smallint)", Types.LongType.get())).isEqualTo(42L);
+    assertThat(literal("CAST(42 AS BIGINT)", Types.LongType.get())).isEqualTo(42L);
+  }
+
+  @Test
+  void integerTextDuckDbReadsDifferentlyOrOutOfRangeDoesNotPrune() throws Exception {
+    // DuckDB accepts these; their value is not simply the digits, so they are left to DuckDB
+    assertThat(literal("CAST(' 42' AS bigint)", Types.LongType.get())).isNull();
+    assertThat(literal("CAST('1e3' AS bigint)", Types.LongType.get())).isNull();
+    assertThat(literal("CAST('1_000' AS bigint)", Types.LongType.get())).isNull();
+    assertThat(literal("CAST('9223372036854775807' AS bigint)", Types.LongType.get())).isNull();
+    // beyond an int column's range: Iceberg's comparison with it is not exact
+    assertThat(literal("CAST('5000000000' AS bigint)", Types.IntegerType.get())).isNull();
+    // a cast to another type than the column's family
+    assertThat(literal("CAST('42' AS varchar)", Types.LongType.get())).isNull();
+    assertThat(literal("CAST('42' AS bigint)", Types.StringType.get())).isNull();
+    assertThat(literal("CAST('42' AS numeric)", Types.LongType.get())).isNull();
+    assertThat(literal("CAST('42' AS double)", Types.LongType.get())).isNull();
+  }
+
+  @Test
+  void datesAndStringsStillConvert() throws Exception {
+    assertThat(literal("CAST('2024-02-29' AS date)", Types.DateType.get())).isEqualTo(19782);
+    assertThat(literal("'abc'", Types.StringType.get())).isEqualTo("abc");
+    assertThat(literal("CAST('abc' AS text)", Types.StringType.get())).isEqualTo("abc");
+  }
+}
