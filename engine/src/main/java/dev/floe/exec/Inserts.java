@@ -142,7 +142,8 @@ final class Inserts {
     if (!schema.identifierFieldIds().isEmpty() || s.onConflict().isPresent() || s.returning().isPresent()) {
       return new Mutations(session, tables).insert(s, rowsSql, positions);
     }
-    long rows = write(table, schema, rowsSql, positions, files -> {
+    long maxRows = s.source().isEmpty() ? 1 : ValuesLiterals.rows(s.source().get().text());
+    long rows = write(table, schema, rowsSql, maxRows, positions, files -> {
       synchronized (tables.commitLock(id)) {
         Snapshot parent = table.currentSnapshot();
         Long parentId = parent == null ? null : parent.snapshotId();
@@ -220,7 +221,7 @@ final class Inserts {
         provided.put(columns.get(k).name(), "q." + Lexer.quoteIdentifier("s" + k));
       }
       String rowsSql = rowsSql(id.name(), created, Map.of(), columns, provided, bound.sql(), columns.size());
-      rows = write(table, created, rowsSql, bound::originalPosition, files -> {
+      rows = write(table, created, rowsSql, -1, bound::originalPosition, files -> {
         AppendFiles append = Commits.inline(txn.newAppend());
         files.forEach(append::appendFile);
         append.commit();
@@ -241,12 +242,15 @@ final class Inserts {
     void commit(List<DataFile> files);
   }
 
-  /** Writes the rows and commits them; on any failure deletes what was written. */
-  private long write(Table table, Schema schema, String rowsSql, java.util.function.IntUnaryOperator positions,
-      Commit commit) {
+  /**
+   * Writes the rows ({@code maxRows} at most, -1: unknown) and commits them; on any failure deletes what
+   * was written.
+   */
+  private long write(Table table, Schema schema, String rowsSql, long maxRows,
+      java.util.function.IntUnaryOperator positions, Commit commit) {
     Inserter.Written written;
     try {
-      written = Inserter.write(session.duck(), table, schema, rowsSql, session.scratch());
+      written = Inserter.write(session.duck(), table, schema, rowsSql, session.scratch(), maxRows);
     } catch (Inserter.WriteFailure e) {
       throw DuckErrors.map(e.sqlException(), positions);
     }

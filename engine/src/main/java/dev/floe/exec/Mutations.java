@@ -168,9 +168,9 @@ final class Mutations {
     Optional<String> returning = s.returning().map(r -> returningTable(r, "SELECT * EXCLUDE (" + FILE + ", " + POS
         + ") FROM " + changes, t.alias(), relations));
     if (count > 0) {
-      String deleted = "SELECT " + FILE + ", " + POS + " FROM " + changes;
-      deletedCount = count;
-      commit(t, relations, read, deleted, null, mode(t, TableProperties.DELETE_MODE), Optional.empty());
+      DeltaWriter.Deleted deleted = count <= Inserter.FEW_ROWS ? readFew(changes, count).deleted()
+          : new DeltaWriter.Deleted("SELECT " + FILE + ", " + POS + " FROM " + changes, count, null);
+      commit(t, relations, read, deleted, null, 0, mode(t, TableProperties.DELETE_MODE), Optional.empty());
     }
     return result("DELETE " + count, returning);
   }
@@ -204,8 +204,10 @@ final class Mutations {
     QueryBinder.Bound bound = session.bind(c.text(), c::position, relations);
     Relations.TableRelation read = relations.targetRelation();
     String changes = materialize("chg", bound.sql(), bound::originalPosition);
-    checkAssignable(t, bound, changes, set, 2);
     long count = count(changes, "");
+    // A small change is read once: the column types for the assignment check, and the positions.
+    Few few = count > 0 && count <= Inserter.FEW_ROWS ? readFew(changes, count) : null;
+    checkAssignable(t, bound, few != null ? few.types() : columnTypes(changes), set, 2);
     Set<String> unchanged = new HashSet<>();
     t.columns().forEach(col -> unchanged.add(col.name()));
     unchanged.removeAll(set.keySet());
@@ -214,12 +216,12 @@ final class Mutations {
     Optional<String> returning = s.returning().map(r -> returningTable(r, "SELECT * FROM " + newRows, t.alias(),
         relations));
     if (count > 0) {
-      String deleted = "SELECT " + FILE + ", " + POS + " FROM " + changes;
+      DeltaWriter.Deleted deleted = few != null ? few.deleted()
+          : new DeltaWriter.Deleted("SELECT " + FILE + ", " + POS + " FROM " + changes, count, null);
       if (keysChange) {
-        checkKeys(t, newRows, deleted, relations);
+        checkKeys(t, newRows, deleted.sql(), relations);
       }
-      deletedCount = count;
-      commit(t, relations, read, deleted, "SELECT * FROM " + newRows, mode(t, TableProperties.UPDATE_MODE),
+      commit(t, relations, read, deleted, "SELECT * FROM " + newRows, count, mode(t, TableProperties.UPDATE_MODE),
           keysChange ? keyFilter(t, newRows) : Optional.empty());
     }
     return result("UPDATE " + count, returning);
@@ -263,9 +265,8 @@ final class Mutations {
    * PostgreSQL's assignment rules for SET values (42804, before anything is written), checked on the
    * types of the materialised change table, whose column {@code first + k} is column k's new value.
    */
-  private void checkAssignable(Target t, QueryBinder.Bound bound, String changes, Map<String, Ast.Assignment> set,
+  private void checkAssignable(Target t, QueryBinder.Bound bound, List<String> types, Map<String, Ast.Assignment> set,
       int first) {
-    List<String> types = columnTypes(changes);
     for (int k = 0; k < t.columns().size(); k++) {
       Column col = t.columns().get(k);
       Ast.Assignment assign = set.get(col.name());
@@ -280,6 +281,39 @@ final class Mutations {
             "You will need to rewrite or cast the expression.", assign.position(), null);
       }
     }
+  }
+
+  /** A small change table, read: its column types, and the rows it deletes with their positions. */
+  private record Few(List<String> types, DeltaWriter.Deleted deleted) {}
+
+  /**
+   * Reads a change table of {@code count} (at most {@link Inserter#FEW_ROWS}) rows whose first two
+   * columns are {@code __floe_file} and {@code __floe_pos}: one query that gives the column types and
+   * the positions, which the delete writers then use without a query of their own.
+   */
+  private Few readFew(String changes, long count) {
+    Map<String, List<Long>> byFile = new LinkedHashMap<>();
+    List<String> types = new ArrayList<>();
+    try (var st = session.duck().createStatement(); var rs = st.executeQuery("SELECT * FROM " + changes)) {
+      ResultSetMetaData md = rs.getMetaData();
+      for (int i = 1; i <= md.getColumnCount(); i++) {
+        types.add(md.getColumnTypeName(i));
+      }
+      while (rs.next()) {
+        byFile.computeIfAbsent(rs.getString(1), f -> new ArrayList<>()).add(rs.getLong(2));
+      }
+    } catch (SQLException e) {
+      throw DuckErrors.map(e, o -> 0);
+    }
+    Map<String, long[]> positions = new LinkedHashMap<>();
+    long rows = 0;
+    for (Map.Entry<String, List<Long>> e : byFile.entrySet()) {
+      long[] sorted = e.getValue().stream().mapToLong(Long::longValue).sorted().distinct().toArray();
+      positions.put(e.getKey(), sorted);
+      rows += sorted.length;
+    }
+    return new Few(types, new DeltaWriter.Deleted("SELECT " + FILE + ", " + POS + " FROM " + changes, rows,
+        positions));
   }
 
   private List<String> columnTypes(String table) {
@@ -387,7 +421,8 @@ final class Mutations {
       String newRows = newRows(t, changes, " WHERE " + addFilter);
       String deleted = "SELECT " + FILE + ", " + POS + " FROM " + changes + " WHERE " + removeFilter;
       checkKeys(t, newRows, deleted, relations);
-      commit(t, relations, read, deleted, "SELECT * FROM " + newRows, mode(t, TableProperties.MERGE_MODE),
+      commit(t, relations, read, DeltaWriter.Deleted.of(deleted), "SELECT * FROM " + newRows, count,
+          mode(t, TableProperties.MERGE_MODE),
           keyFilter(t, newRows));
     }
     return result("MERGE " + count, Optional.empty());
@@ -522,7 +557,7 @@ final class Mutations {
     QueryBinder.Bound bound = session.bind(c.text(), c::position, relations);
     Relations.TableRelation read = relations.targetRelation();
     String changes = materialize("chg", bound.sql(), bound::originalPosition);
-    checkAssignable(t, bound, changes, set, 2);
+    checkAssignable(t, bound, columnTypes(changes), set, 2);
     String updated = newRows(t, changes, "");
     Composer fresh = new Composer().add("SELECT excluded.* FROM " + proposed + " AS excluded WHERE NOT EXISTS "
         + "(SELECT 1 FROM " + Relations.TARGET + " AS " + a + " WHERE " + on + ")");
@@ -533,8 +568,8 @@ final class Mutations {
     Optional<String> returning = s.returning().map(r -> returningTable(r, "SELECT * FROM " + all, t.alias(),
         relations));
     if (count > 0) {
-      String deleted = "SELECT " + FILE + ", " + POS + " FROM " + changes;
-      commit(t, relations, read, deleted, "SELECT * FROM " + all, mode(t, TableProperties.UPDATE_MODE),
+      DeltaWriter.Deleted deleted = DeltaWriter.Deleted.of("SELECT " + FILE + ", " + POS + " FROM " + changes);
+      commit(t, relations, read, deleted, "SELECT * FROM " + all, count, mode(t, TableProperties.UPDATE_MODE),
           keyFilter(t, all));
     }
     return result("INSERT 0 " + count, returning);
@@ -551,7 +586,7 @@ final class Mutations {
     Optional<String> returning = s.returning().map(r -> returningTable(r, "SELECT * FROM " + table, t.alias(),
         relations == null ? session.relations() : relations));
     if (count > 0) {
-      commit(t, relations, null, null, "SELECT * FROM " + table, DeltaWriter.Mode.MERGE_ON_READ,
+      commit(t, relations, null, null, "SELECT * FROM " + table, count, DeltaWriter.Mode.MERGE_ON_READ,
           t.keys().isEmpty() ? Optional.empty() : keyFilter(t, table));
     }
     return result("INSERT 0 " + count, returning);
@@ -814,23 +849,19 @@ final class Mutations {
 
   /**
    * Writes and commits a change: {@code deleted} rows ({@code __floe_file}, {@code __floe_pos}) of the
-   * target as read by {@code relations}, and {@code newRows}.
+   * target as read by {@code relations}, and {@code newRows}, of which there are at most
+   * {@code newRowsAtMost} (-1: unknown).
    */
-  /** Rows the next commit's {@code deleted} names, when the statement counted them (-1: unknown). */
-  private long deletedCount = -1;
-
-  private void commit(Target t, Relations relations, Relations.TableRelation read, String deleted, String newRows,
-      DeltaWriter.Mode mode, Optional<Expression> keys) {
+  private void commit(Target t, Relations relations, Relations.TableRelation read, DeltaWriter.Deleted deleted,
+      String newRows, long newRowsAtMost, DeltaWriter.Mode mode, Optional<Expression> keys) {
     dev.floe.read.ScanPlan plan = read == null ? null : read.lastPlan;
     Table live = t.live();
     int formatVersion = ((HasTableOperations) live).operations().current().formatVersion();
 
     DeltaWriter.Delta delta;
     try {
-      delta = DeltaWriter.write(session.duck(), live, plan, session.engine().files(),
-          deleted, newRows, mode, formatVersion,
-          session.scratch(), deletedCount);
-      deletedCount = -1;
+      delta = DeltaWriter.write(session.duck(), live, plan, session.engine().files(), deleted, newRows,
+          newRowsAtMost, mode, formatVersion, session.scratch());
     } catch (Inserter.WriteFailure e) {
       throw DuckErrors.map(e.sqlException(), o -> 0);
     }

@@ -58,6 +58,33 @@ final class ValuesLiterals {
     return values && all[0];
   }
 
+  /**
+   * How many rows {@code query} returns, when it is a bare VALUES list (nothing after the rows: no ORDER
+   * BY, LIMIT or UNION); -1 otherwise.
+   */
+  static long rows(String query) {
+    List<Token> tokens = Lexer.tokenize(query);
+    if (tokens.isEmpty() || !tokens.get(0).isKeyword("values")) {
+      return -1;
+    }
+    int depth = 0;
+    long rows = 0;
+    for (int i = 1; i < tokens.size(); i++) {
+      Token t = tokens.get(i);
+      if (t.isOp("(") || t.isOp("[")) {
+        if (depth == 0) {
+          rows++;
+        }
+        depth++;
+      } else if (t.isOp(")") || t.isOp("]")) {
+        depth--;
+      } else if (depth == 0 && !t.isOp(",") && !t.isOp(";") && t.type() != Token.Type.EOF) {
+        return -1;
+      }
+    }
+    return rows;
+  }
+
   /** One value of a VALUES row: its column and its first and last token (inclusive). */
   private interface Item {
     void accept(int column, int first, int last);

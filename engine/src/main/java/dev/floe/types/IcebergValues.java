@@ -23,11 +23,19 @@ public final class IcebergValues {
       case DATE -> "CAST((" + expr + ") - DATE '1970-01-01' AS INTEGER)";
       case TIME -> "(CAST(hour(" + expr + ") AS BIGINT) * 3600000000 + CAST(minute(" + expr
           + ") AS BIGINT) * 60000000 + microsecond(" + expr + "))";
-      case TIMESTAMP, TIMESTAMP_NANO -> "epoch_us(" + expr + ")";
+      // epoch_us and epoch_ns are NULL for the infinities, which DuckDB stores (and writes to Parquet)
+      // as the largest magnitudes of its 64-bit count
+      case TIMESTAMP -> "CASE WHEN isinf(" + expr + ") THEN " + infinity(expr) + " ELSE epoch_us(" + expr + ") END";
+      case TIMESTAMP_NANO -> "CASE WHEN isinf(" + expr + ") THEN " + infinity(expr) + " ELSE epoch_ns(" + expr
+          + ") END";
       case UUID, DECIMAL -> "CAST((" + expr + ") AS VARCHAR)";
       case BINARY, FIXED -> "hex(" + expr + ")";
       default -> expr;
     };
+  }
+
+  private static String infinity(String expr) {
+    return "CASE WHEN CAST(" + expr + " AS VARCHAR) LIKE '-%' THEN -9223372036854775807 ELSE 9223372036854775807 END";
   }
 
   /** The Iceberg value of what JDBC returned for a {@link #readable} expression. */

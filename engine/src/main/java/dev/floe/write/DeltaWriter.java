@@ -37,7 +37,13 @@ import org.apache.iceberg.MetricsConfig;
 import org.apache.iceberg.MetadataColumns;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.StructLike;
+import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.deletes.BaseDVFileWriter;
+import org.apache.iceberg.io.DeleteSchemaUtil;
+import org.apache.iceberg.io.FileAppender;
+import org.apache.iceberg.parquet.FloeParquet;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import org.apache.iceberg.deletes.PositionDeleteIndex;
 import org.apache.iceberg.io.DeleteWriteResult;
 import org.apache.iceberg.io.InputFile;
@@ -92,24 +98,30 @@ public final class DeltaWriter {
   private DeltaWriter() {}
 
   /**
-   * Writes a change.
+   * The rows a change removes from the target.
    *
-   * @param plan the target's scan (with the tasks of every file a deleted row may come from)
-   * @param deleted a DuckDB table or query of distinct ({@code __floe_file}, {@code __floe_pos}) pairs,
-   *     or null when no row goes away
-   * @param newRows a DuckDB query of the new rows in the table's column order and stored types, or null
+   * @param sql a DuckDB table or query of distinct ({@code __floe_file}, {@code __floe_pos}) pairs
+   * @param count how many pairs, when the caller knows (-1 otherwise)
+   * @param positions the pairs themselves, by data file (local path) with sorted positions, when the
+   *     caller read them (a small change): the delete writers then need no query; null otherwise
    */
-  public static Delta write(Connection duck, Table table, ScanPlan plan, ScanFiles files, String deleted,
-      String newRows, Mode mode, int formatVersion, Path scratch) {
-    return write(duck, table, plan, files, deleted, newRows, mode, formatVersion, scratch, -1);
+  public record Deleted(String sql, long count, Map<String, long[]> positions) {
+    public static Deleted of(String sql) {
+      return new Deleted(sql, -1, null);
+    }
   }
 
   /**
-   * @param deletedCount how many rows {@code deleted} names, when the caller knows (-1 otherwise): with a
-   *     plan of one data file, no query is needed to count them per file
+   * Writes a change.
+   *
+   * @param plan the target's scan (with the tasks of every file a deleted row may come from)
+   * @param deleted the rows that go away, or null when none does
+   * @param newRows a DuckDB query of the new rows in the table's column order and stored types, or null
+   * @param newRowsAtMost how many rows {@code newRows} returns at most, when the caller knows (-1
+   *     otherwise): few rows are written in the JVM ({@link Inserter#FEW_ROWS})
    */
-  public static Delta write(Connection duck, Table table, ScanPlan plan, ScanFiles files, String deleted,
-      String newRows, Mode mode, int formatVersion, Path scratch, long deletedCount) {
+  public static Delta write(Connection duck, Table table, ScanPlan plan, ScanFiles files, Deleted deleted,
+      String newRows, long newRowsAtMost, Mode mode, int formatVersion, Path scratch) {
     List<DataFile> addedData = new ArrayList<>();
     List<DeleteFile> addedDeletes = new ArrayList<>();
     List<DataFile> removedData = new ArrayList<>();
@@ -125,8 +137,9 @@ public final class DeltaWriter {
         for (FileScanTask t : plan.tasks()) {
           tasks.put(LocalFileIO.toPath(t.file().location()).toString(), t);
         }
-        Map<FileScanTask, Long> counts = deletedCount > 0 && plan.tasks().size() == 1
-            ? Map.of(plan.tasks().get(0), deletedCount) : countsPerFile(duck, deleted, tasks);
+        Map<FileScanTask, Long> counts = deleted.positions() != null ? counts(deleted.positions(), tasks)
+            : deleted.count() > 0 && plan.tasks().size() == 1 ? Map.of(plan.tasks().get(0), deleted.count())
+            : countsPerFile(duck, deleted.sql(), tasks);
         List<FileScanTask> partial = new ArrayList<>();
         for (Map.Entry<FileScanTask, Long> e : counts.entrySet()) {
           FileScanTask task = e.getKey();
@@ -142,7 +155,7 @@ public final class DeltaWriter {
           if (mode == Mode.COPY_ON_WRITE) {
             ScanPlan touched = new ScanPlan(plan.table(), plan.snapshot(), plan.schema(), plan.columns(), partial);
             String survivors = "SELECT " + columnList(plan) + " FROM (" + ScanSql.relation(touched, table.io(),
-                files, true) + ") AS r ANTI JOIN (" + deleted + ") AS d ON r." + ScanSql.ROW_FILE + " = d."
+                files, true) + ") AS r ANTI JOIN (" + deleted.sql() + ") AS d ON r." + ScanSql.ROW_FILE + " = d."
                 + ScanSql.ROW_FILE + " AND r." + ScanSql.ROW_POSITION + " = d." + ScanSql.ROW_POSITION;
             Inserter.Written rewritten = Inserter.write(duck, table, table.schema(), survivors, scratch);
             addedData.addAll(rewritten.files());
@@ -178,7 +191,7 @@ public final class DeltaWriter {
         }
       }
       if (newRows != null) {
-        Inserter.Written written = Inserter.write(duck, table, table.schema(), newRows, scratch);
+        Inserter.Written written = Inserter.write(duck, table, table.schema(), newRows, scratch, newRowsAtMost);
         addedData.addAll(written.files());
         insertedRows = written.rows();
       }
@@ -252,6 +265,19 @@ public final class DeltaWriter {
       b.append(k > 0 ? ", " : "").append("r.").append(Lexer.quoteIdentifier(plan.columns().get(k).name()));
     }
     return b.toString();
+  }
+
+  /** Rows deleted per file, from positions the caller read. */
+  private static Map<FileScanTask, Long> counts(Map<String, long[]> positions, Map<String, FileScanTask> tasks) {
+    Map<FileScanTask, Long> counts = new LinkedHashMap<>();
+    for (Map.Entry<String, long[]> e : positions.entrySet()) {
+      FileScanTask task = tasks.get(e.getKey());
+      if (task == null) {
+        throw new IllegalStateException("a deleted row came from " + e.getKey() + ", which the scan did not plan");
+      }
+      counts.put(task, (long) e.getValue().length);
+    }
+    return counts;
   }
 
   private static Map<FileScanTask, Long> countsPerFile(Connection duck, String deleted, Map<String, FileScanTask> tasks) {
@@ -351,18 +377,26 @@ public final class DeltaWriter {
   }
 
   /**
-   * A format-2 position-delete file for one data file, written by DuckDB, sorted by position. Like a
-   * deletion vector it holds all of the file's deleted positions: the new ones and those of the file's
-   * existing file-scoped delete files, which the commit replaces ({@link #fileScopedParquet}), so a
-   * data file never collects more than one delete file however often its rows are deleted. It is
-   * written in place, beside the table's data files, and deleted if the statement fails.
+   * A format-2 position-delete file for one data file, sorted by position. Like a deletion vector it
+   * holds all of the file's deleted positions: the new ones and those of the file's existing file-scoped
+   * delete files, which the commit replaces ({@link #fileScopedParquet}), so a data file never collects
+   * more than one delete file however often its rows are deleted. It is written in place, beside the
+   * table's data files, and deleted if the statement fails: by DuckDB, or, when the caller read the
+   * positions and they are few, in the JVM ({@link #positionDeletesInJvm}).
    */
-  private static DeleteFile positionDeletes(Connection duck, Table table, String deleted, FileScanTask task) {
-    String positions = "SELECT " + ScanSql.ROW_POSITION + " AS pos FROM (" + deleted + ") WHERE "
-        + ScanSql.ROW_FILE + " = " + Lexer.quoteString(LocalFileIO.toPath(task.file().location()).toString());
+  private static DeleteFile positionDeletes(Connection duck, Table table, Deleted deleted, FileScanTask task) {
+    String local = LocalFileIO.toPath(task.file().location()).toString();
     String location = deleteFileLocation(table, task.file());
-    try (Statement st = duck.createStatement()) {
-      st.execute(positionDeletesCopy(positions, task, prepare(location)));
+    try {
+      if (deleted.positions() != null && deleted.positions().get(local).length <= FEW_POSITIONS
+          && FloeParquet.available()) {
+        return positionDeletesInJvm(duck, table, task, deleted.positions().get(local), location);
+      }
+      String positions = "SELECT " + ScanSql.ROW_POSITION + " AS pos FROM (" + deleted.sql() + ") WHERE "
+          + ScanSql.ROW_FILE + " = " + Lexer.quoteString(local);
+      try (Statement st = duck.createStatement()) {
+        st.execute(positionDeletesCopy(positions, task, prepare(location)));
+      }
       Durable.later(LocalFileIO.toPath(location));
       return positionDeleteFile(table, task.file(), location);
     } catch (SQLException e) {
@@ -372,6 +406,115 @@ public final class DeltaWriter {
       quietlyDelete(table, location);
       throw e;
     }
+  }
+
+  /** Up to this many positions per data file, a position-delete file is written in the JVM. */
+  private static final int FEW_POSITIONS = 10_000;
+
+  /**
+   * Positions of the file-scoped position-delete files Floe wrote or read in this process, by location
+   * (delete files are never rewritten in place), so that the next delete file of the same data file
+   * needs no query for them. Bounded by the number of positions held.
+   */
+  private static final Map<String, long[]> KNOWN_POSITIONS = new LinkedHashMap<>(16, 0.75f, true);
+  private static long knownPositions;
+  private static final long MAX_KNOWN_POSITIONS = 4_000_000;
+
+  private static synchronized void remember(String location, long[] positions) {
+    if (positions.length > MAX_KNOWN_POSITIONS / 4) {
+      return;
+    }
+    long[] previous = KNOWN_POSITIONS.put(location, positions);
+    knownPositions += positions.length - (previous == null ? 0 : previous.length);
+    var it = KNOWN_POSITIONS.entrySet().iterator();
+    while (knownPositions > MAX_KNOWN_POSITIONS && it.hasNext()) {
+      knownPositions -= it.next().getValue().length;
+      it.remove();
+    }
+  }
+
+  private static synchronized long[] known(String location) {
+    return KNOWN_POSITIONS.get(location);
+  }
+
+  /**
+   * Writes a data file's position-delete file with Iceberg's Parquet writer: its new positions merged
+   * with those of the delete files it replaces (remembered, or read by DuckDB), written and measured in
+   * one pass.
+   */
+  private static DeleteFile positionDeletesInJvm(Connection duck, Table table, FileScanTask task, long[] added,
+      String location) throws SQLException {
+    DataFile data = task.file();
+    long[] merged = added;
+    for (DeleteFile previous : fileScopedParquet(task)) {
+      long[] old = known(previous.location());
+      if (old == null) {
+        old = readPositions(duck, previous, data);
+      }
+      merged = union(merged, old);
+    }
+    prepare(location);
+    FileAppender<StructLike> appender = FloeParquet.appender(table.io().newOutputFile(location),
+        DeleteSchemaUtil.pathPosSchema(), CompressionCodecName.ZSTD, MetricsConfig.forPositionDelete());
+    try (appender) {
+      for (long pos : merged) {
+        GenericRecord r = GenericRecord.create(DeleteSchemaUtil.pathPosSchema());
+        r.set(0, data.location());
+        r.set(1, pos);
+        appender.add(r);
+      }
+    } catch (java.io.IOException e) {
+      throw new FloeException(SqlState.IO_ERROR, "cannot write a delete file: " + e.getMessage(), e);
+    }
+    Durable.later(LocalFileIO.toPath(location));
+    remember(location, merged);
+    return FileMetadata.deleteFileBuilder(table.specs().get(data.specId()))
+        .ofPositionDeletes()
+        .withPath(location)
+        .withFormat(FileFormat.PARQUET)
+        .withFileSizeInBytes(appender.length())
+        .withMetrics(appender.metrics())
+        .withSplitOffsets(appender.splitOffsets())
+        .withPartition(data.partition())
+        .withReferencedDataFile(data.location())
+        .build();
+  }
+
+  /** The positions a position-delete file holds for {@code data}, sorted and distinct. */
+  private static long[] readPositions(Connection duck, DeleteFile file, DataFile data) throws SQLException {
+    String sql = "SELECT DISTINCT pos FROM read_parquet([" + Lexer.quoteString(LocalFileIO.toPath(file.location())
+        .toString()) + "]) WHERE " + ScanSql.localPathSql("file_path") + " = "
+        + Lexer.quoteString(LocalFileIO.toPath(data.location()).toString()) + " ORDER BY pos";
+    List<Long> out = new ArrayList<>();
+    try (Statement st = duck.createStatement(); ResultSet rs = st.executeQuery(sql)) {
+      while (rs.next()) {
+        out.add(rs.getLong(1));
+      }
+    }
+    long[] positions = out.stream().mapToLong(Long::longValue).toArray();
+    remember(file.location(), positions);
+    return positions;
+  }
+
+  /** The sorted, distinct union of two sorted, distinct position lists. */
+  static long[] union(long[] a, long[] b) {
+    long[] out = new long[a.length + b.length];
+    int i = 0;
+    int j = 0;
+    int n = 0;
+    while (i < a.length || j < b.length) {
+      long next;
+      if (j >= b.length || (i < a.length && a[i] < b[j])) {
+        next = a[i++];
+      } else if (i >= a.length || b[j] < a[i]) {
+        next = b[j++];
+      } else {
+        next = a[i++];
+        j++;
+      }
+      out[n++] = next;
+    }
+    return n == out.length ? out : java.util.Arrays.copyOf(out, n);
   }
 
   /** Where a new position-delete file for {@code data} goes: beside the table's data files. */
@@ -434,7 +577,7 @@ public final class DeltaWriter {
    * @param oneFile whether every row {@code deleted} names is in the one file of {@code tasks}
    */
   private static BaseDVFileWriter deletionVectors(Connection duck, Table table, DeletionVectors loaded,
-      String deleted, List<FileScanTask> tasks, boolean oneFile) {
+      Deleted deleted, List<FileScanTask> tasks, boolean oneFile) {
     Map<String, FileScanTask> byLocation = new HashMap<>();
     for (FileScanTask t : tasks) {
       byLocation.put(t.file().location(), t);
@@ -451,6 +594,15 @@ public final class DeltaWriter {
       }
       return previous.isEmpty() ? null : loaded.load(previous, table.io(), location);
     });
+    if (deleted.positions() != null) {
+      for (FileScanTask t : tasks) {
+        DataFile data = t.file();
+        for (long pos : deleted.positions().get(LocalFileIO.toPath(data.location()).toString())) {
+          writer.delete(data.location(), pos, table.specs().get(data.specId()), data.partition());
+        }
+      }
+      return writer;
+    }
     // One pass over the deleted rows, naming each file by its index into the task list, so that no
     // string is made per row.
     StringBuilder values = new StringBuilder();
@@ -459,8 +611,8 @@ public final class DeltaWriter {
           .append(Lexer.quoteString(LocalFileIO.toPath(tasks.get(k).file().location()).toString())).append(')');
     }
     String sql = oneFile && tasks.size() == 1
-        ? "SELECT 0, " + ScanSql.ROW_POSITION + " FROM (" + deleted + ") AS d"
-        : "SELECT f.k, d." + ScanSql.ROW_POSITION + " FROM (" + deleted + ") AS d JOIN (VALUES " + values
+        ? "SELECT 0, " + ScanSql.ROW_POSITION + " FROM (" + deleted.sql() + ") AS d"
+        : "SELECT f.k, d." + ScanSql.ROW_POSITION + " FROM (" + deleted.sql() + ") AS d JOIN (VALUES " + values
             + ") AS f(k, path) ON d." + ScanSql.ROW_FILE + " = f.path";
     try (Statement st = duck.createStatement(); ResultSet rs = st.executeQuery(sql)) {
       while (rs.next()) {
