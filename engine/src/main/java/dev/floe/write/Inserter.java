@@ -87,19 +87,21 @@ public final class Inserter {
 
   /**
    * As above, for a statement that knows how many rows {@code rowsSql} returns at most
-   * ({@code maxRows}; -1 when unknown). Up to {@link #FEW_ROWS}, the rows are read from DuckDB and written
-   * by Iceberg's Parquet writer in the JVM ({@link #writeFew}): a one-row file costs ~0.2 ms there,
-   * against ~3 ms for a COPY and reading its footer back.
+   * ({@code maxRows}; -1 when unknown). Where DuckDB cannot write in place (partitioned tables: the rows
+   * are materialised, their partitions numbered, written to staging, moved and measured, five DuckDB
+   * statements and more), up to {@link #FEW_ROWS} rows are read from DuckDB in one query and written by
+   * Iceberg's Parquet writer in the JVM ({@link #writeFew}). In place, one COPY costs about what that
+   * query and the JVM writer do together, so it stays (docs/decisions/0003-few-rows-in-the-jvm.md).
    */
   public static Written write(Connection duck, Table table, Schema schema, String rowsSql, Path scratch,
       long maxRows) {
-    if (maxRows >= 0 && maxRows <= FEW_ROWS) {
+    Path direct = directory(table);
+    if (direct == null && maxRows >= 0 && maxRows <= FEW_ROWS) {
       CompressionCodecName codec = fewRowsCodec(table, schema);
       if (codec != null) {
         return writeFew(duck, table, schema, rowsSql, codec, maxRows);
       }
     }
-    Path direct = directory(table);
     if (direct != null) {
       return writeInPlace(duck, table, schema, rowsSql, direct);
     }

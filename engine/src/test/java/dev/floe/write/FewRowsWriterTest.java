@@ -28,8 +28,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Floe writes a few rows (INSERT ... VALUES, small UPDATEs) with Iceberg's Parquet writer in the JVM
- * and everything else with DuckDB's COPY. The same values written both ways must read back the same,
+ * Floe writes a few rows (INSERT ... VALUES, small UPDATEs) into a partitioned table with Iceberg's
+ * Parquet writer in the JVM, and everything else with DuckDB's COPY. The same values written both ways must read back the same,
  * through Floe and through Iceberg's own reader, land in the same partitions, and carry the same
  * column statistics (which pruning trusts).
  */
@@ -37,24 +37,25 @@ class FewRowsWriterTest {
   @TempDir
   Path dir;
 
+  /** A partitioned table (one partition: p is always 1), which few rows are written to in the JVM. */
   private static final String COLUMNS = "id int, b boolean, i int, n bigint, r real, d double precision, "
       + "m numeric(10,2), w numeric(38,6), s text, dt date, tm time, ts timestamp, tz timestamptz, u uuid, "
-      + "y bytea";
+      + "y bytea, p int) PARTITIONED BY (p";
 
   /** Edge values of every type the JVM writer takes, as a VALUES list. */
   private static final String ROWS = String.join(", ",
       "(1, true, -2147483648, -9223372036854775808, 'NaN', '-Infinity', -99999999.99, "
           + "-12345678901234567890123456789012.123456, '', '-infinity', '00:00:00', '-infinity', '-infinity', "
-          + "'00000000-0000-0000-0000-000000000000', '\\x')",
+          + "'00000000-0000-0000-0000-000000000000', '\\x', 1)",
       "(2, false, 2147483647, 9223372036854775807, 'Infinity', 'NaN', 99999999.99, 0.000001, 'é😀 zz', "
           + "'5874897-12-31', '23:59:59.999999', 'infinity', 'infinity', 'ffffffff-ffff-ffff-ffff-ffffffffffff', "
-          + "'\\x00ff00')",
-      "(3, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)",
+          + "'\\x00ff00', 1)",
+      "(3, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 1)",
       "(4, true, 0, 0, -0.0, -0.0, 0, 0, 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', '1970-01-01', '12:34:56.789', "
           + "'1969-12-31 23:59:59.999999', '2024-02-29 12:00:00+05:30', '123e4567-e89b-12d3-a456-426614174000', "
-          + "'\\xdeadbeef')",
+          + "'\\xdeadbeef', 1)",
       "(5, false, 7, 7, 1.5, 1e300, 1.05, 1.000005, 'zzzz', '0001-01-01', '00:00:00.000001', '2262-04-11 23:47:16.854775', "
-          + "'1900-01-01 00:00:00+00', '123e4567-e89b-12d3-a456-426614174001', '\\x41')");
+          + "'1900-01-01 00:00:00+00', '123e4567-e89b-12d3-a456-426614174001', '\\x41', 1)");
 
   @Test
   void jvmAndDuckDbWritersAgreeOnEveryType() throws IOException {
@@ -121,8 +122,8 @@ class FewRowsWriterTest {
     try (Database db = Floe.open(dir)) {
       for (int v : List.of(2, 3)) {
         String t = "t" + v;
-        exec(db, "CREATE TABLE " + t + " (id bigint NOT NULL, s text, m numeric(10,2)) WITH (format_version = " + v
-            + ")");
+        exec(db, "CREATE TABLE " + t + " (id bigint NOT NULL, s text, m numeric(10,2)) PARTITIONED BY (bucket(3, id))"
+            + " WITH (format_version = " + v + ")");
         exec(db, "INSERT INTO " + t + " SELECT i, 'row ' || i, i / 100 FROM range(0, 3000) r(i)");
         java.util.TreeMap<Long, String> model = new java.util.TreeMap<>();
         for (long i = 0; i < 3000; i++) {
