@@ -42,7 +42,7 @@ import org.apache.iceberg.types.Types;
 
 /**
  * INSERT and CREATE TABLE AS: DuckDB computes the rows, each value is cast to its column's type and
- * checked (NOT NULL, varchar length, smallint range), the rows are written as new data files, and one
+ * checked (NOT NULL, varchar length, smallint range, time within a day), the rows are written as new data files, and one
  * Iceberg commit makes them visible. A failure at any step leaves the table as it was and deletes the
  * files written for the statement.
  */
@@ -369,6 +369,13 @@ final class Inserts {
         yield "CASE WHEN " + v + " IS NULL OR length(" + v + ") <= " + n + " THEN " + v + " WHEN rtrim(substr(" + v + ", " + (n + 1)
             + "), ' ') = '' THEN left(" + v + ", " + n + ") ELSE " + DuckErrors.raise(
             SqlState.STRING_DATA_RIGHT_TRUNCATION, "value too long for type " + t) + " END";
+      }
+      case TIME -> {
+        // PostgreSQL and DuckDB take 24:00:00; an Iceberg time is of one day, and readers reject it
+        String v = "CAST(" + expr + " AS " + storedType + ")";
+        yield "CASE WHEN " + v + " = TIME '24:00:00' THEN " + DuckErrors.raise(SqlState.DATETIME_FIELD_OVERFLOW,
+            "time 24:00:00 is out of range for column \"" + c.name() + "\": an Iceberg time is less than 24:00:00")
+            + " ELSE " + v + " END";
       }
       default -> "CAST(" + expr + " AS " + storedType + ")";
     };
