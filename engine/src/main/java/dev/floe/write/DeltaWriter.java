@@ -182,10 +182,34 @@ public final class DeltaWriter {
               removedDeletes.addAll(dvs.rewrittenDeleteFiles());
             }
           } else {
+            List<Runnable> inJvm = new ArrayList<>();
+            List<DeleteFile> written = java.util.Collections.synchronizedList(new ArrayList<>());
             for (FileScanTask t : partial) {
               referenced.add(t.file().location());
               removedDeletes.addAll(fileScopedParquet(t));
-              addedDeletes.add(positionDeletes(duck, table, deleted, t));
+              long[] merged = positionsInJvm(duck, deleted, t);
+              if (merged == null) {
+                addedDeletes.add(positionDeletes(duck, table, deleted, t));
+              } else {
+                inJvm.add(() -> written.add(positionDeletesInJvm(table, t.file(), merged)));
+              }
+            }
+            if (!inJvm.isEmpty() && newRows != null) {
+              // Written while DuckDB writes the new rows, as deletion vectors are.
+              vectors = VECTORS.submit(() -> {
+                try {
+                  inJvm.forEach(Runnable::run);
+                  return new DeleteWriteResult(List.copyOf(written));
+                } catch (RuntimeException e) {
+                  written.forEach(f -> quietlyDelete(table, f.location()));
+                  throw e;
+                } finally {
+                  vectorFiles[0] = Durable.take();
+                }
+              });
+            } else {
+              inJvm.forEach(Runnable::run);
+              addedDeletes.addAll(written);
             }
           }
         }
@@ -216,7 +240,10 @@ public final class DeltaWriter {
     }
   }
 
-  /** Writes deletion vectors on a thread of their own, beside a statement's thread writing new rows. */
+  /**
+   * Writes delete files (deletion vectors, and position-delete files the JVM writes) on a thread of
+   * their own, beside a statement's thread writing new rows.
+   */
   private static final ExecutorService VECTORS = Executors.newCachedThreadPool(r -> {
     Thread t = new Thread(r, "floe-vectors");
     t.setDaemon(true);
@@ -229,7 +256,7 @@ public final class DeltaWriter {
       return vectors.get();
     } catch (ExecutionException e) {
       throw e.getCause() instanceof RuntimeException r ? r : new FloeException(SqlState.IO_ERROR,
-          "cannot write a deletion vector: " + e.getCause(), e.getCause());
+          "cannot write a delete file: " + e.getCause(), e.getCause());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new FloeException(SqlState.QUERY_CANCELED, "canceling statement due to user request", e);
@@ -377,21 +404,17 @@ public final class DeltaWriter {
   }
 
   /**
-   * A format-2 position-delete file for one data file, sorted by position. Like a deletion vector it
-   * holds all of the file's deleted positions: the new ones and those of the file's existing file-scoped
-   * delete files, which the commit replaces ({@link #fileScopedParquet}), so a data file never collects
-   * more than one delete file however often its rows are deleted. It is written in place, beside the
-   * table's data files, and deleted if the statement fails: by DuckDB, or, when the caller read the
-   * positions and they are few, in the JVM ({@link #positionDeletesInJvm}).
+   * A format-2 position-delete file for one data file, sorted by position, written by DuckDB. Like a
+   * deletion vector it holds all of the file's deleted positions: the new ones and those of the file's
+   * existing file-scoped delete files, which the commit replaces ({@link #fileScopedParquet}), so a
+   * data file never collects more than one delete file however often its rows are deleted. It is
+   * written in place, beside the table's data files, and deleted if the statement fails. A small
+   * change's is written in the JVM instead ({@link #positionsInJvm}).
    */
   private static DeleteFile positionDeletes(Connection duck, Table table, Deleted deleted, FileScanTask task) {
     String local = LocalFileIO.toPath(task.file().location()).toString();
     String location = deleteFileLocation(table, task.file());
     try {
-      if (deleted.positions() != null && deleted.positions().get(local).length <= FEW_POSITIONS
-          && FloeParquet.available()) {
-        return positionDeletesInJvm(duck, table, task, deleted.positions().get(local), location);
-      }
       String positions = "SELECT " + ScanSql.ROW_POSITION + " AS pos FROM (" + deleted.sql() + ") WHERE "
           + ScanSql.ROW_FILE + " = " + Lexer.quoteString(local);
       try (Statement st = duck.createStatement()) {
@@ -438,46 +461,67 @@ public final class DeltaWriter {
   }
 
   /**
-   * Writes a data file's position-delete file with Iceberg's Parquet writer: its new positions merged
-   * with those of the delete files it replaces (remembered, or read by DuckDB), written and measured in
-   * one pass.
+   * All the positions a data file's new position-delete file is to hold, when the JVM writes it: the
+   * caller read the change's positions and they are few. They are merged with those of the delete
+   * files the new one replaces (remembered, or read by DuckDB, on this thread). Null when DuckDB writes
+   * the file.
    */
-  private static DeleteFile positionDeletesInJvm(Connection duck, Table table, FileScanTask task, long[] added,
-      String location) throws SQLException {
-    DataFile data = task.file();
-    long[] merged = added;
-    for (DeleteFile previous : fileScopedParquet(task)) {
-      long[] old = known(previous.location());
-      if (old == null) {
-        old = readPositions(duck, previous, data);
-      }
-      merged = union(merged, old);
+  private static long[] positionsInJvm(Connection duck, Deleted deleted, FileScanTask task) {
+    if (deleted.positions() == null || !FloeParquet.available()) {
+      return null;
     }
-    prepare(location);
-    FileAppender<StructLike> appender = FloeParquet.appender(table.io().newOutputFile(location),
-        DeleteSchemaUtil.pathPosSchema(), CompressionCodecName.ZSTD, MetricsConfig.forPositionDelete());
-    try (appender) {
-      for (long pos : merged) {
-        GenericRecord r = GenericRecord.create(DeleteSchemaUtil.pathPosSchema());
-        r.set(0, data.location());
-        r.set(1, pos);
-        appender.add(r);
+    long[] merged = deleted.positions().get(LocalFileIO.toPath(task.file().location()).toString());
+    if (merged.length > FEW_POSITIONS) {
+      return null;
+    }
+    try {
+      for (DeleteFile previous : fileScopedParquet(task)) {
+        long[] old = known(previous.location());
+        merged = union(merged, old != null ? old : readPositions(duck, previous, task.file()));
       }
+    } catch (SQLException e) {
+      throw new Inserter.WriteFailure(e);
+    }
+    return merged;
+  }
+
+  /**
+   * Writes a data file's position-delete file with Iceberg's Parquet writer (on any thread: it uses no
+   * DuckDB connection), measured as it is written; deleted again if writing fails.
+   */
+  private static DeleteFile positionDeletesInJvm(Table table, DataFile data, long[] positions) {
+    String location = deleteFileLocation(table, data);
+    try {
+      prepare(location);
+      FileAppender<StructLike> appender = FloeParquet.appender(table.io().newOutputFile(location),
+          DeleteSchemaUtil.pathPosSchema(), CompressionCodecName.ZSTD, MetricsConfig.forPositionDelete());
+      try (appender) {
+        for (long pos : positions) {
+          GenericRecord r = GenericRecord.create(DeleteSchemaUtil.pathPosSchema());
+          r.set(0, data.location());
+          r.set(1, pos);
+          appender.add(r);
+        }
+      }
+      Durable.later(LocalFileIO.toPath(location));
+      remember(location, positions);
+      return FileMetadata.deleteFileBuilder(table.specs().get(data.specId()))
+          .ofPositionDeletes()
+          .withPath(location)
+          .withFormat(FileFormat.PARQUET)
+          .withFileSizeInBytes(appender.length())
+          .withMetrics(appender.metrics())
+          .withSplitOffsets(appender.splitOffsets())
+          .withPartition(data.partition())
+          .withReferencedDataFile(data.location())
+          .build();
     } catch (java.io.IOException e) {
+      quietlyDelete(table, location);
       throw new FloeException(SqlState.IO_ERROR, "cannot write a delete file: " + e.getMessage(), e);
+    } catch (RuntimeException e) {
+      quietlyDelete(table, location);
+      throw e;
     }
-    Durable.later(LocalFileIO.toPath(location));
-    remember(location, merged);
-    return FileMetadata.deleteFileBuilder(table.specs().get(data.specId()))
-        .ofPositionDeletes()
-        .withPath(location)
-        .withFormat(FileFormat.PARQUET)
-        .withFileSizeInBytes(appender.length())
-        .withMetrics(appender.metrics())
-        .withSplitOffsets(appender.splitOffsets())
-        .withPartition(data.partition())
-        .withReferencedDataFile(data.location())
-        .build();
   }
 
   /** The positions a position-delete file holds for {@code data}, sorted and distinct. */
