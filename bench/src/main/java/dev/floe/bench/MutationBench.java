@@ -516,6 +516,8 @@ public final class MutationBench {
           timeEach(e, warmup, iterations, i -> "INSERT INTO ins VALUES " + valuesRow(n + i), 1)));
       results.add(new Latency("INSERT one row, PRIMARY KEY", "Floe",
           timeEach(e, warmup, iterations, i -> "INSERT INTO ins_pk VALUES " + valuesRow(n + i), 1)));
+      results.add(new Latency(PARTITIONED_INSERT, "Floe",
+          timeEach(e, warmup, iterations, i -> "INSERT INTO ins_day VALUES " + valuesRow(n + i), 1)));
       List<FileEntry> u2 = files(db, "u2");
       List<FileEntry> ins = files(db, "ins");
       floeFiles = String.format(Locale.ROOT, "after the runs Floe's v2 UPDATE table has %d data + %d delete files"
@@ -539,6 +541,8 @@ public final class MutationBench {
             timeEach(e, warmup, iterations, i -> "INSERT INTO ins VALUES " + valuesRow(n + i), 1)));
         results.add(new Latency("INSERT one row, PRIMARY KEY", peer[0],
             timeEach(e, warmup, iterations, i -> "INSERT INTO ins_pk VALUES " + valuesRow(n + i), 1)));
+        results.add(new Latency(PARTITIONED_INSERT, peer[0],
+            timeEach(e, warmup, iterations, i -> "INSERT INTO ins VALUES " + valuesRow(2 * n + i), 1)));
       }
     }
     deleteTree(dir);
@@ -548,14 +552,17 @@ public final class MutationBench {
         + " warm-ups (Floe's JVM first ran %d statements of each kind on scratch tables, so the timed ones meet"
         + " a settled JIT), each its own autocommit statement sent as SQL text (`Database.sql` / JDBC `Statement.execute`);"
         + " UPDATE keys are random, the same sequence for every engine; INSERTs add new keys. Floe's tables use"
-        + " the default write mode (merge-on-read); DuckDB file is `jdbc:duckdb:<file>` (commits go to its WAL)."
+        + " the default write mode (merge-on-read) and are unpartitioned but for the last row's, partitioned by"
+        + " day (the DuckDB engines insert into their plain table there); DuckDB file is `jdbc:duckdb:<file>`"
+        + " (commits go to its WAL)."
         + " Ratio: Floe's p50 (the v2 row for UPDATE) over the engine's p50. *first → last*: mean of the first"
         + " and of the last tenth of the timed statements (each Floe statement adds files).%n", n, iterations, warmup,
         o.jitWarmup()));
     md.append("- Floe state: ").append(floeFiles).append(".\n\n");
     md.append("| statement | engine | p50 ms | p99 ms | mean ms | first → last ms | Floe/engine (p50) |\n"
         + "|---|---|---:|---:|---:|---:|---:|\n");
-    for (String statement : List.of("UPDATE one row by id", "INSERT one row", "INSERT one row, PRIMARY KEY")) {
+    for (String statement : List.of("UPDATE one row by id", "INSERT one row", "INSERT one row, PRIMARY KEY",
+        PARTITIONED_INSERT)) {
       double floeP50 = Double.NaN;
       for (Latency l : results) {
         if (!l.statement().equals(statement)) {
@@ -589,8 +596,15 @@ public final class MutationBench {
   }
 
   /**
+   * A one-row INSERT into a table partitioned by day (Floe; the peer's table is the plain one): where
+   * DuckDB's COPY would stage the row, Floe writes it in the JVM (docs/decisions/0003).
+   */
+  static final String PARTITIONED_INSERT = "INSERT one row, PARTITIONED BY (day(e))";
+
+  /**
    * The latency tables, each of {@code n} rows: {@code u2}, {@code u3} (format 2 and 3, for the UPDATE),
-   * {@code ins} and {@code ins_pk} (with a PRIMARY KEY), for the INSERTs; their names start with prefix.
+   * {@code ins}, {@code ins_pk} (with a PRIMARY KEY) and {@code ins_day} (partitioned by day), for the
+   * INSERTs; their names start with prefix.
    */
   static void latencyTables(Database db, String prefix, long n) {
     createAndFill(db, prefix + "u2", 2, n, null);
@@ -599,6 +613,8 @@ public final class MutationBench {
     exec(db, "CREATE TABLE " + prefix + "ins_pk (" + FLOE_COLUMNS.replace("id bigint NOT NULL", "id bigint PRIMARY KEY")
         + ")");
     update(db, "INSERT INTO " + prefix + "ins_pk " + rows(0, n));
+    exec(db, "CREATE TABLE " + prefix + "ins_day (" + FLOE_COLUMNS + ") PARTITIONED BY (day(e))");
+    update(db, "INSERT INTO " + prefix + "ins_day " + rows(0, n));
   }
 
   /** Runs {@code n} statements of each timed kind on scratch tables of 100,000 rows, then drops them. */
@@ -614,7 +630,8 @@ public final class MutationBench {
     timeEach(e, 0, n, i -> String.format(Locale.ROOT, update, "jit_u3", key(i + 7, rows)), 1);
     timeEach(e, 0, n, i -> "INSERT INTO jit_ins VALUES " + valuesRow(rows + i), 1);
     timeEach(e, 0, n, i -> "INSERT INTO jit_ins_pk VALUES " + valuesRow(rows + i), 1);
-    for (String t : List.of("jit_u2", "jit_u3", "jit_ins", "jit_ins_pk")) {
+    timeEach(e, 0, n, i -> "INSERT INTO jit_ins_day VALUES " + valuesRow(rows + i), 1);
+    for (String t : List.of("jit_u2", "jit_u3", "jit_ins", "jit_ins_pk", "jit_ins_day")) {
       exec(db, "DROP TABLE " + t);
     }
   }
