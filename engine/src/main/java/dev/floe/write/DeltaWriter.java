@@ -471,18 +471,18 @@ public final class DeltaWriter {
       return null;
     }
     long[] merged = deleted.positions().get(LocalFileIO.toPath(task.file().location()).toString());
-    if (merged.length > FEW_POSITIONS) {
-      return null;
-    }
     try {
       for (DeleteFile previous : fileScopedParquet(task)) {
+        if (merged.length > FEW_POSITIONS) {
+          break;
+        }
         long[] old = known(previous.location());
         merged = union(merged, old != null ? old : readPositions(duck, previous, task.file()));
       }
     } catch (SQLException e) {
       throw new Inserter.WriteFailure(e);
     }
-    return merged;
+    return merged.length <= FEW_POSITIONS ? merged : null;
   }
 
   /**
@@ -493,12 +493,14 @@ public final class DeltaWriter {
     String location = deleteFileLocation(table, data);
     try {
       prepare(location);
-      FileAppender<StructLike> appender = FloeParquet.appender(table.io().newOutputFile(location),
-          DeleteSchemaUtil.pathPosSchema(), CompressionCodecName.ZSTD, MetricsConfig.forPositionDelete());
+      Schema schema = DeleteSchemaUtil.pathPosSchema();
+      FileAppender<StructLike> appender = FloeParquet.appender(table.io().newOutputFile(location), schema,
+          CompressionCodecName.ZSTD, MetricsConfig.forPositionDelete());
       try (appender) {
+        // the writer encodes each row as it is added, so one record serves them all
+        GenericRecord r = GenericRecord.create(schema);
+        r.set(0, data.location());
         for (long pos : positions) {
-          GenericRecord r = GenericRecord.create(DeleteSchemaUtil.pathPosSchema());
-          r.set(0, data.location());
           r.set(1, pos);
           appender.add(r);
         }
