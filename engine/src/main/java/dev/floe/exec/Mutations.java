@@ -168,7 +168,7 @@ final class Mutations {
     Optional<String> returning = s.returning().map(r -> returningTable(r, "SELECT * EXCLUDE (" + FILE + ", " + POS
         + ") FROM " + changes, t.alias(), relations));
     if (count > 0) {
-      DeltaWriter.Deleted deleted = count <= Inserter.FEW_ROWS ? readFew(changes, count).deleted()
+      DeltaWriter.Deleted deleted = count <= Inserter.FEW_ROWS ? readFew(changes).deleted()
           : new DeltaWriter.Deleted("SELECT " + FILE + ", " + POS + " FROM " + changes, count, null);
       commit(t, relations, read, deleted, null, 0, mode(t, TableProperties.DELETE_MODE), Optional.empty());
     }
@@ -206,7 +206,7 @@ final class Mutations {
     String changes = materialize("chg", bound.sql(), bound::originalPosition);
     long count = count(changes, "");
     // A small change is read once: the column types for the assignment check, and the positions.
-    Few few = count > 0 && count <= Inserter.FEW_ROWS ? readFew(changes, count) : null;
+    Few few = count > 0 && count <= Inserter.FEW_ROWS ? readFew(changes) : null;
     checkAssignable(t, bound, few != null ? few.types() : columnTypes(changes), set, 2);
     Set<String> unchanged = new HashSet<>();
     t.columns().forEach(col -> unchanged.add(col.name()));
@@ -287,11 +287,11 @@ final class Mutations {
   private record Few(List<String> types, DeltaWriter.Deleted deleted) {}
 
   /**
-   * Reads a change table of {@code count} (at most {@link Inserter#FEW_ROWS}) rows whose first two
+   * Reads a small change table (at most {@link Inserter#FEW_ROWS} rows) whose first two
    * columns are {@code __floe_file} and {@code __floe_pos}: one query that gives the column types and
    * the positions, which the delete writers then use without a query of their own.
    */
-  private Few readFew(String changes, long count) {
+  private Few readFew(String changes) {
     Map<String, List<Long>> byFile = new LinkedHashMap<>();
     List<String> types = new ArrayList<>();
     try (var st = session.duck().createStatement(); var rs = st.executeQuery("SELECT * FROM " + changes)) {
