@@ -36,6 +36,8 @@ import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.data.GenericRecord;
+import org.apache.iceberg.data.Record;
 import org.apache.iceberg.exceptions.CommitFailedException;
 import org.apache.iceberg.exceptions.ValidationException;
 import org.apache.iceberg.expressions.Expression;
@@ -168,9 +170,9 @@ final class Mutations {
     Optional<String> returning = s.returning().map(r -> returningTable(r, "SELECT * EXCLUDE (" + FILE + ", " + POS
         + ") FROM " + changes, t.alias(), relations));
     if (count > 0) {
-      DeltaWriter.Deleted deleted = count <= Inserter.FEW_ROWS ? readFew(changes).deleted()
+      DeltaWriter.Deleted deleted = count <= Inserter.FEW_ROWS ? readFew(changes, false).deleted()
           : new DeltaWriter.Deleted("SELECT " + FILE + ", " + POS + " FROM " + changes, count, null);
-      commit(t, relations, read, deleted, null, 0, mode(t, TableProperties.DELETE_MODE), Optional.empty());
+      commit(t, relations, read, deleted, null, mode(t, TableProperties.DELETE_MODE), Optional.empty());
     }
     return result("DELETE " + count, returning);
   }
@@ -205,8 +207,9 @@ final class Mutations {
     Relations.TableRelation read = relations.targetRelation();
     String changes = materialize("chg", bound.sql(), bound::originalPosition);
     long count = count(changes, "");
-    // A small change is read once: the column types for the assignment check, and the positions.
-    Few few = count > 0 && count <= Inserter.FEW_ROWS ? readFew(changes) : null;
+    // A small change is read once: the column types for the assignment check, the positions, and the
+    // values (which become the new rows, when nothing is left for DuckDB to do to them).
+    Few few = count > 0 && count <= Inserter.FEW_ROWS ? readFew(changes, true) : null;
     checkAssignable(t, bound, few != null ? few.types() : columnTypes(changes), set, 2);
     Set<String> unchanged = new HashSet<>();
     t.columns().forEach(col -> unchanged.add(col.name()));
@@ -221,7 +224,9 @@ final class Mutations {
       if (keysChange) {
         checkKeys(t, newRows, deleted.sql(), relations);
       }
-      commit(t, relations, read, deleted, "SELECT * FROM " + newRows, count, mode(t, TableProperties.UPDATE_MODE),
+      List<Record> records = few != null ? newRecords(t, few, set) : null;
+      commit(t, relations, read, deleted, records != null ? Inserter.Rows.records(records)
+          : Inserter.Rows.query("SELECT * FROM " + newRows, count), mode(t, TableProperties.UPDATE_MODE),
           keysChange ? keyFilter(t, newRows) : Optional.empty());
     }
     return result("UPDATE " + count, returning);
@@ -283,17 +288,22 @@ final class Mutations {
     }
   }
 
-  /** A small change table, read: its column types, and the rows it deletes with their positions. */
-  private record Few(List<String> types, DeltaWriter.Deleted deleted) {}
+  /**
+   * A small change table, read: its column types, the rows it deletes with their positions, and when
+   * asked its values after {@code __floe_file} and {@code __floe_pos} as JDBC gives them
+   * ({@link IcebergValues#jdbcValue}; null when a value could not be read so).
+   */
+  private record Few(List<String> types, DeltaWriter.Deleted deleted, List<Object[]> values) {}
 
   /**
    * Reads a small change table (at most {@link Inserter#FEW_ROWS} rows) whose first two
    * columns are {@code __floe_file} and {@code __floe_pos}: one query that gives the column types and
    * the positions, which the delete writers then use without a query of their own.
    */
-  private Few readFew(String changes) {
+  private Few readFew(String changes, boolean withValues) {
     Map<String, List<Long>> byFile = new LinkedHashMap<>();
     List<String> types = new ArrayList<>();
+    List<Object[]> values = withValues ? new ArrayList<>() : null;
     try (var st = session.duck().createStatement(); var rs = st.executeQuery("SELECT * FROM " + changes)) {
       ResultSetMetaData md = rs.getMetaData();
       for (int i = 1; i <= md.getColumnCount(); i++) {
@@ -301,6 +311,17 @@ final class Mutations {
       }
       while (rs.next()) {
         byFile.computeIfAbsent(rs.getString(1), f -> new ArrayList<>()).add(rs.getLong(2));
+        if (values != null) {
+          Object[] row = new Object[types.size() - 2];
+          try {
+            for (int i = 0; i < row.length; i++) {
+              row[i] = IcebergValues.jdbcValue(rs, i + 3, types.get(i + 2));
+            }
+            values.add(row);
+          } catch (SQLException | RuntimeException e) {
+            values = null; // a value the driver cannot give as such: the rows are written by DuckDB
+          }
+        }
       }
     } catch (SQLException e) {
       throw DuckErrors.map(e, o -> 0);
@@ -313,7 +334,53 @@ final class Mutations {
       rows += sorted.length;
     }
     return new Few(types, new DeltaWriter.Deleted("SELECT " + FILE + ", " + POS + " FROM " + changes, rows,
-        positions));
+        positions), values);
+  }
+
+  /**
+   * The new rows of a small UPDATE as Iceberg records, taken from its change table's values when nothing
+   * is left for DuckDB to do to them: every value already has its column's stored type, no assigned
+   * value needs a check beyond that (a length or range limit), and no NOT NULL column is assigned a
+   * NULL. Otherwise null, and DuckDB writes them, raising the precise error where there is one.
+   * Written in the JVM, one UPDATE runs one DuckDB statement fewer (docs/decisions/0003).
+   */
+  private List<Record> newRecords(Target t, Few few, Map<String, Ast.Assignment> set) {
+    if (few.values() == null || !Inserter.writesInJvm(t.live(), t.schema())) {
+      return null;
+    }
+    int n = t.columns().size();
+    Types.NestedField[] fields = new Types.NestedField[n];
+    for (int k = 0; k < n; k++) {
+      Column col = t.columns().get(k);
+      fields[k] = t.schema().findField(col.fieldId());
+      // unchanged values come as the target's scan gives them (smallint columns as SMALLINT)
+      if (fields[k] == null || !TypeMapping.isDuckdbType(few.types().get(2 + k), TypeMapping.duckdbType(col,
+          fields[k].type()))) {
+        return null;
+      }
+      String stored = TypeMapping.duckdbType(fields[k].type());
+      if (set.containsKey(col.name())
+          && !Inserts.checked(t.id().name(), col, fields[k].type(), "v").equals("CAST(v AS " + stored + ")")) {
+        return null;
+      }
+    }
+    List<Record> records = new ArrayList<>(few.values().size());
+    for (Object[] values : few.values()) {
+      GenericRecord row = GenericRecord.create(t.schema());
+      for (int k = 0; k < n; k++) {
+        Column col = t.columns().get(k);
+        if (values[k] == null && !col.nullable() && set.containsKey(col.name())) {
+          return null;
+        }
+        try {
+          row.setField(fields[k].name(), IcebergValues.internal(fields[k].type(), values[k]));
+        } catch (RuntimeException e) {
+          return null;
+        }
+      }
+      records.add(row);
+    }
+    return records;
   }
 
   private List<String> columnTypes(String table) {
@@ -421,7 +488,8 @@ final class Mutations {
       String newRows = newRows(t, changes, " WHERE " + addFilter);
       String deleted = "SELECT " + FILE + ", " + POS + " FROM " + changes + " WHERE " + removeFilter;
       checkKeys(t, newRows, deleted, relations);
-      commit(t, relations, read, DeltaWriter.Deleted.of(deleted), "SELECT * FROM " + newRows, count,
+      commit(t, relations, read, DeltaWriter.Deleted.of(deleted), Inserter.Rows.query("SELECT * FROM " + newRows,
+          count),
           mode(t, TableProperties.MERGE_MODE),
           keyFilter(t, newRows));
     }
@@ -569,7 +637,8 @@ final class Mutations {
         relations));
     if (count > 0) {
       DeltaWriter.Deleted deleted = DeltaWriter.Deleted.of("SELECT " + FILE + ", " + POS + " FROM " + changes);
-      commit(t, relations, read, deleted, "SELECT * FROM " + all, count, mode(t, TableProperties.UPDATE_MODE),
+      commit(t, relations, read, deleted, Inserter.Rows.query("SELECT * FROM " + all, count),
+          mode(t, TableProperties.UPDATE_MODE),
           keyFilter(t, all));
     }
     return result("INSERT 0 " + count, returning);
@@ -586,7 +655,8 @@ final class Mutations {
     Optional<String> returning = s.returning().map(r -> returningTable(r, "SELECT * FROM " + table, t.alias(),
         relations == null ? session.relations() : relations));
     if (count > 0) {
-      commit(t, relations, null, null, "SELECT * FROM " + table, count, DeltaWriter.Mode.MERGE_ON_READ,
+      commit(t, relations, null, null, Inserter.Rows.query("SELECT * FROM " + table, count),
+          DeltaWriter.Mode.MERGE_ON_READ,
           t.keys().isEmpty() ? Optional.empty() : keyFilter(t, table));
     }
     return result("INSERT 0 " + count, returning);
@@ -853,15 +923,15 @@ final class Mutations {
    * {@code newRowsAtMost} (-1: unknown).
    */
   private void commit(Target t, Relations relations, Relations.TableRelation read, DeltaWriter.Deleted deleted,
-      String newRows, long newRowsAtMost, DeltaWriter.Mode mode, Optional<Expression> keys) {
+      Inserter.Rows newRows, DeltaWriter.Mode mode, Optional<Expression> keys) {
     dev.floe.read.ScanPlan plan = read == null ? null : read.lastPlan;
     Table live = t.live();
     int formatVersion = ((HasTableOperations) live).operations().current().formatVersion();
 
     DeltaWriter.Delta delta;
     try {
-      delta = DeltaWriter.write(session.duck(), live, plan, session.engine().files(), deleted, newRows,
-          newRowsAtMost, mode, formatVersion, session.scratch());
+      delta = DeltaWriter.write(session.duck(), live, plan, session.engine().files(), deleted, newRows, mode,
+          formatVersion, session.scratch());
     } catch (Inserter.WriteFailure e) {
       throw DuckErrors.map(e.sqlException(), o -> 0);
     }

@@ -159,6 +159,15 @@ public final class TypeMapping {
     };
   }
 
+  /**
+   * Whether DuckDB's name of a result column's type, {@code reported}, names the type {@code duckType}
+   * (as {@link #duckdbType} spells it).
+   */
+  public static boolean isDuckdbType(String reported, String duckType) {
+    String name = reported.trim().toUpperCase(Locale.ROOT).replace(" ", "");
+    return (name.equals("TIMESTAMPWITHTIMEZONE") ? "TIMESTAMPTZ" : name).equals(duckType.replace(" ", ""));
+  }
+
   /** The SQL type of a DuckDB result column, from the type name DuckDB reports. */
   public static SqlType fromDuckdb(String duckdbName) {
     String name = duckdbName.trim();

@@ -116,12 +116,10 @@ public final class DeltaWriter {
    *
    * @param plan the target's scan (with the tasks of every file a deleted row may come from)
    * @param deleted the rows that go away, or null when none does
-   * @param newRows a DuckDB query of the new rows in the table's column order and stored types, or null
-   * @param newRowsAtMost how many rows {@code newRows} returns at most, when the caller knows (-1
-   *     otherwise): few rows are written in the JVM ({@link Inserter#FEW_ROWS})
+   * @param newRows the new rows, or null
    */
   public static Delta write(Connection duck, Table table, ScanPlan plan, ScanFiles files, Deleted deleted,
-      String newRows, long newRowsAtMost, Mode mode, int formatVersion, Path scratch) {
+      Inserter.Rows newRows, Mode mode, int formatVersion, Path scratch) {
     List<DataFile> addedData = new ArrayList<>();
     List<DeleteFile> addedDeletes = new ArrayList<>();
     List<DataFile> removedData = new ArrayList<>();
@@ -215,7 +213,7 @@ public final class DeltaWriter {
         }
       }
       if (newRows != null) {
-        Inserter.Written written = Inserter.write(duck, table, table.schema(), newRows, scratch, newRowsAtMost);
+        Inserter.Written written = Inserter.write(duck, table, table.schema(), newRows, scratch);
         addedData.addAll(written.files());
         insertedRows = written.rows();
       }

@@ -37,6 +37,8 @@ import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.PartitionKey;
 import org.apache.iceberg.StructLike;
 import org.apache.iceberg.data.GenericRecord;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.SortOrderComparators;
 import org.apache.iceberg.io.FileAppender;
 import org.apache.iceberg.io.InputFile;
 import org.apache.iceberg.parquet.FloeParquet;
@@ -84,6 +86,42 @@ public final class Inserter {
 
   /** At most this many rows are written in the JVM instead of by a DuckDB COPY. */
   public static final long FEW_ROWS = 1_000;
+
+  /**
+   * The new rows of a write: a DuckDB query of them in the table's column order and stored types
+   * ({@code atMost}: how many it returns at most, -1 when unknown), or a few rows (at most
+   * {@link #FEW_ROWS}) the caller already holds as Iceberg records of the table's schema, for a table
+   * that {@link #writesInJvm}.
+   */
+  public record Rows(String sql, long atMost, List<Record> records) {
+    public static Rows query(String sql, long atMost) {
+      return new Rows(sql, atMost, null);
+    }
+
+    public static Rows records(List<Record> records) {
+      if (records.size() > FEW_ROWS) {
+        throw new IllegalArgumentException(records.size() + " rows are more than a few");
+      }
+      return new Rows(null, records.size(), List.copyOf(records));
+    }
+  }
+
+  /** Writes new rows, from DuckDB or from the JVM. */
+  public static Written write(Connection duck, Table table, Schema schema, Rows rows, Path scratch) {
+    if (rows.records() == null) {
+      return write(duck, table, schema, rows.sql(), scratch, rows.atMost());
+    }
+    CompressionCodecName codec = fewRowsCodec(table, schema);
+    if (codec == null) {
+      throw new IllegalArgumentException("the rows of " + table.name() + " cannot be written in the JVM");
+    }
+    return writeRecords(table, schema, rows.records(), codec);
+  }
+
+  /** Whether rows of this table can be written in the JVM ({@link Rows#records}). */
+  public static boolean writesInJvm(Table table, Schema schema) {
+    return fewRowsCodec(table, schema) != null;
+  }
 
   /**
    * As above, for a statement that knows how many rows {@code rowsSql} returns at most
@@ -201,9 +239,8 @@ public final class Inserter {
   }
 
   /**
-   * Writes a few rows in the JVM: reads them from DuckDB in a lossless form ({@link IcebergValues}), in
-   * the table's sort order, and appends them to one file per partition (partition values from Iceberg's
-   * own transforms) with Iceberg's Parquet writer, which measures each file as it writes it.
+   * Writes a few rows in the JVM: reads them from DuckDB in a lossless form ({@link IcebergValues}) and
+   * writes them with {@link #writeRecords}.
    */
   private static Written writeFew(Connection duck, Table table, Schema schema, String rowsSql,
       CompressionCodecName codec, long maxRows) {
@@ -214,20 +251,46 @@ public final class Inserter {
       select.append(k > 0 ? ", " : "").append(IcebergValues.readable(f.type(), "r." + Lexer.quoteIdentifier(
           f.name())));
     }
-    select.append(" FROM (").append(rowsSql).append(") AS r").append(orderBy(table.sortOrder(), schema));
+    select.append(" FROM (").append(rowsSql).append(") AS r");
+    List<Record> rows = new ArrayList<>();
+    try (Statement st = duck.createStatement(); ResultSet rs = st.executeQuery(select.toString())) {
+      while (rs.next()) {
+        if (rows.size() >= maxRows) {
+          // the caller's bound is wrong; a file of one row group must not grow without bound in memory
+          throw new IllegalStateException("more than the " + maxRows + " rows expected");
+        }
+        GenericRecord row = GenericRecord.create(schema);
+        for (int k = 0; k < columns.size(); k++) {
+          row.set(k, IcebergValues.internal(columns.get(k).type(), rs.getObject(k + 1)));
+        }
+        rows.add(row);
+      }
+    } catch (SQLException e) {
+      throw new WriteFailure(e);
+    }
+    return writeRecords(table, schema, rows, codec);
+  }
+
+  /**
+   * Writes rows given as Iceberg records (of {@code schema}, internal representation) with Iceberg's
+   * Parquet writer: sorted by the table's sort order (Iceberg's own comparator, which a DuckDB ORDER BY
+   * would cost half a millisecond to plan), one file per partition (partition values from Iceberg's own
+   * transforms), each measured as it is written.
+   */
+  private static Written writeRecords(Table table, Schema schema, List<Record> rows, CompressionCodecName codec) {
+    SortOrder order = table.sortOrder();
+    if (order != null && order.isSorted() && rows.size() > 1) {
+      rows = new ArrayList<>(rows);
+      rows.sort(SortOrderComparators.forSchema(schema, order));
+    }
     PartitionSpec spec = table.spec();
     MetricsConfig metricsConfig = MetricsConfig.forTable(table);
     PartitionKey key = new PartitionKey(spec, schema);
     Map<StructLike, Open> open = StructLikeMap.create(spec.partitionType());
     List<String> written = new ArrayList<>();
     String prefix = UUID.randomUUID().toString();
-    long rows = 0;
-    try (Statement st = duck.createStatement(); ResultSet rs = st.executeQuery(select.toString())) {
-      while (rs.next()) {
-        GenericRecord row = GenericRecord.create(schema);
-        for (int k = 0; k < columns.size(); k++) {
-          row.set(k, IcebergValues.internal(columns.get(k).type(), rs.getObject(k + 1)));
-        }
+    try {
+      for (Record row : rows) {
         key.partition(row);
         Open file = open.get(key);
         if (file == null) {
@@ -242,10 +305,6 @@ public final class Inserter {
           open.put(partition, file);
         }
         file.appender().add(row);
-        if (++rows > maxRows) {
-          // the caller's bound is wrong; a file of one row group must not grow without bound in memory
-          throw new IllegalStateException("more than the " + maxRows + " rows expected");
-        }
       }
       List<DataFile> files = new ArrayList<>();
       for (Open file : open.values()) {
@@ -263,10 +322,7 @@ public final class Inserter {
         }
         files.add(b.build());
       }
-      return new Written(files, rows);
-    } catch (SQLException e) {
-      abandon(table, open.values(), written);
-      throw new WriteFailure(e);
+      return new Written(files, rows.size());
     } catch (IOException e) {
       abandon(table, open.values(), written);
       throw new FloeException(SqlState.IO_ERROR, "cannot write data files: " + e.getMessage(), e);

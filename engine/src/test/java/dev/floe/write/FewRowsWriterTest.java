@@ -150,6 +150,95 @@ class FewRowsWriterTest {
     }
   }
 
+  /**
+   * A small UPDATE of an unpartitioned table writes its new rows from the change table's values in the
+   * JVM. Every other column's edge value must pass through unchanged, as DuckDB's COPY (an UPDATE of
+   * more than a few rows) carries it.
+   */
+  @Test
+  void smallUpdatesCarryEveryTypeAsDuckDbDoes() throws IOException {
+    String columns = COLUMNS.replace(") PARTITIONED BY (p", ", sm smallint, vc varchar(40), ch char(3)");
+    String rows = ROWS.replace(", 1)", ", 1, -32768, 'abc', 'xy')");
+    try (Database db = Floe.open(dir)) {
+      for (String t : List.of("jvm", "duck")) {
+        exec(db, "CREATE TABLE " + t + " (" + columns + ") WITH (format_version = 3)");
+      }
+      exec(db, "INSERT INTO jvm VALUES " + rows);
+      exec(db, "INSERT INTO duck SELECT * FROM jvm");
+      // more than a few rows: the reference's UPDATE is written by DuckDB
+      exec(db, "INSERT INTO duck (id, p) SELECT 100 + i, 0 FROM range(0, 1200) r(i)");
+      for (int id = 1; id <= 5; id++) {
+        exec(db, "UPDATE jvm SET p = p + 1, i = i WHERE id = " + id);
+      }
+      exec(db, "UPDATE duck SET p = p + 1, i = i");
+      exec(db, "DELETE FROM duck WHERE id >= 100");
+      String text = "id, b::text, i::text, n::text, r::text, d::text, m::text, w::text, s, dt::text, tm::text, "
+          + "ts::text, tz::text, u::text, y::text, p, sm, vc, ch FROM ";
+      assertThat(rows(db, text + "jvm")).isEqualTo(rows(db, text + "duck")).hasSize(5);
+      try (Result r = db.sql("SELECT count(*) FROM jvm WHERE p = 2")) {
+        assertThat(r.iterator().next().get(0)).isEqualTo(5L);
+      }
+    }
+    JdbcCatalog catalog = IcebergClients.jdbcCatalog(dir);
+    try (catalog) {
+      Table jvm = catalog.loadTable(TableIdentifier.of("public", "jvm"));
+      assertThat(icebergRows(jvm)).isEqualTo(icebergRows(catalog.loadTable(TableIdentifier.of("public", "duck"))));
+      // the new rows were written in the JVM (named as its files are), not by DuckDB; the first file,
+      // every row of it updated, is gone
+      List<String> names = new ArrayList<>();
+      try (CloseableIterable<FileScanTask> tasks = jvm.newScan().planFiles()) {
+        tasks.forEach(t -> names.add(Path.of(t.file().location()).getFileName().toString()));
+      }
+      assertThat(names).hasSize(5).allMatch(n -> n.matches("00000-.*"));
+    }
+  }
+
+  /** Rows written in the JVM land in the table's sort order, as DuckDB's COPY sorts them. */
+  @Test
+  void jvmWrittenRowsFollowTheSortOrder() throws IOException {
+    try (Database db = Floe.open(dir)) {
+      exec(db, "CREATE TABLE part (id int, s text, p int) PARTITIONED BY (p) "
+          + "WITH (sorted_by = ARRAY['s DESC NULLS FIRST', 'id ASC'])");
+      exec(db, "INSERT INTO part VALUES (1, 'b', 1), (2, NULL, 1), (3, 'c', 1), (4, 'b', 1), (0, 'b', 1), (5, 'a', 1)");
+      exec(db, "CREATE TABLE flat (id int, s text, p int) WITH (sorted_by = ARRAY['s DESC NULLS FIRST', 'id ASC'])");
+      exec(db, "INSERT INTO flat SELECT id, s, 0 FROM part");
+      exec(db, "UPDATE flat SET p = 1 WHERE id IN (1, 2, 3, 4, 0)"); // the new rows, written in the JVM
+    }
+    JdbcCatalog catalog = IcebergClients.jdbcCatalog(dir);
+    try (catalog) {
+      assertThat(fileOrder(catalog.loadTable(TableIdentifier.of("public", "part"))))
+          .containsExactly("2 null", "3 c", "0 b", "1 b", "4 b", "5 a");
+      // the smaller file holds the updated rows (the first, with one live row, is read whole here)
+      assertThat(fileOrder(catalog.loadTable(TableIdentifier.of("public", "flat"))).subList(0, 5))
+          .containsExactly("2 null", "3 c", "0 b", "1 b", "4 b");
+    }
+  }
+
+  /**
+   * id and s of every row in the table's data files (deleted or not), smaller files first, in the order
+   * each file holds them.
+   */
+  private static List<String> fileOrder(Table table) throws IOException {
+    List<String> out = new ArrayList<>();
+    try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
+      List<FileScanTask> sorted = new ArrayList<>();
+      tasks.forEach(sorted::add);
+      sorted.sort(java.util.Comparator.comparing(t -> t.file().recordCount()));
+      for (FileScanTask t : sorted) {
+        try (CloseableIterable<Record> records = org.apache.iceberg.parquet.Parquet.read(
+            table.io().newInputFile(t.file().location()))
+            .project(table.schema())
+            .createReaderFunc(fs -> org.apache.iceberg.data.parquet.GenericParquetReaders.buildReader(table.schema(), fs))
+            .build()) {
+          for (Record r : records) {
+            out.add(r.getField("id") + " " + r.getField("s"));
+          }
+        }
+      }
+    }
+    return out;
+  }
+
   private static void exec(Database db, String sql) {
     db.sql(sql).close();
   }
@@ -172,11 +261,19 @@ class FewRowsWriterTest {
     return out;
   }
 
+  /** The table's rows through Iceberg's reader, as text (without the {@code _pos} it adds to apply deletes). */
   private static List<String> icebergRows(Table table) throws IOException {
     List<String> out = new ArrayList<>();
+    int columns = table.schema().columns().size();
     try (CloseableIterable<Record> records = IcebergGenerics.read(table).build()) {
       for (Record r : records) {
-        out.add(r.toString());
+        List<String> values = new ArrayList<>();
+        for (int k = 0; k < columns; k++) {
+          Object v = r.get(k);
+          values.add(v instanceof ByteBuffer b ? java.util.HexFormat.of().formatHex(b.array(), b.arrayOffset()
+              + b.position(), b.arrayOffset() + b.limit()) : String.valueOf(v));
+        }
+        out.add(String.join(", ", values));
       }
     }
     out.sort(null);
