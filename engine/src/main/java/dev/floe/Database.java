@@ -63,6 +63,19 @@ public final class Database implements AutoCloseable {
     }
   }
 
+  /**
+   * Opens a transaction on a session of its own (snapshot isolation, docs/transactions.md); use it in
+   * try-with-resources, and {@link Transaction#commit()} it.
+   */
+  public Transaction begin() {
+    return new Transaction(connect(), false);
+  }
+
+  /** Opens a read-only transaction: its statements read one snapshot; writes fail with 25006. */
+  public Transaction beginReadOnly() {
+    return new Transaction(connect(), true);
+  }
+
   /** A new session, for a sequence of statements sharing session state. Close it when done. */
   public Session connect() {
     checkOpen();

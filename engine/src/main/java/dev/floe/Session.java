@@ -31,6 +31,56 @@ public final class Session implements AutoCloseable {
     return context.execute(sql);
   }
 
+  /**
+   * Opens a transaction block: snapshot isolation (PostgreSQL's REPEATABLE READ), its snapshot taken
+   * at its first statement; its changes are its own until {@link #commit()}, which applies them to
+   * every table at once or fails with SQLSTATE 40001 when a concurrent commit conflicts. DDL runs
+   * outside the block (docs/transactions.md).
+   */
+  public void begin() {
+    context.begin(false);
+  }
+
+  /** Opens a read-only transaction block: its reads share one snapshot; writing fails with 25006. */
+  public void beginReadOnly() {
+    context.begin(true);
+  }
+
+  public boolean inTransaction() {
+    return context.inTransaction();
+  }
+
+  /**
+   * Runs this session's statements in {@code owner}'s open transaction block, until the owner ends it
+   * (a server connection's helper sessions); only the owner commits or rolls back.
+   */
+  public void joinTransaction(Session owner) {
+    context.join(owner.context);
+  }
+
+  /** Commits the open transaction block; it ends either way (SQLSTATE 40001: nothing was applied). */
+  public void commit() {
+    context.commit();
+  }
+
+  /** Ends the open transaction block, undoing its changes. */
+  public void rollback() {
+    context.rollback();
+  }
+
+  public void savepoint(String name) {
+    context.savepoint(name);
+  }
+
+  /** Undoes what the block did since the savepoint, which stays. */
+  public void rollbackToSavepoint(String name) {
+    context.rollbackToSavepoint(name);
+  }
+
+  public void releaseSavepoint(String name) {
+    context.releaseSavepoint(name);
+  }
+
   /** The schema unqualified table names resolve in ({@code public} by default). */
   public String currentSchema() {
     return context.currentSchema();

@@ -29,6 +29,7 @@ public final class SqlState {
   public static final String NOT_NULL_VIOLATION = "23502";
   public static final String UNIQUE_VIOLATION = "23505";
   public static final String ACTIVE_SQL_TRANSACTION = "25001";
+  public static final String INVALID_TRANSACTION_STATE = "25000";
   public static final String READ_ONLY_SQL_TRANSACTION = "25006";
   public static final String NO_ACTIVE_SQL_TRANSACTION = "25P01";
   public static final String IN_FAILED_SQL_TRANSACTION = "25P02";

@@ -194,7 +194,7 @@ def scenario_transactions():
     ca.execute("SELECT count(*) FROM tx")
     a.rollback()
     out("read-only rollback notices", a.notices)
-    # PostgreSQL undoes the INSERT; Floe commits each statement when it runs and says so in a WARNING.
+    # the rollback undoes the INSERT, silently, as in PostgreSQL
     ca.execute("INSERT INTO tx VALUES (3)")
     a.rollback()
     out("rollback notices", [n.strip()[:48] for n in a.notices])

@@ -181,7 +181,7 @@ def scenario_transactions():
         a.execute("SELECT count(*) FROM tx3")
         a.rollback()
         out("read-only rollback notices", notices)
-        # PostgreSQL undoes the INSERT; Floe commits each statement when it runs and says so in a WARNING.
+        # the rollback undoes the INSERT, silently, as in PostgreSQL
         a.execute("INSERT INTO tx3 VALUES (3)")
         a.rollback()
         out("rollback notices", [(s, c, m[:30]) for s, c, m in notices])

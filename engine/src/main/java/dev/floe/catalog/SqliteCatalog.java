@@ -244,6 +244,54 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
   }
 
   /**
+   * Moves the pointers of several tables at once, in one SQLite transaction: every table's pointer moves
+   * from its {@link SqliteTableOperations.Prepared#expected} file to its new one, or none does. Durable
+   * when it returns true.
+   *
+   * @return false if any table moved since its expected file was read (another committer won)
+   */
+  public boolean swapAll(List<SqliteTableOperations.Prepared> swaps) {
+    checkWritable();
+    synchronized (this) {
+      try {
+        boolean autoCommit = conn.getAutoCommit();
+        conn.setAutoCommit(false);
+        try {
+          String sql = "UPDATE iceberg_tables SET metadata_location = ?, previous_metadata_location = ?"
+              + " WHERE catalog_name = ? AND table_namespace = ? AND table_name = ? AND metadata_location = ?"
+              + TABLE_FILTER;
+          try (PreparedStatement ps = conn.prepareStatement(sql)) {
+            for (SqliteTableOperations.Prepared p : swaps) {
+              if (p.expected() == null) {
+                throw new IllegalArgumentException("a multi-table commit cannot create " + p.id());
+              }
+              ps.setString(1, p.location());
+              ps.setString(2, p.expected());
+              ps.setString(3, name);
+              ps.setString(4, namespaceString(p.id().namespace()));
+              ps.setString(5, p.id().name());
+              ps.setString(6, p.expected());
+              if (ps.executeUpdate() != 1) {
+                conn.rollback();
+                return false;
+              }
+            }
+          }
+          conn.commit();
+          return true;
+        } catch (SQLException | RuntimeException e) {
+          conn.rollback();
+          throw e;
+        } finally {
+          conn.setAutoCommit(autoCommit);
+        }
+      } catch (SQLException e) {
+        throw new CatalogException("Cannot commit " + swaps.size() + " tables to the catalog: " + e.getMessage(), e);
+      }
+    }
+  }
+
+  /**
    * Every table of this catalog with its current metadata file, read in one query: a cheap fingerprint of
    * the catalog's state (any commit or DDL, by any process, changes it).
    */

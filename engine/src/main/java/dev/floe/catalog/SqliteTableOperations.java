@@ -24,7 +24,7 @@ import org.apache.iceberg.io.LocationProvider;
  * against the refreshed metadata. After a successful swap the committed metadata becomes current without
  * re-reading the file just written, and {@code version-hint.text} is updated.
  */
-final class SqliteTableOperations implements TableOperations {
+public final class SqliteTableOperations implements TableOperations {
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(SqliteTableOperations.class);
   private final SqliteCatalog catalog;
   private final TableIdentifier id;
@@ -75,6 +75,83 @@ final class SqliteTableOperations implements TableOperations {
     if (base == metadata) {
       return;
     }
+    Prepared prepared = prepare(base, metadata);
+    boolean swapped;
+    try {
+      // Every file the new metadata names, and the metadata file itself, is on disk before the swap.
+      Durable.now();
+      swapped = catalog.swap(id, prepared.expected(), prepared.location());
+    } catch (RuntimeException e) {
+      prepared.abandon();
+      throw e;
+    }
+    if (!swapped) {
+      prepared.abandon();
+      throw new CommitFailedException("Cannot commit %s: another commit moved the table first", id);
+    }
+    prepared.publish();
+  }
+
+  /**
+   * A new metadata file written, not yet the table's: {@link SqliteCatalog#swapAll} makes it current
+   * (together with other tables'), then {@link #publish}; or {@link #abandon} deletes it.
+   */
+  public final class Prepared {
+    private final TableMetadata metadata;
+    private final String location;
+    private final Path hint;
+    private final String expected;
+
+    private Prepared(TableMetadata base, TableMetadata metadata, String location, Path hint) {
+      this.metadata = metadata;
+      this.location = location;
+      this.hint = hint;
+      this.expected = base == null ? null : base.metadataFileLocation();
+    }
+
+    public TableIdentifier id() {
+      return id;
+    }
+
+    /** The catalog pointer the swap expects (the base's metadata file). */
+    public String expected() {
+      return expected;
+    }
+
+    public String location() {
+      return location;
+    }
+
+    /** After the swap: the committed metadata becomes current, and the version hint moves. */
+    public void publish() {
+      synchronized (SqliteTableOperations.this) {
+        current = TableMetadata.buildFrom(metadata).discardChanges().withMetadataLocation(location).build();
+        loaded = true;
+      }
+      if (hint != null) {
+        try {
+          VersionHint.publish(hint);
+        } catch (RuntimeException e) {
+          // The commit is durable in the catalog; failing here would make a caller retry a commit that
+          // happened.
+          LOG.warn("Committed {} but could not write its version hint: {}", id, e.getMessage());
+          discard(hint);
+        }
+      }
+    }
+
+    /** The swap did not happen: the new metadata file goes. */
+    public void abandon() {
+      io.deleteFile(location);
+      discard(hint);
+    }
+  }
+
+  /**
+   * Writes the metadata file of {@code metadata} (the version after {@code base}'s, exclusive create,
+   * registered with {@link Durable}) and prepares the version hint, without moving the catalog pointer.
+   */
+  public synchronized Prepared prepare(TableMetadata base, TableMetadata metadata) {
     String directory = metadataDirectory(metadata);
     int version = nextVersion(base, Path.of(SqliteCatalog.stripScheme(directory)));
     String location;
@@ -86,7 +163,7 @@ final class SqliteTableOperations implements TableOperations {
       } catch (AlreadyExistsException e) {
         // Another lineage used this number (a client that names metadata its own way restarted the
         // count, or a commit that lost its race left the file): take the next free one. If a concurrent
-        // committer wrote it, the pointer swap below fails anyway.
+        // committer wrote it, the pointer swap fails anyway.
         if (attempt >= 1000) {
           throw new CommitFailedException(e, "Cannot commit %s: no free metadata version after %d", id, version);
         }
@@ -100,33 +177,7 @@ final class SqliteTableOperations implements TableOperations {
       // The hint only helps catalog-less readers, and the next commit rewrites it.
       LOG.warn("Cannot prepare the version hint of {}: {}", id, e.getMessage());
     }
-    boolean swapped;
-    try {
-      // Every file the new metadata names, and the metadata file itself, is on disk before the swap.
-      Durable.now();
-      swapped = catalog.swap(id, base == null ? null : base.metadataFileLocation(), location);
-    } catch (RuntimeException e) {
-      io.deleteFile(location);
-      discard(hint);
-      throw e;
-    }
-    if (!swapped) {
-      io.deleteFile(location);
-      discard(hint);
-      throw new CommitFailedException("Cannot commit %s: another commit moved the table first", id);
-    }
-    current = TableMetadata.buildFrom(metadata).discardChanges().withMetadataLocation(location).build();
-    loaded = true;
-    if (hint != null) {
-      try {
-        VersionHint.publish(hint);
-      } catch (RuntimeException e) {
-        // The commit is durable in the catalog; failing here would make a caller retry a commit that
-        // happened.
-        LOG.warn("Committed {} but could not write its version hint: {}", id, e.getMessage());
-        discard(hint);
-      }
-    }
+    return new Prepared(base, metadata, location, hint);
   }
 
   private static void discard(Path hint) {

@@ -35,6 +35,7 @@ import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.Transaction;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.exceptions.AlreadyExistsException;
 import org.apache.iceberg.exceptions.CommitFailedException;
 import org.apache.iceberg.types.Type;
@@ -157,6 +158,7 @@ final class Inserts {
         }
         session.engine().planner().committed(table, parentId, committed, change);
       }
+      session.transaction().ifPresent(tx -> tx.noteValidation(id, Expressions.alwaysFalse(), Optional.empty()));
     });
     return new CommandResult("INSERT 0 " + rows, rows);
   }

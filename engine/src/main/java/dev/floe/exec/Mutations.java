@@ -962,6 +962,9 @@ final class Mutations {
       }
       session.engine().planner().committed(live, baseId, committed, change);
     }
+    // In a transaction block, its COMMIT validates against what the statement read (an INSERT: nothing).
+    session.transaction().ifPresent(tx -> tx.noteValidation(t.id(), read == null ? Expressions.alwaysFalse()
+        : read.lastFilter, keys));
   }
 
   /** Iceberg's RowDelta, validated against every commit since {@code base}. */

@@ -42,6 +42,10 @@ public final class SessionContext implements AutoCloseable {
   private volatile Statement running;
   private volatile QueryResult openResult;
   private Consumer<String> notices = n -> { };
+  /** The open transaction block, or null: each statement commits by itself. */
+  private Transaction transaction;
+  /** Whether this session opened {@link #transaction} (or joined another session's). */
+  private boolean ownsTransaction;
 
   private static final java.util.concurrent.atomic.AtomicLong IDS = new java.util.concurrent.atomic.AtomicLong();
   /** This session's number, for state kept per session outside DuckDB (currval, lastval). */
@@ -179,6 +183,30 @@ public final class SessionContext implements AutoCloseable {
         || statement instanceof Ast.ShowSchemas || statement instanceof Ast.Describe)) {
       engine.checkWritable();
     }
+    boolean ddl = !(statement instanceof Ast.Query || statement instanceof Ast.Explain || statement instanceof Ast.Insert
+        || statement instanceof Ast.Delete || statement instanceof Ast.Update || statement instanceof Ast.Merge
+        || statement instanceof Ast.Truncate || statement instanceof Ast.ShowTables
+        || statement instanceof Ast.ShowSchemas || statement instanceof Ast.Describe);
+    if (ddl && openTransaction() != null) {
+      // DDL takes effect at once (it is not part of the block); after the block's writes it would
+      // commit beside them, which a block cannot undo
+      if (transaction.hasWrites()) {
+        throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "cannot run DDL in a transaction block that has "
+            + "changed data", null, "COMMIT or ROLLBACK first: Floe runs DDL outside transaction blocks.", 0, null);
+      }
+      if (transaction.readOnly()) {
+        throw new FloeException(SqlState.READ_ONLY_SQL_TRANSACTION, "cannot execute DDL in a read-only transaction");
+      }
+      try {
+        return dispatchStatement(statement);
+      } finally {
+        transaction.repin();
+      }
+    }
+    return dispatchStatement(statement);
+  }
+
+  private Result dispatchStatement(Ast.Statement statement) {
     try {
       if (statement instanceof Ast.Query q) {
         return query(q);
@@ -186,7 +214,7 @@ public final class SessionContext implements AutoCloseable {
         QueryBinder.Bound bound = bind(e.query());
         return run((e.analyze() ? "EXPLAIN ANALYZE " : "EXPLAIN ") + bound.sql(), bound::originalPosition);
       } else if (statement instanceof Ast.Insert i) {
-        return new Inserts(this, engine.tables()).insert(i);
+        return new Inserts(this, tables()).insert(i);
       } else if (statement instanceof Ast.Delete d) {
         return mutate(m -> m.delete(d));
       } else if (statement instanceof Ast.Update u) {
@@ -242,7 +270,7 @@ public final class SessionContext implements AutoCloseable {
 
   /** Runs a row-level statement; its temporary tables go when it fails (or, on success, with its result). */
   private Result mutate(java.util.function.Function<Mutations, Result> statement) {
-    Mutations m = new Mutations(this, engine.tables());
+    Mutations m = new Mutations(this, tables());
     try {
       return statement.apply(m);
     } catch (RuntimeException e) {
@@ -382,7 +410,7 @@ public final class SessionContext implements AutoCloseable {
    */
   Relations relations() {
     Relations[] relations = new Relations[1];
-    relations[0] = new Relations(engine.tables(), engine.planner(), engine.files(), currentSchema, expression -> {
+    relations[0] = new Relations(tables(), engine.planner(), engine.files(), currentSchema, expression -> {
       QueryBinder.Bound inner = QueryBinder.bind("SELECT " + expression, 0, this::serializeSql, relations[0]);
       return evaluate(inner.sql().substring("SELECT ".length()));
     }, parts -> PgCatalog.systemName(parts).isPresent() ? engine.pgCatalog().relation(parts) : java.util.Optional.empty());
@@ -396,6 +424,106 @@ public final class SessionContext implements AutoCloseable {
       engine.pgCatalog().refresh(); // the query calls catalog functions, which read the catalogs
     }
     return bound;
+  }
+
+  /** The tables as this session's statements see them: through its transaction block, if one is open. */
+  Tables tables() {
+    Transaction t = openTransaction();
+    return t == null ? engine.tables() : engine.tables().in(t);
+  }
+
+  java.util.Optional<Transaction> transaction() {
+    return java.util.Optional.ofNullable(openTransaction());
+  }
+
+  /** The block this session runs in; one it joined is left once its owner ended it. */
+  private Transaction openTransaction() {
+    if (transaction != null && transaction.ended()) {
+      transaction = null;
+    }
+    return transaction;
+  }
+
+  /**
+   * Runs this session's statements in {@code owner}'s transaction block (a connection's helper sessions:
+   * cursors, statements run while a portal is suspended); only the owner commits or rolls it back.
+   */
+  public void join(SessionContext owner) {
+    if (openTransaction() != null) {
+      throw new FloeException(SqlState.ACTIVE_SQL_TRANSACTION, "there is already a transaction in progress");
+    }
+    transaction = owner.openTransaction();
+    ownsTransaction = false;
+  }
+
+  // ------------------------------------------------------------------ transaction blocks
+
+  public boolean inTransaction() {
+    return openTransaction() != null;
+  }
+
+  /**
+   * Opens a transaction block (snapshot isolation): its snapshot is taken at its first statement, its
+   * writes are its own until {@link #commit}.
+   */
+  public void begin(boolean readOnly) {
+    if (openTransaction() != null) {
+      throw new FloeException(SqlState.ACTIVE_SQL_TRANSACTION, "there is already a transaction in progress");
+    }
+    transaction = new Transaction(engine.tables(), readOnly);
+    ownsTransaction = true;
+  }
+
+  /**
+   * Commits the open block: every table it wrote, atomically. The block ends either way.
+   *
+   * @throws FloeException 40001 when a concurrent commit conflicts; nothing is applied then
+   */
+  public void commit() {
+    Transaction t = requireTransaction("COMMIT");
+    transaction = null;
+    dev.floe.catalog.Durable.forget();
+    t.commit();
+  }
+
+  /** Ends the open block, undoing everything it wrote. */
+  public void rollback() {
+    Transaction t = requireTransaction("ROLLBACK");
+    transaction = null;
+    t.rollback();
+  }
+
+  public void savepoint(String name) {
+    requireTransaction("SAVEPOINT").savepoint(name);
+  }
+
+  public void rollbackToSavepoint(String name) {
+    Transaction t = requireTransaction("ROLLBACK TO SAVEPOINT");
+    requireSavepoint(t, name);
+    t.rollbackTo(name);
+  }
+
+  public void releaseSavepoint(String name) {
+    Transaction t = requireTransaction("RELEASE SAVEPOINT");
+    requireSavepoint(t, name);
+    t.release(name);
+  }
+
+  private Transaction requireTransaction(String what) {
+    if (openTransaction() == null) {
+      throw new FloeException(SqlState.NO_ACTIVE_SQL_TRANSACTION, what + " can only be used in transaction blocks");
+    }
+    if (!ownsTransaction) {
+      throw new FloeException(SqlState.INVALID_TRANSACTION_STATE, what + " must run in the session that began "
+          + "the transaction");
+    }
+    return transaction;
+  }
+
+  private static void requireSavepoint(Transaction t, String name) {
+    if (!t.hasSavepoint(name)) {
+      throw new FloeException(SqlState.INVALID_SAVEPOINT_SPECIFICATION, "savepoint \"" + name + "\" does not exist");
+    }
   }
 
   Engine engine() {
@@ -672,6 +800,11 @@ public final class SessionContext implements AutoCloseable {
   public void close() {
     if (openResult != null) {
       openResult.close();
+    }
+    if (openTransaction() != null && ownsTransaction) {
+      Transaction t = transaction;
+      transaction = null;
+      t.rollback();
     }
     if (sequenceScope == id) {
       discardSequences();

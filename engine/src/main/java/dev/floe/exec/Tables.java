@@ -25,11 +25,29 @@ import org.apache.iceberg.exceptions.NotFoundException;
  */
 final class Tables {
   private final SqliteCatalog catalog;
-  private final Map<TableIdentifier, Table> loaded = new ConcurrentHashMap<>();
-  private final Map<TableIdentifier, Object> commitLocks = new ConcurrentHashMap<>();
+  private final Map<TableIdentifier, Table> loaded;
+  private final Map<TableIdentifier, Object> commitLocks;
+  /** The transaction block these tables are seen from, or null (each statement commits). */
+  private final Transaction transaction;
 
   Tables(SqliteCatalog catalog) {
+    this(catalog, new ConcurrentHashMap<>(), new ConcurrentHashMap<>(), null);
+  }
+
+  private Tables(SqliteCatalog catalog, Map<TableIdentifier, Table> loaded, Map<TableIdentifier, Object> commitLocks,
+      Transaction transaction) {
     this.catalog = catalog;
+    this.loaded = loaded;
+    this.commitLocks = commitLocks;
+    this.transaction = transaction;
+  }
+
+  /**
+   * These tables as a transaction block sees them: reads at its snapshot, writes to its private state
+   * ({@link Transaction}).
+   */
+  Tables in(Transaction t) {
+    return new Tables(catalog, loaded, commitLocks, t);
   }
 
   SqliteCatalog catalog() {
@@ -57,8 +75,16 @@ final class Tables {
         name.position(), null));
   }
 
-  /** The live table (for commits), refreshed to the catalog's current pointer. */
+  /**
+   * The live table (for commits), refreshed to the catalog's current pointer; in a transaction block,
+   * the block's own state of it.
+   */
   Optional<Table> live(TableIdentifier id) {
+    return transaction != null ? transaction.live(id) : current(id);
+  }
+
+  /** The table at the catalog's current pointer, transaction or not. */
+  Optional<Table> current(TableIdentifier id) {
     Table cached = loaded.get(id);
     try {
       if (cached != null) {
@@ -90,7 +116,7 @@ final class Tables {
    * metadata version, whatever commits happen meanwhile.
    */
   Optional<Table> snapshotOf(TableIdentifier id) {
-    return live(id).map(Tables::frozen);
+    return transaction != null ? transaction.snapshotOf(id) : current(id).map(Tables::frozen);
   }
 
   static Table frozen(Table table) {

@@ -76,7 +76,6 @@ final class PgConnection implements Runnable {
   private char status = 'I';
   private final Deque<String> savepoints = new ArrayDeque<>();
   /** Statements that changed data inside the current block (each committed on its own). */
-  private int blockWrites;
   /** After an error in the extended protocol, messages are skipped until Sync. */
   private boolean skipUntilSync;
   private volatile boolean running;
@@ -1014,9 +1013,6 @@ final class PgConnection implements Runnable {
       if (runIn != session) {
         reply = Reply.closing(reply, runIn);
       }
-      if (status == 'T' && !reply.hasRows() && isWrite(reply.tag(0))) {
-        blockWrites++;
-      }
       return reply;
     } catch (RuntimeException e) {
       if (status == 'T') {
@@ -1160,9 +1156,6 @@ final class PgConnection implements Runnable {
           + ", allow_quoted_nulls = false, auto_detect = false, strict_mode = true, columns = " + types + ")";
       try (Reply r = Reply.of(timed(() -> session.sql(insert)))) {
         String tag = r.tag(0);
-        if (status == 'T') {
-          blockWrites++;
-        }
         return "COPY " + tag.substring(tag.lastIndexOf(' ') + 1);
       } catch (FloeException e) {
         throw copyDataError(e, c, target);
@@ -1224,10 +1217,6 @@ final class PgConnection implements Runnable {
     }
   }
 
-  private static boolean isWrite(String tag) {
-    return !(tag.startsWith("SELECT") || tag.equals("SHOW") || tag.equals("EXPLAIN"));
-  }
-
   private interface Call<T> {
     T call();
   }
@@ -1247,6 +1236,9 @@ final class PgConnection implements Runnable {
       all.put(name, settings.get(name));
     }
     s.setSettings(all);
+    if (session != null && session.inTransaction()) {
+      s.joinTransaction(session); // a cursor or a statement beside a suspended portal reads the block's state
+    }
     return s;
   }
 
@@ -1343,8 +1335,8 @@ final class PgConnection implements Runnable {
         if (status != 'I') {
           warning(SqlState.ACTIVE_SQL_TRANSACTION, "there is already a transaction in progress");
         } else {
+          session.begin();
           status = 'T';
-          blockWrites = 0;
           savepoints.clear();
           settings.set("transaction_isolation", settings.get("default_transaction_isolation"));
           settings.set("transaction_read_only", settings.get("default_transaction_read_only"));
@@ -1357,7 +1349,7 @@ final class PgConnection implements Runnable {
         if (status == 'I') {
           warning(SqlState.NO_ACTIVE_SQL_TRANSACTION, "there is no transaction in progress");
         }
-        endBlock(false);
+        endBlock(status == 'E'); // a failed block rolls back; a commit that fails ends the block too
         return Reply.command(tag);
       }
       case ROLLBACK -> {
@@ -1369,6 +1361,7 @@ final class PgConnection implements Runnable {
       }
       case SAVEPOINT -> {
         requireBlock("SAVEPOINT");
+        session.savepoint(c.name());
         savepoints.push(c.name());
         return Reply.command(c.tag());
       }
@@ -1382,8 +1375,10 @@ final class PgConnection implements Runnable {
           savepoints.pop();
         }
         if (c.kind() == SessionCommand.Kind.RELEASE) {
+          session.releaseSavepoint(c.name());
           savepoints.pop();
         } else {
+          session.rollbackToSavepoint(c.name());
           status = 'T';
         }
         return Reply.command(c.tag());
@@ -1514,17 +1509,23 @@ final class PgConnection implements Runnable {
     }
   }
 
+  /** Ends the block: the engine commits (or rolls back) what it wrote; a failed COMMIT ends it too. */
   private void endBlock(boolean rollback) {
-    if (rollback && blockWrites > 0) {
-      warning(SqlState.WARNING, "ROLLBACK could not undo " + blockWrites + " statement(s) of this block that "
-          + "changed data: Floe commits each statement when it runs (transaction blocks are not atomic yet)");
+    try {
+      if (session.inTransaction()) {
+        if (rollback) {
+          session.rollback();
+        } else {
+          session.commit();
+        }
+      }
+    } finally {
+      status = 'I';
+      savepoints.clear();
+      settings.set("transaction_isolation", null);
+      settings.set("transaction_read_only", null);
+      closeCursors(false);
     }
-    status = 'I';
-    blockWrites = 0;
-    savepoints.clear();
-    settings.set("transaction_isolation", null);
-    settings.set("transaction_read_only", null);
-    closeCursors(false);
   }
 
   /** Closes the cursors a transaction end closes (all but WITH HOLD ones), or all of them. */

@@ -138,8 +138,9 @@ class PgAuthTest {
       });
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
       while (server.busyConnectionCount() == 0 && System.nanoTime() < deadline) {
-        Thread.sleep(10); // until the statement runs
+        Thread.sleep(10); // until the statement's messages arrive
       }
+      Thread.sleep(200); // and it runs (it takes seconds): the shutdown must meet it running
       server.shutdown(Duration.ofSeconds(60));
       assertThat(running.get(60, TimeUnit.SECONDS)).isEqualTo(57142857L);
       assertThatThrownBy(() -> idle.createStatement().executeQuery("SELECT 1")).isInstanceOf(SQLException.class);

@@ -253,6 +253,50 @@ class PgJdbcTest {
     }
   }
 
+  /** BEGIN..COMMIT is atomic across tables and isolated; ROLLBACK and ROLLBACK TO SAVEPOINT undo writes. */
+  @Test
+  void transactionBlocksAreAtomicAndIsolated() throws Exception {
+    try (Connection a = floe.connect(); Connection b = floe.connect(); Statement sa = a.createStatement();
+        Statement sb = b.createStatement()) {
+      sa.execute("CREATE TABLE tx_a (id int, balance int) WITH (format_version = 3)");
+      sa.execute("CREATE TABLE tx_b (id int, balance int)");
+      sa.execute("INSERT INTO tx_a VALUES (1, 100), (2, 100)");
+      sa.execute("INSERT INTO tx_b VALUES (1, 100)");
+      a.setAutoCommit(false);
+      sa.execute("UPDATE tx_a SET balance = balance - 10 WHERE id = 1");
+      sa.execute("UPDATE tx_b SET balance = balance + 10 WHERE id = 1");
+      assertThat(one(sa, "SELECT balance FROM tx_a WHERE id = 1")).isEqualTo("90"); // its own write
+      assertThat(one(sb, "SELECT balance FROM tx_a WHERE id = 1")).isEqualTo("100"); // not yet others'
+      a.commit();
+      assertThat(one(sb, "SELECT (SELECT balance FROM tx_a WHERE id = 1) || '/' || (SELECT balance FROM tx_b)"))
+          .isEqualTo("90/110");
+
+      sa.execute("DELETE FROM tx_a");
+      a.rollback();
+      assertThat(one(sb, "SELECT count(*) FROM tx_a")).isEqualTo("2");
+
+      sa.execute("INSERT INTO tx_a VALUES (3, 1)");
+      var sp = a.setSavepoint("s");
+      sa.execute("INSERT INTO tx_a VALUES (4, 1)");
+      a.rollback(sp);
+      a.commit();
+      assertThat(one(sb, "SELECT string_agg(id::text, ',' ORDER BY id) FROM tx_a")).isEqualTo("1,2,3");
+
+      // a lost update: both read the row, both update it; the second COMMIT fails and applies nothing
+      b.setAutoCommit(false);
+      assertThat(one(sa, "SELECT balance FROM tx_a WHERE id = 2")).isEqualTo("100");
+      assertThat(one(sb, "SELECT balance FROM tx_a WHERE id = 2")).isEqualTo("100");
+      sa.execute("UPDATE tx_a SET balance = balance + 1 WHERE id = 2");
+      sb.execute("UPDATE tx_a SET balance = balance + 1 WHERE id = 2");
+      a.commit();
+      assertThatThrownBy(b::commit).hasFieldOrPropertyWithValue("SQLState", "40001");
+      assertThat(one(sb, "SELECT balance FROM tx_a WHERE id = 2")).isEqualTo("101");
+      b.commit();
+      a.setAutoCommit(true);
+      b.setAutoCommit(true);
+    }
+  }
+
   @Test
   void savepointsFollowPostgreSql() throws Exception {
     try (Connection c = floe.connect(); Statement st = c.createStatement()) {

@@ -1,0 +1,539 @@
+package dev.floe.exec;
+
+import dev.floe.FloeException;
+import dev.floe.SqlState;
+import dev.floe.catalog.Durable;
+import dev.floe.catalog.SqliteTableOperations;
+import dev.floe.write.Commits;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.apache.iceberg.BaseTable;
+import org.apache.iceberg.ContentFile;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DataFiles;
+import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.HasTableOperations;
+import org.apache.iceberg.LocationProviders;
+import org.apache.iceberg.ManifestFile;
+import org.apache.iceberg.RowDelta;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.SnapshotRef;
+import org.apache.iceberg.StaticTableOperations;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableMetadata;
+import org.apache.iceberg.TableMetadataParser;
+import org.apache.iceberg.TableOperations;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.encryption.EncryptionManager;
+import org.apache.iceberg.exceptions.CommitFailedException;
+import org.apache.iceberg.exceptions.ValidationException;
+import org.apache.iceberg.expressions.Expression;
+import org.apache.iceberg.expressions.Expressions;
+import org.apache.iceberg.io.FileIO;
+import org.apache.iceberg.io.LocationProvider;
+
+/**
+ * A transaction block of one session (snapshot isolation, docs/transactions.md).
+ *
+ * <p>Its snapshot is the catalog's state at its first statement: every table it reads is read at the
+ * metadata file the catalog named then. A table it writes gets a private copy of that state
+ * ({@link TxnOps}): its statements write data, delete files and manifests as usual, and "commit" by
+ * replacing the private metadata, so later statements of the block read their own changes and nobody
+ * else sees them. COMMIT folds each written table's changes into one Iceberg RowDelta on the table's
+ * current state, validated against everything committed since the block's snapshot (first committer
+ * wins: a conflict fails with 40001 and changes nothing), writes the new metadata files, and moves all
+ * tables' catalog pointers in one SQLite transaction. ROLLBACK deletes what the block wrote.
+ */
+final class Transaction {
+  private final Tables tables;
+  private final boolean readOnly;
+  /** The catalog's pointers at the block's first statement; null before it. */
+  private Map<TableIdentifier, String> pinned;
+  private final Map<TableIdentifier, TableMetadata> pinnedMetadata = new HashMap<>();
+  private final Map<TableIdentifier, Written> written = new LinkedHashMap<>();
+  private final Deque<Savepoint> savepoints = new ArrayDeque<>();
+  private boolean ended;
+
+  /** A table this block wrote: its state at the block's snapshot, and its private current state. */
+  private static final class Written {
+    final TableIdentifier id;
+    final TableMetadata base;
+    final TxnOps ops;
+    final Table table;
+    /** What the statements read to decide their changes (OR); null: a statement read everything. */
+    Expression conflictFilter = Expressions.alwaysFalse();
+    /** How many of the statements' commits said what they read ({@link #noteValidation}). */
+    int noted;
+    /** The keys the statements added, for tables with a primary key; null when none. */
+    Expression keys;
+
+    Written(TableIdentifier id, TableMetadata base, TxnOps ops, String name) {
+      this.id = id;
+      this.base = base;
+      this.ops = ops;
+      this.table = new BaseTable(ops, name);
+    }
+  }
+
+  private record Savepoint(String name, Map<TableIdentifier, TableMetadata> states,
+      Map<TableIdentifier, Expression[]> validation, Map<TableIdentifier, int[]> counts) {}
+
+  Transaction(Tables tables, boolean readOnly) {
+    this.tables = tables;
+    this.readOnly = readOnly;
+  }
+
+  boolean readOnly() {
+    return readOnly;
+  }
+
+  /** Whether it committed or rolled back (sessions that joined it then leave it). */
+  boolean ended() {
+    return ended;
+  }
+
+  boolean hasWrites() {
+    return !written.isEmpty();
+  }
+
+  private Map<TableIdentifier, String> pinned() {
+    if (pinned == null) {
+      pinned = tables.catalog().tableLocations();
+    }
+    return pinned;
+  }
+
+  /** Forgets the snapshot (after DDL, which takes effect at once): the next statement takes a new one. */
+  void repin() {
+    if (!written.isEmpty()) {
+      throw new IllegalStateException("a transaction that wrote cannot take a new snapshot");
+    }
+    pinned = null;
+    pinnedMetadata.clear();
+  }
+
+  /** The table as of the block's snapshot, or as the block left it; empty if it did not exist then. */
+  Optional<Table> snapshotOf(TableIdentifier id) {
+    Written w = written.get(id);
+    if (w != null) {
+      return Optional.of(Tables.frozen(w.table));
+    }
+    Optional<Table> live = tables.current(id);
+    return live.flatMap(t -> pinnedMetadata(id, t).map(m -> new BaseTable(new StaticTableOperations(m, t.io()),
+        t.name())));
+  }
+
+  /** The table this block writes: its private state, starting from the block's snapshot. */
+  Optional<Table> live(TableIdentifier id) {
+    Written w = written.get(id);
+    if (w != null) {
+      return Optional.of(w.table);
+    }
+    if (readOnly) {
+      throw new FloeException(SqlState.READ_ONLY_SQL_TRANSACTION,
+          "cannot write table \"" + id.name() + "\" in a read-only transaction");
+    }
+    Optional<Table> live = tables.current(id);
+    if (live.isEmpty()) {
+      return Optional.empty();
+    }
+    Optional<TableMetadata> base = pinnedMetadata(id, live.get());
+    if (base.isEmpty()) {
+      return Optional.empty();
+    }
+    TableOperations real = ((HasTableOperations) live.get()).operations();
+    w = new Written(id, base.get(), new TxnOps(real, base.get()), live.get().name());
+    written.put(id, w);
+    return Optional.of(w.table);
+  }
+
+  private Optional<TableMetadata> pinnedMetadata(TableIdentifier id, Table live) {
+    TableMetadata cached = pinnedMetadata.get(id);
+    if (cached != null) {
+      return Optional.of(cached);
+    }
+    String location = pinned().get(id);
+    if (location == null) {
+      return Optional.empty(); // created after the block's snapshot
+    }
+    TableMetadata current = ((HasTableOperations) live).operations().current();
+    TableMetadata m = location.equals(current.metadataFileLocation()) ? current
+        : TableMetadataParser.read(live.io(), location);
+    pinnedMetadata.put(id, m);
+    return Optional.of(m);
+  }
+
+  /**
+   * What a statement's change was decided from, for COMMIT's validation: the rows it read (null: all of
+   * them) and, with a primary key, the keys it added.
+   */
+  void noteValidation(TableIdentifier id, Expression read, Optional<Expression> keys) {
+    Written w = written.get(id);
+    if (w == null) {
+      return;
+    }
+    w.noted++;
+    if (w.conflictFilter != null) {
+      w.conflictFilter = read == null ? null : Expressions.or(w.conflictFilter, read);
+    }
+    keys.ifPresent(k -> w.keys = w.keys == null ? k : Expressions.or(w.keys, k));
+  }
+
+  // ------------------------------------------------------------------ savepoints
+
+  void savepoint(String name) {
+    Map<TableIdentifier, TableMetadata> states = new HashMap<>();
+    Map<TableIdentifier, Expression[]> validation = new HashMap<>();
+    Map<TableIdentifier, int[]> counts = new HashMap<>();
+    written.forEach((id, w) -> {
+      states.put(id, w.ops.current());
+      validation.put(id, new Expression[] {w.conflictFilter, w.keys});
+      counts.put(id, new int[] {w.ops.commits, w.noted});
+    });
+    savepoints.push(new Savepoint(name, states, validation, counts));
+  }
+
+  boolean hasSavepoint(String name) {
+    return savepoints.stream().anyMatch(s -> s.name().equals(name));
+  }
+
+  /** ROLLBACK TO SAVEPOINT: every table back to its state then (the savepoint stays). */
+  void rollbackTo(String name) {
+    while (!savepoints.peek().name().equals(name)) {
+      savepoints.pop();
+    }
+    Savepoint s = savepoints.peek();
+    for (Written w : List.copyOf(written.values())) {
+      TableMetadata then = s.states().get(w.id);
+      TableMetadata now = w.ops.current();
+      TableMetadata back = then != null ? then : w.base;
+      deleteWritten(w.table.io(), back, now, Set.of());
+      if (then == null) {
+        written.remove(w.id);
+      } else {
+        w.ops.reset(then);
+        Expression[] v = s.validation().get(w.id);
+        w.conflictFilter = v[0];
+        w.keys = v[1];
+        w.ops.commits = s.counts().get(w.id)[0];
+        w.noted = s.counts().get(w.id)[1];
+      }
+    }
+  }
+
+  void release(String name) {
+    while (!savepoints.pop().name().equals(name)) {
+      // the savepoints after it go too
+    }
+  }
+
+  // ------------------------------------------------------------------ end
+
+  /** Deletes every file the block wrote; nothing it did is visible to anyone. */
+  void rollback() {
+    ended = true;
+    for (Written w : written.values()) {
+      try {
+        deleteWritten(w.table.io(), w.base, w.ops.current(), Set.of());
+      } catch (RuntimeException e) {
+        // unreferenced files: harmless, swept by orphan cleanup
+      }
+    }
+    written.clear();
+    savepoints.clear();
+  }
+
+  /**
+   * Commits every table the block wrote, atomically; a block that only read commits without touching
+   * the catalog.
+   *
+   * @throws FloeException 40001 when a commit since the block's snapshot conflicts with its changes;
+   *     nothing is applied then
+   */
+  void commit() {
+    ended = true;
+    if (written.isEmpty()) {
+      return;
+    }
+    List<Written> list = new ArrayList<>(written.values());
+    list.sort((a, b) -> a.id.toString().compareTo(b.id.toString()));
+    try {
+      commitLocked(list, 0);
+    } catch (RuntimeException e) {
+      rollback();
+      throw e;
+    }
+    // What the statements wrote for themselves and the commit did not keep: their manifests and lists,
+    // and files added and removed again within the block.
+    for (Written w : list) {
+      try {
+        deleteWritten(w.table.io(), w.base, w.ops.current(), kept(w));
+      } catch (RuntimeException e) {
+        // unreferenced files: harmless, swept by orphan cleanup
+      }
+    }
+    written.clear();
+    savepoints.clear();
+  }
+
+  /** Takes the tables' commit locks in a fixed order (no deadlock with another block), then commits. */
+  private void commitLocked(List<Written> list, int k) {
+    if (k < list.size()) {
+      synchronized (tables.commitLock(list.get(k).id)) {
+        commitLocked(list, k + 1);
+      }
+      return;
+    }
+    List<SqliteTableOperations.Prepared> prepared = new ArrayList<>();
+    List<Runnable> unapply = new ArrayList<>(); // deletes the manifests and lists of snapshots not committed
+    try {
+      for (Written w : list) {
+        Net net = net(w);
+        if (net.isEmpty()) {
+          continue;
+        }
+        Table live = tables.current(w.id).orElseThrow(() -> serializationFailure("table \"" + w.id.name()
+            + "\" was dropped by a concurrent transaction"));
+        if (!(((HasTableOperations) live).operations() instanceof SqliteTableOperations ops)) {
+          throw new IllegalStateException("not a catalog table: " + w.id);
+        }
+        RowDelta delta = Commits.inline(live.newRowDelta());
+        Snapshot from = w.base.currentSnapshot();
+        if (from != null) {
+          delta.validateFromSnapshot(from.snapshotId());
+        }
+        // a statement that did not say what it read (TRUNCATE) may have read anything
+        Expression filter = w.conflictFilter == null || w.noted < w.ops.commits ? Expressions.alwaysTrue()
+            : w.conflictFilter;
+        if (w.keys != null) {
+          filter = Expressions.or(filter, w.keys);
+          delta.validateNoConflictingDataFiles();
+        }
+        delta.conflictDetectionFilter(filter);
+        if (!net.removedData.isEmpty() || !net.addedDeletes.isEmpty() || !net.removedDeletes.isEmpty()) {
+          delta.validateDeletedFiles().validateNoConflictingDeleteFiles();
+          if (!net.referenced.isEmpty()) {
+            delta.validateDataFilesExist(net.referenced);
+          }
+        }
+        net.addedData.values().forEach(delta::addRows);
+        net.addedDeletes.values().forEach(delta::addDeletes);
+        net.removedData.values().forEach(delta::removeRows);
+        net.removedDeletes.values().forEach(delta::removeDeletes);
+        Snapshot snapshot;
+        TableMetadata current;
+        try {
+          snapshot = delta.apply(); // validates against the table's current state
+          current = ops.current();
+        } catch (ValidationException e) {
+          throw serializationFailure(e.getMessage());
+        }
+        FileIO io = live.io();
+        unapply.add(() -> {
+          for (ManifestFile m : snapshot.allManifests(io)) {
+            if (m.snapshotId() != null && m.snapshotId() == snapshot.snapshotId()) {
+              io.deleteFile(m.path());
+            }
+          }
+          io.deleteFile(snapshot.manifestListLocation());
+        });
+        TableMetadata updated = TableMetadata.buildFrom(current).setBranchSnapshot(snapshot, SnapshotRef.MAIN_BRANCH)
+            .build();
+        prepared.add(ops.prepare(current, updated));
+      }
+      if (prepared.isEmpty()) {
+        return;
+      }
+      Durable.now();
+      if (!tables.catalog().swapAll(prepared)) {
+        throw serializationFailure("another process committed to a table of the transaction first");
+      }
+    } catch (RuntimeException e) {
+      for (Runnable r : unapply) {
+        try {
+          r.run();
+        } catch (RuntimeException suppressed) {
+          e.addSuppressed(suppressed); // unreferenced files: harmless, swept by orphan cleanup
+        }
+      }
+      prepared.forEach(SqliteTableOperations.Prepared::abandon);
+      throw e;
+    }
+    prepared.forEach(SqliteTableOperations.Prepared::publish);
+  }
+
+  private static FloeException serializationFailure(String detail) {
+    return new FloeException(SqlState.SERIALIZATION_FAILURE, "could not serialize access due to concurrent update",
+        detail, "Retry the transaction: another transaction changed what this one read or wrote.", 0, null);
+  }
+
+  /** A block's change to one table, from its snapshot to its private state: files in, files out. */
+  private static final class Net {
+    final Map<String, DataFile> addedData = new LinkedHashMap<>();
+    final Map<String, DeleteFile> addedDeletes = new LinkedHashMap<>();
+    final Map<String, DataFile> removedData = new LinkedHashMap<>();
+    final Map<String, DeleteFile> removedDeletes = new LinkedHashMap<>();
+    final List<String> referenced = new ArrayList<>();
+
+    boolean isEmpty() {
+      return addedData.isEmpty() && addedDeletes.isEmpty() && removedData.isEmpty() && removedDeletes.isEmpty();
+    }
+  }
+
+  private static String key(ContentFile<?> f) {
+    return f.location() + (f instanceof DeleteFile d && d.contentOffset() != null ? "@" + d.contentOffset() : "");
+  }
+
+  /** The snapshots from {@code base} (exclusive) to {@code to} (inclusive), oldest first. */
+  private static List<Snapshot> between(TableMetadata base, TableMetadata to) {
+    Long stop = base.currentSnapshot() == null ? null : base.currentSnapshot().snapshotId();
+    List<Snapshot> out = new ArrayList<>();
+    for (Snapshot s = to.currentSnapshot(); s != null && (stop == null || s.snapshotId() != stop);
+        s = s.parentId() == null ? null : to.snapshot(s.parentId())) {
+      out.add(0, s);
+    }
+    return out;
+  }
+
+  private static Net net(Written w) {
+    Net net = new Net();
+    FileIO io = w.table.io();
+    for (Snapshot s : between(w.base, w.ops.current())) {
+      for (DataFile f : s.addedDataFiles(io)) {
+        // added again by the commit, which gives new rows their row ids (format 3)
+        net.addedData.put(f.location(), DataFiles.builder(w.ops.current().specsById().get(f.specId())).copy(f)
+            .withFirstRowId(null).build());
+      }
+      for (DataFile f : s.removedDataFiles(io)) {
+        if (net.addedData.remove(f.location()) == null) {
+          net.removedData.put(f.location(), f.copy());
+        }
+      }
+      for (DeleteFile f : s.addedDeleteFiles(io)) {
+        net.addedDeletes.put(key(f), f.copy());
+      }
+      for (DeleteFile f : s.removedDeleteFiles(io)) {
+        if (net.addedDeletes.remove(key(f)) == null) {
+          net.removedDeletes.put(key(f), f.copy());
+        }
+      }
+    }
+    // (files it removes are checked by Iceberg's validateDeletedFiles: still there, no new deletes)
+    Set<String> referenced = new HashSet<>();
+    for (DeleteFile d : net.addedDeletes.values()) {
+      if (d.referencedDataFile() != null && !net.addedData.containsKey(d.referencedDataFile())) {
+        referenced.add(d.referencedDataFile());
+      }
+    }
+    net.referenced.addAll(referenced);
+    return net;
+  }
+
+  /** The files the commit of {@code w} keeps (its net additions). */
+  private static Set<String> kept(Written w) {
+    Net net = net(w);
+    Set<String> kept = new HashSet<>(net.addedData.keySet());
+    net.addedDeletes.values().forEach(d -> kept.add(d.location()));
+    return kept;
+  }
+
+  /**
+   * Deletes what the snapshots after {@code base} up to {@code to} wrote — manifest lists, the manifests
+   * they added, data and delete files they added — except the files in {@code keep}.
+   */
+  private static void deleteWritten(FileIO io, TableMetadata base, TableMetadata to, Set<String> keep) {
+    for (Snapshot s : between(base, to)) {
+      for (DataFile f : s.addedDataFiles(io)) {
+        if (!keep.contains(f.location())) {
+          io.deleteFile(f.location());
+        }
+      }
+      Set<String> deletes = new HashSet<>();
+      s.addedDeleteFiles(io).forEach(d -> deletes.add(d.location()));
+      for (String location : deletes) {
+        if (!keep.contains(location)) {
+          io.deleteFile(location);
+        }
+      }
+      for (ManifestFile m : s.allManifests(io)) {
+        if (m.snapshotId() != null && m.snapshotId() == s.snapshotId()) {
+          io.deleteFile(m.path());
+        }
+      }
+      io.deleteFile(s.manifestListLocation());
+    }
+  }
+
+  /**
+   * A table's operations inside a block: its current metadata is the block's private state; a commit
+   * replaces it (once the statement's files are on disk) and moves no catalog pointer.
+   */
+  private static final class TxnOps implements TableOperations {
+    private final TableOperations real;
+    private TableMetadata current;
+    /** The statements' commits so far. */
+    int commits;
+
+    TxnOps(TableOperations real, TableMetadata base) {
+      this.real = real;
+      this.current = base;
+    }
+
+    void reset(TableMetadata metadata) {
+      this.current = metadata;
+    }
+
+    @Override
+    public TableMetadata current() {
+      return current;
+    }
+
+    @Override
+    public TableMetadata refresh() {
+      return current;
+    }
+
+    @Override
+    public void commit(TableMetadata base, TableMetadata metadata) {
+      if (base != current) {
+        throw new CommitFailedException("Cannot commit: the transaction's state changed since the change was planned");
+      }
+      Durable.now(); // the statement's files are on disk before the block may commit them
+      current = metadata;
+      commits++;
+    }
+
+    @Override
+    public FileIO io() {
+      return real.io();
+    }
+
+    @Override
+    public EncryptionManager encryption() {
+      return real.encryption();
+    }
+
+    @Override
+    public String metadataFileLocation(String fileName) {
+      return real.metadataFileLocation(fileName);
+    }
+
+    @Override
+    public LocationProvider locationProvider() {
+      return LocationProviders.locationsFor(current.location(), current.properties());
+    }
+
+    @Override
+    public long newSnapshotId() {
+      return real.newSnapshotId();
+    }
+  }
+}

@@ -1,0 +1,263 @@
+package dev.floe;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.floe.testing.IcebergClients;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.data.IcebergGenerics;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.jdbc.JdbcCatalog;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** Transaction blocks of the embedded API: snapshot isolation, read-your-writes, atomic commit, rollback. */
+class TransactionTest {
+  @TempDir
+  Path dir;
+
+  private static void exec(Database db, String sql) {
+    db.sql(sql).close();
+  }
+
+  private static List<String> rows(Database db, String sql) {
+    try (Result r = db.sql(sql)) {
+      return rows(r);
+    }
+  }
+
+  private static List<String> rows(Transaction t, String sql) {
+    try (Result r = t.sql(sql)) {
+      return rows(r);
+    }
+  }
+
+  private static List<String> rows(Result r) {
+    List<String> out = new ArrayList<>();
+    for (Row row : r) {
+      List<String> values = new ArrayList<>();
+      for (int k = 0; k < r.columns().size(); k++) {
+        values.add(String.valueOf(row.get(k)));
+      }
+      out.add(String.join("|", values));
+    }
+    return out;
+  }
+
+  private Set<String> files(String table) throws IOException {
+    try (Stream<Path> walk = Files.walk(dir.resolve("public").resolve(table))) {
+      return walk.filter(Files::isRegularFile).map(p -> dir.relativize(p).toString())
+          .filter(p -> !p.contains("version-hint")).collect(Collectors.toCollection(TreeSet::new));
+    }
+  }
+
+  private static String props(int version) {
+    return " WITH (format_version = " + version + ")";
+  }
+
+  @ParameterizedTest
+  @ValueSource(ints = {2, 3})
+  void rollbackLeavesNothingBehind(int version) throws IOException {
+    try (Database db = Floe.open(dir)) {
+      exec(db, "CREATE TABLE t (id int, v text)" + props(version));
+      exec(db, "INSERT INTO t SELECT i, 'v' || i FROM range(0, 100) r(i)");
+      Set<String> before = files("t");
+      try (Transaction tx = db.begin()) {
+        tx.sql("INSERT INTO t VALUES (1000, 'new')").close();
+        tx.sql("UPDATE t SET v = 'changed' WHERE id < 10").close();
+        tx.sql("DELETE FROM t WHERE id BETWEEN 50 AND 59").close();
+        tx.sql("UPDATE t SET v = 'again' WHERE id = 3").close();
+        assertThat(rows(tx, "SELECT count(*), count(*) FILTER (WHERE v = 'changed') FROM t")).containsExactly("91|9");
+        tx.rollback();
+      }
+      assertThat(rows(db, "SELECT count(*), min(v), max(id) FROM t")).containsExactly("100|v0|99");
+      assertThat(files("t")).isEqualTo(before);
+    }
+  }
+
+  @ParameterizedTest
+  @ValueSource(ints = {2, 3})
+  void commitAppliesEveryStatementAsOneSnapshotPerTable(int version) throws IOException {
+    try (Database db = Floe.open(dir)) {
+      exec(db, "CREATE TABLE a (id int, balance int)" + props(version));
+      exec(db, "CREATE TABLE b (id int, balance int)" + props(version));
+      exec(db, "INSERT INTO a SELECT i, 100 FROM range(0, 10) r(i)");
+      exec(db, "INSERT INTO b SELECT i, 100 FROM range(0, 10) r(i)");
+      long snapshotsA = Long.parseLong(rows(db, "SELECT count(*) FROM \"a$snapshots\"").get(0));
+      try (Transaction tx = db.begin()) {
+        tx.sql("UPDATE a SET balance = balance - 30 WHERE id = 1").close();
+        tx.sql("UPDATE b SET balance = balance + 30 WHERE id = 1").close();
+        tx.sql("UPDATE a SET balance = balance - 5 WHERE id = 1").close();
+        tx.sql("INSERT INTO b VALUES (10, 5)").close();
+        tx.sql("DELETE FROM a WHERE id = 9").close();
+        // read-your-writes inside, invisible outside
+        assertThat(rows(tx, "SELECT balance FROM a WHERE id = 1")).containsExactly("65");
+        assertThat(rows(db, "SELECT balance FROM a WHERE id = 1")).containsExactly("100");
+        tx.commit();
+      }
+      assertThat(rows(db, "SELECT (SELECT sum(balance) FROM a), (SELECT sum(balance) FROM b)"))
+          .containsExactly("865|1035");
+      assertThat(rows(db, "SELECT count(*) FROM \"a$snapshots\"")).containsExactly(String.valueOf(snapshotsA + 1));
+    }
+    try (JdbcCatalog catalog = IcebergClients.jdbcCatalog(dir)) {
+      for (String name : List.of("a", "b")) {
+        Table table = catalog.loadTable(TableIdentifier.of("public", name));
+        // Iceberg's own reader sees the same rows
+        assertThat(sum(table)).isEqualTo(name.equals("a") ? 865 : 1035);
+        // what the statements wrote for themselves (manifests, lists, the row updated twice) is gone:
+        // every file left is one a committed snapshot names
+        Set<String> named = new TreeSet<>();
+        for (org.apache.iceberg.Snapshot snap : table.snapshots()) {
+          named.add(snap.manifestListLocation());
+          snap.allManifests(table.io()).forEach(m -> named.add(m.path()));
+          snap.addedDataFiles(table.io()).forEach(f -> named.add(f.location()));
+          snap.addedDeleteFiles(table.io()).forEach(f -> named.add(f.location()));
+        }
+        Set<String> left = new TreeSet<>();
+        for (String f : files(name)) {
+          String path = dir.resolve(f).toString();
+          if (!path.endsWith(".metadata.json") && named.stream().noneMatch(n -> n.endsWith(path))) {
+            left.add(f);
+          }
+        }
+        assertThat(left).isEmpty();
+      }
+    }
+  }
+
+  private static long sum(Table table) throws IOException {
+    long sum = 0;
+    try (CloseableIterable<Record> records = IcebergGenerics.read(table).build()) {
+      for (Record r : records) {
+        sum += (Integer) r.getField("balance");
+      }
+    }
+    return sum;
+  }
+
+  @Test
+  void theSnapshotIsTakenAtTheFirstStatement() {
+    try (Database db = Floe.open(dir)) {
+      exec(db, "CREATE TABLE t (id int)");
+      exec(db, "CREATE TABLE u (id int)");
+      exec(db, "INSERT INTO t VALUES (1)");
+      try (Transaction tx = db.begin()) {
+        exec(db, "INSERT INTO t VALUES (2)"); // before the first statement: seen
+        assertThat(rows(tx, "SELECT count(*) FROM t")).containsExactly("2");
+        exec(db, "INSERT INTO t VALUES (3)");
+        exec(db, "INSERT INTO u VALUES (3)"); // another table, never read yet: still the snapshot's
+        assertThat(rows(tx, "SELECT count(*) FROM t")).containsExactly("2");
+        assertThat(rows(tx, "SELECT count(*) FROM u")).containsExactly("0");
+        tx.commit(); // read-only: nothing to apply
+      }
+      assertThat(rows(db, "SELECT count(*) FROM t")).containsExactly("3");
+    }
+  }
+
+  @ParameterizedTest
+  @ValueSource(ints = {2, 3})
+  void aLostUpdateFailsWith40001(int version) {
+    try (Database db = Floe.open(dir)) {
+      exec(db, "CREATE TABLE c (id int, n int)" + props(version));
+      exec(db, "INSERT INTO c VALUES (1, 0), (2, 0)");
+      Transaction first = db.begin();
+      Transaction second = db.begin();
+      assertThat(rows(first, "SELECT n FROM c WHERE id = 1")).containsExactly("0");
+      assertThat(rows(second, "SELECT n FROM c WHERE id = 1")).containsExactly("0");
+      first.sql("UPDATE c SET n = n + 1 WHERE id = 1").close();
+      second.sql("UPDATE c SET n = n + 1 WHERE id = 1").close();
+      first.commit();
+      assertThatThrownBy(second::commit).isInstanceOf(FloeException.class)
+          .satisfies(e -> assertThat(((FloeException) e).sqlState()).isEqualTo(SqlState.SERIALIZATION_FAILURE));
+      assertThat(rows(db, "SELECT id, n FROM c ORDER BY id")).containsExactly("1|1", "2|0");
+    }
+  }
+
+  /** A statement that empties a file drops it; the commit removes it, validated like any other change. */
+  @ParameterizedTest
+  @ValueSource(ints = {2, 3})
+  void aBlockThatReplacesWholeFilesCommits(int version) {
+    try (Database db = Floe.open(dir)) {
+      exec(db, "CREATE TABLE w (id int, v int)" + props(version));
+      exec(db, "INSERT INTO w VALUES (1, 1)");
+      exec(db, "INSERT INTO w VALUES (2, 2)");
+      try (Transaction tx = db.begin()) {
+        tx.sql("UPDATE w SET v = v + 10 WHERE id = 1").close();
+        tx.sql("UPDATE w SET v = v + 10").close();
+        tx.sql("DELETE FROM w WHERE id = 2").close();
+        tx.commit();
+      }
+      assertThat(rows(db, "SELECT id, v FROM w")).containsExactly("1|21");
+    }
+  }
+
+  @Test
+  void concurrentAppendsDoNotConflict() {
+    try (Database db = Floe.open(dir)) {
+      exec(db, "CREATE TABLE e (id int)");
+      try (Transaction tx = db.begin()) {
+        tx.sql("INSERT INTO e VALUES (1)").close();
+        exec(db, "INSERT INTO e VALUES (2)");
+        tx.sql("INSERT INTO e VALUES (3)").close();
+        tx.commit();
+      }
+      assertThat(rows(db, "SELECT id FROM e ORDER BY id")).containsExactly("1", "2", "3");
+    }
+  }
+
+  @Test
+  void savepointsUndoPartOfABlock() {
+    try (Database db = Floe.open(dir)) {
+      exec(db, "CREATE TABLE s (id int) WITH (format_version = 3)");
+      exec(db, "INSERT INTO s VALUES (0)");
+      try (Transaction tx = db.begin()) {
+        tx.sql("INSERT INTO s VALUES (1)").close();
+        tx.savepoint("a");
+        tx.sql("INSERT INTO s VALUES (2)").close();
+        tx.sql("DELETE FROM s WHERE id = 0").close();
+        tx.savepoint("b");
+        tx.sql("INSERT INTO s VALUES (4)").close();
+        tx.rollbackToSavepoint("a");
+        assertThat(rows(tx, "SELECT id FROM s ORDER BY id")).containsExactly("0", "1");
+        tx.sql("INSERT INTO s VALUES (3)").close();
+        assertThatThrownBy(() -> tx.rollbackToSavepoint("b")).isInstanceOf(FloeException.class)
+            .hasMessageContaining("savepoint \"b\" does not exist");
+        tx.commit();
+      }
+      assertThat(rows(db, "SELECT id FROM s ORDER BY id")).containsExactly("0", "1", "3");
+    }
+  }
+
+  @Test
+  void ddlAfterWritesAndWritesInAReadOnlyBlockAreRefused() {
+    try (Database db = Floe.open(dir)) {
+      exec(db, "CREATE TABLE d (id int)");
+      try (Transaction tx = db.begin()) {
+        tx.sql("CREATE TABLE d2 (id int)").close(); // before any write: runs at once
+        tx.sql("INSERT INTO d2 VALUES (1)").close();
+        assertThatThrownBy(() -> tx.sql("CREATE TABLE d3 (id int)")).isInstanceOf(FloeException.class)
+            .satisfies(e -> assertThat(((FloeException) e).sqlState()).isEqualTo(SqlState.FEATURE_NOT_SUPPORTED));
+        tx.commit();
+      }
+      assertThat(rows(db, "SELECT id FROM d2")).containsExactly("1");
+      try (Transaction tx = db.beginReadOnly()) {
+        assertThatThrownBy(() -> tx.sql("INSERT INTO d VALUES (1)")).isInstanceOf(FloeException.class)
+            .satisfies(e -> assertThat(((FloeException) e).sqlState()).isEqualTo(SqlState.READ_ONLY_SQL_TRANSACTION));
+      }
+      assertThat(rows(db, "SELECT count(*) FROM d")).containsExactly("0");
+    }
+  }
+}
