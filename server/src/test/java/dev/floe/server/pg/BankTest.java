@@ -1,0 +1,173 @@
+package dev.floe.server.pg;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The bank test, in the Jepsen style, through pgjdbc: 20 accounts in two tables, 8 clients moving money
+ * between random accounts (often across the two tables) in transaction blocks, retrying on 40001, while
+ * readers sum every balance, in one statement and in two statements of one block. Snapshot isolation and
+ * atomic commit mean every sum is the same, and the only error a client may see is 40001.
+ */
+class BankTest {
+  @TempDir
+  Path dir;
+
+  private static final int ACCOUNTS = 20;
+  private static final int START = 100;
+  private static final long RUN_MILLIS = Long.getLong("floe.bank.millis", 6_000);
+
+  @ParameterizedTest
+  @ValueSource(strings = {"merge-on-read, format 3", "copy-on-write, format 2"})
+  void totalsNeverChange(String strategy) throws Exception {
+    String props = strategy.startsWith("merge") ? "WITH (format_version = 3)"
+        : "WITH (format_version = 2, 'write.update.mode' = 'copy-on-write', 'write.delete.mode' = 'copy-on-write')";
+    try (PgTestServer floe = new PgTestServer(dir.resolve("wh"))) {
+      try (Connection c = floe.connect(); Statement st = c.createStatement()) {
+        for (String t : List.of("bank_a", "bank_b")) {
+          st.execute("CREATE TABLE " + t + " (id int NOT NULL, balance int NOT NULL) " + props);
+        }
+        st.execute("INSERT INTO bank_a SELECT i, " + START + " FROM range(0, 10) r(i)");
+        st.execute("INSERT INTO bank_b SELECT i, " + START + " FROM range(10, 20) r(i)");
+      }
+      long total = (long) ACCOUNTS * START;
+      long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(RUN_MILLIS);
+      AtomicLong transfers = new AtomicLong();
+      AtomicLong aborts = new AtomicLong();
+      AtomicLong reads = new AtomicLong();
+      Map<String, String> unexpected = new ConcurrentHashMap<>();
+      List<Long> wrongTotals = java.util.Collections.synchronizedList(new ArrayList<>());
+      ExecutorService pool = Executors.newFixedThreadPool(10);
+      List<Future<?>> clients = new ArrayList<>();
+      for (int k = 0; k < 8; k++) {
+        long seed = 1000L + k;
+        clients.add(pool.submit(() -> {
+          Random random = new Random(seed);
+          try (Connection c = floe.connect()) {
+            c.setAutoCommit(false);
+            while (System.nanoTime() < deadline) {
+              int from = random.nextInt(ACCOUNTS);
+              int to = (from + 1 + random.nextInt(ACCOUNTS - 1)) % ACCOUNTS;
+              int amount = 1 + random.nextInt(20);
+              try {
+                int balance = balance(c, from);
+                balance(c, to);
+                if (balance < amount) {
+                  c.rollback();
+                  continue;
+                }
+                move(c, from, -amount);
+                move(c, to, amount);
+                c.commit();
+                transfers.incrementAndGet();
+              } catch (SQLException e) {
+                if ("40001".equals(e.getSQLState())) {
+                  aborts.incrementAndGet();
+                } else {
+                  unexpected.put(e.getSQLState() + " " + e.getMessage(), "transfer");
+                }
+                c.rollback();
+              }
+            }
+          }
+          return null;
+        }));
+      }
+      for (int k = 0; k < 2; k++) {
+        boolean twoStatements = k == 1;
+        clients.add(pool.submit(() -> {
+          try (Connection c = floe.connect()) {
+            c.setAutoCommit(false);
+            while (System.nanoTime() < deadline) {
+              try (Statement st = c.createStatement()) {
+                long sum;
+                if (twoStatements) {
+                  sum = single(st, "SELECT sum(balance) FROM bank_a") + single(st, "SELECT sum(balance) FROM bank_b");
+                } else {
+                  sum = single(st, "SELECT (SELECT sum(balance) FROM bank_a) + (SELECT sum(balance) FROM bank_b)");
+                }
+                c.commit(); // read-only: never conflicts
+                reads.incrementAndGet();
+                if (sum != total) {
+                  wrongTotals.add(sum);
+                }
+              } catch (SQLException e) {
+                unexpected.put(e.getSQLState() + " " + e.getMessage(), "read");
+                c.rollback();
+              }
+            }
+          }
+          return null;
+        }));
+      }
+      for (Future<?> f : clients) {
+        f.get(RUN_MILLIS + 120_000, TimeUnit.MILLISECONDS);
+      }
+      pool.shutdown();
+      try (Connection c = floe.connect(); Statement st = c.createStatement()) {
+        long end = single(st, "SELECT (SELECT sum(balance) FROM bank_a) + (SELECT sum(balance) FROM bank_b)");
+        long negative = single(st, "SELECT (SELECT count(*) FROM bank_a WHERE balance < 0) "
+            + "+ (SELECT count(*) FROM bank_b WHERE balance < 0)");
+        long rows = single(st, "SELECT (SELECT count(*) FROM bank_a) + (SELECT count(*) FROM bank_b)");
+        System.err.printf("[BankTest] %s: %d transfers, %d aborted (40001), %d reads in %d ms%n", strategy,
+            transfers.get(), aborts.get(), reads.get(), RUN_MILLIS);
+        assertThat(unexpected).isEmpty();
+        assertThat(wrongTotals).isEmpty();
+        assertThat(end).isEqualTo(total);
+        assertThat(rows).isEqualTo(ACCOUNTS);
+        assertThat(negative).isZero();
+        assertThat(transfers.get()).isPositive();
+        assertThat(reads.get()).isPositive();
+      }
+    }
+  }
+
+  private static String table(int account) {
+    return account < 10 ? "bank_a" : "bank_b";
+  }
+
+  private static int balance(Connection c, int account) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("SELECT balance FROM " + table(account) + " WHERE id = ?")) {
+      ps.setInt(1, account);
+      try (ResultSet rs = ps.executeQuery()) {
+        assertThat(rs.next()).isTrue();
+        return rs.getInt(1);
+      }
+    }
+  }
+
+  private static void move(Connection c, int account, int amount) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("UPDATE " + table(account) + " SET balance = balance + ? "
+        + "WHERE id = ?")) {
+      ps.setInt(1, amount);
+      ps.setInt(2, account);
+      assertThat(ps.executeUpdate()).isEqualTo(1);
+    }
+  }
+
+  private static long single(Statement st, String sql) throws SQLException {
+    try (ResultSet rs = st.executeQuery(sql)) {
+      rs.next();
+      return rs.getLong(1);
+    }
+  }
+}
