@@ -214,7 +214,16 @@ class TransactionTest {
         tx.sql("INSERT INTO e VALUES (3)").close();
         tx.commit();
       }
-      assertThat(rows(db, "SELECT id FROM e ORDER BY id")).containsExactly("1", "2", "3");
+      try (Transaction tx = db.begin()) { // one statement, and a commit since: folded onto it
+        tx.sql("INSERT INTO e VALUES (4)").close();
+        exec(db, "INSERT INTO e VALUES (5)");
+        tx.commit();
+      }
+      try (Transaction tx = db.begin()) { // one statement, nothing since: its own snapshot is committed
+        tx.sql("INSERT INTO e VALUES (6)").close();
+        tx.commit();
+      }
+      assertThat(rows(db, "SELECT id FROM e ORDER BY id")).containsExactly("1", "2", "3", "4", "5", "6");
     }
   }
 

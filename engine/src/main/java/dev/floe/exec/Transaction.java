@@ -72,6 +72,10 @@ final class Transaction {
     Expression conflictFilter = Expressions.alwaysFalse();
     /** How many of the statements' commits said what they read ({@link #noteValidation}). */
     int noted;
+    /** At COMMIT: the block's change to the table, folded ({@link #net}); null when none was needed. */
+    Net net;
+    /** At COMMIT: the block's own snapshot became the table's as it was, nothing to fold or clean up. */
+    boolean committedAsIs;
     /** The keys the statements added, for tables with a primary key; null when none. */
     Expression keys;
 
@@ -274,8 +278,11 @@ final class Transaction {
     // What the statements wrote for themselves and the commit did not keep: their manifests and lists,
     // and files added and removed again within the block.
     for (Written w : list) {
+      if (w.committedAsIs) {
+        continue;
+      }
       try {
-        deleteWritten(w.table.io(), w.base, w.ops.current(), kept(w));
+        deleteWritten(w.table.io(), w.base, w.ops.current(), kept(w.net != null ? w.net : net(w)));
       } catch (RuntimeException e) {
         // unreferenced files: harmless, swept by orphan cleanup
       }
@@ -296,14 +303,27 @@ final class Transaction {
     List<Runnable> unapply = new ArrayList<>(); // deletes the manifests and lists of snapshots not committed
     try {
       for (Written w : list) {
-        Net net = net(w);
-        if (net.isEmpty()) {
-          continue;
-        }
         Table live = tables.current(w.id).orElseThrow(() -> serializationFailure("table \"" + w.id.name()
             + "\" was dropped by a concurrent transaction"));
         if (!(((HasTableOperations) live).operations() instanceof SqliteTableOperations ops)) {
           throw new IllegalStateException("not a catalog table: " + w.id);
+        }
+        List<Snapshot> own = between(w.base, w.ops.current());
+        if (own.isEmpty()) {
+          continue;
+        }
+        if (own.size() == 1 && ops.current().metadataFileLocation() != null
+            && ops.current().metadataFileLocation().equals(w.base.metadataFileLocation())) {
+          // One statement wrote the table and nothing was committed since the block's snapshot: that
+          // statement's snapshot is the block's change, as it stands (nothing to validate or fold).
+          prepared.add(ops.prepare(ops.current(), w.ops.current()));
+          w.committedAsIs = true;
+          continue;
+        }
+        Net net = net(w);
+        w.net = net;
+        if (net.isEmpty()) {
+          continue;
         }
         RowDelta delta = Commits.inline(live.newRowDelta());
         Snapshot from = w.base.currentSnapshot();
@@ -437,9 +457,8 @@ final class Transaction {
     return net;
   }
 
-  /** The files the commit of {@code w} keeps (its net additions). */
-  private static Set<String> kept(Written w) {
-    Net net = net(w);
+  /** The files a commit of {@code net} keeps (its additions). */
+  private static Set<String> kept(Net net) {
     Set<String> kept = new HashSet<>(net.addedData.keySet());
     net.addedDeletes.values().forEach(d -> kept.add(d.location()));
     return kept;
