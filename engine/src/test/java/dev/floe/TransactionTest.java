@@ -250,6 +250,54 @@ class TransactionTest {
     }
   }
 
+  private static String tag(Session s, String sql) {
+    try (Result r = s.sql(sql)) {
+      return r.commandTag();
+    }
+  }
+
+  private static String state(Runnable r) {
+    try {
+      r.run();
+      return "ok";
+    } catch (FloeException e) {
+      return e.sqlState();
+    }
+  }
+
+  /** The statements as SQL, and PostgreSQL's failed-block state: 25P02 until ROLLBACK (TO SAVEPOINT). */
+  @Test
+  void transactionStatementsAsSqlAndTheFailedBlock() {
+    try (Database db = Floe.open(dir); Session s = db.connect()) {
+      exec(db, "CREATE TABLE q (id int)");
+      assertThat(tag(s, "BEGIN")).isEqualTo("BEGIN");
+      s.sql("INSERT INTO q VALUES (1)").close();
+      assertThat(tag(s, "SAVEPOINT a")).isEqualTo("SAVEPOINT");
+      s.sql("INSERT INTO q VALUES (2)").close();
+      assertThat(state(() -> s.sql("SELECT 1/0").close())).isEqualTo("22012");
+      assertThat(state(() -> s.sql("SELECT 1").close())).isEqualTo(SqlState.IN_FAILED_SQL_TRANSACTION);
+      assertThat(tag(s, "ROLLBACK TO SAVEPOINT a")).isEqualTo("ROLLBACK");
+      s.sql("INSERT INTO q VALUES (3)").close();
+      assertThat(rows(db, "SELECT count(*) FROM q")).containsExactly("0");
+      assertThat(tag(s, "COMMIT")).isEqualTo("COMMIT");
+      assertThat(rows(db, "SELECT id FROM q ORDER BY id")).containsExactly("1", "3");
+
+      s.sql("START TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY").close();
+      assertThat(state(() -> s.sql("INSERT INTO q VALUES (4)").close())).isEqualTo(SqlState.READ_ONLY_SQL_TRANSACTION);
+      assertThat(tag(s, "ROLLBACK")).isEqualTo("ROLLBACK");
+
+      s.sql("BEGIN WORK").close();
+      s.sql("INSERT INTO q VALUES (5)").close();
+      assertThat(state(() -> s.sql("SELECT nope FROM q").close())).isEqualTo("42703");
+      assertThat(tag(s, "END")).isEqualTo("ROLLBACK"); // a failed block's COMMIT rolls it back
+      assertThat(rows(db, "SELECT count(*) FROM q")).containsExactly("2");
+
+      assertThat(tag(s, "COMMIT")).isEqualTo("COMMIT"); // outside a block: a notice, nothing else
+      assertThat(state(() -> s.sql("SAVEPOINT x").close())).isEqualTo(SqlState.NO_ACTIVE_SQL_TRANSACTION);
+      assertThat(state(() -> s.sql("BEGIN ISOLATION LEVEL SOMETIMES").close())).isEqualTo("42601");
+    }
+  }
+
   @Test
   void ddlAfterWritesAndWritesInAReadOnlyBlockAreRefused() {
     try (Database db = Floe.open(dir)) {
@@ -259,9 +307,11 @@ class TransactionTest {
         tx.sql("INSERT INTO d2 VALUES (1)").close();
         assertThatThrownBy(() -> tx.sql("CREATE TABLE d3 (id int)")).isInstanceOf(FloeException.class)
             .satisfies(e -> assertThat(((FloeException) e).sqlState()).isEqualTo(SqlState.FEATURE_NOT_SUPPORTED));
-        tx.commit();
+        // the error failed the block, as any error does: its COMMIT rolls it back
+        assertThatThrownBy(tx::commit).isInstanceOf(FloeException.class)
+            .satisfies(e -> assertThat(((FloeException) e).sqlState()).isEqualTo(SqlState.IN_FAILED_SQL_TRANSACTION));
       }
-      assertThat(rows(db, "SELECT id FROM d2")).containsExactly("1");
+      assertThat(rows(db, "SELECT count(*) FROM d2")).containsExactly("0"); // the table stays: DDL ran at once
       try (Transaction tx = db.beginReadOnly()) {
         assertThatThrownBy(() -> tx.sql("INSERT INTO d VALUES (1)")).isInstanceOf(FloeException.class)
             .satisfies(e -> assertThat(((FloeException) e).sqlState()).isEqualTo(SqlState.READ_ONLY_SQL_TRANSACTION));

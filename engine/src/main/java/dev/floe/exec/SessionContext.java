@@ -179,6 +179,65 @@ public final class SessionContext implements AutoCloseable {
     // Files a failed statement on this thread wrote and registered are not this statement's.
     dev.floe.catalog.Durable.forget();
     Ast.Statement statement = Parser.parse(sql);
+    if (statement instanceof Ast.TransactionControl tc) {
+      return transactionControl(tc);
+    }
+    Transaction block = openTransaction();
+    if (block != null && block.failed()) {
+      throw new FloeException(SqlState.IN_FAILED_SQL_TRANSACTION,
+          "current transaction is aborted, commands ignored until end of transaction block");
+    }
+    try {
+      return dispatchChecked(statement);
+    } catch (RuntimeException e) {
+      if (block != null) {
+        block.fail(); // as in PostgreSQL: the block fails; ROLLBACK (TO SAVEPOINT) recovers
+      }
+      throw e;
+    }
+  }
+
+  /** BEGIN, COMMIT, ROLLBACK and savepoints given as SQL. */
+  private Result transactionControl(Ast.TransactionControl tc) {
+    switch (tc.kind()) {
+      case BEGIN -> {
+        if (openTransaction() != null) {
+          notice("there is already a transaction in progress");
+        } else {
+          begin(tc.readOnly());
+        }
+      }
+      case COMMIT -> {
+        if (openTransaction() == null) {
+          notice("there is no transaction in progress");
+        } else if (transaction.failed()) {
+          rollback();
+          return new CommandResult("ROLLBACK", 0);
+        } else {
+          commit();
+        }
+      }
+      case ROLLBACK -> {
+        if (openTransaction() == null) {
+          notice("there is no transaction in progress");
+        } else {
+          rollback();
+        }
+      }
+      case SAVEPOINT -> {
+        if (openTransaction() != null && transaction.failed()) {
+          throw new FloeException(SqlState.IN_FAILED_SQL_TRANSACTION,
+              "current transaction is aborted, commands ignored until end of transaction block");
+        }
+        savepoint(tc.savepoint());
+      }
+      case RELEASE -> releaseSavepoint(tc.savepoint());
+      case ROLLBACK_TO -> rollbackToSavepoint(tc.savepoint());
+    }
+    return new CommandResult(tc.tag(), 0);
+  }
+
+  private Result dispatchChecked(Ast.Statement statement) {
     if (!(statement instanceof Ast.Query || statement instanceof Ast.Explain || statement instanceof Ast.ShowTables
         || statement instanceof Ast.ShowSchemas || statement instanceof Ast.Describe)) {
       engine.checkWritable();
@@ -477,11 +536,17 @@ public final class SessionContext implements AutoCloseable {
   /**
    * Commits the open block: every table it wrote, atomically. The block ends either way.
    *
-   * @throws FloeException 40001 when a concurrent commit conflicts; nothing is applied then
+   * @throws FloeException 40001 when a concurrent commit conflicts, 25P02 when a statement of the block
+   *     failed (it is rolled back); nothing is applied then
    */
   public void commit() {
     Transaction t = requireTransaction("COMMIT");
     transaction = null;
+    if (t.failed()) {
+      t.rollback();
+      throw new FloeException(SqlState.IN_FAILED_SQL_TRANSACTION, "the transaction was rolled back: a statement "
+          + "in it failed");
+    }
     dev.floe.catalog.Durable.forget();
     t.commit();
   }

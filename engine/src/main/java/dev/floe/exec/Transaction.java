@@ -25,6 +25,7 @@ import org.apache.iceberg.LocationProviders;
 import org.apache.iceberg.ManifestFile;
 import org.apache.iceberg.RowDelta;
 import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.SnapshotChanges;
 import org.apache.iceberg.SnapshotRef;
 import org.apache.iceberg.StaticTableOperations;
 import org.apache.iceberg.Table;
@@ -61,6 +62,8 @@ final class Transaction {
   private final Map<TableIdentifier, Written> written = new LinkedHashMap<>();
   private final Deque<Savepoint> savepoints = new ArrayDeque<>();
   private boolean ended;
+  /** A statement failed: only ROLLBACK (or ROLLBACK TO SAVEPOINT) may follow. */
+  private boolean failed;
 
   /** A table this block wrote: its state at the block's snapshot, and its private current state. */
   private static final class Written {
@@ -97,6 +100,14 @@ final class Transaction {
 
   boolean readOnly() {
     return readOnly;
+  }
+
+  boolean failed() {
+    return failed;
+  }
+
+  void fail() {
+    failed = true;
   }
 
   /** Whether it committed or rolled back (sessions that joined it then leave it). */
@@ -211,6 +222,7 @@ final class Transaction {
 
   /** ROLLBACK TO SAVEPOINT: every table back to its state then (the savepoint stays). */
   void rollbackTo(String name) {
+    failed = false;
     while (!savepoints.peek().name().equals(name)) {
       savepoints.pop();
     }
@@ -219,7 +231,7 @@ final class Transaction {
       TableMetadata then = s.states().get(w.id);
       TableMetadata now = w.ops.current();
       TableMetadata back = then != null ? then : w.base;
-      deleteWritten(w.table.io(), back, now, Set.of());
+      deleteWritten(w.table, back, now, Set.of());
       if (then == null) {
         written.remove(w.id);
       } else {
@@ -246,7 +258,7 @@ final class Transaction {
     ended = true;
     for (Written w : written.values()) {
       try {
-        deleteWritten(w.table.io(), w.base, w.ops.current(), Set.of());
+        deleteWritten(w.table, w.base, w.ops.current(), Set.of());
       } catch (RuntimeException e) {
         // unreferenced files: harmless, swept by orphan cleanup
       }
@@ -263,6 +275,9 @@ final class Transaction {
    *     nothing is applied then
    */
   void commit() {
+    if (failed) {
+      throw new IllegalStateException("a failed transaction cannot commit");
+    }
     ended = true;
     if (written.isEmpty()) {
       return;
@@ -282,7 +297,7 @@ final class Transaction {
         continue;
       }
       try {
-        deleteWritten(w.table.io(), w.base, w.ops.current(), kept(w.net != null ? w.net : net(w)));
+        deleteWritten(w.table, w.base, w.ops.current(), kept(w.net != null ? w.net : net(w)));
       } catch (RuntimeException e) {
         // unreferenced files: harmless, swept by orphan cleanup
       }
@@ -423,24 +438,29 @@ final class Transaction {
     return out;
   }
 
+  /** What one snapshot added and removed (read with the table's specs, from the manifests it wrote). */
+  private static SnapshotChanges changes(Table table, Snapshot s) {
+    return SnapshotChanges.builderFor(table).snapshot(s).build();
+  }
+
   private static Net net(Written w) {
     Net net = new Net();
-    FileIO io = w.table.io();
     for (Snapshot s : between(w.base, w.ops.current())) {
-      for (DataFile f : s.addedDataFiles(io)) {
+      SnapshotChanges changes = changes(w.table, s);
+      for (DataFile f : changes.addedDataFiles()) {
         // added again by the commit, which gives new rows their row ids (format 3)
         net.addedData.put(f.location(), DataFiles.builder(w.ops.current().specsById().get(f.specId())).copy(f)
             .withFirstRowId(null).build());
       }
-      for (DataFile f : s.removedDataFiles(io)) {
+      for (DataFile f : changes.removedDataFiles()) {
         if (net.addedData.remove(f.location()) == null) {
           net.removedData.put(f.location(), f.copy());
         }
       }
-      for (DeleteFile f : s.addedDeleteFiles(io)) {
+      for (DeleteFile f : changes.addedDeleteFiles()) {
         net.addedDeletes.put(key(f), f.copy());
       }
-      for (DeleteFile f : s.removedDeleteFiles(io)) {
+      for (DeleteFile f : changes.removedDeleteFiles()) {
         if (net.addedDeletes.remove(key(f)) == null) {
           net.removedDeletes.put(key(f), f.copy());
         }
@@ -468,15 +488,17 @@ final class Transaction {
    * Deletes what the snapshots after {@code base} up to {@code to} wrote — manifest lists, the manifests
    * they added, data and delete files they added — except the files in {@code keep}.
    */
-  private static void deleteWritten(FileIO io, TableMetadata base, TableMetadata to, Set<String> keep) {
+  private static void deleteWritten(Table table, TableMetadata base, TableMetadata to, Set<String> keep) {
+    FileIO io = table.io();
     for (Snapshot s : between(base, to)) {
-      for (DataFile f : s.addedDataFiles(io)) {
+      SnapshotChanges changes = changes(table, s);
+      for (DataFile f : changes.addedDataFiles()) {
         if (!keep.contains(f.location())) {
           io.deleteFile(f.location());
         }
       }
       Set<String> deletes = new HashSet<>();
-      s.addedDeleteFiles(io).forEach(d -> deletes.add(d.location()));
+      changes.addedDeleteFiles().forEach(d -> deletes.add(d.location()));
       for (String location : deletes) {
         if (!keep.contains(location)) {
           io.deleteFile(location);

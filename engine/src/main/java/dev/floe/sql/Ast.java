@@ -11,7 +11,26 @@ public final class Ast {
 
   public sealed interface Statement
       permits Query, Explain, CreateSchema, DropSchema, CreateTable, DropTable, AlterTable, Insert, Delete, Update,
-          Merge, Truncate, ShowTables, ShowSchemas, Describe, CreateSequence, DropSequence {}
+          Merge, Truncate, ShowTables, ShowSchemas, Describe, CreateSequence, DropSequence, TransactionControl {}
+
+  /**
+   * BEGIN / START TRANSACTION (with {@code readOnly}), COMMIT / END, ROLLBACK / ABORT, SAVEPOINT, RELEASE
+   * [SAVEPOINT], ROLLBACK TO [SAVEPOINT]; {@code savepoint} names the savepoint of the last three.
+   */
+  public record TransactionControl(Kind kind, String savepoint, boolean readOnly) implements Statement {
+    public enum Kind { BEGIN, COMMIT, ROLLBACK, SAVEPOINT, RELEASE, ROLLBACK_TO }
+
+    /** The command tag PostgreSQL reports. */
+    public String tag() {
+      return switch (kind) {
+        case BEGIN -> "BEGIN";
+        case COMMIT -> "COMMIT";
+        case ROLLBACK, ROLLBACK_TO -> "ROLLBACK";
+        case SAVEPOINT -> "SAVEPOINT";
+        case RELEASE -> "RELEASE";
+      };
+    }
+  }
 
   /** A piece of SQL (an expression, a FROM list, a condition) kept as text, with where it starts. */
   public record Fragment(String text, int offset) {}

@@ -54,8 +54,7 @@ import java.util.Set;
 public final class Parser {
   private static final Set<String> QUERY_STARTS = Set.of("select", "with", "values", "from", "table");
   private static final Set<String> LATER_STATEMENTS =
-      Set.of("begin", "start", "commit", "rollback", "savepoint",
-          "release", "end", "abort", "copy", "set", "reset", "grant", "revoke", "vacuum", "analyze", "call",
+      Set.of("copy", "set", "reset", "grant", "revoke", "vacuum", "analyze", "call",
           "prepare", "execute", "deallocate", "listen", "notify", "lock", "comment", "discard");
 
   private final String sql;
@@ -149,6 +148,7 @@ public final class Parser {
       case "merge" -> merge();
       case "truncate" -> truncate();
       case "show" -> show();
+      case "begin", "start", "commit", "end", "rollback", "abort", "savepoint", "release" -> transactionControl();
       case "describe", "desc" -> {
         next();
         QualifiedName name = qualifiedName();
@@ -1334,6 +1334,82 @@ public final class Parser {
       parts.add(identifier());
     }
     return new QualifiedName(parts, first.position());
+  }
+
+  /** PostgreSQL's transaction statements (docs/transactions.md). */
+  private Statement transactionControl() {
+    String first = next().value();
+    Ast.TransactionControl.Kind kind;
+    String savepoint = null;
+    boolean readOnly = false;
+    switch (first) {
+      case "begin", "start" -> {
+        if (first.equals("start")) {
+          expectKeyword("transaction");
+        } else if (!acceptKeyword("work")) {
+          acceptKeyword("transaction");
+        }
+        kind = Ast.TransactionControl.Kind.BEGIN;
+        // modes: ISOLATION LEVEL ..., READ WRITE | READ ONLY, [NOT] DEFERRABLE, optionally comma-separated
+        while (peek().type() != Token.Type.EOF && !peek().isOp(";")) {
+          if (acceptKeyword("isolation")) {
+            expectKeyword("level");
+            if (acceptKeyword("serializable")) {
+              continue;
+            }
+            if (acceptKeyword("repeatable")) {
+              expectKeyword("read");
+            } else {
+              expectKeyword("read");
+              Token level = next();
+              if (!level.isKeyword("committed") && !level.isKeyword("uncommitted")) {
+                throw unexpected(level);
+              }
+            }
+          } else if (acceptKeyword("read")) {
+            if (acceptKeyword("only")) {
+              readOnly = true;
+            } else {
+              expectKeyword("write");
+              readOnly = false;
+            }
+          } else if (acceptKeyword("not")) {
+            expectKeyword("deferrable");
+          } else if (!acceptKeyword("deferrable") && !acceptOp(",")) {
+            throw unexpected(peek());
+          }
+        }
+      }
+      case "commit", "end" -> {
+        if (!acceptKeyword("work")) {
+          acceptKeyword("transaction");
+        }
+        kind = Ast.TransactionControl.Kind.COMMIT;
+      }
+      case "rollback", "abort" -> {
+        if (!acceptKeyword("work")) {
+          acceptKeyword("transaction");
+        }
+        if (first.equals("rollback") && acceptKeyword("to")) {
+          acceptKeyword("savepoint");
+          savepoint = identifier();
+          kind = Ast.TransactionControl.Kind.ROLLBACK_TO;
+        } else {
+          kind = Ast.TransactionControl.Kind.ROLLBACK;
+        }
+      }
+      case "savepoint" -> {
+        savepoint = identifier();
+        kind = Ast.TransactionControl.Kind.SAVEPOINT;
+      }
+      default -> { // release
+        acceptKeyword("savepoint");
+        savepoint = identifier();
+        kind = Ast.TransactionControl.Kind.RELEASE;
+      }
+    }
+    expectEnd();
+    return new Ast.TransactionControl(kind, savepoint, readOnly);
   }
 
   private String identifier() {

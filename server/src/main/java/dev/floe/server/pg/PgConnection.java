@@ -600,6 +600,13 @@ final class PgConnection implements Runnable {
       out.begin('I').end(); // EmptyQueryResponse
     }
     closeAllPortals(); // a simple query destroys the unnamed portal
+    // Several statements outside a block run as one implicit transaction, as in PostgreSQL: all of them
+    // or none. Floe does so when they only read and change rows (DDL runs outside transactions).
+    boolean implicit = status == 'I' && parts.size() > 1 && onlyRowStatements(parts);
+    if (implicit) {
+      session.begin();
+    }
+    boolean failed = false;
     for (SqlScript.Part part : parts) {
       try {
         CopyStatement copy = CopyStatement.parse(part.text());
@@ -620,16 +627,49 @@ final class PgConnection implements Runnable {
         }
       } catch (FloeException e) {
         error(e.withPosition(0).position() > 0 ? shift(e, part.offset()) : e);
+        failed = true;
         break;
       } catch (ProtocolException | MessageBuffer.InvalidText e) {
         throw e; // the stream can no longer be framed (during COPY): the connection ends
       } catch (RuntimeException e) {
         LOG.error("internal error in connection {}", processId, e);
         error(new FloeException(SqlState.INTERNAL_ERROR, "internal error: " + e, e));
+        failed = true;
         break;
       }
     }
+    if (implicit && session.inTransaction()) {
+      try {
+        if (failed) {
+          session.rollback();
+        } else {
+          session.commit();
+        }
+      } catch (FloeException e) {
+        error(e);
+      }
+    }
     readyForQuery();
+  }
+
+  /** Whether every statement of a script is a query or a row-level statement (no DDL, COPY or commands). */
+  private static boolean onlyRowStatements(List<SqlScript.Part> parts) {
+    for (SqlScript.Part part : parts) {
+      if (SessionCommand.parse(part.text()) != null || CopyStatement.parse(part.text()) != null) {
+        return false;
+      }
+      Ast.Statement s;
+      try {
+        s = Parser.parse(part.text());
+      } catch (FloeException e) {
+        return false; // run as before: the statement reports its own error
+      }
+      if (!(s instanceof Ast.Query || s instanceof Ast.Insert || s instanceof Ast.Update || s instanceof Ast.Delete
+          || s instanceof Ast.Merge || s instanceof Ast.Truncate)) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** An error position in a statement of a script, as a position in the whole script. */

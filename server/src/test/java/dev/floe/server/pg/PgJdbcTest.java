@@ -253,6 +253,26 @@ class PgJdbcTest {
     }
   }
 
+  /** Several statements in one simple query run as one implicit transaction: all of them or none. */
+  @Test
+  void aMultiStatementQueryIsOneTransaction() throws Exception {
+    Properties simple = new Properties();
+    simple.setProperty("preferQueryMode", "simple");
+    try (Connection c = floe.connect(simple); Statement st = c.createStatement()) {
+      st.execute("CREATE TABLE implicit_tx (id int)");
+      assertThatThrownBy(() -> st.execute("INSERT INTO implicit_tx VALUES (1); INSERT INTO implicit_tx VALUES (2); "
+          + "SELECT 1/0")).hasFieldOrPropertyWithValue("SQLState", "22012");
+      assertThat(one(st, "SELECT count(*) FROM implicit_tx")).isEqualTo("0");
+      st.execute("INSERT INTO implicit_tx VALUES (1); UPDATE implicit_tx SET id = id + 1; INSERT INTO implicit_tx "
+          + "VALUES (5)");
+      assertThat(one(st, "SELECT string_agg(id::text, ',' ORDER BY id) FROM implicit_tx")).isEqualTo("2,5");
+      // with DDL, statements run one by one, as before (DDL is not transactional in Floe)
+      assertThatThrownBy(() -> st.execute("CREATE TABLE implicit_tx2 (id int); INSERT INTO implicit_tx2 VALUES (1); "
+          + "SELECT 1/0")).hasFieldOrPropertyWithValue("SQLState", "22012");
+      assertThat(one(st, "SELECT count(*) FROM implicit_tx2")).isEqualTo("1");
+    }
+  }
+
   /** BEGIN..COMMIT is atomic across tables and isolated; ROLLBACK and ROLLBACK TO SAVEPOINT undo writes. */
   @Test
   void transactionBlocksAreAtomicAndIsolated() throws Exception {
