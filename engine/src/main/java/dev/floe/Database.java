@@ -46,6 +46,13 @@ public final class Database implements AutoCloseable {
       release(session);
       throw e;
     }
+    if (session.inTransaction()) {
+      // BEGIN: a block spans statements, and each call here gets a session of its own
+      result.close();
+      release(session);
+      throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "a transaction block needs a session of its own",
+          null, "Use Database.begin(), or BEGIN on a Session from Database.connect().", 0, null);
+    }
     if (!result.hasRows()) {
       release(session);
       return result;
@@ -54,6 +61,9 @@ public final class Database implements AutoCloseable {
   }
 
   private void release(SessionContext session) {
+    if (session.inTransaction()) {
+      session.rollback();
+    }
     session.setCurrentSchema(dev.floe.catalog.Warehouse.DEFAULT_NAMESPACE);
     session.onNotice(n -> { });
     if (closed) {

@@ -293,6 +293,9 @@ class TransactionTest {
       assertThat(rows(db, "SELECT count(*) FROM q")).containsExactly("2");
 
       assertThat(tag(s, "COMMIT")).isEqualTo("COMMIT"); // outside a block: a notice, nothing else
+      // Database.sql runs each statement on a session of its own: a block cannot start there
+      assertThat(state(() -> db.sql("BEGIN").close())).isEqualTo(SqlState.FEATURE_NOT_SUPPORTED);
+      assertThat(rows(db, "SELECT count(*) FROM q")).containsExactly("2");
       assertThat(state(() -> s.sql("SAVEPOINT x").close())).isEqualTo(SqlState.NO_ACTIVE_SQL_TRANSACTION);
       assertThat(state(() -> s.sql("BEGIN ISOLATION LEVEL SOMETIMES").close())).isEqualTo("42601");
     }

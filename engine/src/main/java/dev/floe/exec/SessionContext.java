@@ -179,10 +179,17 @@ public final class SessionContext implements AutoCloseable {
     // Files a failed statement on this thread wrote and registered are not this statement's.
     dev.floe.catalog.Durable.forget();
     Ast.Statement statement = Parser.parse(sql);
-    if (statement instanceof Ast.TransactionControl tc) {
-      return transactionControl(tc);
-    }
     Transaction block = openTransaction();
+    if (statement instanceof Ast.TransactionControl tc) {
+      try {
+        return transactionControl(tc);
+      } catch (RuntimeException e) {
+        if (block != null && !block.ended()) {
+          block.fail(); // ROLLBACK TO an unknown savepoint fails the block too, as in PostgreSQL
+        }
+        throw e;
+      }
+    }
     if (block != null && block.failed()) {
       throw new FloeException(SqlState.IN_FAILED_SQL_TRANSACTION,
           "current transaction is aborted, commands ignored until end of transaction block");
