@@ -89,6 +89,57 @@ final class DuckErrors {
     return mapped;
   }
 
+  /**
+   * As {@link #map}, for SQL DuckDB ran on {@code duck}: a call of a function that does not exist gets
+   * its argument types, as PostgreSQL reports them ({@code function foo(integer, unknown) does not
+   * exist}). DuckDB names only the function; binding the same SQL with the name replaced by {@code pi}
+   * (which takes no arguments) makes it list the arguments' types. Only binds: nothing runs.
+   */
+  static FloeException map(SQLException e, IntUnaryOperator positions, String sql, java.sql.Connection duck) {
+    FloeException mapped = map(e, positions);
+    if (!mapped.sqlState().equals(SqlState.UNDEFINED_FUNCTION) || mapped.getMessage().contains("(")) {
+      return mapped;
+    }
+    try {
+      String raw = e.getMessage() == null ? "" : e.getMessage();
+      int brace = raw.indexOf('{');
+      if (brace < 0) {
+        return mapped;
+      }
+      JsonNode node = JSON.readTree(raw.substring(brace));
+      Matcher m = FUNCTION_MISSING.matcher(node.path("exception_message").asText(""));
+      String pos = node.path("position").asText("");
+      if (!m.matches() || !pos.matches("\\d+")) {
+        return mapped;
+      }
+      String name = m.group(1);
+      int at = Integer.parseInt(pos);
+      if (at + name.length() > sql.length() || !sql.regionMatches(true, at, name, 0, name.length())
+          || !sql.substring(at + name.length()).stripLeading().startsWith("(")) {
+        return mapped;
+      }
+      String probe = sql.substring(0, at) + "pi" + sql.substring(at + name.length());
+      String arguments;
+      try (java.sql.PreparedStatement ignored = duck.prepareStatement(probe)) {
+        arguments = ""; // it bound: pi() has no arguments, nor has the call
+      } catch (SQLException probeError) {
+        String probeRaw = probeError.getMessage() == null ? "" : probeError.getMessage();
+        int b = probeRaw.indexOf('{');
+        String message = b < 0 ? probeRaw : JSON.readTree(probeRaw.substring(b)).path("exception_message").asText("");
+        Matcher noMatch = NO_FUNCTION_MATCHES.matcher(message.lines().findFirst().orElse(""));
+        if (!noMatch.matches() || !noMatch.group(1).equals("pi")) {
+          return mapped;
+        }
+        arguments = pgArguments(noMatch.group(2));
+      }
+      return new FloeException(SqlState.UNDEFINED_FUNCTION, "function " + name + "(" + arguments + ") does not exist",
+          null, "No function matches the given name and argument types. You might need to add explicit type casts.",
+          mapped.position(), e);
+    } catch (IOException | RuntimeException ignored) {
+      return mapped;
+    }
+  }
+
   private static final Pattern JAVA_TRACE = Pattern.compile("\\R\\s*at [\\w.$<>/]+\\(.*", Pattern.DOTALL);
 
   private static FloeException classify(String type, String subtype, String message, int position, SQLException e) {

@@ -694,7 +694,7 @@ public final class SessionContext implements AutoCloseable {
     } catch (SQLException e) {
       running = null;
       closeQuietly(st);
-      throw DuckErrors.map(e, positions);
+      throw DuckErrors.map(e, positions, sql, duck);
     }
   }
 

@@ -118,8 +118,8 @@ class PsqlTest {
     assertThat(r.lines()).as(r.describe()).containsExactly("CREATE TABLE");
     assertThat(r.errLines()).as(r.describe()).containsSubsequence(
         "psql:<stdin>:5: ERROR:  22003: integer out of range",
-        // Known difference: PostgreSQL names the argument types, "function no_such_function(integer) ..."
-        "psql:<stdin>:6: ERROR:  42883: function no_such_function does not exist",
+        "psql:<stdin>:6: ERROR:  42883: function no_such_function(integer) does not exist",
+        "HINT:  No function matches the given name and argument types. You might need to add explicit type casts.",
         "psql:<stdin>:7: ERROR:  23502: null value in column \"name\" of relation \"errmsg\" violates not-null constraint",
         "DETAIL:  Failing row contains (2, null).",
         "psql:<stdin>:8: ERROR:  22P02: invalid input syntax for type integer: \"abc\"",
