@@ -655,14 +655,14 @@ final class PgConnection implements Runnable {
   /** Whether every statement of a script is a query or a row-level statement (no DDL, COPY or commands). */
   private static boolean onlyRowStatements(List<SqlScript.Part> parts) {
     for (SqlScript.Part part : parts) {
-      if (SessionCommand.parse(part.text()) != null || CopyStatement.parse(part.text()) != null) {
-        return false;
-      }
       Ast.Statement s;
       try {
+        if (SessionCommand.parse(part.text()) != null || CopyStatement.parse(part.text()) != null) {
+          return false;
+        }
         s = Parser.parse(part.text());
-      } catch (FloeException e) {
-        return false; // run as before: the statement reports its own error
+      } catch (RuntimeException e) {
+        return false; // run as before: the statement reports its own error when it runs
       }
       if (!(s instanceof Ast.Query || s instanceof Ast.Insert || s instanceof Ast.Update || s instanceof Ast.Delete
           || s instanceof Ast.Merge || s instanceof Ast.Truncate)) {

@@ -270,6 +270,10 @@ class PgJdbcTest {
       assertThatThrownBy(() -> st.execute("CREATE TABLE implicit_tx2 (id int); INSERT INTO implicit_tx2 VALUES (1); "
           + "SELECT 1/0")).hasFieldOrPropertyWithValue("SQLState", "22012");
       assertThat(one(st, "SELECT count(*) FROM implicit_tx2")).isEqualTo("1");
+      // a script with a statement that does not parse runs as before: its error, and the connection lives on
+      // (found by ProtocolFuzzTest: the implicit-transaction check must not fail the connection)
+      assertThatThrownBy(() -> st.execute("SET extra_f; SELECT 1")).hasFieldOrPropertyWithValue("SQLState", "42601");
+      assertThat(one(st, "SELECT 2")).isEqualTo("2");
     }
   }
 
