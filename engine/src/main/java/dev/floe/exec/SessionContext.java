@@ -555,7 +555,14 @@ public final class SessionContext implements AutoCloseable {
           + "in it failed");
     }
     dev.floe.catalog.Durable.forget();
-    t.commit();
+    try {
+      t.commit();
+    } catch (CommitFailedException e) {
+      throw new FloeException(SqlState.SERIALIZATION_FAILURE, "could not serialize access due to concurrent update: "
+          + e.getMessage(), e);
+    } catch (SqliteCatalog.CatalogException | java.io.UncheckedIOException e) {
+      throw new FloeException(SqlState.IO_ERROR, "cannot commit the transaction: " + e.getMessage(), e);
+    }
   }
 
   /** Ends the open block, undoing everything it wrote. */
