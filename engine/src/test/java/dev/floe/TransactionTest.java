@@ -306,20 +306,36 @@ class TransactionTest {
     try (Database db = Floe.open(dir)) {
       exec(db, "CREATE TABLE d (id int)");
       try (Transaction tx = db.begin()) {
-        tx.sql("CREATE TABLE d2 (id int)").close(); // before any write: runs at once
+        tx.sql("CREATE TABLE d2 (id int)").close(); // runs at once; the block sees it
         tx.sql("INSERT INTO d2 VALUES (1)").close();
-        assertThatThrownBy(() -> tx.sql("CREATE TABLE d3 (id int)")).isInstanceOf(FloeException.class)
+        tx.sql("CREATE TABLE d3 (id int)").close(); // a table the block has not written: at once too
+        tx.sql("INSERT INTO d3 VALUES (3)").close();
+        assertThat(rows(db, "SELECT count(*) FROM d3")).containsExactly("0");
+        tx.commit();
+      }
+      assertThat(rows(db, "SELECT (SELECT id FROM d2), (SELECT id FROM d3)")).containsExactly("1|3");
+      try (Transaction tx = db.begin()) {
+        tx.sql("INSERT INTO d2 VALUES (2)").close();
+        // DDL on a table the block changed would commit beside changes it may roll back
+        assertThatThrownBy(() -> tx.sql("ALTER TABLE d2 ADD COLUMN x int")).isInstanceOf(FloeException.class)
             .satisfies(e -> assertThat(((FloeException) e).sqlState()).isEqualTo(SqlState.FEATURE_NOT_SUPPORTED));
         // the error failed the block, as any error does: its COMMIT rolls it back
         assertThatThrownBy(tx::commit).isInstanceOf(FloeException.class)
             .satisfies(e -> assertThat(((FloeException) e).sqlState()).isEqualTo(SqlState.IN_FAILED_SQL_TRANSACTION));
       }
-      assertThat(rows(db, "SELECT count(*) FROM d2")).containsExactly("0"); // the table stays: DDL ran at once
+      assertThat(rows(db, "SELECT count(*) FROM d2")).containsExactly("1");
+      try (Transaction tx = db.begin()) {
+        tx.sql("INSERT INTO d VALUES (5)").close();
+        tx.sql("ALTER TABLE d2 ADD COLUMN x int").close(); // not written by this block: at once
+        tx.sql("INSERT INTO d2 VALUES (7, 8)").close(); // the block sees the new column
+        tx.commit();
+      }
+      assertThat(rows(db, "SELECT count(*), max(x) FROM d2")).containsExactly("2|8");
       try (Transaction tx = db.beginReadOnly()) {
         assertThatThrownBy(() -> tx.sql("INSERT INTO d VALUES (1)")).isInstanceOf(FloeException.class)
             .satisfies(e -> assertThat(((FloeException) e).sqlState()).isEqualTo(SqlState.READ_ONLY_SQL_TRANSACTION));
       }
-      assertThat(rows(db, "SELECT count(*) FROM d")).containsExactly("0");
+      assertThat(rows(db, "SELECT count(*) FROM d")).containsExactly("1"); // the 5 from the block above
     }
   }
 }

@@ -254,22 +254,46 @@ public final class SessionContext implements AutoCloseable {
         || statement instanceof Ast.Truncate || statement instanceof Ast.ShowTables
         || statement instanceof Ast.ShowSchemas || statement instanceof Ast.Describe);
     if (ddl && openTransaction() != null) {
-      // DDL takes effect at once (it is not part of the block); after the block's writes it would
-      // commit beside them, which a block cannot undo
-      if (transaction.hasWrites()) {
-        throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "cannot run DDL in a transaction block that has "
-            + "changed data", null, "COMMIT or ROLLBACK first: Floe runs DDL outside transaction blocks.", 0, null);
-      }
+      // DDL takes effect at once: it is not part of the block. On a table the block changed it would
+      // have to commit beside changes the block may still roll back, so that is refused.
       if (transaction.readOnly()) {
         throw new FloeException(SqlState.READ_ONLY_SQL_TRANSACTION, "cannot execute DDL in a read-only transaction");
+      }
+      for (TableIdentifier id : ddlTables(statement)) {
+        if (transaction.wrote(id)) {
+          throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "cannot change table \"" + id.name()
+              + "\" in the transaction block that changed its rows", null,
+              "COMMIT or ROLLBACK first: Floe runs DDL outside transaction blocks.", 0, null);
+        }
       }
       try {
         return dispatchStatement(statement);
       } finally {
-        transaction.repin();
+        transaction.repin(); // the block sees the DDL: tables it has not written are read as they are now
       }
     }
     return dispatchStatement(statement);
+  }
+
+  /** The tables a DDL statement creates, changes or drops (a dropped schema: every table in it). */
+  private java.util.List<TableIdentifier> ddlTables(Ast.Statement statement) {
+    java.util.List<TableIdentifier> ids = new java.util.ArrayList<>();
+    Tables tables = engine.tables();
+    if (statement instanceof Ast.CreateTable c) {
+      ids.add(tables.require(c.name(), currentSchema));
+    } else if (statement instanceof Ast.DropTable d) {
+      d.names().forEach(n -> ids.add(tables.require(n, currentSchema)));
+    } else if (statement instanceof Ast.AlterTable a) {
+      ids.add(tables.require(a.name(), currentSchema));
+    } else if (statement instanceof Ast.DropSchema d) {
+      for (dev.floe.sql.QualifiedName n : d.names()) {
+        Namespace ns = Namespace.of(n.parts().get(n.parts().size() - 1));
+        if (tables.catalog().namespaceExists(ns)) {
+          ids.addAll(tables.catalog().listTables(ns));
+        }
+      }
+    }
+    return ids;
   }
 
   private Result dispatchStatement(Ast.Statement statement) {

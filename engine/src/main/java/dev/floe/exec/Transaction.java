@@ -126,13 +126,17 @@ final class Transaction {
     return pinned;
   }
 
-  /** Forgets the snapshot (after DDL, which takes effect at once): the next statement takes a new one. */
+  boolean wrote(TableIdentifier id) {
+    return written.containsKey(id);
+  }
+
+  /**
+   * After DDL, which takes effect at once: the tables the block has not written are read as the catalog
+   * has them now (so the block sees a table it created or altered); those it wrote keep their state.
+   */
   void repin() {
-    if (!written.isEmpty()) {
-      throw new IllegalStateException("a transaction that wrote cannot take a new snapshot");
-    }
     pinned = null;
-    pinnedMetadata.clear();
+    pinnedMetadata.keySet().retainAll(written.keySet());
   }
 
   /** The table as of the block's snapshot, or as the block left it; empty if it did not exist then. */
