@@ -240,6 +240,28 @@ public final class SessionContext implements AutoCloseable {
       }
       case RELEASE -> releaseSavepoint(tc.savepoint());
       case ROLLBACK_TO -> rollbackToSavepoint(tc.savepoint());
+      case SET_MODES -> {
+        Transaction t = openTransaction();
+        if (t == null) {
+          notice("SET TRANSACTION can only be used in transaction blocks");
+        } else {
+          if (t.failed()) {
+            throw new FloeException(SqlState.IN_FAILED_SQL_TRANSACTION,
+                "current transaction is aborted, commands ignored until end of transaction block");
+          }
+          if (tc.isolation() && t.started()) {
+            throw new FloeException(SqlState.ACTIVE_SQL_TRANSACTION,
+                "SET TRANSACTION ISOLATION LEVEL must be called before any query");
+          }
+          if (tc.accessMode()) {
+            if (!tc.readOnly() && t.readOnly() && t.started()) {
+              throw new FloeException(SqlState.ACTIVE_SQL_TRANSACTION,
+                  "transaction read-write mode must be set before any query");
+            }
+            t.setReadOnly(tc.readOnly());
+          }
+        }
+      }
     }
     return new CommandResult(tc.tag(), 0);
   }

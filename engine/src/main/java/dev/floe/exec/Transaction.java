@@ -55,7 +55,7 @@ import org.apache.iceberg.io.LocationProvider;
  */
 final class Transaction {
   private final Tables tables;
-  private final boolean readOnly;
+  private boolean readOnly;
   /** The catalog's pointers at the block's first statement; null before it. */
   private Map<TableIdentifier, String> pinned;
   private final Map<TableIdentifier, TableMetadata> pinnedMetadata = new HashMap<>();
@@ -100,6 +100,16 @@ final class Transaction {
 
   boolean readOnly() {
     return readOnly;
+  }
+
+  /** SET TRANSACTION READ ONLY / READ WRITE. */
+  void setReadOnly(boolean readOnly) {
+    this.readOnly = readOnly;
+  }
+
+  /** Whether a statement ran in it (its snapshot is taken). */
+  boolean started() {
+    return pinned != null || !written.isEmpty();
   }
 
   boolean failed() {

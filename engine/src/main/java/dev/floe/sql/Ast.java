@@ -15,10 +15,13 @@ public final class Ast {
 
   /**
    * BEGIN / START TRANSACTION (with {@code readOnly}), COMMIT / END, ROLLBACK / ABORT, SAVEPOINT, RELEASE
-   * [SAVEPOINT], ROLLBACK TO [SAVEPOINT]; {@code savepoint} names the savepoint of the last three.
+   * [SAVEPOINT], ROLLBACK TO [SAVEPOINT], SET TRANSACTION; {@code savepoint} names the savepoint of
+   * SAVEPOINT, RELEASE and ROLLBACK TO.
    */
-  public record TransactionControl(Kind kind, String savepoint, boolean readOnly) implements Statement {
-    public enum Kind { BEGIN, COMMIT, ROLLBACK, SAVEPOINT, RELEASE, ROLLBACK_TO }
+  public record TransactionControl(Kind kind, String savepoint, boolean readOnly, boolean isolation,
+      boolean accessMode) implements Statement {
+    /** SET_MODES: {@code SET TRANSACTION}, whose {@code isolation} and {@code accessMode} say what it sets. */
+    public enum Kind { BEGIN, COMMIT, ROLLBACK, SAVEPOINT, RELEASE, ROLLBACK_TO, SET_MODES }
 
     /** The command tag PostgreSQL reports. */
     public String tag() {
@@ -28,6 +31,7 @@ public final class Ast {
         case ROLLBACK, ROLLBACK_TO -> "ROLLBACK";
         case SAVEPOINT -> "SAVEPOINT";
         case RELEASE -> "RELEASE";
+        case SET_MODES -> "SET";
       };
     }
   }

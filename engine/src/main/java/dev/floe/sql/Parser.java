@@ -54,7 +54,7 @@ import java.util.Set;
 public final class Parser {
   private static final Set<String> QUERY_STARTS = Set.of("select", "with", "values", "from", "table");
   private static final Set<String> LATER_STATEMENTS =
-      Set.of("copy", "set", "reset", "grant", "revoke", "vacuum", "analyze", "call",
+      Set.of("copy", "reset", "grant", "revoke", "vacuum", "analyze", "call",
           "prepare", "execute", "deallocate", "listen", "notify", "lock", "comment", "discard");
 
   private final String sql;
@@ -149,6 +149,13 @@ public final class Parser {
       case "truncate" -> truncate();
       case "show" -> show();
       case "begin", "start", "commit", "end", "rollback", "abort", "savepoint", "release" -> transactionControl();
+      case "set" -> {
+        if (peekAt(1).isKeyword("transaction")) {
+          yield transactionControl();
+        }
+        throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "SET is not supported yet", null, null,
+            first.position(), null);
+      }
       case "describe", "desc" -> {
         next();
         QualifiedName name = qualifiedName();
@@ -1342,17 +1349,20 @@ public final class Parser {
     Ast.TransactionControl.Kind kind;
     String savepoint = null;
     boolean readOnly = false;
+    boolean isolation = false;
+    boolean accessMode = false;
     switch (first) {
-      case "begin", "start" -> {
-        if (first.equals("start")) {
+      case "begin", "start", "set" -> {
+        if (!first.equals("begin")) {
           expectKeyword("transaction");
         } else if (!acceptKeyword("work")) {
           acceptKeyword("transaction");
         }
-        kind = Ast.TransactionControl.Kind.BEGIN;
+        kind = first.equals("set") ? Ast.TransactionControl.Kind.SET_MODES : Ast.TransactionControl.Kind.BEGIN;
         // modes: ISOLATION LEVEL ..., READ WRITE | READ ONLY, [NOT] DEFERRABLE, optionally comma-separated
         while (peek().type() != Token.Type.EOF && !peek().isOp(";")) {
           if (acceptKeyword("isolation")) {
+            isolation = true;
             expectKeyword("level");
             if (acceptKeyword("serializable")) {
               continue;
@@ -1367,6 +1377,7 @@ public final class Parser {
               }
             }
           } else if (acceptKeyword("read")) {
+            accessMode = true;
             if (acceptKeyword("only")) {
               readOnly = true;
             } else {
@@ -1409,7 +1420,10 @@ public final class Parser {
       }
     }
     expectEnd();
-    return new Ast.TransactionControl(kind, savepoint, readOnly);
+    if (kind == Ast.TransactionControl.Kind.SET_MODES && !isolation && !accessMode) {
+      throw unexpected(peek()); // SET TRANSACTION needs a mode
+    }
+    return new Ast.TransactionControl(kind, savepoint, readOnly, isolation, accessMode);
   }
 
   private String identifier() {
