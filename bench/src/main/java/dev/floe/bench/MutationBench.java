@@ -1144,10 +1144,7 @@ public final class MutationBench {
       PROBLEMS.forEach(p -> md.append("  - ").append(p.replace("\n", " ")).append('\n'));
     }
     md.append('\n').append(body);
-    String existing = Files.exists(o.out) ? Files.readString(o.out) : "# Benchmark results\n\n"
-        + "Absolute times on a shared 2-core machine are noisy; compare the ratios.\n\n";
-    Files.writeString(o.out, existing + md);
-    System.err.println("results appended to " + o.out);
+    QueryBench.appendResults(o.out, md);
   }
 
   private static String duckVersion() {

@@ -261,9 +261,7 @@ public final class PgWireBench {
       md.append("| ").append(String.join(" | ", r)).append(" |\n");
     }
     md.append('\n');
-    String existing = Files.exists(out) ? Files.readString(out) : "# Benchmark results\n\n";
-    Files.writeString(out, existing + md);
-    System.err.println("results appended to " + out);
+    QueryBench.appendResults(out, md);
   }
 
   /** A PostgreSQL cluster of the Debian package, created once, run as the postgres user when we are root. */

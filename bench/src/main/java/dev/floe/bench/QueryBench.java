@@ -234,9 +234,14 @@ public final class QueryBench {
     md.append("| query | Floe ms | DuckDB ms | Floe/DuckDB |\n|---|---:|---:|---:|\n");
     lines.forEach(l -> md.append(l).append('\n'));
     md.append(startup).append("\n\n");
+    appendResults(out, md);
+  }
+
+  /** Appends a benchmark's dated section to the results file (created with its heading if missing). */
+  static void appendResults(Path out, CharSequence section) throws IOException {
     String existing = Files.exists(out) ? Files.readString(out) : "# Benchmark results\n\n"
         + "Absolute times on a shared 2-core machine are noisy; compare the ratios.\n\n";
-    Files.writeString(out, existing + md);
+    Files.writeString(out, existing + section);
     System.err.println("results appended to " + out);
   }
 

@@ -257,15 +257,13 @@ public final class TransactionBench {
         + "merge-on-read; PostgreSQL: heap tables with a primary key), pgjdbc %s with autocommit off and "
         + "REPEATABLE READ. Latency: %d transactions each after warm-up. Bank: each client repeatedly reads two "
         + "random accounts, moves 1–5 between them (often across the two tables) and commits; a 40001 is "
-        + "rolled back and counted (so is PostgreSQL's deadlock, 40P01); %d s per client count.%n%n", org.postgresql.Driver.getVersion(), iterations,
-        seconds));
+        + "rolled back and counted (so is PostgreSQL's deadlock, 40P01); %d s per client count.%n%n",
+        org.postgresql.Driver.getVersion(), iterations, seconds));
     md.append("| measure | Floe | PostgreSQL | Floe/PostgreSQL |\n|---|---:|---:|---:|\n");
     for (String[] r : table) {
       md.append("| ").append(String.join(" | ", r)).append(" |\n");
     }
     md.append('\n');
-    String existing = Files.exists(out) ? Files.readString(out) : "# Benchmark results\n\n";
-    Files.writeString(out, existing + md);
-    System.err.println("results appended to " + out);
+    QueryBench.appendResults(out, md);
   }
 }
