@@ -204,6 +204,60 @@ class TransactionTest {
     }
   }
 
+  /** With a primary key: a key the block added that another commit added first conflicts (40001). */
+  @ParameterizedTest
+  @ValueSource(ints = {2, 3})
+  void keysAddedConcurrentlyConflict(int version) {
+    try (Database db = Floe.open(dir)) {
+      exec(db, "CREATE TABLE k (id int PRIMARY KEY, v text)" + props(version));
+      exec(db, "INSERT INTO k VALUES (1, 'a')");
+      try (Transaction tx = db.begin()) {
+        tx.sql("INSERT INTO k VALUES (2, 'block')").close();
+        // its own key: 23505 at once, which fails the block
+        assertThat(state(() -> tx.sql("INSERT INTO k VALUES (2, 'again')").close()))
+            .isEqualTo(SqlState.UNIQUE_VIOLATION);
+        tx.rollback();
+      }
+      try (Transaction tx = db.begin()) {
+        tx.sql("INSERT INTO k VALUES (2, 'block')").close();
+        exec(db, "INSERT INTO k VALUES (2, 'outside')"); // committed first
+        assertThatThrownBy(tx::commit).isInstanceOf(FloeException.class)
+            .satisfies(e -> assertThat(((FloeException) e).sqlState()).isEqualTo(SqlState.SERIALIZATION_FAILURE));
+      }
+      try (Transaction tx = db.begin()) { // another key: no conflict
+        tx.sql("INSERT INTO k VALUES (3, 'block')").close();
+        exec(db, "INSERT INTO k VALUES (4, 'outside')");
+        tx.commit();
+      }
+      assertThat(rows(db, "SELECT id, v FROM k ORDER BY id")).containsExactly("1|a", "2|outside", "3|block",
+          "4|outside");
+    }
+  }
+
+  /** TRUNCATE, MERGE and INSERT ... ON CONFLICT inside one block, folded into one commit. */
+  @ParameterizedTest
+  @ValueSource(ints = {2, 3})
+  void truncateMergeAndUpsertInOneBlock(int version) {
+    try (Database db = Floe.open(dir)) {
+      exec(db, "CREATE TABLE m (id int PRIMARY KEY, v int)" + props(version));
+      exec(db, "CREATE TABLE src (id int, v int)");
+      exec(db, "INSERT INTO m SELECT i, i FROM range(0, 20) r(i)");
+      exec(db, "INSERT INTO src VALUES (1, 100), (50, 500)");
+      try (Transaction tx = db.begin()) {
+        tx.sql("TRUNCATE m").close();
+        tx.sql("INSERT INTO m VALUES (1, 1), (2, 2)").close();
+        tx.sql("MERGE INTO m USING src ON m.id = src.id WHEN MATCHED THEN UPDATE SET v = src.v "
+            + "WHEN NOT MATCHED THEN INSERT VALUES (src.id, src.v)").close();
+        tx.sql("INSERT INTO m VALUES (2, 20), (3, 3) ON CONFLICT (id) DO UPDATE SET v = EXCLUDED.v").close();
+        assertThat(rows(tx, "SELECT id, v FROM m ORDER BY id")).containsExactly("1|100", "2|20", "3|3", "50|500");
+        assertThat(rows(db, "SELECT count(*) FROM m")).containsExactly("20");
+        tx.commit();
+      }
+      assertThat(rows(db, "SELECT id, v FROM m ORDER BY id")).containsExactly("1|100", "2|20", "3|3", "50|500");
+      assertThat(rows(db, "SELECT count(*) FROM \"m$snapshots\"")).containsExactly("2");
+    }
+  }
+
   @Test
   void concurrentAppendsDoNotConflict() {
     try (Database db = Floe.open(dir)) {
