@@ -582,6 +582,7 @@ final class Mutations {
     String keyList = keyColumns(t, "");
     Relations relations = session.relations().target(t.id());
     if (conflict.isEmpty()) {
+      fewRows(t, proposed); // read once: their keys for the check, the rows for the write
       checkKeys(t, proposed, null, relations);
       return appendRows(t, s, proposed, relations);
     }
@@ -655,7 +656,9 @@ final class Mutations {
     Optional<String> returning = s.returning().map(r -> returningTable(r, "SELECT * FROM " + table, t.alias(),
         relations == null ? session.relations() : relations));
     if (count > 0) {
-      commit(t, relations, null, null, Inserter.Rows.query("SELECT * FROM " + table, count),
+      List<Record> few = fewRows(t, table);
+      commit(t, relations, null, null, few != null ? Inserter.Rows.records(few)
+          : Inserter.Rows.query("SELECT * FROM " + table, count),
           DeltaWriter.Mode.MERGE_ON_READ,
           t.keys().isEmpty() ? Optional.empty() : keyFilter(t, table));
     }
@@ -841,6 +844,66 @@ final class Mutations {
       return Optional.of(out);
     });
   }
+
+  /**
+   * The rows of a small temporary table of new rows (the target's columns, checked and of their stored
+   * types), read once as Iceberg records, when the table's rows can be written in the JVM; their keys
+   * fill the cache {@link #newKeys} reads. Null otherwise (DuckDB writes them).
+   */
+  private List<Record> fewRows(Target t, String table) {
+    Long size = sizes.get(table);
+    if (size == null || size < 1 || size > Inserter.FEW_ROWS || !Inserter.writesInJvm(t.live(), t.schema())) {
+      return null;
+    }
+    if (fewRecords.containsKey(table)) {
+      return fewRecords.get(table);
+    }
+    List<Record> records = new ArrayList<>();
+    try (var st = session.duck().createStatement(); var rs = st.executeQuery("SELECT * FROM " + table)) {
+      ResultSetMetaData md = rs.getMetaData();
+      int n = t.columns().size();
+      Types.NestedField[] fields = new Types.NestedField[n];
+      String[] types = new String[n];
+      for (int k = 0; k < n; k++) {
+        fields[k] = t.schema().findField(t.columns().get(k).fieldId());
+        types[k] = md.getColumnTypeName(k + 1);
+        if (md.getColumnCount() != n || fields[k] == null
+            || !TypeMapping.isDuckdbType(types[k], TypeMapping.duckdbType(fields[k].type()))) {
+          fewRecords.put(table, null);
+          return null;
+        }
+      }
+      while (rs.next()) {
+        GenericRecord row = GenericRecord.create(t.schema());
+        for (int k = 0; k < n; k++) {
+          row.setField(fields[k].name(), IcebergValues.internal(fields[k].type(),
+              IcebergValues.jdbcValue(rs, k + 1, types[k])));
+        }
+        records.add(row);
+      }
+    } catch (SQLException | RuntimeException e) {
+      fewRecords.put(table, null); // a value the driver cannot give as such: DuckDB writes the rows
+      return null;
+    }
+    if (!t.keys().isEmpty() && records.size() <= FEW_KEYS) {
+      List<List<Object>> keys = new ArrayList<>();
+      for (String key : t.keys()) {
+        java.util.Set<Object> values = new java.util.LinkedHashSet<>();
+        records.forEach(r -> {
+          Object v = r.getField(t.schema().findField(key).name());
+          if (v != null) {
+            values.add(v);
+          }
+        });
+        keys.add(new ArrayList<>(values));
+      }
+      keyValues.put(table, Optional.of(keys));
+    }
+    fewRecords.put(table, records);
+    return records;
+  }
+
+  private final Map<String, List<Record>> fewRecords = new HashMap<>();
 
   private static final int FEW_KEYS = 1000;
   private final Map<String, Optional<List<List<Object>>>> keyValues = new HashMap<>();

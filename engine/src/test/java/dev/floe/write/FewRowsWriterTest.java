@@ -193,6 +193,31 @@ class FewRowsWriterTest {
     }
   }
 
+  /**
+   * A few rows into a table with a primary key are read once, for the key check and as the rows the
+   * JVM writes; every type's edge values arrive as DuckDB's COPY writes them.
+   */
+  @Test
+  void fewRowsWithAPrimaryKeyAreWrittenInTheJvm() throws IOException {
+    String columns = COLUMNS.replace("id int, ", "id int PRIMARY KEY, ").replace(") PARTITIONED BY (p", "");
+    try (Database db = Floe.open(dir)) {
+      exec(db, "CREATE TABLE pk (" + columns + ")");
+      exec(db, "CREATE TABLE plain (" + columns.replace(" PRIMARY KEY", "") + ")");
+      exec(db, "INSERT INTO pk VALUES " + ROWS);
+      exec(db, "INSERT INTO plain SELECT * FROM pk"); // a query: DuckDB's COPY
+      String text = "id, b::text, i::text, n::text, r::text, d::text, m::text, w::text, s, dt::text, tm::text, "
+          + "ts::text, tz::text, u::text, y::text FROM ";
+      assertThat(rows(db, text + "pk")).isEqualTo(rows(db, text + "plain")).hasSize(5);
+      assertThat(db.table("pk").currentVersion()).isPresent();
+    }
+    JdbcCatalog catalog = IcebergClients.jdbcCatalog(dir);
+    try (catalog) {
+      Table pk = catalog.loadTable(TableIdentifier.of("public", "pk"));
+      assertThat(icebergRows(pk)).isEqualTo(icebergRows(catalog.loadTable(TableIdentifier.of("public", "plain"))));
+      assertThat(Path.of(onlyFile(pk).location()).getFileName().toString()).matches("00000-.*");
+    }
+  }
+
   /** Rows written in the JVM land in the table's sort order, as DuckDB's COPY sorts them. */
   @Test
   void jvmWrittenRowsFollowTheSortOrder() throws IOException {
