@@ -24,6 +24,13 @@ class CrashTest {
   @TempDir
   Path dir;
 
+  /**
+   * The killed children's temporary directory: DuckDB's JDBC driver unpacks its 69 MB native library
+   * there and only a JVM that exits deletes it, so a killed child would leave it in the machine's /tmp.
+   */
+  @TempDir
+  Path childTmp;
+
   /** Statement {@code j} of the stream. */
   static String statement(long j) {
     long id = j / 3;
@@ -87,7 +94,8 @@ class CrashTest {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     long next = 0;
     for (int round = 0; round < 4; round++) {
-      List<String> command = new ArrayList<>(List.of(java, "--add-opens=java.base/java.nio=ALL-UNNAMED", "-cp",
+      List<String> command = new ArrayList<>(List.of(java, "--add-opens=java.base/java.nio=ALL-UNNAMED",
+          "-Djava.io.tmpdir=" + childTmp, "-cp",
           System.getProperty("java.class.path"), CrashTest.class.getName(), dir.toString(), Long.toString(next)));
       if (!with.isEmpty()) {
         command.add(with);
