@@ -90,8 +90,11 @@ final class Transaction {
     }
   }
 
-  private record Savepoint(String name, Map<TableIdentifier, TableMetadata> states,
-      Map<TableIdentifier, Expression[]> validation, Map<TableIdentifier, int[]> counts) {}
+  /** A savepoint: each written table's private state then, with what its COMMIT would validate. */
+  private record Savepoint(String name, Map<TableIdentifier, TableState> tables) {}
+
+  private record TableState(TableMetadata metadata, Expression conflictFilter, Expression keys, int commits,
+      int noted) {}
 
   Transaction(Tables tables, boolean readOnly) {
     this.tables = tables;
@@ -219,15 +222,10 @@ final class Transaction {
   // ------------------------------------------------------------------ savepoints
 
   void savepoint(String name) {
-    Map<TableIdentifier, TableMetadata> states = new HashMap<>();
-    Map<TableIdentifier, Expression[]> validation = new HashMap<>();
-    Map<TableIdentifier, int[]> counts = new HashMap<>();
-    written.forEach((id, w) -> {
-      states.put(id, w.ops.current());
-      validation.put(id, new Expression[] {w.conflictFilter, w.keys});
-      counts.put(id, new int[] {w.ops.commits, w.noted});
-    });
-    savepoints.push(new Savepoint(name, states, validation, counts));
+    Map<TableIdentifier, TableState> tables = new HashMap<>();
+    written.forEach((id, w) -> tables.put(id, new TableState(w.ops.current(), w.conflictFilter, w.keys,
+        w.ops.commits, w.noted)));
+    savepoints.push(new Savepoint(name, tables));
   }
 
   boolean hasSavepoint(String name) {
@@ -242,19 +240,16 @@ final class Transaction {
     }
     Savepoint s = savepoints.peek();
     for (Written w : List.copyOf(written.values())) {
-      TableMetadata then = s.states().get(w.id);
-      TableMetadata now = w.ops.current();
-      TableMetadata back = then != null ? then : w.base;
-      deleteWritten(w.table, back, now, Set.of());
+      TableState then = s.tables().get(w.id);
+      deleteWritten(w.table, then != null ? then.metadata() : w.base, w.ops.current(), Set.of());
       if (then == null) {
         written.remove(w.id);
       } else {
-        w.ops.reset(then);
-        Expression[] v = s.validation().get(w.id);
-        w.conflictFilter = v[0];
-        w.keys = v[1];
-        w.ops.commits = s.counts().get(w.id)[0];
-        w.noted = s.counts().get(w.id)[1];
+        w.ops.reset(then.metadata());
+        w.conflictFilter = then.conflictFilter();
+        w.keys = then.keys();
+        w.ops.commits = then.commits();
+        w.noted = then.noted();
       }
     }
   }
