@@ -115,7 +115,43 @@ public final class Database implements AutoCloseable {
     return engine.readOnly();
   }
 
-  private void checkOpen() {
+  /**
+   * Creates a table with a durable tail and returns its log: {@code columns} are SQL column definitions
+   * ({@code "ts timestamptz NOT NULL, sym text, px double precision"}), {@code sortBy} the columns sealed
+   * files are sorted by (null: unsorted). The table gets a column {@code _offset bigint} at the end.
+   *
+   * @throws FloeException 42P07 if the table exists
+   */
+  public Log newLog(String name, String columns, String sortBy, Log.Config config) {
+    Objects.requireNonNull(name, "name");
+    Objects.requireNonNull(columns, "columns");
+    Objects.requireNonNull(config, "config");
+    String with = "tail = true, " + config.withClause()
+        + (sortBy == null || sortBy.isBlank() ? "" : ", sort_by = " + dev.floe.sql.Lexer.quoteString(sortBy));
+    sql("CREATE TABLE " + name + " (" + columns + ") WITH (" + with + ")").close();
+    return new Log(this, engine, name, false);
+  }
+
+  public Log newLog(String name, String columns, String sortBy) {
+    return newLog(name, columns, sortBy, Log.Config.DEFAULT);
+  }
+
+  /** The log of an existing table with a tail. */
+  public Log openLog(String name) {
+    return openLog(name, false);
+  }
+
+  /**
+   * The log of an existing table with a tail; {@code readOnly}: for reading only ({@code sql},
+   * {@code scan}, offsets), beside writers of the same log.
+   */
+  public Log openLog(String name, boolean readOnly) {
+    checkOpen();
+    Objects.requireNonNull(name, "name");
+    return new Log(this, engine, name, readOnly || engine.readOnly());
+  }
+
+  void checkOpen() {
     if (closed) {
       throw new IllegalStateException("database is closed");
     }

@@ -67,6 +67,7 @@ public final class SqlState {
   public static final String OUT_OF_MEMORY = "53200";
   public static final String TOO_MANY_CONNECTIONS = "53300";
   public static final String DISK_FULL = "53100";
+  public static final String PROGRAM_LIMIT_EXCEEDED = "54000";
   public static final String OBJECT_NOT_IN_PREREQUISITE_STATE = "55000";
   public static final String OBJECT_IN_USE = "55006";
   public static final String CANT_CHANGE_RUNTIME_PARAM = "55P02";

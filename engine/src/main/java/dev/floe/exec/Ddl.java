@@ -13,6 +13,7 @@ import dev.floe.sql.Ast.DropColumn;
 import dev.floe.sql.Ast.DropNotNull;
 import dev.floe.sql.Ast.RenameColumn;
 import dev.floe.sql.Ast.RenameTable;
+import dev.floe.tail.TailLog;
 import dev.floe.sql.Ast.SetProperties;
 import dev.floe.sql.Ast.UnsetProperties;
 import dev.floe.sql.QualifiedName;
@@ -94,8 +95,7 @@ final class Ddl {
     }
     for (Namespace ns : drop) {
       for (TableIdentifier id : tables.catalog().listTables(ns)) {
-        tables.catalog().dropTable(id, false);
-        tables.forget(id);
+        drop(id, false);
       }
       tables.catalog().dropNamespace(ns);
     }
@@ -205,6 +205,24 @@ final class Ddl {
         props.put(TypeMapping.declaredTypeProperty(fieldId), TypeMapping.declaredTypeText(c.type()));
       }
       fieldId++;
+    }
+    if (TailLog.hasTail(props)) {
+      // a tail numbers its rows: the offset column is the table's last
+      if (names.contains(TailLog.OFFSET_COLUMN)) {
+        throw new FloeException(SqlState.DUPLICATE_COLUMN, "column \"" + TailLog.OFFSET_COLUMN + "\" is reserved "
+            + "in a table with a tail: it holds each appended row's offset", null, null, s.name().position(), null);
+      }
+      if (!keyIds.isEmpty()) {
+        throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "a table with a tail cannot have a primary key",
+            null, "Appends are acknowledged without reading the table; upsert with MERGE or INSERT ... ON CONFLICT "
+            + "into a table without a tail.", s.name().position(), null);
+      }
+      fields.add(Types.NestedField.optional(fieldId, TailLog.OFFSET_COLUMN, Types.LongType.get()));
+      try {
+        TailLog.checkSchema(new Schema(fields));
+      } catch (FloeException e) {
+        throw e.withPosition(s.name().position());
+      }
     }
     Schema schema = new Schema(fields, keyIds);
     PartitionSpec spec = TableOptions.spec(schema, options.partitioning());
@@ -339,10 +357,17 @@ final class Ddl {
       ids.add(id);
     }
     for (TableIdentifier id : ids) {
-      tables.catalog().dropTable(id, s.purge());
-      tables.forget(id);
+      drop(id, s.purge());
     }
     return new CommandResult("DROP TABLE", 0);
+  }
+
+  /** Drops a table from the catalog, and its tail's log with it. */
+  private void drop(TableIdentifier id, boolean purge) {
+    Optional<Table> table = session.engine().tables().current(id);
+    tables.catalog().dropTable(id, purge);
+    tables.forget(id);
+    table.filter(TailLog::hasTail).ifPresent(t -> session.engine().tails().dropped(t.uuid().toString()));
   }
 
   Result alterTable(Ast.AlterTable s) {
@@ -363,6 +388,69 @@ final class Ddl {
 
   private Result alterTable(Ast.AlterTable s, TableIdentifier id, Table table) {
     table.refresh();
+    boolean tail = TailLog.hasTail(table);
+    boolean renameOnly = s.actions().stream().allMatch(a -> a instanceof RenameTable);
+    if (tail && !renameOnly) {
+      for (AlterAction action : s.actions()) {
+        checkTailColumn(action, id);
+      }
+      // the log's rows are of the old schema: seal them all, and reopen the log on the new one
+      session.engine().tails().flush(id, table);
+      table.refresh();
+    }
+    Result result = alterTableChecked(s, id, table);
+    if (tail && !renameOnly) {
+      session.engine().tails().reopen(table.uuid().toString());
+      if (!TailLog.hasTail(session.engine().tables().current(id).orElseThrow())) {
+        session.engine().tails().dropped(table.uuid().toString()); // every row is sealed: the log goes
+      }
+    }
+    return result;
+  }
+
+  /**
+   * ALTER TABLE ... SET (tail = true): the table gets its offset column (NULL in the rows it has); its
+   * log starts at offset 0.
+   */
+  private static void addTail(Transaction txn, TableIdentifier id) {
+    Schema schema = txn.table().schema();
+    if (schema.caseInsensitiveFindField(TailLog.OFFSET_COLUMN) != null) {
+      throw new FloeException(SqlState.DUPLICATE_COLUMN, "table \"" + id.name() + "\" has a column \""
+          + TailLog.OFFSET_COLUMN + "\", which a tail needs for its offsets");
+    }
+    if (!schema.identifierFieldIds().isEmpty()) {
+      throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "a table with a tail cannot have a primary key");
+    }
+    txn.updateSchema().addColumn(TailLog.OFFSET_COLUMN, Types.LongType.get()).commit();
+    TailLog.checkSchema(txn.table().schema());
+  }
+
+  /** The offset column of a table with a tail belongs to its log. */
+  private static void checkTailColumn(AlterAction action, TableIdentifier id) {
+    String column = null;
+    int position = 0;
+    if (action instanceof DropColumn d) {
+      column = d.name();
+      position = d.position();
+    } else if (action instanceof RenameColumn r) {
+      column = r.from();
+      position = r.position();
+    } else if (action instanceof Ast.AlterColumnType t) {
+      column = t.name();
+      position = t.position();
+    } else if (action instanceof AddColumn a && !a.column().name().equalsIgnoreCase(TailLog.OFFSET_COLUMN)) {
+      return;
+    } else if (action instanceof AddColumn a) {
+      column = a.column().name();
+      position = a.column().position();
+    }
+    if (column != null && column.equalsIgnoreCase(TailLog.OFFSET_COLUMN)) {
+      throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "column \"" + TailLog.OFFSET_COLUMN + "\" of table \""
+          + id.name() + "\" holds its tail's offsets and cannot be changed", null, null, position, null);
+    }
+  }
+
+  private Result alterTableChecked(Ast.AlterTable s, TableIdentifier id, Table table) {
     List<RenameTable> renames = new ArrayList<>();
     Transaction txn = table.newTransaction();
     for (AlterAction action : s.actions()) {
@@ -394,6 +482,9 @@ final class Ddl {
         throw duplicateTable(to, r.to());
       }
       tables.forget(id);
+      if (TailLog.hasTail(table)) {
+        session.engine().tails().renamed(table, to);
+      }
     }
     return new CommandResult("ALTER TABLE", 0);
   }
@@ -534,6 +625,9 @@ final class Ddl {
         UpdateProperties update = txn.updateProperties();
         options.properties().forEach(update::set);
         update.commit();
+      }
+      if (TailLog.hasTail(options.properties()) && !TailLog.hasTail(table)) {
+        addTail(txn, id);
       }
     } else if (action instanceof UnsetProperties u) {
       UpdateProperties update = txn.updateProperties();

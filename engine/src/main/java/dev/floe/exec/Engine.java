@@ -47,6 +47,7 @@ public final class Engine implements AutoCloseable {
   private final Path scratch;
   private PgCatalog pgCatalog;
   private final Sequences sequences;
+  private final Tails tails;
 
   private Engine(FloeConfig config, Warehouse warehouse, DuckDBConnection root, Path scratch) throws SQLException {
     this.config = config;
@@ -59,6 +60,20 @@ public final class Engine implements AutoCloseable {
     this.tables = new Tables(warehouse.catalog());
     this.sequences = new Sequences(warehouse.catalog());
     this.sequences.register(root);
+    this.tails = new Tails(this);
+  }
+
+  Tails tails() {
+    return tails;
+  }
+
+  /** A new connection to the engine's DuckDB database. */
+  DuckDBConnection connect() {
+    try {
+      return (DuckDBConnection) root.duplicate();
+    } catch (SQLException e) {
+      throw new FloeException(SqlState.INTERNAL_ERROR, "cannot connect to the query engine: " + e.getMessage(), e);
+    }
   }
 
   Sequences sequences() {
@@ -199,6 +214,31 @@ public final class Engine implements AutoCloseable {
     }
   }
 
+  /** A table's tail, as the embedded {@link dev.floe.Log} API uses it. */
+  public record TailHandle(TableIdentifier id, dev.floe.tail.TailLog log, dev.floe.tail.RowValues values) {}
+
+  /**
+   * The tail of the table named {@code parts}, opened if need be.
+   *
+   * @throws FloeException 42P01 if there is no such table, 55000 if it has no tail
+   */
+  public TailHandle tail(List<String> parts, String defaultSchema) {
+    TableIdentifier id = tables.identifier(parts, defaultSchema)
+        .orElseThrow(() -> FloeException.undefinedTable(String.join(".", parts)));
+    Table table = tables.current(id).orElseThrow(() -> FloeException.undefinedTable(String.join(".", parts)));
+    checkWritable();
+    dev.floe.tail.TailLog log = tails.of(id, table).orElseThrow(() -> new FloeException(
+        SqlState.OBJECT_NOT_IN_PREREQUISITE_STATE, "table \"" + id.name() + "\" has no tail", null,
+        "Create it with WITH (tail = true), or with Database.newLog.", 0, null));
+    List<org.apache.iceberg.types.Types.NestedField> fields = log.rowColumns();
+    List<dev.floe.Column> all = TypeMapping.columns(log.schema(), table.properties());
+    List<dev.floe.Column> columns = new ArrayList<>();
+    for (org.apache.iceberg.types.Types.NestedField f : fields) {
+      all.stream().filter(c -> c.fieldId() == f.fieldId()).forEach(columns::add);
+    }
+    return new TailHandle(id, log, new dev.floe.tail.RowValues(id.name(), fields, columns));
+  }
+
   /** The table named {@code parts} as a {@link TableInfo}. */
   public Optional<TableInfo> tableInfo(List<String> parts, String defaultSchema) {
     return tables.identifier(parts, defaultSchema).flatMap(this::tableInfo);
@@ -224,6 +264,7 @@ public final class Engine implements AutoCloseable {
 
   @Override
   public void close() {
+    tails.close();
     files.vectors().close();
     try {
       root.close();

@@ -8,6 +8,8 @@ import dev.floe.SqlType;
 import dev.floe.sql.Ast;
 import dev.floe.sql.Lexer;
 import dev.floe.sql.QueryBinder;
+import dev.floe.tail.TailLog;
+import dev.floe.types.IcebergValues;
 import dev.floe.types.SqlLiterals;
 import dev.floe.types.TypeMapping;
 import dev.floe.write.Commits;
@@ -68,8 +70,12 @@ final class Inserts {
 
     List<Column> targets = new ArrayList<>();
     Set<String> seen = new HashSet<>();
+    boolean tail = TailLog.hasTail(table);
     if (s.columns().isEmpty()) {
       targets.addAll(columns);
+      if (tail) {
+        targets.removeIf(c -> c.name().equals(TailLog.OFFSET_COLUMN)); // the log numbers rows
+      }
     } else {
       for (String name : s.columns()) {
         Column c = find(columns, name).orElseThrow(() -> new FloeException(SqlState.UNDEFINED_COLUMN,
@@ -140,6 +146,9 @@ final class Inserts {
       provided.put(target.name(), "q." + Lexer.quoteIdentifier("s" + k));
     }
     String rowsSql = rowsSql(id.name(), schema, table.properties(), columns, provided, sourceSql, targets.size());
+    if (tail) {
+      return appendToTail(s, id, table, targets, rowsSql, positions);
+    }
     if (!schema.identifierFieldIds().isEmpty() || s.onConflict().isPresent() || s.returning().isPresent()) {
       return new Mutations(session, tables).insert(s, rowsSql, positions);
     }
@@ -163,6 +172,53 @@ final class Inserts {
     return new CommandResult("INSERT 0 " + rows, rows);
   }
 
+  /**
+   * INSERT into a table with a tail: the rows, computed and checked by DuckDB as for any INSERT, are
+   * appended to the log as one record, and the statement returns once that is durable; they are
+   * readable at once, and reach the table's files when the tail is sealed.
+   */
+  private Result appendToTail(Ast.Insert s, TableIdentifier id, Table table, List<Column> targets, String rowsSql,
+      java.util.function.IntUnaryOperator positions) {
+    for (Column c : targets) {
+      if (c.name().equals(TailLog.OFFSET_COLUMN)) {
+        throw new FloeException(SqlState.GENERATED_ALWAYS, "cannot insert a value into column \""
+            + TailLog.OFFSET_COLUMN + "\"", "The tail of table \"" + id.name() + "\" numbers the rows appended to it.",
+            null, s.table().position(), null);
+      }
+    }
+    if (s.onConflict().isPresent() || s.returning().isPresent()) {
+      throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, (s.onConflict().isPresent() ? "ON CONFLICT" : "RETURNING")
+          + " is not supported on table \"" + id.name() + "\", which has a tail", null, null, s.table().position(), null);
+    }
+    if (session.transaction().isPresent()) {
+      throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "cannot append to table \"" + id.name()
+          + "\" in a transaction block: rows appended to a tail are durable when acknowledged and cannot be rolled back",
+          null, "Run the INSERT outside the block (autocommit).", s.table().position(), null);
+    }
+    TailLog log = session.engine().tails().of(id, table).orElseThrow();
+    List<Types.NestedField> fields = log.rowColumns();
+    StringBuilder select = new StringBuilder("SELECT ");
+    for (int k = 0; k < fields.size(); k++) {
+      select.append(k > 0 ? ", " : "").append(IcebergValues.readable(fields.get(k).type(),
+          "r." + Lexer.quoteIdentifier(fields.get(k).name())));
+    }
+    select.append(" FROM (").append(rowsSql).append(") AS r");
+    List<Object[]> rows = new ArrayList<>();
+    try (var st = session.duck().createStatement(); var rs = st.executeQuery(select.toString())) {
+      while (rs.next()) {
+        Object[] row = new Object[fields.size()];
+        for (int k = 0; k < row.length; k++) {
+          row[k] = IcebergValues.internal(fields.get(k).type(), rs.getObject(k + 1));
+        }
+        rows.add(row);
+      }
+    } catch (java.sql.SQLException e) {
+      throw DuckErrors.map(e, positions);
+    }
+    log.extend(rows);
+    return new CommandResult("INSERT 0 " + rows.size(), rows.size());
+  }
+
   /** CREATE TABLE ... AS query [WITH [NO] DATA]: creates the table and its rows in one commit. */
   Result createTableAs(Ast.CreateTable s) {
     TableIdentifier id = tables.require(s.name(), session.currentSchema());
@@ -179,6 +235,11 @@ final class Inserts {
     Shape shape = describe(SessionContext.withColumnNames(bound));
     TableOptions options = TableOptions.parse(s.properties(), s.partitioning());
     Map<String, String> props = options.tableProperties();
+    if (dev.floe.tail.TailLog.hasTail(props)) {
+      throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "CREATE TABLE AS cannot create a table with a tail",
+          null, "Create the table with its columns and WITH (tail = true), then INSERT ... SELECT into it.",
+          s.name().position(), null);
+    }
     if (s.columnNames().size() > shape.names().size()) {
       throw new FloeException(SqlState.SYNTAX_ERROR, "too many column names were specified", null, null,
           s.name().position(), null);

@@ -92,6 +92,16 @@ final class Mutations {
     TableIdentifier id = tables.require(name, session.currentSchema());
     Table live = tables.live(id).orElseThrow(() -> new FloeException(SqlState.UNDEFINED_TABLE,
         "relation \"" + id.name() + "\" does not exist", null, null, name.position(), null));
+    if (dev.floe.tail.TailLog.hasTail(live)) {
+      if (tables.inTransaction()) {
+        throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "cannot change rows of table \"" + id.name()
+            + "\" in a transaction block: it has a tail", null, "Run the statement outside the block (autocommit).",
+            name.position(), null);
+      }
+      // the statement changes rows wherever they are: the unsealed ones are sealed into files first
+      session.engine().tails().flush(id, live);
+      live = tables.live(id).orElseThrow(() -> FloeException.undefinedTable(id.name()));
+    }
     Schema schema = live.schema();
     List<String> keys = new ArrayList<>();
     for (int fieldId : schema.identifierFieldIds()) {

@@ -10,6 +10,7 @@ import dev.floe.read.Versions;
 import dev.floe.read.ScanSql;
 import dev.floe.sql.QueryBinder;
 import dev.floe.sql.TimeTravel;
+import dev.floe.tail.TailLog;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
@@ -35,6 +36,11 @@ final class Relations implements QueryBinder.Resolver {
   private final Evaluator evaluator;
   private final java.util.function.Function<List<String>, Optional<String>> system;
   private final Map<TableIdentifier, Optional<Table>> seen = new HashMap<>();
+  /** Tails of the tables read (null: none are read, as in a read-only warehouse's helper). */
+  private final Tails tails;
+  /** Where pins go: the session releases them when the statement has started. */
+  private final java.util.function.Consumer<TailLog.Pin> pinned;
+  private final Map<TableIdentifier, Optional<TailLog.Pin>> pins = new HashMap<>();
   /** The name a row-level statement's SQL uses for its target table, which is read with row ids. */
   static final String TARGET = "__floe_target__";
   private TableIdentifier target;
@@ -51,8 +57,11 @@ final class Relations implements QueryBinder.Resolver {
    * @param system SQL for the system relation (pg_catalog, information_schema) a name designates, if any
    */
   Relations(Tables tables, ScanPlanner planner, ScanFiles files, String defaultSchema, Evaluator evaluator,
-      java.util.function.Function<List<String>, Optional<String>> system) {
+      java.util.function.Function<List<String>, Optional<String>> system, Tails tails,
+      java.util.function.Consumer<TailLog.Pin> pinned) {
     this.system = system;
+    this.tails = tails;
+    this.pinned = pinned;
     this.tables = tables;
     this.planner = planner;
     this.files = files;
@@ -81,7 +90,7 @@ final class Relations implements QueryBinder.Resolver {
     if (target != null && parts.size() == 1 && parts.get(0).equals(TARGET)) {
       Table t = table(target).orElseThrow(() -> FloeException.undefinedTable(target.name()));
       targetRelation = new TableRelation(planner, files, t, Optional.ofNullable(t.currentSnapshot()), t.schema(),
-          false, qualified(target), true);
+          false, qualified(target), true, Optional.empty());
       return Optional.of(targetRelation);
     }
     Optional<String> systemSql = system.apply(parts);
@@ -112,12 +121,54 @@ final class Relations implements QueryBinder.Resolver {
       return Optional.empty();
     }
     Table t = table.get();
+    boolean historic = timeTravel.isPresent();
+    Optional<TailLog.Pin> unsealed = Optional.empty();
+    if (!historic) {
+      unsealed = unsealed(id.get(), t);
+      t = seen.get(id.get()).orElseThrow(); // a stale snapshot was read again
+    }
     Optional<Snapshot> snapshot = timeTravel.isPresent()
         ? Optional.of(snapshot(t, timeTravel.get()))
         : Optional.ofNullable(t.currentSnapshot());
-    boolean historic = timeTravel.isPresent();
     Schema schema = historic && snapshot.isPresent() ? ScanPlan.schemaOf(t, snapshot.get()) : t.schema();
-    return Optional.of(new TableRelation(planner, files, t, snapshot, schema, historic, qualified(id.get()), false));
+    return Optional.of(new TableRelation(planner, files, t, snapshot, schema, historic, qualified(id.get()), false,
+        unsealed));
+  }
+
+  /**
+   * The rows of {@code t}'s tail its snapshot does not hold, pinned for this statement (once per table,
+   * so every reference reads the same rows). When the memtable has already let go of rows the snapshot
+   * lacks (a seal committed after the snapshot was read), the table is read again; a transaction block
+   * cannot, and fails with 40001.
+   */
+  private Optional<TailLog.Pin> unsealed(TableIdentifier id, Table t) {
+    if (tails == null || !TailLog.hasTail(t)) {
+      return Optional.empty();
+    }
+    Optional<TailLog.Pin> known = pins.get(id);
+    if (known != null) {
+      return known;
+    }
+    Optional<TailLog> log = tails.of(id, t);
+    if (log.isEmpty()) {
+      return Optional.empty();
+    }
+    Optional<TailLog.Pin> pin = log.get().pin(TailLog.through(t));
+    if (pin.isEmpty() && !tables.inTransaction()) {
+      Optional<Table> again = tables.snapshotOf(id);
+      seen.put(id, again);
+      if (again.isPresent()) {
+        pin = log.get().pin(TailLog.through(again.get()));
+      }
+    }
+    if (pin.isEmpty()) {
+      throw new FloeException(SqlState.SERIALIZATION_FAILURE, "could not read table \"" + id.name()
+          + "\": rows appended to its tail were sealed into a snapshot newer than this transaction's", null,
+          "Retry the transaction.", 0, null);
+    }
+    pinned.accept(pin.get());
+    pins.put(id, pin);
+    return pin;
   }
 
   private List<String> qualified(TableIdentifier id) {
@@ -193,12 +244,14 @@ final class Relations implements QueryBinder.Resolver {
     final boolean historic;
     final List<String> name;
     final boolean rowIds;
+    final Optional<TailLog.Pin> unsealed;
     ScanPlan lastPlan;
     Expression lastFilter;
 
     TableRelation(ScanPlanner planner, ScanFiles files, Table table, Optional<Snapshot> snapshot, Schema schema,
-        boolean historic, List<String> name, boolean rowIds) {
+        boolean historic, List<String> name, boolean rowIds, Optional<TailLog.Pin> unsealed) {
       this.rowIds = rowIds;
+      this.unsealed = unsealed;
       this.files = files;
       this.name = name;
       this.planner = planner;
@@ -227,7 +280,19 @@ final class Relations implements QueryBinder.Resolver {
     public String sql(Expression filter) {
       lastFilter = filter;
       lastPlan = ScanPlan.plan(planner, table, snapshot, filter, historic);
-      return ScanSql.relation(lastPlan, table.io(), files, rowIds);
+      String scan = ScanSql.relation(lastPlan, table.io(), files, rowIds);
+      if (unsealed.isEmpty() || unsealed.get().isEmpty()) {
+        return scan;
+      }
+      // the rows of the tail this snapshot does not hold: each row is in exactly one of the two
+      StringBuilder columns = new StringBuilder();
+      for (dev.floe.Column c : lastPlan.columns()) {
+        columns.append(columns.length() > 0 ? ", " : "").append("CAST(").append(
+            dev.floe.sql.Lexer.quoteIdentifier(c.name())).append(" AS ").append(
+            dev.floe.types.TypeMapping.duckdbType(c, schema.findField(c.fieldId()).type())).append(") AS ").append(
+            dev.floe.sql.Lexer.quoteIdentifier(c.name()));
+      }
+      return scan + "\nUNION ALL\n" + unsealed.get().sql(columns.toString());
     }
   }
 

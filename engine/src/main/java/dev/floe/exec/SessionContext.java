@@ -153,7 +153,27 @@ public final class SessionContext implements AutoCloseable {
       throw FloeException.syntax("cannot run several statements at once; run them one at a time",
           parts.get(1).offset() + 1);
     }
-    SqlScript.Part part = parts.get(0);
+    try {
+      return dispatchMapped(parts.get(0));
+    } finally {
+      releasePins();
+    }
+  }
+
+  /**
+   * Unsealed tail rows the statement read stay in the memtable until here: its query has started, and
+   * DuckDB shows it the rows it began with to its end.
+   */
+  private final List<dev.floe.tail.TailLog.Pin> pins = new java.util.ArrayList<>();
+
+  private void releasePins() {
+    for (dev.floe.tail.TailLog.Pin p : pins) {
+      p.close();
+    }
+    pins.clear();
+  }
+
+  private Result dispatchMapped(SqlScript.Part part) {
     try {
       return dispatch(part.text());
     } catch (Inserter.WriteFailure e) {
@@ -437,6 +457,14 @@ public final class SessionContext implements AutoCloseable {
    * the type of the column a lone parameter goes into. Null where unknown.
    */
   public List<dev.floe.SqlType> parameterTypes(String sql, int count) {
+    try {
+      return parameterTypesBound(sql, count);
+    } finally {
+      releasePins();
+    }
+  }
+
+  private List<dev.floe.SqlType> parameterTypesBound(String sql, int count) {
     dev.floe.SqlType[] types = new dev.floe.SqlType[count];
     Ast.Statement statement;
     try {
@@ -525,7 +553,8 @@ public final class SessionContext implements AutoCloseable {
     relations[0] = new Relations(tables(), engine.planner(), engine.files(), currentSchema, expression -> {
       QueryBinder.Bound inner = QueryBinder.bind("SELECT " + expression, 0, this::serializeSql, relations[0]);
       return evaluate(inner.sql().substring("SELECT ".length()));
-    }, parts -> PgCatalog.systemName(parts).isPresent() ? engine.pgCatalog().relation(parts) : java.util.Optional.empty());
+    }, parts -> PgCatalog.systemName(parts).isPresent() ? engine.pgCatalog().relation(parts) : java.util.Optional.empty(),
+        engine.tails(), pins::add);
     return relations[0];
   }
 

@@ -21,7 +21,8 @@ import org.apache.iceberg.types.Types;
 
 /**
  * Table options from {@code WITH (...)}: Trino's names ({@code format_version}, {@code partitioning},
- * {@code sorted_by}, {@code location}, {@code format}) become Iceberg structures; every other key is
+ * {@code sorted_by} (or {@code sort_by}), {@code location}, {@code format}) become Iceberg structures,
+ * {@code tail} gives the table a durable tail (docs/tail.md); every other key is
  * stored as an Iceberg table property as written (e.g. {@code 'write.delete.mode' = 'copy-on-write'}).
  */
 record TableOptions(Map<String, String> properties, List<PartitionField> partitioning, boolean partitioningGiven,
@@ -72,7 +73,7 @@ record TableOptions(Map<String, String> properties, List<PartitionField> partiti
           }
           partitioningGiven = true;
         }
-        case "sorted_by", "sort_order" -> {
+        case "sorted_by", "sort_order", "sort_by" -> {
           List<SortField> fields = new ArrayList<>();
           for (String field : list(value)) {
             fields.add(Parser.parseSortField(field, value.position()));
@@ -80,6 +81,13 @@ record TableOptions(Map<String, String> properties, List<PartitionField> partiti
           sortedBy = Optional.of(fields);
         }
         case "location" -> location = Optional.of(scalar(key, value));
+        case "tail", dev.floe.tail.TailLog.TAIL_PROPERTY -> {
+          String v = scalar(key, value).toLowerCase(Locale.ROOT);
+          if (!v.equals("true") && !v.equals("false")) {
+            throw bad(value, "tail must be true or false, not " + v);
+          }
+          props.put(dev.floe.tail.TailLog.TAIL_PROPERTY, v);
+        }
         case "format", "write.format.default" -> {
           String v = scalar(key, value);
           if (!v.equalsIgnoreCase("parquet")) {

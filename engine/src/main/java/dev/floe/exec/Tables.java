@@ -50,6 +50,11 @@ final class Tables {
     return new Tables(catalog, loaded, commitLocks, t);
   }
 
+  /** Whether these tables are seen from a transaction block. */
+  boolean inTransaction() {
+    return transaction != null;
+  }
+
   SqliteCatalog catalog() {
     return catalog;
   }

@@ -1,0 +1,202 @@
+package dev.floe;
+
+import dev.floe.exec.Engine;
+import dev.floe.sql.Lexer;
+import dev.floe.tail.TailLog;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * An append-only log over a table with a durable tail (docs/tail.md). {@link #append} and
+ * {@link #extend} return once the rows are durable in the write-ahead log; the rows are readable at
+ * once, by {@link #sql}, {@link #scan} and any query of the table, and reach the table's Parquet files
+ * when the tail is sealed ({@link #seal}, {@link #advance}, or the server's background advancer).
+ *
+ * <p>Every row gets an offset ({@code _offset}): dense, increasing, never reused. Safe for concurrent
+ * use by many threads; concurrent appends share fsyncs.
+ */
+public final class Log {
+  private final Database db;
+  private final Engine engine;
+  private final String name;
+  private final boolean readOnly;
+
+  Log(Database db, Engine engine, String name, boolean readOnly) {
+    this.db = db;
+    this.engine = engine;
+    this.name = name;
+    this.readOnly = readOnly;
+    if (!engine.readOnly()) {
+      handle(); // the table exists and has a tail
+    }
+  }
+
+  /** Sizing of a new log: when seal cuts the memtable, and the log's segment size. */
+  public record Config(long sealRows, long sealAgeMillis, long segmentBytes) {
+    public static final Config DEFAULT = new Config(TailLog.Config.DEFAULT.sealRows(),
+        TailLog.Config.DEFAULT.sealAgeMillis(), TailLog.Config.DEFAULT.segmentBytes());
+
+    public Config {
+      if (sealRows < 1 || sealAgeMillis < 0 || segmentBytes < 4096) {
+        throw new IllegalArgumentException("sealRows >= 1, sealAgeMillis >= 0 and segmentBytes >= 4096");
+      }
+    }
+
+    String withClause() {
+      return "'floe.tail.seal-rows' = '" + sealRows + "', 'floe.tail.seal-age-ms' = '" + sealAgeMillis
+          + "', 'floe.tail.segment-bytes' = '" + segmentBytes + "'";
+    }
+  }
+
+  /** The table's open tail; looked up again once it was closed (the table was dropped or altered). */
+  private Engine.TailHandle handle() {
+    db.checkOpen();
+    Engine.TailHandle h = cached;
+    if (h == null || !h.log().isOpen()) {
+      h = engine.tail(dev.floe.sql.Parser.parseName(name).parts(), dev.floe.catalog.Warehouse.DEFAULT_NAMESPACE);
+      cached = h;
+    }
+    return h;
+  }
+
+  private volatile Engine.TailHandle cached;
+
+  private Engine.TailHandle writable() {
+    if (readOnly) {
+      throw new FloeException(SqlState.READ_ONLY_SQL_TRANSACTION, "log \"" + name + "\" is open read-only");
+    }
+    return handle();
+  }
+
+  /** The log's table name, as given. */
+  public String name() {
+    return name;
+  }
+
+  /**
+   * Appends one row: its values in column order (every column but {@code _offset}). Returns once the
+   * row is durable.
+   *
+   * @return the row's offset
+   * @throws FloeException if the row does not fit the columns (nothing is written then)
+   */
+  public long append(Object... values) {
+    return extend(List.<Object>of((Object) values));
+  }
+
+  /** Appends one row given by column name; columns not named are NULL. */
+  public long append(Map<String, ?> row) {
+    return extend(List.of(row));
+  }
+
+  /**
+   * Appends rows (each an {@code Object[]} or {@code List} of values in column order, or a {@code Map}
+   * by column name) as one log record: one fsync, all or none.
+   *
+   * @return the offset of the first row; the others follow it densely
+   */
+  public long extend(List<?> rows) {
+    Objects.requireNonNull(rows, "rows");
+    Engine.TailHandle h = writable();
+    List<Object[]> checked = new ArrayList<>(rows.size());
+    for (Object row : rows) {
+      checked.add(h.values().row(row));
+    }
+    return h.log().extend(checked);
+  }
+
+  /** Checks a row exactly as {@link #append} would, writing nothing. */
+  public void validateRow(Object row) {
+    handle().values().row(row);
+  }
+
+  /** The offset the next appended row will get. */
+  public long endOffset() {
+    return handle().log().endOffset();
+  }
+
+  /** Rows appended and not yet sealed into the table. */
+  public long bufferedRows() {
+    return handle().log().bufferedRows();
+  }
+
+  /** Every row with a lower offset is in the table's files. */
+  public long sealedThrough() {
+    return handle().log().sealedThrough();
+  }
+
+  /**
+   * Every row with a lower offset is in the published table. The table is local, and sealing commits
+   * to it directly, so this is {@link #sealedThrough()}.
+   */
+  public long publishedThrough() {
+    return sealedThrough();
+  }
+
+  /**
+   * Seals the unsealed rows into the table if the memtable reached its size or age trigger, or always
+   * with {@code flush}.
+   *
+   * @return the number of rows sealed
+   */
+  public long seal(boolean flush) {
+    return writable().log().seal(flush);
+  }
+
+  /** Deletes log segments whose rows the table holds. Returns the number deleted. */
+  public int evict() {
+    return writable().log().evict();
+  }
+
+  /**
+   * Runs the tiers in order: seal (by its triggers, or everything with {@code flush}), then evict.
+   *
+   * @return the number of rows sealed
+   */
+  public long advance(boolean flush) {
+    Engine.TailHandle h = writable();
+    long sealed = h.log().seal(flush);
+    h.log().evict();
+    return sealed;
+  }
+
+  /**
+   * Runs a query in which {@code log} names this log's rows (all tiers, each row once).
+   *
+   * @throws FloeException with the query's SQLSTATE
+   */
+  public Result sql(String query) {
+    Objects.requireNonNull(query, "query");
+    String relation = "log AS (SELECT * FROM " + qualified() + ")";
+    List<dev.floe.sql.Token> tokens = Lexer.tokenize(query);
+    String text;
+    if (!tokens.isEmpty() && tokens.get(0).isKeyword("with")) {
+      int at = tokens.size() > 1 && tokens.get(1).isKeyword("recursive") ? 1 : 0;
+      int end = tokens.get(at).end();
+      text = query.substring(0, end) + " " + relation + "," + query.substring(end);
+    } else {
+      text = "WITH " + relation + " " + query;
+    }
+    return db.sql(text);
+  }
+
+  /**
+   * The rows with offsets in [{@code startOffset}, {@code endOffset}) that satisfy {@code where} (SQL,
+   * or null for all), in offset order, with the given columns (null or empty: all).
+   */
+  public Result scan(List<String> columns, String where, long startOffset, long endOffset) {
+    String select = columns == null || columns.isEmpty() ? "*"
+        : String.join(", ", columns.stream().map(Lexer::quoteIdentifier).toList());
+    String offset = Lexer.quoteIdentifier(TailLog.OFFSET_COLUMN);
+    return db.sql("SELECT " + select + " FROM " + qualified() + " WHERE " + offset + " >= " + startOffset + " AND "
+        + offset + " < " + endOffset + (where == null || where.isBlank() ? "" : " AND (" + where + ")")
+        + " ORDER BY " + offset);
+  }
+
+  private String qualified() {
+    Engine.TailHandle h = handle();
+    return Lexer.quoteIdentifier(h.id().namespace().level(0)) + "." + Lexer.quoteIdentifier(h.id().name());
+  }
+}

@@ -1,0 +1,611 @@
+package dev.floe.tail;
+
+import dev.floe.FloeException;
+import dev.floe.SqlState;
+import dev.floe.sql.Lexer;
+import dev.floe.types.TypeMapping;
+import dev.floe.write.Commits;
+import dev.floe.write.Inserter;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.UUID;
+import org.apache.iceberg.AppendFiles;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.Transaction;
+import org.apache.iceberg.exceptions.CommitFailedException;
+import org.apache.iceberg.types.Type;
+import org.apache.iceberg.types.Types;
+import org.apache.iceberg.util.PropertyUtil;
+import org.duckdb.DuckDBAppender;
+import org.duckdb.DuckDBConnection;
+
+/**
+ * The durable tail of one table (docs/tail.md): rows appended to a write-ahead log ({@link Wal}) and
+ * acknowledged once it is fsynced, readable at once, and sealed into the table's Parquet files later.
+ *
+ * <p><b>Tiers and watermarks.</b> Every row gets an offset. The table property {@value #THROUGH_PROPERTY}
+ * says which offsets the table holds: all below it. It moves only in the commit that adds the sealed
+ * files, so a reader that read a table snapshot with watermark {@code T} takes exactly the unsealed
+ * rows with offsets from {@code T} on: every row once, whatever seals happen meanwhile.
+ *
+ * <p><b>The memtable</b> is DuckDB tables in the engine's in-memory database (queries union them with
+ * the table's files), one generation per seal: rows reach them from the durable log lazily, when a
+ * query or seal needs them, so an append costs only its log write. A generation is dropped once the
+ * table holds its rows and no reader still needs it ({@link Pin}).
+ */
+public final class TailLog implements AutoCloseable {
+  /** Table property: {@code true} when the table has a tail. */
+  public static final String TAIL_PROPERTY = "floe.tail";
+  /** Table property: every row with a lower offset is in the table's files (or was deleted there). */
+  public static final String THROUGH_PROPERTY = "floe.tail.through";
+  /** Table property: the first offset this log may hand out (a successor's or a restore's start). */
+  public static final String START_PROPERTY = "floe.tail.start-offset";
+  /** The column holding each row's offset. */
+  public static final String OFFSET_COLUMN = "_offset";
+
+  /** Sizing: when a seal without {@code flush} cuts the memtable. */
+  public record Config(long segmentBytes, long sealRows, long sealAgeMillis) {
+    public static final Config DEFAULT = new Config(64L << 20, 1_000_000, 10_000);
+
+    static Config of(Map<String, String> properties) {
+      return new Config(
+          PropertyUtil.propertyAsLong(properties, "floe.tail.segment-bytes", DEFAULT.segmentBytes),
+          PropertyUtil.propertyAsLong(properties, "floe.tail.seal-rows", DEFAULT.sealRows),
+          PropertyUtil.propertyAsLong(properties, "floe.tail.seal-age-ms", DEFAULT.sealAgeMillis));
+    }
+  }
+
+  /** What the log needs from its engine. */
+  public interface Host {
+    /** The table, refreshed to its current metadata. */
+    Table table();
+
+    /** The monitor serialising this process's commits to the table. */
+    Object commitLock();
+
+    /** Where statements stage files. */
+    Path scratch();
+
+    /** A new connection to the engine's DuckDB database. */
+    DuckDBConnection connect();
+  }
+
+  private final Host host;
+  private final Config config;
+  private final Schema schema;
+  private final int offsetIndex;
+  private final RowCodec codec;
+  private final Wal wal;
+  private final DuckDBConnection mirrorDuck;
+  private final DuckDBConnection sealDuck;
+  private final String prefix;
+  private final Object sealLock = new Object();
+  private final ThreadLocal<RowCodec.Buffer> buffers = ThreadLocal.withInitial(() -> new RowCodec.Buffer(256));
+
+  // durable rows not yet in the memtable, in offset order; guarded by pending
+  private final List<Wal.Durable> pending = new ArrayList<>();
+  private volatile long durableEnd;
+  /** When the oldest row not yet sealed became durable (System.nanoTime), or 0: none. */
+  private volatile long unsealedSince;
+
+  // the memtable; guarded by this
+  private final List<Generation> generations = new ArrayList<>();
+  private final TreeMap<Long, Integer> pins = new TreeMap<>();
+  private long syncedEnd;
+  private long through;
+  private int generationCount;
+  private boolean closed;
+
+  /** A DuckDB table holding the unsealed rows with offsets in [first, end). */
+  private static final class Generation {
+    final String name;
+    final long first;
+    long end;
+    boolean open = true;
+
+    Generation(String name, long first) {
+      this.name = name;
+      this.first = first;
+      this.end = first;
+    }
+  }
+
+  private TailLog(Host host, Table table, Config config, Path dir) {
+    this.host = host;
+    this.config = config;
+    this.schema = table.schema();
+    Types.NestedField offset = schema.findField(OFFSET_COLUMN);
+    if (offset == null || offset.type().typeId() != Type.TypeID.LONG) {
+      throw new FloeException(SqlState.DATA_CORRUPTED, "table " + table.name() + " has a tail but no bigint column "
+          + OFFSET_COLUMN);
+    }
+    this.offsetIndex = schema.columns().indexOf(offset);
+    this.codec = new RowCodec(logColumns(schema));
+    this.through = through(table);
+    this.syncedEnd = through;
+    this.prefix = "__floe_tail_" + UUID.randomUUID().toString().replace("-", "") + "_";
+    this.mirrorDuck = host.connect();
+    this.sealDuck = host.connect();
+    Map<Integer, Schema> schemas = table.schemas();
+    List<Wal.Durable> replayed = new ArrayList<>();
+    this.wal = Wal.open(dir, config.segmentBytes(), Math.max(through, start(table)), r -> {
+      if (r.end() <= through) {
+        return; // the table holds these rows
+      }
+      List<Object[]> rows = decode(schemas, r);
+      long first = r.first();
+      if (first < through) {
+        rows = rows.subList((int) (through - first), rows.size());
+        first = through;
+      }
+      replayed.add(new Wal.Durable(first, rows.size(), rows));
+    }, this::durable);
+    this.durableEnd = wal.nextOffset();
+    if (!replayed.isEmpty()) {
+      durable(replayed);
+    }
+    synchronized (this) {
+      newGeneration(through);
+    }
+  }
+
+  /**
+   * Opens the tail of {@code host}'s table, its log in {@code dir}, replaying the rows the table does
+   * not hold yet.
+   */
+  public static TailLog open(Host host, Path dir) {
+    Table table = host.table();
+    return new TailLog(host, table, Config.of(table.properties()), dir);
+  }
+
+  /** The columns a log record holds: the table's, without {@value #OFFSET_COLUMN}. */
+  static List<Types.NestedField> logColumns(Schema schema) {
+    List<Types.NestedField> columns = new ArrayList<>(schema.columns());
+    columns.removeIf(f -> f.name().equals(OFFSET_COLUMN));
+    return columns;
+  }
+
+  /** Checks that a table of this schema can have a tail. */
+  public static void checkSchema(Schema schema) {
+    RowCodec.check(logColumns(schema));
+  }
+
+  /** The table's watermark: every offset below it is in the table. */
+  public static long through(Table table) {
+    return Math.max(PropertyUtil.propertyAsLong(table.properties(), THROUGH_PROPERTY, 0), start(table));
+  }
+
+  private static long start(Table table) {
+    return PropertyUtil.propertyAsLong(table.properties(), START_PROPERTY, 0);
+  }
+
+  public static boolean hasTail(Table table) {
+    return hasTail(table.properties());
+  }
+
+  public static boolean hasTail(Map<String, String> properties) {
+    return "true".equalsIgnoreCase(properties.get(TAIL_PROPERTY));
+  }
+
+  /** Rows of a replayed record, mapped from the schema it was written with to the current one. */
+  private List<Object[]> decode(Map<Integer, Schema> schemas, Wal.Record r) {
+    if (r.schemaId() == schema.schemaId()) {
+      return codec.decode(r.payload(), r.count());
+    }
+    Schema written = schemas.get(r.schemaId());
+    if (written == null) {
+      throw new FloeException(SqlState.DATA_CORRUPTED, "log record at offset " + r.first()
+          + " was written with schema " + r.schemaId() + ", which the table does not have");
+    }
+    List<Types.NestedField> from = logColumns(written);
+    List<Types.NestedField> to = logColumns(schema);
+    List<Object[]> old = new RowCodec(from).decode(r.payload(), r.count());
+    List<Object[]> rows = new ArrayList<>(old.size());
+    for (Object[] o : old) {
+      Object[] row = new Object[to.size()];
+      for (int i = 0; i < to.size(); i++) {
+        for (int j = 0; j < from.size(); j++) {
+          if (from.get(j).fieldId() == to.get(i).fieldId()) {
+            row[i] = o[j];
+          }
+        }
+      }
+      rows.add(row);
+    }
+    return rows;
+  }
+
+  /** The table's schema the log was opened with. */
+  public Schema schema() {
+    return schema;
+  }
+
+  /** The columns of an appended row, in order: the table's, without {@value #OFFSET_COLUMN}. */
+  public List<Types.NestedField> rowColumns() {
+    return logColumns(schema);
+  }
+
+  /**
+   * Appends rows (Iceberg internal values of {@link #rowColumns()}, already checked) as one log record,
+   * and returns once it is durable.
+   *
+   * @return the offset of the first row; the others follow densely
+   */
+  public long extend(List<Object[]> rows) {
+    if (rows.isEmpty()) {
+      return endOffset();
+    }
+    RowCodec.Buffer buffer = buffers.get();
+    buffer.reset();
+    codec.encode(rows, buffer);
+    long first = wal.append(buffer.array(), buffer.position(), rows.size(), schema.schemaId(), List.copyOf(rows));
+    if (buffer.array().length > 1 << 20) {
+      buffers.remove(); // do not keep a large batch's buffer
+    }
+    return first;
+  }
+
+  /** Called by the log, in offset order, once records are durable. */
+  private void durable(List<Wal.Durable> records) {
+    synchronized (pending) {
+      if (unsealedSince == 0) {
+        unsealedSince = System.nanoTime();
+      }
+      pending.addAll(records);
+      Wal.Durable last = records.get(records.size() - 1);
+      durableEnd = last.first() + last.count();
+    }
+  }
+
+  /** The offset the next appended row will get. */
+  public long endOffset() {
+    return durableEnd;
+  }
+
+  /** Rows acknowledged but not yet in the table. */
+  public long bufferedRows() {
+    synchronized (this) {
+      return durableEnd - through;
+    }
+  }
+
+  /** The watermark as this log last committed or found it. */
+  public synchronized long sealedThrough() {
+    return through;
+  }
+
+  /** Moves rows made durable since the last call into the memtable. Holding this. */
+  private void sync() {
+    List<Wal.Durable> batch;
+    synchronized (pending) {
+      if (pending.isEmpty()) {
+        return;
+      }
+      batch = new ArrayList<>(pending);
+      pending.clear();
+    }
+    Generation g = generations.get(generations.size() - 1);
+    List<Types.NestedField> columns = schema.columns();
+    try (DuckDBAppender a = mirrorDuck.createAppender("memory", "main", g.name)) {
+      for (Wal.Durable d : batch) {
+        @SuppressWarnings("unchecked")
+        List<Object[]> rows = (List<Object[]>) d.attachment();
+        long offset = d.first();
+        for (Object[] row : rows) {
+          a.beginRow();
+          int v = 0;
+          for (int c = 0; c < columns.size(); c++) {
+            if (c == offsetIndex) {
+              a.append(offset);
+            } else {
+              appendValue(a, columns.get(c).type(), row[v++]);
+            }
+          }
+          a.endRow();
+          offset++;
+        }
+      }
+      a.flush();
+    } catch (SQLException e) {
+      throw new FloeException(SqlState.INTERNAL_ERROR, "cannot move log rows into the memtable: " + e.getMessage(), e);
+    }
+    Wal.Durable last = batch.get(batch.size() - 1);
+    syncedEnd = last.first() + last.count();
+    g.end = syncedEnd;
+  }
+
+  private static void appendValue(DuckDBAppender a, Type type, Object v) throws SQLException {
+    if (v == null) {
+      a.appendNull();
+      return;
+    }
+    switch (type.typeId()) {
+      case BOOLEAN -> a.append((boolean) (Boolean) v);
+      case INTEGER -> a.append((int) (Integer) v);
+      case LONG -> a.append((long) (Long) v);
+      case FLOAT -> a.append((float) (Float) v);
+      case DOUBLE -> a.append((double) (Double) v);
+      case DATE -> a.appendEpochDays((Integer) v);
+      case TIME -> a.appendDayMicros((Long) v);
+      case TIMESTAMP -> a.appendEpochMicros((Long) v);
+      case TIMESTAMP_NANO -> a.appendEpochNanos((Long) v);
+      case STRING -> a.append((String) v);
+      case UUID -> a.append((UUID) v);
+      case DECIMAL -> a.append((java.math.BigDecimal) v);
+      case BINARY, FIXED -> {
+        ByteBuffer b = ((ByteBuffer) v).duplicate();
+        byte[] bytes = new byte[b.remaining()];
+        b.get(bytes);
+        a.append(bytes);
+      }
+      default -> throw new IllegalStateException("unexpected type " + type);
+    }
+  }
+
+  /** Starts a memtable generation at {@code first}. Holding this. */
+  private void newGeneration(long first) {
+    String name = prefix + (generationCount++);
+    StringBuilder ddl = new StringBuilder("CREATE TABLE memory.main.").append(Lexer.quoteIdentifier(name)).append(" (");
+    List<Types.NestedField> columns = schema.columns();
+    for (int c = 0; c < columns.size(); c++) {
+      ddl.append(c > 0 ? ", " : "").append(Lexer.quoteIdentifier(columns.get(c).name())).append(' ')
+          .append(TypeMapping.duckdbType(columns.get(c).type()));
+    }
+    execute(ddl.append(')').toString());
+    generations.add(new Generation(name, first));
+  }
+
+  private void execute(String sql) {
+    try (var st = mirrorDuck.createStatement()) {
+      st.execute(sql);
+    } catch (SQLException e) {
+      throw new FloeException(SqlState.INTERNAL_ERROR, "memtable: " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * A reader's hold on the unsealed rows after a watermark: they stay in the memtable until it is
+   * closed. Close it once the query reading them has started (DuckDB then sees them to its end).
+   */
+  public final class Pin implements AutoCloseable {
+    private final long from;
+    private final long end;
+    private final List<String> tables;
+    private boolean released;
+
+    private Pin(long from, long end, List<String> tables) {
+      this.from = from;
+      this.end = end;
+      this.tables = tables;
+    }
+
+    /** The first offset this reader takes from the memtable (the watermark of the snapshot it read). */
+    public long from() {
+      return from;
+    }
+
+    /** The offset after the last row this reader sees. */
+    public long end() {
+      return end;
+    }
+
+    /** Whether there are unsealed rows to read. */
+    public boolean isEmpty() {
+      return end <= from;
+    }
+
+    /**
+     * A SELECT of the pinned unsealed rows: {@code columns} (DuckDB expressions over the table's
+     * columns, quoted names) in order.
+     */
+    public String sql(String columns) {
+      List<String> parts = new ArrayList<>();
+      for (String t : tables) {
+        parts.add("SELECT " + columns + " FROM memory.main." + Lexer.quoteIdentifier(t) + " WHERE "
+            + Lexer.quoteIdentifier(OFFSET_COLUMN) + " >= " + from + " AND " + Lexer.quoteIdentifier(OFFSET_COLUMN)
+            + " < " + end);
+      }
+      return String.join(" UNION ALL ", parts);
+    }
+
+    @Override
+    public void close() {
+      synchronized (TailLog.this) {
+        if (released) {
+          return;
+        }
+        released = true;
+        pins.computeIfPresent(from, (k, n) -> n == 1 ? null : n - 1);
+        reclaim();
+      }
+    }
+  }
+
+  /**
+   * Pins the unsealed rows a reader of a table snapshot with watermark {@code from} must add: those with
+   * offsets from {@code from} to the end of what is durable now.
+   *
+   * @return empty if the memtable no longer holds rows from {@code from} (the snapshot is older than a
+   *     seal the memtable has forgotten): read the table again
+   */
+  public synchronized java.util.Optional<Pin> pin(long from) {
+    checkOpen();
+    if (from < floor()) {
+      return java.util.Optional.empty();
+    }
+    sync();
+    long end = Math.max(syncedEnd, from);
+    List<String> tables = new ArrayList<>();
+    for (Generation g : generations) {
+      if (g.end > from && g.first < end) {
+        tables.add(g.name);
+      }
+    }
+    pins.merge(from, 1, Integer::sum);
+    return java.util.Optional.of(new Pin(from, end, tables));
+  }
+
+  /** The lowest offset the memtable still holds rows from. Holding this. */
+  private long floor() {
+    return generations.isEmpty() ? syncedEnd : generations.get(0).first;
+  }
+
+  /** Drops generations the table holds that no reader pins. Holding this. */
+  private void reclaim() {
+    long keep = pins.isEmpty() ? through : Math.min(through, pins.firstKey());
+    while (generations.size() > 1 && !generations.get(0).open && generations.get(0).end <= keep) {
+      execute("DROP TABLE memory.main." + Lexer.quoteIdentifier(generations.remove(0).name));
+    }
+  }
+
+  /**
+   * Seals unsealed rows into the table: Parquet sorted by the table's sort order, committed in one
+   * snapshot that also moves the watermark. Without {@code flush} only when the memtable has reached
+   * its size or age trigger.
+   *
+   * @return the number of rows sealed
+   */
+  public long seal(boolean flush) {
+    synchronized (sealLock) {
+      long from;
+      long to;
+      String sql;
+      synchronized (this) {
+        checkOpen();
+        from = through;
+        sync();
+        to = syncedEnd;
+        if (to == from) {
+          return 0;
+        }
+        long since = unsealedSince;
+        long ageMillis = since == 0 ? 0 : (System.nanoTime() - since) / 1_000_000;
+        if (!flush && to - from < config.sealRows() && ageMillis < config.sealAgeMillis()) {
+          return 0;
+        }
+        // the rows sealed stay readable from the closed generations until the commit moves the watermark
+        Generation g = generations.get(generations.size() - 1);
+        g.open = false;
+        newGeneration(to);
+        List<String> parts = new ArrayList<>();
+        for (Generation s : generations) {
+          if (s.end > from && s.first < to) {
+            parts.add("SELECT * FROM memory.main." + Lexer.quoteIdentifier(s.name) + " WHERE "
+                + Lexer.quoteIdentifier(OFFSET_COLUMN) + " >= " + from + " AND " + Lexer.quoteIdentifier(OFFSET_COLUMN)
+                + " < " + to);
+          }
+        }
+        sql = String.join(" UNION ALL ", parts);
+        // rows appended from here on are the next seal's; their age counts from now at the latest
+        synchronized (pending) {
+          unsealedSince = durableEnd > to ? System.nanoTime() : 0;
+        }
+      }
+      commitSeal(from, to, sql);
+      synchronized (this) {
+        through = to;
+        reclaim();
+      }
+      return to - from;
+    }
+  }
+
+  private void commitSeal(long from, long to, String rowsSql) {
+    Table table = host.table();
+    long tableThrough = through(table);
+    if (tableThrough != from) {
+      throw new FloeException(SqlState.OBJECT_NOT_IN_PREREQUISITE_STATE, "table " + table.name()
+          + " holds offsets below " + tableThrough + " but its tail expected " + from
+          + ": another process is sealing it");
+    }
+    Inserter.Written written;
+    try {
+      written = Inserter.write(sealDuck, table, table.schema(), rowsSql, host.scratch(), -1);
+    } catch (Inserter.WriteFailure e) {
+      throw new FloeException(SqlState.IO_ERROR, "cannot seal rows " + from + ".." + to + " of " + table.name()
+          + ": " + e.sqlException().getMessage(), e);
+    }
+    try {
+      synchronized (host.commitLock()) {
+        table.refresh();
+        Transaction txn = table.newTransaction();
+        AppendFiles append = Commits.inline(txn.newAppend());
+        written.files().forEach(append::appendFile);
+        append.set(THROUGH_PROPERTY, Long.toString(to));
+        append.commit();
+        txn.updateProperties().set(THROUGH_PROPERTY, Long.toString(to)).commit();
+        txn.commitTransaction();
+      }
+    } catch (CommitFailedException e) {
+      Inserter.deleteFiles(table, written.files());
+      throw new FloeException(SqlState.SERIALIZATION_FAILURE, "could not commit the seal of " + table.name() + ": "
+          + e.getMessage(), e);
+    } catch (RuntimeException e) {
+      Inserter.deleteFiles(table, written.files());
+      throw e;
+    }
+  }
+
+  /**
+   * Deletes the log segments whose rows the table holds.
+   *
+   * @return the number of segments deleted
+   */
+  public int evict() {
+    long t;
+    synchronized (this) {
+      checkOpen();
+      t = through;
+    }
+    return wal.evictBelow(t);
+  }
+
+  /** Log segment files on disk. */
+  public int segments() {
+    return wal.segmentCount();
+  }
+
+  public synchronized boolean isOpen() {
+    return !closed;
+  }
+
+  private void checkOpen() {
+    if (closed) {
+      throw new FloeException(SqlState.OBJECT_NOT_IN_PREREQUISITE_STATE, "the tail of this table is closed");
+    }
+  }
+
+  /** Closes the log; rows acknowledged and not sealed stay in it, for the next open. */
+  @Override
+  public void close() {
+    synchronized (sealLock) {
+      synchronized (this) {
+        if (closed) {
+          return;
+        }
+        closed = true;
+        wal.close();
+        for (Generation g : generations) {
+          try (var st = mirrorDuck.createStatement()) {
+            st.execute("DROP TABLE IF EXISTS memory.main." + Lexer.quoteIdentifier(g.name));
+          } catch (SQLException ignored) {
+            // the database is going away too
+          }
+        }
+        generations.clear();
+        try {
+          mirrorDuck.close();
+          sealDuck.close();
+        } catch (SQLException ignored) {
+          // nothing left to lose
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,347 @@
+package dev.floe.tail;
+
+import dev.floe.FloeException;
+import dev.floe.SqlState;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
+import java.util.zip.CRC32C;
+
+/**
+ * A write-ahead log of row batches, in segment files named by their first offset.
+ *
+ * <p>A record is a 24-byte header (payload length, CRC32C of everything after the CRC, first offset,
+ * row count, schema id) and its payload; a batch of rows is one record. {@link #append} returns once
+ * the record is on disk (fdatasync). Concurrent appenders share fsyncs (group commit): whoever takes
+ * the flush lock writes every record queued so far with one write and one fsync, and the others find
+ * theirs already durable.
+ *
+ * <p>Opening replays every record in order. In the last segment the first record that is incomplete
+ * or fails its checksum ends the log: it was being written when the process died, so it was never
+ * acknowledged, and the file is cut there. Anywhere else such a record is corruption of acknowledged
+ * rows, and opening fails rather than skip them.
+ */
+final class Wal implements AutoCloseable {
+  static final int HEADER = 24;
+  /** Larger records are refused; a header claiming more is damage. */
+  static final int MAX_PAYLOAD = 256 << 20;
+
+  /** A replayed record. */
+  record Record(long first, int count, int schemaId, ByteBuffer payload) {
+    long end() {
+      return first + count;
+    }
+  }
+
+  /** A record made durable, handed to the listener in offset order with what its appender attached. */
+  record Durable(long first, int count, Object attachment) {}
+
+  private final Path dir;
+  private final long segmentBytes;
+  private final Consumer<List<Durable>> onDurable;
+  private final TreeMap<Long, Path> segments = new TreeMap<>();
+  private final ReentrantLock flushLock = new ReentrantLock();
+  private FileChannel current;
+  private long currentSize;
+
+  // guarded by this
+  private long next;
+  private long enqueued;
+  private List<Queued> queue = new ArrayList<>();
+  private IOException failure;
+  private boolean closed;
+
+  private volatile long durableSeq;
+
+  private record Queued(long first, int count, byte[] bytes, Object attachment) {}
+
+  private Wal(Path dir, long segmentBytes, long next, Consumer<List<Durable>> onDurable) {
+    this.dir = dir;
+    this.segmentBytes = segmentBytes;
+    this.next = next;
+    this.onDurable = onDurable;
+  }
+
+  /**
+   * Opens (creating) the log in {@code dir}, replaying its records to {@code replay} in order.
+   *
+   * @param floor the least next offset (offsets below it were handed out before: by a log whose
+   *     segments were evicted, or reserved by a restore)
+   */
+  static Wal open(Path dir, long segmentBytes, long floor, Consumer<Record> replay, Consumer<List<Durable>> onDurable) {
+    try {
+      Files.createDirectories(dir);
+      Wal wal = new Wal(dir, segmentBytes, floor, onDurable);
+      List<Path> files = new ArrayList<>();
+      try (var list = Files.list(dir)) {
+        list.filter(p -> p.getFileName().toString().endsWith(".wal")).forEach(files::add);
+      }
+      for (Path p : files) {
+        String name = p.getFileName().toString();
+        try {
+          wal.segments.put(Long.parseLong(name.substring(0, name.length() - 4)), p);
+        } catch (NumberFormatException e) {
+          throw corrupt(p, 0, "not a log segment name");
+        }
+      }
+      long expected = -1;
+      for (Map.Entry<Long, Path> e : wal.segments.entrySet()) {
+        boolean last = e.getKey().equals(wal.segments.lastKey());
+        expected = wal.replaySegment(e.getValue(), e.getKey(), expected, last, replay);
+      }
+      if (expected >= 0) {
+        wal.next = Math.max(wal.next, expected);
+      }
+      return wal;
+    } catch (IOException e) {
+      throw new FloeException(SqlState.IO_ERROR, "cannot open the log in " + dir + ": " + e.getMessage(), e);
+    }
+  }
+
+  private static FloeException corrupt(Path file, long position, String what) {
+    return new FloeException(SqlState.DATA_CORRUPTED, "log segment " + file + " is damaged at byte " + position
+        + ": " + what, null, "The rows from there on were acknowledged; restore the segment from a backup, "
+        + "or move it aside to give them up.", 0, null);
+  }
+
+  /** Replays one segment; returns the offset after its last record. */
+  private long replaySegment(Path file, long named, long expected, boolean last, Consumer<Record> replay)
+      throws IOException {
+    ByteBuffer all = ByteBuffer.wrap(Files.readAllBytes(file)).order(ByteOrder.LITTLE_ENDIAN);
+    long end = expected < 0 ? named : expected;
+    if (expected >= 0 && named != expected) {
+      throw corrupt(file, 0, "it starts at offset " + named + " but the previous segment ends at " + expected);
+    }
+    int pos = 0;
+    CRC32C crc = new CRC32C();
+    while (pos < all.limit()) {
+      String bad = null;
+      int length = 0;
+      if (all.limit() - pos < HEADER) {
+        bad = "incomplete record header";
+      } else {
+        length = all.getInt(pos);
+        if (length < 0 || length > MAX_PAYLOAD || length > all.limit() - pos - HEADER) {
+          bad = "incomplete record";
+        } else {
+          crc.reset();
+          crc.update(all.array(), pos + 8, HEADER - 8 + length);
+          if ((int) crc.getValue() != all.getInt(pos + 4)) {
+            bad = "checksum mismatch";
+          }
+        }
+      }
+      if (bad != null) {
+        if (!last) {
+          throw corrupt(file, pos, bad);
+        }
+        // the record being written when the process stopped: never acknowledged
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE)) {
+          ch.truncate(pos);
+          ch.force(true);
+        }
+        break;
+      }
+      long first = all.getLong(pos + 8);
+      int count = all.getInt(pos + 16);
+      int schemaId = all.getInt(pos + 20);
+      if (first != end || count <= 0) {
+        throw corrupt(file, pos, "record of offsets " + first + "+" + count + " where offset " + end + " was next");
+      }
+      ByteBuffer payload = all.slice(pos + HEADER, length).order(ByteOrder.LITTLE_ENDIAN);
+      replay.accept(new Record(first, count, schemaId, payload));
+      end = first + count;
+      pos += HEADER + length;
+    }
+    if (last) {
+      current = FileChannel.open(file, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
+      currentSize = current.size();
+    }
+    return end;
+  }
+
+  /**
+   * Writes a record of {@code count} rows (its payload: {@code bytes[0, length)}) and waits until it is
+   * durable.
+   *
+   * @return the first offset of its rows
+   * @throws FloeException 58030 if the log cannot be written (the record was not acknowledged, and the
+   *     log accepts nothing more until it is reopened)
+   */
+  long append(byte[] bytes, int length, int count, int schemaId, Object attachment) {
+    if (length > MAX_PAYLOAD) {
+      throw new FloeException(SqlState.PROGRAM_LIMIT_EXCEEDED, "a batch of " + length
+          + " bytes is larger than a log record may be (" + MAX_PAYLOAD + " bytes); append it in parts");
+    }
+    byte[] record = new byte[HEADER + length];
+    ByteBuffer b = ByteBuffer.wrap(record).order(ByteOrder.LITTLE_ENDIAN);
+    long first;
+    long seq;
+    synchronized (this) {
+      checkUsable();
+      first = next;
+      next += count;
+      b.putInt(0, length).putLong(8, first).putInt(16, count).putInt(20, schemaId);
+      System.arraycopy(bytes, 0, record, HEADER, length);
+      CRC32C crc = new CRC32C();
+      crc.update(record, 8, HEADER - 8 + length);
+      b.putInt(4, (int) crc.getValue());
+      queue.add(new Queued(first, count, record, attachment));
+      seq = ++enqueued;
+    }
+    flushLock.lock();
+    try {
+      if (durableSeq >= seq) {
+        return first; // a concurrent appender's fsync covered this record
+      }
+      List<Queued> batch;
+      long upTo;
+      synchronized (this) {
+        checkUsable();
+        batch = queue;
+        queue = new ArrayList<>();
+        upTo = enqueued;
+      }
+      try {
+        write(batch);
+      } catch (IOException e) {
+        synchronized (this) {
+          failure = e;
+        }
+        throw failed(e);
+      }
+      List<Durable> done = new ArrayList<>(batch.size());
+      for (Queued q : batch) {
+        done.add(new Durable(q.first(), q.count(), q.attachment()));
+      }
+      onDurable.accept(done);
+      durableSeq = upTo;
+      return first;
+    } finally {
+      flushLock.unlock();
+    }
+  }
+
+  private void checkUsable() {
+    if (closed) {
+      throw new FloeException(SqlState.OBJECT_NOT_IN_PREREQUISITE_STATE, "the log is closed");
+    }
+    if (failure != null) {
+      throw failed(failure);
+    }
+  }
+
+  private FloeException failed(IOException e) {
+    return new FloeException(SqlState.IO_ERROR, "cannot write the log in " + dir + ": " + e.getMessage()
+        + "; rows not acknowledged were not appended", null, "Reopen the log once the disk is writable again.", 0, e);
+  }
+
+  private void write(List<Queued> batch) throws IOException {
+    if (current == null || currentSize >= segmentBytes) {
+      roll(batch.get(0).first());
+    }
+    ByteBuffer[] buffers = new ByteBuffer[batch.size()];
+    long total = 0;
+    for (int i = 0; i < buffers.length; i++) {
+      buffers[i] = ByteBuffer.wrap(batch.get(i).bytes());
+      total += buffers[i].remaining();
+    }
+    long written = 0;
+    while (written < total) {
+      written += current.write(buffers);
+    }
+    current.force(false);
+    currentSize += total;
+  }
+
+  /** Starts a new segment whose first record has offset {@code first}; its name is durable before use. */
+  private void roll(long first) throws IOException {
+    Path file = dir.resolve(String.format("%020d.wal", first));
+    FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+        StandardOpenOption.APPEND);
+    syncDirectory(dir);
+    if (current != null) {
+      current.close();
+    }
+    current = ch;
+    currentSize = ch.size();
+    synchronized (segments) {
+      segments.put(first, file);
+    }
+  }
+
+  static void syncDirectory(Path dir) throws IOException {
+    try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
+      d.force(true);
+    }
+  }
+
+  /** The offset the next appended row gets. */
+  synchronized long nextOffset() {
+    return next;
+  }
+
+  /**
+   * Deletes the segments all of whose rows have offsets below {@code through} (the table holds them);
+   * the segment being written is kept.
+   *
+   * @return the number of segments deleted
+   */
+  int evictBelow(long through) {
+    List<Path> doomed = new ArrayList<>();
+    synchronized (segments) {
+      Long[] firsts = segments.keySet().toArray(new Long[0]);
+      for (int i = 0; i + 1 < firsts.length; i++) {
+        if (firsts[i + 1] <= through) {
+          doomed.add(segments.remove(firsts[i]));
+        }
+      }
+    }
+    for (Path p : doomed) {
+      try {
+        Files.delete(p);
+      } catch (NoSuchFileException ignored) {
+        // already gone
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+    return doomed.size();
+  }
+
+  /** The number of segment files. */
+  int segmentCount() {
+    synchronized (segments) {
+      return segments.size();
+    }
+  }
+
+  @Override
+  public void close() {
+    flushLock.lock();
+    try {
+      synchronized (this) {
+        closed = true;
+      }
+      if (current != null) {
+        current.close();
+      }
+    } catch (IOException ignored) {
+      // everything acknowledged was forced already
+    } finally {
+      flushLock.unlock();
+    }
+  }
+}

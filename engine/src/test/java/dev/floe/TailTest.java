@@ -1,0 +1,228 @@
+package dev.floe;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.floe.testing.IcebergClients;
+import java.math.BigDecimal;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.data.IcebergGenerics;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.jdbc.JdbcCatalog;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The durable tail through SQL and the embedded Log API: offsets, reads across tiers, seal, restart. */
+class TailTest {
+  @TempDir
+  Path dir;
+
+  private Database open() {
+    return Floe.open(dir);
+  }
+
+  private static List<String> rows(Database db, String sql) {
+    List<String> out = new ArrayList<>();
+    try (Result r = db.sql(sql)) {
+      for (Row row : r) {
+        List<String> cells = new ArrayList<>();
+        for (int i = 0; i < r.columns().size(); i++) {
+          cells.add(row.getString(i));
+        }
+        out.add(String.join("|", cells));
+      }
+    }
+    return out;
+  }
+
+  private static long count(Database db, String table) {
+    return Long.parseLong(rows(db, "SELECT count(*) FROM " + table).get(0));
+  }
+
+  @Test
+  void sqlInsertIsReadableAtOnceAndSealedIntoTheTable() throws Exception {
+    try (Database db = open()) {
+      db.sql("CREATE TABLE ev (ts timestamp NOT NULL, kind text, n int) WITH (tail = true, sort_by = 'ts')").close();
+      assertThat(db.table("ev").columns()).extracting(Column::name).containsExactly("ts", "kind", "n", "_offset");
+      db.sql("INSERT INTO ev VALUES (TIMESTAMP '2026-01-02 00:00:00', 'b', 2), "
+          + "(TIMESTAMP '2026-01-01 00:00:00', 'a', 1)").close();
+      db.sql("INSERT INTO ev (ts, n) VALUES (TIMESTAMP '2026-01-03 00:00:00', 3)").close();
+      assertThat(rows(db, "SELECT kind, n, _offset FROM ev ORDER BY _offset"))
+          .containsExactly("b|2|0", "a|1|1", "null|3|2");
+      // nothing is in the table's files yet: no snapshot
+      assertThat(db.table("ev").snapshots()).isEmpty();
+
+      Log log = db.openLog("ev");
+      assertThat(log.bufferedRows()).isEqualTo(3);
+      assertThat(log.seal(true)).isEqualTo(3);
+      assertThat(log.bufferedRows()).isZero();
+      assertThat(db.table("ev").snapshots()).hasSize(1);
+      assertThat(db.table("ev").properties()).containsEntry("floe.tail.through", "3");
+      db.sql("INSERT INTO ev VALUES (TIMESTAMP '2026-01-04 00:00:00', 'd', 4)").close();
+      // sealed and unsealed rows, each once
+      assertThat(rows(db, "SELECT n, _offset FROM ev ORDER BY _offset")).containsExactly("2|0", "1|1", "3|2", "4|3");
+      assertThat(rows(db, "SELECT count(*), sum(e1.n) FROM ev e1 JOIN ev e2 USING (_offset)")).containsExactly("4|10");
+    }
+    // Iceberg's own reader sees the sealed rows, sorted by ts within the file
+    List<String> sealed = new ArrayList<>();
+    try (JdbcCatalog catalog = IcebergClients.jdbcCatalog(dir)) {
+      Table t = catalog.loadTable(TableIdentifier.of("public", "ev"));
+      try (CloseableIterable<Record> it = IcebergGenerics.read(t).build()) {
+        it.forEach(r -> sealed.add(r.getField("n") + "@" + r.getField("_offset")));
+      }
+    }
+    assertThat(sealed).containsExactly("1@1", "2@0", "3@2");
+  }
+
+  @Test
+  void acknowledgedRowsSurviveARestartAndOffsetsContinue() {
+    try (Database db = open()) {
+      Log log = db.newLog("trades", "ts timestamptz NOT NULL, sym text, px numeric(10,2), qty bigint", "ts");
+      assertThat(log.append(Instant.parse("2026-03-01T10:00:00Z"), "ABC", new BigDecimal("10.5"), 100L)).isZero();
+      assertThat(log.extend(List.of(
+          new Object[] {Instant.parse("2026-03-01T10:00:01Z"), "XYZ", new BigDecimal("7"), 5L},
+          Map.of("ts", Instant.parse("2026-03-01T10:00:02Z"), "sym", "ABC", "qty", 7L)))).isEqualTo(1);
+      assertThat(log.endOffset()).isEqualTo(3);
+      log.seal(true);
+      log.append(Instant.parse("2026-03-01T10:00:03Z"), "Q", null, 1L);
+    }
+    try (Database db = open()) {
+      Log log = db.openLog("trades");
+      assertThat(log.endOffset()).isEqualTo(4);
+      assertThat(log.bufferedRows()).isEqualTo(1);
+      assertThat(rows(db, "SELECT sym, px, qty, _offset FROM trades ORDER BY _offset"))
+          .containsExactly("ABC|10.50|100|0", "XYZ|7.00|5|1", "ABC|null|7|2", "Q|null|1|3");
+      assertThat(log.append(Instant.parse("2026-03-01T10:00:04Z"), "R", BigDecimal.ONE, 2L)).isEqualTo(4);
+      try (Result r = log.scan(List.of("sym", "_offset"), "qty < 10", 1, 5)) {
+        List<String> got = new ArrayList<>();
+        r.forEach(row -> got.add(row.getString(0) + "@" + row.getString(1)));
+        assertThat(got).containsExactly("XYZ@1", "ABC@2", "Q@3", "R@4");
+      }
+      try (Result r = log.sql("SELECT count(*) FROM log WHERE sym = 'ABC'")) {
+        assertThat(r.iterator().next().getLong(0)).isEqualTo(2);
+      }
+    }
+  }
+
+  @Test
+  void badRowsAreRefusedBeforeAnythingIsWritten() {
+    try (Database db = open()) {
+      Log log = db.newLog("m", "id int NOT NULL, name varchar(3), d date", null);
+      assertThatThrownBy(() -> log.append(null, "a", null)).isInstanceOf(FloeException.class)
+          .hasFieldOrPropertyWithValue("sqlState", SqlState.NOT_NULL_VIOLATION);
+      assertThatThrownBy(() -> log.append("x", "a", null))
+          .hasFieldOrPropertyWithValue("sqlState", SqlState.DATATYPE_MISMATCH);
+      assertThatThrownBy(() -> log.append(1L << 40, "a", null))
+          .hasFieldOrPropertyWithValue("sqlState", SqlState.NUMERIC_VALUE_OUT_OF_RANGE);
+      assertThatThrownBy(() -> log.append(1, "abcd", null))
+          .hasFieldOrPropertyWithValue("sqlState", SqlState.STRING_DATA_RIGHT_TRUNCATION);
+      assertThatThrownBy(() -> log.append(1, "a"))
+          .hasFieldOrPropertyWithValue("sqlState", SqlState.INVALID_PARAMETER_VALUE);
+      assertThatThrownBy(() -> log.append(Map.of("id", 1, "nope", 2)))
+          .hasFieldOrPropertyWithValue("sqlState", SqlState.UNDEFINED_COLUMN);
+      assertThatThrownBy(() -> log.extend(List.of(new Object[] {1, "a", null}, new Object[] {2, "b", "2026"})))
+          .hasFieldOrPropertyWithValue("sqlState", SqlState.DATATYPE_MISMATCH);
+      assertThatThrownBy(() -> log.validateRow(new Object[] {null, null, null}))
+          .hasFieldOrPropertyWithValue("sqlState", SqlState.NOT_NULL_VIOLATION);
+      log.validateRow(new Object[] {1, "abc", LocalDate.of(2026, 1, 1)});
+      assertThat(log.endOffset()).isZero();
+      assertThat(count(db, "m")).isZero();
+      assertThatThrownBy(() -> db.sql("INSERT INTO m VALUES (NULL, 'a', NULL)").close())
+          .hasFieldOrPropertyWithValue("sqlState", SqlState.NOT_NULL_VIOLATION);
+      assertThatThrownBy(() -> db.sql("INSERT INTO m (id, _offset) VALUES (1, 5)").close())
+          .hasFieldOrPropertyWithValue("sqlState", SqlState.GENERATED_ALWAYS);
+      assertThat(log.endOffset()).isZero();
+      assertThat(log.append(1, "abc", LocalDate.of(2026, 1, 1))).isZero();
+    }
+  }
+
+  @Test
+  void rowLevelStatementsSealFirstAndSeeEveryRow() {
+    try (Database db = open()) {
+      Log log = db.newLog("r", "id int, v text", "id");
+      for (int i = 0; i < 10; i++) {
+        log.append(i, "v" + i);
+      }
+      db.sql("UPDATE r SET v = 'x' WHERE id % 2 = 0").close();
+      db.sql("DELETE FROM r WHERE id > 7").close();
+      assertThat(log.bufferedRows()).isZero();
+      log.append(20, "new");
+      assertThat(rows(db, "SELECT id, v, _offset FROM r ORDER BY _offset")).containsExactly("0|x|0", "1|v1|1",
+          "2|x|2", "3|v3|3", "4|x|4", "5|v5|5", "6|x|6", "7|v7|7", "20|new|10");
+      assertThatThrownBy(() -> {
+        try (Transaction t = db.begin()) {
+          t.sql("INSERT INTO r VALUES (1, 'a')").close();
+        }
+      }).hasFieldOrPropertyWithValue("sqlState", SqlState.FEATURE_NOT_SUPPORTED);
+    }
+  }
+
+  @Test
+  void droppingTheTableDeletesItsLog() throws Exception {
+    try (Database db = open()) {
+      db.newLog("gone", "id int", null).append(1);
+      Path tails = dir.resolve(".floe").resolve("tail");
+      try (Stream<Path> s = Files.list(tails)) {
+        assertThat(s.count()).isEqualTo(1);
+      }
+      db.sql("DROP TABLE gone").close();
+      try (Stream<Path> s = Files.list(tails)) {
+        assertThat(s.count()).isZero();
+      }
+    }
+  }
+
+  @Test
+  void alterTableKeepsTheLogRowsAndSetTailAddsOne() {
+    try (Database db = open()) {
+      Log log = db.newLog("a", "id int", null);
+      log.append(1);
+      db.sql("ALTER TABLE a ADD COLUMN note text").close();
+      assertThat(log.append(2, "two")).isEqualTo(1);
+      db.sql("ALTER TABLE a RENAME TO b").close();
+      db.sql("INSERT INTO b VALUES (3, 'three')").close();
+      assertThat(rows(db, "SELECT id, note, _offset FROM b ORDER BY _offset"))
+          .containsExactly("1|null|0", "2|two|1", "3|three|2");
+      assertThatThrownBy(() -> db.sql("ALTER TABLE b DROP COLUMN _offset").close())
+          .hasFieldOrPropertyWithValue("sqlState", SqlState.FEATURE_NOT_SUPPORTED);
+
+      db.sql("CREATE TABLE old (x int)").close();
+      db.sql("INSERT INTO old VALUES (10)").close();
+      db.sql("ALTER TABLE old SET (tail = true)").close();
+      db.sql("INSERT INTO old VALUES (11)").close();
+      assertThat(rows(db, "SELECT x, _offset FROM old ORDER BY x")).containsExactly("10|null", "11|0");
+      db.sql("ALTER TABLE old SET (tail = false)").close();
+      assertThat(rows(db, "SELECT x, _offset FROM old ORDER BY x")).containsExactly("10|null", "11|0");
+    }
+  }
+
+  @Test
+  void tableOptionsAreChecked() {
+    try (Database db = open()) {
+      assertThatThrownBy(() -> db.sql("CREATE TABLE a (id int PRIMARY KEY) WITH (tail = true)").close())
+          .hasFieldOrPropertyWithValue("sqlState", SqlState.FEATURE_NOT_SUPPORTED);
+      assertThatThrownBy(() -> db.sql("CREATE TABLE a (_offset int) WITH (tail = true)").close())
+          .hasFieldOrPropertyWithValue("sqlState", SqlState.DUPLICATE_COLUMN);
+      assertThatThrownBy(() -> db.sql("CREATE TABLE a (l int[]) WITH (tail = true)").close())
+          .hasFieldOrPropertyWithValue("sqlState", SqlState.FEATURE_NOT_SUPPORTED);
+      assertThatThrownBy(() -> db.sql("CREATE TABLE a (x int) WITH (tail = maybe)").close())
+          .hasFieldOrPropertyWithValue("sqlState", SqlState.INVALID_PARAMETER_VALUE);
+      assertThatThrownBy(() -> db.sql("CREATE TABLE a WITH (tail = true) AS SELECT 1 AS x").close())
+          .hasFieldOrPropertyWithValue("sqlState", SqlState.FEATURE_NOT_SUPPORTED);
+      db.sql("CREATE TABLE plain (x int)").close();
+      assertThatThrownBy(() -> db.openLog("plain"))
+          .hasFieldOrPropertyWithValue("sqlState", SqlState.OBJECT_NOT_IN_PREREQUISITE_STATE);
+      assertThatThrownBy(() -> db.openLog("missing")).hasFieldOrPropertyWithValue("sqlState", SqlState.UNDEFINED_TABLE);
+    }
+  }
+}
