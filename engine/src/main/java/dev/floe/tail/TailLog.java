@@ -100,7 +100,7 @@ public final class TailLog implements AutoCloseable {
   private long syncedEnd;
   private long through;
   private int generationCount;
-  private boolean closed;
+  private volatile boolean closed;
 
   /** A DuckDB table holding the unsealed rows with offsets in [first, end). */
   private static final class Generation {
@@ -571,7 +571,7 @@ public final class TailLog implements AutoCloseable {
     return wal.segmentCount();
   }
 
-  public synchronized boolean isOpen() {
+  public boolean isOpen() {
     return !closed;
   }
 
