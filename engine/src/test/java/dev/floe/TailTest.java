@@ -167,6 +167,75 @@ class TailTest {
     }
   }
 
+  /**
+   * Queries running while appends, seals and evictions go on never miss or double a row: each sees a
+   * dense prefix of the offsets, at least every row acknowledged before it started.
+   */
+  @Test
+  void readsSeeEveryRowOnceWhileTiersMove() throws Exception {
+    try (Database db = open()) {
+      Log log = db.newLog("x", "v bigint NOT NULL", "v", new Log.Config(500, 5, 8 << 10));
+      java.util.concurrent.atomic.AtomicLong acked = new java.util.concurrent.atomic.AtomicLong();
+      java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+      java.util.concurrent.ConcurrentLinkedQueue<Throwable> errors = new java.util.concurrent.ConcurrentLinkedQueue<>();
+      List<Thread> threads = new ArrayList<>();
+      for (int w = 0; w < 2; w++) {
+        threads.add(new Thread(() -> {
+          try {
+            while (!stop.get()) {
+              if (java.util.concurrent.ThreadLocalRandom.current().nextBoolean()) {
+                long o = log.append(7L);
+                acked.accumulateAndGet(o + 1, Math::max);
+              } else {
+                List<Object[]> rows = new ArrayList<>();
+                for (int i = 0; i < 50; i++) {
+                  rows.add(new Object[] {7L});
+                }
+                long o = log.extend(rows);
+                acked.accumulateAndGet(o + 50, Math::max);
+              }
+            }
+          } catch (Throwable e) {
+            errors.add(e);
+          }
+        }));
+      }
+      threads.add(new Thread(() -> {
+        try {
+          while (!stop.get()) {
+            log.advance(java.util.concurrent.ThreadLocalRandom.current().nextInt(3) == 0);
+            Thread.sleep(3);
+          }
+        } catch (Throwable e) {
+          errors.add(e);
+        }
+      }));
+      threads.forEach(Thread::start);
+      int queries = 0;
+      long deadline = System.nanoTime() + 4_000_000_000L;
+      while (System.nanoTime() < deadline && errors.isEmpty()) {
+        long before = acked.get();
+        List<String> r = rows(db, "SELECT count(*), count(DISTINCT _offset), coalesce(max(_offset), -1), sum(v) FROM x");
+        long after = acked.get();
+        String[] f = r.get(0).split("\\|");
+        long count = Long.parseLong(f[0]);
+        assertThat(Long.parseLong(f[1])).as("distinct offsets").isEqualTo(count);
+        assertThat(Long.parseLong(f[2])).as("offsets are a dense prefix").isEqualTo(count - 1);
+        assertThat(count).isBetween(before, after + 100);
+        queries++;
+      }
+      stop.set(true);
+      for (Thread t : threads) {
+        t.join();
+      }
+      assertThat(errors).isEmpty();
+      assertThat(queries).isGreaterThan(20);
+      assertThat(db.table("x").snapshots().size()).as("seals happened").isGreaterThan(3);
+      log.advance(true);
+      assertThat(rows(db, "SELECT count(*) FROM x")).containsExactly(Long.toString(log.endOffset()));
+    }
+  }
+
   @Test
   void droppingTheTableDeletesItsLog() throws Exception {
     try (Database db = open()) {
