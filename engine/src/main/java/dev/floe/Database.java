@@ -151,6 +151,37 @@ public final class Database implements AutoCloseable {
     return new Log(this, engine, name, readOnly || engine.readOnly());
   }
 
+  /**
+   * Starts a thread that advances every open tail (seal by the size and age triggers, then evict) once
+   * per {@code every}; the database owns no such thread unless asked. Closing the returned handle stops
+   * it after a last pass that seals everything (as at shutdown).
+   */
+  public AutoCloseable startTailAdvancer(java.time.Duration every) {
+    checkOpen();
+    if (every.isNegative() || every.isZero()) {
+      throw new IllegalArgumentException("the advancer's interval must be positive");
+    }
+    java.util.concurrent.ScheduledExecutorService timer = java.util.concurrent.Executors
+        .newSingleThreadScheduledExecutor(r -> {
+          Thread t = new Thread(r, "floe-tail-advancer");
+          t.setDaemon(true);
+          return t;
+        });
+    timer.scheduleWithFixedDelay(() -> engine.advanceTails(false), every.toMillis(), every.toMillis(),
+        java.util.concurrent.TimeUnit.MILLISECONDS);
+    return () -> {
+      timer.shutdown();
+      try {
+        timer.awaitTermination(1, java.util.concurrent.TimeUnit.MINUTES);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      if (!closed) {
+        engine.advanceTails(true);
+      }
+    };
+  }
+
   void checkOpen() {
     if (closed) {
       throw new IllegalStateException("database is closed");

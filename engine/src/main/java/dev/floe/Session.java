@@ -81,6 +81,14 @@ public final class Session implements AutoCloseable {
     context.releaseSavepoint(name);
   }
 
+  /**
+   * The table a name refers to from this session ({@code t} in the current schema, {@code schema.t}),
+   * as currently committed; empty if there is none.
+   */
+  public java.util.Optional<TableInfo> table(String name) {
+    return context.tableInfo(name);
+  }
+
   /** The schema unqualified table names resolve in ({@code public} by default). */
   public String currentSchema() {
     return context.currentSchema();

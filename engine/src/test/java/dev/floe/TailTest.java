@@ -237,6 +237,24 @@ class TailTest {
   }
 
   @Test
+  void theAdvancerSealsByAgeAndEverythingWhenClosed() throws Exception {
+    try (Database db = open()) {
+      Log log = db.newLog("adv", "v int", null, new Log.Config(1_000_000, 100, 1 << 20));
+      AutoCloseable advancer = db.startTailAdvancer(java.time.Duration.ofMillis(20));
+      log.append(1);
+      long deadline = System.nanoTime() + 10_000_000_000L;
+      while (log.bufferedRows() > 0 && System.nanoTime() < deadline) {
+        Thread.sleep(10);
+      }
+      assertThat(log.bufferedRows()).as("sealed once the row was 100 ms old").isZero();
+      log.append(2);
+      advancer.close();
+      assertThat(log.bufferedRows()).as("sealed when the advancer stopped").isZero();
+      assertThat(rows(db, "SELECT v FROM adv ORDER BY v")).containsExactly("1", "2");
+    }
+  }
+
+  @Test
   void droppingTheTableDeletesItsLog() throws Exception {
     try (Database db = open()) {
       db.newLog("gone", "id int", null).append(1);

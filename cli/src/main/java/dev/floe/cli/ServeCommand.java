@@ -28,7 +28,7 @@ import picocli.CommandLine.Spec;
 final class ServeCommand implements Callable<Integer> {
   /** The settings a config file may hold. */
   static final java.util.List<String> KNOWN = java.util.List.of("warehouse", "pg-host", "pg-port", "max-connections",
-      "memory-limit", "auth", "tls-cert", "tls-key", "tls-self-signed");
+      "memory-limit", "auth", "tls-cert", "tls-key", "tls-self-signed", "tail-advance-ms");
 
   @ParentCommand
   Main main;
@@ -74,6 +74,11 @@ final class ServeCommand implements Callable<Integer> {
       description = "DuckDB's memory limit (e.g. 4GB); larger queries spill to the warehouse's scratch "
           + "directory. Default: $FLOE_MEMORY_LIMIT if set, else DuckDB's (80% of RAM).")
   String memoryLimit;
+
+  @Option(names = "--tail-advance-ms", paramLabel = "MS",
+      description = "How often the background advancer seals tables' tails (by their size and age triggers) and "
+          + "evicts sealed log segments; 0 turns it off. Default: $FLOE_TAIL_ADVANCE_MS if set, else 1000.")
+  Integer tailAdvanceMs;
 
   @Option(names = "--config", paramLabel = "FILE",
       description = "A file of settings, one 'name = value' per line, named as the options without their dashes "
@@ -158,11 +163,17 @@ final class ServeCommand implements Callable<Integer> {
     if (limit != null) {
       builder.memoryLimit(limit);
     }
+    int advanceMs = intSetting(tailAdvanceMs, "tail-advance-ms", 1000);
+    if (advanceMs < 0) {
+      throw new ParameterException(spec.commandLine(), "--tail-advance-ms must be 0 (off) or positive");
+    }
     Database db = Floe.open(builder.build());
+    AutoCloseable advancer = advanceMs > 0 ? db.startTailAdvancer(Duration.ofMillis(advanceMs)) : () -> { };
     PgServer server;
     try {
       server = PgServer.start(db, config);
     } catch (IOException e) {
+      closeQuietly(advancer);
       db.close();
       throw new dev.floe.FloeException(dev.floe.SqlState.IO_ERROR, "cannot listen on " + config.host() + ":"
           + config.port() + ": " + e.getMessage(), e);
@@ -170,6 +181,11 @@ final class ServeCommand implements Callable<Integer> {
     CountDownLatch stopped = new CountDownLatch(1);
     Thread hook = new Thread(() -> {
       server.shutdown(Duration.ofSeconds(30));
+      try {
+        advancer.close(); // seals every tail: a clean shutdown leaves the rows in the tables
+      } catch (Exception e) {
+        env.err().println("floe: sealing the tails at shutdown failed: " + e.getMessage());
+      }
       db.close();
       stopped.countDown();
       env.err().println("floe: shut down cleanly");
@@ -184,6 +200,14 @@ final class ServeCommand implements Callable<Integer> {
     env.out().flush();
     stopped.await();
     return Main.EXIT_OK;
+  }
+
+  private static void closeQuietly(AutoCloseable c) {
+    try {
+      c.close();
+    } catch (Exception ignored) {
+      // failing to start anyway
+    }
   }
 
 

@@ -67,6 +67,13 @@ public final class Engine implements AutoCloseable {
     return tails;
   }
 
+  /** Runs the tiers of every open tail (see {@link Tails#advanceAll}). */
+  public void advanceTails(boolean flush) {
+    if (!config.readOnly()) {
+      tails.advanceAll(flush);
+    }
+  }
+
   /** A new connection to the engine's DuckDB database. */
   DuckDBConnection connect() {
     try {

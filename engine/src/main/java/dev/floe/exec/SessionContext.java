@@ -680,6 +680,11 @@ public final class SessionContext implements AutoCloseable {
     }
   }
 
+  /** The table a name denotes from this session (its current schema), as currently committed. */
+  public java.util.Optional<dev.floe.TableInfo> tableInfo(String name) {
+    return engine.tableInfo(Parser.parseName(name).parts(), currentSchema);
+  }
+
   Engine engine() {
     return engine;
   }

@@ -106,6 +106,25 @@ final class Tails implements AutoCloseable {
     };
   }
 
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Tails.class);
+
+  /**
+   * Runs every open log's tiers: seal (by its triggers, or everything with {@code flush}), then evict. A
+   * log that fails is reported and the others still run.
+   */
+  void advanceAll(boolean flush) {
+    for (TailLog log : open.values()) {
+      try {
+        log.seal(flush);
+        log.evict();
+      } catch (RuntimeException e) {
+        if (log.isOpen()) {
+          LOG.warn("advancing a tail failed: {}", e.getMessage(), e);
+        }
+      }
+    }
+  }
+
   @Override
   public void close() {
     for (TailLog log : open.values()) {

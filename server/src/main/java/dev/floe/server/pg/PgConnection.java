@@ -1141,6 +1141,11 @@ final class PgConnection implements Runnable {
     try (Reply probe = Reply.of(session.sql("SELECT " + columnList + " FROM " + c.table() + " LIMIT 0"))) {
       target = probe.columns();
     }
+    if (c.columns().isEmpty() && session.table(c.table()).map(t -> "true".equals(t.properties().get(
+        dev.floe.tail.TailLog.TAIL_PROPERTY))).orElse(false)) {
+      // as PostgreSQL leaves generated columns out of COPY's default list: the tail numbers its rows
+      target = target.stream().filter(col -> !col.name().equals(dev.floe.tail.TailLog.OFFSET_COLUMN)).toList();
+    }
     boolean binaryIn = c.format() == CopyStatement.Format.BINARY;
     out.begin('G').int8(binaryIn ? 1 : 0).int16(target.size());
     for (int k = 0; k < target.size(); k++) {

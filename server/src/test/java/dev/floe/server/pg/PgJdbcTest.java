@@ -486,6 +486,51 @@ class PgJdbcTest {
     }
   }
 
+  /**
+   * A table with a durable tail over the wire: INSERTs, batches and COPY are acknowledged after the
+   * log's fsync and numbered; a transaction block cannot append; rows stay readable when sealed.
+   */
+  @Test
+  void tailTableTakesInsertsBatchesAndCopy() throws Exception {
+    try (Connection c = floe.connect(); Statement st = c.createStatement()) {
+      st.execute("CREATE TABLE ticks (ts timestamptz NOT NULL, sym text, px numeric(10,2)) "
+          + "WITH (tail = true, sort_by = 'ts')");
+      try (PreparedStatement ps = c.prepareStatement("INSERT INTO ticks VALUES (?, ?, ?)")) {
+        for (int i = 0; i < 10; i++) {
+          ps.setObject(1, OffsetDateTime.of(2026, 1, 1, 0, 0, i, 0, ZoneOffset.UTC));
+          ps.setString(2, i % 2 == 0 ? "A" : "B");
+          ps.setBigDecimal(3, new BigDecimal(i + ".25"));
+          ps.addBatch();
+        }
+        assertThat(ps.executeBatch()).hasSize(10).containsOnly(1);
+      }
+      var copy = c.unwrap(org.postgresql.PGConnection.class).getCopyAPI();
+      assertThat(copy.copyIn("COPY ticks FROM STDIN WITH (FORMAT csv)", new java.io.StringReader(
+          "2026-01-02 00:00:00+00,C,1.5\n2026-01-02 00:00:01+00,C,\n"))).isEqualTo(2);
+      try (ResultSet rs = st.executeQuery("SELECT count(*), min(_offset), max(_offset), count(DISTINCT _offset), "
+          + "sum(px) FROM ticks")) {
+        rs.next();
+        assertThat(rs.getLong(1)).isEqualTo(12);
+        assertThat(rs.getLong(2)).isZero();
+        assertThat(rs.getLong(3)).isEqualTo(11);
+        assertThat(rs.getLong(4)).isEqualTo(12);
+        assertThat(rs.getBigDecimal(5)).isEqualByComparingTo("49.00");
+      }
+      c.setAutoCommit(false);
+      assertThatThrownBy(() -> st.executeUpdate("INSERT INTO ticks VALUES (now(), 'X', 1)"))
+          .isInstanceOfSatisfying(SQLException.class, e -> assertThat(e.getSQLState()).isEqualTo("0A000"));
+      c.rollback();
+      c.setAutoCommit(true);
+      st.executeUpdate("UPDATE ticks SET px = 0 WHERE sym = 'B'"); // seals, then updates the files
+      st.executeUpdate("INSERT INTO ticks (ts, sym) VALUES (TIMESTAMPTZ '2026-01-03 00:00:00+00', 'D')");
+      try (ResultSet rs = st.executeQuery("SELECT sum(px), max(_offset) FILTER (WHERE sym = 'D') FROM ticks")) {
+        rs.next();
+        assertThat(rs.getBigDecimal(1)).isEqualByComparingTo("22.75");
+        assertThat(rs.getLong(2)).isEqualTo(12);
+      }
+    }
+  }
+
   @Test
   void copyInAndOutWithCopyManager() throws Exception {
     try (Connection c = floe.connect(); Statement st = c.createStatement()) {
