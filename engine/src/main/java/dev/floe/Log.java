@@ -28,9 +28,7 @@ public final class Log {
     this.engine = engine;
     this.name = name;
     this.readOnly = readOnly;
-    if (!engine.readOnly()) {
-      handle(); // the table exists and has a tail
-    }
+    handle(); // the table exists and has a tail
   }
 
   /** Sizing of a new log: when seal cuts the memtable, and the log's segment size. */
@@ -145,19 +143,36 @@ public final class Log {
     return writable().log().seal(flush);
   }
 
+  /**
+   * Merges runs of small sealed files into files of the table's target size
+   * ({@code write.target-file-size-bytes}); with {@code all}, every run of two or more files.
+   *
+   * @return the number of files rewritten
+   */
+  public int compact(boolean all) {
+    return writable().log().compact(all);
+  }
+
+  /** The log's segment files on disk (the writer's). */
+  public int segmentsOnDisk() {
+    return writable().log().segments();
+  }
+
   /** Deletes log segments whose rows the table holds. Returns the number deleted. */
   public int evict() {
     return writable().log().evict();
   }
 
   /**
-   * Runs the tiers in order: seal (by its triggers, or everything with {@code flush}), then evict.
+   * Runs the tiers in order: seal (by its triggers, or everything with {@code flush}), compact (with
+   * {@code flush}, every run of small files), then evict.
    *
    * @return the number of rows sealed
    */
   public long advance(boolean flush) {
     Engine.TailHandle h = writable();
     long sealed = h.log().seal(flush);
+    h.log().compact(flush);
     h.log().evict();
     return sealed;
   }
@@ -193,6 +208,39 @@ public final class Log {
     return db.sql("SELECT " + select + " FROM " + qualified() + " WHERE " + offset + " >= " + startOffset + " AND "
         + offset + " < " + endOffset + (where == null || where.isBlank() ? "" : " AND (" + where + ")")
         + " ORDER BY " + offset);
+  }
+
+  /** One column's statistics over a tier: its bounds (as {@link #append} takes values) and NULL count. */
+  public record ColumnStatistics(Object min, Object max, long nullCount) {}
+
+  /** A tier's row count and its columns' statistics, by column name. */
+  public record TierStatistics(String tier, long rows, Map<String, ColumnStatistics> columns) {}
+
+  /**
+   * Column statistics of one tier, kept locally: {@code "memtable"} (rows not sealed yet, exact bounds
+   * kept as rows arrive) or {@code "table"} (the sealed files of the table's current snapshot, from
+   * their Iceberg metrics; string bounds may be truncated, and rows deleted since still count). A
+   * query's filter skips a tier whose bounds rule it out, as Iceberg skips a file.
+   *
+   * @throws FloeException 22023 for another tier name
+   */
+  public TierStatistics columnStatistics(String tier) {
+    Engine.TailHandle h = handle();
+    dev.floe.tail.ColumnBounds.Summary summary = switch (tier) {
+      case "memtable" -> h.log().memtableBounds();
+      case "table" -> engine.fileBounds(h.id());
+      default -> throw new FloeException(SqlState.INVALID_PARAMETER_VALUE, "no tier \"" + tier
+          + "\": the tiers are \"memtable\" and \"table\"");
+    };
+    Map<String, ColumnStatistics> columns = new java.util.LinkedHashMap<>();
+    for (org.apache.iceberg.types.Types.NestedField f : h.log().schema().columns()) {
+      dev.floe.tail.ColumnBounds.Column c = summary.columns().get(f.name());
+      if (c != null) {
+        columns.put(f.name(), new ColumnStatistics(dev.floe.tail.RowValues.toJava(f.type(), c.lower()),
+            dev.floe.tail.RowValues.toJava(f.type(), c.upper()), c.nulls()));
+      }
+    }
+    return new TierStatistics(tier, summary.rows(), columns);
   }
 
   private String qualified() {

@@ -255,6 +255,120 @@ class TailTest {
   }
 
   @Test
+  void compactionMergesSmallSealedFilesAndKeepsEveryRow() throws Exception {
+    try (Database db = open()) {
+      Log log = db.newLog("c", "k int, v text", "k");
+      db.sql("ALTER TABLE c SET ('write.target-file-size-bytes' = '4096')").close();
+      java.util.Random random = new java.util.Random(3);
+      for (int seal = 0; seal < 12; seal++) {
+        List<Object[]> rows = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+          rows.add(new Object[] {random.nextInt(1000), "v" + seal});
+        }
+        log.extend(rows);
+        log.seal(true);
+      }
+      db.sql("DELETE FROM c WHERE v = 'v0'").close(); // a file with deletes is left alone
+      List<String> before = rows(db, "SELECT k, v, _offset FROM c ORDER BY _offset");
+      assertThat(count(db, "\"c$files\"")).isEqualTo(11);
+      assertThat(log.compact(false)).isEqualTo(11);
+      long files = count(db, "\"c$files\"");
+      assertThat(files).isBetween(1L, 5L);
+      assertThat(rows(db, "SELECT k, v, _offset FROM c ORDER BY _offset")).isEqualTo(before);
+      // each new file is sorted by k
+      try (JdbcCatalog catalog = IcebergClients.jdbcCatalog(dir)) {
+        Table t = catalog.loadTable(TableIdentifier.of("public", "c"));
+        for (org.apache.iceberg.FileScanTask task : t.newScan().planFiles()) {
+          List<Integer> keys = new ArrayList<>();
+          try (CloseableIterable<Record> it = org.apache.iceberg.parquet.Parquet.read(t.io().newInputFile(
+              task.file().location())).project(t.schema()).createReaderFunc(
+              s -> org.apache.iceberg.data.parquet.GenericParquetReaders.buildReader(t.schema(), s)).build()) {
+            it.forEach(r -> keys.add((Integer) r.getField("k")));
+          }
+          assertThat(keys).isSorted();
+        }
+      }
+      assertThat(log.compact(false)).as("nothing left to merge").isZero();
+    }
+  }
+
+  @Test
+  void tierBoundsSkipTheMemtableAndAreReported() {
+    try (Database db = open()) {
+      Log log = db.newLog("w", "ts timestamptz NOT NULL, n int", "ts");
+      Instant t0 = Instant.parse("2026-05-01T00:00:00Z");
+      for (int i = 0; i < 10; i++) {
+        log.append(t0.plusSeconds(i), i);
+      }
+      log.seal(true);
+      for (int i = 10; i < 15; i++) {
+        log.append(t0.plusSeconds(i), i);
+      }
+      Log.TierStatistics mem = log.columnStatistics("memtable");
+      assertThat(mem.rows()).isEqualTo(5);
+      assertThat(mem.columns().get("ts").min()).isEqualTo(t0.plusSeconds(10));
+      assertThat(mem.columns().get("ts").max()).isEqualTo(t0.plusSeconds(14));
+      assertThat(mem.columns().get("_offset").min()).isEqualTo(10L);
+      Log.TierStatistics table = log.columnStatistics("table");
+      assertThat(table.rows()).isEqualTo(10);
+      assertThat(table.columns().get("n").max()).isEqualTo(9);
+      assertThatThrownBy(() -> log.columnStatistics("s3"))
+          .hasFieldOrPropertyWithValue("sqlState", SqlState.INVALID_PARAMETER_VALUE);
+
+      String old = "ts < TIMESTAMPTZ '2026-05-01 00:00:05+00'";
+      String recent = "ts >= TIMESTAMPTZ '2026-05-01 00:00:12+00'";
+      assertThat(rows(db, "SELECT count(*) FROM w WHERE " + old)).containsExactly("5");
+      assertThat(rows(db, "SELECT count(*) FROM w WHERE " + recent)).containsExactly("3");
+      assertThat(String.join("\n", rows(db, "EXPLAIN SELECT n FROM w WHERE " + old)))
+          .as("the memtable cannot hold a match").doesNotContain("__floe_tail_");
+      String plan = String.join("\n", rows(db, "EXPLAIN SELECT n FROM w WHERE " + recent));
+      assertThat(plan).as("the memtable holds the matches").contains("__floe_tail_");
+      assertThat(plan).as("no sealed file can").doesNotContain("read_parquet").doesNotContain("READ_PARQUET");
+    }
+  }
+
+  /** Another process (here: a read-only Database on the same warehouse) reads the unsealed rows too. */
+  @Test
+  void aReadOnlyReaderBesideTheWriterSeesEveryRowOnce() {
+    try (Database writer = open()) {
+      Log log = writer.newLog("ro", "v int NOT NULL", null, new Log.Config(1_000_000, 60_000, 4096));
+      log.append(1);
+      log.append(2);
+      try (Database reader = Floe.openReadOnly(dir)) {
+        assertThat(rows(reader, "SELECT v, _offset FROM ro ORDER BY v")).containsExactly("1|0", "2|1");
+        log.append(3);
+        assertThat(rows(reader, "SELECT v FROM ro ORDER BY v")).containsExactly("1", "2", "3");
+        log.seal(true);
+        log.append(4);
+        assertThat(rows(reader, "SELECT v FROM ro ORDER BY v")).containsExactly("1", "2", "3", "4");
+        Log followed = reader.openLog("ro");
+        assertThat(followed.endOffset()).isEqualTo(4);
+        assertThatThrownBy(() -> followed.append(5))
+            .hasFieldOrPropertyWithValue("sqlState", SqlState.READ_ONLY_SQL_TRANSACTION);
+        // many small segments sealed and evicted between the reader's looks
+        for (int round = 0; round < 30; round++) {
+          List<Object[]> batch = new ArrayList<>();
+          for (int i = 0; i < 40; i++) {
+            batch.add(new Object[] {round * 100 + i});
+          }
+          log.extend(batch);
+          if (round % 3 == 0) {
+            log.advance(true);
+          }
+          if (round % 2 == 0) {
+            String[] f = rows(reader, "SELECT count(*), count(DISTINCT _offset), max(_offset) FROM ro").get(0)
+                .split("\\|");
+            assertThat(f[0]).isEqualTo(f[1]);
+            assertThat(Long.parseLong(f[2])).isEqualTo(Long.parseLong(f[0]) - 1);
+            assertThat(Long.parseLong(f[0])).isEqualTo(log.endOffset());
+          }
+        }
+        assertThat(log.segmentsOnDisk()).isLessThan(20);
+      }
+    }
+  }
+
+  @Test
   void droppingTheTableDeletesItsLog() throws Exception {
     try (Database db = open()) {
       db.newLog("gone", "id int", null).append(1);

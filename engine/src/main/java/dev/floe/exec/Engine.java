@@ -233,7 +233,6 @@ public final class Engine implements AutoCloseable {
     TableIdentifier id = tables.identifier(parts, defaultSchema)
         .orElseThrow(() -> FloeException.undefinedTable(String.join(".", parts)));
     Table table = tables.current(id).orElseThrow(() -> FloeException.undefinedTable(String.join(".", parts)));
-    checkWritable();
     dev.floe.tail.TailLog log = tails.of(id, table).orElseThrow(() -> new FloeException(
         SqlState.OBJECT_NOT_IN_PREREQUISITE_STATE, "table \"" + id.name() + "\" has no tail", null,
         "Create it with WITH (tail = true), or with Database.newLog.", 0, null));
@@ -244,6 +243,19 @@ public final class Engine implements AutoCloseable {
       all.stream().filter(c -> c.fieldId() == f.fieldId()).forEach(columns::add);
     }
     return new TailHandle(id, log, new dev.floe.tail.RowValues(id.name(), fields, columns));
+  }
+
+  /** Bounds of each column over the data files of a table's current snapshot (their Iceberg metrics). */
+  public dev.floe.tail.ColumnBounds.Summary fileBounds(TableIdentifier id) {
+    Table table = tables.current(id).orElseThrow(() -> FloeException.undefinedTable(id.name()));
+    dev.floe.tail.ColumnBounds bounds = dev.floe.tail.ColumnBounds.of(table.schema());
+    Snapshot snapshot = table.currentSnapshot();
+    if (snapshot != null) {
+      for (org.apache.iceberg.FileScanTask task : planner.plan(table, snapshot, table.schema(), null)) {
+        bounds.addFile(task.file());
+      }
+    }
+    return bounds.result();
   }
 
   /** The table named {@code parts} as a {@link TableInfo}. */

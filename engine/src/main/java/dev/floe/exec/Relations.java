@@ -292,7 +292,9 @@ final class Relations implements QueryBinder.Resolver {
             dev.floe.types.TypeMapping.duckdbType(c, schema.findField(c.fieldId()).type())).append(") AS ").append(
             dev.floe.sql.Lexer.quoteIdentifier(c.name()));
       }
-      return scan + "\nUNION ALL\n" + unsealed.get().sql(columns.toString());
+      // a filter the memtable's column bounds rule out leaves the memtable out, as planning leaves out files
+      Optional<String> rows = unsealed.get().sql(columns.toString(), filter);
+      return rows.isEmpty() ? scan : scan + "\nUNION ALL\n" + rows.get();
     }
   }
 

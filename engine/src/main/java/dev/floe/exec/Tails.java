@@ -31,17 +31,17 @@ final class Tails implements AutoCloseable {
     if (!TailLog.hasTail(table)) {
       return Optional.empty();
     }
-    if (engine.readOnly()) {
-      return Optional.empty(); // a read-only reader sees the sealed rows (docs/tail.md)
-    }
     String uuid = table.uuid().toString();
     names.put(uuid, id);
     TailLog log = open.get(uuid);
-    if (log != null) {
+    if (log != null && log.isOpen()) {
       return Optional.of(log);
     }
     synchronized (this) {
-      return Optional.of(open.computeIfAbsent(uuid, u -> TailLog.open(host(u), directory(u))));
+      open.computeIfPresent(uuid, (u, l) -> l.isOpen() ? l : null); // a log that failed is opened again
+      // a read-only process follows the log the writing process appends to
+      return Optional.of(open.computeIfAbsent(uuid, u -> engine.readOnly()
+          ? TailLog.openReadOnly(host(u), directory(u)) : TailLog.open(host(u), directory(u))));
     }
   }
 
@@ -103,19 +103,25 @@ final class Tails implements AutoCloseable {
       public DuckDBConnection connect() {
         return engine.connect();
       }
+
+      @Override
+      public int compact(DuckDBConnection duck, boolean all) {
+        return Compaction.compact(engine, names.get(uuid), duck, all).filesRewritten();
+      }
     };
   }
 
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Tails.class);
 
   /**
-   * Runs every open log's tiers: seal (by its triggers, or everything with {@code flush}), then evict. A
+   * Runs every open log's tiers: seal (by its triggers, or everything with {@code flush}), compact, evict. A
    * log that fails is reported and the others still run.
    */
   void advanceAll(boolean flush) {
     for (TailLog log : open.values()) {
       try {
         log.seal(flush);
+        log.compact(flush);
         log.evict();
       } catch (RuntimeException e) {
         if (log.isOpen()) {

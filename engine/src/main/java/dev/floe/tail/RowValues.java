@@ -227,6 +227,38 @@ public final class RowValues {
     return ByteBuffer.wrap(bytes);
   }
 
+  /**
+   * An Iceberg internal value as the Java value {@link #row} takes for its column: the inverse of the
+   * conversion above.
+   */
+  public static Object toJava(Type type, Object v) {
+    if (v == null) {
+      return null;
+    }
+    return switch (type.typeId()) {
+      case DATE -> LocalDate.ofEpochDay((Integer) v);
+      case TIME -> LocalTime.ofNanoOfDay((Long) v * 1000);
+      case TIMESTAMP -> {
+        long micros = (Long) v;
+        Instant at = Instant.ofEpochSecond(Math.floorDiv(micros, 1_000_000L), Math.floorMod(micros, 1_000_000L) * 1000);
+        yield ((Types.TimestampType) type).shouldAdjustToUTC() ? at : LocalDateTime.ofInstant(at, ZoneOffset.UTC);
+      }
+      case TIMESTAMP_NANO -> {
+        long nanos = (Long) v;
+        Instant at = Instant.ofEpochSecond(Math.floorDiv(nanos, 1_000_000_000L), Math.floorMod(nanos, 1_000_000_000L));
+        yield ((Types.TimestampNanoType) type).shouldAdjustToUTC() ? at : LocalDateTime.ofInstant(at, ZoneOffset.UTC);
+      }
+      case BINARY, FIXED -> {
+        ByteBuffer b = ((ByteBuffer) v).duplicate();
+        byte[] bytes = new byte[b.remaining()];
+        b.get(bytes);
+        yield bytes;
+      }
+      case STRING -> v.toString();
+      default -> v;
+    };
+  }
+
   /** Micros (unit 1000) or nanos (unit 1) since the epoch; zoned values only for a zoned column. */
   private static Object timestamp(boolean zoned, Object v, long unit) {
     Instant at;

@@ -74,6 +74,12 @@ public final class TailLog implements AutoCloseable {
 
     /** A new connection to the engine's DuckDB database. */
     DuckDBConnection connect();
+
+    /**
+     * Merges the table's small files (see {@code exec.Compaction}), with {@code all} even a partition's
+     * few; returns the number of files rewritten.
+     */
+    int compact(DuckDBConnection duck, boolean all);
   }
 
   private final Host host;
@@ -81,7 +87,10 @@ public final class TailLog implements AutoCloseable {
   private final Schema schema;
   private final int offsetIndex;
   private final RowCodec codec;
+  /** The log this process writes; null when it follows another's ({@link #tailer}). */
   private final Wal wal;
+  private final WalTailer tailer;
+  private final Map<Integer, Schema> schemas;
   private final DuckDBConnection mirrorDuck;
   private final DuckDBConnection sealDuck;
   private final String prefix;
@@ -102,24 +111,30 @@ public final class TailLog implements AutoCloseable {
   private int generationCount;
   private volatile boolean closed;
 
-  /** A DuckDB table holding the unsealed rows with offsets in [first, end). */
+  /**
+   * A DuckDB table holding the unsealed rows with offsets in [first, end), and bounds of its columns
+   * (kept as rows arrive), with which a query's filter skips it as Iceberg skips a file.
+   */
   private static final class Generation {
     final String name;
     final long first;
     long end;
     boolean open = true;
+    final ColumnBounds bounds;
 
-    Generation(String name, long first) {
+    Generation(String name, long first, Schema schema) {
       this.name = name;
       this.first = first;
       this.end = first;
+      this.bounds = new ColumnBounds(schema);
     }
   }
 
-  private TailLog(Host host, Table table, Config config, Path dir) {
+  private TailLog(Host host, Table table, Config config, Path dir, boolean readOnly) {
     this.host = host;
     this.config = config;
     this.schema = table.schema();
+    this.schemas = table.schemas();
     Types.NestedField offset = schema.findField(OFFSET_COLUMN);
     if (offset == null || offset.type().typeId() != Type.TypeID.LONG) {
       throw new FloeException(SqlState.DATA_CORRUPTED, "table " + table.name() + " has a tail but no bigint column "
@@ -131,28 +146,39 @@ public final class TailLog implements AutoCloseable {
     this.syncedEnd = through;
     this.prefix = "__floe_tail_" + UUID.randomUUID().toString().replace("-", "") + "_";
     this.mirrorDuck = host.connect();
-    this.sealDuck = host.connect();
-    Map<Integer, Schema> schemas = table.schemas();
-    List<Wal.Durable> replayed = new ArrayList<>();
-    this.wal = Wal.open(dir, config.segmentBytes(), Math.max(through, start(table)), r -> {
-      if (r.end() <= through) {
-        return; // the table holds these rows
+    this.sealDuck = readOnly ? null : host.connect();
+    if (readOnly) {
+      this.wal = null;
+      this.tailer = new WalTailer(dir);
+      this.durableEnd = through;
+    } else {
+      this.tailer = null;
+      List<Wal.Durable> replayed = new ArrayList<>();
+      this.wal = Wal.open(dir, config.segmentBytes(), Math.max(through, start(table)), r -> {
+        if (r.end() <= through) {
+          return; // the table holds these rows
+        }
+        replayed.add(rowsFrom(r, through));
+      }, this::durable);
+      this.durableEnd = wal.nextOffset();
+      if (!replayed.isEmpty()) {
+        durable(replayed);
       }
-      List<Object[]> rows = decode(schemas, r);
-      long first = r.first();
-      if (first < through) {
-        rows = rows.subList((int) (through - first), rows.size());
-        first = through;
-      }
-      replayed.add(new Wal.Durable(first, rows.size(), rows));
-    }, this::durable);
-    this.durableEnd = wal.nextOffset();
-    if (!replayed.isEmpty()) {
-      durable(replayed);
     }
     synchronized (this) {
       newGeneration(through);
     }
+  }
+
+  /** A replayed record's rows from offset {@code from} on. */
+  private Wal.Durable rowsFrom(Wal.Record r, long from) {
+    List<Object[]> rows = decode(schemas, r);
+    long first = r.first();
+    if (first < from) {
+      rows = rows.subList((int) (from - first), rows.size());
+      first = from;
+    }
+    return new Wal.Durable(first, rows.size(), rows);
   }
 
   /**
@@ -161,7 +187,16 @@ public final class TailLog implements AutoCloseable {
    */
   public static TailLog open(Host host, Path dir) {
     Table table = host.table();
-    return new TailLog(host, table, Config.of(table.properties()), dir);
+    return new TailLog(host, table, Config.of(table.properties()), dir, false);
+  }
+
+  /**
+   * Opens the tail of {@code host}'s table for reading beside the process that writes it: the log's
+   * files are followed (never changed), and what they hold past the table's watermark is readable.
+   */
+  public static TailLog openReadOnly(Host host, Path dir) {
+    Table table = host.table();
+    return new TailLog(host, table, Config.of(table.properties()), dir, true);
   }
 
   /** The columns a log record holds: the table's, without {@value #OFFSET_COLUMN}. */
@@ -238,6 +273,7 @@ public final class TailLog implements AutoCloseable {
    * @return the offset of the first row; the others follow densely
    */
   public long extend(List<Object[]> rows) {
+    checkWritable();
     if (rows.isEmpty()) {
       return endOffset();
     }
@@ -265,6 +301,11 @@ public final class TailLog implements AutoCloseable {
 
   /** The offset the next appended row will get. */
   public long endOffset() {
+    if (tailer != null) {
+      synchronized (this) {
+        sync();
+      }
+    }
     return durableEnd;
   }
 
@@ -282,6 +323,10 @@ public final class TailLog implements AutoCloseable {
 
   /** Moves rows made durable since the last call into the memtable. Holding this. */
   private void sync() {
+    if (tailer != null) {
+      follow();
+      return;
+    }
     List<Wal.Durable> batch;
     synchronized (pending) {
       if (pending.isEmpty()) {
@@ -290,6 +335,46 @@ public final class TailLog implements AutoCloseable {
       batch = new ArrayList<>(pending);
       pending.clear();
     }
+    load(batch);
+  }
+
+  /** Read-only: takes what the writer added to the log since the last look. Holding this. */
+  private void follow() {
+    List<Wal.Record> records;
+    try {
+      records = tailer.poll();
+    } catch (java.io.IOException e) {
+      throw new FloeException(SqlState.IO_ERROR, "cannot read the log of this table: " + e.getMessage(), e);
+    }
+    for (Wal.Record r : records) {
+      if (r.end() <= syncedEnd) {
+        continue;
+      }
+      if (r.first() > syncedEnd) {
+        // rows between were sealed and their segments evicted before this reader saw them: the table
+        // holds them, and the memtable goes on from here
+        closeGeneration(r.first());
+      }
+      load(List.of(rowsFrom(r, syncedEnd)));
+      durableEnd = syncedEnd;
+    }
+  }
+
+  /** Ends the open generation (if it has rows) and starts the next at {@code first}. Holding this. */
+  private void closeGeneration(long first) {
+    Generation g = generations.get(generations.size() - 1);
+    if (g.end == g.first) {
+      execute("DROP TABLE memory.main." + Lexer.quoteIdentifier(g.name));
+      generations.remove(generations.size() - 1);
+    } else {
+      g.open = false;
+    }
+    newGeneration(first);
+    syncedEnd = first;
+  }
+
+  /** Appends durable rows (contiguous from {@link #syncedEnd}) to the open generation. Holding this. */
+  private void load(List<Wal.Durable> batch) {
     Generation g = generations.get(generations.size() - 1);
     List<Types.NestedField> columns = schema.columns();
     try (DuckDBAppender a = mirrorDuck.createAppender("memory", "main", g.name)) {
@@ -301,23 +386,32 @@ public final class TailLog implements AutoCloseable {
           a.beginRow();
           int v = 0;
           for (int c = 0; c < columns.size(); c++) {
-            if (c == offsetIndex) {
-              a.append(offset);
-            } else {
-              appendValue(a, columns.get(c).type(), row[v++]);
-            }
+            Object value = c == offsetIndex ? (Object) offset : row[v++];
+            appendValue(a, columns.get(c).type(), value);
+            g.bounds.add(c, value);
           }
+          g.bounds.row();
           a.endRow();
           offset++;
         }
       }
       a.flush();
-    } catch (SQLException e) {
-      throw new FloeException(SqlState.INTERNAL_ERROR, "cannot move log rows into the memtable: " + e.getMessage(), e);
+    } catch (SQLException | RuntimeException e) {
+      // the memtable may hold part of the batch: it cannot be trusted, and the log is reopened from disk
+      broken();
+      throw new FloeException(SqlState.INTERNAL_ERROR, "cannot move log rows into the memtable: " + e.getMessage()
+          + "; the tail is reopened from its log", e);
     }
     Wal.Durable last = batch.get(batch.size() - 1);
     syncedEnd = last.first() + last.count();
     g.end = syncedEnd;
+  }
+
+  private void checkWritable() {
+    if (wal == null) {
+      throw new FloeException(SqlState.READ_ONLY_SQL_TRANSACTION, "the log is open read-only here: another "
+          + "process writes it");
+    }
   }
 
   private static void appendValue(DuckDBAppender a, Type type, Object v) throws SQLException {
@@ -358,7 +452,7 @@ public final class TailLog implements AutoCloseable {
           .append(TypeMapping.duckdbType(columns.get(c).type()));
     }
     execute(ddl.append(')').toString());
-    generations.add(new Generation(name, first));
+    generations.add(new Generation(name, first, schema));
   }
 
   private void execute(String sql) {
@@ -377,12 +471,14 @@ public final class TailLog implements AutoCloseable {
     private final long from;
     private final long end;
     private final List<String> tables;
+    private final List<org.apache.iceberg.DataFile> bounds;
     private boolean released;
 
-    private Pin(long from, long end, List<String> tables) {
+    private Pin(long from, long end, List<String> tables, List<org.apache.iceberg.DataFile> bounds) {
       this.from = from;
       this.end = end;
       this.tables = tables;
+      this.bounds = bounds;
     }
 
     /** The first offset this reader takes from the memtable (the watermark of the snapshot it read). */
@@ -405,13 +501,27 @@ public final class TailLog implements AutoCloseable {
      * columns, quoted names) in order.
      */
     public String sql(String columns) {
+      return sql(columns, null).orElseThrow();
+    }
+
+    /**
+     * As {@link #sql(String)}, leaving out the memtable generations whose column bounds show no row can
+     * match {@code filter} (Iceberg's own file-skipping rules); empty if none can.
+     */
+    public java.util.Optional<String> sql(String columns, org.apache.iceberg.expressions.Expression filter) {
+      org.apache.iceberg.expressions.InclusiveMetricsEvaluator matches = filter == null ? null
+          : new org.apache.iceberg.expressions.InclusiveMetricsEvaluator(schema, filter, false);
       List<String> parts = new ArrayList<>();
-      for (String t : tables) {
+      for (int i = 0; i < tables.size(); i++) {
+        if (matches != null && !matches.eval(bounds.get(i))) {
+          continue;
+        }
+        String t = tables.get(i);
         parts.add("SELECT " + columns + " FROM memory.main." + Lexer.quoteIdentifier(t) + " WHERE "
             + Lexer.quoteIdentifier(OFFSET_COLUMN) + " >= " + from + " AND " + Lexer.quoteIdentifier(OFFSET_COLUMN)
             + " < " + end);
       }
-      return String.join(" UNION ALL ", parts);
+      return parts.isEmpty() ? java.util.Optional.empty() : java.util.Optional.of(String.join(" UNION ALL ", parts));
     }
 
     @Override
@@ -436,19 +546,29 @@ public final class TailLog implements AutoCloseable {
    */
   public synchronized java.util.Optional<Pin> pin(long from) {
     checkOpen();
+    if (tailer != null && from > through) {
+      // a reader learns the writer's seals from the snapshots it reads: older generations can go
+      through = from;
+      if (generations.get(generations.size() - 1).end > generations.get(generations.size() - 1).first) {
+        closeGeneration(syncedEnd);
+      }
+      reclaim();
+    }
     if (from < floor()) {
       return java.util.Optional.empty();
     }
     sync();
     long end = Math.max(syncedEnd, from);
     List<String> tables = new ArrayList<>();
+    List<org.apache.iceberg.DataFile> bounds = new ArrayList<>();
     for (Generation g : generations) {
       if (g.end > from && g.first < end) {
         tables.add(g.name);
+        bounds.add(g.bounds.asFile(g.name));
       }
     }
     pins.merge(from, 1, Integer::sum);
-    return java.util.Optional.of(new Pin(from, end, tables));
+    return java.util.Optional.of(new Pin(from, end, tables, bounds));
   }
 
   /** The lowest offset the memtable still holds rows from. Holding this. */
@@ -472,6 +592,7 @@ public final class TailLog implements AutoCloseable {
    * @return the number of rows sealed
    */
   public long seal(boolean flush) {
+    checkWritable();
     synchronized (sealLock) {
       long from;
       long to;
@@ -553,11 +674,26 @@ public final class TailLog implements AutoCloseable {
   }
 
   /**
+   * Merges runs of small sealed files into files of the table's target size; with {@code all}, every
+   * run of two or more.
+   *
+   * @return the number of files rewritten
+   */
+  public int compact(boolean all) {
+    checkWritable();
+    synchronized (sealLock) {
+      checkOpen();
+      return host.compact(sealDuck, all);
+    }
+  }
+
+  /**
    * Deletes the log segments whose rows the table holds.
    *
    * @return the number of segments deleted
    */
   public int evict() {
+    checkWritable();
     long t;
     synchronized (this) {
       checkOpen();
@@ -568,7 +704,40 @@ public final class TailLog implements AutoCloseable {
 
   /** Log segment files on disk. */
   public int segments() {
+    checkWritable();
     return wal.segmentCount();
+  }
+
+  /** The memtable is not to be trusted: the log stops here and is opened again from disk. Holding this. */
+  private void broken() {
+    closed = true;
+    if (wal != null) {
+      wal.close();
+    }
+    for (Generation g : generations) {
+      try (var st = mirrorDuck.createStatement()) {
+        st.execute("DROP TABLE IF EXISTS memory.main." + Lexer.quoteIdentifier(g.name));
+      } catch (SQLException ignored) {
+        // already failing
+      }
+    }
+    generations.clear();
+  }
+
+  /**
+   * Bounds of each column over the unsealed rows (the memtable's tier): lower and upper value, nulls,
+   * rows. Values are in Iceberg's internal representation.
+   */
+  public synchronized ColumnBounds.Summary memtableBounds() {
+    checkOpen();
+    sync();
+    ColumnBounds all = new ColumnBounds(schema);
+    for (Generation g : generations) {
+      if (g.end > through) {
+        all.merge(g.bounds);
+      }
+    }
+    return all.summary();
   }
 
   public boolean isOpen() {
@@ -590,7 +759,9 @@ public final class TailLog implements AutoCloseable {
           return;
         }
         closed = true;
-        wal.close();
+        if (wal != null) {
+          wal.close();
+        }
         for (Generation g : generations) {
           try (var st = mirrorDuck.createStatement()) {
             st.execute("DROP TABLE IF EXISTS memory.main." + Lexer.quoteIdentifier(g.name));
@@ -601,7 +772,9 @@ public final class TailLog implements AutoCloseable {
         generations.clear();
         try {
           mirrorDuck.close();
-          sealDuck.close();
+          if (sealDuck != null) {
+            sealDuck.close();
+          }
         } catch (SQLException ignored) {
           // nothing left to lose
         }

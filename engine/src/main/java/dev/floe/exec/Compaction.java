@@ -1,0 +1,145 @@
+package dev.floe.exec;
+
+import dev.floe.FloeException;
+import dev.floe.SqlState;
+import dev.floe.read.ScanPlan;
+import dev.floe.read.ScanSql;
+import dev.floe.types.TypeMapping;
+import dev.floe.write.Commits;
+import dev.floe.write.Inserter;
+import java.sql.Connection;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.RewriteFiles;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.StructLike;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.exceptions.CommitFailedException;
+import org.apache.iceberg.exceptions.ValidationException;
+import org.apache.iceberg.util.PropertyUtil;
+
+/**
+ * Merges runs of small data files into files of the table's target size
+ * ({@code write.target-file-size-bytes}), sorted by its sort order, in one Iceberg rewrite per run:
+ * what a table fed by many small commits (a tail's seals) needs to stay fast to read.
+ *
+ * <p>A file is small below three quarters of the target. Files with deletes are left alone (a
+ * row-level statement rewrites or drops them). Within a partition, the small files are merged oldest
+ * first, in runs of about the target size; a partition's files are merged once there are at least
+ * {@value #MIN_INPUT_FILES} of them or they add up to the target, so a file is not rewritten again and
+ * again while its partition fills. The rewrite is validated from the snapshot it read: a concurrent
+ * delete in one of its files makes it give up (the files stay as they were; the next compaction tries
+ * again).
+ */
+final class Compaction {
+  static final int MIN_INPUT_FILES = 4;
+
+  private Compaction() {}
+
+  /** What one compaction did. */
+  record Result(int filesRewritten, int filesWritten, long rows) {
+    static final Result NONE = new Result(0, 0, 0);
+
+    Result plus(Result o) {
+      return new Result(filesRewritten + o.filesRewritten, filesWritten + o.filesWritten, rows + o.rows);
+    }
+  }
+
+  static Result compact(Engine engine, TableIdentifier id, Connection duck, boolean all) {
+    Table table = engine.tables().current(id).orElseThrow(() -> FloeException.undefinedTable(id.name()));
+    Snapshot snapshot = table.currentSnapshot();
+    if (snapshot == null) {
+      return Result.NONE;
+    }
+    long target = PropertyUtil.propertyAsLong(table.properties(), TableProperties.WRITE_TARGET_FILE_SIZE_BYTES,
+        TableProperties.WRITE_TARGET_FILE_SIZE_BYTES_DEFAULT);
+    Map<List<Object>, List<FileScanTask>> partitions = new LinkedHashMap<>();
+    for (FileScanTask task : engine.planner().plan(table, snapshot, table.schema(), null)) {
+      DataFile f = task.file();
+      if (task.deletes().isEmpty() && f.fileSizeInBytes() < target * 3 / 4) {
+        partitions.computeIfAbsent(partitionKey(f), k -> new ArrayList<>()).add(task);
+      }
+    }
+    Result done = Result.NONE;
+    for (List<FileScanTask> small : partitions.values()) {
+      small.sort(Comparator.comparing((FileScanTask t) -> t.file().dataSequenceNumber(),
+          Comparator.nullsFirst(Comparator.naturalOrder())).thenComparing(t -> t.file().location()));
+      long total = small.stream().mapToLong(t -> t.file().fileSizeInBytes()).sum();
+      if (small.size() < 2 || (!all && small.size() < MIN_INPUT_FILES && total < target)) {
+        continue;
+      }
+      List<FileScanTask> run = new ArrayList<>();
+      long size = 0;
+      for (FileScanTask t : small) {
+        run.add(t);
+        size += t.file().fileSizeInBytes();
+        if (size >= target) {
+          done = done.plus(rewrite(engine, table, snapshot, id, duck, run));
+          run = new ArrayList<>();
+          size = 0;
+        }
+      }
+      if (run.size() >= 2) {
+        done = done.plus(rewrite(engine, table, snapshot, id, duck, run));
+      }
+    }
+    return done;
+  }
+
+  private static List<Object> partitionKey(DataFile f) {
+    List<Object> key = new ArrayList<>();
+    key.add(f.specId());
+    StructLike p = f.partition();
+    for (int i = 0; i < p.size(); i++) {
+      key.add(p.get(i, Object.class));
+    }
+    return key;
+  }
+
+  private static Result rewrite(Engine engine, Table table, Snapshot snapshot, TableIdentifier id, Connection duck,
+      List<FileScanTask> run) {
+    if (run.size() < 2) {
+      return Result.NONE;
+    }
+    ScanPlan plan = new ScanPlan(table, Optional.of(snapshot), table.schema(),
+        TypeMapping.columns(table.schema(), table.properties()), run);
+    String rows = ScanSql.relation(plan, table.io(), engine.files());
+    Inserter.Written written;
+    try {
+      written = Inserter.write(duck, table, table.schema(), rows, engine.scratch(), -1);
+    } catch (Inserter.WriteFailure e) {
+      throw new FloeException(SqlState.IO_ERROR, "cannot compact table " + id.name() + ": "
+          + e.sqlException().getMessage(), e);
+    }
+    long before = run.stream().mapToLong(t -> t.file().recordCount()).sum();
+    if (written.rows() != before) {
+      Inserter.deleteFiles(table, written.files());
+      throw new FloeException(SqlState.INTERNAL_ERROR, "compaction of " + id.name() + " read " + written.rows()
+          + " rows from files holding " + before);
+    }
+    try {
+      synchronized (engine.tables().commitLock(id)) {
+        table.refresh();
+        RewriteFiles rewrite = Commits.inline(table.newRewrite()).validateFromSnapshot(snapshot.snapshotId());
+        run.forEach(t -> rewrite.deleteFile(t.file()));
+        written.files().forEach(rewrite::addFile);
+        rewrite.commit();
+      }
+    } catch (CommitFailedException | ValidationException e) {
+      Inserter.deleteFiles(table, written.files()); // a concurrent change to these files: try again later
+      return Result.NONE;
+    } catch (RuntimeException e) {
+      Inserter.deleteFiles(table, written.files());
+      throw e;
+    }
+    return new Result(run.size(), written.files().size(), before);
+  }
+}
