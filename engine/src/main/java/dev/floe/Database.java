@@ -136,6 +136,32 @@ public final class Database implements AutoCloseable {
     return newLog(name, columns, sortBy, Log.Config.DEFAULT);
   }
 
+  /** The default offset window of {@link #restoreLog(String, String)}: 2^32 offsets. */
+  public static final long RESTORE_WINDOW = 1L << 32;
+
+  /**
+   * Rebuilds a log on this warehouse from its published table, after the machine that wrote it was
+   * lost: the table whose current metadata file is {@code publishedMetadata} is registered here as
+   * {@code name} (its files stay where they are), and its new log starts {@code window} offsets past
+   * every offset the table holds or its old log is known to have reached. The rows the lost machine
+   * acknowledged but had not published are gone; the window keeps their offsets from being handed out
+   * again to other rows, as long as the lost machine served fewer than {@code window} of them.
+   *
+   * @throws FloeException 42P07 if {@code name} exists, 42P16 if the table has no {@code _offset}
+   */
+  public Log restoreLog(String name, String publishedMetadata, long window) {
+    checkOpen();
+    Objects.requireNonNull(publishedMetadata, "publishedMetadata");
+    engine.restoreTail(Parser.parseName(name).parts(), dev.floe.catalog.Warehouse.DEFAULT_NAMESPACE,
+        publishedMetadata, window);
+    return new Log(this, engine, name, false);
+  }
+
+  /** {@link #restoreLog(String, String, long)} with the default window ({@value #RESTORE_WINDOW}). */
+  public Log restoreLog(String name, String publishedMetadata) {
+    return restoreLog(name, publishedMetadata, RESTORE_WINDOW);
+  }
+
   /** The log of an existing table with a tail. */
   public Log openLog(String name) {
     return openLog(name, false);

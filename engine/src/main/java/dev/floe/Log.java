@@ -31,20 +31,34 @@ public final class Log {
     handle(); // the table exists and has a tail
   }
 
-  /** Sizing of a new log: when seal cuts the memtable, and the log's segment size. */
-  public record Config(long sealRows, long sealAgeMillis, long segmentBytes) {
+  /**
+   * A new log's sizing (when seal cuts the memtable, the log's segment size) and its first offset (a
+   * retired log's successor starts where it ended: {@link #retire()}).
+   */
+  public record Config(long sealRows, long sealAgeMillis, long segmentBytes, long startOffset) {
     public static final Config DEFAULT = new Config(TailLog.Config.DEFAULT.sealRows(),
-        TailLog.Config.DEFAULT.sealAgeMillis(), TailLog.Config.DEFAULT.segmentBytes());
+        TailLog.Config.DEFAULT.sealAgeMillis(), TailLog.Config.DEFAULT.segmentBytes(), 0);
 
     public Config {
-      if (sealRows < 1 || sealAgeMillis < 0 || segmentBytes < 4096) {
-        throw new IllegalArgumentException("sealRows >= 1, sealAgeMillis >= 0 and segmentBytes >= 4096");
+      if (sealRows < 1 || sealAgeMillis < 0 || segmentBytes < 4096 || startOffset < 0) {
+        throw new IllegalArgumentException("sealRows >= 1, sealAgeMillis >= 0, segmentBytes >= 4096 and "
+            + "startOffset >= 0");
       }
+    }
+
+    public Config(long sealRows, long sealAgeMillis, long segmentBytes) {
+      this(sealRows, sealAgeMillis, segmentBytes, 0);
+    }
+
+    /** This sizing, starting at {@code offset}. */
+    public Config withStartOffset(long offset) {
+      return new Config(sealRows, sealAgeMillis, segmentBytes, offset);
     }
 
     String withClause() {
       return "'floe.tail.seal-rows' = '" + sealRows + "', 'floe.tail.seal-age-ms' = '" + sealAgeMillis
-          + "', 'floe.tail.segment-bytes' = '" + segmentBytes + "'";
+          + "', 'floe.tail.segment-bytes' = '" + segmentBytes + "'"
+          + (startOffset > 0 ? ", '" + TailLog.START_PROPERTY + "' = '" + startOffset + "'" : "");
     }
   }
 
@@ -151,6 +165,21 @@ public final class Log {
    */
   public int compact(boolean all) {
     return writable().log().compact(all);
+  }
+
+  /**
+   * Ends the log: appends are refused from here on, every acknowledged row is sealed (and small files
+   * compacted) into the table, the log's files are deleted, and the table becomes a plain table
+   * (its {@code _offset} column stays). A successor log continues the offsets with
+   * {@code Config.withStartOffset(returned value)}.
+   *
+   * @return the offset after the last row the log acknowledged
+   */
+  public long retire() {
+    Engine.TailHandle h = writable();
+    long end = engine.retireTail(h.id());
+    cached = null;
+    return end;
   }
 
   /** The log's segment files on disk (the writer's). */

@@ -369,6 +369,69 @@ class TailTest {
   }
 
   @Test
+  void aRetiredLogsSuccessorContinuesItsOffsets() throws Exception {
+    try (Database db = open()) {
+      Log old = db.newLog("gen1", "v int", null);
+      old.extend(List.of(new Object[] {1}, new Object[] {2}, new Object[] {3}));
+      long end = old.retire();
+      assertThat(end).isEqualTo(3);
+      assertThat(db.table("gen1").properties()).containsEntry("floe.tail", "false")
+          .containsEntry("floe.tail.retired-at", "3");
+      assertThatThrownBy(() -> old.append(4))
+          .hasFieldOrPropertyWithValue("sqlState", SqlState.OBJECT_NOT_IN_PREREQUISITE_STATE);
+      assertThat(rows(db, "SELECT v, _offset FROM gen1 ORDER BY v")).containsExactly("1|0", "2|1", "3|2");
+      try (Stream<Path> logs = Files.list(dir.resolve(".floe").resolve("tail"))) {
+        assertThat(logs.count()).as("the retired log's files are gone").isZero();
+      }
+      Log next = db.newLog("gen2", "v int", null, Log.Config.DEFAULT.withStartOffset(end));
+      assertThat(next.append(4)).isEqualTo(3);
+    }
+    try (Database db = open()) {
+      assertThat(db.openLog("gen2").append(5)).isEqualTo(4);
+    }
+  }
+
+  /**
+   * The machine that wrote a log is lost with rows it acknowledged but never sealed; another warehouse
+   * restores the log from the table: the sealed rows are there, and new offsets start past a window.
+   */
+  @Test
+  void aLogIsRestoredElsewhereFromItsTable() throws Exception {
+    Path lost = dir.resolve("lost");
+    String metadata;
+    try (Database db = Floe.open(lost)) {
+      Log log = db.newLog("events", "v int", null);
+      log.extend(List.of(new Object[] {1}, new Object[] {2}));
+      log.seal(true);
+      log.append(3); // acknowledged, never sealed: lost with the machine
+      metadata = currentMetadata(lost, "events");
+    }
+    try (Database db = Floe.open(dir.resolve("new"))) {
+      Log log = db.restoreLog("events", metadata, 1000);
+      assertThat(rows(db, "SELECT v, _offset FROM events ORDER BY v")).containsExactly("1|0", "2|1");
+      assertThat(log.endOffset()).isEqualTo(1002);
+      assertThat(log.append(4)).isEqualTo(1002);
+      log.seal(true);
+      assertThat(rows(db, "SELECT v, _offset FROM events ORDER BY v")).containsExactly("1|0", "2|1", "4|1002");
+      assertThatThrownBy(() -> db.restoreLog("events", metadata))
+          .hasFieldOrPropertyWithValue("sqlState", SqlState.DUPLICATE_TABLE);
+      db.sql("CREATE TABLE plain (x int)").close();
+      String plain = currentMetadata(dir.resolve("new"), "plain");
+      db.sql("DROP TABLE plain").close();
+      assertThatThrownBy(() -> db.restoreLog("plain", plain))
+          .hasFieldOrPropertyWithValue("sqlState", SqlState.INVALID_TABLE_DEFINITION);
+      assertThatThrownBy(() -> db.openLog("plain")).hasFieldOrPropertyWithValue("sqlState", SqlState.UNDEFINED_TABLE);
+    }
+  }
+
+  private static String currentMetadata(Path warehouse, String table) {
+    try (JdbcCatalog catalog = IcebergClients.jdbcCatalog(warehouse)) {
+      return ((org.apache.iceberg.HasTableOperations) catalog.loadTable(TableIdentifier.of("public", table)))
+          .operations().current().metadataFileLocation();
+    }
+  }
+
+  @Test
   void droppingTheTableDeletesItsLog() throws Exception {
     try (Database db = open()) {
       db.newLog("gone", "id int", null).append(1);

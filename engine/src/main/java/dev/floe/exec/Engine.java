@@ -245,6 +245,64 @@ public final class Engine implements AutoCloseable {
     return new TailHandle(id, log, new dev.floe.tail.RowValues(id.name(), fields, columns));
   }
 
+  /**
+   * Registers the table whose current metadata file is {@code metadataLocation} (a log's table, from a
+   * lost machine) as {@code parts}, and gives it a tail whose offsets start {@code window} past every
+   * offset the table holds or its log was known to reach (see {@link dev.floe.Database#restoreLog}).
+   */
+  public TableIdentifier restoreTail(List<String> parts, String defaultSchema, String metadataLocation,
+      long window) {
+    checkWritable();
+    if (window < 0) {
+      throw new FloeException(SqlState.INVALID_PARAMETER_VALUE, "the offset window must not be negative");
+    }
+    TableIdentifier id = tables.identifier(parts, defaultSchema)
+        .orElseThrow(() -> FloeException.undefinedTable(String.join(".", parts)));
+    if (tables.current(id).isPresent()) {
+      throw new FloeException(SqlState.DUPLICATE_TABLE, "relation \"" + id.name() + "\" already exists");
+    }
+    if (!tables.catalog().namespaceExists(id.namespace())) {
+      throw new FloeException(SqlState.INVALID_SCHEMA_NAME, "schema \"" + id.namespace() + "\" does not exist");
+    }
+    try {
+      tables.catalog().registerTable(id, metadataLocation);
+    } catch (org.apache.iceberg.exceptions.NotFoundException | org.apache.iceberg.exceptions.RuntimeIOException e) {
+      throw new FloeException(SqlState.UNDEFINED_OBJECT, "cannot read table metadata " + metadataLocation + ": "
+          + e.getMessage(), e);
+    }
+    Table table = tables.current(id).orElseThrow();
+    org.apache.iceberg.types.Types.NestedField offset = table.schema().findField(dev.floe.tail.TailLog.OFFSET_COLUMN);
+    if (offset == null || offset.type().typeId() != org.apache.iceberg.types.Type.TypeID.LONG) {
+      tables.catalog().dropTable(id, false);
+      tables.forget(id);
+      throw new FloeException(SqlState.INVALID_TABLE_DEFINITION, "table " + metadataLocation
+          + " is not a log's table: it has no bigint column " + dev.floe.tail.TailLog.OFFSET_COLUMN);
+    }
+    long reached = dev.floe.tail.TailLog.through(table);
+    for (String key : List.of(dev.floe.tail.TailLog.RETIRED_PROPERTY, dev.floe.tail.TailLog.START_PROPERTY)) {
+      reached = Math.max(reached, org.apache.iceberg.util.PropertyUtil.propertyAsLong(table.properties(), key, 0));
+    }
+    Object max = fileBounds(id).columns().get(dev.floe.tail.TailLog.OFFSET_COLUMN).upper();
+    if (max != null) {
+      reached = Math.max(reached, (Long) max + 1);
+    }
+    long start = Math.addExact(reached, window);
+    synchronized (tables.commitLock(id)) {
+      table.updateProperties().set(dev.floe.tail.TailLog.TAIL_PROPERTY, "true")
+          .set(dev.floe.tail.TailLog.START_PROPERTY, Long.toString(start))
+          .set(dev.floe.tail.TailLog.THROUGH_PROPERTY, Long.toString(start))
+          .remove(dev.floe.tail.TailLog.RETIRED_PROPERTY).commit();
+    }
+    return id;
+  }
+
+  /** Retires the tail of a table (see {@link dev.floe.Log#retire}). */
+  public long retireTail(TableIdentifier id) {
+    checkWritable();
+    Table table = tables.current(id).orElseThrow(() -> FloeException.undefinedTable(id.name()));
+    return tails.retire(id, table);
+  }
+
   /** Bounds of each column over the data files of a table's current snapshot (their Iceberg metrics). */
   public dev.floe.tail.ColumnBounds.Summary fileBounds(TableIdentifier id) {
     Table table = tables.current(id).orElseThrow(() -> FloeException.undefinedTable(id.name()));

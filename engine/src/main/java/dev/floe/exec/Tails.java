@@ -50,6 +50,23 @@ final class Tails implements AutoCloseable {
     of(id, table).ifPresent(log -> log.seal(true));
   }
 
+  /**
+   * Retires the table's log (see {@link TailLog#retire}): the table keeps its rows and becomes a plain
+   * table, marked with the offset the log ended at; the log's files go.
+   */
+  long retire(TableIdentifier id, Table table) {
+    TailLog log = of(id, table).orElseThrow(() -> new FloeException(SqlState.OBJECT_NOT_IN_PREREQUISITE_STATE,
+        "table \"" + id.name() + "\" has no tail"));
+    long end = log.retire();
+    synchronized (engine.tables().commitLock(id)) {
+      Table live = engine.tables().current(id).orElseThrow(() -> FloeException.undefinedTable(id.name()));
+      live.updateProperties().set(TailLog.TAIL_PROPERTY, "false").set(TailLog.RETIRED_PROPERTY, Long.toString(end))
+          .commit();
+    }
+    dropped(table.uuid().toString());
+    return end;
+  }
+
   /** The table was renamed: its log stays, under its new name. */
   void renamed(Table table, TableIdentifier to) {
     names.computeIfPresent(table.uuid().toString(), (k, v) -> to);

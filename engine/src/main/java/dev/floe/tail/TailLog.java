@@ -688,6 +688,23 @@ public final class TailLog implements AutoCloseable {
   }
 
   /**
+   * Stops the log for good: nothing more is acknowledged, every acknowledged row is sealed and the
+   * small files compacted. The caller then marks the table retired and deletes the log.
+   *
+   * @return the offset after the last acknowledged row
+   */
+  public long retire() {
+    checkWritable();
+    wal.close(); // appends fail from here on; every acknowledged one is in the memtable's queue
+    seal(true);
+    compact(true);
+    return durableEnd;
+  }
+
+  /** Table property set when a log is retired: the offset after its last row. */
+  public static final String RETIRED_PROPERTY = "floe.tail.retired-at";
+
+  /**
    * Deletes the log segments whose rows the table holds.
    *
    * @return the number of segments deleted
