@@ -168,6 +168,20 @@ public final class Log {
   }
 
   /**
+   * Writes rows that are already durable elsewhere (a file, a stream that can be replayed) straight
+   * into the table as Parquet at its target size, without the log: cheaper than {@link #extend} for
+   * bulk loads. Columns are matched by name (those not given are NULL or their default) and checked as
+   * an INSERT checks them; the rows get the next offsets, densely. Appends wait while it runs, and
+   * every row appended before it is sealed first.
+   *
+   * @return the offset of the first ingested row
+   */
+  public long ingest(org.apache.arrow.vector.ipc.ArrowReader batches) {
+    Objects.requireNonNull(batches, "batches");
+    return engine.ingestTail(writable().id(), batches)[0];
+  }
+
+  /**
    * Ends the log: appends are refused from here on, every acknowledged row is sealed (and small files
    * compacted) into the table, the log's files are deleted, and the table becomes a plain table
    * (its {@code _offset} column stays). A successor log continues the offsets with

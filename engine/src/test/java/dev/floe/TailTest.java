@@ -432,6 +432,39 @@ class TailTest {
   }
 
   @Test
+  void ingestWritesArrowBatchesStraightToParquetWithTheNextOffsets() throws Exception {
+    try (Database db = open()) {
+      Log log = db.newLog("ing", "k bigint NOT NULL, s text", "k");
+      log.append(-1L, "before");
+      try (Result source = db.sql("SELECT range AS k, 'r' || range AS s FROM range(50000) ORDER BY random()");
+          org.apache.arrow.vector.ipc.ArrowReader batches = source.arrow()) {
+        assertThat(log.ingest(batches)).isEqualTo(1);
+      }
+      assertThat(log.append(-2L, "after")).isEqualTo(50_001);
+      assertThat(log.bufferedRows()).isEqualTo(1);
+      assertThat(rows(db, "SELECT count(*), count(DISTINCT _offset), min(_offset), max(_offset), sum(k) FROM ing"))
+          .containsExactly("50002|50002|0|50001|1249974997");
+      assertThat(rows(db, "SELECT s FROM ing WHERE _offset IN (0, 50001) ORDER BY _offset"))
+          .containsExactly("before", "after");
+      // checked as an INSERT is: nothing is written when a value does not fit
+      try (Result bad = db.sql("SELECT CAST(NULL AS BIGINT) AS k");
+          org.apache.arrow.vector.ipc.ArrowReader batches = bad.arrow()) {
+        assertThatThrownBy(() -> log.ingest(batches))
+            .hasFieldOrPropertyWithValue("sqlState", SqlState.NOT_NULL_VIOLATION);
+      }
+      try (Result bad = db.sql("SELECT 1 AS nope");
+          org.apache.arrow.vector.ipc.ArrowReader batches = bad.arrow()) {
+        assertThatThrownBy(() -> log.ingest(batches)).hasFieldOrPropertyWithValue("sqlState", SqlState.UNDEFINED_COLUMN);
+      }
+      assertThat(log.append(-3L, "still")).isEqualTo(50_002);
+    }
+    try (Database db = open()) {
+      assertThat(db.openLog("ing").endOffset()).isEqualTo(50_003);
+      assertThat(rows(db, "SELECT count(*) FROM ing")).containsExactly("50003");
+    }
+  }
+
+  @Test
   void droppingTheTableDeletesItsLog() throws Exception {
     try (Database db = open()) {
       db.newLog("gone", "id int", null).append(1);

@@ -296,6 +296,13 @@ public final class Engine implements AutoCloseable {
     return id;
   }
 
+  /** Ingests Arrow batches into a table with a tail (see {@link dev.floe.Log#ingest}). */
+  public long[] ingestTail(TableIdentifier id, org.apache.arrow.vector.ipc.ArrowReader batches) {
+    checkWritable();
+    Table table = tables.current(id).orElseThrow(() -> FloeException.undefinedTable(id.name()));
+    return tails.ingest(id, table, batches);
+  }
+
   /** Retires the tail of a table (see {@link dev.floe.Log#retire}). */
   public long retireTail(TableIdentifier id) {
     checkWritable();

@@ -3,6 +3,7 @@ package dev.floe.exec;
 import dev.floe.FloeException;
 import dev.floe.SqlState;
 import dev.floe.tail.TailLog;
+import dev.floe.write.Inserter;
 import java.nio.file.Path;
 import java.sql.SQLException;
 import java.util.Map;
@@ -65,6 +66,107 @@ final class Tails implements AutoCloseable {
     }
     dropped(table.uuid().toString());
     return end;
+  }
+
+  /**
+   * Writes Arrow batches (columns matched to the table's by name; ones not given are NULL or their
+   * default) straight into the table's files at its target size, numbered with offsets taken from the
+   * log (see {@link TailLog#ingest}); the values are checked as an INSERT checks them.
+   *
+   * @return the offset of the first row and the number of rows
+   */
+  long[] ingest(TableIdentifier id, Table table, org.apache.arrow.vector.ipc.ArrowReader batches) {
+    TailLog log = of(id, table).orElseThrow(() -> new FloeException(SqlState.OBJECT_NOT_IN_PREREQUISITE_STATE,
+        "table \"" + id.name() + "\" has no tail"));
+    long[] rows = new long[1];
+    long first = log.ingest(start -> {
+      Table live = engine.tables().current(id).orElseThrow(() -> FloeException.undefinedTable(id.name()));
+      org.apache.iceberg.Schema schema = live.schema();
+      java.util.List<dev.floe.Column> columns = dev.floe.types.TypeMapping.columns(schema, live.properties());
+      try (DuckDBConnection duck = engine.connect();
+          org.apache.arrow.c.ArrowArrayStream stream = org.apache.arrow.c.ArrowArrayStream.allocateNew(
+              engine.allocator())) {
+        java.util.List<org.apache.arrow.vector.types.pojo.Field> fields;
+        try {
+          fields = batches.getVectorSchemaRoot().getSchema().getFields();
+        } catch (java.io.IOException e) {
+          throw new FloeException(SqlState.IO_ERROR, "cannot read the Arrow batches: " + e.getMessage(), e);
+        }
+        java.util.Map<String, String> provided = new java.util.HashMap<>();
+        for (int k = 0; k < fields.size(); k++) {
+          String name = fields.get(k).getName();
+          dev.floe.Column c = columns.stream().filter(col -> col.name().equalsIgnoreCase(name)).findFirst()
+              .orElseThrow(() -> new FloeException(SqlState.UNDEFINED_COLUMN, "column \"" + name
+                  + "\" of relation \"" + id.name() + "\" does not exist"));
+          if (c.name().equals(TailLog.OFFSET_COLUMN)) {
+            throw new FloeException(SqlState.GENERATED_ALWAYS, "cannot ingest a value into column \""
+                + TailLog.OFFSET_COLUMN + "\": the log numbers the rows");
+          }
+          if (provided.put(c.name(), "q." + dev.floe.sql.Lexer.quoteIdentifier("s" + k)) != null) {
+            throw new FloeException(SqlState.DUPLICATE_COLUMN, "column \"" + name + "\" is given twice");
+          }
+        }
+        // the rows are numbered in the order DuckDB reads them
+        provided.put(TailLog.OFFSET_COLUMN, "(" + start + " + row_number() OVER () - 1)");
+        // DuckDB releases what it is given; the caller's reader stays the caller's to close
+        org.apache.arrow.c.Data.exportArrayStream(engine.allocator(), new Borrowed(engine.allocator(), batches), stream);
+        duck.registerArrowStream("__floe_ingest", stream);
+        try (var st = duck.createStatement()) {
+          // a registered stream can be scanned once: take it into a table first
+          st.execute("CREATE TEMP TABLE __floe_ingested AS SELECT * FROM __floe_ingest");
+        }
+        String rowsSql = Inserts.rowsSql(id.name(), schema, live.properties(), columns, provided,
+            "SELECT * FROM __floe_ingested", fields.size());
+        Inserter.Written written;
+        try {
+          written = Inserter.write(duck, live, schema, rowsSql, engine.scratch(), -1);
+        } catch (Inserter.WriteFailure e) {
+          throw DuckErrors.map(e.sqlException(), o -> 0);
+        }
+        rows[0] = written.rows();
+        return written;
+      } catch (java.sql.SQLException e) {
+        throw DuckErrors.map(e, o -> 0);
+      }
+    });
+    return new long[] {first, rows[0]};
+  }
+
+  /** A reader passing on another's batches, leaving that one open when it is closed. */
+  private static final class Borrowed extends org.apache.arrow.vector.ipc.ArrowReader {
+    private final org.apache.arrow.vector.ipc.ArrowReader in;
+
+    Borrowed(org.apache.arrow.memory.BufferAllocator allocator, org.apache.arrow.vector.ipc.ArrowReader in) {
+      super(allocator);
+      this.in = in;
+    }
+
+    @Override
+    public boolean loadNextBatch() throws java.io.IOException {
+      if (!in.loadNextBatch()) {
+        return false;
+      }
+      try (org.apache.arrow.vector.ipc.message.ArrowRecordBatch batch =
+          new org.apache.arrow.vector.VectorUnloader(in.getVectorSchemaRoot()).getRecordBatch()) {
+        new org.apache.arrow.vector.VectorLoader(getVectorSchemaRoot()).load(batch);
+      }
+      return true;
+    }
+
+    @Override
+    public long bytesRead() {
+      return in.bytesRead();
+    }
+
+    @Override
+    protected void closeReadSource() {
+      // the caller closes its reader
+    }
+
+    @Override
+    protected org.apache.arrow.vector.types.pojo.Schema readSchema() throws java.io.IOException {
+      return in.getVectorSchemaRoot().getSchema();
+    }
   }
 
   /** The table was renamed: its log stays, under its new name. */

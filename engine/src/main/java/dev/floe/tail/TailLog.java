@@ -639,12 +639,7 @@ public final class TailLog implements AutoCloseable {
 
   private void commitSeal(long from, long to, String rowsSql) {
     Table table = host.table();
-    long tableThrough = through(table);
-    if (tableThrough != from) {
-      throw new FloeException(SqlState.OBJECT_NOT_IN_PREREQUISITE_STATE, "table " + table.name()
-          + " holds offsets below " + tableThrough + " but its tail expected " + from
-          + ": another process is sealing it");
-    }
+    checkWatermark(table, from);
     Inserter.Written written;
     try {
       written = Inserter.write(sealDuck, table, table.schema(), rowsSql, host.scratch(), -1);
@@ -652,6 +647,20 @@ public final class TailLog implements AutoCloseable {
       throw new FloeException(SqlState.IO_ERROR, "cannot seal rows " + from + ".." + to + " of " + table.name()
           + ": " + e.sqlException().getMessage(), e);
     }
+    commitRows(table, to, written);
+  }
+
+  private static void checkWatermark(Table table, long from) {
+    long tableThrough = through(table);
+    if (tableThrough != from) {
+      throw new FloeException(SqlState.OBJECT_NOT_IN_PREREQUISITE_STATE, "table " + table.name()
+          + " holds offsets below " + tableThrough + " but its tail expected " + from
+          + ": another process is sealing it");
+    }
+  }
+
+  /** Commits files of rows below {@code to} with the watermark moved to it; deletes them on failure. */
+  private void commitRows(Table table, long to, Inserter.Written written) {
     try {
       synchronized (host.commitLock()) {
         table.refresh();
@@ -665,11 +674,51 @@ public final class TailLog implements AutoCloseable {
       }
     } catch (CommitFailedException e) {
       Inserter.deleteFiles(table, written.files());
-      throw new FloeException(SqlState.SERIALIZATION_FAILURE, "could not commit the seal of " + table.name() + ": "
+      throw new FloeException(SqlState.SERIALIZATION_FAILURE, "could not commit rows to " + table.name() + ": "
           + e.getMessage(), e);
     } catch (RuntimeException e) {
       Inserter.deleteFiles(table, written.files());
       throw e;
+    }
+  }
+
+  /**
+   * Writes rows that are already durable elsewhere straight into the table: appends are held back,
+   * every acknowledged row is sealed, then {@code writer} writes the new rows' files numbering them
+   * from the offset it is given, and they are committed with the watermark past them, in one snapshot.
+   *
+   * @return the offset of the first ingested row
+   */
+  public long ingest(java.util.function.LongFunction<Inserter.Written> writer) {
+    checkWritable();
+    synchronized (sealLock) {
+      wal.pause();
+      long start = -1;
+      long end = -1;
+      try {
+        seal(true);
+        synchronized (this) {
+          start = through;
+        }
+        Table table = host.table();
+        checkWatermark(table, start);
+        Inserter.Written written = writer.apply(start);
+        end = start + written.rows();
+        if (written.rows() > 0) {
+          commitRows(table, end, written);
+        }
+        synchronized (this) {
+          through = end;
+          synchronized (pending) {
+            durableEnd = end;
+          }
+          closeGeneration(end);
+          reclaim();
+        }
+        return start;
+      } finally {
+        wal.resume(end);
+      }
     }
   }
 

@@ -142,6 +142,23 @@ class WalTest {
         .hasFieldOrPropertyWithValue("sqlState", SqlState.DATA_CORRUPTED).hasMessageContaining("byte 0");
   }
 
+  /** After an ingest the log's offsets jump past the rows the table took directly; only so far. */
+  @Test
+  void offsetsMayJumpOnlyToOffsetsTheTableHolds() {
+    try (Wal wal = open(1 << 20)) {
+      append(wal, 3);
+      wal.pause();
+      wal.resume(10);
+      assertThat(append(wal, 2)).isEqualTo(10);
+    }
+    try (Wal wal = Wal.open(dir, 1 << 20, 10, replayed::add, durable::addAll)) {
+      assertThat(replayed).extracting(Wal.Record::first).containsExactly(0L, 10L);
+      assertThat(wal.nextOffset()).isEqualTo(12);
+    }
+    assertThatThrownBy(() -> Wal.open(dir, 1 << 20, 9, r -> { }, d -> { }))
+        .hasFieldOrPropertyWithValue("sqlState", SqlState.DATA_CORRUPTED);
+  }
+
   @Test
   void evictionDeletesOnlyWholeSegmentsBelowTheWatermark() {
     try (Wal wal = open(32)) {
