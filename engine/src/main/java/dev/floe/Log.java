@@ -196,6 +196,27 @@ public final class Log {
     return end;
   }
 
+  /**
+   * Expires the table's snapshots that were replaced more than the grace period ago (table property
+   * {@code floe.tail.grace-ms}, default 10 minutes), deleting the files only they named: scans that
+   * started on them have had that long to finish.
+   *
+   * @return the number of snapshots expired
+   */
+  public int reclaim() {
+    return writable().log().reclaim();
+  }
+
+  /**
+   * Deletes files in the table's data and metadata directories that no snapshot or metadata file
+   * names and that are older than the grace period: what a crashed seal or commit left behind.
+   *
+   * @return the number of files deleted
+   */
+  public int sweep() {
+    return writable().log().sweep();
+  }
+
   /** The log's segment files on disk (the writer's). */
   public int segmentsOnDisk() {
     return writable().log().segments();
@@ -208,7 +229,7 @@ public final class Log {
 
   /**
    * Runs the tiers in order: seal (by its triggers, or everything with {@code flush}), compact (with
-   * {@code flush}, every run of small files), then evict.
+   * {@code flush}, every run of small files), evict, reclaim, sweep.
    *
    * @return the number of rows sealed
    */
@@ -217,6 +238,8 @@ public final class Log {
     long sealed = h.log().seal(flush);
     h.log().compact(flush);
     h.log().evict();
+    h.log().reclaim();
+    h.log().sweep();
     return sealed;
   }
 

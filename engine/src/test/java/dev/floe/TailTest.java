@@ -465,6 +465,47 @@ class TailTest {
   }
 
   @Test
+  void reclaimAndSweepDeleteOnlyWhatNoReaderCanStillNeed() throws Exception {
+    try (Database db = open()) {
+      Log log = db.newLog("rs", "v int", "v");
+      for (int i = 0; i < 5; i++) {
+        log.append(i);
+        log.seal(true);
+      }
+      assertThat(log.compact(true)).isEqualTo(5);
+      assertThat(log.reclaim()).as("within the grace period (10 minutes by default)").isZero();
+      Path data = dir.resolve("public").resolve("rs").resolve("data");
+      Path orphan = data.resolve("crashed-seal.parquet");
+      Files.write(orphan, new byte[] {1, 2, 3});
+      Files.setLastModifiedTime(orphan, java.nio.file.attribute.FileTime.fromMillis(0));
+      assertThat(log.sweep()).as("only the old orphan").isEqualTo(1);
+      assertThat(orphan).doesNotExist();
+
+      db.sql("ALTER TABLE rs SET ('floe.tail.grace-ms' = '0')").close();
+      Thread.sleep(5);
+      int before = dataFiles(data);
+      assertThat(before).isEqualTo(6); // five sealed files and the compacted one
+      assertThat(log.reclaim()).isGreaterThanOrEqualTo(5);
+      assertThat(dataFiles(data)).isEqualTo(1);
+      assertThat(db.table("rs").snapshots()).hasSize(1);
+      assertThat(rows(db, "SELECT v FROM rs ORDER BY v")).containsExactly("0", "1", "2", "3", "4");
+      assertThat(log.sweep()).as("nothing unreferenced is left").isZero();
+      try (JdbcCatalog catalog = IcebergClients.jdbcCatalog(dir)) {
+        Table t = catalog.loadTable(TableIdentifier.of("public", "rs"));
+        try (CloseableIterable<Record> it = IcebergGenerics.read(t).build()) {
+          assertThat(it).hasSize(5);
+        }
+      }
+    }
+  }
+
+  private static int dataFiles(Path data) throws java.io.IOException {
+    try (Stream<Path> s = Files.walk(data)) {
+      return (int) s.filter(p -> p.toString().endsWith(".parquet")).count();
+    }
+  }
+
+  @Test
   void droppingTheTableDeletesItsLog() throws Exception {
     try (Database db = open()) {
       db.newLog("gone", "id int", null).append(1);

@@ -224,6 +224,16 @@ final class Tails implements AutoCloseable {
       }
 
       @Override
+      public int reclaim(long graceMillis) {
+        return Maintenance.reclaim(engine, names.get(uuid), graceMillis);
+      }
+
+      @Override
+      public int sweep(long graceMillis) {
+        return Maintenance.sweep(engine, names.get(uuid), graceMillis).size();
+      }
+
+      @Override
       public int compact(DuckDBConnection duck, boolean all) {
         return Compaction.compact(engine, names.get(uuid), duck, all).filesRewritten();
       }
@@ -231,9 +241,13 @@ final class Tails implements AutoCloseable {
   }
 
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Tails.class);
+  /** The background advancer reclaims and sweeps a table at most this often (they list and read metadata). */
+  private static final long MAINTENANCE_INTERVAL_NANOS = 60_000_000_000L;
+  private final Map<TailLog, Long> maintained = new java.util.concurrent.ConcurrentHashMap<>();
 
   /**
-   * Runs every open log's tiers: seal (by its triggers, or everything with {@code flush}), compact, evict. A
+   * Runs every open log's tiers: seal (by its triggers, or everything with {@code flush}), compact, evict,
+   * and (once a minute, or with {@code flush}) reclaim and sweep. A
    * log that fails is reported and the others still run.
    */
   void advanceAll(boolean flush) {
@@ -242,6 +256,13 @@ final class Tails implements AutoCloseable {
         log.seal(flush);
         log.compact(flush);
         log.evict();
+        long now = System.nanoTime();
+        Long last = maintained.get(log);
+        if (flush || last == null || now - last > MAINTENANCE_INTERVAL_NANOS) {
+          maintained.put(log, now);
+          log.reclaim();
+          log.sweep();
+        }
       } catch (RuntimeException e) {
         if (log.isOpen()) {
           LOG.warn("advancing a tail failed: {}", e.getMessage(), e);

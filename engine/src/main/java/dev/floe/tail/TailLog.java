@@ -49,15 +49,19 @@ public final class TailLog implements AutoCloseable {
   /** The column holding each row's offset. */
   public static final String OFFSET_COLUMN = "_offset";
 
-  /** Sizing: when a seal without {@code flush} cuts the memtable. */
-  public record Config(long segmentBytes, long sealRows, long sealAgeMillis) {
-    public static final Config DEFAULT = new Config(64L << 20, 1_000_000, 10_000);
+  /**
+   * Sizing: when a seal without {@code flush} cuts the memtable; how long files a snapshot stopped
+   * naming, or nothing names, are kept for readers (reclaim, sweep).
+   */
+  public record Config(long segmentBytes, long sealRows, long sealAgeMillis, long graceMillis) {
+    public static final Config DEFAULT = new Config(64L << 20, 1_000_000, 10_000, 600_000);
 
     static Config of(Map<String, String> properties) {
       return new Config(
           PropertyUtil.propertyAsLong(properties, "floe.tail.segment-bytes", DEFAULT.segmentBytes),
           PropertyUtil.propertyAsLong(properties, "floe.tail.seal-rows", DEFAULT.sealRows),
-          PropertyUtil.propertyAsLong(properties, "floe.tail.seal-age-ms", DEFAULT.sealAgeMillis));
+          PropertyUtil.propertyAsLong(properties, "floe.tail.seal-age-ms", DEFAULT.sealAgeMillis),
+          PropertyUtil.propertyAsLong(properties, "floe.tail.grace-ms", DEFAULT.graceMillis));
     }
   }
 
@@ -80,6 +84,12 @@ public final class TailLog implements AutoCloseable {
      * few; returns the number of files rewritten.
      */
     int compact(DuckDBConnection duck, boolean all);
+
+    /** Expires snapshots replaced more than {@code graceMillis} ago; returns how many. */
+    int reclaim(long graceMillis);
+
+    /** Deletes unreferenced files older than {@code graceMillis}; returns how many. */
+    int sweep(long graceMillis);
   }
 
   private final Host host;
@@ -532,7 +542,7 @@ public final class TailLog implements AutoCloseable {
         }
         released = true;
         pins.computeIfPresent(from, (k, n) -> n == 1 ? null : n - 1);
-        reclaim();
+        dropSealedGenerations();
       }
     }
   }
@@ -552,7 +562,7 @@ public final class TailLog implements AutoCloseable {
       if (generations.get(generations.size() - 1).end > generations.get(generations.size() - 1).first) {
         closeGeneration(syncedEnd);
       }
-      reclaim();
+      dropSealedGenerations();
     }
     if (from < floor()) {
       return java.util.Optional.empty();
@@ -577,7 +587,7 @@ public final class TailLog implements AutoCloseable {
   }
 
   /** Drops generations the table holds that no reader pins. Holding this. */
-  private void reclaim() {
+  private void dropSealedGenerations() {
     long keep = pins.isEmpty() ? through : Math.min(through, pins.firstKey());
     while (generations.size() > 1 && !generations.get(0).open && generations.get(0).end <= keep) {
       execute("DROP TABLE memory.main." + Lexer.quoteIdentifier(generations.remove(0).name));
@@ -631,7 +641,7 @@ public final class TailLog implements AutoCloseable {
       commitSeal(from, to, sql);
       synchronized (this) {
         through = to;
-        reclaim();
+        dropSealedGenerations();
       }
       return to - from;
     }
@@ -713,7 +723,7 @@ public final class TailLog implements AutoCloseable {
             durableEnd = end;
           }
           closeGeneration(end);
-          reclaim();
+          dropSealedGenerations();
         }
         return start;
       } finally {
@@ -748,6 +758,34 @@ public final class TailLog implements AutoCloseable {
     seal(true);
     compact(true);
     return durableEnd;
+  }
+
+  /**
+   * Expires the table's snapshots replaced more than the grace period ({@code floe.tail.grace-ms}) ago
+   * and deletes the files only they named.
+   *
+   * @return the number of snapshots expired
+   */
+  public int reclaim() {
+    checkWritable();
+    synchronized (sealLock) {
+      checkOpen();
+      return host.reclaim(config.graceMillis());
+    }
+  }
+
+  /**
+   * Deletes files in the table's directories that nothing references and that are older than the grace
+   * period: what a crashed seal or commit left.
+   *
+   * @return the number of files deleted
+   */
+  public int sweep() {
+    checkWritable();
+    synchronized (sealLock) {
+      checkOpen();
+      return host.sweep(config.graceMillis());
+    }
   }
 
   /** Table property set when a log is retired: the offset after its last row. */

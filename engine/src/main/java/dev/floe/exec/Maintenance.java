@@ -1,0 +1,163 @@
+package dev.floe.exec;
+
+import dev.floe.FloeException;
+import dev.floe.catalog.LocalFileIO;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Stream;
+import org.apache.iceberg.ContentFile;
+import org.apache.iceberg.ManifestFile;
+import org.apache.iceberg.ManifestFiles;
+import org.apache.iceberg.ManifestReader;
+import org.apache.iceberg.ReachableFileUtil;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.TableIdentifier;
+
+/**
+ * Keeping a table's storage bounded without pulling files from under a reader:
+ *
+ * <ul>
+ *   <li><b>reclaim</b> expires snapshots that stopped being current more than a grace period ago, and
+ *       deletes the files only they referenced (by reachability, as sweep does: such a file was written
+ *       before the snapshot that replaced its own, so it is older than the grace period): a scan that
+ *       started on such a snapshot has had the grace period to finish;
+ *   <li><b>sweep</b> deletes files in the table's directories that no snapshot or metadata file names
+ *       and that are older than the grace period: what a crashed commit or write left behind. A commit
+ *       in flight writes its files well within the grace period, so they are never taken.
+ * </ul>
+ */
+final class Maintenance {
+  private Maintenance() {}
+
+  /**
+   * Expires the snapshots replaced by one committed at least {@code graceMillis} ago (the current one is
+   * always kept).
+   *
+   * @return the number of snapshots expired
+   */
+  static int reclaim(Engine engine, TableIdentifier id, long graceMillis) {
+    int expirable = 0;
+    synchronized (engine.tables().commitLock(id)) {
+      Table table = engine.tables().current(id).orElseThrow(() -> FloeException.undefinedTable(id.name()));
+      long cutoff = System.currentTimeMillis() - graceMillis;
+      // the newest snapshot committed before the cut-off: every older one was replaced at least then
+      long replacedBefore = Long.MIN_VALUE;
+      for (Snapshot s : table.snapshots()) {
+        if (s.timestampMillis() <= cutoff) {
+          replacedBefore = Math.max(replacedBefore, s.timestampMillis());
+        }
+      }
+      Snapshot current = table.currentSnapshot();
+      for (Snapshot s : table.snapshots()) {
+        if (s.timestampMillis() < replacedBefore && (current == null || s.snapshotId() != current.snapshotId())) {
+          expirable++;
+        }
+      }
+      if (expirable == 0) {
+        return 0;
+      }
+      table.expireSnapshots().expireOlderThan(replacedBefore).retainLast(1).cleanExpiredFiles(false).commit();
+    }
+    sweep(engine, id, graceMillis);
+    return expirable;
+  }
+
+  /**
+   * Deletes files under the table's data and metadata directories that nothing references and that are
+   * older than {@code graceMillis}.
+   *
+   * @return the files deleted
+   */
+  static List<String> sweep(Engine engine, TableIdentifier id, long graceMillis) {
+    Table table = engine.tables().current(id).orElseThrow(() -> FloeException.undefinedTable(id.name()));
+    Path root = LocalFileIO.toPath(table.location());
+    long cutoff = System.currentTimeMillis() - graceMillis;
+    // candidates first, references second: a file committed in between is referenced when looked up
+    List<Path> old = new ArrayList<>();
+    for (String dir : List.of("data", "metadata")) {
+      Path d = root.resolve(dir);
+      if (!Files.isDirectory(d)) {
+        continue;
+      }
+      try (Stream<Path> files = Files.walk(d)) {
+        for (Path p : files.toList()) {
+          BasicFileAttributes a;
+          try {
+            a = Files.readAttributes(p, BasicFileAttributes.class);
+          } catch (NoSuchFileException e) {
+            continue;
+          }
+          if (a.isRegularFile() && a.lastModifiedTime().toMillis() < cutoff) {
+            old.add(p);
+          }
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+    if (old.isEmpty()) {
+      return List.of();
+    }
+    table.refresh();
+    Set<Path> referenced = referenced(table);
+    List<String> deleted = new ArrayList<>();
+    for (Path p : old) {
+      String name = p.getFileName().toString();
+      if (name.equals("version-hint.text") || referenced.contains(p.toAbsolutePath().normalize())) {
+        continue;
+      }
+      try {
+        Files.deleteIfExists(p);
+        deleted.add(p.toString());
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+    return deleted;
+  }
+
+  /** Every file the table's metadata names: metadata files, manifest lists, manifests, data and delete files. */
+  private static Set<Path> referenced(Table table) {
+    Set<String> locations = new HashSet<>(ReachableFileUtil.metadataFileLocations(table, true));
+    locations.add(((org.apache.iceberg.HasTableOperations) table).operations().current().metadataFileLocation());
+    locations.addAll(ReachableFileUtil.statisticsFilesLocations(table));
+    Set<String> manifests = new HashSet<>();
+    for (Snapshot s : table.snapshots()) {
+      if (s.manifestListLocation() != null) {
+        locations.add(s.manifestListLocation());
+      }
+      for (ManifestFile m : s.allManifests(table.io())) {
+        if (manifests.add(m.path())) {
+          locations.add(m.path());
+          addFiles(table, m, locations);
+        }
+      }
+    }
+    Set<Path> paths = new HashSet<>();
+    for (String l : locations) {
+      paths.add(LocalFileIO.toPath(l).toAbsolutePath().normalize());
+    }
+    return paths;
+  }
+
+  private static void addFiles(Table table, ManifestFile m, Set<String> locations) {
+    try (ManifestReader<? extends ContentFile<?>> reader = m.content() == org.apache.iceberg.ManifestContent.DATA
+        ? ManifestFiles.read(m, table.io(), table.specs())
+        : ManifestFiles.readDeleteManifest(m, table.io(), table.specs())) {
+      for (ContentFile<?> f : reader) {
+        locations.add(f.location());
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}
