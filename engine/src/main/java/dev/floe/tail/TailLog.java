@@ -290,7 +290,19 @@ public final class TailLog implements AutoCloseable {
     RowCodec.Buffer buffer = buffers.get();
     buffer.reset();
     codec.encode(rows, buffer);
-    long first = wal.append(buffer.array(), buffer.position(), rows.size(), schema.schemaId(), List.copyOf(rows));
+    long first;
+    try {
+      first = wal.append(buffer.array(), buffer.position(), rows.size(), schema.schemaId(), List.copyOf(rows));
+    } catch (FloeException e) {
+      if (SqlState.IO_ERROR.equals(e.sqlState())) {
+        synchronized (this) {
+          if (!closed) {
+            broken(); // the log accepts nothing more: the next use opens it again from disk
+          }
+        }
+      }
+      throw e;
+    }
     if (buffer.array().length > 1 << 20) {
       buffers.remove(); // do not keep a large batch's buffer
     }
