@@ -158,6 +158,16 @@ public final class Log {
   }
 
   /**
+   * Publishes sealed rows to the published table. The table is local and sealing commits to it
+   * directly, so every sealed row is published already: this returns {@link #publishedThrough()}.
+   * (A table on object storage, published from a local staging table, is not built yet: docs/tail.md.)
+   */
+  public long publish() {
+    writable();
+    return publishedThrough();
+  }
+
+  /**
    * Merges runs of small sealed files into files of the table's target size
    * ({@code write.target-file-size-bytes}); with {@code all}, every run of two or more files.
    *

@@ -506,6 +506,28 @@ class TailTest {
   }
 
   @Test
+  void aTransactionBlockReadsTheSameUnsealedRowsThroughout() {
+    try (Database db = open()) {
+      Log log = db.newLog("si", "v int", null);
+      log.append(1);
+      try (Transaction t = db.begin()) {
+        try (Result r = t.sql("SELECT count(*) FROM si")) {
+          assertThat(r.iterator().next().getLong(0)).isEqualTo(1);
+        }
+        log.append(2);
+        log.append(3);
+        try (Result r = t.sql("SELECT count(*), sum(v) FROM si")) {
+          Row row = r.iterator().next();
+          assertThat(row.getLong(0)).as("the block's snapshot").isEqualTo(1);
+        }
+        assertThat(rows(db, "SELECT count(*) FROM si")).containsExactly("3");
+        t.commit();
+      }
+      assertThat(rows(db, "SELECT count(*) FROM si")).containsExactly("3");
+    }
+  }
+
+  @Test
   void droppingTheTableDeletesItsLog() throws Exception {
     try (Database db = open()) {
       db.newLog("gone", "id int", null).append(1);

@@ -153,6 +153,13 @@ final class Relations implements QueryBinder.Resolver {
     if (log.isEmpty()) {
       return Optional.empty();
     }
+    Optional<Transaction> block = tables.transaction();
+    if (block.isPresent() && block.get().tailPin(id).isPresent()) {
+      // the block read this table before: the same unsealed rows again (its snapshot)
+      Optional<TailLog.Pin> held = block.get().tailPin(id);
+      pins.put(id, held);
+      return held;
+    }
     Optional<TailLog.Pin> pin = log.get().pin(TailLog.through(t));
     if (pin.isEmpty() && !tables.inTransaction()) {
       Optional<Table> again = tables.snapshotOf(id);
@@ -166,7 +173,11 @@ final class Relations implements QueryBinder.Resolver {
           + "\": rows appended to its tail were sealed into a snapshot newer than this transaction's", null,
           "Retry the transaction.", 0, null);
     }
-    pinned.accept(pin.get());
+    if (block.isPresent()) {
+      block.get().holdTailPin(id, pin.get()); // released when the block ends
+    } else {
+      pinned.accept(pin.get());
+    }
     pins.put(id, pin);
     return pin;
   }

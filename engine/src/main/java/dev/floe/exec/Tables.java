@@ -50,6 +50,11 @@ final class Tables {
     return new Tables(catalog, loaded, commitLocks, t);
   }
 
+  /** The transaction block these tables are seen from, if any. */
+  java.util.Optional<Transaction> transaction() {
+    return java.util.Optional.ofNullable(transaction);
+  }
+
   /** Whether these tables are seen from a transaction block. */
   boolean inTransaction() {
     return transaction != null;

@@ -262,9 +262,29 @@ final class Transaction {
 
   // ------------------------------------------------------------------ end
 
+  /**
+   * The block's hold on a tail table's unsealed rows: taken at its first read of the table, so every
+   * statement of the block reads the same rows (the block's snapshot), and released when it ends.
+   */
+  private final java.util.Map<TableIdentifier, dev.floe.tail.TailLog.Pin> tailPins = new java.util.HashMap<>();
+
+  java.util.Optional<dev.floe.tail.TailLog.Pin> tailPin(TableIdentifier id) {
+    return java.util.Optional.ofNullable(tailPins.get(id));
+  }
+
+  void holdTailPin(TableIdentifier id, dev.floe.tail.TailLog.Pin pin) {
+    tailPins.put(id, pin);
+  }
+
+  private void releaseTailPins() {
+    tailPins.values().forEach(dev.floe.tail.TailLog.Pin::close);
+    tailPins.clear();
+  }
+
   /** Deletes every file the block wrote; nothing it did is visible to anyone. */
   void rollback() {
     ended = true;
+    releaseTailPins();
     for (Written w : written.values()) {
       try {
         deleteWritten(w.table, w.base, w.ops.current(), Set.of());
@@ -288,6 +308,7 @@ final class Transaction {
       throw new IllegalStateException("a failed transaction cannot commit");
     }
     ended = true;
+    releaseTailPins();
     if (written.isEmpty()) {
       return;
     }
