@@ -183,7 +183,7 @@ final class ServeCommand implements Callable<Integer> {
       server.shutdown(Duration.ofSeconds(30));
       try {
         advancer.close(); // seals every tail: a clean shutdown leaves the rows in the tables
-      } catch (Exception e) {
+      } catch (Exception | Error e) {
         env.err().println("floe: sealing the tails at shutdown failed: " + e.getMessage());
       }
       db.close();

@@ -50,6 +50,9 @@ class ServeCommandTest {
       try (Connection c = DriverManager.getConnection(url, "me", ""); Statement st = c.createStatement()) {
         st.execute("CREATE TABLE kept (x integer)");
         st.execute("INSERT INTO kept VALUES (1), (2)");
+        // acknowledged by the tail's log; younger than its seal age, so still unsealed at SIGTERM
+        st.execute("CREATE TABLE ticks (x integer) WITH (tail = true)");
+        st.execute("INSERT INTO ticks VALUES (1), (2), (3)");
       }
       Connection busy = DriverManager.getConnection(url, "me", "");
       CompletableFuture<Long> running = CompletableFuture.supplyAsync(() -> {
@@ -75,6 +78,9 @@ class ServeCommandTest {
     // the warehouse was closed cleanly: its lock is free and the committed rows are there
     try (Database db = Floe.open(warehouse); var r = db.sql("SELECT count(*) FROM kept")) {
       assertThat(r.toList().get(0).getLong(0)).isEqualTo(2);
+      // and a clean shutdown sealed the tail: the rows are in the table's files
+      assertThat(db.table("ticks").properties()).containsEntry("floe.tail.through", "3");
+      assertThat(db.openLog("ticks").bufferedRows()).isZero();
     }
   }
 }

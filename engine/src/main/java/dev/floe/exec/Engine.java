@@ -88,6 +88,9 @@ public final class Engine implements AutoCloseable {
   }
 
   public static Engine open(FloeConfig config) {
+    // Iceberg's worker pools register a JVM shutdown hook when first used; a commit made during
+    // shutdown (sealing tails) would otherwise be the first, and fail.
+    org.apache.iceberg.util.ThreadPools.getWorkerPool();
     // Starting DuckDB (unpacking and loading its native library) takes as long as opening the catalog;
     // do both at once.
     java.util.concurrent.CompletableFuture<DuckDBConnection> duck =
