@@ -6,7 +6,6 @@ import dev.floe.FloeConfig;
 import dev.floe.Log;
 import dev.floe.server.pg.PgServer;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -18,7 +17,6 @@ import java.time.Instant;
 import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -26,7 +24,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.stream.Stream;
 
 /**
  * The durable tail (docs/tail.md) beside the usual ways to make one row durable, on the same disk in one
@@ -79,9 +76,9 @@ public final class TailBench {
       }
     }
     Path root = data.resolve("tail").toAbsolutePath();
-    deleteTree(root);
+    TransactionBench.deleteTree(root);
     Files.createDirectories(root);
-    PgWireBench.Postgres pg = new PgWireBench.Postgres(data.resolve("pg15-tail").toAbsolutePath(), freePort());
+    PgWireBench.Postgres pg = new PgWireBench.Postgres(data.resolve("pg15-tail").toAbsolutePath(), TransactionBench.freePort());
     List<String[]> table = new ArrayList<>();
     double[][] wire;
     try (Database db = Floe.open(FloeConfig.builder(root.resolve("warehouse")).build())) {
@@ -340,23 +337,6 @@ public final class TailBench {
 
   private static double pct(double[] sorted, int p) {
     return sorted[Math.min(sorted.length - 1, (int) Math.ceil(p / 100.0 * sorted.length) - 1)];
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    }
-  }
-
-  private static void deleteTree(Path dir) throws IOException {
-    if (!Files.exists(dir)) {
-      return;
-    }
-    try (Stream<Path> paths = Files.walk(dir)) {
-      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
-        Files.delete(p);
-      }
-    }
   }
 
   private static void write(Path out, int appends, int seconds, int writers, int batches, List<String[]> table,

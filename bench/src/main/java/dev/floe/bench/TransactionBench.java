@@ -227,13 +227,13 @@ public final class TransactionBench {
     return sorted[Math.min(sorted.length - 1, (int) Math.floor(sorted.length * p / 100.0))];
   }
 
-  private static int freePort() throws IOException {
+  static int freePort() throws IOException {
     try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
       return s.getLocalPort();
     }
   }
 
-  private static void deleteTree(Path dir) throws IOException {
+  static void deleteTree(Path dir) throws IOException {
     if (!Files.exists(dir)) {
       return;
     }

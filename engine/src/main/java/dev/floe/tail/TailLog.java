@@ -826,6 +826,11 @@ public final class TailLog implements AutoCloseable {
 
   /** The memtable is not to be trusted: the log stops here and is opened again from disk. Holding this. */
   private void broken() {
+    stop();
+  }
+
+  /** Stops the log and drops the memtable. Holding this. */
+  private void stop() {
     closed = true;
     if (wal != null) {
       wal.close();
@@ -834,7 +839,7 @@ public final class TailLog implements AutoCloseable {
       try (var st = mirrorDuck.createStatement()) {
         st.execute("DROP TABLE IF EXISTS memory.main." + Lexer.quoteIdentifier(g.name));
       } catch (SQLException ignored) {
-        // already failing
+        // failing or closing anyway
       }
     }
     generations.clear();
@@ -874,18 +879,7 @@ public final class TailLog implements AutoCloseable {
         if (closed) {
           return;
         }
-        closed = true;
-        if (wal != null) {
-          wal.close();
-        }
-        for (Generation g : generations) {
-          try (var st = mirrorDuck.createStatement()) {
-            st.execute("DROP TABLE IF EXISTS memory.main." + Lexer.quoteIdentifier(g.name));
-          } catch (SQLException ignored) {
-            // the database is going away too
-          }
-        }
-        generations.clear();
+        stop();
         try {
           mirrorDuck.close();
           if (sealDuck != null) {

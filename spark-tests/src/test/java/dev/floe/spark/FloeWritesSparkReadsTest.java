@@ -233,6 +233,28 @@ class FloeWritesSparkReadsTest {
     sameQuery(sf, "fw_ctas", "v = 3");
   }
 
+  /**
+   * A table with a tail: Spark reads what Floe sealed, offsets included, and sees unsealed rows once a
+   * seal puts them in the table; Floe reads both tiers.
+   */
+  @Test
+  void sparkReadsSealedTailRows() {
+    SparkFloe sf = SparkFloe.get();
+    dev.floe.Log log = sf.floe.newLog("fw_tail", "id bigint NOT NULL, ts timestamptz, s text", "ts");
+    for (int i = 0; i < 50; i++) {
+      log.append((long) i, java.time.Instant.parse("2026-01-01T00:00:00Z").plusSeconds(50 - i), "s" + i);
+    }
+    log.seal(true);
+    log.append(50L, java.time.Instant.parse("2026-01-02T00:00:00Z"), "unsealed");
+    assertThat(sf.sparkRows("SELECT count(*), max(_offset) FROM floe.public.fw_tail"))
+        .containsExactly(List.of("long:50", "long:49"));
+    assertThat(sf.floeRows("SELECT count(*), max(_offset) FROM fw_tail"))
+        .containsExactly(List.of("long:51", "long:50"));
+    log.advance(true);
+    sameQuery(sf, "fw_tail", null);
+    sameQuery(sf, "fw_tail", "_offset >= 25");
+  }
+
   private static void same(String what, List<List<String>> floe, List<List<String>> spark) {
     Canonical.assertSame(what + " (expected: Floe, actual: Spark)", floe, spark);
   }
