@@ -32,9 +32,10 @@ import java.util.concurrent.Future;
  * INSERTs through pgjdbc (autocommit, {@code synchronous_commit=on}). It measures one writer's ack latency,
  * eight writers' throughput and latency, batch throughput ({@code Log.extend} of 10,000 rows vs a
  * 10,000-row transaction), and an INSERT over pgwire into a table with a tail vs into a plain table (one
- * Iceberg commit per statement). Results are appended to bench/RESULTS.md.
+ * Iceberg commit per statement), and window queries on a tail table (recent rows unsealed, older ones in
+ * sorted files) vs a DuckDB table. Results are appended to bench/RESULTS.md.
  *
- * <pre>bench/run tail [--appends 5000] [--seconds 5] [--writers 8] [--batches 50]</pre>
+ * <pre>bench/run tail [--appends 5000] [--seconds 5] [--writers 8] [--batches 50] [--window-rows 2000000]</pre>
  */
 public final class TailBench {
   private static final int BATCH = 10_000;
@@ -62,6 +63,7 @@ public final class TailBench {
     int seconds = 5;
     int writers = 8;
     int batches = 50;
+    int windowRows = 2_000_000;
     Path data = Path.of("bench/data");
     Path out = Path.of("bench/RESULTS.md");
     for (int i = 0; i < args.length; i++) {
@@ -70,6 +72,7 @@ public final class TailBench {
         case "--seconds" -> seconds = Integer.parseInt(args[++i]);
         case "--writers" -> writers = Integer.parseInt(args[++i]);
         case "--batches" -> batches = Integer.parseInt(args[++i]);
+        case "--window-rows" -> windowRows = Integer.parseInt(args[++i]);
         case "--data" -> data = Path.of(args[++i]);
         case "--out" -> out = Path.of(args[++i]);
         default -> throw new IllegalArgumentException("unknown argument " + args[i]);
@@ -81,6 +84,7 @@ public final class TailBench {
     PgWireBench.Postgres pg = new PgWireBench.Postgres(data.resolve("pg15-tail").toAbsolutePath(), TransactionBench.freePort());
     List<String[]> table = new ArrayList<>();
     double[][] wire;
+    double[][] window;
     try (Database db = Floe.open(FloeConfig.builder(root.resolve("warehouse")).build())) {
       pg.start();
       Sink floe = floe(db);
@@ -113,6 +117,7 @@ public final class TailBench {
         s.close();
       }
       wire = pgwire(db, appends / 5);
+      window = windows(db, windowRows, appends / 10);
     } finally {
       pg.stop();
     }
@@ -121,7 +126,7 @@ public final class TailBench {
     }
     System.err.println("pgwire INSERT p50/p99: tail " + fmt(wire[0][0]) + "/" + fmt(wire[0][1]) + " ms, plain "
         + fmt(wire[1][0]) + "/" + fmt(wire[1][1]) + " ms");
-    write(out, appends, seconds, writers, batches, table, wire, args);
+    write(out, appends, seconds, writers, batches, table, wire, window, windowRows, args);
   }
 
   private static Sink floe(Database db) {
@@ -291,6 +296,77 @@ public final class TailBench {
     }
   }
 
+  private static final int WINDOW_RECENT = 20_000;
+
+  /**
+   * p50 of window queries, {Floe, DuckDB} for {recent, older}: a tail table of {@code rows} sealed rows
+   * one millisecond apart and {@value #WINDOW_RECENT} unsealed ones after them.
+   */
+  private static double[][] windows(Database db, int rows, int n) throws Exception {
+    long t0 = 1_700_000_000_000L;
+    Log log = db.newLog("win", "ts timestamptz NOT NULL, sym text, px double precision, qty bigint", "ts");
+    String source = "SELECT to_timestamp((" + t0 + " + range) / 1000.0) AS ts, 'S' || (range % 100) AS "
+        + "sym, range * 0.01 AS px, range AS qty FROM range(" + rows + ")";
+    try (dev.floe.Result r = db.sql(source); org.apache.arrow.vector.ipc.ArrowReader batches = r.arrow()) {
+      log.ingest(batches);
+    }
+    log.compact(true);
+    List<Object[]> recent = new ArrayList<>();
+    for (long i = rows; i < rows + WINDOW_RECENT; i++) {
+      recent.add(new Object[] {Instant.ofEpochMilli(t0 + i), "S" + (i % 100), i * 0.01, i});
+    }
+    log.extend(recent);
+    String recentFrom = literal(t0 + rows + WINDOW_RECENT / 2);
+    String olderFrom = literal(t0 + rows / 2);
+    String olderTo = literal(t0 + rows / 2 + WINDOW_RECENT / 2);
+    String recentQ = "SELECT count(*), avg(px) FROM %s WHERE ts >= " + recentFrom;
+    String olderQ = "SELECT count(*), avg(px) FROM %s WHERE ts >= " + olderFrom + " AND ts < " + olderTo;
+    java.util.Properties p = new java.util.Properties();
+    p.setProperty("autoinstall_known_extensions", "false");
+    p.setProperty("autoload_known_extensions", "false");
+    try (Connection duck = DriverManager.getConnection("jdbc:duckdb:", p); Statement st = duck.createStatement()) {
+      st.execute("CREATE TABLE win AS " + source.replace("range(" + rows + ")", "range(" + (rows + WINDOW_RECENT) + ")"));
+      double[][] out = new double[2][2];
+      String[] qs = {recentQ, olderQ};
+      for (int k = 0; k < 2; k++) {
+        String q = String.format(qs[k], "win");
+        long floeCount = -1;
+        long duckCount = -2;
+        double[] f = new double[n];
+        double[] d = new double[n];
+        for (int i = -n / 5; i < n; i++) {
+          long a = System.nanoTime();
+          try (dev.floe.Result r = db.sql(q)) {
+            floeCount = r.iterator().next().getLong(0);
+          }
+          long b = System.nanoTime();
+          try (java.sql.ResultSet rs = st.executeQuery(q)) {
+            rs.next();
+            duckCount = rs.getLong(1);
+          }
+          long c = System.nanoTime();
+          if (i >= 0) {
+            f[i] = (b - a) / 1e6;
+            d[i] = (c - b) / 1e6;
+          }
+        }
+        if (floeCount != duckCount || floeCount != WINDOW_RECENT / 2) {
+          throw new IllegalStateException("window query counts differ: Floe " + floeCount + ", DuckDB " + duckCount);
+        }
+        Arrays.sort(f);
+        Arrays.sort(d);
+        out[k] = new double[] {pct(f, 50), pct(d, 50)};
+      }
+      return out;
+    }
+  }
+
+  /** A timestamptz literal (a constant a filter can prune with) of epoch milliseconds. */
+  private static String literal(long millis) {
+    return "TIMESTAMPTZ '" + java.time.format.DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSS")
+        .withZone(java.time.ZoneOffset.UTC).format(Instant.ofEpochMilli(millis)) + "+00'";
+  }
+
   /** p50 of a one-row INSERT through Floe's server: {tail}, {plain}. */
   private static double[][] pgwire(Database db, int n) throws Exception {
     try (PgServer server = PgServer.start(db, PgServer.Config.defaults().withPort(0));
@@ -340,7 +416,7 @@ public final class TailBench {
   }
 
   private static void write(Path out, int appends, int seconds, int writers, int batches, List<String[]> table,
-      double[][] wire, String[] args) throws IOException {
+      double[][] wire, double[][] window, int windowRows, String[] args) throws IOException {
     StringBuilder md = new StringBuilder();
     md.append("## Durable tail: Floe Log.append vs SQLite (synchronous=FULL) and PostgreSQL 15 — ")
         .append(LocalDate.now()).append("\n\n");
@@ -365,6 +441,14 @@ public final class TailBench {
         + "| plain (one Iceberg commit per INSERT) | %s ms | %s ms |%n"
         + "| tail / plain | %.3f | %.3f |%n", appends / 5, fmt(wire[0][0]), fmt(wire[0][1]), fmt(wire[1][0]),
         fmt(wire[1][1]), wire[0][0] / wire[1][0], wire[0][1] / wire[1][1]));
+    md.append(String.format(Locale.ROOT, "%nWindow queries on a tail table of %,d sealed rows (ingested, then compacted "
+        + "into files sorted by ts) and %,d unsealed ones (the most recent), vs a DuckDB in-memory table of the same "
+        + "rows, `SELECT count(*), avg(px) FROM t WHERE ts >= …` (p50 of %d). The published table is local here "
+        + "(publishing to S3 is not built yet):%n%n| window | Floe | DuckDB table | Floe/DuckDB |%n|---|---:|---:|---:|%n"
+        + "| recent (only unsealed rows match) | %s ms | %s ms | %.2f |%n"
+        + "| older (only sealed rows match) | %s ms | %s ms | %.2f |%n", windowRows, WINDOW_RECENT, appends / 10,
+        fmt(window[0][0]), fmt(window[0][1]), window[0][0] / window[0][1], fmt(window[1][0]), fmt(window[1][1]),
+        window[1][0] / window[1][1]));
     md.append('\n');
     QueryBench.appendResults(out, md);
   }
