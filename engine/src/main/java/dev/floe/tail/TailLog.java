@@ -306,8 +306,26 @@ public final class TailLog implements AutoCloseable {
     if (buffer.array().length > 1 << 20) {
       buffers.remove(); // do not keep a large batch's buffer
     }
+    if (pendingRows > MAX_PENDING_ROWS && moving.compareAndSet(false, true)) {
+      // Nobody has read or sealed for a while (no advancer running): the rows waiting in the JVM heap
+      // move into the memtable, at the cost of this one append.
+      try {
+        synchronized (this) {
+          if (!closed) {
+            sync();
+          }
+        }
+      } finally {
+        moving.set(false);
+      }
+    }
     return first;
   }
+
+  /** Durable rows waiting in the heap beyond which an append moves them into the memtable itself. */
+  static final long MAX_PENDING_ROWS = 100_000;
+  private final java.util.concurrent.atomic.AtomicBoolean moving = new java.util.concurrent.atomic.AtomicBoolean();
+  private volatile long pendingRows;
 
   /** Called by the log, in offset order, once records are durable. */
   private void durable(List<Wal.Durable> records) {
@@ -318,6 +336,9 @@ public final class TailLog implements AutoCloseable {
       pending.addAll(records);
       Wal.Durable last = records.get(records.size() - 1);
       durableEnd = last.first() + last.count();
+      for (Wal.Durable d : records) {
+        pendingRows += d.count();
+      }
     }
   }
 
@@ -356,6 +377,7 @@ public final class TailLog implements AutoCloseable {
       }
       batch = new ArrayList<>(pending);
       pending.clear();
+      pendingRows = 0;
     }
     load(batch);
   }
