@@ -111,6 +111,20 @@ public final class Log {
    */
   public long extend(List<?> rows) {
     Objects.requireNonNull(rows, "rows");
+    try {
+      return extendOnce(rows);
+    } catch (FloeException e) {
+      if (!SqlState.SERIALIZATION_FAILURE.equals(e.sqlState())) {
+        throw e;
+      }
+      // the log was closed under this append (an ALTER reopens it on the new schema): nothing was
+      // written, so the rows are checked against the table as it is now and appended again, once
+      cached = null;
+      return extendOnce(rows);
+    }
+  }
+
+  private long extendOnce(List<?> rows) {
     Engine.TailHandle h = writable();
     List<Object[]> checked = new ArrayList<>(rows.size());
     for (Object row : rows) {

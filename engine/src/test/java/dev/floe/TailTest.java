@@ -566,6 +566,38 @@ class TailTest {
     }
   }
 
+  /** An ALTER while a writer appends: the writer goes on (its append retried on the new schema), nothing is lost. */
+  @Test
+  void appendsGoOnThroughAnAlter() throws Exception {
+    try (Database db = open()) {
+      Log log = db.newLog("live", "v int", null);
+      java.util.concurrent.atomic.AtomicLong acked = new java.util.concurrent.atomic.AtomicLong();
+      java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+      java.util.concurrent.atomic.AtomicReference<Throwable> error = new java.util.concurrent.atomic.AtomicReference<>();
+      Thread writer = new Thread(() -> {
+        try {
+          for (int i = 0; !stop.get(); i++) {
+            log.append(Map.of("v", i));
+            acked.incrementAndGet();
+          }
+        } catch (Throwable e) {
+          error.set(e);
+        }
+      });
+      writer.start();
+      Thread.sleep(200);
+      db.sql("ALTER TABLE live ADD COLUMN note text").close();
+      Thread.sleep(200);
+      stop.set(true);
+      writer.join();
+      assertThat(error.get()).isNull();
+      assertThat(rows(db, "SELECT count(*), count(DISTINCT v), count(DISTINCT _offset) FROM live"))
+          .containsExactly(acked.get() + "|" + acked.get() + "|" + acked.get());
+      log.append(Map.of("v", -1, "note", "after"));
+      assertThat(rows(db, "SELECT note FROM live WHERE v = -1")).containsExactly("after");
+    }
+  }
+
   @Test
   void tableOptionsAreChecked() {
     try (Database db = open()) {

@@ -301,6 +301,11 @@ public final class TailLog implements AutoCloseable {
           }
         }
       }
+      if (SqlState.OBJECT_NOT_IN_PREREQUISITE_STATE.equals(e.sqlState())) {
+        // closed under the appender (ALTER, DROP, retire): the record was not written
+        throw new FloeException(SqlState.SERIALIZATION_FAILURE, "the table's tail closed while appending (the table "
+            + "was altered, dropped or its log retired); nothing was appended", null, "Retry the append.", 0, e);
+      }
       throw e;
     }
     if (buffer.array().length > 1 << 20) {
