@@ -566,6 +566,37 @@ class TailTest {
     }
   }
 
+  /** A result still being read keeps the unsealed rows it started with, though a seal drops them meanwhile. */
+  @Test
+  void aStreamingResultOutlivesTheSealOfItsRows() {
+    try (Database db = open()) {
+      Log log = db.newLog("stream", "v bigint", null);
+      List<Object[]> rows = new ArrayList<>();
+      for (long i = 0; i < 200_000; i++) {
+        rows.add(new Object[] {i});
+      }
+      log.extend(rows);
+      try (Result r = db.sql("SELECT v FROM stream")) {
+        java.util.Iterator<Row> it = r.iterator();
+        long n = 0;
+        long sum = 0;
+        Row first = it.next();
+        n++;
+        sum += first.getLong(0);
+        log.seal(true); // the memtable generation the result reads is dropped
+        log.append(-1L);
+        log.seal(true);
+        while (it.hasNext()) {
+          sum += it.next().getLong(0);
+          n++;
+        }
+        assertThat(n).isEqualTo(200_000);
+        assertThat(sum).isEqualTo(199_999L * 200_000 / 2);
+      }
+      assertThat(rows(db, "SELECT count(*) FROM stream")).containsExactly("200001");
+    }
+  }
+
   /** An ALTER while a writer appends: the writer goes on (its append retried on the new schema), nothing is lost. */
   @Test
   void appendsGoOnThroughAnAlter() throws Exception {
