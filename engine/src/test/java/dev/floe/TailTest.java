@@ -566,6 +566,23 @@ class TailTest {
     }
   }
 
+  /** INSERT ... RETURNING gives each row's offset (and serial ids, as ORMs ask for them). */
+  @Test
+  void insertReturningGivesOffsets() {
+    try (Database db = open()) {
+      db.sql("CREATE TABLE ret (id serial, v text) WITH (tail = true)").close();
+      assertThat(rows(db, "INSERT INTO ret (v) VALUES ('a'), ('b') RETURNING id, _offset, upper(v)"))
+          .containsExactly("1|0|A", "2|1|B");
+      assertThat(rows(db, "INSERT INTO ret AS r (v) VALUES ('c') RETURNING *")).containsExactly("3|c|2");
+      // a RETURNING that fails appends nothing
+      assertThatThrownBy(() -> db.sql("INSERT INTO ret (v) VALUES ('d') RETURNING 1 / (length(v) - 1)").close())
+          .hasFieldOrPropertyWithValue("sqlState", SqlState.DIVISION_BY_ZERO);
+      assertThat(rows(db, "SELECT count(*), max(_offset) FROM ret")).containsExactly("3|2");
+      assertThatThrownBy(() -> db.sql("INSERT INTO ret (v) VALUES ('e') ON CONFLICT DO NOTHING").close())
+          .hasFieldOrPropertyWithValue("sqlState", SqlState.FEATURE_NOT_SUPPORTED);
+    }
+  }
+
   /** A result still being read keeps the unsealed rows it started with, though a seal drops them meanwhile. */
   @Test
   void aStreamingResultOutlivesTheSealOfItsRows() {

@@ -186,9 +186,9 @@ final class Inserts {
             null, s.table().position(), null);
       }
     }
-    if (s.onConflict().isPresent() || s.returning().isPresent()) {
-      throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, (s.onConflict().isPresent() ? "ON CONFLICT" : "RETURNING")
-          + " is not supported on table \"" + id.name() + "\", which has a tail", null, null, s.table().position(), null);
+    if (s.onConflict().isPresent()) {
+      throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "ON CONFLICT is not supported on table \"" + id.name()
+          + "\", which has a tail: appends do not read the table", null, null, s.table().position(), null);
     }
     if (session.transaction().isPresent()) {
       throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "cannot append to table \"" + id.name()
@@ -196,6 +196,9 @@ final class Inserts {
           null, "Run the INSERT outside the block (autocommit).", s.table().position(), null);
     }
     TailLog log = session.engine().tails().of(id, table).orElseThrow();
+    if (s.returning().isPresent()) {
+      return new Mutations(session, tables).appendToTail(s, log, rowsSql, positions);
+    }
     List<Types.NestedField> fields = log.rowColumns();
     StringBuilder select = new StringBuilder("SELECT ");
     for (int k = 0; k < fields.size(); k++) {

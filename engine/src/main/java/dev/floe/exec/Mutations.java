@@ -89,10 +89,15 @@ final class Mutations {
       List<String> keys) {}
 
   private Target target(dev.floe.sql.QualifiedName name, Optional<String> alias) {
+    return target(name, alias, true);
+  }
+
+  /** @param seal seal a tail first (a statement that changes rows); an append to the tail does not */
+  private Target target(dev.floe.sql.QualifiedName name, Optional<String> alias, boolean seal) {
     TableIdentifier id = tables.require(name, session.currentSchema());
     Table live = tables.live(id).orElseThrow(() -> new FloeException(SqlState.UNDEFINED_TABLE,
         "relation \"" + id.name() + "\" does not exist", null, null, name.position(), null));
-    if (dev.floe.tail.TailLog.hasTail(live)) {
+    if (seal && dev.floe.tail.TailLog.hasTail(live)) {
       if (tables.inTransaction()) {
         throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "cannot change rows of table \"" + id.name()
             + "\" in a transaction block: it has a tail", null, "Run the statement outside the block (autocommit).",
@@ -971,6 +976,44 @@ final class Mutations {
       default -> throw new FloeException(SqlState.INVALID_PARAMETER_VALUE, "table property " + property
           + " must be merge-on-read or copy-on-write, not \"" + mode + "\"");
     };
+  }
+
+  /**
+   * INSERT ... RETURNING into a table with a tail: the rows are numbered, RETURNING is evaluated once
+   * before the append (offsets still NULL), so an expression that fails appends nothing, and again
+   * after it with each row's offset.
+   */
+  Result appendToTail(Ast.Insert s, dev.floe.tail.TailLog log, String rowsSql, IntUnaryOperator positions) {
+    Target t = target(s.table(), s.alias(), false);
+    String rows = materialize("tail", "SELECT *, row_number() OVER () AS __floe_rn FROM (" + rowsSql + ") AS r",
+        positions);
+    Ast.Fragment returning = s.returning().orElseThrow();
+    String offset = Lexer.quoteIdentifier(dev.floe.tail.TailLog.OFFSET_COLUMN);
+    returningTable(returning, "SELECT * EXCLUDE (__floe_rn) FROM " + rows, t.alias(), session.relations());
+    List<Types.NestedField> fields = log.rowColumns();
+    StringBuilder select = new StringBuilder("SELECT ");
+    for (int k = 0; k < fields.size(); k++) {
+      select.append(k > 0 ? ", " : "").append(IcebergValues.readable(fields.get(k).type(),
+          Lexer.quoteIdentifier(fields.get(k).name())));
+    }
+    List<Object[]> values = new ArrayList<>();
+    try (var st = session.duck().createStatement();
+        var rs = st.executeQuery(select + " FROM " + rows + " ORDER BY __floe_rn")) {
+      while (rs.next()) {
+        Object[] row = new Object[fields.size()];
+        for (int k = 0; k < row.length; k++) {
+          row[k] = IcebergValues.internal(fields.get(k).type(), rs.getObject(k + 1));
+        }
+        values.add(row);
+      }
+    } catch (SQLException e) {
+      throw DuckErrors.map(e, positions);
+    }
+    long first = log.extend(values);
+    String appended = "SELECT * EXCLUDE (__floe_rn) REPLACE (" + first + " + __floe_rn - 1 AS " + offset + ") FROM "
+        + rows;
+    return result("INSERT 0 " + values.size(),
+        Optional.of(returningTable(returning, appended, t.alias(), session.relations())));
   }
 
   /** Materialises RETURNING rows (before the commit, so a bad expression changes nothing). */
