@@ -199,15 +199,24 @@ final class Inserts {
     if (s.returning().isPresent()) {
       return new Mutations(session, tables).appendToTail(s, log, rowsSql, positions);
     }
-    List<Types.NestedField> fields = log.rowColumns();
+    List<Object[]> rows = tailRows(session, log.rowColumns(), "(" + rowsSql + ") AS r", positions);
+    log.extend(rows);
+    return new CommandResult("INSERT 0 " + rows.size(), rows.size());
+  }
+
+  /**
+   * The rows of a SELECT ({@code from}: what follows FROM) as a tail's log takes them: Iceberg's
+   * internal values of {@code fields}, read in their lossless forms.
+   */
+  static List<Object[]> tailRows(SessionContext session, List<Types.NestedField> fields, String from,
+      java.util.function.IntUnaryOperator positions) {
     StringBuilder select = new StringBuilder("SELECT ");
     for (int k = 0; k < fields.size(); k++) {
       select.append(k > 0 ? ", " : "").append(IcebergValues.readable(fields.get(k).type(),
-          "r." + Lexer.quoteIdentifier(fields.get(k).name())));
+          Lexer.quoteIdentifier(fields.get(k).name())));
     }
-    select.append(" FROM (").append(rowsSql).append(") AS r");
     List<Object[]> rows = new ArrayList<>();
-    try (var st = session.duck().createStatement(); var rs = st.executeQuery(select.toString())) {
+    try (var st = session.duck().createStatement(); var rs = st.executeQuery(select + " FROM " + from)) {
       while (rs.next()) {
         Object[] row = new Object[fields.size()];
         for (int k = 0; k < row.length; k++) {
@@ -218,8 +227,7 @@ final class Inserts {
     } catch (java.sql.SQLException e) {
       throw DuckErrors.map(e, positions);
     }
-    log.extend(rows);
-    return new CommandResult("INSERT 0 " + rows.size(), rows.size());
+    return rows;
   }
 
   /** CREATE TABLE ... AS query [WITH [NO] DATA]: creates the table and its rows in one commit. */

@@ -990,25 +990,7 @@ final class Mutations {
     Ast.Fragment returning = s.returning().orElseThrow();
     String offset = Lexer.quoteIdentifier(dev.floe.tail.TailLog.OFFSET_COLUMN);
     returningTable(returning, "SELECT * EXCLUDE (__floe_rn) FROM " + rows, t.alias(), session.relations());
-    List<Types.NestedField> fields = log.rowColumns();
-    StringBuilder select = new StringBuilder("SELECT ");
-    for (int k = 0; k < fields.size(); k++) {
-      select.append(k > 0 ? ", " : "").append(IcebergValues.readable(fields.get(k).type(),
-          Lexer.quoteIdentifier(fields.get(k).name())));
-    }
-    List<Object[]> values = new ArrayList<>();
-    try (var st = session.duck().createStatement();
-        var rs = st.executeQuery(select + " FROM " + rows + " ORDER BY __floe_rn")) {
-      while (rs.next()) {
-        Object[] row = new Object[fields.size()];
-        for (int k = 0; k < row.length; k++) {
-          row[k] = IcebergValues.internal(fields.get(k).type(), rs.getObject(k + 1));
-        }
-        values.add(row);
-      }
-    } catch (SQLException e) {
-      throw DuckErrors.map(e, positions);
-    }
+    List<Object[]> values = Inserts.tailRows(session, log.rowColumns(), rows + " ORDER BY __floe_rn", positions);
     long first = log.extend(values);
     String appended = "SELECT * EXCLUDE (__floe_rn) REPLACE (" + first + " + __floe_rn - 1 AS " + offset + ") FROM "
         + rows;
