@@ -161,7 +161,7 @@ class TailTest {
           "2|x|2", "3|v3|3", "4|x|4", "5|v5|5", "6|x|6", "7|v7|7", "20|new|10");
       assertThatThrownBy(() -> {
         try (Transaction t = db.begin()) {
-          t.sql("INSERT INTO r VALUES (1, 'a')").close();
+          t.sql("UPDATE r SET v = 'y' WHERE id = 1").close();
         }
       }).hasFieldOrPropertyWithValue("sqlState", SqlState.FEATURE_NOT_SUPPORTED);
     }
@@ -563,6 +563,48 @@ class TailTest {
       assertThat(rows(db, "SELECT x, _offset FROM old ORDER BY x")).containsExactly("10|null", "11|0");
       db.sql("ALTER TABLE old SET (tail = false)").close();
       assertThat(rows(db, "SELECT x, _offset FROM old ORDER BY x")).containsExactly("10|null", "11|0");
+    }
+  }
+
+  /**
+   * In a transaction block, appends are queued and made at COMMIT as one record; ROLLBACK (and ROLLBACK
+   * TO SAVEPOINT) drop them; a block that appends cannot also change tables.
+   */
+  @Test
+  void aTransactionBlockAppendsAtCommit() {
+    try (Database db = open()) {
+      Log log = db.newLog("tb", "v int", null);
+      db.sql("CREATE TABLE other (x int)").close();
+      try (Session s = db.connect()) {
+        s.sql("BEGIN").close();
+        s.sql("INSERT INTO tb VALUES (1), (2)").close();
+        s.sql("SAVEPOINT a").close();
+        s.sql("INSERT INTO tb VALUES (3)").close();
+        s.sql("ROLLBACK TO SAVEPOINT a").close();
+        try (Result r = s.sql("INSERT INTO tb VALUES (4) RETURNING v, _offset")) {
+          Row row = r.iterator().next();
+          assertThat(row.getLong(0)).isEqualTo(4);
+          assertThat(row.isNull(1)).as("no offset before COMMIT").isTrue();
+        }
+        assertThat(rows(db, "SELECT count(*) FROM tb")).as("not appended yet").containsExactly("0");
+        assertThatThrownBy(() -> s.sql("INSERT INTO other VALUES (1)").close())
+            .hasFieldOrPropertyWithValue("sqlState", SqlState.FEATURE_NOT_SUPPORTED);
+        s.sql("ROLLBACK").close();
+        assertThat(log.endOffset()).isZero();
+
+        s.sql("BEGIN").close();
+        s.sql("INSERT INTO tb VALUES (1), (2)").close();
+        s.sql("INSERT INTO tb VALUES (4)").close();
+        s.sql("COMMIT").close();
+        assertThat(rows(db, "SELECT v, _offset FROM tb ORDER BY v")).containsExactly("1|0", "2|1", "4|2");
+
+        s.sql("BEGIN").close();
+        s.sql("INSERT INTO other VALUES (1)").close();
+        assertThatThrownBy(() -> s.sql("INSERT INTO tb VALUES (5)").close())
+            .hasFieldOrPropertyWithValue("sqlState", SqlState.FEATURE_NOT_SUPPORTED);
+        s.sql("ROLLBACK").close();
+      }
+      assertThat(log.endOffset()).isEqualTo(3);
     }
   }
 

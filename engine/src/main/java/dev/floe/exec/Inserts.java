@@ -63,8 +63,13 @@ final class Inserts {
 
   Result insert(Ast.Insert s) {
     TableIdentifier id = tables.require(s.table(), session.currentSchema());
-    Table table = tables.live(id).orElseThrow(() -> new FloeException(SqlState.UNDEFINED_TABLE,
-        "relation \"" + id.name() + "\" does not exist", null, null, s.table().position(), null));
+    // In a block, a table with a tail is appended to at COMMIT and never written privately: it is
+    // looked at, not taken as the block's own copy.
+    Optional<Table> tailTable = tables.inTransaction() ? tables.snapshotOf(id).filter(TailLog::hasTail)
+        : Optional.empty();
+    Table table = tailTable.isPresent() ? tailTable.get() : tables.live(id).orElseThrow(() -> new FloeException(
+        SqlState.UNDEFINED_TABLE, "relation \"" + id.name() + "\" does not exist", null, null, s.table().position(),
+        null));
     Schema schema = table.schema();
     List<Column> columns = TypeMapping.columns(schema, table.properties());
 
@@ -175,7 +180,8 @@ final class Inserts {
   /**
    * INSERT into a table with a tail: the rows, computed and checked by DuckDB as for any INSERT, are
    * appended to the log as one record, and the statement returns once that is durable; they are
-   * readable at once, and reach the table's files when the tail is sealed.
+   * readable at once, and reach the table's files when the tail is sealed. In a transaction block they
+   * are queued and appended at its COMMIT.
    */
   private Result appendToTail(Ast.Insert s, TableIdentifier id, Table table, List<Column> targets, String rowsSql,
       java.util.function.IntUnaryOperator positions) {
@@ -190,17 +196,20 @@ final class Inserts {
       throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "ON CONFLICT is not supported on table \"" + id.name()
           + "\", which has a tail: appends do not read the table", null, null, s.table().position(), null);
     }
-    if (session.transaction().isPresent()) {
-      throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "cannot append to table \"" + id.name()
-          + "\" in a transaction block: rows appended to a tail are durable when acknowledged and cannot be rolled back",
-          null, "Run the INSERT outside the block (autocommit).", s.table().position(), null);
-    }
     TailLog log = session.engine().tails().of(id, table).orElseThrow();
+    Optional<dev.floe.exec.Transaction> block = tables.transaction();
+    // in a block the rows are queued, and appended at COMMIT (no offsets yet: -1)
+    java.util.function.ToLongFunction<List<Object[]>> append = block.isPresent()
+        ? rows -> {
+          block.get().append(id, log, rows);
+          return -1;
+        }
+        : log::extend;
     if (s.returning().isPresent()) {
-      return new Mutations(session, tables).appendToTail(s, log, rowsSql, positions);
+      return new Mutations(session, tables).appendToTail(s, log, rowsSql, positions, append);
     }
     List<Object[]> rows = tailRows(session, log.rowColumns(), "(" + rowsSql + ") AS r", positions);
-    log.extend(rows);
+    append.applyAsLong(rows);
     return new CommandResult("INSERT 0 " + rows.size(), rows.size());
   }
 

@@ -92,10 +92,14 @@ final class Mutations {
     return target(name, alias, true);
   }
 
-  /** @param seal seal a tail first (a statement that changes rows); an append to the tail does not */
+  /**
+   * @param seal seal a tail first (a statement that changes rows); an append to the tail does not, and
+   *     only looks at the table (in a block it is not the block's to write)
+   */
   private Target target(dev.floe.sql.QualifiedName name, Optional<String> alias, boolean seal) {
     TableIdentifier id = tables.require(name, session.currentSchema());
-    Table live = tables.live(id).orElseThrow(() -> new FloeException(SqlState.UNDEFINED_TABLE,
+    Table live = (seal ? tables.live(id) : tables.snapshotOf(id)).orElseThrow(() -> new FloeException(
+        SqlState.UNDEFINED_TABLE,
         "relation \"" + id.name() + "\" does not exist", null, null, name.position(), null));
     if (seal && dev.floe.tail.TailLog.hasTail(live)) {
       if (tables.inTransaction()) {
@@ -981,17 +985,24 @@ final class Mutations {
   /**
    * INSERT ... RETURNING into a table with a tail: the rows are numbered, RETURNING is evaluated once
    * before the append (offsets still NULL), so an expression that fails appends nothing, and again
-   * after it with each row's offset.
+   * after it with each row's offset; in a transaction block, where {@code append} queues the rows and
+   * returns -1, the offsets stay NULL.
    */
-  Result appendToTail(Ast.Insert s, dev.floe.tail.TailLog log, String rowsSql, IntUnaryOperator positions) {
+  Result appendToTail(Ast.Insert s, dev.floe.tail.TailLog log, String rowsSql, IntUnaryOperator positions,
+      java.util.function.ToLongFunction<List<Object[]>> append) {
     Target t = target(s.table(), s.alias(), false);
     String rows = materialize("tail", "SELECT *, row_number() OVER () AS __floe_rn FROM (" + rowsSql + ") AS r",
         positions);
     Ast.Fragment returning = s.returning().orElseThrow();
     String offset = Lexer.quoteIdentifier(dev.floe.tail.TailLog.OFFSET_COLUMN);
-    returningTable(returning, "SELECT * EXCLUDE (__floe_rn) FROM " + rows, t.alias(), session.relations());
+    String before = returningTable(returning, "SELECT * EXCLUDE (__floe_rn) FROM " + rows, t.alias(),
+        session.relations());
     List<Object[]> values = Inserts.tailRows(session, log.rowColumns(), rows + " ORDER BY __floe_rn", positions);
-    long first = log.extend(values);
+    long first = append.applyAsLong(values);
+    if (first < 0) {
+      // queued in a transaction block: the offsets come at COMMIT
+      return result("INSERT 0 " + values.size(), Optional.of(before));
+    }
     String appended = "SELECT * EXCLUDE (__floe_rn) REPLACE (" + first + " + __floe_rn - 1 AS " + offset + ") FROM "
         + rows;
     return result("INSERT 0 " + values.size(),

@@ -90,8 +90,37 @@ final class Transaction {
     }
   }
 
-  /** A savepoint: each written table's private state then, with what its COMMIT would validate. */
-  private record Savepoint(String name, Map<TableIdentifier, TableState> tables) {}
+  /**
+   * A savepoint: each written table's private state then, with what its COMMIT would validate, and how
+   * many rows the block had queued for each tail.
+   */
+  private record Savepoint(String name, Map<TableIdentifier, TableState> tables, Map<TableIdentifier, Integer> appends) {}
+
+  /** Rows the block appends to a table's tail: queued, and appended as one log record at COMMIT. */
+  private record PendingAppend(dev.floe.tail.TailLog log, List<Object[]> rows) {}
+
+  private final Map<TableIdentifier, PendingAppend> appends = new java.util.LinkedHashMap<>();
+
+  /**
+   * Queues rows for a table's tail (checked already). A block either appends to tails or changes
+   * tables: its COMMIT is then one atomic step, a log record or a catalog swap.
+   */
+  void append(TableIdentifier id, dev.floe.tail.TailLog log, List<Object[]> rows) {
+    if (readOnly) {
+      throw new FloeException(SqlState.READ_ONLY_SQL_TRANSACTION,
+          "cannot append to table \"" + id.name() + "\" in a read-only transaction");
+    }
+    if (!written.isEmpty()) {
+      throw mixed(id);
+    }
+    appends.computeIfAbsent(id, k -> new PendingAppend(log, new ArrayList<>())).rows().addAll(rows);
+  }
+
+  private static FloeException mixed(TableIdentifier id) {
+    return new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "a transaction block cannot both append to a table "
+        + "with a tail and change other rows (table \"" + id.name() + "\")", null,
+        "Its COMMIT would be two steps, a log append and a catalog commit; use a block for each.", 0, null);
+  }
 
   private record TableState(TableMetadata metadata, Expression conflictFilter, Expression keys, int commits,
       int noted) {}
@@ -173,6 +202,9 @@ final class Transaction {
       throw new FloeException(SqlState.READ_ONLY_SQL_TRANSACTION,
           "cannot write table \"" + id.name() + "\" in a read-only transaction");
     }
+    if (!appends.isEmpty()) {
+      throw mixed(id);
+    }
     Optional<Table> live = tables.current(id);
     if (live.isEmpty()) {
       return Optional.empty();
@@ -225,7 +257,9 @@ final class Transaction {
     Map<TableIdentifier, TableState> tables = new HashMap<>();
     written.forEach((id, w) -> tables.put(id, new TableState(w.ops.current(), w.conflictFilter, w.keys,
         w.ops.commits, w.noted)));
-    savepoints.push(new Savepoint(name, tables));
+    Map<TableIdentifier, Integer> queued = new HashMap<>();
+    appends.forEach((id, a) -> queued.put(id, a.rows().size()));
+    savepoints.push(new Savepoint(name, tables, queued));
   }
 
   boolean hasSavepoint(String name) {
@@ -239,6 +273,8 @@ final class Transaction {
       savepoints.pop();
     }
     Savepoint s = savepoints.peek();
+    appends.entrySet().removeIf(e -> !s.appends().containsKey(e.getKey()));
+    appends.forEach((id, a) -> a.rows().subList(s.appends().get(id), a.rows().size()).clear());
     for (Written w : List.copyOf(written.values())) {
       TableState then = s.tables().get(w.id);
       deleteWritten(w.table, then != null ? then.metadata() : w.base, w.ops.current(), Set.of());
@@ -285,6 +321,7 @@ final class Transaction {
   void rollback() {
     ended = true;
     releaseTailPins();
+    appends.clear();
     for (Written w : written.values()) {
       try {
         deleteWritten(w.table, w.base, w.ops.current(), Set.of());
@@ -309,6 +346,20 @@ final class Transaction {
     }
     ended = true;
     releaseTailPins();
+    if (!appends.isEmpty()) {
+      // a block that appends changes nothing else: its COMMIT is the log records, acknowledged when durable
+      List<TableIdentifier> ids = new ArrayList<>(appends.keySet());
+      ids.sort(java.util.Comparator.comparing(TableIdentifier::toString));
+      for (TableIdentifier id : ids) {
+        PendingAppend a = appends.get(id);
+        if (!a.rows().isEmpty()) {
+          a.log().extend(a.rows());
+        }
+      }
+      appends.clear();
+      savepoints.clear();
+      return;
+    }
     if (written.isEmpty()) {
       return;
     }
