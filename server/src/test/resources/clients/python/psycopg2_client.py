@@ -207,6 +207,33 @@ def scenario_transactions():
     out("after autocommit insert", cb.fetchone())
 
 
+def scenario_tail():
+    # psycopg2's default: every statement runs in a transaction the client commits
+    a = connect()
+    b = connect()
+    b.autocommit = True
+    ca, cb = a.cursor(), b.cursor()
+    ca.execute("CREATE TABLE ev (ts timestamptz NOT NULL, kind text) WITH (tail = true, sort_by = 'ts')")
+    a.commit()
+    ca.executemany("INSERT INTO ev VALUES (%s, %s)",
+                   [("2026-01-01 00:00:00+00", "a"), ("2026-01-01 00:00:01+00", "b")])
+    ca.execute("INSERT INTO ev VALUES (now(), 'c') RETURNING kind, _offset")
+    out("returning in a block", ca.fetchone())
+    cb.execute("SELECT count(*) FROM ev")
+    out("before commit", cb.fetchone())
+    a.commit()
+    cb.execute("SELECT kind, _offset FROM ev ORDER BY _offset")
+    out("after commit", cb.fetchall())
+    ca.execute("INSERT INTO ev VALUES (now(), 'd')")
+    a.rollback()
+    cb.execute("SELECT count(*) FROM ev")
+    out("after rollback", cb.fetchone())
+    ca.execute("INSERT INTO ev VALUES (now(), 'e') RETURNING _offset")
+    a.commit()
+    cb.execute("SELECT max(_offset) FROM ev")
+    out("offsets go on", cb.fetchone())
+
+
 def scenario_isolation():
     conn = connect()
     conn.set_session(isolation_level="SERIALIZABLE", readonly=True)

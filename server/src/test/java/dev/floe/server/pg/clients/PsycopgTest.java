@@ -287,6 +287,21 @@ class PsycopgTest {
   }
 
   /**
+   * A table with a durable tail from psycopg2 in its default mode (a transaction per unit of work): the
+   * appends are made at commit, a rollback drops them.
+   */
+  @Test
+  void psycopg2AppendsToATailInTransactions() {
+    psycopg2("tail", """
+        returning in a block ('c', None)
+        before commit (0,)
+        after commit [('a', 0), ('b', 1), ('c', 2)]
+        after rollback (3,)
+        offsets go on (3,)
+        """);
+  }
+
+  /**
    * conn.transaction() blocks, a nested one as a savepoint rolled back by an exception, and a rollback
    * that undoes an INSERT (PostgreSQL's count 2, no notice).
    */
