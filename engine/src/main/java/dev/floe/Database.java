@@ -5,6 +5,7 @@ import dev.floe.exec.SessionContext;
 import dev.floe.sql.Parser;
 import dev.floe.sql.QualifiedName;
 import java.nio.file.Path;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentLinkedQueue;
 
@@ -154,6 +155,26 @@ public final class Database implements AutoCloseable {
     Objects.requireNonNull(publishedMetadata, "publishedMetadata");
     engine.restoreTail(Parser.parseName(name).parts(), dev.floe.catalog.Warehouse.DEFAULT_NAMESPACE,
         publishedMetadata, window);
+    return new Log(this, engine, name, false);
+  }
+
+  /**
+   * Rebuilds a log on this warehouse from the table it published on object storage at
+   * {@code location} ({@code s3://bucket/path}), after the machine that wrote it was lost: a new
+   * staging table {@code name} reads the published rows from there and goes on publishing to it, its
+   * log starting {@code window} offsets past every offset the published table holds. {@code storage}
+   * are S3FileIO properties (endpoint, region, path-style access); credentials come from the AWS
+   * default chain.
+   *
+   * @throws FloeException 42P07 if {@code name} exists, 42704 if nothing is published there, 58030 if
+   *     object storage cannot be reached
+   */
+  public Log restoreLog(String name, String location, Map<String, String> storage, long window) {
+    checkOpen();
+    Objects.requireNonNull(location, "location");
+    Objects.requireNonNull(storage, "storage");
+    engine.restorePublishedTail(Parser.parseName(name).parts(), dev.floe.catalog.Warehouse.DEFAULT_NAMESPACE,
+        location, storage, window);
     return new Log(this, engine, name, false);
   }
 

@@ -35,30 +35,52 @@ public final class Log {
    * A new log's sizing (when seal cuts the memtable, the log's segment size) and its first offset (a
    * retired log's successor starts where it ended: {@link #retire()}).
    */
-  public record Config(long sealRows, long sealAgeMillis, long segmentBytes, long startOffset) {
+  public record Config(long sealRows, long sealAgeMillis, long segmentBytes, long startOffset, String publishTo,
+      Map<String, String> storage) {
     public static final Config DEFAULT = new Config(TailLog.Config.DEFAULT.sealRows(),
-        TailLog.Config.DEFAULT.sealAgeMillis(), TailLog.Config.DEFAULT.segmentBytes(), 0);
+        TailLog.Config.DEFAULT.sealAgeMillis(), TailLog.Config.DEFAULT.segmentBytes(), 0, null, Map.of());
 
     public Config {
       if (sealRows < 1 || sealAgeMillis < 0 || segmentBytes < 4096 || startOffset < 0) {
         throw new IllegalArgumentException("sealRows >= 1, sealAgeMillis >= 0, segmentBytes >= 4096 and "
             + "startOffset >= 0");
       }
+      storage = Map.copyOf(storage);
+      if (publishTo != null) {
+        dev.floe.tail.Published.check(publishTo, storage);
+      }
     }
 
     public Config(long sealRows, long sealAgeMillis, long segmentBytes) {
-      this(sealRows, sealAgeMillis, segmentBytes, 0);
+      this(sealRows, sealAgeMillis, segmentBytes, 0, null, Map.of());
     }
 
     /** This sizing, starting at {@code offset}. */
     public Config withStartOffset(long offset) {
-      return new Config(sealRows, sealAgeMillis, segmentBytes, offset);
+      return new Config(sealRows, sealAgeMillis, segmentBytes, offset, publishTo, storage);
+    }
+
+    /**
+     * This sizing, publishing to a table at {@code location} ({@code s3://bucket/path}) on object
+     * storage: sealed rows are staged in the local table and published there ({@link Log#publish}).
+     * {@code storage} are Iceberg S3FileIO properties, e.g. {@code s3.endpoint},
+     * {@code s3.path-style-access}, {@code client.region}; credentials come from the AWS default chain
+     * and are refused here.
+     */
+    public Config withPublishTo(String location, Map<String, String> storage) {
+      return new Config(sealRows, sealAgeMillis, segmentBytes, startOffset, location, storage);
     }
 
     String withClause() {
-      return "'floe.tail.seal-rows' = '" + sealRows + "', 'floe.tail.seal-age-ms' = '" + sealAgeMillis
-          + "', 'floe.tail.segment-bytes' = '" + segmentBytes + "'"
-          + (startOffset > 0 ? ", '" + TailLog.START_PROPERTY + "' = '" + startOffset + "'" : "");
+      StringBuilder with = new StringBuilder("'floe.tail.seal-rows' = '" + sealRows + "', 'floe.tail.seal-age-ms' = '"
+          + sealAgeMillis + "', 'floe.tail.segment-bytes' = '" + segmentBytes + "'"
+          + (startOffset > 0 ? ", '" + TailLog.START_PROPERTY + "' = '" + startOffset + "'" : ""));
+      if (publishTo != null) {
+        with.append(", publish_to = ").append(Lexer.quoteString(publishTo));
+        storage.forEach((k, v) -> with.append(", ").append(Lexer.quoteString(dev.floe.tail.Published.STORAGE_PREFIX + k))
+            .append(" = ").append(Lexer.quoteString(v)));
+      }
+      return with.toString();
     }
   }
 
@@ -154,11 +176,12 @@ public final class Log {
   }
 
   /**
-   * Every row with a lower offset is in the published table. The table is local, and sealing commits
-   * to it directly, so this is {@link #sealedThrough()}.
+   * Every row with a lower offset is in the published table: for a local table, which sealing commits
+   * to directly, {@link #sealedThrough()}; for a table on object storage, as far as this process knows
+   * (after a restart, until its first publish, what the staging table let go of).
    */
   public long publishedThrough() {
-    return sealedThrough();
+    return handle().log().publishedThrough();
   }
 
   /**
@@ -172,13 +195,16 @@ public final class Log {
   }
 
   /**
-   * Publishes sealed rows to the published table. The table is local and sealing commits to it
-   * directly, so every sealed row is published already: this returns {@link #publishedThrough()}.
-   * (A table on object storage, published from a local staging table, is not built yet: docs/tail.md.)
+   * Publishes every sealed row to the published table on object storage: the staged files are
+   * uploaded and committed there in one snapshot (the staging table lets them go at the next
+   * {@link #evict}). For a local table, which sealing commits to directly, there is nothing to do.
+   *
+   * @return {@link #publishedThrough()}
+   * @throws FloeException 58030 when object storage cannot be reached (the staged rows stay, readable,
+   *     for the next publish), 55000 when another process publishes to the same table
    */
   public long publish() {
-    writable();
-    return publishedThrough();
+    return writable().log().publish(true);
   }
 
   /**
@@ -253,18 +279,14 @@ public final class Log {
 
   /**
    * Runs the tiers in order: seal (by its triggers, or everything with {@code flush}), compact (with
-   * {@code flush}, every run of small files), evict, reclaim, sweep.
+   * {@code flush}, every run of small files), publish (staged files once settled, table property
+   * {@code floe.tail.publish-age-ms}, or all with {@code flush}), evict, reclaim, sweep. A failed
+   * publish stops only the publish: eviction, reclaim and sweep still run, then its error is raised.
    *
    * @return the number of rows sealed
    */
   public long advance(boolean flush) {
-    Engine.TailHandle h = writable();
-    long sealed = h.log().seal(flush);
-    h.log().compact(flush);
-    h.log().evict();
-    h.log().reclaim();
-    h.log().sweep();
-    return sealed;
+    return writable().log().advance(flush, true);
   }
 
   /**
@@ -319,8 +341,9 @@ public final class Log {
     dev.floe.tail.ColumnBounds.Summary summary = switch (tier) {
       case "memtable" -> h.log().memtableBounds();
       case "table" -> engine.fileBounds(h.id());
+      case "published" -> engine.publishedBounds(h.id());
       default -> throw new FloeException(SqlState.INVALID_PARAMETER_VALUE, "no tier \"" + tier
-          + "\": the tiers are \"memtable\" and \"table\"");
+          + "\": the tiers are \"memtable\", \"table\" and \"published\"");
     };
     Map<String, ColumnStatistics> columns = new java.util.LinkedHashMap<>();
     for (org.apache.iceberg.types.Types.NestedField f : h.log().schema().columns()) {

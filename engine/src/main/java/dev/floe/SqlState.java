@@ -75,6 +75,7 @@ public final class SqlState {
   public static final String ADMIN_SHUTDOWN = "57P01";
   public static final String CANNOT_CONNECT_NOW = "57P03";
   public static final String IO_ERROR = "58030";
+  public static final String UNDEFINED_FILE = "58P01";
   public static final String INTERNAL_ERROR = "XX000";
   public static final String DATA_CORRUPTED = "XX001";
 }

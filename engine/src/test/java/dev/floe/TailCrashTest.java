@@ -3,6 +3,7 @@ package dev.floe;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.floe.testing.IcebergClients;
+import dev.floe.testing.S3Server;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
@@ -26,12 +27,13 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A child JVM appends to a log from several threads (in one variant while another thread seals, evicts,
- * advances and ingests Arrow batches in a loop) and is killed with SIGKILL at a random moment, again and again. Each child
+ * advances and ingests Arrow batches in a loop; in a third, the log also publishes to a real S3 server
+ * that the test starts) and is killed with SIGKILL at a random moment, again and again. Each child
  * first reads the log as the last one left it and reports what it found; the parent checks it against
  * the appends the previous children acknowledged: every acknowledged row is there exactly once with the
  * offset its acknowledgement named, no row appears twice, no offset is used twice, and of the rows never
  * acknowledged at most the one each writer had in flight appears. At the end Iceberg's generic reader
- * reads the sealed rows of the table.
+ * reads the sealed rows of the table (and, in the third variant, the published table from S3).
  */
 class TailCrashTest {
   private static final int WRITERS = 4;
@@ -57,7 +59,8 @@ class TailCrashTest {
    */
   public static void main(String[] args) throws Exception {
     Path warehouse = Path.of(args[0]);
-    boolean sealing = args[1].equals("seal");
+    boolean publishing = args[1].equals("publish");
+    boolean sealing = args[1].equals("seal") || publishing;
     long[] start = new long[WRITERS];
     long[] acked = new long[WRITERS];
     for (int w = 0; w < WRITERS; w++) {
@@ -71,8 +74,12 @@ class TailCrashTest {
       try {
         log = db.openLog(TABLE);
       } catch (FloeException e) {
-        log = db.newLog(TABLE, "w int NOT NULL, s bigint NOT NULL, payload text", "w, s",
-            new Log.Config(2_000, 50, 64 << 10));
+        Log.Config config = new Log.Config(2_000, 50, 64 << 10);
+        if (publishing) {
+          config = config.withPublishTo(PUBLISHED, Map.of("s3.endpoint", System.getProperty("floe.test.s3"),
+              "s3.path-style-access", "true"));
+        }
+        log = db.newLog(TABLE, "w int NOT NULL, s bigint NOT NULL, payload text", "w, s", config);
       }
       report(db, acked, out);
       out.println("READY");
@@ -99,8 +106,9 @@ class TailCrashTest {
         threads.add(new Thread(() -> {
           try {
             while (true) {
-              switch (ThreadLocalRandom.current().nextInt(5)) {
+              switch (ThreadLocalRandom.current().nextInt(publishing ? 6 : 5)) {
                 case 0 -> l.seal(true);
+                case 5 -> l.publish();
                 case 1 -> l.advance(false);
                 case 2 -> l.evict();
                 case 3 -> {
@@ -196,8 +204,14 @@ class TailCrashTest {
     int kills = 0;
     for (int round = 0; round <= rounds; round++) {
       List<String> command = new ArrayList<>(List.of(java, "--add-opens=java.base/java.nio=ALL-UNNAMED",
-          "-Xmx256m", "-XX:TieredStopAtLevel=1", "-Djava.io.tmpdir=" + childTmp, "-cp",
-          System.getProperty("java.class.path"), TailCrashTest.class.getName(), dir.toString(), mode));
+          "-Xmx256m", "-XX:TieredStopAtLevel=1", "-Djava.io.tmpdir=" + childTmp));
+      if (s3 != null) {
+        // credentials reach the child as the AWS default chain's system properties, nothing else
+        command.addAll(List.of("-Dfloe.test.s3=" + s3.endpoint(), "-Daws.accessKeyId=" + S3Server.ACCESS_KEY,
+            "-Daws.secretAccessKey=" + S3Server.SECRET_KEY));
+      }
+      command.addAll(List.of("-cp", System.getProperty("java.class.path"), TailCrashTest.class.getName(),
+          dir.toString(), mode));
       for (int w = 0; w < WRITERS; w++) {
         command.add(Long.toString(acked.next[w]));
         command.add(Long.toString(acked.last[w]));
@@ -221,7 +235,9 @@ class TailCrashTest {
                 p.destroyForcibly();
                 break;
               }
-              deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50 + random.nextInt(700));
+              // a publishing child first starts its S3 client (a second or so): it lives longer
+              deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(mode.equals("publish")
+                  ? 300 + random.nextInt(2500) : 50 + random.nextInt(700));
             } else {
               report.add(line);
             }
@@ -260,6 +276,32 @@ class TailCrashTest {
         acked.next[w] = acked.inFlight[w] + 1;
       }
     }
+    if (mode.equals("publish")) {
+      // the published table as any engine reads it from S3: each offset once, each row as acknowledged
+      java.util.Set<Long> seen = new java.util.HashSet<>();
+      try (org.apache.iceberg.aws.s3.S3FileIO io = new org.apache.iceberg.aws.s3.S3FileIO()) {
+        Map<String, String> props = new HashMap<>(s3.storage());
+        props.put("http-client.type", "urlconnection");
+        io.initialize(props);
+        String metadata;
+        try (java.io.InputStream in = io.newInputFile(PUBLISHED + "/metadata/current").newStream()) {
+          metadata = new String(in.readAllBytes(), StandardCharsets.UTF_8).strip();
+        }
+        Table t = new org.apache.iceberg.BaseTable(new org.apache.iceberg.StaticTableOperations(metadata, io),
+            PUBLISHED);
+        try (CloseableIterable<Record> it = IcebergGenerics.read(t).build()) {
+          for (Record r : it) {
+            long o = (Long) r.getField("_offset");
+            assertThat(seen.add(o)).as("offset %d published once", o).isTrue();
+            String who = acked.offsets.get(o);
+            if (who != null) {
+              assertThat(r.getField("w") + "/" + r.getField("s")).isEqualTo(who);
+            }
+          }
+        }
+      }
+      assertThat(seen).as("the publishing variant published rows").isNotEmpty();
+    }
     try (JdbcCatalog catalog = IcebergClients.jdbcCatalog(dir)) {
       Table t = catalog.loadTable(TableIdentifier.of("public", TABLE));
       long sealed = 0;
@@ -279,7 +321,7 @@ class TailCrashTest {
           sealed++;
         }
       }
-      if (mode.equals("seal")) {
+      if (mode.equals("seal")) { // (a publishing log's staging table lets published rows go)
         assertThat(sealed).as("the sealing variant sealed rows").isPositive();
         assertThat(ingested).as("the sealing variant ingested rows").isPositive();
       }
@@ -341,6 +383,23 @@ class TailCrashTest {
     int kills = killedRounds("seal", ROUNDS, 11);
     assertThat(kills).isEqualTo(ROUNDS);
   }
+
+  @Test
+  void appendsSurviveKillsWhilePublishingToS3(@org.junit.jupiter.api.io.TempDir Path s3dir) throws Exception {
+    S3Server.useCredentials();
+    try (S3Server server = S3Server.start(s3dir)) {
+      s3 = server;
+      int kills = killedRounds("publish", PUBLISH_ROUNDS, 13);
+      assertThat(kills).isEqualTo(PUBLISH_ROUNDS);
+    } finally {
+      s3 = null;
+    }
+  }
+
+  /** The S3 server of the publishing variant. */
+  private S3Server s3;
+  private static final String PUBLISHED = "s3://" + S3Server.BUCKET + "/crash/ev";
+  private static final int PUBLISH_ROUNDS = Integer.getInteger("floe.tailCrashPublishRounds", 40);
 
   /** Kills per variant: two variants make the 200 the durability contract is checked with. */
   private static final int ROUNDS = Integer.getInteger("floe.tailCrashRounds", 100);

@@ -155,6 +155,11 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
     return new SqliteTableOperations(this, identifier, io);
   }
 
+  /** Where a new table named {@code identifier} goes (a directory nothing else uses). */
+  public String newTableLocation(TableIdentifier identifier) {
+    return defaultWarehouseLocation(identifier);
+  }
+
   @Override
   protected String defaultWarehouseLocation(TableIdentifier identifier) {
     StringBuilder dir = new StringBuilder(warehouse);

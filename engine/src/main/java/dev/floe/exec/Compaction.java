@@ -54,6 +54,14 @@ final class Compaction {
   }
 
   static Result compact(Engine engine, TableIdentifier id, Connection duck, boolean all) {
+    return compact(engine, id, duck, all, Long.MIN_VALUE);
+  }
+
+  /**
+   * As {@link #compact(Engine, TableIdentifier, Connection, boolean)}, leaving out files that may hold
+   * a tail offset below {@code fromOffset} (a log's staged files that may be published already).
+   */
+  static Result compact(Engine engine, TableIdentifier id, Connection duck, boolean all, long fromOffset) {
     Table table = engine.tables().current(id).orElseThrow(() -> FloeException.undefinedTable(id.name()));
     Snapshot snapshot = table.currentSnapshot();
     if (snapshot == null) {
@@ -64,7 +72,7 @@ final class Compaction {
     Map<List<Object>, List<FileScanTask>> partitions = new LinkedHashMap<>();
     for (FileScanTask task : engine.planner().plan(table, snapshot, table.schema(), null)) {
       DataFile f = task.file();
-      if (task.deletes().isEmpty() && f.fileSizeInBytes() < target * 3 / 4) {
+      if (task.deletes().isEmpty() && f.fileSizeInBytes() < target * 3 / 4 && offsetsFrom(table, f, fromOffset)) {
         partitions.computeIfAbsent(partitionKey(f), k -> new ArrayList<>()).add(task);
       }
     }
@@ -92,6 +100,17 @@ final class Compaction {
       }
     }
     return done;
+  }
+
+  /** Whether every {@code _offset} in the file is at least {@code from} (unknown bounds: no). */
+  private static boolean offsetsFrom(Table table, DataFile f, long from) {
+    if (from == Long.MIN_VALUE) {
+      return true;
+    }
+    org.apache.iceberg.types.Types.NestedField offset = table.schema().findField(dev.floe.tail.TailLog.OFFSET_COLUMN);
+    java.nio.ByteBuffer lower = offset == null || f.lowerBounds() == null ? null : f.lowerBounds().get(offset.fieldId());
+    return lower != null && org.apache.iceberg.types.Conversions.<Long>fromByteBuffer(
+        org.apache.iceberg.types.Types.LongType.get(), lower) >= from;
   }
 
   private static List<Object> partitionKey(DataFile f) {

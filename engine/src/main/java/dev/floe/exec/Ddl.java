@@ -206,6 +206,16 @@ final class Ddl {
       }
       fieldId++;
     }
+    if (dev.floe.tail.Published.location(props).isPresent() || props.keySet().stream()
+        .anyMatch(k -> k.startsWith(dev.floe.tail.Published.STORAGE_PREFIX))) {
+      if (!TailLog.hasTail(props) || dev.floe.tail.Published.location(props).isEmpty()) {
+        throw new FloeException(SqlState.INVALID_PARAMETER_VALUE, "publish_to and its storage properties are "
+            + "for a table with a tail: WITH (tail = true, publish_to = 's3://bucket/path')", null, null,
+            s.name().position(), null);
+      }
+      dev.floe.tail.Published.check(dev.floe.tail.Published.location(props).get(),
+          dev.floe.tail.Published.storage(props));
+    }
     if (TailLog.hasTail(props)) {
       // a tail numbers its rows: the offset column is the table's last
       if (names.contains(TailLog.OFFSET_COLUMN)) {
@@ -390,6 +400,16 @@ final class Ddl {
     table.refresh();
     boolean tail = TailLog.hasTail(table);
     boolean renameOnly = s.actions().stream().allMatch(a -> a instanceof RenameTable);
+    if (dev.floe.tail.Published.location(table.properties()).isPresent()) {
+      for (AlterAction action : s.actions()) {
+        if (!(action instanceof RenameTable || action instanceof SetProperties || action instanceof UnsetProperties)) {
+          // the published table on object storage has the schema the log was created with
+          throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "cannot change the columns or layout of table \""
+              + id.name() + "\": its log publishes to " + dev.floe.tail.Published.location(table.properties()).get(),
+              null, null, 0, null);
+        }
+      }
+    }
     if (tail && !renameOnly) {
       for (AlterAction action : s.actions()) {
         checkTailColumn(action, id);
@@ -621,6 +641,15 @@ final class Ddl {
       if (options.location().isPresent()) {
         txn.updateLocation().setLocation(options.location().get()).commit();
       }
+      for (String key : options.properties().keySet()) {
+        boolean publishing = dev.floe.tail.Published.location(table.properties()).isPresent();
+        if (key.startsWith(dev.floe.tail.Published.LOCATION_PROPERTY) || key.startsWith(dev.floe.tail.Published.STORAGE_PREFIX)
+            || (publishing && key.equals(TailLog.TAIL_PROPERTY) && !TailLog.hasTail(options.properties()))) {
+          throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "cannot set \"" + key + "\" of table \"" + id.name()
+              + "\": where and how a log publishes is set when it is created", null,
+              publishing ? "Log.retire() publishes every row and ends the log." : null, 0, null);
+        }
+      }
       if (!options.properties().isEmpty()) {
         UpdateProperties update = txn.updateProperties();
         options.properties().forEach(update::set);
@@ -632,6 +661,10 @@ final class Ddl {
     } else if (action instanceof UnsetProperties u) {
       UpdateProperties update = txn.updateProperties();
       for (String key : u.keys()) {
+        if (key.startsWith("floe.tail.publish") && txn.table().properties().containsKey(key)) {
+          throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "cannot reset \"" + key + "\" of table \""
+              + id.name() + "\": where and how a log publishes is set when it is created");
+        }
         if (!txn.table().properties().containsKey(key)) {
           if (u.ifExists()) {
             continue;

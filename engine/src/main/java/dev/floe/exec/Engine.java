@@ -299,6 +299,74 @@ public final class Engine implements AutoCloseable {
     return id;
   }
 
+  /**
+   * Rebuilds a log from the table it published at {@code location} on object storage: a new staging
+   * table {@code parts} (the published table's columns, field ids, partitioning and sort order) whose
+   * log starts {@code window} offsets past every offset the published table holds, and whose reads
+   * take the published rows from there.
+   */
+  public TableIdentifier restorePublishedTail(List<String> parts, String defaultSchema, String location,
+      java.util.Map<String, String> storage, long window) {
+    checkWritable();
+    if (window < 0) {
+      throw new FloeException(SqlState.INVALID_PARAMETER_VALUE, "the offset window must not be negative");
+    }
+    dev.floe.tail.Published.check(location, storage);
+    TableIdentifier id = tables.identifier(parts, defaultSchema)
+        .orElseThrow(() -> FloeException.undefinedTable(String.join(".", parts)));
+    if (tables.current(id).isPresent()) {
+      throw new FloeException(SqlState.DUPLICATE_TABLE, "relation \"" + id.name() + "\" already exists");
+    }
+    if (!tables.catalog().namespaceExists(id.namespace())) {
+      throw new FloeException(SqlState.INVALID_SCHEMA_NAME, "schema \"" + id.namespace() + "\" does not exist");
+    }
+    java.nio.file.Path cache = scratch.resolve("restore-" + java.util.UUID.randomUUID());
+    try (dev.floe.tail.Published published = dev.floe.tail.Published.open(location, storage, cache)) {
+      Table pub = published.current().orElseThrow(() -> new FloeException(SqlState.UNDEFINED_OBJECT,
+          "no table is published at " + location));
+      org.apache.iceberg.types.Types.NestedField offset = pub.schema().findField(dev.floe.tail.TailLog.OFFSET_COLUMN);
+      if (offset == null || offset.type().typeId() != org.apache.iceberg.types.Type.TypeID.LONG) {
+        throw new FloeException(SqlState.INVALID_TABLE_DEFINITION, "the table at " + location
+            + " is not a log's table: it has no bigint column " + dev.floe.tail.TailLog.OFFSET_COLUMN);
+      }
+      long at = dev.floe.tail.Published.through(pub);
+      long reached = at;
+      if (pub.currentSnapshot() != null) {
+        dev.floe.tail.ColumnBounds bounds = dev.floe.tail.ColumnBounds.of(pub.schema());
+        for (org.apache.iceberg.FileScanTask task : planner.plan(pub, pub.currentSnapshot(), pub.schema(), null)) {
+          bounds.addFile(task.file());
+        }
+        Object max = bounds.result().columns().get(dev.floe.tail.TailLog.OFFSET_COLUMN).upper();
+        if (max != null) {
+          reached = Math.max(reached, (Long) max + 1);
+        }
+      }
+      long start = Math.addExact(reached, window);
+      java.util.Map<String, String> props = new java.util.HashMap<>(pub.properties());
+      props.keySet().removeIf(k -> k.startsWith("floe.tail.") || k.equals(org.apache.iceberg.TableProperties.COMMIT_NUM_RETRIES)
+          || k.startsWith("write.metadata."));
+      props.put(dev.floe.tail.TailLog.TAIL_PROPERTY, "true");
+      props.put(dev.floe.tail.Published.LOCATION_PROPERTY, published.location());
+      storage.forEach((k, v) -> props.put(dev.floe.tail.Published.STORAGE_PREFIX + k, v));
+      props.put(dev.floe.tail.TailLog.START_PROPERTY, Long.toString(start));
+      props.put(dev.floe.tail.TailLog.THROUGH_PROPERTY, Long.toString(start));
+      props.put(dev.floe.tail.Published.EVICTED_PROPERTY, Long.toString(at));
+      props.put(dev.floe.tail.Published.METADATA_PROPERTY,
+          ((org.apache.iceberg.HasTableOperations) pub).operations().current().metadataFileLocation());
+      String tableLocation = tables.catalog().newTableLocation(id);
+      org.apache.iceberg.TableMetadata staging = org.apache.iceberg.TableMetadata.buildFromEmpty(
+              ((org.apache.iceberg.HasTableOperations) pub).operations().current().formatVersion())
+          .assignUUID().setLocation(tableLocation).setCurrentSchema(pub.schema(), pub.schema().highestFieldId())
+          .setDefaultPartitionSpec(pub.spec()).setDefaultSortOrder(pub.sortOrder()).setProperties(props).build();
+      String metadataFile = tableLocation + "/metadata/00000-" + java.util.UUID.randomUUID() + ".metadata.json";
+      org.apache.iceberg.TableMetadataParser.write(staging, tables.catalog().io().newOutputFile(metadataFile));
+      tables.catalog().registerTable(id, metadataFile);
+    } finally {
+      dev.floe.write.Scratch.deleteTree(cache);
+    }
+    return id;
+  }
+
   /** Ingests Arrow batches into a table with a tail (see {@link dev.floe.Log#ingest}). */
   public long[] ingestTail(TableIdentifier id, org.apache.arrow.vector.ipc.ArrowReader batches) {
     checkWritable();
@@ -320,6 +388,24 @@ public final class Engine implements AutoCloseable {
     Snapshot snapshot = table.currentSnapshot();
     if (snapshot != null) {
       for (org.apache.iceberg.FileScanTask task : planner.plan(table, snapshot, table.schema(), null)) {
+        bounds.addFile(task.file());
+      }
+    }
+    return bounds.result();
+  }
+
+  /**
+   * Bounds of each column over the rows a log published to object storage and its staging table let
+   * go of (the published table as of the version the staging table names), from the published files'
+   * metrics as kept locally.
+   */
+  public dev.floe.tail.ColumnBounds.Summary publishedBounds(TableIdentifier id) {
+    Table table = tables.current(id).orElseThrow(() -> FloeException.undefinedTable(id.name()));
+    dev.floe.tail.ColumnBounds bounds = dev.floe.tail.ColumnBounds.of(table.schema());
+    Optional<Table> published = tails.publishedTier(table, Optional.ofNullable(table.currentSnapshot()), false);
+    if (published.isPresent() && published.get().currentSnapshot() != null) {
+      Table p = published.get();
+      for (org.apache.iceberg.FileScanTask task : planner.plan(p, p.currentSnapshot(), p.schema(), null)) {
         bounds.addFile(task.file());
       }
     }

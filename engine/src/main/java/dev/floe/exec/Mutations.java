@@ -101,6 +101,11 @@ final class Mutations {
     Table live = (seal ? tables.live(id) : tables.snapshotOf(id)).orElseThrow(() -> new FloeException(
         SqlState.UNDEFINED_TABLE,
         "relation \"" + id.name() + "\" does not exist", null, null, name.position(), null));
+    if (dev.floe.tail.Published.location(live.properties()).isPresent()) {
+      throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "cannot change rows of table \"" + id.name()
+          + "\": its log publishes to " + dev.floe.tail.Published.location(live.properties()).get()
+          + ", and a published log is append-only", null, null, name.position(), null);
+    }
     if (seal && dev.floe.tail.TailLog.hasTail(live)) {
       if (tables.inTransaction()) {
         throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "cannot change rows of table \"" + id.name()

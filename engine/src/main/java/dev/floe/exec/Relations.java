@@ -131,8 +131,9 @@ final class Relations implements QueryBinder.Resolver {
         ? Optional.of(snapshot(t, timeTravel.get()))
         : Optional.ofNullable(t.currentSnapshot());
     Schema schema = historic && snapshot.isPresent() ? ScanPlan.schemaOf(t, snapshot.get()) : t.schema();
+    Optional<Table> published = tails == null ? Optional.empty() : tails.publishedTier(t, snapshot, historic);
     return Optional.of(new TableRelation(planner, files, t, snapshot, schema, historic, qualified(id.get()), false,
-        unsealed));
+        unsealed, published));
   }
 
   /**
@@ -256,11 +257,20 @@ final class Relations implements QueryBinder.Resolver {
     final List<String> name;
     final boolean rowIds;
     final Optional<TailLog.Pin> unsealed;
+    /** A log's published table on object storage, as of the version this snapshot names. */
+    final Optional<Table> published;
     ScanPlan lastPlan;
     Expression lastFilter;
 
     TableRelation(ScanPlanner planner, ScanFiles files, Table table, Optional<Snapshot> snapshot, Schema schema,
         boolean historic, List<String> name, boolean rowIds, Optional<TailLog.Pin> unsealed) {
+      this(planner, files, table, snapshot, schema, historic, name, rowIds, unsealed, Optional.empty());
+    }
+
+    TableRelation(ScanPlanner planner, ScanFiles files, Table table, Optional<Snapshot> snapshot, Schema schema,
+        boolean historic, List<String> name, boolean rowIds, Optional<TailLog.Pin> unsealed,
+        Optional<Table> published) {
+      this.published = published;
       this.rowIds = rowIds;
       this.unsealed = unsealed;
       this.files = files;
@@ -292,6 +302,16 @@ final class Relations implements QueryBinder.Resolver {
       lastFilter = filter;
       lastPlan = ScanPlan.plan(planner, table, snapshot, filter, historic);
       String scan = ScanSql.relation(lastPlan, table.io(), files, rowIds);
+      if (published.isPresent() && published.get().currentSnapshot() != null) {
+        // rows the log published to object storage and let go of: the files planning keeps are read
+        // from their local copies
+        Table p = published.get();
+        List<org.apache.iceberg.FileScanTask> tasks = planner.plan(p, p.currentSnapshot(), p.schema(), filter);
+        if (!tasks.isEmpty()) {
+          ScanPlan plan = new ScanPlan(p, Optional.of(p.currentSnapshot()), schema, lastPlan.columns(), tasks);
+          scan = ScanSql.relation(plan, p.io(), files, rowIds) + "\nUNION ALL\n" + scan;
+        }
+      }
       if (unsealed.isEmpty() || unsealed.get().isEmpty()) {
         return scan;
       }

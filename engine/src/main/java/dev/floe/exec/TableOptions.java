@@ -81,6 +81,7 @@ record TableOptions(Map<String, String> properties, List<PartitionField> partiti
           sortedBy = Optional.of(fields);
         }
         case "location" -> location = Optional.of(scalar(key, value));
+        case "publish_to" -> props.put(dev.floe.tail.Published.LOCATION_PROPERTY, scalar(key, value));
         case "tail", dev.floe.tail.TailLog.TAIL_PROPERTY -> {
           String v = scalar(key, value).toLowerCase(Locale.ROOT);
           if (!v.equals("true") && !v.equals("false")) {

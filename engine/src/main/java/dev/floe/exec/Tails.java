@@ -2,6 +2,7 @@ package dev.floe.exec;
 
 import dev.floe.FloeException;
 import dev.floe.SqlState;
+import dev.floe.tail.Published;
 import dev.floe.tail.TailLog;
 import dev.floe.write.Inserter;
 import java.nio.file.Path;
@@ -190,6 +191,64 @@ final class Tails implements AutoCloseable {
       log.close();
     }
     dev.floe.write.Scratch.deleteTree(directory(uuid));
+    Published p = published.remove(uuid);
+    if (p != null) {
+      p.close();
+    }
+    dev.floe.write.Scratch.deleteTree(cache(uuid)); // the published table itself stays where it is
+  }
+
+  private final Map<String, Published> published = new ConcurrentHashMap<>();
+
+  /**
+   * The published table of {@code table} on object storage, if it names one ({@link Published}); one
+   * per table in this process, its local copies in {@code .floe/cache/<table uuid>/}.
+   */
+  Optional<Published> published(Table table) {
+    Optional<String> location = Published.location(table.properties());
+    if (location.isEmpty()) {
+      return Optional.empty();
+    }
+    String uuid = table.uuid().toString();
+    Published p = published.get(uuid);
+    if (p != null && p.location().equals(location.get().endsWith("/")
+        ? location.get().substring(0, location.get().length() - 1) : location.get())) {
+      return Optional.of(p);
+    }
+    synchronized (published) {
+      Published opened = Published.open(location.get(), Published.storage(table.properties()), cache(uuid));
+      Published was = published.put(uuid, opened);
+      if (was != null) {
+        was.close();
+      }
+      return Optional.of(opened);
+    }
+  }
+
+  /**
+   * The published tier a read of {@code table} at {@code snapshot} adds: the published table as of the
+   * version the staging snapshot names. Rows below that version's watermark left the staging table in
+   * the commit that named it, so each row is in exactly one of the two.
+   */
+  Optional<Table> publishedTier(Table table, Optional<org.apache.iceberg.Snapshot> snapshot, boolean historic) {
+    Optional<Published> p = published(table);
+    if (p.isEmpty()) {
+      return Optional.empty();
+    }
+    String metadata = null;
+    if (historic && snapshot.isPresent()) {
+      for (org.apache.iceberg.Snapshot s = snapshot.get(); s != null && metadata == null;
+          s = s.parentId() == null ? null : table.snapshot(s.parentId())) {
+        metadata = s.summary().get(Published.METADATA_PROPERTY);
+      }
+    } else {
+      metadata = table.properties().get(Published.METADATA_PROPERTY);
+    }
+    return metadata == null ? Optional.empty() : Optional.of(p.get().at(metadata));
+  }
+
+  private Path cache(String uuid) {
+    return engine.warehouse().resolve(".floe").resolve("cache").resolve(uuid);
   }
 
   private Path directory(String uuid) {
@@ -234,8 +293,13 @@ final class Tails implements AutoCloseable {
       }
 
       @Override
-      public int compact(DuckDBConnection duck, boolean all) {
-        return Compaction.compact(engine, names.get(uuid), duck, all).filesRewritten();
+      public int compact(DuckDBConnection duck, boolean all, long fromOffset) {
+        return Compaction.compact(engine, names.get(uuid), duck, all, fromOffset).filesRewritten();
+      }
+
+      @Override
+      public Optional<Published> published() {
+        return Tails.this.published(table());
       }
     };
   }
@@ -246,23 +310,19 @@ final class Tails implements AutoCloseable {
   private final Map<TailLog, Long> maintained = new java.util.concurrent.ConcurrentHashMap<>();
 
   /**
-   * Runs every open log's tiers: seal (by its triggers, or everything with {@code flush}), compact, evict,
-   * and (once a minute, or with {@code flush}) reclaim and sweep. A
-   * log that fails is reported and the others still run.
+   * Runs every open log's tiers ({@link TailLog#advance}), reclaiming and sweeping once a minute or with
+   * {@code flush}. A log that fails is reported and the others still run.
    */
   void advanceAll(boolean flush) {
     for (TailLog log : open.values()) {
       try {
-        log.seal(flush);
-        log.compact(flush);
-        log.evict();
         long now = System.nanoTime();
         Long last = maintained.get(log);
-        if (flush || last == null || now - last > MAINTENANCE_INTERVAL_NANOS) {
+        boolean maintain = flush || last == null || now - last > MAINTENANCE_INTERVAL_NANOS;
+        if (maintain) {
           maintained.put(log, now);
-          log.reclaim();
-          log.sweep();
         }
+        log.advance(flush, maintain);
       } catch (RuntimeException e) {
         if (log.isOpen()) {
           LOG.warn("advancing a tail failed: {}", e.getMessage(), e);
@@ -277,5 +337,7 @@ final class Tails implements AutoCloseable {
       log.close();
     }
     open.clear();
+    published.values().forEach(Published::close);
+    published.clear();
   }
 }

@@ -161,7 +161,11 @@ public final class ScanSql {
   private static String groupSql(org.apache.iceberg.Table table, GroupKey key, List<FileScanTask> tasks,
       String reader, Mapping mapping, Schema schema, List<Column> columns, FileIO io, ScanFiles scanFiles,
       boolean rowIds) {
-    String files = fileList(tasks.stream().map(t -> t.file().location()).collect(Collectors.toList()));
+    // files on object storage are read from their local copies (fetched now if not there yet)
+    String files = io instanceof dev.floe.catalog.CachedFileIO cached
+        ? tasks.stream().map(t -> Lexer.quoteString(cached.localCopy(t.file().location()).toString()))
+            .collect(Collectors.joining(", ", "[", "]"))
+        : fileList(tasks.stream().map(t -> t.file().location()).collect(Collectors.toList()));
     String projection = columns.stream().map(c -> projection(c, schema, mapping)).collect(Collectors.joining(", "));
     if (rowIds) {
       projection += ", f." + FILE_COLUMN + " AS " + ROW_FILE + ", f.file_row_number AS " + ROW_POSITION;

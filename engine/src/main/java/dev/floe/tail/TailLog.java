@@ -12,6 +12,7 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.UUID;
 import org.apache.iceberg.AppendFiles;
@@ -53,15 +54,18 @@ public final class TailLog implements AutoCloseable {
    * Sizing: when a seal without {@code flush} cuts the memtable; how long files a snapshot stopped
    * naming, or nothing names, are kept for readers (reclaim, sweep).
    */
-  public record Config(long segmentBytes, long sealRows, long sealAgeMillis, long graceMillis) {
-    public static final Config DEFAULT = new Config(64L << 20, 1_000_000, 10_000, 600_000);
+  public record Config(long segmentBytes, long sealRows, long sealAgeMillis, long graceMillis, long cacheBytes,
+      long publishAgeMillis) {
+    public static final Config DEFAULT = new Config(64L << 20, 1_000_000, 10_000, 600_000, 1L << 30, 60_000);
 
     static Config of(Map<String, String> properties) {
       return new Config(
           PropertyUtil.propertyAsLong(properties, "floe.tail.segment-bytes", DEFAULT.segmentBytes),
           PropertyUtil.propertyAsLong(properties, "floe.tail.seal-rows", DEFAULT.sealRows),
           PropertyUtil.propertyAsLong(properties, "floe.tail.seal-age-ms", DEFAULT.sealAgeMillis),
-          PropertyUtil.propertyAsLong(properties, "floe.tail.grace-ms", DEFAULT.graceMillis));
+          PropertyUtil.propertyAsLong(properties, "floe.tail.grace-ms", DEFAULT.graceMillis),
+          PropertyUtil.propertyAsLong(properties, "floe.tail.cache-bytes", DEFAULT.cacheBytes),
+          PropertyUtil.propertyAsLong(properties, "floe.tail.publish-age-ms", DEFAULT.publishAgeMillis));
     }
   }
 
@@ -81,9 +85,12 @@ public final class TailLog implements AutoCloseable {
 
     /**
      * Merges the table's small files (see {@code exec.Compaction}), with {@code all} even a partition's
-     * few; returns the number of files rewritten.
+     * few, leaving out files with offsets below {@code fromOffset}; returns the number of files rewritten.
      */
-    int compact(DuckDBConnection duck, boolean all);
+    int compact(DuckDBConnection duck, boolean all, long fromOffset);
+
+    /** The table the log publishes to on object storage, if it has one ({@link Published}). */
+    java.util.Optional<Published> published();
 
     /** Expires snapshots replaced more than {@code graceMillis} ago; returns how many. */
     int reclaim(long graceMillis);
@@ -94,6 +101,18 @@ public final class TailLog implements AutoCloseable {
 
   private final Host host;
   private final Config config;
+  private final Path dir;
+  /**
+   * Publishing to object storage: the offset below which staged files may be in the published table
+   * (claimed in the file {@value #CLAIM_FILE} before a publish commits, so that compaction never merges
+   * them with files that are not); what this process last learned the published table holds.
+   */
+  private long claimed;
+  private long publishedThrough = -1;
+  /** When rows were first staged since the last publish (System.nanoTime), or 0. Guarded by this. */
+  private long stagedSince;
+  private String publishedMetadata;
+  static final String CLAIM_FILE = "publishing";
   private final Schema schema;
   private final int offsetIndex;
   private final RowCodec codec;
@@ -143,7 +162,9 @@ public final class TailLog implements AutoCloseable {
   private TailLog(Host host, Table table, Config config, Path dir, boolean readOnly) {
     this.host = host;
     this.config = config;
+    this.dir = dir;
     this.schema = table.schema();
+    this.claimed = Math.max(evicted(table), readClaim(dir));
     this.schemas = table.schemas();
     Types.NestedField offset = schema.findField(OFFSET_COLUMN);
     if (offset == null || offset.type().typeId() != Type.TypeID.LONG) {
@@ -680,6 +701,9 @@ public final class TailLog implements AutoCloseable {
       commitSeal(from, to, sql);
       synchronized (this) {
         through = to;
+        if (stagedSince == 0) {
+          stagedSince = System.nanoTime();
+        }
         dropSealedGenerations();
       }
       return to - from;
@@ -717,6 +741,11 @@ public final class TailLog implements AutoCloseable {
         AppendFiles append = Commits.inline(txn.newAppend());
         written.files().forEach(append::appendFile);
         append.set(THROUGH_PROPERTY, Long.toString(to));
+        for (String k : List.of(Published.EVICTED_PROPERTY, Published.METADATA_PROPERTY)) {
+          if (table.properties().containsKey(k)) {
+            append.set(k, table.properties().get(k)); // what time travel to this snapshot reads from S3
+          }
+        }
         append.commit();
         txn.updateProperties().set(THROUGH_PROPERTY, Long.toString(to)).commit();
         txn.commitTransaction();
@@ -781,7 +810,232 @@ public final class TailLog implements AutoCloseable {
     checkWritable();
     synchronized (sealLock) {
       checkOpen();
-      return host.compact(sealDuck, all);
+      long from;
+      synchronized (this) {
+        from = host.published().isPresent() ? claimed : Long.MIN_VALUE;
+      }
+      return host.compact(sealDuck, all, from);
+    }
+  }
+
+  /**
+   * Publishes the staged rows to the published table on object storage: the staging table's files
+   * holding rows from the published table's watermark to the staging table's are uploaded and
+   * committed there in one snapshot that moves its watermark. The staging table keeps them until
+   * {@link #evict} (readers of a staging snapshot read the published table as of the version that
+   * snapshot names, so every row is read once). Without a published table, every sealed row is
+   * "published" already.
+   *
+   * @return the offset below which every row is in the published table
+   * @throws FloeException 58030 when object storage cannot be reached (nothing is lost: the staged
+   *     files stay and the next publish takes them), 55000 when another process publishes there
+   */
+  public long publish(boolean flush) {
+    checkWritable();
+    Optional<Published> target = host.published();
+    if (target.isEmpty()) {
+      return sealedThrough();
+    }
+    synchronized (sealLock) {
+      checkOpen();
+      Table staging = host.table();
+      synchronized (this) {
+        if (publishedThrough >= 0 && through(staging) <= publishedThrough) {
+          return publishedThrough; // nothing staged since the last publish
+        }
+        long since = stagedSince;
+        if (!flush && since != 0 && System.nanoTime() - since < config.publishAgeMillis() * 1_000_000) {
+          return Math.max(publishedThrough, evicted(staging)); // let staged files settle (compaction) first
+        }
+      }
+      long evicted = evicted(staging);
+      Published published = target.get();
+      Table table = published.current().orElse(null);
+      if (table == null) {
+        if (staging.properties().containsKey(Published.METADATA_PROPERTY)) {
+          throw new FloeException(SqlState.DATA_CORRUPTED, "the published table " + published.location()
+              + " is gone, but " + staging.name() + " published rows to it");
+        }
+        table = published.create(staging.schema(), staging.spec(), staging.sortOrder(),
+            ((org.apache.iceberg.HasTableOperations) staging).operations().current().formatVersion(),
+            publishedProperties(staging.properties()), staging.uuid().toString());
+      } else if (!staging.properties().containsKey(Published.METADATA_PROPERTY)
+          && !staging.uuid().toString().equals(table.properties().get(Published.LOG_PROPERTY))) {
+        throw new FloeException(SqlState.DUPLICATE_TABLE, "a table is published at " + published.location()
+            + " already, by another log");
+      }
+      long at = Published.through(table);
+      long mayHave;
+      synchronized (this) {
+        mayHave = claimed;
+      }
+      if (at < evicted || at > mayHave) {
+        // this log published at least what its staging table let go of, and at most what its publishes
+        // claimed (committed, not yet evicted); anything else was published by another process
+        throw new FloeException(SqlState.OBJECT_NOT_IN_PREREQUISITE_STATE, "the published table "
+            + published.location() + " holds offsets below " + at + " but this log published below " + evicted
+            + ": another process publishes to it (was the log restored elsewhere?)");
+      }
+      synchronized (this) {
+        publishedThrough = at;
+        publishedMetadata = ((org.apache.iceberg.HasTableOperations) table).operations().current()
+            .metadataFileLocation();
+      }
+      long to = through(staging);
+      if (to <= at) {
+        return at;
+      }
+      List<org.apache.iceberg.DataFile> files = new ArrayList<>();
+      for (org.apache.iceberg.DataFile f : stagedFiles(staging)) {
+        long[] range = offsets(f);
+        if (range[1] < at) {
+          continue; // published before: the next evict lets it go
+        }
+        if (range[0] < at) {
+          throw new FloeException(SqlState.DATA_CORRUPTED, "staged file " + f.location() + " holds offsets "
+              + range[0] + ".." + range[1] + " on both sides of the published watermark " + at);
+        }
+        files.add(f);
+      }
+      claim(to);
+      Map<org.apache.iceberg.DataFile, Path> local = new java.util.LinkedHashMap<>();
+      for (org.apache.iceberg.DataFile f : files) {
+        local.put(f, dev.floe.catalog.LocalFileIO.toPath(f.location()));
+      }
+      String metadata = published.publish(table, local, at, to);
+      synchronized (this) {
+        publishedThrough = to;
+        publishedMetadata = metadata;
+        stagedSince = through > to ? System.nanoTime() : 0;
+      }
+      return to;
+    }
+  }
+
+  /** Properties the published table takes from the staging table: all but the log's own. */
+  private static Map<String, String> publishedProperties(Map<String, String> staging) {
+    Map<String, String> props = new java.util.HashMap<>();
+    staging.forEach((k, v) -> {
+      if (!k.startsWith("floe.tail.") && !k.equals(TAIL_PROPERTY)) {
+        props.put(k, v);
+      }
+    });
+    return props;
+  }
+
+  /** The data files of the staging table's current snapshot (a log's staging table has no deletes). */
+  private static List<org.apache.iceberg.DataFile> stagedFiles(Table staging) {
+    List<org.apache.iceberg.DataFile> files = new ArrayList<>();
+    if (staging.currentSnapshot() == null) {
+      return files;
+    }
+    try (var tasks = staging.newScan().useSnapshot(staging.currentSnapshot().snapshotId()).includeColumnStats()
+        .planFiles()) {
+      for (org.apache.iceberg.FileScanTask t : tasks) {
+        if (!t.deletes().isEmpty()) {
+          throw new FloeException(SqlState.DATA_CORRUPTED, "staged file " + t.file().location()
+              + " has deletes: the rows of a published log do not change");
+        }
+        files.add(t.file());
+      }
+    } catch (java.io.IOException e) {
+      throw new FloeException(SqlState.IO_ERROR, "cannot list the staged files: " + e.getMessage(), e);
+    }
+    return files;
+  }
+
+  /** The lowest and highest offset in a file, from its Iceberg metrics. */
+  private long[] offsets(org.apache.iceberg.DataFile f) {
+    int id = schema.findField(OFFSET_COLUMN).fieldId();
+    ByteBuffer lower = f.lowerBounds() == null ? null : f.lowerBounds().get(id);
+    ByteBuffer upper = f.upperBounds() == null ? null : f.upperBounds().get(id);
+    if (lower == null || upper == null) {
+      throw new FloeException(SqlState.DATA_CORRUPTED, "staged file " + f.location() + " has no bounds on "
+          + OFFSET_COLUMN);
+    }
+    return new long[] {
+        org.apache.iceberg.types.Conversions.<Long>fromByteBuffer(Types.LongType.get(), lower),
+        org.apache.iceberg.types.Conversions.<Long>fromByteBuffer(Types.LongType.get(), upper)};
+  }
+
+  /**
+   * Removes from the staging table the files whose rows the published table holds (as the last publish
+   * found it), recording the published version that holds them, in one staging commit.
+   */
+  private void evictPublished() {
+    long at;
+    String metadata;
+    synchronized (this) {
+      at = publishedThrough;
+      metadata = publishedMetadata;
+    }
+    Table staging = host.table();
+    if (metadata == null || at <= evicted(staging)) {
+      return;
+    }
+    List<org.apache.iceberg.DataFile> gone = new ArrayList<>();
+    for (org.apache.iceberg.DataFile f : stagedFiles(staging)) {
+      if (offsets(f)[1] < at) {
+        gone.add(f);
+      }
+    }
+    synchronized (host.commitLock()) {
+      staging.refresh();
+      Transaction txn = staging.newTransaction();
+      if (!gone.isEmpty()) {
+        org.apache.iceberg.DeleteFiles delete = Commits.inline(txn.newDelete());
+        gone.forEach(delete::deleteFile);
+        delete.set(Published.EVICTED_PROPERTY, Long.toString(at)).set(Published.METADATA_PROPERTY, metadata);
+        delete.commit();
+      }
+      txn.updateProperties().set(Published.EVICTED_PROPERTY, Long.toString(at))
+          .set(Published.METADATA_PROPERTY, metadata).commit();
+      txn.commitTransaction();
+    }
+  }
+
+  /** Staging table property {@value Published#EVICTED_PROPERTY}: rows below it left for the published table. */
+  public static long evicted(Table staging) {
+    return PropertyUtil.propertyAsLong(staging.properties(), Published.EVICTED_PROPERTY, 0);
+  }
+
+  /** Every row with a lower offset is in the published table, as far as this process knows. */
+  public synchronized long publishedThrough() {
+    if (host.published().isEmpty()) {
+      return through;
+    }
+    return Math.max(publishedThrough, evicted(host.table()));
+  }
+
+  /** Records, durably, that staged files below {@code to} may be in the published table from now on. */
+  private void claim(long to) {
+    synchronized (this) {
+      if (to <= claimed) {
+        return;
+      }
+      claimed = to;
+    }
+    Path file = dir.resolve(CLAIM_FILE);
+    Path tmp = dir.resolve(CLAIM_FILE + ".tmp");
+    try {
+      java.nio.file.Files.writeString(tmp, Long.toString(to));
+      dev.floe.catalog.LocalFileIO.syncFile(tmp);
+      java.nio.file.Files.move(tmp, file, java.nio.file.StandardCopyOption.ATOMIC_MOVE,
+          java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+      dev.floe.catalog.LocalFileIO.syncDirectory(dir);
+    } catch (java.io.IOException e) {
+      throw new FloeException(SqlState.IO_ERROR, "cannot record a publish in " + file + ": " + e.getMessage(), e);
+    }
+  }
+
+  private static long readClaim(Path dir) {
+    try {
+      return Long.parseLong(java.nio.file.Files.readString(dir.resolve(CLAIM_FILE)).strip());
+    } catch (java.nio.file.NoSuchFileException e) {
+      return 0;
+    } catch (java.io.IOException | NumberFormatException e) {
+      throw new FloeException(SqlState.DATA_CORRUPTED, "cannot read " + dir.resolve(CLAIM_FILE) + ": "
+          + e.getMessage(), e);
     }
   }
 
@@ -796,6 +1050,10 @@ public final class TailLog implements AutoCloseable {
     wal.close(); // appends fail from here on; every acknowledged one is in the memtable's queue
     seal(true);
     compact(true);
+    if (host.published().isPresent()) {
+      publish(true);
+      evict();
+    }
     return durableEnd;
   }
 
@@ -809,7 +1067,20 @@ public final class TailLog implements AutoCloseable {
     checkWritable();
     synchronized (sealLock) {
       checkOpen();
-      return host.reclaim(config.graceMillis());
+      int expired = host.reclaim(config.graceMillis());
+      Optional<Published> target = host.published();
+      boolean publishing;
+      synchronized (this) {
+        publishing = publishedThrough >= 0; // this process reached the published table
+      }
+      if (target.isPresent() && publishing) {
+        try {
+          expired += target.get().reclaim(config.graceMillis());
+        } catch (FloeException e) {
+          // object storage is away: the published table's old snapshots wait for the next reclaim
+        }
+      }
+      return expired;
     }
   }
 
@@ -827,6 +1098,34 @@ public final class TailLog implements AutoCloseable {
     }
   }
 
+  /**
+   * Runs the tiers in order: seal (by its triggers, or everything with {@code flush}), compact (with
+   * {@code flush} every run of small files), publish (settled staged files, or all with {@code flush}),
+   * evict, and with {@code maintain} reclaim and sweep. A failed publish stops only the publish: the
+   * local steps still run, then its error is raised.
+   *
+   * @return the number of rows sealed
+   */
+  public long advance(boolean flush, boolean maintain) {
+    long sealed = seal(flush);
+    compact(flush);
+    FloeException failed = null;
+    try {
+      publish(flush);
+    } catch (FloeException e) {
+      failed = e;
+    }
+    evict();
+    if (maintain) {
+      reclaim();
+      sweep();
+    }
+    if (failed != null) {
+      throw failed;
+    }
+    return sealed;
+  }
+
   /** Table property set when a log is retired: the offset after its last row. */
   public static final String RETIRED_PROPERTY = "floe.tail.retired-at";
 
@@ -842,7 +1141,15 @@ public final class TailLog implements AutoCloseable {
       checkOpen();
       t = through;
     }
-    return wal.evictBelow(t);
+    int segments = wal.evictBelow(t);
+    if (host.published().isPresent()) {
+      synchronized (sealLock) {
+        checkOpen();
+        evictPublished();
+      }
+      host.published().get().io().trim(config.cacheBytes(), config.graceMillis());
+    }
+    return segments;
   }
 
   /** Log segment files on disk. */
