@@ -5,26 +5,18 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.floe.testing.S3Server;
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.LocalDateTime;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
-import org.apache.iceberg.BaseTable;
-import org.apache.iceberg.StaticTableOperations;
-import org.apache.iceberg.Table;
-import org.apache.iceberg.aws.s3.S3FileIO;
-import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.Record;
-import org.apache.iceberg.io.CloseableIterable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -92,24 +84,13 @@ class PublishS3Test {
     return rows + "|" + rows + "|" + (rows * (rows - 1) / 2);
   }
 
-  /** The published table as any engine finds it: the metadata file {@code metadata/current} names. */
   private static List<Record> publishedRows(String path) throws IOException {
-    try (S3FileIO io = new S3FileIO()) {
-      Map<String, String> props = new HashMap<>(s3.storage());
-      props.put("http-client.type", "urlconnection");
-      io.initialize(props);
-      String location = "s3://" + S3Server.BUCKET + "/" + path;
-      String metadata;
-      try (InputStream in = io.newInputFile(location + "/metadata/current").newStream()) {
-        metadata = new String(in.readAllBytes(), StandardCharsets.UTF_8).strip();
-      }
-      Table t = new BaseTable(new StaticTableOperations(metadata, io), location);
-      List<Record> out = new ArrayList<>();
-      try (CloseableIterable<Record> it = IcebergGenerics.read(t).build()) {
-        it.forEach(out::add);
-      }
-      return out;
-    }
+    return s3.readPublished("s3://" + S3Server.BUCKET + "/" + path);
+  }
+
+  /** A new log of (ts, sym, px) publishing to {@code path} in the bucket. */
+  private static Log newLog(Database db, String path) {
+    return db.newLog("ev", "ts timestamp NOT NULL, sym text, px double precision", "ts", publishingTo(path));
   }
 
   private long stagedFiles(Database db, String table) {
@@ -119,8 +100,7 @@ class PublishS3Test {
   @Test
   void publishedRowsAreReadOnceFromEveryTierAndByIcebergReaders() throws Exception {
     try (Database db = Floe.open(dir)) {
-      Log log = db.newLog("ev", "ts timestamp NOT NULL, sym text, px double precision", "ts",
-          publishingTo("pub/ev1"));
+      Log log = newLog(db, "pub/ev1");
       append(log, 0, 1000);
       assertThat(log.publishedThrough()).isZero();
       assertThat(log.advance(true)).isEqualTo(1000);
@@ -169,8 +149,7 @@ class PublishS3Test {
   @Test
   void aMachineCutOffFromS3KeepsAppendingAndPublishesWhenItReturns() throws Exception {
     try (Database db = Floe.open(dir)) {
-      Log log = db.newLog("ev", "ts timestamp NOT NULL, sym text, px double precision", "ts",
-          publishingTo("pub/ev2"));
+      Log log = newLog(db, "pub/ev2");
       append(log, 0, 1000);
       log.advance(true);
       assertThat(log.publishedThrough()).isEqualTo(1000);
@@ -213,8 +192,7 @@ class PublishS3Test {
   void aLogIsRestoredOnAFreshWarehouseFromItsPublishedTable(@TempDir Path other) throws Exception {
     String location = "s3://" + S3Server.BUCKET + "/pub/ev3";
     try (Database db = Floe.open(dir)) {
-      Log log = db.newLog("ev", "ts timestamp NOT NULL, sym text, px double precision", "ts",
-          publishingTo("pub/ev3"));
+      Log log = newLog(db, "pub/ev3");
       append(log, 0, 1000);
       log.advance(true);
       append(log, 1000, 1100); // acknowledged, never published: lost with the machine
@@ -247,8 +225,7 @@ class PublishS3Test {
   @Test
   void readsSeeEveryRowOnceWhilePublishingAndEvicting() throws Exception {
     try (Database db = Floe.open(dir)) {
-      Log log = db.newLog("ev", "ts timestamp NOT NULL, sym text, px double precision", "ts",
-          publishingTo("pub/ev4"));
+      Log log = newLog(db, "pub/ev4");
       AtomicLong acked = new AtomicLong();
       AtomicBoolean done = new AtomicBoolean();
       AtomicReference<Throwable> failure = new AtomicReference<>();
@@ -309,8 +286,7 @@ class PublishS3Test {
           .satisfies(e -> assertThat(((FloeException) e).sqlState()).isEqualTo("22023"));
       assertThat(one(db, "SELECT count(*) FROM information_schema.tables WHERE table_name = 'a'")).isEqualTo("0");
 
-      Log log = db.newLog("ev", "ts timestamp NOT NULL, sym text, px double precision", "ts",
-          publishingTo("pub/ev5"));
+      Log log = newLog(db, "pub/ev5");
       append(log, 0, 10);
       log.advance(true);
       for (String sql : List.of("UPDATE ev SET px = 0", "DELETE FROM ev WHERE px > 1", "TRUNCATE ev",

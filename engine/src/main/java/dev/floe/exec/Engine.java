@@ -255,18 +255,7 @@ public final class Engine implements AutoCloseable {
    */
   public TableIdentifier restoreTail(List<String> parts, String defaultSchema, String metadataLocation,
       long window) {
-    checkWritable();
-    if (window < 0) {
-      throw new FloeException(SqlState.INVALID_PARAMETER_VALUE, "the offset window must not be negative");
-    }
-    TableIdentifier id = tables.identifier(parts, defaultSchema)
-        .orElseThrow(() -> FloeException.undefinedTable(String.join(".", parts)));
-    if (tables.current(id).isPresent()) {
-      throw new FloeException(SqlState.DUPLICATE_TABLE, "relation \"" + id.name() + "\" already exists");
-    }
-    if (!tables.catalog().namespaceExists(id.namespace())) {
-      throw new FloeException(SqlState.INVALID_SCHEMA_NAME, "schema \"" + id.namespace() + "\" does not exist");
-    }
+    TableIdentifier id = restoreTarget(parts, defaultSchema, window);
     try {
       tables.catalog().registerTable(id, metadataLocation);
     } catch (org.apache.iceberg.exceptions.NotFoundException | org.apache.iceberg.exceptions.RuntimeIOException e) {
@@ -299,19 +288,12 @@ public final class Engine implements AutoCloseable {
     return id;
   }
 
-  /**
-   * Rebuilds a log from the table it published at {@code location} on object storage: a new staging
-   * table {@code parts} (the published table's columns, field ids, partitioning and sort order) whose
-   * log starts {@code window} offsets past every offset the published table holds, and whose reads
-   * take the published rows from there.
-   */
-  public TableIdentifier restorePublishedTail(List<String> parts, String defaultSchema, String location,
-      java.util.Map<String, String> storage, long window) {
+  /** The name a restored log's table takes: new, in an existing schema. */
+  private TableIdentifier restoreTarget(List<String> parts, String defaultSchema, long window) {
     checkWritable();
     if (window < 0) {
       throw new FloeException(SqlState.INVALID_PARAMETER_VALUE, "the offset window must not be negative");
     }
-    dev.floe.tail.Published.check(location, storage);
     TableIdentifier id = tables.identifier(parts, defaultSchema)
         .orElseThrow(() -> FloeException.undefinedTable(String.join(".", parts)));
     if (tables.current(id).isPresent()) {
@@ -320,6 +302,19 @@ public final class Engine implements AutoCloseable {
     if (!tables.catalog().namespaceExists(id.namespace())) {
       throw new FloeException(SqlState.INVALID_SCHEMA_NAME, "schema \"" + id.namespace() + "\" does not exist");
     }
+    return id;
+  }
+
+  /**
+   * Rebuilds a log from the table it published at {@code location} on object storage: a new staging
+   * table {@code parts} (the published table's columns, field ids, partitioning and sort order) whose
+   * log starts {@code window} offsets past every offset the published table holds, and whose reads
+   * take the published rows from there.
+   */
+  public TableIdentifier restorePublishedTail(List<String> parts, String defaultSchema, String location,
+      java.util.Map<String, String> storage, long window) {
+    dev.floe.tail.Published.check(location, storage);
+    TableIdentifier id = restoreTarget(parts, defaultSchema, window);
     java.nio.file.Path cache = scratch.resolve("restore-" + java.util.UUID.randomUUID());
     try (dev.floe.tail.Published published = dev.floe.tail.Published.open(location, storage, cache)) {
       Table pub = published.current().orElseThrow(() -> new FloeException(SqlState.UNDEFINED_OBJECT,

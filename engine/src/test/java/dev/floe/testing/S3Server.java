@@ -58,6 +58,30 @@ public final class S3Server implements AutoCloseable {
     return Map.of("s3.endpoint", endpoint(), "s3.path-style-access", "true", "client.region", "us-east-1");
   }
 
+  /**
+   * Reads the published table at {@code location} as any engine would: with Iceberg's generic reader,
+   * from the metadata file its {@code metadata/current} object names.
+   */
+  public java.util.List<org.apache.iceberg.data.Record> readPublished(String location) throws IOException {
+    try (org.apache.iceberg.aws.s3.S3FileIO io = new org.apache.iceberg.aws.s3.S3FileIO()) {
+      Map<String, String> props = new java.util.HashMap<>(storage());
+      props.put("http-client.type", "urlconnection");
+      io.initialize(props);
+      String metadata;
+      try (java.io.InputStream in = io.newInputFile(location + "/metadata/current").newStream()) {
+        metadata = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).strip();
+      }
+      org.apache.iceberg.Table t = new org.apache.iceberg.BaseTable(
+          new org.apache.iceberg.StaticTableOperations(metadata, io), location);
+      java.util.List<org.apache.iceberg.data.Record> out = new java.util.ArrayList<>();
+      try (org.apache.iceberg.io.CloseableIterable<org.apache.iceberg.data.Record> it =
+          org.apache.iceberg.data.IcebergGenerics.read(t).build()) {
+        it.forEach(out::add);
+      }
+      return out;
+    }
+  }
+
   /** Where the server keeps the objects of {@code key} in the bucket. */
   public Path objects(String key) {
     return dir.resolve("data").resolve(BUCKET).resolve(key);
