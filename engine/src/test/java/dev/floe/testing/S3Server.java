@@ -10,8 +10,8 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A real S3-compatible server for tests: s3proxy (copied to {@code target/s3proxy/s3proxy.jar} by the
- * build) in its own JVM, storing objects in a local directory. It can be stopped and started again on
+ * A real S3-compatible server for tests and benchmarks: s3proxy (copied to
+ * {@code target/s3proxy/s3proxy.jar} by the build, or where {@code floe.s3proxy.jar} says) in its own JVM, storing objects in a local directory. It can be stopped and started again on
  * the same port and directory, to cut a client off from "S3" and bring it back.
  */
 public final class S3Server implements AutoCloseable {
@@ -100,7 +100,7 @@ public final class S3Server implements AutoCloseable {
         "s3proxy.credential=" + SECRET_KEY,
         "jclouds.provider=filesystem-nio2",
         "jclouds.filesystem.basedir=" + dir.resolve("data")) + "\n");
-    Path jar = Path.of("target", "s3proxy", "s3proxy.jar").toAbsolutePath();
+    Path jar = Path.of(System.getProperty("floe.s3proxy.jar", "target/s3proxy/s3proxy.jar")).toAbsolutePath();
     if (!Files.exists(jar)) {
       throw new IllegalStateException(jar + " is missing: the build copies it (mvn process-test-resources)");
     }
