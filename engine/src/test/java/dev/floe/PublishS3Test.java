@@ -272,6 +272,29 @@ class PublishS3Test {
   }
 
   @Test
+  void sweepDeletesWhatNoPublishedSnapshotNamesOnceTheGracePeriodIsOver() throws Exception {
+    try (Database db = Floe.open(dir)) {
+      Log log = newLog(db, "pub/ev6");
+      append(log, 0, 500);
+      log.advance(true);
+      // what a crashed publish leaves: an uploaded file and a metadata file nothing names
+      Path strayData = s3.objects("pub/ev6/data/crashed-upload.parquet");
+      Path strayMetadata = s3.objects("pub/ev6/metadata/00042-crashed.metadata.json");
+      Files.writeString(strayData, "not committed");
+      Files.writeString(strayMetadata, "{}");
+      assertThat(log.sweep()).isZero(); // younger than the grace period (10 minutes)
+      assertThat(strayData).exists();
+      db.sql("ALTER TABLE ev SET ('floe.tail.grace-ms' = '0')").close();
+      Thread.sleep(20);
+      assertThat(log.sweep()).isGreaterThanOrEqualTo(2);
+      assertThat(strayData).doesNotExist();
+      assertThat(strayMetadata).doesNotExist();
+      assertThat(census(db, "ev")).isEqualTo(expected(500));
+    }
+    assertThat(publishedRows("pub/ev6")).hasSize(500);
+  }
+
+  @Test
   void publishSettingsAndAppendOnlyRowsAreChecked() throws Exception {
     try (Database db = Floe.open(dir)) {
       assertThatThrownBy(() -> db.sql("CREATE TABLE a (x int) WITH (publish_to = 's3://floe/a')").close())

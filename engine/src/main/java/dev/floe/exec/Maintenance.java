@@ -108,7 +108,10 @@ final class Maintenance {
       return List.of();
     }
     table.refresh();
-    Set<Path> referenced = referenced(table);
+    Set<Path> referenced = new HashSet<>();
+    for (String l : referenced(table)) {
+      referenced.add(LocalFileIO.toPath(l).toAbsolutePath().normalize());
+    }
     List<String> deleted = new ArrayList<>();
     for (Path p : old) {
       String name = p.getFileName().toString();
@@ -125,8 +128,43 @@ final class Maintenance {
     return deleted;
   }
 
+  /**
+   * Deletes files under a log's published table on object storage that nothing references and that
+   * were written more than {@code graceMillis} ago: what a publish that crashed left (a metadata file
+   * whose pointer swap never happened, manifests of a commit that never landed, files uploaded by a log
+   * that was then restored elsewhere).
+   *
+   * @return the files deleted
+   */
+  static List<String> sweep(dev.floe.tail.Published published, long graceMillis) {
+    if (published.current().isEmpty()) {
+      return List.of();
+    }
+    long cutoff = System.currentTimeMillis() - graceMillis;
+    // candidates first, references second: a file committed in between is referenced when looked up
+    List<String> old = new ArrayList<>();
+    org.apache.iceberg.io.SupportsPrefixOperations store =
+        (org.apache.iceberg.io.SupportsPrefixOperations) published.io().remote();
+    for (org.apache.iceberg.io.FileInfo f : store.listPrefix(published.location() + "/")) {
+      if (f.createdAtMillis() < cutoff) {
+        old.add(f.location());
+      }
+    }
+    Table table = published.current().orElseThrow();
+    Set<String> referenced = referenced(table);
+    referenced.add(published.location() + "/" + dev.floe.tail.Published.POINTER);
+    List<String> deleted = new ArrayList<>();
+    for (String l : old) {
+      if (!referenced.contains(l)) {
+        published.io().deleteFile(l);
+        deleted.add(l);
+      }
+    }
+    return deleted;
+  }
+
   /** Every file the table's metadata names: metadata files, manifest lists, manifests, data and delete files. */
-  private static Set<Path> referenced(Table table) {
+  private static Set<String> referenced(Table table) {
     Set<String> locations = new HashSet<>(ReachableFileUtil.metadataFileLocations(table, true));
     locations.add(((org.apache.iceberg.HasTableOperations) table).operations().current().metadataFileLocation());
     locations.addAll(ReachableFileUtil.statisticsFilesLocations(table));
@@ -142,11 +180,7 @@ final class Maintenance {
         }
       }
     }
-    Set<Path> paths = new HashSet<>();
-    for (String l : locations) {
-      paths.add(LocalFileIO.toPath(l).toAbsolutePath().normalize());
-    }
-    return paths;
+    return locations;
   }
 
   private static void addFiles(Table table, ManifestFile m, Set<String> locations) {

@@ -289,7 +289,16 @@ final class Tails implements AutoCloseable {
 
       @Override
       public int sweep(long graceMillis) {
-        return Maintenance.sweep(engine, names.get(uuid), graceMillis).size();
+        int swept = Maintenance.sweep(engine, names.get(uuid), graceMillis).size();
+        Optional<Published> p = published();
+        if (p.isPresent()) {
+          try {
+            swept += Maintenance.sweep(p.get(), graceMillis).size();
+          } catch (RuntimeException e) {
+            LOG.debug("sweeping the published table {} waits: {}", p.get().location(), e.getMessage());
+          }
+        }
+        return swept;
       }
 
       @Override

@@ -69,6 +69,9 @@ public final class Published implements AutoCloseable {
       "s3.session-token", "client.credentials-provider", "rest.access-key-id", "rest.secret-access-key",
       "rest.session-token");
 
+  /** The object naming the current metadata file, under the table location. */
+  public static final String POINTER = "metadata/current";
+
   private final String location;
   private final String bucket;
   private final String key;
@@ -310,7 +313,7 @@ public final class Published implements AutoCloseable {
 
   /** The table's operations: the current metadata named by {@code metadata/current}. */
   private final class Ops implements TableOperations {
-    private final String pointer = key + "/metadata/current";
+    private final String pointer = key + "/" + POINTER;
     private TableMetadata current;
     private String etag;
 
@@ -357,6 +360,9 @@ public final class Published implements AutoCloseable {
     public void commit(TableMetadata base, TableMetadata metadata) {
       if (base != current) {
         throw new CommitFailedException("the published table %s changed since it was read", location);
+      }
+      if (base == metadata) {
+        return; // nothing changed (an expiry that found nothing to expire): no new version
       }
       int version = base == null ? 0 : parseVersion(base.metadataFileLocation()) + 1;
       String file = metadataFileLocation(String.format(Locale.ROOT, "%05d-%s.metadata.json", version,

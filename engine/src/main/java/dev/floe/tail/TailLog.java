@@ -111,6 +111,9 @@ public final class TailLog implements AutoCloseable {
   private long publishedThrough = -1;
   /** When rows were first staged since the last publish (System.nanoTime), or 0. Guarded by this. */
   private long stagedSince;
+  /** After failed publishes: how many in a row, and when an advance may try again. Guarded by this. */
+  private int publishFailures;
+  private long publishRetryAt = System.nanoTime();
   private String publishedMetadata;
   static final String CLAIM_FILE = "publishing";
   private final Schema schema;
@@ -844,72 +847,91 @@ public final class TailLog implements AutoCloseable {
           return publishedThrough; // nothing staged since the last publish
         }
         long since = stagedSince;
-        if (!flush && since != 0 && System.nanoTime() - since < config.publishAgeMillis() * 1_000_000) {
-          return Math.max(publishedThrough, evicted(staging)); // let staged files settle (compaction) first
+        long now = System.nanoTime();
+        if (!flush && ((since != 0 && now - since < config.publishAgeMillis() * 1_000_000)
+            || now - publishRetryAt < 0)) {
+          // let staged files settle (compaction) first; after a failure, wait before trying again
+          return Math.max(publishedThrough, evicted(staging));
         }
       }
-      long evicted = evicted(staging);
-      Published published = target.get();
-      Table table = published.current().orElse(null);
-      if (table == null) {
-        if (staging.properties().containsKey(Published.METADATA_PROPERTY)) {
-          throw new FloeException(SqlState.DATA_CORRUPTED, "the published table " + published.location()
-              + " is gone, but " + staging.name() + " published rows to it");
+      try {
+        long published = publishStaged(target.get(), staging);
+        synchronized (this) {
+          publishFailures = 0;
         }
-        table = published.create(staging.schema(), staging.spec(), staging.sortOrder(),
-            ((org.apache.iceberg.HasTableOperations) staging).operations().current().formatVersion(),
-            publishedProperties(staging.properties()), staging.uuid().toString());
-      } else if (!staging.properties().containsKey(Published.METADATA_PROPERTY)
-          && !staging.uuid().toString().equals(table.properties().get(Published.LOG_PROPERTY))) {
-        throw new FloeException(SqlState.DUPLICATE_TABLE, "a table is published at " + published.location()
-            + " already, by another log");
-      }
-      long at = Published.through(table);
-      long mayHave;
-      synchronized (this) {
-        mayHave = claimed;
-      }
-      if (at < evicted || at > mayHave) {
-        // this log published at least what its staging table let go of, and at most what its publishes
-        // claimed (committed, not yet evicted); anything else was published by another process
-        throw new FloeException(SqlState.OBJECT_NOT_IN_PREREQUISITE_STATE, "the published table "
-            + published.location() + " holds offsets below " + at + " but this log published below " + evicted
-            + ": another process publishes to it (was the log restored elsewhere?)");
-      }
-      synchronized (this) {
-        publishedThrough = at;
-        publishedMetadata = ((org.apache.iceberg.HasTableOperations) table).operations().current()
-            .metadataFileLocation();
-      }
-      long to = through(staging);
-      if (to <= at) {
-        return at;
-      }
-      List<org.apache.iceberg.DataFile> files = new ArrayList<>();
-      for (org.apache.iceberg.DataFile f : stagedFiles(staging)) {
-        long[] range = offsets(f);
-        if (range[1] < at) {
-          continue; // published before: the next evict lets it go
+        return published;
+      } catch (RuntimeException e) {
+        synchronized (this) {
+          // a machine cut off from S3 tries again after 1, 2, 4 ... 60 s (an explicit publish at once)
+          publishRetryAt = System.nanoTime() + Math.min(60_000L, 1000L << Math.min(publishFailures++, 6)) * 1_000_000;
         }
-        if (range[0] < at) {
-          throw new FloeException(SqlState.DATA_CORRUPTED, "staged file " + f.location() + " holds offsets "
-              + range[0] + ".." + range[1] + " on both sides of the published watermark " + at);
-        }
-        files.add(f);
+        throw e;
       }
-      claim(to);
-      Map<org.apache.iceberg.DataFile, Path> local = new java.util.LinkedHashMap<>();
-      for (org.apache.iceberg.DataFile f : files) {
-        local.put(f, dev.floe.catalog.LocalFileIO.toPath(f.location()));
-      }
-      String metadata = published.publish(table, local, at, to);
-      synchronized (this) {
-        publishedThrough = to;
-        publishedMetadata = metadata;
-        stagedSince = through > to ? System.nanoTime() : 0;
-      }
-      return to;
     }
+  }
+
+  /** Publishes what is staged (see {@link #publish}). Holding the seal lock. */
+  private long publishStaged(Published published, Table staging) {
+    long evicted = evicted(staging);
+    Table table = published.current().orElse(null);
+    if (table == null) {
+      if (staging.properties().containsKey(Published.METADATA_PROPERTY)) {
+        throw new FloeException(SqlState.DATA_CORRUPTED, "the published table " + published.location()
+            + " is gone, but " + staging.name() + " published rows to it");
+      }
+      table = published.create(staging.schema(), staging.spec(), staging.sortOrder(),
+          ((org.apache.iceberg.HasTableOperations) staging).operations().current().formatVersion(),
+          publishedProperties(staging.properties()), staging.uuid().toString());
+    } else if (!staging.properties().containsKey(Published.METADATA_PROPERTY)
+        && !staging.uuid().toString().equals(table.properties().get(Published.LOG_PROPERTY))) {
+      throw new FloeException(SqlState.DUPLICATE_TABLE, "a table is published at " + published.location()
+          + " already, by another log");
+    }
+    long at = Published.through(table);
+    long mayHave;
+    synchronized (this) {
+      mayHave = claimed;
+    }
+    if (at < evicted || at > mayHave) {
+      // this log published at least what its staging table let go of, and at most what its publishes
+      // claimed (committed, not yet evicted); anything else was published by another process
+      throw new FloeException(SqlState.OBJECT_NOT_IN_PREREQUISITE_STATE, "the published table "
+          + published.location() + " holds offsets below " + at + " but this log published below " + evicted
+          + ": another process publishes to it (was the log restored elsewhere?)");
+    }
+    synchronized (this) {
+      publishedThrough = at;
+      publishedMetadata = ((org.apache.iceberg.HasTableOperations) table).operations().current()
+          .metadataFileLocation();
+    }
+    long to = through(staging);
+    if (to <= at) {
+      return at;
+    }
+    List<org.apache.iceberg.DataFile> files = new ArrayList<>();
+    for (org.apache.iceberg.DataFile f : stagedFiles(staging)) {
+      long[] range = offsets(f);
+      if (range[1] < at) {
+        continue; // published before: the next evict lets it go
+      }
+      if (range[0] < at) {
+        throw new FloeException(SqlState.DATA_CORRUPTED, "staged file " + f.location() + " holds offsets "
+            + range[0] + ".." + range[1] + " on both sides of the published watermark " + at);
+      }
+      files.add(f);
+    }
+    claim(to);
+    Map<org.apache.iceberg.DataFile, Path> local = new java.util.LinkedHashMap<>();
+    for (org.apache.iceberg.DataFile f : files) {
+      local.put(f, dev.floe.catalog.LocalFileIO.toPath(f.location()));
+    }
+    String metadata = published.publish(table, local, at, to);
+    synchronized (this) {
+      publishedThrough = to;
+      publishedMetadata = metadata;
+      stagedSince = through > to ? System.nanoTime() : 0;
+    }
+    return to;
   }
 
   /** Properties the published table takes from the staging table: all but the log's own. */
@@ -1076,8 +1098,9 @@ public final class TailLog implements AutoCloseable {
       if (target.isPresent() && publishing) {
         try {
           expired += target.get().reclaim(config.graceMillis());
-        } catch (FloeException e) {
-          // object storage is away: the published table's old snapshots wait for the next reclaim
+        } catch (RuntimeException e) {
+          // object storage is away (or another writer took the table, which publish reports): the
+          // published table's old snapshots wait for the next reclaim
         }
       }
       return expired;
