@@ -295,6 +295,24 @@ class PublishS3Test {
   }
 
   @Test
+  void retiringAPublishingLogPublishesEveryRow() throws Exception {
+    try (Database db = Floe.open(dir)) {
+      Log log = newLog(db, "pub/ev7");
+      append(log, 0, 300);
+      log.advance(true);
+      append(log, 300, 400);
+      log.seal(true);
+      append(log, 400, 450);
+      assertThat(log.retire()).isEqualTo(450);
+      assertThat(db.table("ev").properties()).containsEntry("floe.tail", "false")
+          .containsEntry("floe.tail.published", "450");
+      assertThat(stagedFiles(db, "ev")).isZero();
+      assertThat(census(db, "ev")).isEqualTo(expected(450));
+    }
+    assertThat(publishedRows("pub/ev7")).hasSize(450);
+  }
+
+  @Test
   void publishSettingsAndAppendOnlyRowsAreChecked() throws Exception {
     try (Database db = Floe.open(dir)) {
       assertThatThrownBy(() -> db.sql("CREATE TABLE a (x int) WITH (publish_to = 's3://floe/a')").close())
