@@ -1081,7 +1081,8 @@ public final class TailLog implements AutoCloseable {
 
   /**
    * Expires the table's snapshots replaced more than the grace period ({@code floe.tail.grace-ms}) ago
-   * and deletes the files only they named.
+   * and deletes the files only they named; for a publishing log also the published table's old
+   * snapshots, and local copies of published files beyond {@code floe.tail.cache-bytes}.
    *
    * @return the number of snapshots expired
    */
@@ -1094,6 +1095,10 @@ public final class TailLog implements AutoCloseable {
       boolean publishing;
       synchronized (this) {
         publishing = publishedThrough >= 0; // this process reached the published table
+      }
+      if (target.isPresent()) {
+        // local copies of published files beyond the cache's size go, least recently used first
+        target.get().io().trim(config.cacheBytes(), config.graceMillis());
       }
       if (target.isPresent() && publishing) {
         try {
@@ -1170,7 +1175,6 @@ public final class TailLog implements AutoCloseable {
         checkOpen();
         evictPublished();
       }
-      host.published().get().io().trim(config.cacheBytes(), config.graceMillis());
     }
     return segments;
   }
