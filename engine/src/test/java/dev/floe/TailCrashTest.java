@@ -136,9 +136,21 @@ class TailCrashTest {
     }
   }
 
+  /** How a child reports its own failure (not a line a library logs, such as "ERROR ..."). */
+  private static final String FAILED = "CHILD-FAILED ";
+
   private static void fail(PrintStream out, Throwable e) {
     synchronized (out) {
-      out.println("ERR " + e.toString().replace('\n', ' '));
+      // the failure and where it came from, on one line
+      StringBuilder where = new StringBuilder();
+      for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+        where.append(where.length() > 0 ? " | caused by " : "").append(t);
+        StackTraceElement[] frames = t.getStackTrace();
+        for (int i = 0; i < Math.min(frames.length, 12); i++) {
+          where.append(" at ").append(frames[i]);
+        }
+      }
+      out.println(FAILED + where.toString().replace('\n', ' '));
       out.flush();
     }
   }
@@ -243,7 +255,7 @@ class TailCrashTest {
             }
             continue;
           }
-          if (line.startsWith("ERR")) {
+          if (line.startsWith(FAILED)) {
             p.destroyForcibly();
             throw new AssertionError(mode + " round " + round + ": the child failed: " + line);
           }

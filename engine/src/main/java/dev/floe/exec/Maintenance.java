@@ -109,7 +109,7 @@ final class Maintenance {
     }
     table.refresh();
     Set<Path> referenced = new HashSet<>();
-    for (String l : referenced(table)) {
+    for (String l : referenced(table, true)) {
       referenced.add(LocalFileIO.toPath(l).toAbsolutePath().normalize());
     }
     List<String> deleted = new ArrayList<>();
@@ -151,7 +151,8 @@ final class Maintenance {
       }
     }
     Table table = published.current().orElseThrow();
-    Set<String> referenced = referenced(table);
+    // the metadata log names every version kept (older ones were deleted as they left it)
+    Set<String> referenced = referenced(table, false);
     referenced.add(published.location() + "/" + dev.floe.tail.Published.POINTER);
     List<String> deleted = new ArrayList<>();
     for (String l : old) {
@@ -164,8 +165,8 @@ final class Maintenance {
   }
 
   /** Every file the table's metadata names: metadata files, manifest lists, manifests, data and delete files. */
-  private static Set<String> referenced(Table table) {
-    Set<String> locations = new HashSet<>(ReachableFileUtil.metadataFileLocations(table, true));
+  private static Set<String> referenced(Table table, boolean olderMetadata) {
+    Set<String> locations = new HashSet<>(ReachableFileUtil.metadataFileLocations(table, olderMetadata));
     locations.add(((org.apache.iceberg.HasTableOperations) table).operations().current().metadataFileLocation());
     locations.addAll(ReachableFileUtil.statisticsFilesLocations(table));
     Set<String> manifests = new HashSet<>();
