@@ -88,6 +88,14 @@ class PublishS3Test {
     return s3.readPublished("s3://" + S3Server.BUCKET + "/" + path);
   }
 
+  /** A new log publishing to {@code path}, with rows 0..rows-1 appended and published. */
+  private static Log publishedLog(Database db, String path, int rows) {
+    Log log = newLog(db, path);
+    append(log, 0, rows);
+    log.advance(true);
+    return log;
+  }
+
   /** A new log of (ts, sym, px) publishing to {@code path} in the bucket. */
   private static Log newLog(Database db, String path) {
     return db.newLog("ev", "ts timestamp NOT NULL, sym text, px double precision", "ts", publishingTo(path));
@@ -149,9 +157,7 @@ class PublishS3Test {
   @Test
   void aMachineCutOffFromS3KeepsAppendingAndPublishesWhenItReturns() throws Exception {
     try (Database db = Floe.open(dir)) {
-      Log log = newLog(db, "pub/ev2");
-      append(log, 0, 1000);
-      log.advance(true);
+      Log log = publishedLog(db, "pub/ev2", 1000);
       assertThat(log.publishedThrough()).isEqualTo(1000);
       // the data files' local copies go (as the cache trims them): old rows are only in S3 now
       try (Stream<Path> files = Files.walk(dir.resolve(".floe").resolve("cache"))) {
@@ -192,9 +198,7 @@ class PublishS3Test {
   void aLogIsRestoredOnAFreshWarehouseFromItsPublishedTable(@TempDir Path other) throws Exception {
     String location = "s3://" + S3Server.BUCKET + "/pub/ev3";
     try (Database db = Floe.open(dir)) {
-      Log log = newLog(db, "pub/ev3");
-      append(log, 0, 1000);
-      log.advance(true);
+      Log log = publishedLog(db, "pub/ev3", 1000);
       append(log, 1000, 1100); // acknowledged, never published: lost with the machine
     }
     try (Database db = Floe.open(other)) {
@@ -274,9 +278,7 @@ class PublishS3Test {
   @Test
   void sweepDeletesWhatNoPublishedSnapshotNamesOnceTheGracePeriodIsOver() throws Exception {
     try (Database db = Floe.open(dir)) {
-      Log log = newLog(db, "pub/ev6");
-      append(log, 0, 500);
-      log.advance(true);
+      Log log = publishedLog(db, "pub/ev6", 500);
       // what a crashed publish leaves: an uploaded file and a metadata file nothing names
       Path strayData = s3.objects("pub/ev6/data/crashed-upload.parquet");
       Path strayMetadata = s3.objects("pub/ev6/metadata/00042-crashed.metadata.json");
@@ -297,9 +299,7 @@ class PublishS3Test {
   @Test
   void retiringAPublishingLogPublishesEveryRow() throws Exception {
     try (Database db = Floe.open(dir)) {
-      Log log = newLog(db, "pub/ev7");
-      append(log, 0, 300);
-      log.advance(true);
+      Log log = publishedLog(db, "pub/ev7", 300);
       append(log, 300, 400);
       log.seal(true);
       append(log, 400, 450);
@@ -327,9 +327,7 @@ class PublishS3Test {
           .satisfies(e -> assertThat(((FloeException) e).sqlState()).isEqualTo("22023"));
       assertThat(one(db, "SELECT count(*) FROM information_schema.tables WHERE table_name = 'a'")).isEqualTo("0");
 
-      Log log = newLog(db, "pub/ev5");
-      append(log, 0, 10);
-      log.advance(true);
+      Log log = publishedLog(db, "pub/ev5", 10);
       for (String sql : List.of("UPDATE ev SET px = 0", "DELETE FROM ev WHERE px > 1", "TRUNCATE ev",
           "ALTER TABLE ev ADD COLUMN y int", "ALTER TABLE ev SET (publish_to = 's3://floe/other')",
           "ALTER TABLE ev RESET ('floe.tail.publish-to')")) {
