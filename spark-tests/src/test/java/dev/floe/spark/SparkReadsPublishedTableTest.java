@@ -47,7 +47,7 @@ class SparkReadsPublishedTableTest {
       String metadata = sf.floe.table("sp_pub").properties().get("floe.tail.published-metadata");
       assertThat(metadata).startsWith(location + "/metadata/");
       sf.spark.sql("CREATE NAMESPACE IF NOT EXISTS pub.lake");
-      sf.spark.sql("CALL pub.system.register_table(table => 'lake.sp_pub', metadata_file => '" + metadata + "')");
+      sf.spark.sql("CALL pub.system.register_table(table => 'pub.lake.sp_pub', metadata_file => '" + metadata + "')");
 
       // Spark sees the published rows; Floe sees those and the one still unsealed
       assertThat(sf.sparkRows("SELECT count(*), count(s), max(id), min(_offset), max(_offset) FROM pub.lake.sp_pub"))
