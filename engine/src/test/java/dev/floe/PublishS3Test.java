@@ -152,6 +152,24 @@ class PublishS3Test {
       assertThat(census(db, "ev")).isEqualTo(expected(1700));
     }
     assertThat(publishedRows("pub/ev1")).hasSize(1700);
+    // a read-only process reads every tier too, and keeps its local copies out of the warehouse (the
+    // writer's copies of the data files are gone, so it must fetch them)
+    try (Stream<Path> files = Files.walk(dir.resolve(".floe").resolve("cache"))) {
+      for (Path p : files.filter(p -> p.toString().endsWith(".parquet")).toList()) {
+        Files.delete(p);
+      }
+    }
+    long copies = filesUnder(dir.resolve(".floe").resolve("cache"));
+    try (Database reader = Floe.openReadOnly(dir)) {
+      assertThat(census(reader, "ev")).isEqualTo(expected(1700));
+    }
+    assertThat(filesUnder(dir.resolve(".floe").resolve("cache"))).isEqualTo(copies);
+  }
+
+  private static long filesUnder(Path p) throws IOException {
+    try (Stream<Path> files = Files.walk(p)) {
+      return files.filter(Files::isRegularFile).count();
+    }
   }
 
   @Test

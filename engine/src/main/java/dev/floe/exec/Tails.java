@@ -248,7 +248,9 @@ final class Tails implements AutoCloseable {
   }
 
   private Path cache(String uuid) {
-    return engine.warehouse().resolve(".floe").resolve("cache").resolve(uuid);
+    // a read-only process changes nothing in the warehouse: its copies go to its private scratch directory
+    Path root = engine.readOnly() ? engine.scratch() : engine.warehouse().resolve(".floe");
+    return root.resolve("cache").resolve(uuid);
   }
 
   private Path directory(String uuid) {
