@@ -839,23 +839,25 @@ public final class TailLog implements AutoCloseable {
     if (target.isEmpty()) {
       return sealedThrough();
     }
-    synchronized (sealLock) {
-      checkOpen();
-      Table staging = host.table();
-      synchronized (this) {
-        if (publishedThrough >= 0 && through(staging) <= publishedThrough) {
-          return publishedThrough; // nothing staged since the last publish
-        }
-        long since = stagedSince;
-        long now = System.nanoTime();
-        if (!flush && ((since != 0 && now - since < config.publishAgeMillis() * 1_000_000)
-            || now - publishRetryAt < 0)) {
-          // let staged files settle (compaction) first; after a failure, wait before trying again
-          return Math.max(publishedThrough, evicted(staging));
+    synchronized (publishLock) {
+      synchronized (sealLock) {
+        checkOpen();
+        Table staging = host.table();
+        synchronized (this) {
+          if (publishedThrough >= 0 && through(staging) <= publishedThrough) {
+            return publishedThrough; // nothing staged since the last publish
+          }
+          long since = stagedSince;
+          long now = System.nanoTime();
+          if (!flush && ((since != 0 && now - since < config.publishAgeMillis() * 1_000_000)
+              || now - publishRetryAt < 0)) {
+            // let staged files settle (compaction) first; after a failure, wait before trying again
+            return Math.max(publishedThrough, evicted(staging));
+          }
         }
       }
       try {
-        long published = publishStaged(target.get(), staging);
+        long published = publishStaged(target.get());
         synchronized (this) {
           publishFailures = 0;
         }
@@ -870,9 +872,16 @@ public final class TailLog implements AutoCloseable {
     }
   }
 
-  /** Publishes what is staged (see {@link #publish}). Holding the seal lock. */
-  private long publishStaged(Published published, Table staging) {
-    long evicted = evicted(staging);
+  /** One publish at a time; the seal lock is held only to choose and claim the files. */
+  private final Object publishLock = new Object();
+
+  /**
+   * Publishes what is staged (see {@link #publish}). Holding the publish lock: the requests to object
+   * storage run without the seal lock, so seals go on meanwhile. The files are chosen and claimed
+   * under it, and compaction leaves claimed files alone.
+   */
+  private long publishStaged(Published published) {
+    Table staging = host.table();
     Table table = published.current().orElse(null);
     if (table == null) {
       if (staging.properties().containsKey(Published.METADATA_PROPERTY)) {
@@ -888,42 +897,40 @@ public final class TailLog implements AutoCloseable {
           + " already, by another log");
     }
     long at = Published.through(table);
-    long mayHave;
-    synchronized (this) {
-      mayHave = claimed;
-    }
-    if (at < evicted || at > mayHave) {
-      // this log published at least what its staging table let go of, and at most what its publishes
-      // claimed (committed, not yet evicted); anything else was published by another process
-      throw new FloeException(SqlState.OBJECT_NOT_IN_PREREQUISITE_STATE, "the published table "
-          + published.location() + " holds offsets below " + at + " but this log published below " + evicted
-          + ": another process publishes to it (was the log restored elsewhere?)");
-    }
-    synchronized (this) {
-      publishedThrough = at;
-      publishedMetadata = ((org.apache.iceberg.HasTableOperations) table).operations().current()
-          .metadataFileLocation();
-    }
-    long to = through(staging);
-    if (to <= at) {
-      return at;
-    }
-    List<org.apache.iceberg.DataFile> files = new ArrayList<>();
-    for (org.apache.iceberg.DataFile f : stagedFiles(staging)) {
-      long[] range = offsets(f);
-      if (range[1] < at) {
-        continue; // published before: the next evict lets it go
-      }
-      if (range[0] < at) {
-        throw new FloeException(SqlState.DATA_CORRUPTED, "staged file " + f.location() + " holds offsets "
-            + range[0] + ".." + range[1] + " on both sides of the published watermark " + at);
-      }
-      files.add(f);
-    }
-    claim(to);
+    long to;
     Map<org.apache.iceberg.DataFile, Path> local = new java.util.LinkedHashMap<>();
-    for (org.apache.iceberg.DataFile f : files) {
-      local.put(f, dev.floe.catalog.LocalFileIO.toPath(f.location()));
+    synchronized (sealLock) {
+      checkOpen();
+      staging = host.table();
+      long evicted = evicted(staging);
+      synchronized (this) {
+        if (at < evicted || at > claimed) {
+          // this log published at least what its staging table let go of, and at most what its
+          // publishes claimed (committed, not yet evicted); anything else was published by another process
+          throw new FloeException(SqlState.OBJECT_NOT_IN_PREREQUISITE_STATE, "the published table "
+              + published.location() + " holds offsets below " + at + " but this log published below " + evicted
+              + ": another process publishes to it (was the log restored elsewhere?)");
+        }
+        publishedThrough = at;
+        publishedMetadata = ((org.apache.iceberg.HasTableOperations) table).operations().current()
+            .metadataFileLocation();
+      }
+      to = through(staging);
+      if (to <= at) {
+        return at;
+      }
+      for (org.apache.iceberg.DataFile f : stagedFiles(staging)) {
+        long[] range = offsets(f);
+        if (range[1] < at) {
+          continue; // published before: the next evict lets it go
+        }
+        if (range[0] < at) {
+          throw new FloeException(SqlState.DATA_CORRUPTED, "staged file " + f.location() + " holds offsets "
+              + range[0] + ".." + range[1] + " on both sides of the published watermark " + at);
+        }
+        local.put(f, dev.floe.catalog.LocalFileIO.toPath(f.location()));
+      }
+      claim(to); // from here compaction leaves these files alone, and they stay until evict
     }
     String metadata = published.publish(table, local, at, to);
     synchronized (this) {
