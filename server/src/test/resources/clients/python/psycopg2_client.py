@@ -175,11 +175,16 @@ def scenario_errors():
     conn.rollback()
 
 
-def scenario_transactions():
+def connection_pair():
+    # a in psycopg2's default mode (the client commits), b in autocommit to look from outside
     a = connect()
     b = connect()
     b.autocommit = True
-    ca, cb = a.cursor(), b.cursor()
+    return a, b, a.cursor(), b.cursor()
+
+
+def scenario_transactions():
+    a, b, ca, cb = connection_pair()
     ca.execute("CREATE TABLE tx (id integer)")
     a.commit()
     ca.execute("INSERT INTO tx VALUES (1)")
@@ -209,10 +214,7 @@ def scenario_transactions():
 
 def scenario_tail():
     # psycopg2's default: every statement runs in a transaction the client commits
-    a = connect()
-    b = connect()
-    b.autocommit = True
-    ca, cb = a.cursor(), b.cursor()
+    a, b, ca, cb = connection_pair()
     ca.execute("CREATE TABLE ev (ts timestamptz NOT NULL, kind text) WITH (tail = true, sort_by = 'ts')")
     a.commit()
     ca.executemany("INSERT INTO ev VALUES (%s, %s)",
