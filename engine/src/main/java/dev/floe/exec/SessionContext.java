@@ -412,7 +412,12 @@ public final class SessionContext implements AutoCloseable {
   }
 
   private Result query(Ast.Query q) {
-    QueryBinder.Bound bound = bind(q);
+    Relations relations = relations();
+    java.util.Optional<Result> point = PointQueries.run(this, q.text(), relations);
+    if (point.isPresent()) {
+      return point.get();
+    }
+    QueryBinder.Bound bound = bind(q.text(), offset -> q.offset() + offset + 1, relations);
     Named named = withColumnNames(bound);
     Result r = run(named.sql(), named.positions());
     return r instanceof QueryResult qr ? qr.withOrigins(bound.origins(), o -> engine.pgCatalog().origin(o)) : r;

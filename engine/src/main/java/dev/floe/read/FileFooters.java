@@ -16,15 +16,17 @@ import org.apache.iceberg.parquet.ParquetUtil;
 import org.apache.parquet.ParquetReadOptions;
 import org.apache.parquet.conf.PlainParquetConfiguration;
 import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.hadoop.metadata.BlockMetaData;
+import org.apache.parquet.hadoop.metadata.ParquetMetadata;
 import org.apache.parquet.io.DelegatingSeekableInputStream;
 import org.apache.parquet.io.SeekableInputStream;
 import org.apache.parquet.schema.MessageType;
 import org.apache.parquet.schema.Type;
 
 /**
- * The physical top-level columns of Parquet data files, read from their footers and cached (a data
- * file never changes). Needed only where Iceberg metadata cannot say how a file names its columns:
- * files imported without field ids, read through the table's name mapping.
+ * Parquet footers of data files, cached (a data file never changes): the physical top-level columns,
+ * needed where Iceberg metadata cannot say how a file names its columns (files imported without field
+ * ids, read through the table's name mapping), and whole footers for point reads.
  */
 public final class FileFooters {
   private static final int MAX_ENTRIES = 50_000;
@@ -43,6 +45,59 @@ public final class FileFooters {
       return size() > MAX_ENTRIES;
     }
   };
+
+  /**
+   * Whole footers, for point reads ({@link PointReader}). Their heap cost grows with row groups times
+   * columns, so the cache is bounded by an estimate of that, not by a count.
+   */
+  private static final long FOOTER_BYTES = 64L << 20;
+  private final Map<String, ParquetMetadata> footers = new LinkedHashMap<>(64, 0.75f, true);
+  private long footerBytes;
+
+  private static long estimate(ParquetMetadata footer) {
+    long chunks = 0;
+    for (BlockMetaData b : footer.getBlocks()) {
+      chunks += b.getColumns().size();
+    }
+    return 4096 + chunks * 512;
+  }
+
+  /** A data file's footer, read once and kept while the cache's budget allows. */
+  public ParquetMetadata footer(FileIO io, String location) {
+    synchronized (footers) {
+      ParquetMetadata cached = footers.get(location);
+      if (cached != null) {
+        return cached;
+      }
+    }
+    InputFile file = io.newInputFile(location);
+    ParquetMetadata footer;
+    try (ParquetFileReader reader = ParquetFileReader.open(new ParquetInput(file), OPTIONS)) {
+      footer = reader.getFooter();
+    } catch (IOException | RuntimeException e) {
+      throw new FloeException(SqlState.DATA_CORRUPTED, "cannot read the Parquet footer of " + location + ": "
+          + e.getMessage(), e);
+    }
+    long bytes = estimate(footer);
+    synchronized (footers) {
+      ParquetMetadata previous = footers.put(location, footer);
+      footerBytes += bytes - (previous == null ? 0 : estimate(previous));
+      java.util.Iterator<Map.Entry<String, ParquetMetadata>> it = footers.entrySet().iterator();
+      while (footerBytes > FOOTER_BYTES && it.hasNext()) {
+        Map.Entry<String, ParquetMetadata> eldest = it.next();
+        if (!eldest.getKey().equals(location)) {
+          footerBytes -= estimate(eldest.getValue());
+          it.remove();
+        }
+      }
+    }
+    return footer;
+  }
+
+  /** Parquet read options without Hadoop's configuration (see {@link #OPTIONS}). */
+  public static ParquetReadOptions readOptions() {
+    return OPTIONS;
+  }
 
   public Columns columns(FileIO io, String location) {
     synchronized (cache) {

@@ -1,0 +1,389 @@
+package dev.floe.read;
+
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.apache.parquet.bytes.BytesUtils;
+import org.apache.parquet.column.ColumnDescriptor;
+import org.apache.parquet.format.DataPageHeader;
+import org.apache.parquet.format.DataPageHeaderV2;
+import org.apache.parquet.format.Encoding;
+import org.apache.parquet.format.PageHeader;
+import org.apache.parquet.format.PageType;
+import org.apache.parquet.format.Util;
+import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
+import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
+
+/**
+ * One column chunk of a row group, read as raw bytes: its page headers are parsed, and a page is
+ * decompressed and decoded only when a row it holds is wanted. Decodes what Parquet writers use for
+ * flat columns — PLAIN and dictionary encodings, RLE definition levels, data pages v1 and v2, zstd,
+ * snappy or no compression — and throws {@link Unsupported} for anything else, so the caller reads the
+ * file another way.
+ */
+final class ColumnChunkReader {
+
+  /** The chunk uses an encoding or codec this reader does not decode. */
+  static final class Unsupported extends RuntimeException {
+    Unsupported(String what) {
+      super(what, null, false, false);
+    }
+  }
+
+  private final ColumnDescriptor column;
+  private final PrimitiveTypeName type;
+  private final int width;
+  private final CompressionCodecName codec;
+  private final byte[] bytes;
+  private final List<Page> pages = new ArrayList<>();
+  private Values dictionary;
+
+  /** A data page: where its bytes are and the rows it holds. */
+  private record Page(PageHeader header, int offset, long firstRow, int rows) {}
+
+  ColumnChunkReader(FileChannel file, ColumnChunkMetaData meta, ColumnDescriptor column) throws IOException {
+    this.column = column;
+    this.type = column.getPrimitiveType().getPrimitiveTypeName();
+    this.width = switch (type) {
+      case INT32, FLOAT -> 4;
+      case INT64, DOUBLE -> 8;
+      case FIXED_LEN_BYTE_ARRAY -> column.getPrimitiveType().getTypeLength();
+      default -> 0;
+    };
+    this.codec = meta.getCodec();
+    if (codec != CompressionCodecName.ZSTD && codec != CompressionCodecName.SNAPPY
+        && codec != CompressionCodecName.UNCOMPRESSED) {
+      throw new Unsupported("codec " + codec);
+    }
+    if (column.getMaxRepetitionLevel() > 0 || type == PrimitiveTypeName.INT96) {
+      throw new Unsupported("column " + column);
+    }
+    long size = meta.getTotalSize();
+    if (size > Integer.MAX_VALUE - 16) {
+      throw new Unsupported("a column chunk of " + size + " bytes");
+    }
+    bytes = new byte[(int) size];
+    ByteBuffer buffer = ByteBuffer.wrap(bytes);
+    long at = meta.getStartingPos();
+    while (buffer.hasRemaining()) {
+      int n = file.read(buffer, at + buffer.position());
+      if (n < 0) {
+        throw new IOException("the file ends inside column " + String.join(".", column.getPath()));
+      }
+    }
+    ByteArrayInputStream in = new ByteArrayInputStream(bytes);
+    long row = 0;
+    while (in.available() > 0) {
+      int start = bytes.length - in.available();
+      PageHeader h = Util.readPageHeader(in);
+      int body = bytes.length - in.available();
+      if (h.getCompressed_page_size() < 0 || body + (long) h.getCompressed_page_size() > bytes.length) {
+        throw new IOException("a page of column " + String.join(".", column.getPath()) + " at " + start
+            + " runs past its chunk");
+      }
+      if (h.getType() == PageType.DICTIONARY_PAGE) {
+        if (h.getDictionary_page_header().getEncoding() != Encoding.PLAIN
+            && h.getDictionary_page_header().getEncoding() != Encoding.PLAIN_DICTIONARY) {
+          throw new Unsupported("dictionary encoding " + h.getDictionary_page_header().getEncoding());
+        }
+        byte[] plain = decompress(body, h.getCompressed_page_size(), h.getUncompressed_page_size());
+        dictionary = plainValues(ByteBuffer.wrap(plain).order(ByteOrder.LITTLE_ENDIAN),
+            h.getDictionary_page_header().getNum_values());
+      } else if (h.getType() == PageType.DATA_PAGE || h.getType() == PageType.DATA_PAGE_V2) {
+        int rows = h.getType() == PageType.DATA_PAGE ? h.getData_page_header().getNum_values()
+            : h.getData_page_header_v2().getNum_values();
+        pages.add(new Page(h, body, row, rows));
+        row += rows;
+      }
+      in.skip(h.getCompressed_page_size());
+    }
+  }
+
+  /** Rows (indexes in the row group) whose value equals {@code key}: Integer, Long or byte[]. */
+  List<Integer> find(Object key) {
+    List<Integer> hits = new ArrayList<>();
+    for (Page p : pages) {
+      Decoded d = decode(p);
+      int nonNull = 0;
+      for (int r = 0; r < p.rows(); r++) {
+        if (d.defined != null && !d.defined[r]) {
+          continue;
+        }
+        if (d.equals(nonNull++, key)) {
+          hits.add((int) (p.firstRow() + r));
+        }
+      }
+    }
+    return hits;
+  }
+
+  /**
+   * The values at the given ascending rows: Boolean, Integer, Long, Float, Double or byte[] (null for
+   * NULL).
+   */
+  Object[] valuesAt(List<Integer> rows) {
+    Object[] out = new Object[rows.size()];
+    int next = 0;
+    for (Page p : pages) {
+      if (next >= rows.size()) {
+        break;
+      }
+      if (rows.get(next) >= p.firstRow() + p.rows()) {
+        continue; // not decompressed
+      }
+      Decoded d = decode(p);
+      int nonNull = 0;
+      int r = 0;
+      while (next < rows.size() && rows.get(next) < p.firstRow() + p.rows()) {
+        int target = (int) (rows.get(next) - p.firstRow());
+        for (; r < target; r++) {
+          if (d.defined == null || d.defined[r]) {
+            nonNull++;
+          }
+        }
+        out[next++] = d.defined != null && !d.defined[target] ? null : d.value(nonNull);
+      }
+    }
+    return out;
+  }
+
+  // ------------------------------------------------------------------ pages
+
+  /** A decoded data page: which rows are defined, and their values. */
+  private final class Decoded {
+    boolean[] defined;
+    Values plain;
+    int[] ids;
+
+    Object value(int k) {
+      return ids != null ? dictionary.value(ids[k]) : plain.value(k);
+    }
+
+    boolean equals(int k, Object key) {
+      return ids != null ? dictionary.equals(ids[k], key) : plain.equals(k, key);
+    }
+  }
+
+  private Decoded decode(Page p) {
+    Decoded d = new Decoded();
+    int maxDef = column.getMaxDefinitionLevel();
+    ByteBuffer values;
+    Encoding encoding;
+    if (p.header().getType() == PageType.DATA_PAGE) {
+      DataPageHeader h = p.header().getData_page_header();
+      encoding = h.getEncoding();
+      byte[] page = decompress(p.offset(), p.header().getCompressed_page_size(),
+          p.header().getUncompressed_page_size());
+      ByteBuffer b = ByteBuffer.wrap(page).order(ByteOrder.LITTLE_ENDIAN);
+      if (maxDef > 0) {
+        if (h.getDefinition_level_encoding() != Encoding.RLE) {
+          throw new Unsupported("definition levels in " + h.getDefinition_level_encoding());
+        }
+        int length = b.getInt();
+        d.defined = defined(b.slice(b.position(), length).order(ByteOrder.LITTLE_ENDIAN), p.rows(), maxDef);
+        b.position(b.position() + length);
+      }
+      values = b.slice().order(ByteOrder.LITTLE_ENDIAN);
+    } else {
+      DataPageHeaderV2 h = p.header().getData_page_header_v2();
+      encoding = h.getEncoding();
+      int levels = h.getRepetition_levels_byte_length() + h.getDefinition_levels_byte_length();
+      if (maxDef > 0) {
+        d.defined = defined(ByteBuffer.wrap(bytes, p.offset() + h.getRepetition_levels_byte_length(),
+            h.getDefinition_levels_byte_length()).slice().order(ByteOrder.LITTLE_ENDIAN), p.rows(), maxDef);
+      }
+      int compressed = p.header().getCompressed_page_size() - levels;
+      int uncompressed = p.header().getUncompressed_page_size() - levels;
+      byte[] data = !h.isSetIs_compressed() || h.isIs_compressed()
+          ? decompress(p.offset() + levels, compressed, uncompressed)
+          : Arrays.copyOfRange(bytes, p.offset() + levels, p.offset() + levels + compressed);
+      values = ByteBuffer.wrap(data).order(ByteOrder.LITTLE_ENDIAN);
+    }
+    int count = p.rows();
+    if (d.defined != null) {
+      count = 0;
+      for (boolean b : d.defined) {
+        count += b ? 1 : 0;
+      }
+    }
+    switch (encoding) {
+      case PLAIN -> d.plain = plainValues(values, count);
+      case PLAIN_DICTIONARY, RLE_DICTIONARY -> {
+        if (dictionary == null) {
+          throw new Unsupported("a dictionary-encoded page without a dictionary");
+        }
+        int bitWidth = values.get() & 0xff;
+        d.ids = new int[count];
+        rle(values, bitWidth, d.ids, count);
+      }
+      default -> throw new Unsupported("encoding " + encoding);
+    }
+    return d;
+  }
+
+  private static boolean[] defined(ByteBuffer levels, int rows, int maxDef) {
+    int[] l = new int[rows];
+    rle(levels, BytesUtils.getWidthFromMaxInt(maxDef), l, rows);
+    boolean[] defined = new boolean[rows];
+    for (int i = 0; i < rows; i++) {
+      defined[i] = l[i] == maxDef;
+    }
+    return defined;
+  }
+
+  /** Decodes {@code n} values of Parquet's RLE / bit-packing hybrid encoding. */
+  static void rle(ByteBuffer in, int bitWidth, int[] out, int n) {
+    int bytesPerValue = (bitWidth + 7) / 8;
+    int i = 0;
+    while (i < n) {
+      int header = uleb(in);
+      if ((header & 1) == 0) {
+        int count = header >>> 1;
+        int value = 0;
+        for (int k = 0; k < bytesPerValue; k++) {
+          value |= (in.get() & 0xff) << (8 * k);
+        }
+        int end = Math.min(n, i + count);
+        Arrays.fill(out, i, end, value);
+        i = end;
+      } else {
+        int values = (header >>> 1) * 8;
+        long buffer = 0;
+        int bits = 0;
+        int mask = bitWidth == 32 ? -1 : (1 << bitWidth) - 1;
+        for (int k = 0; k < values; k++) {
+          while (bits < bitWidth) {
+            buffer |= (long) (in.get() & 0xff) << bits;
+            bits += 8;
+          }
+          if (i < n) {
+            out[i++] = (int) (buffer & mask);
+          }
+          buffer >>>= bitWidth;
+          bits -= bitWidth;
+        }
+      }
+    }
+  }
+
+  private static int uleb(ByteBuffer in) {
+    int value = 0;
+    int shift = 0;
+    while (true) {
+      int b = in.get() & 0xff;
+      value |= (b & 0x7f) << shift;
+      if ((b & 0x80) == 0) {
+        return value;
+      }
+      shift += 7;
+      if (shift > 28) {
+        throw new IllegalStateException("a malformed run header");
+      }
+    }
+  }
+
+  private byte[] decompress(int offset, int compressed, int uncompressed) {
+    switch (codec) {
+      case UNCOMPRESSED -> {
+        return Arrays.copyOfRange(bytes, offset, offset + compressed);
+      }
+      case ZSTD -> {
+        byte[] out = new byte[uncompressed];
+        long n = com.github.luben.zstd.Zstd.decompressByteArray(out, 0, uncompressed, bytes, offset, compressed);
+        if (com.github.luben.zstd.Zstd.isError(n) || n != uncompressed) {
+          throw new IllegalStateException("a zstd page of column " + String.join(".", column.getPath())
+              + " does not decompress to its size");
+        }
+        return out;
+      }
+      case SNAPPY -> {
+        byte[] out = new byte[uncompressed];
+        try {
+          int n = org.xerial.snappy.Snappy.uncompress(bytes, offset, compressed, out, 0);
+          if (n != uncompressed) {
+            throw new IllegalStateException("a snappy page does not decompress to its size");
+          }
+        } catch (IOException e) {
+          throw new java.io.UncheckedIOException(e);
+        }
+        return out;
+      }
+      default -> throw new Unsupported("codec " + codec);
+    }
+  }
+
+  // ------------------------------------------------------------------ PLAIN values
+
+  private Values plainValues(ByteBuffer b, int count) {
+    if (type == PrimitiveTypeName.BINARY) {
+      int[] starts = new int[count];
+      int[] ends = new int[count];
+      int at = b.position();
+      for (int k = 0; k < count; k++) {
+        int length = b.getInt(at);
+        if (length < 0 || at + 4L + length > b.limit()) {
+          throw new IllegalStateException("a malformed string in column " + String.join(".", column.getPath()));
+        }
+        starts[k] = at + 4;
+        ends[k] = at + 4 + length;
+        at = ends[k];
+      }
+      return new Values(b, starts, ends);
+    }
+    return new Values(b, null, null);
+  }
+
+  /** PLAIN-encoded values of this chunk's type; binary ones located by their offsets. */
+  private final class Values {
+    final ByteBuffer b;
+    final int base;
+    final int[] starts;
+    final int[] ends;
+
+    Values(ByteBuffer b, int[] starts, int[] ends) {
+      this.b = b;
+      this.base = b.position();
+      this.starts = starts;
+      this.ends = ends;
+    }
+
+    Object value(int k) {
+      return switch (type) {
+        case BOOLEAN -> (b.get(base + k / 8) >> (k % 8) & 1) != 0;
+        case INT32 -> b.getInt(base + 4 * k);
+        case INT64 -> b.getLong(base + 8 * k);
+        case FLOAT -> b.getFloat(base + 4 * k);
+        case DOUBLE -> b.getDouble(base + 8 * k);
+        case FIXED_LEN_BYTE_ARRAY -> {
+          byte[] v = new byte[width];
+          b.get(base + width * k, v);
+          yield v;
+        }
+        case BINARY -> {
+          byte[] v = new byte[ends[k] - starts[k]];
+          b.get(starts[k], v);
+          yield v;
+        }
+        default -> throw new Unsupported("type " + type);
+      };
+    }
+
+    boolean equals(int k, Object key) {
+      return switch (type) {
+        case INT32 -> b.getInt(base + 4 * k) == (Integer) key;
+        case INT64 -> b.getLong(base + 8 * k) == (Long) key;
+        case FIXED_LEN_BYTE_ARRAY -> Arrays.equals(b.array(), b.arrayOffset() + base + width * k,
+            b.arrayOffset() + base + width * (k + 1), (byte[]) key, 0, ((byte[]) key).length);
+        case BINARY -> Arrays.equals(b.array(), b.arrayOffset() + starts[k], b.arrayOffset() + ends[k], (byte[]) key,
+            0, ((byte[]) key).length);
+        default -> throw new Unsupported("a key of type " + type);
+      };
+    }
+  }
+}

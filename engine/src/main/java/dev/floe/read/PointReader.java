@@ -1,0 +1,305 @@
+package dev.floe.read;
+
+import dev.floe.FloeException;
+import dev.floe.SqlType;
+import dev.floe.SqlState;
+import java.io.IOException;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.LocalTime;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import org.apache.iceberg.deletes.PositionDeleteIndex;
+import org.apache.iceberg.types.Type;
+import org.apache.iceberg.types.Types;
+import org.apache.parquet.column.ColumnDescriptor;
+import org.apache.parquet.column.statistics.Statistics;
+import org.apache.parquet.hadoop.metadata.BlockMetaData;
+import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
+import org.apache.parquet.hadoop.metadata.ParquetMetadata;
+import org.apache.parquet.io.api.Binary;
+import org.apache.parquet.schema.LogicalTypeAnnotation;
+import org.apache.parquet.schema.MessageType;
+import org.apache.parquet.schema.PrimitiveType;
+import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
+
+/**
+ * Reads the rows of one Parquet data file whose key column equals a value, in the JVM: the row groups
+ * whose statistics admit the key are found in the (cached) footer, the key column of each is decoded
+ * to find the matching rows, and only then the pages of the other columns that hold those rows
+ * ({@link ColumnChunkReader}). DuckDB would decode every
+ * projected column of each such row group and plan a query first; for a lookup that returns a row or
+ * two that is most of the time (docs/decisions/0005-point-reads.md).
+ *
+ * <p>The reader takes only files it reads exactly: every column it needs is a top-level primitive with
+ * the Iceberg field id and the physical and logical type Floe's writers give that Iceberg type. For any
+ * other file {@link #plan} says so, and the caller reads the table the general way.
+ */
+public final class PointReader {
+  private PointReader() {}
+
+  /**
+   * A column to read.
+   *
+   * @param kind the SQL kind its values are given as (a {@code smallint} column is an Iceberg int)
+   */
+  public record Field(int id, Type type, SqlType.Kind kind) {}
+
+  /** The row groups of one file that may hold the key, and where each column is in the file. */
+  public record Plan(ParquetMetadata footer, List<Integer> groups, Map<Integer, ColumnDescriptor> columns) {}
+
+  /** Whether {@link #read} can give values of this Iceberg type as {@code kind}. */
+  public static boolean readable(Type type, SqlType.Kind kind) {
+    return switch (type.typeId()) {
+      case BOOLEAN -> kind == SqlType.Kind.BOOLEAN;
+      case INTEGER -> kind == SqlType.Kind.INTEGER || kind == SqlType.Kind.SMALLINT;
+      case LONG -> kind == SqlType.Kind.BIGINT;
+      case FLOAT -> kind == SqlType.Kind.REAL;
+      case DOUBLE -> kind == SqlType.Kind.DOUBLE;
+      case DECIMAL -> kind == SqlType.Kind.DECIMAL;
+      case DATE -> kind == SqlType.Kind.DATE;
+      case TIME -> kind == SqlType.Kind.TIME;
+      case TIMESTAMP -> kind == (((Types.TimestampType) type).shouldAdjustToUTC() ? SqlType.Kind.TIMESTAMPTZ
+          : SqlType.Kind.TIMESTAMP);
+      case STRING -> kind == SqlType.Kind.TEXT || kind == SqlType.Kind.VARCHAR;
+      case UUID -> kind == SqlType.Kind.UUID;
+      case BINARY -> kind == SqlType.Kind.BYTEA;
+      default -> false;
+    };
+  }
+
+  /**
+   * The row groups of a file that may hold rows whose {@code key} column equals {@code value} (an Iceberg
+   * value of the key's type: Integer, Long, String or UUID), or empty when the file cannot be read this
+   * way (a column missing, or stored otherwise than Floe's writers store it).
+   */
+  public static Optional<Plan> plan(ParquetMetadata footer, Field key, Object value, List<Field> fields) {
+    MessageType schema = footer.getFileMetaData().getSchema();
+    Map<Integer, ColumnDescriptor> byId = new HashMap<>();
+    for (ColumnDescriptor c : schema.getColumns()) {
+      PrimitiveType p = c.getPrimitiveType();
+      if (c.getPath().length == 1 && c.getMaxRepetitionLevel() == 0 && p.getId() != null) {
+        byId.put(p.getId().intValue(), c);
+      }
+    }
+    List<Field> all = new ArrayList<>(fields);
+    all.add(key);
+    for (Field f : all) {
+      ColumnDescriptor c = byId.get(f.id());
+      if (c == null || !stored(f.type(), c.getPrimitiveType()) || !readable(f.type(), f.kind())) {
+        return Optional.empty();
+      }
+    }
+    ColumnDescriptor keyColumn = byId.get(key.id());
+    Object physical = physical(value, keyColumn.getPrimitiveType());
+    List<Integer> groups = new ArrayList<>();
+    if (physical != null) {
+      List<BlockMetaData> blocks = footer.getBlocks();
+      for (int g = 0; g < blocks.size(); g++) {
+        if (blocks.get(g).getRowCount() > 0 && mayContain(chunk(blocks.get(g), keyColumn), physical)) {
+          groups.add(g);
+        }
+      }
+    }
+    return Optional.of(new Plan(footer, groups, byId));
+  }
+
+  /** The file holds something {@link ColumnChunkReader} does not decode; read the table the general way. */
+  public static final class Unreadable extends Exception {
+    Unreadable(String what) {
+      super(what, null, false, false);
+    }
+  }
+
+  /**
+   * Reads the planned row groups of the file at {@code path}: rows whose key equals {@code value} and that
+   * {@code deletes} (may be null) does not delete, as values of {@code fields}, at most {@code limit}.
+   */
+  public static void read(Path path, Plan plan, Field key, Object value, List<Field> fields,
+      PositionDeleteIndex deletes, long limit, List<Object[]> out) throws Unreadable {
+    if (plan.groups().isEmpty() || limit <= 0) {
+      return;
+    }
+    ColumnDescriptor keyColumn = plan.columns().get(key.id());
+    Object physical = physical(value, keyColumn.getPrimitiveType());
+    Object search = physical instanceof Binary b ? b.getBytes() : physical;
+    try (FileChannel file = FileChannel.open(path, StandardOpenOption.READ)) {
+      for (int g : plan.groups()) {
+        BlockMetaData block = plan.footer().getBlocks().get(g);
+        long first = block.getRowIndexOffset() >= 0 ? block.getRowIndexOffset() : rowOffset(plan.footer(), g);
+        List<Integer> hits = new ArrayList<>();
+        for (int row : new ColumnChunkReader(file, chunk(block, keyColumn), keyColumn).find(search)) {
+          if (deletes == null || !deletes.isDeleted(first + row)) {
+            hits.add(row);
+          }
+        }
+        if (hits.isEmpty()) {
+          continue;
+        }
+        if (hits.size() > limit - out.size()) {
+          hits = hits.subList(0, (int) (limit - out.size()));
+        }
+        Map<Integer, Object[]> values = new HashMap<>();
+        for (Field f : fields) {
+          if (!values.containsKey(f.id())) {
+            ColumnDescriptor c = plan.columns().get(f.id());
+            Object[] raw = new ColumnChunkReader(file, chunk(block, c), c).valuesAt(hits);
+            for (int h = 0; h < raw.length; h++) {
+              raw[h] = raw[h] == null ? null : value(raw[h], c.getPrimitiveType(), f);
+            }
+            values.put(f.id(), raw);
+          }
+        }
+        for (int h = 0; h < hits.size(); h++) {
+          Object[] row = new Object[fields.size()];
+          for (int k = 0; k < fields.size(); k++) {
+            row[k] = values.get(fields.get(k).id())[h];
+          }
+          out.add(row);
+        }
+        if (out.size() >= limit) {
+          return;
+        }
+      }
+    } catch (ColumnChunkReader.Unsupported e) {
+      throw new Unreadable(e.getMessage());
+    } catch (IOException | RuntimeException e) {
+      throw new FloeException(SqlState.DATA_CORRUPTED, "cannot read data file " + path + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** A stored value (as {@link ColumnChunkReader} gives it) as the Java type {@link dev.floe.Row} gives. */
+  private static Object value(Object v, PrimitiveType p, Field f) {
+    return switch (f.type().typeId()) {
+      case BOOLEAN, LONG, FLOAT, DOUBLE -> v;
+      case INTEGER -> f.kind() == SqlType.Kind.SMALLINT ? (Object) (short) (int) (Integer) v : v;
+      case DECIMAL -> {
+        int scale = ((Types.DecimalType) f.type()).scale();
+        yield switch (p.getPrimitiveTypeName()) {
+          case INT32 -> BigDecimal.valueOf((Integer) v, scale);
+          case INT64 -> BigDecimal.valueOf((Long) v, scale);
+          default -> new BigDecimal(new BigInteger((byte[]) v), scale);
+        };
+      }
+      case DATE -> LocalDate.ofEpochDay((Integer) v);
+      case TIME -> LocalTime.ofNanoOfDay((Long) v * 1000L);
+      case TIMESTAMP -> {
+        long micros = (Long) v;
+        Instant instant = Instant.ofEpochSecond(Math.floorDiv(micros, 1_000_000L),
+            Math.floorMod(micros, 1_000_000L) * 1000L);
+        yield ((Types.TimestampType) f.type()).shouldAdjustToUTC() ? OffsetDateTime.ofInstant(instant, ZoneOffset.UTC)
+            : LocalDateTime.ofInstant(instant, ZoneOffset.UTC);
+      }
+      case STRING -> new String((byte[]) v, StandardCharsets.UTF_8);
+      case UUID -> {
+        ByteBuffer b = ByteBuffer.wrap((byte[]) v);
+        yield new UUID(b.getLong(0), b.getLong(8));
+      }
+      case BINARY -> v;
+      default -> throw new IllegalStateException("unreadable type " + f.type());
+    };
+  }
+
+  /** Whether Floe's writers store this Iceberg type as this Parquet column (so its values read exactly). */
+  static boolean stored(Type type, PrimitiveType p) {
+    LogicalTypeAnnotation logical = p.getLogicalTypeAnnotation();
+    PrimitiveTypeName physical = p.getPrimitiveTypeName();
+    return switch (type.typeId()) {
+      case BOOLEAN -> physical == PrimitiveTypeName.BOOLEAN && logical == null;
+      case INTEGER -> physical == PrimitiveTypeName.INT32 && (logical == null
+          || logical instanceof LogicalTypeAnnotation.IntLogicalTypeAnnotation i && i.isSigned());
+      case LONG -> physical == PrimitiveTypeName.INT64 && (logical == null
+          || logical instanceof LogicalTypeAnnotation.IntLogicalTypeAnnotation i && i.isSigned()
+          && i.getBitWidth() == 64);
+      case FLOAT -> physical == PrimitiveTypeName.FLOAT && logical == null;
+      case DOUBLE -> physical == PrimitiveTypeName.DOUBLE && logical == null;
+      case DECIMAL -> logical instanceof LogicalTypeAnnotation.DecimalLogicalTypeAnnotation d
+          && d.getPrecision() == ((Types.DecimalType) type).precision()
+          && d.getScale() == ((Types.DecimalType) type).scale();
+      case DATE -> physical == PrimitiveTypeName.INT32 && logical instanceof LogicalTypeAnnotation.DateLogicalTypeAnnotation;
+      case TIME -> physical == PrimitiveTypeName.INT64
+          && logical instanceof LogicalTypeAnnotation.TimeLogicalTypeAnnotation t
+          && t.getUnit() == LogicalTypeAnnotation.TimeUnit.MICROS;
+      case TIMESTAMP -> physical == PrimitiveTypeName.INT64
+          && logical instanceof LogicalTypeAnnotation.TimestampLogicalTypeAnnotation t
+          && t.getUnit() == LogicalTypeAnnotation.TimeUnit.MICROS
+          && t.isAdjustedToUTC() == ((Types.TimestampType) type).shouldAdjustToUTC();
+      case STRING -> physical == PrimitiveTypeName.BINARY
+          && (logical == null || logical instanceof LogicalTypeAnnotation.StringLogicalTypeAnnotation);
+      case UUID -> physical == PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY && p.getTypeLength() == 16;
+      case BINARY -> physical == PrimitiveTypeName.BINARY && logical == null;
+      default -> false;
+    };
+  }
+
+  /**
+   * The key in the Parquet column's own representation, as its statistics hold it: Integer, Long or
+   * Binary; null when no stored value can equal it (an int column and a key out of its range).
+   */
+  private static Object physical(Object value, PrimitiveType p) {
+    return switch (p.getPrimitiveTypeName()) {
+      case INT32 -> {
+        long v = ((Number) value).longValue();
+        yield v < Integer.MIN_VALUE || v > Integer.MAX_VALUE ? null : (Object) (int) v;
+      }
+      case INT64 -> ((Number) value).longValue();
+      case BINARY -> Binary.fromString((String) value);
+      case FIXED_LEN_BYTE_ARRAY -> {
+        UUID u = (UUID) value;
+        yield Binary.fromConstantByteArray(ByteBuffer.allocate(16).putLong(u.getMostSignificantBits())
+            .putLong(u.getLeastSignificantBits()).array());
+      }
+      default -> throw new IllegalStateException("not a key column: " + p);
+    };
+  }
+
+  /** Whether a column chunk's statistics admit the value (or it has none to say). */
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private static boolean mayContain(ColumnChunkMetaData chunk, Object physical) {
+    Statistics stats = chunk.getStatistics();
+    if (stats == null || stats.isEmpty()) {
+      return true;
+    }
+    if (!stats.hasNonNullValue()) {
+      return false; // every value is null
+    }
+    Comparable min = stats.genericGetMin();
+    Comparable max = stats.genericGetMax();
+    java.util.Comparator cmp = stats.comparator();
+    return cmp.compare(min, physical) <= 0 && cmp.compare(physical, max) <= 0;
+  }
+
+  private static ColumnChunkMetaData chunk(BlockMetaData block, ColumnDescriptor c) {
+    for (ColumnChunkMetaData m : block.getColumns()) {
+      if (m.getPath().equals(org.apache.parquet.hadoop.metadata.ColumnPath.get(c.getPath()))) {
+        return m;
+      }
+    }
+    throw new IllegalStateException("row group without column " + String.join(".", c.getPath()));
+  }
+
+  private static long rowOffset(ParquetMetadata footer, int group) {
+    long offset = 0;
+    for (int g = 0; g < group; g++) {
+      offset += footer.getBlocks().get(g).getRowCount();
+    }
+    return offset;
+  }
+
+
+
+}
