@@ -2,7 +2,6 @@ package dev.floe.exec;
 
 import dev.floe.Column;
 import dev.floe.SqlType;
-import dev.floe.catalog.LocalFileIO;
 import dev.floe.read.PointReader;
 import dev.floe.read.ScanPlan;
 import dev.floe.sql.Lexer;
@@ -17,11 +16,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.regex.Pattern;
-import org.apache.iceberg.DeleteFile;
-import org.apache.iceberg.FileContent;
-import org.apache.iceberg.FileFormat;
-import org.apache.iceberg.FileScanTask;
-import org.apache.iceberg.deletes.PositionDeleteIndex;
 import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.types.Type;
 
@@ -38,10 +32,6 @@ import org.apache.iceberg.types.Type;
 final class PointQueries {
   private PointQueries() {}
 
-  /** More candidate row groups than this and DuckDB's scan is the better reader. */
-  private static final int MAX_GROUPS = 16;
-  /** Deletes read in the JVM: at most what the deletion-vector cache keeps. */
-  private static final long MAX_DELETE_BYTES = 4L << 20;
 
   /** A point query is short; longer statements are not tokenized a second time to find out. */
   private static final int MAX_TEXT = 4096;
@@ -50,6 +40,8 @@ final class PointQueries {
   static volatile boolean enabled = true;
   /** Point queries answered here (tests check that the path they compare was taken). */
   static final java.util.concurrent.atomic.AtomicLong served = new java.util.concurrent.atomic.AtomicLong();
+  /** Table references read as the rows a point read found (Relations.TableRelation). */
+  static final java.util.concurrent.atomic.AtomicLong relations = new java.util.concurrent.atomic.AtomicLong();
 
   /** A recognized statement: the table, the output columns and the key predicate. */
   record Shape(List<String> table, int tablePosition, List<Item> items, boolean qualifiedStar, String keyColumn,
@@ -76,8 +68,7 @@ final class PointQueries {
     Optional<QueryBinder.Relation> resolved = relations.resolve(shape.table(), Optional.empty(),
         shape.tablePosition());
     if (resolved.isEmpty() || !(resolved.get() instanceof Relations.TableRelation r) || r.rowIds || r.historic
-        || r.published.isPresent() || r.unsealed.isPresent() && !r.unsealed.get().isEmpty()
-        || !(r.table.io() instanceof LocalFileIO)) {
+        || r.published.isPresent() || r.unsealed.isPresent() && !r.unsealed.get().isEmpty()) {
       return Optional.empty();
     }
     List<Column> tableColumns = r.columns();
@@ -87,7 +78,7 @@ final class PointQueries {
     }
     Type keyType = r.schema.findField(key.fieldId()).type();
     Object value = value(shape.key(), key.type().kind());
-    if (value == null || !PointReader.readable(keyType, key.type().kind())) {
+    if (value == null || !PointReader.readable(keyType, key.type().kind()) || !PointReader.keyable(key.type().kind())) {
       return Optional.empty();
     }
     List<Column> selected = new ArrayList<>();
@@ -119,45 +110,12 @@ final class PointQueries {
     // lookup pruned by them missed rows): uuid keys are pruned by the row groups' own statistics only
     ScanPlan plan = ScanPlan.plan(r.planner, r.table, r.snapshot,
         value instanceof UUID ? Expressions.alwaysTrue() : Expressions.equal(key.name(), value), false);
-    List<PointReader.Plan> plans = new ArrayList<>();
-    List<PositionDeleteIndex> deletes = new ArrayList<>();
-    int groups = 0;
-    for (FileScanTask task : plan.tasks()) {
-      if (task.file().format() != FileFormat.PARQUET) {
-        return Optional.empty();
-      }
-      long deleteBytes = 0;
-      for (DeleteFile d : task.deletes()) {
-        if (d.content() != FileContent.POSITION_DELETES) {
-          return Optional.empty();
-        }
-        deleteBytes += d.contentSizeInBytes() != null ? d.contentSizeInBytes() : d.fileSizeInBytes();
-      }
-      if (deleteBytes > MAX_DELETE_BYTES) {
-        return Optional.empty();
-      }
-      Optional<PointReader.Plan> p = PointReader.plan(r.files.footers().footer(r.table.io(), task.file().location()),
-          keyField, value, fields);
-      if (p.isEmpty()) {
-        return Optional.empty();
-      }
-      groups += p.get().groups().size();
-      if (groups > MAX_GROUPS) {
-        return Optional.empty();
-      }
-      plans.add(p.get());
-      deletes.add(task.deletes().isEmpty() || p.get().groups().isEmpty() ? null
-          : r.files.vectors().load(task.deletes(), r.table.io(), task.file().location()));
-    }
-    List<Object[]> rows = new ArrayList<>();
-    try {
-      for (int k = 0; k < plans.size() && rows.size() < shape.limit(); k++) {
-        PointReader.read(LocalFileIO.toPath(plan.tasks().get(k).file().location()), plans.get(k), keyField, value,
-            fields, deletes.get(k), shape.limit(), rows);
-      }
-    } catch (PointReader.Unreadable e) {
+    Optional<List<PointReader.Hit>> hits = PointReader.scan(plan, r.files, keyField, value, fields, shape.limit());
+    if (hits.isEmpty()) {
       return Optional.empty();
     }
+    List<Object[]> rows = new ArrayList<>();
+    hits.get().forEach(h -> rows.add(h.values()));
     // as QueryBinder says where output columns come from: a lone * or plain column references only
     boolean stars = shape.items().stream().anyMatch(i -> i.column() == null);
     boolean traced = !stars || shape.items().size() == 1 && !shape.qualifiedStar();

@@ -3,6 +3,7 @@ package dev.floe.exec;
 import dev.floe.FloeException;
 import dev.floe.SqlState;
 import dev.floe.read.MetadataTables;
+import dev.floe.read.PointReader;
 import dev.floe.read.ScanPlan;
 import dev.floe.read.ScanFiles;
 import dev.floe.read.ScanPlanner;
@@ -12,6 +13,7 @@ import dev.floe.sql.QueryBinder;
 import dev.floe.sql.TimeTravel;
 import dev.floe.tail.TailLog;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -21,7 +23,10 @@ import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.SnapshotRef;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.expressions.And;
 import org.apache.iceberg.expressions.Expression;
+import org.apache.iceberg.expressions.NamedReference;
+import org.apache.iceberg.expressions.UnboundPredicate;
 import org.apache.iceberg.util.SnapshotUtil;
 
 /**
@@ -301,7 +306,7 @@ final class Relations implements QueryBinder.Resolver {
     public String sql(Expression filter) {
       lastFilter = filter;
       lastPlan = ScanPlan.plan(planner, table, snapshot, filter, historic);
-      String scan = ScanSql.relation(lastPlan, table.io(), files, rowIds);
+      String scan = pointRows(filter).orElseGet(() -> ScanSql.relation(lastPlan, table.io(), files, rowIds));
       if (published.isPresent() && published.get().currentSnapshot() != null) {
         // rows the log published to object storage and let go of: the files planning keeps are read
         // from their local copies
@@ -326,6 +331,73 @@ final class Relations implements QueryBinder.Resolver {
       // a filter the memtable's column bounds rule out leaves the memtable out, as planning leaves out files
       Optional<String> rows = unsealed.get().sql(columns.toString(), filter);
       return rows.isEmpty() ? scan : scan + "\nUNION ALL\n" + rows.get();
+    }
+    /**
+     * When the filter requires a column to equal a value that a point read can look up, the planned
+     * files' rows with that value, read in the JVM and given to DuckDB as literals: DuckDB then plans and
+     * runs the statement over those rows instead of decoding every row group that may hold them (a
+     * one-row UPDATE's "find the row" query). Empty when the files cannot be read so, or too many rows
+     * match (docs/decisions/0005-point-reads.md).
+     */
+    private Optional<String> pointRows(Expression filter) {
+      if (!PointQueries.enabled) {
+        return Optional.empty();
+      }
+      for (UnboundPredicate<?> p : equalities(filter, new ArrayList<>())) {
+        String name = ((NamedReference<?>) p.term()).name();
+        for (dev.floe.Column c : lastPlan.columns()) {
+          if (!c.name().equals(name) || !PointReader.keyable(c.type().kind())) {
+            continue;
+          }
+          Object key = keyValue(c.type().kind(), p.literal().value());
+          if (key == null) {
+            continue;
+          }
+          List<PointReader.Field> fields = new ArrayList<>();
+          PointReader.Field keyField = null;
+          for (dev.floe.Column col : lastPlan.columns()) {
+            org.apache.iceberg.types.Type type = lastPlan.schema().findField(col.fieldId()).type();
+            if (!PointReader.readable(type, col.type().kind())) {
+              return Optional.empty();
+            }
+            PointReader.Field f = new PointReader.Field(col.fieldId(), type, col.type().kind());
+            fields.add(f);
+            if (col == c) {
+              keyField = f;
+            }
+          }
+          Optional<List<PointReader.Hit>> hits = PointReader.scan(lastPlan, files, keyField, key, fields,
+              ScanSql.MAX_POINT_ROWS + 1);
+          if (hits.isEmpty() || hits.get().size() > ScanSql.MAX_POINT_ROWS) {
+            return Optional.empty();
+          }
+          PointQueries.relations.incrementAndGet();
+          return Optional.of(ScanSql.relation(lastPlan, hits.get(), rowIds));
+        }
+      }
+      return Optional.empty();
+    }
+
+    /** An Iceberg literal's value as a point read's key of this kind (Long, String), or null. */
+    private static Object keyValue(dev.floe.SqlType.Kind kind, Object value) {
+      return switch (kind) {
+        case SMALLINT, INTEGER, BIGINT -> value instanceof Integer || value instanceof Long
+            ? (Object) ((Number) value).longValue() : null;
+        case TEXT, VARCHAR -> value instanceof CharSequence cs ? cs.toString() : null;
+        default -> null; // uuid bounds are not pruned by (decision 0005)
+      };
+    }
+
+    /** The {@code column = value} conjuncts of a filter. */
+    private static List<UnboundPredicate<?>> equalities(Expression e, List<UnboundPredicate<?>> out) {
+      if (e instanceof And and) {
+        equalities(and.left(), out);
+        equalities(and.right(), out);
+      } else if (e instanceof UnboundPredicate<?> p && p.op() == Expression.Operation.EQ
+          && p.term() instanceof NamedReference && p.literal() != null) {
+        out.add(p);
+      }
+      return out;
     }
   }
 

@@ -62,6 +62,111 @@ public final class PointReader {
   /** The row groups of one file that may hold the key, and where each column is in the file. */
   public record Plan(ParquetMetadata footer, List<Integer> groups, Map<Integer, ColumnDescriptor> columns) {}
 
+  /**
+   * A row found: its data file (as the plan names it), its position in that file, and the values of the
+   * fields asked for, as {@link dev.floe.Row} gives them.
+   */
+  public record Hit(String location, long position, Object[] values) {}
+
+  /** More candidate row groups than this and DuckDB's scan is the better reader. */
+  public static final int MAX_GROUPS = 16;
+  /** Deletes read in the JVM: at most what the deletion-vector cache keeps. */
+  private static final long MAX_DELETE_BYTES = 4L << 20;
+
+  /** Whether a column of this kind can be the key of a point read. */
+  public static boolean keyable(SqlType.Kind kind) {
+    return switch (kind) {
+      case SMALLINT, INTEGER, BIGINT, TEXT, VARCHAR, UUID -> true;
+      default -> false;
+    };
+  }
+
+  /**
+   * The rows of a planned scan whose {@code key} equals {@code value} (Long, String or UUID), at most
+   * {@code limit}, with the values of {@code fields}; empty when a file of the plan cannot be read this
+   * way (not Parquet, equality deletes or more than 4 MB of position deletes, columns stored otherwise,
+   * an encoding {@link ColumnChunkReader} does not decode) or more than {@link #MAX_GROUPS} row groups
+   * would be read. Position deletes and deletion vectors are applied.
+   */
+  public static Optional<List<Hit>> scan(ScanPlan plan, ScanFiles files, Field key, Object value,
+      List<Field> fields, long limit) {
+    if (!(plan.table().io() instanceof dev.floe.catalog.LocalFileIO) || !keyable(key.kind())) {
+      return Optional.empty();
+    }
+    org.apache.iceberg.io.FileIO io = plan.table().io();
+    List<Plan> plans = new ArrayList<>();
+    List<PositionDeleteIndex> deletes = new ArrayList<>();
+    int groups = 0;
+    for (org.apache.iceberg.FileScanTask task : plan.tasks()) {
+      if (task.file().format() != org.apache.iceberg.FileFormat.PARQUET) {
+        return Optional.empty();
+      }
+      long deleteBytes = 0;
+      for (org.apache.iceberg.DeleteFile d : task.deletes()) {
+        if (d.content() != org.apache.iceberg.FileContent.POSITION_DELETES) {
+          return Optional.empty();
+        }
+        deleteBytes += d.contentSizeInBytes() != null ? d.contentSizeInBytes() : d.fileSizeInBytes();
+      }
+      if (deleteBytes > MAX_DELETE_BYTES) {
+        return Optional.empty();
+      }
+      Optional<Plan> p = plan(files.footers().footer(io, task.file().location()), key, value, fields);
+      if (p.isEmpty()) {
+        return Optional.empty();
+      }
+      groups += p.get().groups().size();
+      if (groups > MAX_GROUPS) {
+        return Optional.empty();
+      }
+      plans.add(p.get());
+    }
+    List<Hit> hits = new ArrayList<>();
+    try {
+      for (int k = 0; k < plans.size() && hits.size() < limit; k++) {
+        org.apache.iceberg.FileScanTask task = plan.tasks().get(k);
+        String location = task.file().location();
+        read(dev.floe.catalog.LocalFileIO.toPath(location), location, plans.get(k), key, value, fields,
+            task.deletes().isEmpty() ? null : () -> deleted(task, files, io), limit, hits);
+      }
+    } catch (Unreadable e) {
+      return Optional.empty();
+    }
+    return Optional.of(hits);
+  }
+
+  /** Which positions of a data file its deletes delete (asked only when the key is found in it). */
+  public interface Deleted {
+    boolean isDeleted(long position);
+  }
+
+  /**
+   * A task's deletes: positions this process knows for its file-scoped Parquet delete files (the one a
+   * point UPDATE just wrote is new every time), else the deletes read once and cached (deletion vectors).
+   */
+  private static Deleted deleted(org.apache.iceberg.FileScanTask task, ScanFiles files,
+      org.apache.iceberg.io.FileIO io) {
+    List<long[]> known = new ArrayList<>();
+    for (org.apache.iceberg.DeleteFile d : task.deletes()) {
+      long[] positions = d.format() == org.apache.iceberg.FileFormat.PARQUET && task.file().location().equals(
+          org.apache.iceberg.util.ContentFileUtil.referencedDataFileLocation(d)) ? PositionDeletes.known(d.location())
+          : null;
+      if (positions == null) {
+        PositionDeleteIndex index = files.vectors().load(task.deletes(), io, task.file().location());
+        return index::isDeleted;
+      }
+      known.add(positions);
+    }
+    return position -> {
+      for (long[] p : known) {
+        if (java.util.Arrays.binarySearch(p, position) >= 0) {
+          return true;
+        }
+      }
+      return false;
+    };
+  }
+
   /** Whether {@link #read} can give values of this Iceberg type as {@code kind}. */
   public static boolean readable(Type type, SqlType.Kind kind) {
     return switch (type.typeId()) {
@@ -127,23 +232,27 @@ public final class PointReader {
 
   /**
    * Reads the planned row groups of the file at {@code path}: rows whose key equals {@code value} and that
-   * {@code deletes} (may be null) does not delete, as values of {@code fields}, at most {@code limit}.
+   * {@code deletes} (may be null; asked once a row is found) does not delete, as values of {@code fields}, at most {@code limit}.
    */
-  public static void read(Path path, Plan plan, Field key, Object value, List<Field> fields,
-      PositionDeleteIndex deletes, long limit, List<Object[]> out) throws Unreadable {
+  public static void read(Path path, String location, Plan plan, Field key, Object value, List<Field> fields,
+      java.util.function.Supplier<Deleted> deletes, long limit, List<Hit> out) throws Unreadable {
     if (plan.groups().isEmpty() || limit <= 0) {
       return;
     }
     ColumnDescriptor keyColumn = plan.columns().get(key.id());
     Object physical = physical(value, keyColumn.getPrimitiveType());
     Object search = physical instanceof Binary b ? b.getBytes() : physical;
+    Deleted deleted = null;
     try (FileChannel file = FileChannel.open(path, StandardOpenOption.READ)) {
       for (int g : plan.groups()) {
         BlockMetaData block = plan.footer().getBlocks().get(g);
         long first = block.getRowIndexOffset() >= 0 ? block.getRowIndexOffset() : rowOffset(plan.footer(), g);
         List<Integer> hits = new ArrayList<>();
         for (int row : new ColumnChunkReader(file, chunk(block, keyColumn), keyColumn).find(search)) {
-          if (deletes == null || !deletes.isDeleted(first + row)) {
+          if (deletes != null && deleted == null) {
+            deleted = deletes.get();
+          }
+          if (deleted == null || !deleted.isDeleted(first + row)) {
             hits.add(row);
           }
         }
@@ -169,7 +278,7 @@ public final class PointReader {
           for (int k = 0; k < fields.size(); k++) {
             row[k] = values.get(fields.get(k).id())[h];
           }
-          out.add(row);
+          out.add(new Hit(location, first + hits.get(h), row));
         }
         if (out.size() >= limit) {
           return;

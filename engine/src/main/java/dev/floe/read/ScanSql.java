@@ -278,6 +278,63 @@ public final class ScanSql {
     return String.join(" UNION ALL ", parts);
   }
 
+  /** More rows than this found by a point read are left to DuckDB's scan (the SQL would only grow). */
+  public static final int MAX_POINT_ROWS = 64;
+
+  /**
+   * The relation of {@link #relation(ScanPlan, FileIO, ScanFiles, boolean)} for a scan whose rows were
+   * already read in the JVM by a point read ({@link PointReader#scan}, with the plan's columns as its
+   * fields): the rows as typed literals, with their file and position as DuckDB's reader would give them.
+   */
+  public static String relation(ScanPlan plan, List<PointReader.Hit> hits, boolean rowIds) {
+    if (hits.isEmpty()) {
+      return emptyRelation(plan, rowIds);
+    }
+    List<Column> columns = plan.columns();
+    StringBuilder sql = new StringBuilder();
+    for (PointReader.Hit h : hits) {
+      sql.append(sql.length() > 0 ? " UNION ALL SELECT " : "SELECT ");
+      for (int k = 0; k < columns.size(); k++) {
+        Column c = columns.get(k);
+        org.apache.iceberg.types.Type type = plan.schema().findField(c.fieldId()).type();
+        sql.append(k > 0 ? ", " : "").append(literal(c, type, h.values()[k])).append(" AS ")
+            .append(Lexer.quoteIdentifier(c.name()));
+      }
+      if (rowIds) {
+        sql.append(columns.isEmpty() ? "" : ", ").append(Lexer.quoteString(localPath(h.location()))).append(" AS ")
+            .append(ROW_FILE).append(", CAST(").append(h.position()).append(" AS BIGINT) AS ").append(ROW_POSITION);
+      }
+    }
+    return sql.toString();
+  }
+
+  /** A value as {@link dev.floe.Row} gives it, as a literal of the column's DuckDB type. */
+  private static String literal(Column c, org.apache.iceberg.types.Type type, Object v) {
+    String duck = TypeMapping.duckdbType(c, type);
+    if (v == null) {
+      return "CAST(NULL AS " + duck + ")";
+    }
+    String raw = switch (type.typeId()) {
+      case BOOLEAN -> ((Boolean) v) ? "true" : "false";
+      case INTEGER, LONG -> v.toString();
+      // as text, so that -0.0, NaN and infinities keep their value
+      case FLOAT, DOUBLE, DECIMAL -> Lexer.quoteString(v instanceof java.math.BigDecimal d ? d.toPlainString()
+          : v.toString());
+      case STRING, UUID -> Lexer.quoteString(v.toString());
+      case DATE -> SqlLiterals.of(type, ((java.time.LocalDate) v).toEpochDay());
+      case TIME -> SqlLiterals.of(type, ((java.time.LocalTime) v).toNanoOfDay() / 1000L);
+      case TIMESTAMP -> SqlLiterals.of(type, micros(v instanceof java.time.OffsetDateTime o ? o.toInstant()
+          : ((java.time.LocalDateTime) v).toInstant(java.time.ZoneOffset.UTC)));
+      case BINARY -> SqlLiterals.of(type, v);
+      default -> throw new IllegalStateException("no literal for " + type);
+    };
+    return "CAST(" + raw + " AS " + duck + ")";
+  }
+
+  private static long micros(java.time.Instant instant) {
+    return Math.addExact(Math.multiplyExact(instant.getEpochSecond(), 1_000_000L), instant.getNano() / 1000L);
+  }
+
   private static String emptyRelation(ScanPlan plan, boolean rowIds) {
     String cols = plan.columns().stream()
         .map(c -> "CAST(NULL AS " + TypeMapping.duckdbType(c, plan.schema().findField(c.fieldId()).type()) + ") AS "

@@ -433,32 +433,6 @@ public final class DeltaWriter {
   private static final int FEW_POSITIONS = 10_000;
 
   /**
-   * Positions of the file-scoped position-delete files Floe wrote or read in this process, by location
-   * (delete files are never rewritten in place), so that the next delete file of the same data file
-   * needs no query for them. Bounded by the number of positions held.
-   */
-  private static final Map<String, long[]> KNOWN_POSITIONS = new LinkedHashMap<>(16, 0.75f, true);
-  private static long knownPositions;
-  private static final long MAX_KNOWN_POSITIONS = 4_000_000;
-
-  private static synchronized void remember(String location, long[] positions) {
-    if (positions.length > MAX_KNOWN_POSITIONS / 4) {
-      return;
-    }
-    long[] previous = KNOWN_POSITIONS.put(location, positions);
-    knownPositions += positions.length - (previous == null ? 0 : previous.length);
-    var it = KNOWN_POSITIONS.entrySet().iterator();
-    while (knownPositions > MAX_KNOWN_POSITIONS && it.hasNext()) {
-      knownPositions -= it.next().getValue().length;
-      it.remove();
-    }
-  }
-
-  private static synchronized long[] known(String location) {
-    return KNOWN_POSITIONS.get(location);
-  }
-
-  /**
    * All the positions a data file's new position-delete file is to hold, when the JVM writes it: the
    * caller read the change's positions and they are few. They are merged with those of the delete
    * files the new one replaces (remembered, or read by DuckDB, on this thread). Null when DuckDB writes
@@ -474,7 +448,7 @@ public final class DeltaWriter {
         if (merged.length > FEW_POSITIONS) {
           break;
         }
-        long[] old = known(previous.location());
+        long[] old = dev.floe.read.PositionDeletes.known(previous.location());
         merged = union(merged, old != null ? old : readPositions(duck, previous, task.file()));
       }
     } catch (SQLException e) {
@@ -504,7 +478,7 @@ public final class DeltaWriter {
         }
       }
       Durable.later(LocalFileIO.toPath(location));
-      remember(location, positions);
+      dev.floe.read.PositionDeletes.remember(location, positions);
       return FileMetadata.deleteFileBuilder(table.specs().get(data.specId()))
           .ofPositionDeletes()
           .withPath(location)
@@ -536,7 +510,7 @@ public final class DeltaWriter {
       }
     }
     long[] positions = out.stream().mapToLong(Long::longValue).toArray();
-    remember(file.location(), positions);
+    dev.floe.read.PositionDeletes.remember(file.location(), positions);
     return positions;
   }
 

@@ -147,8 +147,16 @@ class PointQueryTest {
       default -> "*, id AS again";
     };
     String where = rnd.nextBoolean() ? qualifier + "." + column + " = " + literal : literal + " = " + column;
-    return "SELECT " + projection + " FROM " + table + (alias != null ? " AS " + alias : "") + " WHERE " + where
-        + (rnd.nextInt(5) == 0 ? " LIMIT " + rnd.nextInt(3) : "");
+    String from = table + (alias != null ? " AS " + alias : "");
+    // other statements with the same condition: the table reference is read as the rows a point read found
+    return switch (rnd.nextInt(8)) {
+      case 0 -> "SELECT count(*), count(name), min(id), max(tz), sum(n) FROM " + from + " WHERE " + where;
+      case 1 -> "SELECT " + qualifier + ".id, o.name, o.by FROM " + from + " JOIN " + table + " AS o ON o.id = "
+          + qualifier + ".id WHERE " + where;
+      case 2 -> "SELECT * FROM " + from + " WHERE " + where + " AND " + qualifier + ".id >= 0 ORDER BY id";
+      default -> "SELECT " + projection + " FROM " + from + " WHERE " + where
+          + (rnd.nextInt(5) == 0 ? " LIMIT " + rnd.nextInt(3) : "");
+    };
   }
 
   private void compare(Session s, String table, Random rnd, int count) {
@@ -166,6 +174,7 @@ class PointQueryTest {
     keys.add(new Object[] {"s", "int", 40000}); // out of smallint's range: no row, or the cast's error
     keys.add(new Object[] {"id", "int", "99999999999999999999"});
     long before = PointQueries.served.get();
+    long relationsBefore = PointQueries.relations.get();
     for (int q = 0; q < count; q++) {
       Object[] k = keys.get(rnd.nextInt(keys.size()));
       String sql = lookup(rnd, table, (String) k[0], (String) k[1], k[2]);
@@ -187,7 +196,9 @@ class PointQueryTest {
         }
       }
     }
-    assertThat(PointQueries.served.get() - before).as("lookups read in the JVM").isGreaterThan(count / 2);
+    assertThat(PointQueries.served.get() - before).as("lookups read in the JVM").isGreaterThan(count / 3);
+    assertThat(PointQueries.relations.get() - relationsBefore).as("references read as found rows")
+        .isGreaterThan(count / 20);
   }
 
   private static void load(Session s, String table, Random rnd, int rows, int statements) {
