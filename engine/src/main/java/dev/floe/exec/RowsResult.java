@@ -10,7 +10,6 @@ import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.LocalTime;
 import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -40,6 +39,7 @@ import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.iceberg.util.DateTimeUtil;
 
 /**
  * A query's rows already read into the JVM (a point query's): given one at a time, or as one Arrow
@@ -209,9 +209,9 @@ final class RowsResult implements Result {
     } else if (v instanceof TimeMicroVector t) {
       t.setSafe(i, ((LocalTime) value).toNanoOfDay() / 1000L);
     } else if (v instanceof TimeStampMicroTZVector t) {
-      t.setSafe(i, micros(((OffsetDateTime) value).toInstant()));
+      t.setSafe(i, DateTimeUtil.microsFromTimestamptz((OffsetDateTime) value));
     } else if (v instanceof TimeStampMicroVector t) {
-      t.setSafe(i, micros(((LocalDateTime) value).toInstant(ZoneOffset.UTC)));
+      t.setSafe(i, DateTimeUtil.microsFromTimestamp((LocalDateTime) value));
     } else if (v instanceof VarBinaryVector b) {
       b.setSafe(i, (byte[]) value);
     } else if (v instanceof VarCharVector s) {
@@ -219,10 +219,6 @@ final class RowsResult implements Result {
     } else {
       throw new IllegalStateException("no Arrow form for " + value.getClass());
     }
-  }
-
-  private static long micros(java.time.Instant instant) {
-    return Math.addExact(Math.multiplyExact(instant.getEpochSecond(), 1_000_000L), instant.getNano() / 1000L);
   }
 
   @Override

@@ -11,12 +11,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.time.Instant;
 import java.time.LocalDate;
-import java.time.LocalDateTime;
 import java.time.LocalTime;
-import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -26,6 +22,7 @@ import java.util.UUID;
 import org.apache.iceberg.deletes.PositionDeleteIndex;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
+import org.apache.iceberg.util.DateTimeUtil;
 import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.column.statistics.Statistics;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
@@ -306,13 +303,8 @@ public final class PointReader {
       }
       case DATE -> LocalDate.ofEpochDay((Integer) v);
       case TIME -> LocalTime.ofNanoOfDay((Long) v * 1000L);
-      case TIMESTAMP -> {
-        long micros = (Long) v;
-        Instant instant = Instant.ofEpochSecond(Math.floorDiv(micros, 1_000_000L),
-            Math.floorMod(micros, 1_000_000L) * 1000L);
-        yield ((Types.TimestampType) f.type()).shouldAdjustToUTC() ? OffsetDateTime.ofInstant(instant, ZoneOffset.UTC)
-            : LocalDateTime.ofInstant(instant, ZoneOffset.UTC);
-      }
+      case TIMESTAMP -> ((Types.TimestampType) f.type()).shouldAdjustToUTC()
+          ? DateTimeUtil.timestamptzFromMicros((Long) v) : DateTimeUtil.timestampFromMicros((Long) v);
       case STRING -> new String((byte[]) v, StandardCharsets.UTF_8);
       case UUID -> {
         ByteBuffer b = ByteBuffer.wrap((byte[]) v);

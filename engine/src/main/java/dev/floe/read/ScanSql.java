@@ -323,16 +323,13 @@ public final class ScanSql {
       case STRING, UUID -> Lexer.quoteString(v.toString());
       case DATE -> SqlLiterals.of(type, ((java.time.LocalDate) v).toEpochDay());
       case TIME -> SqlLiterals.of(type, ((java.time.LocalTime) v).toNanoOfDay() / 1000L);
-      case TIMESTAMP -> SqlLiterals.of(type, micros(v instanceof java.time.OffsetDateTime o ? o.toInstant()
-          : ((java.time.LocalDateTime) v).toInstant(java.time.ZoneOffset.UTC)));
+      case TIMESTAMP -> SqlLiterals.of(type, v instanceof java.time.OffsetDateTime o
+          ? org.apache.iceberg.util.DateTimeUtil.microsFromTimestamptz(o)
+          : org.apache.iceberg.util.DateTimeUtil.microsFromTimestamp((java.time.LocalDateTime) v));
       case BINARY -> SqlLiterals.of(type, v);
       default -> throw new IllegalStateException("no literal for " + type);
     };
     return "CAST(" + raw + " AS " + duck + ")";
-  }
-
-  private static long micros(java.time.Instant instant) {
-    return Math.addExact(Math.multiplyExact(instant.getEpochSecond(), 1_000_000L), instant.getNano() / 1000L);
   }
 
   private static String emptyRelation(ScanPlan plan, boolean rowIds) {
