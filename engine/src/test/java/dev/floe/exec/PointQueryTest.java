@@ -15,9 +15,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.UUID;
-import org.apache.arrow.vector.FieldVector;
-import org.apache.arrow.vector.VectorSchemaRoot;
-import org.apache.arrow.vector.ipc.ArrowReader;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -80,18 +77,7 @@ class PointQueryTest {
         columns.add(c.name() + " " + c.type() + " " + r.origin(k).map(Object::toString).orElse("-"));
       }
       if (arrow) {
-        ArrowReader reader = r.arrow();
-        while (reader.loadNextBatch()) {
-          VectorSchemaRoot root = reader.getVectorSchemaRoot();
-          for (int i = 0; i < root.getRowCount(); i++) {
-            List<Object> values = new ArrayList<>();
-            List<FieldVector> vectors = root.getFieldVectors();
-            for (int c = 0; c < vectors.size(); c++) {
-              values.add(ArrowValues.get(vectors.get(c), i, r.columns().get(c)));
-            }
-            rows.add(text(values));
-          }
-        }
+        ResultPathsTest.arrowRows(r).forEach(values -> rows.add(text(values)));
       } else {
         for (Row row : r) {
           rows.add(text(row.values()));

@@ -40,6 +40,25 @@ class ResultPathsTest {
     return out;
   }
 
+  /** A result's rows read from its Arrow batches, as {@link Row} would give them. */
+  static List<List<Object>> arrowRows(Result r) throws java.io.IOException {
+    List<Column> columns = r.columns();
+    List<List<Object>> rows = new ArrayList<>();
+    ArrowReader reader = r.arrow();
+    while (reader.loadNextBatch()) {
+      VectorSchemaRoot root = reader.getVectorSchemaRoot();
+      List<FieldVector> vectors = root.getFieldVectors();
+      for (int i = 0; i < root.getRowCount(); i++) {
+        List<Object> values = new ArrayList<>();
+        for (int c = 0; c < vectors.size(); c++) {
+          values.add(ArrowValues.get(vectors.get(c), i, columns.get(c)));
+        }
+        rows.add(values);
+      }
+    }
+    return rows;
+  }
+
   @Test
   void bothPathsAgree() throws Exception {
     try (Database db = Floe.open(dir)) {
@@ -49,21 +68,9 @@ class ResultPathsTest {
           rows.add(row.values());
         }
       }
-      List<List<Object>> batches = new ArrayList<>();
+      List<List<Object>> batches;
       try (Result r = db.sql(EDGES)) {
-        List<Column> columns = r.columns();
-        ArrowReader reader = r.arrow();
-        while (reader.loadNextBatch()) {
-          VectorSchemaRoot root = reader.getVectorSchemaRoot();
-          for (int i = 0; i < root.getRowCount(); i++) {
-            List<Object> values = new ArrayList<>();
-            List<FieldVector> vectors = root.getFieldVectors();
-            for (int c = 0; c < vectors.size(); c++) {
-              values.add(ArrowValues.get(vectors.get(c), i, columns.get(c)));
-            }
-            batches.add(values);
-          }
-        }
+        batches = arrowRows(r);
       }
       assertThat(rows).hasSize(2);
       assertThat(text(rows)).isEqualTo(text(batches));
