@@ -32,7 +32,6 @@ import org.apache.iceberg.types.Type;
 final class PointQueries {
   private PointQueries() {}
 
-
   /** A point query is short; longer statements are not tokenized a second time to find out. */
   private static final int MAX_TEXT = 4096;
 
@@ -229,7 +228,12 @@ final class PointQueries {
 
   /** The statement's shape, or null if it is not a point query. */
   static Shape parse(String sql) {
-    List<Token> t = Lexer.tokenize(sql);
+    List<Token> t;
+    try {
+      t = Lexer.tokenize(sql);
+    } catch (dev.floe.FloeException e) {
+      return null; // the general path reports it
+    }
     int[] at = {0};
     if (!keyword(t, at, "select")) {
       return null;
@@ -336,7 +340,7 @@ final class PointQueries {
   /** A constant: a number, a plain string, {@code CAST('..' AS type)} or {@code '..'::type}. */
   private static Constant constant(List<Token> t, int[] at) {
     Token first = t.get(at[0]);
-    if (first.isOp("-") && t.get(at[0] + 1).type() == Token.Type.NUMBER) {
+    if (first.isOp("-") && peek(t, at[0] + 1).type() == Token.Type.NUMBER) {
       at[0] += 2;
       return new Constant(Token.Type.NUMBER, "-" + t.get(at[0] - 1).text(), null);
     }
@@ -344,7 +348,7 @@ final class PointQueries {
       at[0]++;
       return new Constant(Token.Type.NUMBER, first.text(), null);
     }
-    if (first.isKeyword("cast") && t.get(at[0] + 1).isOp("(")) {
+    if (first.isKeyword("cast") && peek(t, at[0] + 1).isOp("(")) {
       int save = at[0];
       at[0] += 2;
       Token s = t.get(at[0]);
@@ -378,7 +382,7 @@ final class PointQueries {
   /** A one-word type name (followed by neither a modifier nor an array bracket). */
   private static String typeName(List<Token> t, int[] at) {
     Token n = t.get(at[0]);
-    Token next = t.get(at[0] + 1);
+    Token next = peek(t, at[0] + 1);
     if (n.type() != Token.Type.IDENT || next.isOp("(") || next.isOp("[") || next.type() == Token.Type.IDENT) {
       return null;
     }
@@ -396,7 +400,7 @@ final class PointQueries {
     parts.add(first.value());
     at[0]++;
     while (t.get(at[0]).isOp(".")) {
-      Token n = t.get(at[0] + 1);
+      Token n = peek(t, at[0] + 1);
       if (n.isOp("*")) {
         parts.add("*");
         at[0] += 2;
@@ -432,6 +436,11 @@ final class PointQueries {
     }
     at[0]++;
     return a.value();
+  }
+
+  /** The token at {@code i}, or the closing EOF past it. */
+  private static Token peek(List<Token> t, int i) {
+    return t.get(Math.min(i, t.size() - 1));
   }
 
   private static boolean keyword(List<Token> t, int[] at, String word) {

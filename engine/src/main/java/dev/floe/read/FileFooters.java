@@ -94,11 +94,6 @@ public final class FileFooters {
     return footer;
   }
 
-  /** Parquet read options without Hadoop's configuration (see {@link #OPTIONS}). */
-  public static ParquetReadOptions readOptions() {
-    return OPTIONS;
-  }
-
   public Columns columns(FileIO io, String location) {
     synchronized (cache) {
       Columns cached = cache.get(location);

@@ -304,6 +304,20 @@ class PointQueryTest {
       assertThat(shape == null ? null : PointQueries.value(shape.key(), dev.floe.SqlType.Kind.BIGINT))
           .as(sql).isNull();
     }
+    // a statement cut anywhere is recognised or not, never failing (statements the path does not take
+    // are the general path's to report)
+    for (String full : new String[] {"SELECT t.id, name AS \"N\" FROM public.t AS t WHERE t.id = CAST('5' AS bigint) "
+        + "LIMIT 3;", "SELECT * FROM t WHERE '5'::int8 = id", "SELECT * FROM t WHERE id = -5"}) {
+      for (int end = 0; end < full.length(); end++) {
+        PointQueries.parse(full.substring(0, end));
+      }
+      assertThat(PointQueries.parse(full)).as(full).isNotNull();
+    }
+    for (String cut : new String[] {"SELECT * FROM t WHERE id = '5'::", "SELECT * FROM t WHERE id = CAST('5' AS",
+        "SELECT * FROM t WHERE id = CAST('5' AS bigint", "SELECT * FROM t WHERE id =", "SELECT * FROM t WHERE t.",
+        "SELECT * FROM t WHERE id = 5 LIMIT", "SELECT \"unterminated FROM t WHERE id = 5"}) {
+      assertThat(PointQueries.parse(cut)).as(cut).isNull();
+    }
     PointQueries.Shape shape = PointQueries.parse(
         "select T.ID, name as \"N\", t.* from public.t as t where 5 = t.id limit 3;");
     assertThat(shape).isNull(); // names not in lower case: DuckDB keeps their case, PostgreSQL folds it
