@@ -47,6 +47,9 @@ final class ColumnChunkReader {
   /** A data page: where its bytes are and the rows it holds. */
   private record Page(PageHeader header, int offset, long firstRow, int rows) {}
 
+  /** Pages decoded so far (the key column is searched, then read for the rows found). */
+  private final java.util.Map<Page, Decoded> decoded = new java.util.IdentityHashMap<>();
+
   ColumnChunkReader(FileChannel file, ColumnChunkMetaData meta, ColumnDescriptor column) throws IOException {
     this.column = column;
     this.type = column.getPrimitiveType().getPrimitiveTypeName();
@@ -171,6 +174,10 @@ final class ColumnChunkReader {
   }
 
   private Decoded decode(Page p) {
+    return decoded.computeIfAbsent(p, this::decodePage);
+  }
+
+  private Decoded decodePage(Page p) {
     Decoded d = new Decoded();
     int maxDef = column.getMaxDefinitionLevel();
     ByteBuffer values;

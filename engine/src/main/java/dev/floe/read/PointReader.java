@@ -245,7 +245,8 @@ public final class PointReader {
         BlockMetaData block = plan.footer().getBlocks().get(g);
         long first = block.getRowIndexOffset() >= 0 ? block.getRowIndexOffset() : rowOffset(plan.footer(), g);
         List<Integer> hits = new ArrayList<>();
-        for (int row : new ColumnChunkReader(file, chunk(block, keyColumn), keyColumn).find(search)) {
+        ColumnChunkReader keys = new ColumnChunkReader(file, chunk(block, keyColumn), keyColumn);
+        for (int row : keys.find(search)) {
           if (deletes != null && deleted == null) {
             deleted = deletes.get();
           }
@@ -263,7 +264,7 @@ public final class PointReader {
         for (Field f : fields) {
           if (!values.containsKey(f.id())) {
             ColumnDescriptor c = plan.columns().get(f.id());
-            Object[] raw = new ColumnChunkReader(file, chunk(block, c), c).valuesAt(hits);
+            Object[] raw = (c == keyColumn ? keys : new ColumnChunkReader(file, chunk(block, c), c)).valuesAt(hits);
             for (int h = 0; h < raw.length; h++) {
               raw[h] = raw[h] == null ? null : value(raw[h], c.getPrimitiveType(), f);
             }
