@@ -94,6 +94,23 @@ public final class Database implements AutoCloseable {
   }
 
   /**
+   * A new session for SQL from a network client (a server's connection): it reaches this database's
+   * tables and never the host: no DuckDB table function but pure ones, no file, no setting
+   * (docs/security.md). Needs a database opened {@link FloeConfig.Builder#fenced fenced}.
+   *
+   * @throws IllegalStateException if the database is not fenced
+   */
+  public Session connectClient() {
+    checkOpen();
+    return new Session(engine.newClientSession());
+  }
+
+  /** Whether the database was opened {@link FloeConfig#fenced() fenced}, as serving clients needs. */
+  public boolean fenced() {
+    return engine.fenced();
+  }
+
+  /**
    * The table a name refers to ({@code t}, {@code schema.t} or {@code floe.schema.t}), as currently
    * committed.
    *

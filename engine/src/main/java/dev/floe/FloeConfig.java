@@ -12,9 +12,12 @@ import java.util.Optional;
  * @param readOnly open without the writer lock; every write fails with 25006
  * @param memoryLimit DuckDB's memory limit for query execution, e.g. {@code "4GB"}; empty for DuckDB's default
  * @param threads DuckDB worker threads; 0 for one per core
+ * @param fenced DuckDB reaches only the warehouse (its files, no network, no extensions, settings locked),
+ *     as it must in a process that runs SQL from network clients ({@link Database#connectClient()},
+ *     docs/security.md); the embedded API then reads no file outside the warehouse either
  */
 public record FloeConfig(Path warehouse, String catalogName, boolean readOnly, Optional<String> memoryLimit,
-    int threads) {
+    int threads, boolean fenced) {
 
   public static final String DEFAULT_CATALOG = "floe";
 
@@ -41,6 +44,7 @@ public record FloeConfig(Path warehouse, String catalogName, boolean readOnly, O
     private boolean readOnly;
     private String memoryLimit;
     private int threads;
+    private boolean fenced;
 
     private Builder(Path warehouse) {
       this.warehouse = Objects.requireNonNull(warehouse, "warehouse");
@@ -66,8 +70,14 @@ public record FloeConfig(Path warehouse, String catalogName, boolean readOnly, O
       return this;
     }
 
+    /** See {@link FloeConfig#fenced()}: required to serve network clients. */
+    public Builder fenced(boolean value) {
+      this.fenced = value;
+      return this;
+    }
+
     public FloeConfig build() {
-      return new FloeConfig(warehouse, catalogName, readOnly, Optional.ofNullable(memoryLimit), threads);
+      return new FloeConfig(warehouse, catalogName, readOnly, Optional.ofNullable(memoryLimit), threads, fenced);
     }
   }
 }

@@ -89,6 +89,17 @@ public final class Session implements AutoCloseable {
     return context.tableInfo(name);
   }
 
+  /**
+   * Starts {@code COPY table [(columns)] FROM STDIN}: checks the table and columns, and gives the file
+   * the rows go to (see {@link CopyIn}).
+   *
+   * @param table the table's name as written ({@code t}, {@code s."T"})
+   * @param columns the columns as written, or empty for all
+   */
+  public CopyIn copyIn(String table, java.util.List<String> columns) {
+    return new CopyIn(context.copyTarget(table, columns));
+  }
+
   /** The schema unqualified table names resolve in ({@code public} by default). */
   public String currentSchema() {
     return context.currentSchema();

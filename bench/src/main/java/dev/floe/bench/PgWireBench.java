@@ -72,7 +72,7 @@ public final class PgWireBench {
     }
     Postgres pg = new Postgres(data.resolve("pg15-events-" + rows).toAbsolutePath(), freePort());
     List<String[]> table = new ArrayList<>();
-    try (Database db = Floe.open(FloeConfig.builder(warehouse).build());
+    try (Database db = Floe.open(FloeConfig.builder(warehouse).fenced(true).build());
         PgServer floe = PgServer.start(db, PgServer.Config.defaults().withPort(0))) {
       pg.start();
       pg.loadIfNeeded(files, rows);

@@ -86,7 +86,7 @@ public final class TailBench {
     List<String[]> table = new ArrayList<>();
     double[][] wire;
     double[][] window;
-    try (Database db = Floe.open(FloeConfig.builder(root.resolve("warehouse")).build())) {
+    try (Database db = Floe.open(FloeConfig.builder(root.resolve("warehouse")).fenced(true).build())) {
       pg.start();
       Sink floe = floe(db);
       Sink sqlite = sqlite(root.resolve("bench.sqlite"));

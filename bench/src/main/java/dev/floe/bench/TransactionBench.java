@@ -59,7 +59,7 @@ public final class TransactionBench {
     PgWireBench.Postgres pg = new PgWireBench.Postgres(data.resolve("pg15-transactions").toAbsolutePath(),
         freePort());
     List<String[]> table = new ArrayList<>();
-    try (Database db = Floe.open(FloeConfig.builder(warehouse).build());
+    try (Database db = Floe.open(FloeConfig.builder(warehouse).fenced(true).build());
         PgServer floe = PgServer.start(db, PgServer.Config.defaults().withPort(0))) {
       pg.start();
       String floeUrl = "jdbc:postgresql://127.0.0.1:" + floe.port() + "/floe";

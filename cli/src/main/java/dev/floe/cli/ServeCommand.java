@@ -158,7 +158,7 @@ final class ServeCommand implements Callable<Integer> {
     } else if (selfSigned) {
       config = config.withTls(dev.floe.server.auth.Tls.selfSigned(directory.resolve("tls")));
     }
-    FloeConfig.Builder builder = FloeConfig.builder(directory);
+    FloeConfig.Builder builder = FloeConfig.builder(directory).fenced(true);
     String limit = setting(memoryLimit, "memory-limit", null);
     if (limit != null) {
       builder.memoryLimit(limit);

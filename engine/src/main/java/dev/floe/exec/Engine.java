@@ -113,6 +113,9 @@ public final class Engine implements AutoCloseable {
       try (var st = root.createStatement()) {
         st.execute("SET GLOBAL temp_directory = " + dev.floe.sql.Lexer.quoteString(scratch.resolve("spill").toString()));
       }
+      if (config.fenced()) {
+        fence(root, List.of(warehouse.root(), scratch));
+      }
       return new Engine(config, warehouse, root, scratch);
     } catch (SQLException | IOException e) {
       closeQuietly(root);
@@ -142,12 +145,42 @@ public final class Engine implements AutoCloseable {
       try (var st = root.createStatement()) {
         // Data files are immutable (a path is never rewritten), so their footers can be cached.
         st.execute("SET GLOBAL parquet_metadata_cache = true");
+        // Every session's defaults (a fenced engine's configuration is locked, so set them once here).
+        st.execute("SET GLOBAL errors_as_json = true");
+        st.execute("SET GLOBAL integer_division = true");
+        st.execute("SET GLOBAL TimeZone = 'UTC'");
+        // PostgreSQL sorts NULLs as larger than every value: last ascending, first descending.
+        st.execute("SET GLOBAL default_null_order = 'nulls_last_on_asc_first_on_desc'");
       }
       PartitionFunctions.register(root);
       return root;
     } catch (SQLException e) {
       throw new FloeException(SqlState.INTERNAL_ERROR, "cannot start the query engine: " + e.getMessage(), e);
     }
+  }
+
+  /**
+   * Fences DuckDB to {@code directories} for the rest of the process's life: no file elsewhere (DuckDB
+   * resolves {@code ..} and symbolic links before it checks), no network, no extension installed or
+   * loaded, and its configuration locked, so nothing that runs later can lift it (docs/security.md).
+   * The order is DuckDB's: the allowed directories can only be set while external access is still on.
+   */
+  private static void fence(DuckDBConnection root, List<Path> directories) throws SQLException, IOException {
+    StringBuilder list = new StringBuilder("[");
+    for (Path d : directories) {
+      list.append(list.length() > 1 ? ", " : "").append(dev.floe.sql.Lexer.quoteString(d.toRealPath().toString()));
+    }
+    try (var st = root.createStatement()) {
+      st.execute("SET GLOBAL allowed_directories = " + list.append(']'));
+      st.execute("SET GLOBAL allow_community_extensions = false");
+      st.execute("SET GLOBAL enable_external_access = false");
+      st.execute("SET GLOBAL lock_configuration = true");
+    }
+  }
+
+  /** Whether DuckDB is fenced to the warehouse ({@link FloeConfig#fenced()}). */
+  public boolean fenced() {
+    return config.fenced();
   }
 
   private static void closeQuietly(DuckDBConnection c) {
@@ -170,8 +203,24 @@ public final class Engine implements AutoCloseable {
   }
 
   public SessionContext newSession() {
+    return newSession(false);
+  }
+
+  /**
+   * A session for SQL from a network client: it reaches tables, never the host (no DuckDB table function
+   * but pure ones, no name DuckDB would read as a file). Needs a fenced engine.
+   */
+  public SessionContext newClientSession() {
+    if (!config.fenced()) {
+      throw new IllegalStateException("a client session needs a fenced database: open it with "
+          + "FloeConfig.builder(dir).fenced(true) to serve network clients (docs/security.md)");
+    }
+    return newSession(true);
+  }
+
+  private SessionContext newSession(boolean client) {
     try {
-      return new SessionContext(this, root.duplicate());
+      return new SessionContext(this, root.duplicate(), client);
     } catch (SQLException e) {
       throw new FloeException(SqlState.INTERNAL_ERROR, "cannot open a session: " + e.getMessage(), e);
     }

@@ -50,6 +50,8 @@ final class Relations implements QueryBinder.Resolver {
   static final String TARGET = "__floe_target__";
   private TableIdentifier target;
   private TableRelation targetRelation;
+  /** The statement is a network client's: see {@link QueryBinder.Resolver#clientSql()}. */
+  private final boolean clientSql;
   /** DuckDB's own catalogs, whose objects (information_schema, pg_catalog, ...) DuckDB resolves. */
   private static final java.util.Set<String> DUCKDB_CATALOGS = java.util.Set.of("system", "temp", "memory");
 
@@ -63,7 +65,8 @@ final class Relations implements QueryBinder.Resolver {
    */
   Relations(Tables tables, ScanPlanner planner, ScanFiles files, String defaultSchema, Evaluator evaluator,
       java.util.function.Function<List<String>, Optional<String>> system, Tails tails,
-      java.util.function.Consumer<TailLog.Pin> pinned) {
+      java.util.function.Consumer<TailLog.Pin> pinned, boolean clientSql) {
+    this.clientSql = clientSql;
     this.system = system;
     this.tails = tails;
     this.pinned = pinned;
@@ -72,6 +75,11 @@ final class Relations implements QueryBinder.Resolver {
     this.files = files;
     this.defaultSchema = defaultSchema;
     this.evaluator = evaluator;
+  }
+
+  @Override
+  public boolean clientSql() {
+    return clientSql;
   }
 
   /** Makes {@link #TARGET} stand for {@code id}, read with row ids. */

@@ -38,6 +38,10 @@ public final class SessionContext implements AutoCloseable {
   private final Engine engine;
   private final Connection duck;
   private final PreparedStatement serialize;
+  /** SQL from a network client: DuckDB's table functions and file scans are refused (sql.ClientAccess). */
+  private final boolean client;
+  /** A statement Floe composed itself runs (COPY FROM STDIN reading its staged file): not checked as a client's. */
+  private boolean floeSql;
   private String currentSchema = Warehouse.DEFAULT_NAMESPACE;
   private volatile Statement running;
   private volatile QueryResult openResult;
@@ -51,15 +55,12 @@ public final class SessionContext implements AutoCloseable {
   /** This session's number, for state kept per session outside DuckDB (currval, lastval). */
   private final long id = IDS.incrementAndGet();
 
-  SessionContext(Engine engine, Connection duck) throws SQLException {
+  SessionContext(Engine engine, Connection duck, boolean client) throws SQLException {
     this.engine = engine;
     this.duck = duck;
+    this.client = client;
     try (Statement st = duck.createStatement()) {
-      st.execute("SET errors_as_json = true");
-      st.execute("SET integer_division = true");
-      st.execute("SET TimeZone = 'UTC'");
-      // PostgreSQL sorts NULLs as larger than every value: last ascending, first descending.
-      st.execute("SET default_null_order = 'nulls_last_on_asc_first_on_desc'");
+      // DuckDB settings are the engine's (Engine.startDuckDb); a session has only variables
       st.execute("SET VARIABLE floe_current_schema = " + Lexer.quoteString(currentSchema));
       st.execute("SET VARIABLE " + Sequences.SESSION_VARIABLE + " = CAST(" + id + " AS BIGINT)");
     }
@@ -559,7 +560,7 @@ public final class SessionContext implements AutoCloseable {
       QueryBinder.Bound inner = QueryBinder.bind("SELECT " + expression, 0, this::serializeSql, relations[0]);
       return evaluate(inner.sql().substring("SELECT ".length()));
     }, parts -> PgCatalog.systemName(parts).isPresent() ? engine.pgCatalog().relation(parts) : java.util.Optional.empty(),
-        engine.tails(), pins::add);
+        engine.tails(), pins::add, client && !floeSql);
     return relations[0];
   }
 
@@ -686,6 +687,21 @@ public final class SessionContext implements AutoCloseable {
   }
 
   /** The table a name denotes from this session (its current schema), as currently committed. */
+  /** Starts a COPY FROM STDIN into {@code table} (see {@link dev.floe.CopyIn}). */
+  public CopyFrom copyTarget(String table, List<String> columns) {
+    return new CopyFrom(this, table, columns);
+  }
+
+  /** Executes a statement Floe composed (not checked as a client's, see {@link #floeSql}). */
+  Result executeAsFloe(String sql) {
+    floeSql = true;
+    try {
+      return execute(sql);
+    } finally {
+      floeSql = false;
+    }
+  }
+
   public java.util.Optional<dev.floe.TableInfo> tableInfo(String name) {
     return engine.tableInfo(Parser.parseName(name).parts(), currentSchema);
   }

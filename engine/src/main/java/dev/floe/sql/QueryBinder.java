@@ -40,6 +40,14 @@ public final class QueryBinder {
      * no such table and DuckDB should resolve the name itself.
      */
     Optional<Relation> resolve(List<String> parts, Optional<TimeTravel> timeTravel, int position);
+
+    /**
+     * Whether the text comes from a network client: then its table functions and unresolved names are
+     * checked by {@link ClientAccess}.
+     */
+    default boolean clientSql() {
+      return false;
+    }
   }
 
   /** A Floe table bound for reading. */
@@ -306,6 +314,12 @@ public final class QueryBinder {
       addRef(node, scope, false, null);
       return;
     }
+    if (type.equals("TABLE_FUNCTION") && resolver.clientSql()) {
+      int start = charOffset(node.path("query_location"));
+      if (start < 0 || originalPosition(start) > 0) {
+        ClientAccess.checkTableFunction(node, start < 0 ? 0 : originalPosition(start));
+      }
+    }
     if (type.equals("COLUMN_REF") && node.path("column_names").size() >= 3) {
       longColumnRefs.add(node);
     }
@@ -477,10 +491,19 @@ public final class QueryBinder {
     ref.start = charOffset(node.path("query_location"));
     ref.end = charOffset(node.path("query_location").asLong() + node.path("query_location_length").asLong());
     if (ref.start < 0 || ref.end < 0) {
+      if (resolver.clientSql()) {
+        throw ClientAccess.undefinedRelation(List.of(node.path("table_name").asText()), 0);
+      }
       return;
     }
     List<String> parts = nameParts(ref.start);
     String table = node.path("table_name").asText();
+    if (parts.isEmpty()) {
+      if (resolver.clientSql() && originalPosition(ref.start) > 0) {
+        throw ClientAccess.undefinedRelation(List.of(table), originalPosition(ref.start));
+      }
+      return; // a file DuckDB reads itself
+    }
     if (parts.size() == 1 && node.path("schema_name").asText().isEmpty()
         && node.path("catalog_name").asText().isEmpty() && scope.contains(table.toLowerCase(Locale.ROOT))) {
       return; // a CTE
@@ -512,6 +535,9 @@ public final class QueryBinder {
       ref.relation = resolver.resolve(parts, ref.timeTravel, originalPosition(ref.start)).orElse(null);
     } catch (FloeException e) {
       throw e.withPosition(originalPosition(ref.start));
+    }
+    if (ref.relation == null && resolver.clientSql() && originalPosition(ref.start) > 0) {
+      throw ClientAccess.undefinedRelation(parts, originalPosition(ref.start));
     }
     if (ref.relation == null && ref.timeTravel.isPresent()) {
       throw new FloeException(SqlState.UNDEFINED_TABLE, "relation \"" + String.join(".", parts)
@@ -561,10 +587,7 @@ public final class QueryBinder {
         break;
       }
     }
-    if (parts.isEmpty()) {
-      throw FloeException.internal("cannot read the table name at offset " + start, null);
-    }
-    return parts;
+    return parts; // empty: a string, which DuckDB reads as a file name (FROM 'data.parquet')
   }
 
   // ------------------------------------------------------------------ predicate pushdown

@@ -1136,103 +1136,43 @@ final class PgConnection implements Runnable {
 
   private String copyIn(CopyStatement c) throws IOException {
     // The target's columns and types, and a check that it exists, before the client sends data.
-    String columnList = c.columns().isEmpty() ? "*" : String.join(", ", c.columns());
-    List<Column> target;
-    try (Reply probe = Reply.of(session.sql("SELECT " + columnList + " FROM " + c.table() + " LIMIT 0"))) {
-      target = probe.columns();
-    }
-    if (c.columns().isEmpty() && session.table(c.table()).map(t -> "true".equals(t.properties().get(
-        dev.floe.tail.TailLog.TAIL_PROPERTY))).orElse(false)) {
-      // as PostgreSQL leaves generated columns out of COPY's default list: the tail numbers its rows
-      target = target.stream().filter(col -> !col.name().equals(dev.floe.tail.TailLog.OFFSET_COLUMN)).toList();
-    }
-    boolean binaryIn = c.format() == CopyStatement.Format.BINARY;
-    out.begin('G').int8(binaryIn ? 1 : 0).int16(target.size());
-    for (int k = 0; k < target.size(); k++) {
-      out.int16(binaryIn ? 1 : 0);
-    }
-    out.end();
-    out.flush();
-    java.nio.file.Path raw = java.nio.file.Files.createTempFile("floe-copy-", ".in");
-    java.nio.file.Path csv = null;
-    try {
-      receiveCopyData(raw);
-      if (c.format() == CopyStatement.Format.CSV) {
-        CopyFormats.dropEndMarker(raw); // "\." ends the data in CSV too (old clients send it)
-        CopyFormats.checkUtf8(raw);
+    try (dev.floe.CopyIn copy = session.copyIn(c.table(), c.columns())) {
+      List<Column> target = copy.columns();
+      boolean binaryIn = c.format() == CopyStatement.Format.BINARY;
+      out.begin('G').int8(binaryIn ? 1 : 0).int16(target.size());
+      for (int k = 0; k < target.size(); k++) {
+        out.int16(binaryIn ? 1 : 0);
       }
-      java.nio.file.Path source = raw;
-      String nullString = c.nullString();
-      boolean header = c.header();
-      char quote = c.quote();
-      char escape = c.escape();
-      char delimiter = c.delimiter();
-      if (c.format() != CopyStatement.Format.CSV) {
-        csv = java.nio.file.Files.createTempFile("floe-copy-", ".csv");
+      out.end();
+      out.flush();
+      dev.floe.CopyIn.Csv csv = new dev.floe.CopyIn.Csv(c.header(), c.delimiter(), c.quote(), c.escape(),
+          c.nullString());
+      if (c.format() == CopyStatement.Format.CSV) {
+        receiveCopyData(copy.file());
+        CopyFormats.dropEndMarker(copy.file()); // "\." ends the data in CSV too (old clients send it)
+        CopyFormats.checkUtf8(copy.file());
+      } else {
+        java.nio.file.Path raw = java.nio.file.Files.createTempFile("floe-copy-", ".in");
         try {
+          receiveCopyData(raw);
           if (binaryIn) {
-            CopyFormats.binaryToCsv(raw, csv, target.stream().map(col -> PgType.of(col.type())).toList());
+            CopyFormats.binaryToCsv(raw, copy.file(), target.stream().map(col -> PgType.of(col.type())).toList());
           } else {
-            CopyFormats.textToCsv(raw, csv, c, target.size());
+            CopyFormats.textToCsv(raw, copy.file(), c, target.size());
           }
         } catch (java.nio.charset.CharacterCodingException e) {
           throw new FloeException(SqlState.CHARACTER_NOT_IN_REPERTOIRE, "invalid byte sequence for encoding \"UTF8\"");
+        } finally {
+          java.nio.file.Files.deleteIfExists(raw);
         }
-        source = csv;
-        nullString = "";
-        header = false;
-        quote = '"';
-        escape = '"';
-        delimiter = ',';
+        csv = dev.floe.CopyIn.Csv.PLAIN;
       }
-      StringBuilder types = new StringBuilder("{");
-      StringBuilder names = new StringBuilder();
-      for (int k = 0; k < target.size(); k++) {
-        String name = "c" + k;
-        types.append(k > 0 ? ", " : "").append(PgValues.quote(name)).append(": ")
-            .append(PgValues.quote(target.get(k).type().duckdbName()));
-        names.append(k > 0 ? ", " : "").append(dev.floe.sql.Lexer.quoteIdentifier(target.get(k).name()));
-      }
-      types.append('}');
-      String insert = "INSERT INTO " + c.table() + " (" + names + ") SELECT * FROM read_csv("
-          + PgValues.quote(source.toString()) + ", header = " + header + ", delim = " + PgValues.quote(
-              String.valueOf(delimiter)) + ", quote = " + PgValues.quote(String.valueOf(quote)) + ", escape = "
-          + PgValues.quote(String.valueOf(escape)) + ", nullstr = " + PgValues.quote(nullString)
-          + ", allow_quoted_nulls = false, auto_detect = false, strict_mode = true, columns = " + types + ")";
-      try (Reply r = Reply.of(timed(() -> session.sql(insert)))) {
+      dev.floe.CopyIn.Csv format = csv;
+      try (Reply r = Reply.of(timed(() -> copy.load(format)))) {
         String tag = r.tag(0);
         return "COPY " + tag.substring(tag.lastIndexOf(' ') + 1);
-      } catch (FloeException e) {
-        throw copyDataError(e, c, target);
-      }
-    } finally {
-      java.nio.file.Files.deleteIfExists(raw);
-      if (csv != null) {
-        java.nio.file.Files.deleteIfExists(csv);
       }
     }
-  }
-
-  private static final java.util.regex.Pattern CSV_ERROR = java.util.regex.Pattern.compile(
-      "(?s).*CSV Error on Line: (\\d+).*converting column \"c(\\d+)\"\\. Could not convert string \"(.*?)\" to '(.*?)'.*");
-
-  /** DuckDB's CSV conversion error, told as PostgreSQL tells a bad COPY value. */
-  private static FloeException copyDataError(FloeException e, CopyStatement c, List<Column> target) {
-    for (Throwable t = e; t != null; t = t.getCause()) {
-      // DuckDB's message may arrive JSON-encoded (errors_as_json): unescape its quotes first
-      java.util.regex.Matcher m = t.getMessage() == null ? null
-          : CSV_ERROR.matcher(t.getMessage().replace("\\\"", "\"").replace("\\n", "\n"));
-      if (m != null && m.matches()) {
-        int column = Integer.parseInt(m.group(2));
-        String name = column < target.size() ? target.get(column).name() : "?";
-        String type = column < target.size() ? target.get(column).type().displayName() : m.group(4).toLowerCase();
-        long line = Long.parseLong(m.group(1)) + (c.header() ? 1 : 0);
-        return new FloeException(SqlState.INVALID_TEXT_REPRESENTATION, "invalid input syntax for type " + type
-            + ": \"" + m.group(3) + "\"", "COPY " + c.table() + ", line " + line + ", column " + name + ": \""
-            + m.group(3) + "\"", null, 0, e);
-      }
-    }
-    return e;
   }
 
   /** Reads CopyData into a file until CopyDone; CopyFail or a disconnect fails the COPY. */
@@ -1271,7 +1211,7 @@ final class PgConnection implements Runnable {
    * own, and the extra ones cursors and statements beside a suspended portal run in).
    */
   private Session newEngineSession() {
-    Session s = server.database().connect();
+    Session s = server.database().connectClient();
     s.setUser(user);
     s.setBackendPid(processId);
     s.setDatabaseName(databaseName);

@@ -133,6 +133,10 @@ public final class PgServer implements AutoCloseable {
 
   /** Starts listening; returns once the port is bound. */
   public static PgServer start(Database database, Config config) throws IOException {
+    if (!database.fenced()) {
+      throw new IllegalArgumentException("serving clients needs a fenced database, so that they reach its tables "
+          + "and never this host: open it with FloeConfig.builder(dir).fenced(true) (docs/security.md)");
+    }
     ServerSocket listener = new ServerSocket();
     listener.setReuseAddress(true);
     listener.bind(new InetSocketAddress(InetAddress.getByName(config.host()), config.port()), 128);

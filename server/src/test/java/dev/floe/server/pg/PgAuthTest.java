@@ -51,7 +51,7 @@ class PgAuthTest {
     Files.createDirectories(wh);
     new Users(wh).put("alice", "correct horse");
     assertThat(Files.readString(wh.resolve(Users.FILE_NAME))).doesNotContain("correct horse");
-    try (Database db = Floe.open(wh);
+    try (Database db = Floe.open(dev.floe.FloeConfig.builder(wh).fenced(true).build());
         PgServer server = PgServer.start(db, PgServer.Config.defaults().withPort(0).withAuth(method))) {
       try (Connection c = connect(server, "alice", "correct horse", "")) {
         assertThat(currentUser(c)).isEqualTo("alice");
@@ -75,7 +75,7 @@ class PgAuthTest {
     Path wh = dir.resolve("wh");
     Files.createDirectories(wh);
     new Users(wh).put("alice", "pw");
-    try (Database db = Floe.open(wh); PgServer server = PgServer.start(db,
+    try (Database db = Floe.open(dev.floe.FloeConfig.builder(wh).fenced(true).build()); PgServer server = PgServer.start(db,
         PgServer.Config.defaults().withPort(0).withAuth(AuthMethod.SCRAM_SHA_256))) {
       long fast = 0;
       for (int i = 0; i < 3; i++) {
@@ -93,7 +93,7 @@ class PgAuthTest {
 
   @Test
   void trustIsForLoopbackAndTheDefault() throws Exception {
-    try (Database db = Floe.open(dir.resolve("wh"));
+    try (Database db = Floe.open(dev.floe.FloeConfig.builder(dir.resolve("wh")).fenced(true).build());
         PgServer server = PgServer.start(db, PgServer.Config.defaults().withPort(0))) {
       try (Connection c = connect(server, "anyone", null, "")) {
         assertThat(currentUser(c)).isEqualTo("anyone");
@@ -104,7 +104,7 @@ class PgAuthTest {
   @Test
   void tlsWithASelfSignedCertificate() throws Exception {
     Path wh = dir.resolve("wh");
-    try (Database db = Floe.open(wh); PgServer server = PgServer.start(db,
+    try (Database db = Floe.open(dev.floe.FloeConfig.builder(wh).fenced(true).build()); PgServer server = PgServer.start(db,
         PgServer.Config.defaults().withPort(0).withTls(Tls.selfSigned(wh.resolve("tls"))))) {
       try (Connection c = connect(server, "t", null, "?sslmode=require")) {
         assertThat(currentUser(c)).isEqualTo("t");
@@ -114,7 +114,7 @@ class PgAuthTest {
         assertThat(currentUser(c)).isEqualTo("t"); // plain text is still allowed
       }
     }
-    try (Database db = Floe.open(dir.resolve("wh2"));
+    try (Database db = Floe.open(dev.floe.FloeConfig.builder(dir.resolve("wh2")).fenced(true).build());
         PgServer plain = PgServer.start(db, PgServer.Config.defaults().withPort(0))) {
       assertThatThrownBy(() -> connect(plain, "t", null, "?sslmode=require"))
           .hasMessageContaining("does not support SSL");
@@ -123,7 +123,7 @@ class PgAuthTest {
 
   @Test
   void shutdownLetsRunningStatementsFinishAndTellsIdleSessions() throws Exception {
-    try (Database db = Floe.open(dir.resolve("wh"))) {
+    try (Database db = Floe.open(dev.floe.FloeConfig.builder(dir.resolve("wh")).fenced(true).build())) {
       PgServer server = PgServer.start(db, PgServer.Config.defaults().withPort(0));
       Connection idle = connect(server, "idle", null, "");
       Connection busy = connect(server, "busy", null, "");

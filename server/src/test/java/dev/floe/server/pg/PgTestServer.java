@@ -20,7 +20,7 @@ final class PgTestServer implements AutoCloseable {
   }
 
   PgTestServer(Path warehouse, PgServer.Config config) throws IOException {
-    db = Floe.open(warehouse);
+    db = Floe.open(dev.floe.FloeConfig.builder(warehouse).fenced(true).build());
     server = PgServer.start(db, config);
   }
 

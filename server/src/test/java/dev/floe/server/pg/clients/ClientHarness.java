@@ -42,7 +42,7 @@ final class ClientHarness {
     final PgServer pg;
 
     Server(Path warehouse) throws IOException {
-      db = Floe.open(warehouse);
+      db = Floe.open(dev.floe.FloeConfig.builder(warehouse).fenced(true).build());
       pg = PgServer.start(db, PgServer.Config.defaults().withPort(0));
     }
 

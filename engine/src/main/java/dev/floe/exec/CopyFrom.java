@@ -1,0 +1,111 @@
+package dev.floe.exec;
+
+import dev.floe.Column;
+import dev.floe.FloeException;
+import dev.floe.Result;
+import dev.floe.SqlState;
+import dev.floe.sql.Lexer;
+import dev.floe.sql.Parser;
+import dev.floe.sql.QualifiedName;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * One {@code COPY table FROM STDIN} of a session ({@link dev.floe.CopyIn}): the target's columns, the
+ * scratch file the front end fills with CSV, and the INSERT that reads it. The INSERT's {@code read_csv}
+ * is Floe's text, so a client session may run it; the file is one Floe made, inside the engine's fence.
+ */
+public final class CopyFrom implements AutoCloseable {
+  private final SessionContext session;
+  private final String table;
+  private final QualifiedName name;
+  private final List<Column> columns;
+  private final Path file;
+
+  CopyFrom(SessionContext session, String table, List<String> columnsAsWritten) {
+    this.session = session;
+    this.table = table;
+    this.name = Parser.parseName(table);
+    String list = columnsAsWritten.isEmpty() ? "*" : String.join(", ", columnsAsWritten);
+    List<Column> target;
+    try (Result probe = session.execute("SELECT " + list + " FROM " + name + " LIMIT 0")) {
+      target = probe.columns();
+    }
+    boolean tail = columnsAsWritten.isEmpty() && session.tableInfo(table)
+        .map(t -> "true".equals(t.properties().get(dev.floe.tail.TailLog.TAIL_PROPERTY))).orElse(false);
+    if (tail) {
+      // as PostgreSQL leaves generated columns out of COPY's default list: the tail numbers its rows
+      target = target.stream().filter(c -> !c.name().equals(dev.floe.tail.TailLog.OFFSET_COLUMN)).toList();
+    }
+    this.columns = target;
+    this.file = session.scratch().resolve("copy-" + java.util.UUID.randomUUID() + ".csv");
+  }
+
+  public List<Column> columns() {
+    return columns;
+  }
+
+  public Path file() {
+    return file;
+  }
+
+  /** Inserts the file's rows; see {@link dev.floe.CopyIn#load}. */
+  public Result load(boolean header, char delimiter, char quote, char escape, String nullString) {
+    if (!Files.isRegularFile(file)) {
+      throw new FloeException(SqlState.INTERNAL_ERROR, "COPY FROM STDIN: no data file was written");
+    }
+    StringBuilder types = new StringBuilder("{");
+    StringBuilder names = new StringBuilder();
+    for (int k = 0; k < columns.size(); k++) {
+      types.append(k > 0 ? ", " : "").append(Lexer.quoteString("c" + k)).append(": ")
+          .append(Lexer.quoteString(columns.get(k).type().duckdbName()));
+      names.append(k > 0 ? ", " : "").append(Lexer.quoteIdentifier(columns.get(k).name()));
+    }
+    types.append('}');
+    String insert = "INSERT INTO " + name + " (" + names + ") SELECT * FROM read_csv("
+        + Lexer.quoteString(file.toString()) + ", header = " + header + ", delim = "
+        + Lexer.quoteString(String.valueOf(delimiter)) + ", quote = " + Lexer.quoteString(String.valueOf(quote))
+        + ", escape = " + Lexer.quoteString(String.valueOf(escape)) + ", nullstr = " + Lexer.quoteString(nullString)
+        + ", allow_quoted_nulls = false, auto_detect = false, strict_mode = true, columns = " + types + ")";
+    try {
+      return session.executeAsFloe(insert);
+    } catch (FloeException e) {
+      throw dataError(e, header);
+    }
+  }
+
+  private static final Pattern CSV_ERROR = Pattern.compile(
+      "(?s).*CSV Error on Line: (\\d+).*converting column \"c(\\d+)\"\\. Could not convert string \"(.*?)\" to '(.*?)'.*");
+
+  /** DuckDB's CSV conversion error, told as PostgreSQL tells a bad COPY value. */
+  private FloeException dataError(FloeException e, boolean header) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      // DuckDB's message may arrive JSON-encoded (errors_as_json): unescape its quotes first
+      Matcher m = t.getMessage() == null ? null
+          : CSV_ERROR.matcher(t.getMessage().replace("\\\"", "\"").replace("\\n", "\n"));
+      if (m != null && m.matches()) {
+        int column = Integer.parseInt(m.group(2));
+        String col = column < columns.size() ? columns.get(column).name() : "?";
+        String type = column < columns.size() ? columns.get(column).type().displayName() : m.group(4).toLowerCase();
+        long line = Long.parseLong(m.group(1)) + (header ? 1 : 0);
+        return new FloeException(SqlState.INVALID_TEXT_REPRESENTATION, "invalid input syntax for type " + type
+            + ": \"" + m.group(3) + "\"", "COPY " + table + ", line " + line + ", column " + col + ": \""
+            + m.group(3) + "\"", null, 0, e);
+      }
+    }
+    return e;
+  }
+
+  @Override
+  public void close() {
+    try {
+      Files.deleteIfExists(file);
+    } catch (IOException e) {
+      // a leftover in scratch is cleared when the engine next opens
+    }
+  }
+}
