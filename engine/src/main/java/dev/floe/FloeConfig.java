@@ -15,9 +15,11 @@ import java.util.Optional;
  * @param fenced DuckDB reaches only the warehouse (its files, no network, no extensions, settings locked),
  *     as it must in a process that runs SQL from network clients ({@link Database#connectClient()},
  *     docs/security.md); the embedded API then reads no file outside the warehouse either
+ * @param storageRoots directories besides the warehouse where tables may be located ({@code WITH (location =
+ *     ...)}); a fenced DuckDB reaches them too
  */
 public record FloeConfig(Path warehouse, String catalogName, boolean readOnly, Optional<String> memoryLimit,
-    int threads, boolean fenced) {
+    int threads, boolean fenced, java.util.List<Path> storageRoots) {
 
   public static final String DEFAULT_CATALOG = "floe";
 
@@ -25,6 +27,12 @@ public record FloeConfig(Path warehouse, String catalogName, boolean readOnly, O
     Objects.requireNonNull(warehouse, "warehouse");
     Objects.requireNonNull(catalogName, "catalogName");
     Objects.requireNonNull(memoryLimit, "memoryLimit");
+    storageRoots = java.util.List.copyOf(storageRoots);
+    for (Path root : storageRoots) {
+      if (!root.isAbsolute()) {
+        throw new IllegalArgumentException("a storage root must be an absolute path, was " + root);
+      }
+    }
     if (catalogName.isBlank()) {
       throw new IllegalArgumentException("catalog name must not be blank");
     }
@@ -45,6 +53,7 @@ public record FloeConfig(Path warehouse, String catalogName, boolean readOnly, O
     private String memoryLimit;
     private int threads;
     private boolean fenced;
+    private final java.util.List<Path> storageRoots = new java.util.ArrayList<>();
 
     private Builder(Path warehouse) {
       this.warehouse = Objects.requireNonNull(warehouse, "warehouse");
@@ -76,8 +85,15 @@ public record FloeConfig(Path warehouse, String catalogName, boolean readOnly, O
       return this;
     }
 
+    /** Allows tables to be located under {@code root} too (see {@link FloeConfig#storageRoots()}). */
+    public Builder storageRoot(Path root) {
+      storageRoots.add(Objects.requireNonNull(root, "root"));
+      return this;
+    }
+
     public FloeConfig build() {
-      return new FloeConfig(warehouse, catalogName, readOnly, Optional.ofNullable(memoryLimit), threads, fenced);
+      return new FloeConfig(warehouse, catalogName, readOnly, Optional.ofNullable(memoryLimit), threads, fenced,
+          storageRoots);
     }
   }
 }

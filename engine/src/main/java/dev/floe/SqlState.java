@@ -45,6 +45,8 @@ public final class SqlState {
   public static final String SERIALIZATION_FAILURE = "40001";
   public static final String SYNTAX_ERROR = "42601";
   public static final String INSUFFICIENT_PRIVILEGE = "42501";
+  public static final String INVALID_NAME = "42602";
+  public static final String INVALID_OBJECT_DEFINITION = "42P17";
   public static final String DUPLICATE_COLUMN = "42701";
   public static final String AMBIGUOUS_COLUMN = "42702";
   public static final String UNDEFINED_COLUMN = "42703";
@@ -68,6 +70,7 @@ public final class SqlState {
   public static final String TOO_MANY_CONNECTIONS = "53300";
   public static final String DISK_FULL = "53100";
   public static final String PROGRAM_LIMIT_EXCEEDED = "54000";
+  public static final String TOO_MANY_COLUMNS = "54011";
   public static final String OBJECT_NOT_IN_PREREQUISITE_STATE = "55000";
   public static final String OBJECT_IN_USE = "55006";
   public static final String CANT_CHANGE_RUNTIME_PARAM = "55P02";

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.floe.testing.IcebergClients;
 import java.math.BigDecimal;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -12,6 +13,8 @@ import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
@@ -461,6 +464,50 @@ class TailTest {
     try (Database db = open()) {
       assertThat(db.openLog("ing").endOffset()).isEqualTo(50_003);
       assertThat(rows(db, "SELECT count(*) FROM ing")).containsExactly("50003");
+    }
+  }
+
+  @Test
+  void sweepNeverDeletesAFileFloeDidNotWrite() throws Exception {
+    Path outside = dir.resolveSibling(dir.getFileName() + "-outside");
+    try (Database db = open()) {
+      db.sql("CREATE TABLE victim (v int)").close();
+      db.sql("INSERT INTO victim VALUES (1), (2)").close();
+      Log log = db.newLog("sw", "v int", "v");
+      log.append(1);
+      log.seal(true);
+      db.sql("ALTER TABLE sw SET ('floe.tail.grace-ms' = '0')").close();
+      String victim = db.table("victim").location();
+      // Another engine moves the log's table onto a directory that is not its own: another table's, one
+      // outside the warehouse, one in the warehouse holding other files. Sweep takes nothing from any.
+      Files.createDirectories(outside.resolve("data"));
+      Files.writeString(outside.resolve("data").resolve("notes.txt"), "mine");
+      Files.write(outside.resolve("data").resolve("old.parquet"), new byte[] {1});
+      Path mixed = dir.resolve("public").resolve("mixed");
+      Files.createDirectories(mixed.resolve("data"));
+      Files.writeString(mixed.resolve("data").resolve("readme.txt"), "mine");
+      Files.write(mixed.resolve("data").resolve("old.parquet"), new byte[] {1});
+      for (Path p : List.of(outside.resolve("data").resolve("old.parquet"), mixed.resolve("data").resolve("old.parquet"))) {
+        Files.setLastModifiedTime(p, java.nio.file.attribute.FileTime.fromMillis(0));
+      }
+      for (String location : List.of(victim, outside.toString(), mixed.toString())) {
+        Set<Path> before = allFiles(Path.of(location));
+        try (JdbcCatalog catalog = IcebergClients.jdbcCatalog(dir)) {
+          catalog.loadTable(TableIdentifier.of("public", "sw")).updateLocation().setLocation(location).commit();
+        }
+        Thread.sleep(5);
+        assertThat(log.sweep()).as(location).isZero();
+        assertThat(allFiles(Path.of(location))).as(location).containsAll(before);
+      }
+      assertThat(rows(db, "SELECT v FROM victim ORDER BY v")).containsExactly("1", "2");
+    } finally {
+      dev.floe.write.Scratch.deleteTree(outside);
+    }
+  }
+
+  private static Set<Path> allFiles(Path root) throws IOException {
+    try (Stream<Path> s = Files.walk(root)) {
+      return s.filter(Files::isRegularFile).collect(Collectors.toSet());
     }
   }
 

@@ -162,6 +162,14 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
 
   @Override
   protected String defaultWarehouseLocation(TableIdentifier identifier) {
+    for (String level : identifier.namespace().levels()) {
+      Locations.nameProblem(level, true).ifPresent(p -> {
+        throw new IllegalArgumentException("invalid schema name \"" + level + "\": " + p);
+      });
+    }
+    Locations.nameProblem(identifier.name(), false).ifPresent(p -> {
+      throw new IllegalArgumentException("invalid table name \"" + identifier.name() + "\": " + p);
+    });
     StringBuilder dir = new StringBuilder(warehouse);
     for (String level : identifier.namespace().levels()) {
       dir.append('/').append(level);

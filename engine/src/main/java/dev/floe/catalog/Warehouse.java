@@ -20,13 +20,20 @@ import org.apache.iceberg.catalog.Namespace;
 public final class Warehouse implements AutoCloseable {
   public static final String DEFAULT_NAMESPACE = "public";
 
+  /** Where tables may be located (see {@link Locations}). */
+  public Locations locations() {
+    return locations;
+  }
+
   private final Path root;
   private final SqliteCatalog catalog;
   private final FileChannel lockChannel;
   private final FileLock lock;
+  private final Locations locations;
 
-  private Warehouse(Path root, SqliteCatalog catalog, FileChannel lockChannel, FileLock lock) {
+  private Warehouse(Path root, SqliteCatalog catalog, FileChannel lockChannel, FileLock lock, Locations locations) {
     this.root = root;
+    this.locations = locations;
     this.catalog = catalog;
     this.lockChannel = lockChannel;
     this.lock = lock;
@@ -38,6 +45,11 @@ public final class Warehouse implements AutoCloseable {
    * @throws FloeException 55006 when another process holds the warehouse open for writing
    */
   public static Warehouse open(Path directory, String catalogName, boolean readOnly) {
+    return open(directory, catalogName, readOnly, java.util.List.of());
+  }
+
+  /** Opens or creates a warehouse whose tables may also be located under {@code storageRoots}. */
+  public static Warehouse open(Path directory, String catalogName, boolean readOnly, java.util.List<Path> storageRoots) {
     Path root = directory.toAbsolutePath().normalize();
     FileChannel channel = null;
     FileLock lock = null;
@@ -63,7 +75,7 @@ public final class Warehouse implements AutoCloseable {
         }
       }
       SqliteCatalog catalog = SqliteCatalog.open(catalogName, root, new LocalFileIO(), readOnly);
-      Warehouse w = new Warehouse(root, catalog, channel, lock);
+      Warehouse w = new Warehouse(root, catalog, channel, lock, new Locations(root, storageRoots));
       if (!readOnly && !catalog.namespaceExists(Namespace.of(DEFAULT_NAMESPACE))) {
         catalog.createNamespace(Namespace.of(DEFAULT_NAMESPACE), Map.of());
       }

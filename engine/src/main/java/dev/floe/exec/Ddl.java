@@ -60,6 +60,7 @@ final class Ddl {
 
   Result createSchema(Ast.CreateSchema s) {
     Namespace ns = namespace(s.name());
+    dev.floe.catalog.Locations.checkName(s.name().last(), true, s.name().position());
     if (tables.catalog().namespaceExists(ns)) {
       if (s.ifNotExists()) {
         session.notice("schema \"" + ns + "\" already exists, skipping");
@@ -149,7 +150,7 @@ final class Ddl {
   /** CREATE TABLE with column definitions (CREATE TABLE AS is in {@link Inserts}). */
   Result createTable(Ast.CreateTable s) {
     TableIdentifier id = tables.require(s.name(), session.currentSchema());
-    requireSchema(id, s.name());
+    requireNewTable(id, s.name());
     if (tables.live(id).isPresent()) {
       if (s.ifNotExists()) {
         session.notice("relation \"" + id.name() + "\" already exists, skipping");
@@ -213,6 +214,12 @@ final class Ddl {
             + "for a table with a tail: WITH (tail = true, publish_to = 's3://bucket/path')", null, null,
             s.name().position(), null);
       }
+      if (session.client()) {
+        // the server would open connections to an endpoint of the client's choosing
+        throw new FloeException(SqlState.INSUFFICIENT_PRIVILEGE, "permission denied: a network client cannot make "
+            + "the server publish to object storage", null, "Create a publishing log with the embedded API "
+            + "(Database.newLog with Log.Config.withPublishTo).", s.name().position(), null);
+      }
       dev.floe.tail.Published.check(dev.floe.tail.Published.location(props).get(),
           dev.floe.tail.Published.storage(props));
     }
@@ -234,12 +241,13 @@ final class Ddl {
         throw e.withPosition(s.name().position());
       }
     }
+    SessionContext.checkTableColumns(fields.size());
     Schema schema = new Schema(fields, keyIds);
     PartitionSpec spec = TableOptions.spec(schema, options.partitioning());
     SortOrder order = TableOptions.sortOrder(schema, options.sortedBy().orElse(List.of()));
     Catalog.TableBuilder builder = tables.catalog().buildTable(id, schema).withPartitionSpec(spec)
         .withSortOrder(order).withProperties(props);
-    options.location().ifPresent(builder::withLocation);
+    options.location().ifPresent(l -> builder.withLocation(tables.checkedLocation(l, id)));
     for (String sequence : sequences) {
       session.engine().sequences().create(sequence); // (re)starts at 1, before any row can take a value
     }
@@ -280,7 +288,9 @@ final class Ddl {
         "Column names that differ only in letter case are the same column in Floe.", position, null);
   }
 
-  void requireSchema(TableIdentifier id, QualifiedName name) {
+  /** A table about to be created or renamed to {@code id}: its name can be a directory, its schema exists. */
+  void requireNewTable(TableIdentifier id, QualifiedName name) {
+    dev.floe.catalog.Locations.checkName(id.name(), false, name.position());
     if (!tables.catalog().namespaceExists(id.namespace())) {
       throw new FloeException(SqlState.INVALID_SCHEMA_NAME, "schema \"" + id.namespace() + "\" does not exist",
           null, null, name.position(), null);
@@ -495,7 +505,7 @@ final class Ddl {
       if (r.to().parts().size() == 1) {
         to = TableIdentifier.of(id.namespace(), r.to().last());
       }
-      requireSchema(to, r.to());
+      requireNewTable(to, r.to());
       try {
         tables.catalog().renameTable(id, to);
       } catch (AlreadyExistsException e) {
@@ -526,6 +536,7 @@ final class Ddl {
         throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "cannot add a serial or identity column to an "
             + "existing table", null, "Create the table with it.", c.position(), null);
       }
+      SessionContext.checkTableColumns(schema.columns().size() + 1);
       Type type = TypeMapping.toIceberg(c.type());
       // Existing rows take the default, so it must fit the column now (PostgreSQL checks it here too).
       Literal<?> def = c.defaultSql().isPresent() ? defaultValue(c, type, formatVersion, true) : null;
@@ -639,7 +650,7 @@ final class Ddl {
         sort.commit();
       }
       if (options.location().isPresent()) {
-        txn.updateLocation().setLocation(options.location().get()).commit();
+        txn.updateLocation().setLocation(tables.checkedLocation(options.location().get(), id)).commit();
       }
       for (String key : options.properties().keySet()) {
         boolean publishing = dev.floe.tail.Published.location(table.properties()).isPresent();

@@ -57,7 +57,7 @@ public final class Engine implements AutoCloseable {
     this.files = new ScanFiles(new FileFooters(), new DeletionVectors((DuckDBConnection) root.duplicate(),
         scratch.resolve("vectors")));
     this.allocator = new RootAllocator();
-    this.tables = new Tables(warehouse.catalog());
+    this.tables = new Tables(warehouse.catalog(), warehouse.locations());
     this.sequences = new Sequences(warehouse.catalog());
     this.sequences.register(root);
     this.tails = new Tails(this);
@@ -97,7 +97,7 @@ public final class Engine implements AutoCloseable {
         java.util.concurrent.CompletableFuture.supplyAsync(() -> startDuckDb(config));
     Warehouse warehouse;
     try {
-      warehouse = Warehouse.open(config.warehouse(), config.catalogName(), config.readOnly());
+      warehouse = Warehouse.open(config.warehouse(), config.catalogName(), config.readOnly(), config.storageRoots());
     } catch (RuntimeException e) {
       duck.thenAccept(Engine::closeQuietly);
       throw e;
@@ -114,7 +114,9 @@ public final class Engine implements AutoCloseable {
         st.execute("SET GLOBAL temp_directory = " + dev.floe.sql.Lexer.quoteString(scratch.resolve("spill").toString()));
       }
       if (config.fenced()) {
-        fence(root, List.of(warehouse.root(), scratch));
+        List<Path> reach = new ArrayList<>(warehouse.locations().roots());
+        reach.add(scratch);
+        fence(root, reach);
       }
       return new Engine(config, warehouse, root, scratch);
     } catch (SQLException | IOException e) {
@@ -176,6 +178,11 @@ public final class Engine implements AutoCloseable {
       st.execute("SET GLOBAL enable_external_access = false");
       st.execute("SET GLOBAL lock_configuration = true");
     }
+  }
+
+  /** Where tables may be located. */
+  dev.floe.catalog.Locations locations() {
+    return warehouse.locations();
   }
 
   /** Whether DuckDB is fenced to the warehouse ({@link FloeConfig#fenced()}). */
@@ -345,6 +352,7 @@ public final class Engine implements AutoCloseable {
     }
     TableIdentifier id = tables.identifier(parts, defaultSchema)
         .orElseThrow(() -> FloeException.undefinedTable(String.join(".", parts)));
+    dev.floe.catalog.Locations.checkName(id.name(), false, 0);
     if (tables.current(id).isPresent()) {
       throw new FloeException(SqlState.DUPLICATE_TABLE, "relation \"" + id.name() + "\" already exists");
     }

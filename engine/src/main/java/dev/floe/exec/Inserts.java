@@ -242,7 +242,7 @@ final class Inserts {
   /** CREATE TABLE ... AS query [WITH [NO] DATA]: creates the table and its rows in one commit. */
   Result createTableAs(Ast.CreateTable s) {
     TableIdentifier id = tables.require(s.name(), session.currentSchema());
-    new Ddl(session, tables).requireSchema(id, s.name());
+    new Ddl(session, tables).requireNewTable(id, s.name());
     if (tables.live(id).isPresent()) {
       if (s.ifNotExists()) {
         session.notice("relation \"" + id.name() + "\" already exists, skipping");
@@ -287,12 +287,13 @@ final class Inserts {
         props.put(TypeMapping.declaredTypeProperty(k + 1), TypeMapping.declaredTypeText(type));
       }
     }
+    SessionContext.checkTableColumns(fields.size());
     Schema schema = new Schema(fields);
     PartitionSpec spec = TableOptions.spec(schema, options.partitioning());
     SortOrder order = TableOptions.sortOrder(schema, options.sortedBy().orElse(List.of()));
     Catalog.TableBuilder builder = tables.catalog().buildTable(id, schema).withPartitionSpec(spec)
         .withSortOrder(order).withProperties(props);
-    options.location().ifPresent(builder::withLocation);
+    options.location().ifPresent(l -> builder.withLocation(tables.checkedLocation(l, id)));
     Transaction txn = builder.createTransaction();
     Table table = txn.table();
     Schema created = table.schema();

@@ -79,10 +79,17 @@ final class Maintenance {
    */
   static List<String> sweep(Engine engine, TableIdentifier id, long graceMillis) {
     Table table = engine.tables().current(id).orElseThrow(() -> FloeException.undefinedTable(id.name()));
+    java.util.Optional<String> problem = engine.locations().sweepProblem(table.location(),
+        engine.tables().otherLocations(id));
+    if (problem.isPresent()) {
+      refuse(id, problem.get());
+      return List.of();
+    }
     Path root = LocalFileIO.toPath(table.location());
     long cutoff = System.currentTimeMillis() - graceMillis;
     // candidates first, references second: a file committed in between is referenced when looked up
     List<Path> old = new ArrayList<>();
+    List<Path> foreign = new ArrayList<>();
     for (String dir : List.of("data", "metadata")) {
       Path d = root.resolve(dir);
       if (!Files.isDirectory(d)) {
@@ -96,13 +103,21 @@ final class Maintenance {
           } catch (NoSuchFileException e) {
             continue;
           }
-          if (a.isRegularFile() && a.lastModifiedTime().toMillis() < cutoff) {
+          if (!a.isRegularFile() && !a.isDirectory() || a.isRegularFile()
+              && !dev.floe.catalog.Locations.tableFile(p.getFileName().toString())) {
+            foreign.add(p);
+          } else if (a.isRegularFile() && a.lastModifiedTime().toMillis() < cutoff) {
             old.add(p);
           }
         }
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }
+    }
+    if (!foreign.isEmpty()) {
+      // Floe deletes only what it can account for: a directory with other files is not only this table's
+      refuse(id, "its directories hold files no Iceberg table writes, such as " + foreign.get(0));
+      return List.of();
     }
     if (old.isEmpty()) {
       return List.of();
@@ -126,6 +141,16 @@ final class Maintenance {
       }
     }
     return deleted;
+  }
+
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Maintenance.class);
+  private static final java.util.Set<TableIdentifier> REFUSED = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+  /** A sweep that will not run: said once per table and process (the advancer asks every minute). */
+  private static void refuse(TableIdentifier id, String why) {
+    if (REFUSED.add(id)) {
+      LOG.warn("not sweeping unreferenced files of table {}: {}", id, why);
+    }
   }
 
   /**

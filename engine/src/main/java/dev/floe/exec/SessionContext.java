@@ -67,6 +67,11 @@ public final class SessionContext implements AutoCloseable {
     this.serialize = duck.prepareStatement("SELECT json_serialize_sql(?::VARCHAR)");
   }
 
+  /** Whether this session runs a network client's SQL ({@link Engine#newClientSession()}). */
+  boolean client() {
+    return client;
+  }
+
   Connection duck() {
     return duck;
   }
@@ -788,6 +793,10 @@ public final class SessionContext implements AutoCloseable {
       st = duck.createStatement();
       running = st;
       ResultSet rs = st.executeQuery(sql);
+      if (rs.getMetaData().getColumnCount() > MAX_RESULT_COLUMNS) {
+        throw new FloeException(SqlState.TOO_MANY_COLUMNS, "target lists can have at most " + MAX_RESULT_COLUMNS
+            + " entries");
+      }
       QueryResult result = new QueryResult(st, rs, engine.allocator(), positions, () -> {
         running = null;
         openResult = null;
@@ -803,6 +812,22 @@ public final class SessionContext implements AutoCloseable {
       running = null;
       closeQuietly(st);
       throw DuckErrors.map(e, positions, sql, duck);
+    } catch (FloeException e) {
+      running = null;
+      closeQuietly(st);
+      throw e;
+    }
+  }
+
+  /** PostgreSQL's limit on a result's columns (its RowDescription counts them in 16 bits). */
+  static final int MAX_RESULT_COLUMNS = QueryBinder.MAX_TARGETS;
+  /** PostgreSQL's limit on a table's columns. */
+  static final int MAX_TABLE_COLUMNS = 1600;
+
+  /** Refuses a table of more columns than PostgreSQL allows (54011). */
+  static void checkTableColumns(int count) {
+    if (count > MAX_TABLE_COLUMNS) {
+      throw new FloeException(SqlState.TOO_MANY_COLUMNS, "tables can have at most " + MAX_TABLE_COLUMNS + " columns");
     }
   }
 

@@ -96,6 +96,9 @@ record TableOptions(Map<String, String> properties, List<PartitionField> partiti
           }
           props.put(TableProperties.DEFAULT_FILE_FORMAT, "parquet");
         }
+        case "write.data.path", "write.metadata.path", "write.object-storage.path", "write.folder-storage.path" ->
+            throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "property \"" + key + "\" is not supported: a "
+                + "table keeps its files under its location", null, "Set location instead.", value.position(), null);
         default -> props.put(key, scalar(key, value));
       }
     }

@@ -25,18 +25,20 @@ import org.apache.iceberg.exceptions.NotFoundException;
  */
 final class Tables {
   private final SqliteCatalog catalog;
+  private final dev.floe.catalog.Locations locations;
   private final Map<TableIdentifier, Table> loaded;
   private final Map<TableIdentifier, Object> commitLocks;
   /** The transaction block these tables are seen from, or null (each statement commits). */
   private final Transaction transaction;
 
-  Tables(SqliteCatalog catalog) {
-    this(catalog, new ConcurrentHashMap<>(), new ConcurrentHashMap<>(), null);
+  Tables(SqliteCatalog catalog, dev.floe.catalog.Locations locations) {
+    this(catalog, locations, new ConcurrentHashMap<>(), new ConcurrentHashMap<>(), null);
   }
 
-  private Tables(SqliteCatalog catalog, Map<TableIdentifier, Table> loaded, Map<TableIdentifier, Object> commitLocks,
-      Transaction transaction) {
+  private Tables(SqliteCatalog catalog, dev.floe.catalog.Locations locations, Map<TableIdentifier, Table> loaded,
+      Map<TableIdentifier, Object> commitLocks, Transaction transaction) {
     this.catalog = catalog;
+    this.locations = locations;
     this.loaded = loaded;
     this.commitLocks = commitLocks;
     this.transaction = transaction;
@@ -47,7 +49,7 @@ final class Tables {
    * ({@link Transaction}).
    */
   Tables in(Transaction t) {
-    return new Tables(catalog, loaded, commitLocks, t);
+    return new Tables(catalog, locations, loaded, commitLocks, t);
   }
 
   /** The transaction block these tables are seen from, if any. */
@@ -77,6 +79,40 @@ final class Tables {
           : Optional.empty();
       default -> Optional.empty();
     };
+  }
+
+  /**
+   * The location {@code requested} for table {@code id}, checked ({@link dev.floe.catalog.Locations#requested}):
+   * inside the warehouse or a storage root, and no other table's.
+   */
+  String checkedLocation(String requested, TableIdentifier id) {
+    return locations.requested(requested, otherLocations(id));
+  }
+
+  /** Where tables may be located. */
+  dev.floe.catalog.Locations locations() {
+    return locations;
+  }
+
+  /** Every table's location but {@code self}'s. */
+  Map<TableIdentifier, String> otherLocations(TableIdentifier self) {
+    Map<TableIdentifier, String> out = new java.util.LinkedHashMap<>();
+    for (Map.Entry<TableIdentifier, String> e : catalog.tableLocations().entrySet()) {
+      if (e.getKey().equals(self) || e.getValue() == null) {
+        continue;
+      }
+      java.nio.file.Path metadata = dev.floe.catalog.LocalFileIO.toPath(e.getValue()).getParent();
+      if (metadata != null && metadata.getFileName() != null && metadata.getFileName().toString().equals("metadata")) {
+        out.put(e.getKey(), metadata.getParent().toString());
+        continue;
+      }
+      try {
+        current(e.getKey()).ifPresent(t -> out.put(e.getKey(), t.location()));
+      } catch (RuntimeException unreadable) {
+        // a table whose metadata cannot be read has no location to compare with
+      }
+    }
+    return out;
   }
 
   TableIdentifier require(QualifiedName name, String defaultSchema) {

@@ -32,6 +32,8 @@ import org.apache.iceberg.types.Types;
  */
 public final class QueryBinder {
   private static final ObjectMapper JSON = new ObjectMapper();
+  /** PostgreSQL's limit on a select list (a RowDescription counts columns in 16 bits). */
+  public static final int MAX_TARGETS = 1664;
 
   /** Resolves table names to Floe tables. */
   public interface Resolver {
@@ -168,6 +170,9 @@ public final class QueryBinder {
       throw FloeException.syntax("expected exactly one statement", positions.applyAsInt(0));
     }
     JsonNode top = statements.get(0).path("node");
+    if (top.path("select_list").size() > MAX_TARGETS) {
+      throw new FloeException(SqlState.TOO_MANY_COLUMNS, "target lists can have at most " + MAX_TARGETS + " entries");
+    }
     List<Boolean> untyped = untypedLiterals(top);
     List<String> names = OutputNames.of(top);
     this.top = top;

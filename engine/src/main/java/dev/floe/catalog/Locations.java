@@ -1,0 +1,189 @@
+package dev.floe.catalog;
+
+import dev.floe.FloeException;
+import dev.floe.SqlState;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.apache.iceberg.catalog.TableIdentifier;
+
+/**
+ * Where tables may keep their files: inside the warehouse, or inside a storage root the operator
+ * allowed ({@code FloeConfig.storageRoots}), each table in a directory of its own. Names become directory
+ * names, so a name cannot climb out of its directory; a location is checked with symbolic links resolved,
+ * never overlaps another table's, and is never one of the warehouse's own entries (the catalog, the
+ * users file, the TLS key, {@code .floe/}). This is what lets maintenance delete unreferenced files in a
+ * table's directories: nothing else lives there (docs/security.md).
+ */
+public final class Locations {
+  /** The warehouse's own entries at its top; no schema or table directory may take their names. */
+  public static final Set<String> RESERVED = Set.of(".floe", "catalog.db", "catalog.db-wal", "catalog.db-shm",
+      "catalog.db-journal", "floe-users", "tls");
+
+  private final Path warehouse;
+  private final List<Path> roots;
+
+  /**
+   * @param warehouse the warehouse directory
+   * @param extraRoots further directories an operator allows table locations in
+   */
+  public Locations(Path warehouse, List<Path> extraRoots) {
+    this.warehouse = real(warehouse);
+    List<Path> all = new ArrayList<>();
+    all.add(this.warehouse);
+    for (Path r : extraRoots) {
+      all.add(real(r));
+    }
+    this.roots = List.copyOf(all);
+  }
+
+  /** Every directory tables may be in (the warehouse first). */
+  public List<Path> roots() {
+    return roots;
+  }
+
+  /**
+   * Why {@code name} cannot name a schema ({@code schema}) or a table, or empty if it can: it becomes a
+   * directory name.
+   */
+  public static Optional<String> nameProblem(String name, boolean schema) {
+    if (name.isEmpty()) {
+      return Optional.of("a name cannot be empty");
+    }
+    if (name.equals(".") || name.equals("..") || name.startsWith(".")) {
+      return Optional.of("a name cannot start with \".\"");
+    }
+    for (int k = 0; k < name.length(); k++) {
+      char c = name.charAt(k);
+      if (c == '/' || c == '\\') {
+        return Optional.of("a name cannot contain \"" + c + "\"");
+      }
+      if (c < 0x20 || c == 0x7f) {
+        return Optional.of("a name cannot contain control characters");
+      }
+    }
+    if (schema && RESERVED.contains(name.toLowerCase(Locale.ROOT))) {
+      return Optional.of("\"" + name + "\" is the name of one of the warehouse's own files");
+    }
+    return Optional.empty();
+  }
+
+  /** Refuses a schema or table name that cannot be a directory name (42602). */
+  public static void checkName(String name, boolean schema, int position) {
+    Optional<String> problem = nameProblem(name, schema);
+    if (problem.isPresent()) {
+      throw new FloeException(SqlState.INVALID_NAME, "invalid " + (schema ? "schema" : "table") + " name \"" + name
+          + "\": " + problem.get(), null, null, position, null);
+    }
+  }
+
+  /**
+   * The location a user asked a table to have, checked: an absolute path (or {@code file:} URI) inside
+   * the warehouse or an allowed root, not one of the warehouse's own entries, and not inside, around or
+   * at another table's location.
+   *
+   * @param others the other tables' locations
+   */
+  public String requested(String location, Map<TableIdentifier, String> others) {
+    String text = location.strip();
+    if (text.contains("://") && !text.startsWith("file:")) {
+      throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "table location \"" + location
+          + "\" is not supported: a table's files are on the local file system, inside the warehouse");
+    }
+    Path path;
+    try {
+      path = LocalFileIO.toPath(text);
+    } catch (RuntimeException e) {
+      throw new FloeException(SqlState.INVALID_OBJECT_DEFINITION, "invalid table location \"" + location + "\"");
+    }
+    if (!path.isAbsolute()) {
+      throw new FloeException(SqlState.INVALID_OBJECT_DEFINITION, "table location must be an absolute path: \""
+          + location + "\"");
+    }
+    Path resolved = real(path.normalize());
+    Path root = roots.stream().filter(r -> resolved.startsWith(r) && !resolved.equals(r)).findFirst()
+        .orElseThrow(() -> new FloeException(SqlState.INSUFFICIENT_PRIVILEGE, "permission denied: table location \""
+            + location + "\" is outside the warehouse", null, "Leave location out (the table gets a directory of its "
+            + "own in the warehouse), or ask the operator to allow that directory as a storage root.", 0, null));
+    if (root.equals(warehouse) && RESERVED.contains(warehouse.relativize(resolved).getName(0).toString())) {
+      throw new FloeException(SqlState.INSUFFICIENT_PRIVILEGE, "permission denied: table location \"" + location
+          + "\" is inside the warehouse's own files");
+    }
+    for (Map.Entry<TableIdentifier, String> e : others.entrySet()) {
+      Path other = real(LocalFileIO.toPath(e.getValue()).normalize());
+      if (other.startsWith(resolved) || resolved.startsWith(other)) {
+        throw new FloeException(SqlState.INVALID_OBJECT_DEFINITION, "table location \"" + location
+            + "\" overlaps the location of table " + e.getKey() + ": a table's directory is its own");
+      }
+    }
+    if (Files.isDirectory(resolved)) {
+      try (var entries = Files.list(resolved)) {
+        if (entries.findAny().isPresent()) {
+          throw new FloeException(SqlState.INVALID_OBJECT_DEFINITION, "table location \"" + location
+              + "\" is not empty");
+        }
+      } catch (IOException e) {
+        throw new FloeException(SqlState.IO_ERROR, "cannot read table location \"" + location + "\": "
+            + e.getMessage(), e);
+      }
+    } else if (Files.exists(resolved)) {
+      throw new FloeException(SqlState.INVALID_OBJECT_DEFINITION, "table location \"" + location
+          + "\" is not a directory");
+    }
+    return resolved.toString();
+  }
+
+  /**
+   * Why Floe may not sweep unreferenced files from a table at {@code location}, or empty if it may: the
+   * location must be inside a root, be the table's alone, and hold nothing but files of the kinds an
+   * Iceberg table has.
+   */
+  public Optional<String> sweepProblem(String location, Map<TableIdentifier, String> others) {
+    Path resolved = real(LocalFileIO.toPath(location).normalize());
+    if (roots.stream().noneMatch(r -> resolved.startsWith(r) && !resolved.equals(r))) {
+      return Optional.of("its location " + location + " is outside the warehouse");
+    }
+    if (resolved.startsWith(warehouse) && !resolved.equals(warehouse)
+        && RESERVED.contains(warehouse.relativize(resolved).getName(0).toString())) {
+      return Optional.of("its location " + location + " is inside the warehouse's own files");
+    }
+    for (Map.Entry<TableIdentifier, String> e : others.entrySet()) {
+      Path other = real(LocalFileIO.toPath(e.getValue()).normalize());
+      if (other.startsWith(resolved) || resolved.startsWith(other)) {
+        return Optional.of("its location " + location + " overlaps the location of table " + e.getKey());
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** Whether a file under a table's data or metadata directory is of a kind Floe and Iceberg write. */
+  public static boolean tableFile(String name) {
+    return name.endsWith(".parquet") || name.endsWith(".avro") || name.endsWith(".puffin")
+        || name.endsWith(".metadata.json") || name.endsWith(".metadata.json.gz") || name.endsWith(".stats")
+        || name.equals("version-hint.text") || name.startsWith(".") && name.endsWith(".tmp")
+        || name.endsWith(".crc");
+  }
+
+  /** The path with every symbolic link of its longest existing prefix resolved. */
+  static Path real(Path path) {
+    Path abs = path.toAbsolutePath().normalize();
+    Path existing = abs;
+    while (existing != null && !Files.exists(existing)) {
+      existing = existing.getParent();
+    }
+    if (existing == null) {
+      return abs;
+    }
+    try {
+      return existing.toRealPath().resolve(existing.relativize(abs));
+    } catch (IOException e) {
+      return abs;
+    }
+  }
+}
