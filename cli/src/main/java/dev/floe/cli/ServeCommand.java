@@ -28,7 +28,8 @@ import picocli.CommandLine.Spec;
 final class ServeCommand implements Callable<Integer> {
   /** The settings a config file may hold. */
   static final java.util.List<String> KNOWN = java.util.List.of("warehouse", "pg-host", "pg-port", "max-connections",
-      "memory-limit", "auth", "tls-cert", "tls-key", "tls-self-signed", "tail-advance-ms");
+      "memory-limit", "auth", "tls-cert", "tls-key", "tls-self-signed", "tail-advance-ms", "max-statement-time",
+      "storage-root");
 
   @ParentCommand
   Main main;
@@ -74,6 +75,17 @@ final class ServeCommand implements Callable<Integer> {
       description = "DuckDB's memory limit (e.g. 4GB); larger queries spill to the warehouse's scratch "
           + "directory. Default: $FLOE_MEMORY_LIMIT if set, else DuckDB's (80% of RAM).")
   String memoryLimit;
+
+  @Option(names = "--max-statement-time", paramLabel = "DURATION",
+      description = "The longest any client statement may run, e.g. 30s, 10min, 2h (0: no limit); a client's "
+          + "statement_timeout can only shorten it. Default: $FLOE_MAX_STATEMENT_TIME if set, else 1h.")
+  String maxStatementTime;
+
+  @Option(names = "--storage-root", paramLabel = "DIR",
+      description = "A directory besides the warehouse where CREATE TABLE ... WITH (location = ...) may put a "
+          + "table (repeatable; a config file takes a comma-separated list). Default: $FLOE_STORAGE_ROOT, "
+          + "else none.")
+  java.util.List<Path> storageRoots;
 
   @Option(names = "--tail-advance-ms", paramLabel = "MS",
       description = "How often the background advancer seals tables' tails (by their size and age triggers) and "
@@ -158,7 +170,20 @@ final class ServeCommand implements Callable<Integer> {
     } else if (selfSigned) {
       config = config.withTls(dev.floe.server.auth.Tls.selfSigned(directory.resolve("tls")));
     }
+    config = config.withMaxStatementTime(duration("max-statement-time", setting(maxStatementTime,
+        "max-statement-time", "1h")));
     FloeConfig.Builder builder = FloeConfig.builder(directory).fenced(true);
+    String roots = setting(storageRoots == null || storageRoots.isEmpty() ? null : String.join(",",
+        storageRoots.stream().map(Path::toString).toList()), "storage-root", "");
+    for (String root : roots.split(",")) {
+      if (!root.isBlank()) {
+        Path r = Path.of(root.strip()).toAbsolutePath().normalize();
+        if (!java.nio.file.Files.isDirectory(r)) {
+          throw new ParameterException(spec.commandLine(), "storage root " + r + " is not a directory");
+        }
+        builder.storageRoot(r);
+      }
+    }
     String limit = setting(memoryLimit, "memory-limit", null);
     if (limit != null) {
       builder.memoryLimit(limit);
@@ -200,6 +225,23 @@ final class ServeCommand implements Callable<Integer> {
     env.out().flush();
     stopped.await();
     return Main.EXIT_OK;
+  }
+
+  /** A duration as 30s, 10min, 2h, 1d, 500ms, or 0 for none. */
+  private Duration duration(String name, String value) {
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d+)\\s*(ms|s|min|h|d)?").matcher(value.strip());
+    if (!m.matches() || m.group(2) == null && !m.group(1).equals("0")) {
+      throw new ParameterException(spec.commandLine(), name + " must be a duration such as 30s, 10min or 2h (0: no "
+          + "limit), was \"" + value + "\"");
+    }
+    long n = Long.parseLong(m.group(1));
+    return switch (m.group(2) == null ? "s" : m.group(2)) {
+      case "ms" -> Duration.ofMillis(n);
+      case "min" -> Duration.ofMinutes(n);
+      case "h" -> Duration.ofHours(n);
+      case "d" -> Duration.ofDays(n);
+      default -> Duration.ofSeconds(n);
+    };
   }
 
   private static void closeQuietly(AutoCloseable c) {

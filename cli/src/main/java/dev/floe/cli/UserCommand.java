@@ -25,8 +25,8 @@ import picocli.CommandLine.Spec;
 @Command(name = "user", mixinStandardHelpOptions = true, versionProvider = Version.class,
     description = {"Manage the users who log in to floe serve with a password.",
         "add NAME reads the password from the terminal (asked twice) or, when input is not a terminal, "
-            + "from the first line of standard input. Only salted hashes are stored (SCRAM-SHA-256 and md5), "
-            + "in the warehouse's " + Users.FILE_NAME + " file."})
+            + "from the first line of standard input. Only a salted SCRAM-SHA-256 verifier is stored, in the "
+            + "warehouse's " + Users.FILE_NAME + " file (and, with --md5, the md5 hash md5-only clients need)."})
 final class UserCommand implements Callable<Integer> {
   @ParentCommand
   Main main;
@@ -42,6 +42,11 @@ final class UserCommand implements Callable<Integer> {
 
   @Parameters(index = "1", arity = "0..1", paramLabel = "NAME", description = "the user name")
   String name;
+
+  @picocli.CommandLine.Option(names = "--md5", description = "Also keep PostgreSQL's md5 hash, for clients that "
+      + "cannot do SCRAM under --auth md5. Whoever reads that hash can log in as the user (docs/security.md); "
+      + "without it, --auth md5 logs this user in with SCRAM, as PostgreSQL does.")
+  boolean md5;
 
   @Override
   public Integer call() throws IOException {
@@ -59,7 +64,7 @@ final class UserCommand implements Callable<Integer> {
         requireName();
         String password = readPassword(env);
         try {
-          users.put(name, password);
+          users.put(name, password, md5);
         } catch (IllegalArgumentException e) {
           env.err().println("floe: " + e.getMessage());
           return Main.EXIT_ERROR;

@@ -53,6 +53,7 @@ public final class Tls {
   }
 
   private static PrivateKey privateKey(Path keyFile) throws IOException, GeneralSecurityException {
+    PrivateFiles.check(keyFile, "TLS private key file");
     String pem = Files.readString(keyFile, StandardCharsets.US_ASCII);
     if (pem.contains("BEGIN RSA PRIVATE KEY") || pem.contains("BEGIN EC PRIVATE KEY")) {
       throw new IOException(keyFile + " holds a PKCS#1/SEC1 key; convert it to PKCS#8: "
@@ -103,8 +104,10 @@ public final class Tls {
         Thread.currentThread().interrupt();
         throw new IOException("interrupted while making a self-signed certificate", e);
       }
+      PrivateFiles.restrict(tmp);
       Files.move(tmp, store, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
     }
+    PrivateFiles.check(store, "TLS key store");
     try {
       KeyStore ks = KeyStore.getInstance("PKCS12");
       try (InputStream in = new ByteArrayInputStream(Files.readAllBytes(store))) {

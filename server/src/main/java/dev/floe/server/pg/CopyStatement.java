@@ -109,9 +109,12 @@ record CopyStatement(String table, List<String> columns, String query, boolean i
     if (in && target.isKeyword("stdin") || !in && target.isKeyword("stdout")) {
       i++;
     } else if (target.type() == Token.Type.STRING || target.isKeyword("program")) {
-      throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "COPY " + (in ? "from" : "to")
-          + " a file or program on the server is not supported", null,
-          "Use COPY ... " + (in ? "FROM STDIN" : "TO STDOUT") + " (psql's \\copy does this).", target.position(), null);
+      // PostgreSQL's words for a role without pg_read_server_files: a client never reaches the server's files
+      throw new FloeException(SqlState.INSUFFICIENT_PRIVILEGE, target.isKeyword("program")
+          ? "permission denied to COPY to or from an external program"
+          : "permission denied to COPY " + (in ? "from" : "to") + " a file", null,
+          "Anyone can COPY to stdout or from stdin. psql's \\copy command also works for anyone.", target.position(),
+          null);
     } else {
       throw syntax(t, i);
     }

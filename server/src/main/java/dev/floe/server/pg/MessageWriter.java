@@ -120,7 +120,15 @@ final class MessageWriter {
     }
   }
 
+  /** PostgreSQL's largest message (its allocation limit): a longer length would not fit the protocol's int32. */
+  static final int MAX_MESSAGE = (1 << 30) - 1;
+
   private void ensure(int n) {
+    if (start >= 0 && (long) len - start + n > MAX_MESSAGE) {
+      abandon(); // the message is dropped whole: what was sent before it stays a valid stream
+      throw new dev.floe.FloeException(dev.floe.SqlState.PROGRAM_LIMIT_EXCEEDED, "out of memory",
+          "Cannot send a message of more than " + MAX_MESSAGE + " bytes.", null, 0, null);
+    }
     if (len + n > buf.length) {
       buf = Arrays.copyOf(buf, Math.max(buf.length * 2, len + n));
     }

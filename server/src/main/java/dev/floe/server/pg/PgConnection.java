@@ -314,6 +314,10 @@ final class PgConnection implements Runnable {
    */
   private boolean checkPassword(AuthMethod method, String address) throws IOException {
     dev.floe.server.auth.Users.User stored = server.users().find(user).orElse(null);
+    if (method == AuthMethod.MD5 && stored != null && stored.md5Hash() == null) {
+      // as PostgreSQL does for a password stored as SCRAM only: the exchange is SCRAM's
+      method = AuthMethod.SCRAM_SHA_256;
+    }
     boolean ok;
     synchronized (writeLock) {
       switch (method) {
@@ -1234,6 +1238,10 @@ final class PgConnection implements Runnable {
   /** Runs an engine call under statement_timeout, answering cancellation with PostgreSQL's messages. */
   private <T> T timed(Session in, Call<T> call) {
     long timeout = settings.statementTimeoutMillis();
+    long ceiling = server.config().maxStatementTime().toMillis();
+    if (ceiling > 0 && (timeout == 0 || timeout > ceiling)) {
+      timeout = ceiling; // the operator's limit: a client's statement_timeout can only shorten it
+    }
     ScheduledFuture<?> timer = null;
     timedOut = false;
     active = in;

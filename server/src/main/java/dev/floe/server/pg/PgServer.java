@@ -36,9 +36,14 @@ public final class PgServer implements AutoCloseable {
    * @param auth how clients log in
    * @param tls the TLS identity offered to clients that ask for it, or null
    * @param startupTimeout how long a client may take from connecting to being logged in
+   * @param maxStatementTime the longest any statement may run (zero: no limit); a client's
+   *     {@code statement_timeout} can only shorten it
    */
   public record Config(String host, int port, int maxConnections, int maxMessageBytes, String databaseName,
-      AuthMethod auth, javax.net.ssl.SSLContext tls, Duration startupTimeout) {
+      AuthMethod auth, javax.net.ssl.SSLContext tls, Duration startupTimeout, Duration maxStatementTime) {
+    /** The default {@link #maxStatementTime}. */
+    public static final Duration DEFAULT_MAX_STATEMENT_TIME = Duration.ofHours(1);
+
     public static final int DEFAULT_PORT = 5433;
 
     public Config {
@@ -56,45 +61,58 @@ public final class PgServer implements AutoCloseable {
       if (startupTimeout == null || startupTimeout.isNegative() || startupTimeout.isZero()) {
         throw new IllegalArgumentException("startupTimeout must be positive: " + startupTimeout);
       }
+      if (maxStatementTime == null || maxStatementTime.isNegative()) {
+        throw new IllegalArgumentException("maxStatementTime must be zero (none) or positive: " + maxStatementTime);
+      }
     }
 
     public static Config defaults() {
       return new Config("127.0.0.1", DEFAULT_PORT, 100, 64 << 20, "floe", AuthMethod.TRUST, null,
-          Duration.ofSeconds(60));
+          Duration.ofSeconds(60), DEFAULT_MAX_STATEMENT_TIME);
     }
 
     public Config withPort(int newPort) {
-      return new Config(host, newPort, maxConnections, maxMessageBytes, databaseName, auth, tls, startupTimeout);
+      return new Config(host, newPort, maxConnections, maxMessageBytes, databaseName, auth,
+          tls, startupTimeout, maxStatementTime);
     }
 
     public Config withHost(String newHost) {
-      return new Config(newHost, port, maxConnections, maxMessageBytes, databaseName, auth, tls, startupTimeout);
+      return new Config(newHost, port, maxConnections, maxMessageBytes, databaseName, auth,
+          tls, startupTimeout, maxStatementTime);
     }
 
     public Config withMaxConnections(int n) {
-      return new Config(host, port, n, maxMessageBytes, databaseName, auth, tls, startupTimeout);
+      return new Config(host, port, n, maxMessageBytes, databaseName, auth, tls, startupTimeout, maxStatementTime);
     }
 
     public Config withMaxMessageBytes(int n) {
-      return new Config(host, port, maxConnections, n, databaseName, auth, tls, startupTimeout);
+      return new Config(host, port, maxConnections, n, databaseName, auth, tls, startupTimeout, maxStatementTime);
     }
 
     public Config withDatabaseName(String name) {
-      return new Config(host, port, maxConnections, maxMessageBytes, name, auth, tls, startupTimeout);
+      return new Config(host, port, maxConnections, maxMessageBytes, name, auth, tls, startupTimeout, maxStatementTime);
     }
 
     /** TLS for clients that ask (SSLRequest); null: answered 'N', plain text only. */
     public Config withTls(javax.net.ssl.SSLContext context) {
-      return new Config(host, port, maxConnections, maxMessageBytes, databaseName, auth, context, startupTimeout);
+      return new Config(host, port, maxConnections, maxMessageBytes, databaseName, auth,
+          context, startupTimeout, maxStatementTime);
     }
 
     /** How long a client may take to start up and log in before it is disconnected. */
     public Config withStartupTimeout(Duration timeout) {
-      return new Config(host, port, maxConnections, maxMessageBytes, databaseName, auth, tls, timeout);
+      return new Config(host, port, maxConnections, maxMessageBytes, databaseName, auth,
+          tls, timeout, maxStatementTime);
+    }
+
+    /** The longest a statement may run, whatever the client sets (zero: no limit). */
+    public Config withMaxStatementTime(Duration limit) {
+      return new Config(host, port, maxConnections, maxMessageBytes, databaseName, auth, tls, startupTimeout, limit);
     }
 
     public Config withAuth(AuthMethod method) {
-      return new Config(host, port, maxConnections, maxMessageBytes, databaseName, method, tls, startupTimeout);
+      return new Config(host, port, maxConnections, maxMessageBytes, databaseName, method,
+          tls, startupTimeout, maxStatementTime);
     }
   }
 
@@ -137,6 +155,7 @@ public final class PgServer implements AutoCloseable {
       throw new IllegalArgumentException("serving clients needs a fenced database, so that they reach its tables "
           + "and never this host: open it with FloeConfig.builder(dir).fenced(true) (docs/security.md)");
     }
+    new dev.floe.server.auth.Users(database.warehouse()).checkPrivate();
     ServerSocket listener = new ServerSocket();
     listener.setReuseAddress(true);
     listener.bind(new InetSocketAddress(InetAddress.getByName(config.host()), config.port()), 128);

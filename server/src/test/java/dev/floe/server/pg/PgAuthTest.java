@@ -7,6 +7,7 @@ import dev.floe.Database;
 import dev.floe.Floe;
 import dev.floe.server.auth.Tls;
 import dev.floe.server.auth.Users;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -68,6 +69,88 @@ class PgAuthTest {
       new Users(wh).remove("bob");
       assertThatThrownBy(() -> connect(server, "bob", "b", "")).hasFieldOrPropertyWithValue("SQLState", "28P01");
     }
+  }
+
+  @Test
+  void md5HashesAreKeptOnlyOnRequestAndScramServesTheRest() throws Exception {
+    Path wh = dir.resolve("wh");
+    Files.createDirectories(wh);
+    new Users(wh).put("scram", "s3cret");
+    new Users(wh).put("legacy", "old", true);
+    String file = Files.readString(wh.resolve(Users.FILE_NAME));
+    assertThat(file).contains("scram\tSCRAM-SHA-256$").containsPattern("(?m)^scram\t\\S+\t-$")
+        .containsPattern("(?m)^legacy\t\\S+\tmd5[0-9a-f]{32}$");
+    try (Database db = Floe.open(dev.floe.FloeConfig.builder(wh).fenced(true).build());
+        PgServer server = PgServer.start(db, PgServer.Config.defaults().withPort(0).withAuth(AuthMethod.MD5))) {
+      // under md5, a user with no md5 hash is asked for SCRAM (AuthenticationSASL, 10), as PostgreSQL does
+      assertThat(authenticationRequest(server, "scram")).isEqualTo(10);
+      assertThat(authenticationRequest(server, "legacy")).isEqualTo(5);
+      try (Connection c = connect(server, "scram", "s3cret", "")) {
+        assertThat(currentUser(c)).isEqualTo("scram");
+      }
+      try (Connection c = connect(server, "legacy", "old", "")) {
+        assertThat(currentUser(c)).isEqualTo("legacy");
+      }
+      assertThatThrownBy(() -> connect(server, "scram", "nope", "")).hasFieldOrPropertyWithValue("SQLState", "28P01");
+    }
+  }
+
+  /** The authentication request the server answers a start-up message for {@code user} with. */
+  private static int authenticationRequest(PgServer server, String user) throws IOException {
+    try (java.net.Socket s = new java.net.Socket("127.0.0.1", server.port())) {
+      java.io.ByteArrayOutputStream body = new java.io.ByteArrayOutputStream();
+      java.io.DataOutputStream d = new java.io.DataOutputStream(body);
+      d.writeInt(196608);
+      for (String f : new String[] {"user", user, "database", "floe"}) {
+        d.write(f.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        d.write(0);
+      }
+      d.write(0);
+      java.io.DataOutputStream out = new java.io.DataOutputStream(s.getOutputStream());
+      out.writeInt(body.size() + 4);
+      out.write(body.toByteArray());
+      out.flush();
+      java.io.DataInputStream in = new java.io.DataInputStream(s.getInputStream());
+      assertThat(in.readByte()).isEqualTo((byte) 'R');
+      in.readInt();
+      return in.readInt();
+    }
+  }
+
+  @Test
+  void secretsReadableByOthersAreRefused() throws Exception {
+    Path wh = dir.resolve("wh");
+    Files.createDirectories(wh);
+    new Users(wh).put("alice", "pw");
+    Path file = wh.resolve(Users.FILE_NAME);
+    assertThat(Files.getPosixFilePermissions(file)).containsExactlyInAnyOrder(
+        java.nio.file.attribute.PosixFilePermission.OWNER_READ, java.nio.file.attribute.PosixFilePermission.OWNER_WRITE);
+    Files.setPosixFilePermissions(file, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
+    try (Database db = Floe.open(dev.floe.FloeConfig.builder(wh).fenced(true).build())) {
+      assertThatThrownBy(() -> PgServer.start(db, PgServer.Config.defaults().withPort(0)))
+          .isInstanceOf(IOException.class).hasMessageContaining("group or world access").hasMessageContaining("chmod 600");
+    }
+    Tls.selfSigned(wh.resolve("tls"));
+    Path store = wh.resolve("tls").resolve("self-signed.p12");
+    assertThat(Files.getPosixFilePermissions(store)).hasSize(2);
+    Files.setPosixFilePermissions(store, java.nio.file.attribute.PosixFilePermissions.fromString("rw-rw----"));
+    assertThatThrownBy(() -> Tls.selfSigned(wh.resolve("tls"))).isInstanceOf(IOException.class)
+        .hasMessageContaining("group or world access");
+  }
+
+  @Test
+  void userNamesTheFileCannotHoldAreRefused() throws Exception {
+    Path wh = dir.resolve("wh");
+    Files.createDirectories(wh);
+    Users users = new Users(wh);
+    for (String bad : new String[] {"#comment", "", " lead", "trail ", "tab\there", "new\nline", "nul\0", "x".repeat(64),
+        "é".repeat(32)}) {
+      assertThatThrownBy(() -> users.put(bad, "pw")).as(bad).isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("invalid user name");
+    }
+    users.put("ok.name-with spaces", "pw");
+    users.put("x".repeat(63), "pw");
+    assertThat(users.names()).containsExactly("ok.name-with spaces", "x".repeat(63));
   }
 
   @Test
