@@ -219,6 +219,7 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
    */
   boolean swap(TableIdentifier id, String expected, String newLocation) {
     checkWritable();
+    CommitGate.pass();
     synchronized (this) {
       try {
         if (expected == null) {
@@ -265,6 +266,7 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
    */
   public boolean swapAll(List<SqliteTableOperations.Prepared> swaps) {
     checkWritable();
+    CommitGate.pass();
     synchronized (this) {
       try {
         boolean autoCommit = conn.getAutoCommit();

@@ -204,7 +204,10 @@ final class Inserts {
           block.get().append(id, log, rows);
           return -1;
         }
-        : log::extend;
+        : rows -> {
+          dev.floe.catalog.CommitGate.pass(); // the append is the commit
+          return log.extend(rows);
+        };
     if (s.returning().isPresent()) {
       return new Mutations(session, tables).appendToTail(s, log, rowsSql, positions, append);
     }

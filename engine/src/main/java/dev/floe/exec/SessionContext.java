@@ -38,12 +38,29 @@ public final class SessionContext implements AutoCloseable {
   private final Engine engine;
   private final Connection duck;
   private final PreparedStatement serialize;
+  /** The DuckDB statements the running statement made, to interrupt on cancel. */
+  private final CancellableConnection statements;
+  /** Set by {@link #cancel()}: the running statement stops, and commits nothing if it has not yet. */
+  private boolean cancelled;
+  /** The running statement passed its commit point: it can no longer be cancelled. */
+  private boolean committed;
+  private final Object cancelLock = new Object();
+
+  /** The statement reached its point of no return ({@link dev.floe.catalog.CommitGate}). */
+  private void passCommitPoint() {
+    synchronized (cancelLock) {
+      if (cancelled) {
+        throw dev.floe.catalog.CommitGate.cancelled();
+      }
+      committed = true;
+    }
+  }
+
   /** SQL from a network client: DuckDB's table functions and file scans are refused (sql.ClientAccess). */
   private final boolean client;
   /** A statement Floe composed itself runs (COPY FROM STDIN reading its staged file): not checked as a client's. */
   private boolean floeSql;
   private String currentSchema = Warehouse.DEFAULT_NAMESPACE;
-  private volatile Statement running;
   private volatile QueryResult openResult;
   private Consumer<String> notices = n -> { };
   /** The open transaction block, or null: each statement commits by itself. */
@@ -57,7 +74,8 @@ public final class SessionContext implements AutoCloseable {
 
   SessionContext(Engine engine, Connection duck, boolean client) throws SQLException {
     this.engine = engine;
-    this.duck = duck;
+    this.statements = new CancellableConnection(duck);
+    this.duck = statements.connection();
     this.client = client;
     try (Statement st = duck.createStatement()) {
       // DuckDB settings are the engine's (Engine.startDuckDb); a session has only variables
@@ -159,12 +177,21 @@ public final class SessionContext implements AutoCloseable {
       throw FloeException.syntax("cannot run several statements at once; run them one at a time",
           parts.get(1).offset() + 1);
     }
+    if (!floeSql) {
+      synchronized (cancelLock) {
+        cancelled = false; // a cancel that came between statements has nothing to stop (as in PostgreSQL)
+        committed = false;
+      }
+      statements.forgetClosed();
+    }
     try {
-      return dispatchMapped(parts.get(0));
+      return dev.floe.catalog.CommitGate.guard(this::passCommitPoint, () -> dispatchMapped(parts.get(0)));
     } finally {
       releasePins();
     }
   }
+
+
 
   /**
    * Unsealed tail rows the statement read stay in the memtable until here: its query has started, and
@@ -721,12 +748,10 @@ public final class SessionContext implements AutoCloseable {
       LOG.debug("DuckDB SQL: {}", sql);
     }
     try (Statement st = duck.createStatement()) {
-      running = st;
       st.execute(sql);
     } catch (SQLException e) {
       throw DuckErrors.map(e, positions);
     } finally {
-      running = null;
     }
   }
 
@@ -736,12 +761,10 @@ public final class SessionContext implements AutoCloseable {
       LOG.debug("DuckDB SQL: {}", sql);
     }
     try (Statement st = duck.createStatement()) {
-      running = st;
       return st.executeLargeUpdate(sql);
     } catch (SQLException e) {
       throw DuckErrors.map(e, positions);
     } finally {
-      running = null;
     }
   }
 
@@ -791,14 +814,12 @@ public final class SessionContext implements AutoCloseable {
     Statement st = null;
     try {
       st = duck.createStatement();
-      running = st;
       ResultSet rs = st.executeQuery(sql);
       if (rs.getMetaData().getColumnCount() > MAX_RESULT_COLUMNS) {
         throw new FloeException(SqlState.TOO_MANY_COLUMNS, "target lists can have at most " + MAX_RESULT_COLUMNS
             + " entries");
       }
       QueryResult result = new QueryResult(st, rs, engine.allocator(), positions, () -> {
-        running = null;
         openResult = null;
         Runnable after = openAfterClose;
         openAfterClose = null;
@@ -809,11 +830,9 @@ public final class SessionContext implements AutoCloseable {
       openResult = result;
       return result;
     } catch (SQLException e) {
-      running = null;
       closeQuietly(st);
       throw DuckErrors.map(e, positions, sql, duck);
     } catch (FloeException e) {
-      running = null;
       closeQuietly(st);
       throw e;
     }
@@ -961,15 +980,18 @@ public final class SessionContext implements AutoCloseable {
     return run(sql, o -> 0);
   }
 
-  /** Interrupts the statement running on this session, if any (callable from any thread). */
+  /**
+   * Cancels the running statement, from any thread: DuckDB stops what it is running, and a statement
+   * that has not reached its commit point commits nothing ({@link dev.floe.catalog.CommitGate}); one
+   * past it has committed and reports success.
+   */
   public void cancel() {
-    Statement st = running;
-    if (st != null) {
-      try {
-        st.cancel();
-      } catch (SQLException ignored) {
-        // it finished meanwhile
+    synchronized (cancelLock) {
+      if (committed) {
+        return; // its change stands: what is left of it (cleanup, RETURNING rows) runs to the end
       }
+      cancelled = true;
+      statements.cancel();
     }
   }
 

@@ -350,6 +350,7 @@ final class Transaction {
       // a block that appends changes nothing else: its COMMIT is the log records, acknowledged when durable
       List<TableIdentifier> ids = new ArrayList<>(appends.keySet());
       ids.sort(java.util.Comparator.comparing(TableIdentifier::toString));
+      dev.floe.catalog.CommitGate.pass(); // the appends are the commit
       for (TableIdentifier id : ids) {
         PendingAppend a = appends.get(id);
         if (!a.rows().isEmpty()) {

@@ -52,6 +52,10 @@ final class PgConnection implements Runnable {
   private final int secretKey;
   private final boolean overCapacity;
   private DataInputStream in;
+  /** The client's bytes once logged in: watched for a disconnect while a statement runs. */
+  private ClientInput input;
+  /** The socket the client's bytes come through (the TLS one once TLS started). */
+  private Socket wire;
   private MessageWriter out;
   private final Object writeLock = new Object();
   private Session session;
@@ -139,6 +143,7 @@ final class PgConnection implements Runnable {
   public void run() {
     try {
       socket.setTcpNoDelay(true);
+      wire = socket;
       in = new DataInputStream(new BufferedInputStream(socket.getInputStream(), 16 * 1024));
       out = new MessageWriter(socket.getOutputStream());
       // a client gets this long to start up and authenticate (PostgreSQL's authentication_timeout)
@@ -147,6 +152,8 @@ final class PgConnection implements Runnable {
         return;
       }
       socket.setSoTimeout(0);
+      input = new ClientInput(wire, in);
+      in = new DataInputStream(input);
       loop();
     } catch (java.net.SocketTimeoutException e) {
       fatal(SqlState.PROTOCOL_VIOLATION, "canceling authentication due to timeout");
@@ -188,6 +195,7 @@ final class PgConnection implements Runnable {
               .createSocket(socket, socket.getInetAddress().getHostAddress(), socket.getPort(), true);
           ssl.setUseClientMode(false);
           ssl.startHandshake();
+          wire = ssl;
           in = new DataInputStream(new BufferedInputStream(ssl.getInputStream(), 16 * 1024));
           out = new MessageWriter(ssl.getOutputStream());
           tls = true;
@@ -1105,8 +1113,7 @@ final class PgConnection implements Runnable {
       PgType[] types = cols.stream().map(col -> PgType.of(col.type())).toArray(PgType[]::new);
       long n = 0;
       Iterator<Row> rows = reply.rows();
-      running = true;
-      try {
+      try (Timing ignored = clock(session)) {
         while (timedNext(rows)) {
           Row row = rows.next();
           Object[] values = new Object[cols.size()];
@@ -1125,8 +1132,6 @@ final class PgConnection implements Runnable {
           }
           n++;
         }
-      } finally {
-        running = false;
       }
       if (binary) {
         out.begin('d').int16(-1).end();
@@ -1140,7 +1145,8 @@ final class PgConnection implements Runnable {
 
   private String copyIn(CopyStatement c) throws IOException {
     // The target's columns and types, and a check that it exists, before the client sends data.
-    try (dev.floe.CopyIn copy = session.copyIn(c.table(), c.columns())) {
+    try (dev.floe.CopyIn copy = session.copyIn(c.table(), c.columns());
+        Timing clock = clock(session, false)) { // one clock from the first byte of data to the commit
       List<Column> target = copy.columns();
       boolean binaryIn = c.format() == CopyStatement.Format.BINARY;
       out.begin('G').int8(binaryIn ? 1 : 0).int16(target.size());
@@ -1172,7 +1178,7 @@ final class PgConnection implements Runnable {
         csv = dev.floe.CopyIn.Csv.PLAIN;
       }
       dev.floe.CopyIn.Csv format = csv;
-      try (Reply r = Reply.of(timed(() -> copy.load(format)))) {
+      try (Reply r = Reply.of(timed(() -> copy.load(format)))) { // the client waits now: watched
         String tag = r.tag(0);
         return "COPY " + tag.substring(tag.lastIndexOf(' ') + 1);
       }
@@ -1186,6 +1192,11 @@ final class PgConnection implements Runnable {
         MessageBuffer m = readMessage();
         if (m == null) {
           throw new EOFException("client closed the connection during COPY");
+        }
+        if (cancelRequested) {
+          // what the client still sends is ignored: COPY messages outside COPY are
+          throw new FloeException(SqlState.QUERY_CANCELED, timedOut ? "canceling statement due to statement timeout"
+              : "canceling statement due to user request");
         }
         switch (m.type()) {
           case 'd' -> o.write(m.bytes(m.remaining(), "copy data"));
@@ -1235,24 +1246,9 @@ final class PgConnection implements Runnable {
     return timed(session, call);
   }
 
-  /** Runs an engine call under statement_timeout, answering cancellation with PostgreSQL's messages. */
+  /** Runs an engine call under the statement's clock, answering cancellation with PostgreSQL's messages. */
   private <T> T timed(Session in, Call<T> call) {
-    long timeout = settings.statementTimeoutMillis();
-    long ceiling = server.config().maxStatementTime().toMillis();
-    if (ceiling > 0 && (timeout == 0 || timeout > ceiling)) {
-      timeout = ceiling; // the operator's limit: a client's statement_timeout can only shorten it
-    }
-    ScheduledFuture<?> timer = null;
-    timedOut = false;
-    active = in;
-    running = true;
-    if (timeout > 0) {
-      timer = server.timers().schedule(() -> {
-        timedOut = true;
-        in.cancel();
-      }, timeout, TimeUnit.MILLISECONDS);
-    }
-    try {
+    try (Timing ignored = clock(in)) {
       return call.call();
     } catch (FloeException e) {
       if (e.sqlState().equals(SqlState.QUERY_CANCELED)) {
@@ -1260,12 +1256,110 @@ final class PgConnection implements Runnable {
             : "canceling statement due to user request", e);
       }
       throw e;
-    } finally {
-      running = false;
+    }
+  }
+
+  /** How long a statement runs before the server starts watching for its client going away. */
+  private static final long WATCH_AFTER_MILLIS = 100;
+
+  /** Set when the running statement is to stop (a CancelRequest, its timeout); checked while COPY data arrives. */
+  private volatile boolean cancelRequested;
+  /** The statement's clock while one runs; nested opens share it. */
+  private Clock clockNow;
+
+  /**
+   * A statement's clock, opened once around all its engine calls (its rows included): statement_timeout
+   * (never beyond the server's --max-statement-time), and, once the client has sent all the statement
+   * reads and it has run a while, a watch for the client disconnecting, which cancels it.
+   */
+  /** What {@link #clock} returns: closing it ends the clock (or, nested, nothing). */
+  private interface Timing extends AutoCloseable {
+    @Override
+    void close();
+  }
+
+  private final class Clock implements Timing {
+    private final Session in;
+    private final ScheduledFuture<?> timer;
+    private ScheduledFuture<?> watchStart;
+    private ClientInput.Watch watch;
+    private boolean closed;
+
+    Clock(Session in) {
+      this.in = in;
+      cancelRequested = false;
+      long timeout = settings.statementTimeoutMillis();
+      long ceiling = server.config().maxStatementTime().toMillis();
+      if (ceiling > 0 && (timeout == 0 || timeout > ceiling)) {
+        timeout = ceiling; // the operator's limit: a client's statement_timeout can only shorten it
+      }
+      timedOut = false;
+      active = in;
+      running = true;
+      timer = timeout <= 0 ? null : server.timers().schedule(() -> {
+        timedOut = true;
+        cancelRequested = true;
+        in.cancel();
+      }, timeout, TimeUnit.MILLISECONDS);
+    }
+
+    /** From now on the client sends nothing this statement reads: watch for it going away. */
+    synchronized void watchClient() {
+      if (input == null || watchStart != null || closed) {
+        return;
+      }
+      watchStart = server.timers().schedule(() -> {
+        synchronized (this) {
+          if (!closed) {
+            watch = input.watch(server.watchers(), in::cancel);
+          }
+        }
+      }, WATCH_AFTER_MILLIS, TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public void close() {
+      ClientInput.Watch w;
+      synchronized (this) {
+        closed = true;
+        running = false;
+        w = watch;
+        if (watchStart != null) {
+          watchStart.cancel(false);
+        }
+      }
+      if (w != null) {
+        w.stop(); // before this connection reads again
+      }
       if (timer != null) {
         timer.cancel(false);
       }
+      clockNow = null;
     }
+  }
+
+  /** The running statement's clock, started if none runs; closing a nested one does nothing. */
+  private Timing clock(Session in) {
+    return clock(in, true);
+  }
+
+  /**
+   * @param watchClient whether the client has sent everything the statement reads (not so while COPY FROM
+   *     STDIN's data arrives: this thread reads it, and finds the end of the stream by itself)
+   */
+  private Timing clock(Session in, boolean watchClient) {
+    if (clockNow != null) {
+      if (watchClient) {
+        clockNow.watchClient();
+      }
+      return () -> { };
+    }
+    Clock c = new Clock(in);
+    clockNow = c;
+    if (watchClient) {
+      c.watchClient();
+    }
+    return c;
   }
 
   private Reply sessionCommand(SessionCommand c) {
@@ -1592,20 +1686,16 @@ final class PgConnection implements Runnable {
     long sent = 0;
     ArrowCursor cursor = reply.cursor();
     if (cursor != null) {
-      running = true;
-      try {
+      try (Timing ignored = clock(session)) {
         while ((max == 0 || sent < max) && timed(() -> advance(cursor))) {
           cursor.write(out, bin, zone);
           sent++;
         }
-      } finally {
-        running = false;
       }
       return sent;
     }
     Iterator<Row> rows = reply.rows();
-    running = true;
-    try {
+    try (Timing ignored = clock(session)) {
       while ((max == 0 || sent < max) && timedNext(rows)) {
         Row row = rows.next();
         out.begin('D').int16(types.length);
@@ -1621,8 +1711,6 @@ final class PgConnection implements Runnable {
         out.end();
         sent++;
       }
-    } finally {
-      running = false;
     }
     return sent;
   }
@@ -1699,6 +1787,7 @@ final class PgConnection implements Runnable {
   void cancel() {
     Session s = active != null ? active : session;
     if (s != null && running) {
+      cancelRequested = true;
       s.cancel();
     }
   }

@@ -164,6 +164,17 @@ public final class PgServer implements AutoCloseable {
     return server;
   }
 
+  /** Threads that watch, while a statement runs, for its client disconnecting ({@link ClientInput#watch}). */
+  private final java.util.concurrent.ExecutorService watchers = Executors.newCachedThreadPool(r -> {
+    Thread t = new Thread(r, "floe-pg-watch");
+    t.setDaemon(true);
+    return t;
+  });
+
+  java.util.concurrent.ExecutorService watchers() {
+    return watchers;
+  }
+
   /** The port actually bound. */
   public int port() {
     return listener.getLocalPort();
@@ -297,6 +308,7 @@ public final class PgServer implements AutoCloseable {
       c.shutdown();
     }
     timers.shutdownNow();
+    watchers.shutdownNow();
   }
 
   @Override
