@@ -77,17 +77,19 @@ final class WalMark implements AutoCloseable {
    */
   static Optional<State> read(Path dir) throws IOException {
     Path file = file(dir);
-    ByteBuffer all;
+    ByteBuffer[] slots = new ByteBuffer[4];
     try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
-      all = ByteBuffer.allocate(SIZE).order(ByteOrder.LITTLE_ENDIAN);
-      while (all.hasRemaining() && ch.read(all, all.position()) >= 0) {
-        // read it all
+      for (int i = 0; i < slots.length; i++) {
+        slots[i] = ByteBuffer.allocate(SLOT).order(ByteOrder.LITTLE_ENDIAN);
+        while (slots[i].hasRemaining() && ch.read(slots[i], (long) i * PAGE + slots[i].position()) >= 0) {
+          // read the slot
+        }
       }
     } catch (NoSuchFileException e) {
       return Optional.empty();
     }
-    long[] durable = newest(all, 0);
-    long[] sound = newest(all, 2);
+    long[] durable = newest(slots, 0);
+    long[] sound = newest(slots, 2);
     if (durable == null || sound == null) {
       throw new FloeException(SqlState.DATA_CORRUPTED, "log mark file " + file + " is damaged: no readable copy of "
           + (durable == null ? "the reserved offsets" : "the acknowledged position"), null,
@@ -97,22 +99,22 @@ final class WalMark implements AutoCloseable {
   }
 
   /** The valid one of slots {@code first} and {@code first + 1} with the higher sequence: {seq, a, b}. */
-  private static long[] newest(ByteBuffer all, int first) {
+  private static long[] newest(ByteBuffer[] slots, int first) {
     long[] best = null;
     CRC32C crc = new CRC32C();
     for (int i = first; i < first + 2; i++) {
-      int at = i * PAGE;
-      if (all.position() < at + SLOT || all.getInt(at) != MAGIC) {
-        continue;
+      ByteBuffer slot = slots[i];
+      if (slot.hasRemaining() || slot.getInt(0) != MAGIC) {
+        continue; // cut short, or never written
       }
       crc.reset();
-      crc.update(all.array(), at, SLOT - 4);
-      if ((int) crc.getValue() != all.getInt(at + SLOT - 4)) {
+      crc.update(slot.array(), 0, SLOT - 4);
+      if ((int) crc.getValue() != slot.getInt(SLOT - 4)) {
         continue;
       }
-      long seq = all.getLong(at + 4);
+      long seq = slot.getLong(4);
       if (best == null || seq > best[0]) {
-        best = new long[] {seq, all.getLong(at + 12), all.getLong(at + 20)};
+        best = new long[] {seq, slot.getLong(12), slot.getLong(20)};
       }
     }
     return best;

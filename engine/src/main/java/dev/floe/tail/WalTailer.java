@@ -46,9 +46,22 @@ final class WalTailer {
    * only when the offsets jump: they may jump to it (rows an ingest wrote to the table, or segments
    * evicted), or to a repair's new start, and nowhere else.
    *
-   * @throws dev.floe.FloeException XX001 if the log is damaged
+   * @throws dev.floe.FloeException XX001 if the log is damaged; the next poll reads again from where
+   *     this one started (the records before the damage were not handed out)
    */
   List<Wal.Record> poll(LongSupplier floor) throws IOException {
+    long[] from = {segment, position, next};
+    try {
+      return pollFrom(floor);
+    } catch (dev.floe.FloeException e) {
+      segment = from[0];
+      position = from[1];
+      next = from[2];
+      throw e;
+    }
+  }
+
+  private List<Wal.Record> pollFrom(LongSupplier floor) throws IOException {
     List<Wal.Record> out = new ArrayList<>();
     // what the writer acknowledged, read before the segments: every record below it was whole by then
     WalMark.State mark = Files.isDirectory(dir) ? WalMark.read(dir).orElse(null) : null;

@@ -338,6 +338,31 @@ class WalDamageTest {
     }
   }
 
+  /** A follower that meets damage hands out nothing from that poll, and reads it all again once it is mended. */
+  @Test
+  void aFollowerThatMeetsDamageLosesNoRecordsBeforeIt() throws IOException {
+    Path dir = root.resolve("followed");
+    try (Wal wal = Wal.open(dir, 1 << 20, 0, r -> { }, d -> { })) {
+      WalTailer follower = new WalTailer(dir);
+      for (int i = 0; i < 3; i++) {
+        wal.append(new byte[] {1, 2, 3, 4}, 4, 2, 0, null);
+      }
+      assertThat(follower.poll(() -> 0)).extracting(Wal.Record::first).containsExactly(0L, 2L, 4L);
+      for (int i = 0; i < 3; i++) {
+        wal.append(new byte[] {5, 6, 7, 8}, 4, 2, 0, null);
+      }
+      Path segment = dir.resolve(Wal.name(0));
+      byte[] bytes = Files.readAllBytes(segment);
+      int fifth = 4 * (Wal.HEADER + 4);
+      Files.write(segment, flipped(bytes, fifth + Wal.HEADER + 1));
+      assertThatThrownBy(() -> follower.poll(() -> 0)).hasFieldOrPropertyWithValue("sqlState", SqlState.DATA_CORRUPTED)
+          .hasMessageContaining(segment + " is damaged at byte " + fifth + ": checksum mismatch in a record the log "
+              + "had acknowledged");
+      Files.write(segment, bytes);
+      assertThat(follower.poll(() -> 0)).extracting(Wal.Record::first).containsExactly(6L, 8L, 10L);
+    }
+  }
+
   /** Damage to the first of the two records of a batch, with the second whole after it, is damage. */
   @Test
   void aBadRecordWithAWholeOneAfterItIsDamageEvenPastTheAcknowledgedEnd() throws IOException {
