@@ -420,6 +420,35 @@ class WalDamageTest {
     }
   }
 
+  /**
+   * A log written before marks were kept: without an acknowledged position, a bad record is damage
+   * when a whole record follows it, and otherwise taken for the torn tail; the first open writes a mark.
+   */
+  @Test
+  void aLogWithoutAMark() throws IOException {
+    Image image = write(false);
+    String last = image.last();
+    List<Rec> lastRecords = image.records().stream().filter(r -> r.segment().equals(last)).toList();
+    Rec second = lastRecords.get(1);
+    Rec final_ = lastRecords.get(lastRecords.size() - 1);
+    byte[] bytes = image.files().get(last);
+
+    Path dir = restore(image, last, flipped(bytes, second.start() + Wal.HEADER));
+    Files.delete(dir.resolve(WalMark.FILE));
+    assertThatThrownBy(() -> open(dir)).hasFieldOrPropertyWithValue("sqlState", SqlState.DATA_CORRUPTED)
+        .hasMessageContaining(dir.resolve(last) + " is damaged at byte " + second.start() + ": checksum mismatch, "
+            + "and a whole record follows at byte " + lastRecords.get(2).start());
+
+    Path torn = restore(image, last, flipped(bytes, final_.start() + Wal.HEADER));
+    Files.delete(torn.resolve(WalMark.FILE));
+    Opened o = open(torn);
+    try (Wal wal = o.wal) {
+      assertThat(o.replayed).hasSize(image.records().size() - 1);
+      assertThat(wal.nextOffset()).isEqualTo(final_.first());
+    }
+    assertThat(WalMark.read(torn)).isPresent();
+  }
+
   /** One copy of the mark damaged is read from the other; both is damage, and a repair writes it anew. */
   @Test
   void aDamagedMark() throws IOException {
