@@ -200,6 +200,24 @@ public final class Database implements AutoCloseable {
     return restoreLog(name, publishedMetadata, RESTORE_WINDOW);
   }
 
+  /**
+   * Looks for damage in the log of the table {@code name} (docs/recovery.md): a record that fails its
+   * checks where the log had acknowledged it, which makes every use of the table fail with XX001. With
+   * {@code dropFromDamage}, gives up that record and everything after it: the rest of its segment and
+   * the later segments are dropped (the files are kept aside as {@code <name>.damaged-<time>}), and the
+   * log goes on past every offset it ever acknowledged. Without it, only reports; a sound log is left
+   * alone either way.
+   *
+   * @throws FloeException 42P01 if there is no such table, 55000 if it has no tail, 25006 to drop on a
+   *     read-only warehouse
+   */
+  public LogRepair repairLog(String name, boolean dropFromDamage) {
+    checkOpen();
+    Objects.requireNonNull(name, "name");
+    return engine.repairTail(Parser.parseName(name).parts(), dev.floe.catalog.Warehouse.DEFAULT_NAMESPACE,
+        dropFromDamage);
+  }
+
   /** The log of an existing table with a tail. */
   public Log openLog(String name) {
     return openLog(name, false);

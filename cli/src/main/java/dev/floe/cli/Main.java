@@ -18,7 +18,8 @@ import picocli.CommandLine.Spec;
 @Command(name = "floe", mixinStandardHelpOptions = true, versionProvider = Version.class,
     description = "Floe: a database whose tables are Apache Iceberg tables.",
     synopsisSubcommandLabel = "COMMAND",
-    subcommands = {ServeCommand.class, UserCommand.class, SqlCommand.class, DemoCommand.class, HelpCommand.class},
+    subcommands = {ServeCommand.class, UserCommand.class, SqlCommand.class, TailCommand.class, DemoCommand.class,
+        HelpCommand.class},
     footer = {"", "Run 'floe help COMMAND' for the options of a command."})
 public final class Main implements Callable<Integer> {
   /** Every statement and command succeeded. */
@@ -74,6 +75,6 @@ public final class Main implements Callable<Integer> {
   /** {@code floe} without a command. */
   @Override
   public Integer call() {
-    throw new ParameterException(spec.commandLine(), "missing a command: serve, user, sql, demo or help");
+    throw new ParameterException(spec.commandLine(), "missing a command: serve, user, sql, tail, demo or help");
   }
 }

@@ -419,6 +419,23 @@ public final class Engine implements AutoCloseable {
     return id;
   }
 
+  /**
+   * Reports the damage in the log of the table named {@code parts} and, with {@code dropFromDamage},
+   * drops its records from the damage on (see {@link dev.floe.Database#repairLog}).
+   */
+  public dev.floe.LogRepair repairTail(List<String> parts, String defaultSchema, boolean dropFromDamage) {
+    if (dropFromDamage) {
+      checkWritable();
+    }
+    TableIdentifier id = tables.identifier(parts, defaultSchema)
+        .orElseThrow(() -> FloeException.undefinedTable(String.join(".", parts)));
+    Table table = tables.current(id).orElseThrow(() -> FloeException.undefinedTable(String.join(".", parts)));
+    if (!dev.floe.tail.TailLog.hasTail(table)) {
+      throw new FloeException(SqlState.OBJECT_NOT_IN_PREREQUISITE_STATE, "table \"" + id.name() + "\" has no tail");
+    }
+    return tails.repair(id, table, dropFromDamage);
+  }
+
   /** Ingests Arrow batches into a table with a tail (see {@link dev.floe.Log#ingest}). */
   public long[] ingestTail(TableIdentifier id, org.apache.arrow.vector.ipc.ArrowReader batches) {
     checkWritable();

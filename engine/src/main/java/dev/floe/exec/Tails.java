@@ -170,6 +170,22 @@ final class Tails implements AutoCloseable {
     }
   }
 
+  /**
+   * Reports the damage in the table's log, and with {@code drop} drops its records from the damage on
+   * ({@link dev.floe.tail.WalRepair}); the log, if this process has it open, is closed first.
+   */
+  dev.floe.LogRepair repair(TableIdentifier id, Table table, boolean drop) {
+    String uuid = table.uuid().toString();
+    long floor = TailLog.through(table);
+    if (!drop) {
+      return dev.floe.tail.WalRepair.inspect(id.name(), directory(uuid), floor);
+    }
+    synchronized (this) {
+      reopen(uuid);
+      return dev.floe.tail.WalRepair.repair(id.name(), directory(uuid), floor, java.time.Instant.now());
+    }
+  }
+
   /** The table was renamed: its log stays, under its new name. */
   void renamed(Table table, TableIdentifier to) {
     names.computeIfPresent(table.uuid().toString(), (k, v) -> to);

@@ -188,12 +188,17 @@ public final class TailLog implements AutoCloseable {
     } else {
       this.tailer = null;
       List<Wal.Durable> replayed = new ArrayList<>();
-      this.wal = Wal.open(dir, config.segmentBytes(), Math.max(through, start(table)), r -> {
-        if (r.end() <= through) {
-          return; // the table holds these rows
-        }
-        replayed.add(rowsFrom(r, through));
-      }, this::durable);
+      try {
+        this.wal = Wal.open(dir, config.segmentBytes(), Math.max(through, start(table)), r -> {
+          if (r.end() <= through) {
+            return; // the table holds these rows
+          }
+          replayed.add(rowsFrom(r, through));
+        }, this::durable);
+      } catch (RuntimeException e) {
+        closeQuietly(); // a damaged log (XX001) fails every use until it is repaired: keep no connections
+        throw e;
+      }
       this.durableEnd = wal.nextOffset();
       if (!replayed.isEmpty()) {
         durable(replayed);
@@ -201,6 +206,15 @@ public final class TailLog implements AutoCloseable {
     }
     synchronized (this) {
       newGeneration(through);
+    }
+  }
+
+  private void closeQuietly() {
+    try {
+      mirrorDuck.close();
+      sealDuck.close();
+    } catch (SQLException ignored) {
+      // failing anyway
     }
   }
 
@@ -415,7 +429,7 @@ public final class TailLog implements AutoCloseable {
   private void follow() {
     List<Wal.Record> records;
     try {
-      records = tailer.poll();
+      records = tailer.poll(() -> through(host.table()));
     } catch (java.io.IOException e) {
       throw new FloeException(SqlState.IO_ERROR, "cannot read the log of this table: " + e.getMessage(), e);
     }

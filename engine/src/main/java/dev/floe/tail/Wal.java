@@ -30,10 +30,26 @@ import java.util.zip.CRC32C;
  * is running, an appender takes every record queued so far and writes them with one write and one
  * fsync; appenders arriving meanwhile queue theirs for the next flush and wait.
  *
- * <p>Opening replays every record in order. In the last segment the first record that is incomplete
- * or fails its checksum ends the log: it was being written when the process died, so it was never
- * acknowledged, and the file is cut there. Anywhere else such a record is corruption of acknowledged
- * rows, and opening fails rather than skip them.
+ * <p>Opening replays every record in order, and tells a torn tail from damage. A record that is
+ * incomplete, fails its checksum or has a malformed header is the <b>torn tail</b> (the write under way
+ * when the process stopped, never acknowledged) only if all of these hold:
+ *
+ * <ol>
+ *   <li>it is in the last segment: the writer cut each earlier one at its last record before it started
+ *       the next;
+ *   <li>it starts at or past the position the mark file recorded as acknowledged ({@link WalMark}:
+ *       recorded after every flush, so after a killed process it is exact; after an operating-system
+ *       crash it may lag);
+ *   <li>no whole record (a matching checksum, offsets from the ones due there on) starts anywhere after
+ *       it in the segment: a batch is written only once the one before it was fsynced, so a record after
+ *       it means it had been acknowledged.
+ * </ol>
+ *
+ * <p>The torn tail and the zeroed space after it are cut off. Anything else is damage: opening fails
+ * with XX001 naming the file and byte, and changes nothing, so that an operator decides
+ * ({@link WalRepair}: restore the file, or drop the records from the damage on). Offsets are never
+ * handed out twice, even then: the mark reserves them durably in blocks before they are acknowledged,
+ * and a repair goes on past the reservation.
  */
 final class Wal implements AutoCloseable {
   static final int HEADER = 24;
@@ -55,10 +71,18 @@ final class Wal implements AutoCloseable {
   private final Consumer<List<Durable>> onDurable;
   private final TreeMap<Long, Path> segments = new TreeMap<>();
   private FileChannel current;
+  /** The first offset of the segment being written (its name), or -1 before the first. */
+  private long currentFirst = -1;
   private long currentSize;
   /** The segment's length including the zeroed space after its last record. */
   private long allocatedEnd;
   static final long PREALLOCATE = 1 << 20;
+  /** The mark file (see {@link WalMark}); written by the appender that flushes. */
+  private WalMark mark;
+  /** No offset at or above it is acknowledged: raised in the mark, durably, ahead of the appends. */
+  private long reserved;
+  /** The mark's floor: a repair's new start. */
+  private long floorMark;
 
   // guarded by lock
   private long next;
@@ -92,34 +116,36 @@ final class Wal implements AutoCloseable {
   }
 
   /**
-   * Opens (creating) the log in {@code dir}, replaying its records to {@code replay} in order.
+   * Opens (creating) the log in {@code dir}, replaying its records to {@code replay} in order. A torn
+   * tail is cut off (see the class comment); damage changes nothing and fails.
    *
    * @param floor the least next offset (offsets below it were handed out before: by a log whose
    *     segments were evicted, or reserved by a restore)
+   * @throws FloeException XX001 if the log is damaged, naming the file and byte
    */
   static Wal open(Path dir, long segmentBytes, long floor, Consumer<Record> replay, Consumer<List<Durable>> onDurable) {
     try {
       Files.createDirectories(dir);
-      Wal wal = new Wal(dir, segmentBytes, floor, onDurable);
-      List<Path> files = new ArrayList<>();
-      try (var list = Files.list(dir)) {
-        list.filter(p -> p.getFileName().toString().endsWith(".wal")).forEach(files::add);
+      WalMark.State mark = WalMark.read(dir).orElse(null);
+      Scan scan = scan(dir, floor, mark, replay);
+      if (scan.damage() != null) {
+        throw scan.damage().error();
       }
-      for (Path p : files) {
-        String name = p.getFileName().toString();
-        try {
-          wal.segments.put(Long.parseLong(name.substring(0, name.length() - 4)), p);
-        } catch (NumberFormatException e) {
-          throw corrupt(p, 0, "not a log segment name");
+      long repaired = mark == null ? 0 : mark.floor();
+      Wal wal = new Wal(dir, segmentBytes, Math.max(Math.max(floor, scan.end()), repaired), onDurable);
+      wal.segments.putAll(scan.segments());
+      wal.floorMark = repaired;
+      wal.reserved = Math.max(mark == null ? 0 : mark.reserved(), wal.next + WalMark.BLOCK);
+      try {
+        if (!scan.segments().isEmpty()) {
+          wal.reopen(scan.segments().lastKey(), scan.segments().lastEntry().getValue(), scan.whole());
         }
-      }
-      long expected = -1;
-      for (Map.Entry<Long, Path> e : wal.segments.entrySet()) {
-        boolean last = e.getKey().equals(wal.segments.lastKey());
-        expected = wal.replaySegment(e.getValue(), e.getKey(), expected, last, floor, replay);
-      }
-      if (expected >= 0) {
-        wal.next = Math.max(wal.next, expected);
+        wal.mark = WalMark.create(dir, new WalMark.State(wal.reserved, repaired, wal.currentFirst, wal.currentSize));
+      } catch (IOException e) {
+        if (wal.current != null) {
+          wal.current.close();
+        }
+        throw e;
       }
       return wal;
     } catch (IOException e) {
@@ -127,71 +153,140 @@ final class Wal implements AutoCloseable {
     }
   }
 
-  private static FloeException corrupt(Path file, long position, String what) {
-    return new FloeException(SqlState.DATA_CORRUPTED, "log segment " + file + " is damaged at byte " + position
-        + ": " + what, null, "The rows from there on were acknowledged; restore the segment from a backup, "
-        + "or move it aside to give them up.", 0, null);
+  /**
+   * Goes on writing the last segment after its last whole record: what lies beyond is the torn tail
+   * (the write under way when the process stopped, never acknowledged, or the zeroed space ahead of
+   * it), and goes. The records replayed are acknowledged from now on, so they are forced first.
+   */
+  private void reopen(long first, Path file, long whole) throws IOException {
+    current = FileChannel.open(file, StandardOpenOption.WRITE);
+    if (current.size() > whole) {
+      current.truncate(whole);
+    }
+    current.force(true);
+    currentFirst = first;
+    currentSize = whole;
+    allocatedEnd = whole;
   }
 
   /**
-   * Replays one segment; returns the offset after its last record. Offsets continue from record to
-   * record, except that they may jump forward to at most {@code floor}: offsets the table holds that
-   * never went through the log (an ingest).
+   * What reading a log found: its segments, the offset after its last record, the bytes of whole
+   * records in its last segment, and the first damage (null if none).
    */
-  private long replaySegment(Path file, long named, long expected, boolean last, long floor, Consumer<Record> replay)
-      throws IOException {
-    ByteBuffer all = ByteBuffer.wrap(Files.readAllBytes(file)).order(ByteOrder.LITTLE_ENDIAN);
-    long end = expected < 0 ? named : expected;
-    if (expected >= 0 && named != expected && !(named > expected && named <= floor)) {
-      throw corrupt(file, 0, "it starts at offset " + named + " but the previous segment ends at " + expected);
+  record Scan(TreeMap<Long, Path> segments, long end, long whole, Frames.Damage damage) {}
+
+  /**
+   * Reads the log in {@code dir} without changing it, handing each record before the first damage to
+   * {@code replay}. {@code mark} (null: none) says what was acknowledged, up to which offset the
+   * records may jump (with {@code floor}), and below which offset every record lies.
+   */
+  static Scan scan(Path dir, long floor, WalMark.State mark, Consumer<Record> replay) throws IOException {
+    TreeMap<Long, Path> segments = segments(dir);
+    long jumpTo = Math.max(floor, mark == null ? 0 : mark.floor());
+    long expected = -1;
+    long whole = 0;
+    for (Map.Entry<Long, Path> e : segments.entrySet()) {
+      Long following = segments.higherKey(e.getKey());
+      Scan s = scanSegment(e.getValue(), e.getKey(), expected, following, jumpTo, mark, replay);
+      if (s.damage() != null) {
+        return new Scan(segments, s.end(), s.whole(), s.damage());
+      }
+      expected = s.end();
+      whole = s.whole();
     }
-    int pos = 0;
-    CRC32C crc = new CRC32C();
-    while (pos < all.limit()) {
-      String bad = null;
-      int length = 0;
-      if (all.limit() - pos < HEADER) {
-        bad = "incomplete record header";
-      } else {
-        length = all.getInt(pos);
-        if (length < 0 || length > MAX_PAYLOAD || length > all.limit() - pos - HEADER) {
-          bad = "incomplete record";
-        } else {
-          crc.reset();
-          crc.update(all.array(), pos + 8, HEADER - 8 + length);
-          if ((int) crc.getValue() != all.getInt(pos + 4)) {
-            bad = "checksum mismatch";
+    long end = expected >= 0 ? expected : floor;
+    if (mark != null && mark.position() > 0 && (segments.isEmpty() || mark.segment() > segments.lastKey())) {
+      return new Scan(segments, end, whole, new Frames.Damage(dir.resolve(name(mark.segment())), 0, end,
+          "the segment is missing, but the log recorded its records up to byte " + mark.position()
+              + " as acknowledged"));
+    }
+    return new Scan(segments, end, whole, null);
+  }
+
+  /** The segment files in {@code dir}, by their first offset. */
+  static TreeMap<Long, Path> segments(Path dir) throws IOException {
+    TreeMap<Long, Path> segments = new TreeMap<>();
+    if (!Files.isDirectory(dir)) {
+      return segments;
+    }
+    try (var list = Files.list(dir)) {
+      for (Path p : list.toList()) {
+        String name = p.getFileName().toString();
+        if (name.endsWith(".wal")) {
+          try {
+            segments.put(Long.parseLong(name.substring(0, name.length() - 4)), p);
+          } catch (NumberFormatException e) {
+            throw new Frames.Damage(p, 0, 0, "not a log segment name").error();
           }
         }
       }
-      if (bad != null) {
-        if (!last) {
-          throw corrupt(file, pos, bad);
-        }
-        // the record being written when the process stopped: never acknowledged
-        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE)) {
-          ch.truncate(pos);
-          ch.force(true);
-        }
-        break;
-      }
-      long first = all.getLong(pos + 8);
-      int count = all.getInt(pos + 16);
-      int schemaId = all.getInt(pos + 20);
-      if (first != end && !(first > end && first <= floor) || count <= 0) {
-        throw corrupt(file, pos, "record of offsets " + first + "+" + count + " where offset " + end + " was next");
-      }
-      ByteBuffer payload = all.slice(pos + HEADER, length).order(ByteOrder.LITTLE_ENDIAN);
-      replay.accept(new Record(first, count, schemaId, payload));
-      end = first + count;
-      pos += HEADER + length;
     }
-    if (last) {
-      current = FileChannel.open(file, StandardOpenOption.WRITE);
-      currentSize = current.size();
-      allocatedEnd = currentSize;
+    return segments;
+  }
+
+  /** The file name of the segment whose first record has offset {@code first}. */
+  static String name(long first) {
+    return String.format("%020d.wal", first);
+  }
+
+  /**
+   * Reads one segment; its {@link Scan#end} is the offset after its last record. Offsets continue from
+   * record to record and on into the {@code following} segment (null: this is the last), except that
+   * they may jump forward to at most {@code jumpTo}: offsets the table holds that never went through
+   * the log (an ingest), or a repair's new start. A record that fails its checks ends the log only in
+   * the last segment, only at or past what the mark recorded as acknowledged, and only if no whole
+   * record follows it: a torn tail. Anything else is damage.
+   */
+  private static Scan scanSegment(Path file, long named, long expected, Long following, long jumpTo,
+      WalMark.State mark, Consumer<Record> replay) throws IOException {
+    boolean last = following == null;
+    ByteBuffer all = ByteBuffer.wrap(Files.readAllBytes(file)).order(ByteOrder.LITTLE_ENDIAN);
+    long end = expected < 0 ? named : expected; // (the segment before checked that this one's name follows it)
+    // bytes of this segment the writer recorded as acknowledged (all of it if it recorded a later one)
+    long acked = mark == null || mark.segment() < named ? 0 : mark.segment() > named ? Long.MAX_VALUE : mark.position();
+    int pos = 0;
+    CRC32C crc = new CRC32C();
+    while (pos < all.limit()) {
+      String bad = Frames.problem(all, pos, crc);
+      if (bad == null) {
+        long first = all.getLong(pos + 8);
+        int count = all.getInt(pos + 16);
+        if (first != end && !(first > end && first <= jumpTo) || count <= 0) {
+          return damaged(file, pos, end, "record of offsets " + first + "+" + count + " where offset " + end
+              + " was next");
+        }
+        replay.accept(new Record(first, count, all.getInt(pos + 20),
+            all.slice(pos + HEADER, all.getInt(pos)).order(ByteOrder.LITTLE_ENDIAN)));
+        end = first + count;
+        pos += Frames.size(all, pos);
+        continue;
+      }
+      if (!last) {
+        return damaged(file, pos, end, bad);
+      }
+      if (pos < acked) {
+        return damaged(file, pos, end, bad + " in a record the log had acknowledged ("
+            + (acked == Long.MAX_VALUE ? "it went on in a later segment" : "up to byte " + acked) + ")");
+      }
+      int later = Frames.nextWhole(all, pos + 1, end, mark == null ? Long.MAX_VALUE : mark.reserved());
+      if (later >= 0) {
+        return damaged(file, pos, end, bad + ", and a whole record follows at byte " + later);
+      }
+      break; // the torn tail
     }
-    return end;
+    if (pos < acked && acked != Long.MAX_VALUE) {
+      return damaged(file, pos, end, "its records end at byte " + pos + ", but the log had acknowledged records up to "
+          + "byte " + acked);
+    }
+    if (!last && following != end && !(following > end && following <= jumpTo)) {
+      return damaged(file, pos, end, "its records end at offset " + end + ", but the next segment starts at offset "
+          + following);
+    }
+    return new Scan(null, end, pos, null);
+  }
+
+  private static Scan damaged(Path file, long position, long offset, String problem) {
+    return new Scan(null, offset, position, new Frames.Damage(file, position, offset, problem));
   }
 
   /**
@@ -336,6 +431,13 @@ final class Wal implements AutoCloseable {
     if (current == null || currentSize >= segmentBytes) {
       roll(batch.get(0).first());
     }
+    Queued last = batch.get(batch.size() - 1);
+    long end = last.first() + last.count();
+    if (end > reserved - WalMark.BLOCK / 2) {
+      // before any of these offsets is acknowledged, and far ahead, so that it seldom costs an fsync
+      reserved = end + WalMark.BLOCK;
+      mark.reserve(reserved, floorMark);
+    }
     ByteBuffer[] buffers = new ByteBuffer[batch.size()];
     long total = 0;
     for (int i = 0; i < buffers.length; i++) {
@@ -352,6 +454,7 @@ final class Wal implements AutoCloseable {
     }
     current.force(false);
     currentSize += total;
+    mark.sound(currentFirst, currentSize); // before the appenders learn their records are durable
   }
 
   /**
@@ -377,13 +480,14 @@ final class Wal implements AutoCloseable {
       current.truncate(currentSize);
       current.force(true);
     }
-    Path file = dir.resolve(String.format("%020d.wal", first));
+    Path file = dir.resolve(name(first));
     FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
     syncDirectory(dir);
     if (current != null) {
       current.close();
     }
     current = ch;
+    currentFirst = first;
     currentSize = ch.size();
     allocatedEnd = currentSize;
     synchronized (segments) {
@@ -484,14 +588,25 @@ final class Wal implements AutoCloseable {
         LockSupport.unpark(t); // they find the log closed
       }
       waiters.clear();
-      if (current != null) {
-        current.truncate(currentSize);
-        current.close();
+      if (mark.isOpen()) {
+        closeFiles();
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Cuts the zeroed space off the segment and records its end as acknowledged: a clean end. */
+  private void closeFiles() {
+    try (WalMark m = mark; FileChannel c = current) {
+      if (c != null) {
+        c.truncate(currentSize);
+        // from here on, a bad record anywhere in the segment is damage, not a torn tail
+        m.sound(currentFirst, currentSize);
+        m.force();
       }
     } catch (IOException ignored) {
       // everything acknowledged was forced already
-    } finally {
-      lock.unlock();
     }
   }
 }

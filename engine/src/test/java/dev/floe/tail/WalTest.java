@@ -8,6 +8,7 @@ import dev.floe.SqlState;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,11 +22,12 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.zip.CRC32C;
 import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The write-ahead log alone: records, recovery of a torn or damaged end, segments, group commit. */
+/** The write-ahead log alone: records, recovery of a torn end, segments, group commit (damage: WalDamageTest). */
 class WalTest {
   @TempDir
   Path dir;
@@ -99,6 +101,7 @@ class WalTest {
     }
   }
 
+  /** A record cut short as it was written (never acknowledged) ends the log; the file is cut back to it. */
   @Test
   void aTornLastRecordIsDroppedAndTheLogContinuesAfterTheRecordBefore() throws IOException {
     try (Wal wal = open(1 << 20)) {
@@ -107,24 +110,29 @@ class WalTest {
     }
     Path segment = onlySegment();
     long size = Files.size(segment);
-    for (long cut = size - 1; cut > size - 12 - Wal.HEADER; cut -= 5) {
+    byte[] payload = new byte[12];
+    java.util.Arrays.fill(payload, (byte) 7);
+    byte[] inFlight = frame(6, 4, 0, payload);
+    for (int cut = 0; cut < inFlight.length; cut += 3) {
+      // the write under way when the process stopped: a part of the record, then the zeroed space
       try (FileChannel ch = FileChannel.open(segment, StandardOpenOption.WRITE)) {
-        ch.truncate(cut);
+        ch.write(ByteBuffer.wrap(inFlight, 0, cut), size);
+        ch.write(ByteBuffer.allocate(64), size + cut);
       }
       try (Wal wal = open(1 << 20)) {
-        assertThat(replayed).extracting(Wal.Record::first).containsExactly(0L);
-        assertThat(wal.nextOffset()).isEqualTo(2);
+        assertThat(replayed).extracting(Wal.Record::first).containsExactly(0L, 2L);
+        assertThat(wal.nextOffset()).isEqualTo(6);
       }
-      assertThat(Files.size(segment)).isEqualTo(Wal.HEADER + 6); // cut back to the last whole record
-      try (Wal wal = open(1 << 20)) {
-        append(wal, 4); // the same record again, as the writer would have retried it
-      }
-      size = Files.size(segment);
+      assertThat(Files.size(segment)).isEqualTo(size); // cut back to the last whole record
     }
   }
 
+  /**
+   * A bad record the log acknowledged is damage wherever it is, in the last segment too: opening fails
+   * with XX001 naming the file and byte, and changes nothing.
+   */
   @Test
-  void aDamagedLastRecordIsDroppedButDamageBeforeTheLastSegmentIsAnError() throws IOException {
+  void aDamagedAcknowledgedRecordIsAnErrorAndChangesNothing() throws IOException {
     try (Wal wal = open(64)) { // every record starts a new segment
       append(wal, 20);
       append(wal, 20);
@@ -133,13 +141,16 @@ class WalTest {
     List<Path> segments = segments();
     assertThat(segments).hasSize(3);
     flipByte(segments.get(2), Wal.HEADER + 5);
-    try (Wal wal = open(64)) {
-      assertThat(replayed).extracting(Wal.Record::first).containsExactly(0L, 20L);
-      assertThat(wal.nextOffset()).isEqualTo(40);
-    }
+    byte[] damaged = Files.readAllBytes(segments.get(2));
+    assertThatThrownBy(() -> open(64)).isInstanceOf(FloeException.class)
+        .hasFieldOrPropertyWithValue("sqlState", SqlState.DATA_CORRUPTED)
+        .hasMessageContaining(segments.get(2) + " is damaged at byte 0: checksum mismatch");
+    assertThat(Files.readAllBytes(segments.get(2))).isEqualTo(damaged);
+    flipByte(segments.get(2), Wal.HEADER + 5);
     flipByte(segments.get(0), Wal.HEADER + 5);
     assertThatThrownBy(() -> open(64)).isInstanceOf(FloeException.class)
-        .hasFieldOrPropertyWithValue("sqlState", SqlState.DATA_CORRUPTED).hasMessageContaining("byte 0");
+        .hasFieldOrPropertyWithValue("sqlState", SqlState.DATA_CORRUPTED)
+        .hasMessageContaining(segments.get(0) + " is damaged at byte 0");
   }
 
   /** After an ingest the log's offsets jump past the rows the table took directly; only so far. */
@@ -219,8 +230,18 @@ class WalTest {
 
   private List<Path> segments() throws IOException {
     try (var list = Files.list(dir)) {
-      return list.sorted().toList();
+      return list.filter(p -> p.toString().endsWith(".wal")).sorted().toList();
     }
+  }
+
+  /** A record's bytes, as the log writes them. */
+  static byte[] frame(long first, int count, int schemaId, byte[] payload) {
+    ByteBuffer b = ByteBuffer.allocate(Wal.HEADER + payload.length).order(ByteOrder.LITTLE_ENDIAN);
+    b.putInt(payload.length).putInt(0).putLong(first).putInt(count).putInt(schemaId).put(payload);
+    CRC32C crc = new CRC32C();
+    crc.update(b.array(), 8, Wal.HEADER - 8 + payload.length);
+    b.putInt(4, (int) crc.getValue());
+    return b.array();
   }
 
   private static void flipByte(Path file, long at) throws IOException {
