@@ -94,6 +94,16 @@ public final class Database implements AutoCloseable {
   }
 
   /**
+   * Reads every file of every table again and compares it with the checksum recorded when Floe wrote it
+   * (data and delete files, manifests, manifest lists, metadata files of every snapshot kept). Queries
+   * check each file the first time this process reads it; this checks them all, again, now.
+   */
+  public java.util.List<Verification> verify() {
+    checkOpen();
+    return engine.verify();
+  }
+
+  /**
    * A new session for SQL from a network client (a server's connection): it reaches this database's
    * tables and never the host: no DuckDB table function but pure ones, no file, no setting
    * (docs/security.md). Needs a database opened {@link FloeConfig.Builder#fenced fenced}.

@@ -18,7 +18,8 @@ import picocli.CommandLine.Spec;
 @Command(name = "floe", mixinStandardHelpOptions = true, versionProvider = Version.class,
     description = "Floe: a database whose tables are Apache Iceberg tables.",
     synopsisSubcommandLabel = "COMMAND",
-    subcommands = {ServeCommand.class, UserCommand.class, SqlCommand.class, TailCommand.class, DemoCommand.class,
+    subcommands = {ServeCommand.class, UserCommand.class, SqlCommand.class, TailCommand.class, VerifyCommand.class,
+        DemoCommand.class,
         HelpCommand.class},
     footer = {"", "Run 'floe help COMMAND' for the options of a command."})
 public final class Main implements Callable<Integer> {

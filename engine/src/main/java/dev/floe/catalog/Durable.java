@@ -26,6 +26,9 @@ import java.util.concurrent.Future;
  * directories the files were created in and waits for every fsync in {@link #now()}. Nothing names a
  * file before {@code now()} has returned for it, so a crash can lose only files that no committed
  * metadata references.
+ *
+ * <p>The fsync task also takes each table file's CRC-32C while the file is still in the page cache
+ * ({@link FileDigests}): {@code now()} returns them, and the commit records them with its catalog swap.
  */
 public final class Durable {
   private static final ThreadLocal<Batch> PENDING = ThreadLocal.withInitial(Batch::new);
@@ -37,7 +40,7 @@ public final class Durable {
 
   /** One thread's files in flight: their running fsyncs, and the directories still to sync. */
   private static final class Batch {
-    final List<Future<?>> running = new ArrayList<>();
+    final List<Future<FileDigests.Digest>> running = new ArrayList<>();
     final Set<Path> directories = new LinkedHashSet<>();
   }
 
@@ -50,7 +53,11 @@ public final class Durable {
   public static void later(Path file) {
     Path p = file.toAbsolutePath();
     Batch batch = PENDING.get();
-    batch.running.add(FSYNC.submit(() -> sync(p)));
+    batch.running.add(FSYNC.submit(() -> {
+      FileDigests.Digest digest = FileDigests.recorded(p) ? FileDigests.compute(p) : null;
+      sync(p);
+      return digest;
+    }));
     if (p.getParent() != null) {
       batch.directories.add(p.getParent());
     }
@@ -95,20 +102,26 @@ public final class Durable {
   /**
    * Returns when every file this thread registered, and each of their directories, is on disk. A
    * registered file that is gone (an abandoned write, deleted since) is skipped.
+   *
+   * @return the CRC-32C of each table file among them, for the commit to record
    */
-  public static void now() {
+  public static List<FileDigests.Digest> now() {
     Batch batch = PENDING.get();
     if (batch.running.isEmpty() && batch.directories.isEmpty()) {
-      return;
+      return List.of();
     }
-    List<Future<?>> waiting = new ArrayList<>(batch.running);
+    List<Future<FileDigests.Digest>> waiting = new ArrayList<>(batch.running);
     List<Path> directories = new ArrayList<>(batch.directories);
     forget();
     // The last directory is synced on this thread while the others run in the pool.
     for (int k = 0; k < directories.size() - 1; k++) {
       Path dir = directories.get(k);
-      waiting.add(FSYNC.submit(() -> sync(dir)));
+      waiting.add(FSYNC.submit(() -> {
+        sync(dir);
+        return null;
+      }));
     }
+    List<FileDigests.Digest> digests = new ArrayList<>();
     RuntimeException failure = null;
     if (!directories.isEmpty()) {
       try {
@@ -117,9 +130,12 @@ public final class Durable {
         failure = e;
       }
     }
-    for (Future<?> f : waiting) {
+    for (Future<FileDigests.Digest> f : waiting) {
       try {
-        f.get();
+        FileDigests.Digest d = f.get();
+        if (d != null) {
+          digests.add(d);
+        }
       } catch (ExecutionException e) {
         if (failure == null) {
           failure = e.getCause() instanceof RuntimeException r ? r : new UncheckedIOException(
@@ -133,6 +149,7 @@ public final class Durable {
     if (failure != null) {
       throw failure;
     }
+    return digests;
   }
 
   private static void sync(Path p) {

@@ -58,6 +58,7 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
   private final FileIO io;
   private final Connection conn;
   private final boolean readOnly;
+  private final FileDigests fileDigests = new FileDigests(this);
 
   private SqliteCatalog(String name, String warehouse, FileIO io, Connection conn, boolean readOnly) {
     this.name = name;
@@ -112,6 +113,10 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
         }
         if (!tables.contains("iceberg_namespace_properties")) {
           st.execute(CREATE_NAMESPACE_PROPERTIES);
+        }
+        if (!tables.contains("floe_file_digests")) {
+          st.execute("CREATE TABLE floe_file_digests (location VARCHAR(1000) NOT NULL PRIMARY KEY, length INTEGER NOT "
+              + "NULL, crc32c INTEGER NOT NULL)");
         }
         if (!tables.contains("floe_sequences")) {
           st.execute("CREATE TABLE floe_sequences (catalog_name VARCHAR(255) NOT NULL, sequence_name VARCHAR(767) "
@@ -218,9 +223,46 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
    * @throws AlreadyExistsException when creating a table that already exists
    */
   boolean swap(TableIdentifier id, String expected, String newLocation) {
+    return swap(id, expected, newLocation, List.of());
+  }
+
+  /**
+   * {@link #swap(TableIdentifier, String, String)}, recording in the same SQLite transaction the digests
+   * of the files the new metadata names ({@link FileDigests}).
+   */
+  boolean swap(TableIdentifier id, String expected, String newLocation, List<FileDigests.Digest> digests) {
     checkWritable();
     CommitGate.pass();
     synchronized (this) {
+      if (!digests.isEmpty()) {
+        try {
+          boolean autoCommit = conn.getAutoCommit();
+          conn.setAutoCommit(false);
+          try {
+            boolean swapped = swapLocked(id, expected, newLocation);
+            if (!swapped) {
+              conn.rollback();
+              return false;
+            }
+            record(digests);
+            conn.commit();
+            return true;
+          } catch (SQLException | RuntimeException e) {
+            conn.rollback();
+            throw e;
+          } finally {
+            conn.setAutoCommit(autoCommit);
+          }
+        } catch (SQLException e) {
+          throw new CatalogException("Cannot commit " + id + " to the catalog: " + e.getMessage(), e);
+        }
+      }
+      return swapLocked(id, expected, newLocation);
+    }
+  }
+
+  private boolean swapLocked(TableIdentifier id, String expected, String newLocation) {
+    {
       try {
         if (expected == null) {
           String sql = "INSERT INTO iceberg_tables (catalog_name, table_namespace, table_name, metadata_location,"
@@ -264,7 +306,7 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
    *
    * @return false if any table moved since its expected file was read (another committer won)
    */
-  public boolean swapAll(List<SqliteTableOperations.Prepared> swaps) {
+  public boolean swapAll(List<SqliteTableOperations.Prepared> swaps, List<FileDigests.Digest> digests) {
     checkWritable();
     CommitGate.pass();
     synchronized (this) {
@@ -292,6 +334,7 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
               }
             }
           }
+          record(digests);
           conn.commit();
           return true;
         } catch (SQLException | RuntimeException e) {
@@ -302,6 +345,90 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
         }
       } catch (SQLException e) {
         throw new CatalogException("Cannot commit " + swaps.size() + " tables to the catalog: " + e.getMessage(), e);
+      }
+    }
+  }
+
+  /** The checksums of the files Floe wrote, recorded with the commits. */
+  public FileDigests fileDigests() {
+    return fileDigests;
+  }
+
+  /** Writes file digests, in the caller's transaction. */
+  private void record(List<FileDigests.Digest> digests) throws SQLException {
+    if (digests.isEmpty()) {
+      return;
+    }
+    try (PreparedStatement ps = conn.prepareStatement(
+        "INSERT OR REPLACE INTO floe_file_digests (location, length, crc32c) VALUES (?, ?, ?)")) {
+      for (FileDigests.Digest d : digests) {
+        ps.setString(1, d.location());
+        ps.setLong(2, d.length());
+        ps.setInt(3, d.crc32c());
+        ps.addBatch();
+      }
+      ps.executeBatch();
+    }
+  }
+
+  /** The recorded digests of those of {@code locations} (local paths) that have one. */
+  Map<String, FileDigests.Digest> digests(java.util.Collection<String> locations) {
+    Map<String, FileDigests.Digest> out = new java.util.HashMap<>();
+    List<String> all = new ArrayList<>(locations);
+    synchronized (this) {
+      for (int from = 0; from < all.size(); from += 500) {
+        List<String> chunk = all.subList(from, Math.min(all.size(), from + 500));
+        String sql = "SELECT location, length, crc32c FROM floe_file_digests WHERE location IN ("
+            + String.join(",", java.util.Collections.nCopies(chunk.size(), "?")) + ")";
+        try (PreparedStatement ps = conn.prepareStatement(sql)) {
+          for (int k = 0; k < chunk.size(); k++) {
+            ps.setString(k + 1, chunk.get(k));
+          }
+          try (ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+              out.put(rs.getString(1), new FileDigests.Digest(rs.getString(1), rs.getLong(2), rs.getInt(3)));
+            }
+          }
+        } catch (SQLException e) {
+          if (e.getMessage() != null && e.getMessage().contains("no such table")) {
+            return out; // a warehouse no writer has opened since digests were introduced
+          }
+          throw new CatalogException("Cannot read file digests: " + e.getMessage(), e);
+        }
+      }
+    }
+    return out;
+  }
+
+  /** Forgets the digests of every file under a directory (a purged table's). */
+  private void forgetDigestsUnder(String directory) {
+    synchronized (this) {
+      try (PreparedStatement ps = conn.prepareStatement(
+          "DELETE FROM floe_file_digests WHERE substr(location, 1, ?) = ?")) {
+        String prefix = directory.endsWith("/") ? directory : directory + "/";
+        ps.setInt(1, prefix.length());
+        ps.setString(2, prefix);
+        ps.executeUpdate();
+      } catch (SQLException e) {
+        throw new CatalogException("Cannot forget file digests: " + e.getMessage(), e);
+      }
+    }
+  }
+
+  /** Forgets the digests of deleted files. */
+  void forgetDigests(java.util.Collection<String> locations) {
+    if (readOnly || locations.isEmpty()) {
+      return;
+    }
+    synchronized (this) {
+      try (PreparedStatement ps = conn.prepareStatement("DELETE FROM floe_file_digests WHERE location = ?")) {
+        for (String l : locations) {
+          ps.setString(1, l);
+          ps.addBatch();
+        }
+        ps.executeBatch();
+      } catch (SQLException e) {
+        throw new CatalogException("Cannot forget file digests: " + e.getMessage(), e);
       }
     }
   }
@@ -496,6 +623,7 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
     if (last != null) {
       CatalogUtil.dropTableData(io, last);
       deleteLeftovers(Path.of(stripScheme(last.location())));
+      forgetDigestsUnder(Path.of(stripScheme(last.location())).toAbsolutePath().normalize().toString());
     }
     return true;
   }

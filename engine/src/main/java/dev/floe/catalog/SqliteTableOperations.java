@@ -60,6 +60,7 @@ public final class SqliteTableOperations implements TableOperations {
     }
     TableMetadata cur = current;
     if (cur == null || !location.equals(cur.metadataFileLocation())) {
+      catalog.fileDigests().verify(java.util.List.of(location));
       current = TableMetadataParser.read(io, location);
     }
     loaded = true;
@@ -79,8 +80,7 @@ public final class SqliteTableOperations implements TableOperations {
     boolean swapped;
     try {
       // Every file the new metadata names, and the metadata file itself, is on disk before the swap.
-      Durable.now();
-      swapped = catalog.swap(id, prepared.expected(), prepared.location());
+      swapped = catalog.swap(id, prepared.expected(), prepared.location(), Durable.now());
     } catch (RuntimeException e) {
       prepared.abandon();
       throw e;

@@ -20,6 +20,11 @@ import org.apache.iceberg.catalog.Namespace;
 public final class Warehouse implements AutoCloseable {
   public static final String DEFAULT_NAMESPACE = "public";
 
+  /** The checksums of the table files Floe wrote (see {@link FileDigests}). */
+  public FileDigests digests() {
+    return digests;
+  }
+
   /** Where tables may be located (see {@link Locations}). */
   public Locations locations() {
     return locations;
@@ -30,10 +35,12 @@ public final class Warehouse implements AutoCloseable {
   private final FileChannel lockChannel;
   private final FileLock lock;
   private final Locations locations;
+  private final FileDigests digests;
 
   private Warehouse(Path root, SqliteCatalog catalog, FileChannel lockChannel, FileLock lock, Locations locations) {
     this.root = root;
     this.locations = locations;
+    this.digests = catalog.fileDigests();
     this.catalog = catalog;
     this.lockChannel = lockChannel;
     this.lock = lock;

@@ -42,7 +42,7 @@ public final class Engine implements AutoCloseable {
   private final DuckDBConnection root;
   private final BufferAllocator allocator;
   private final Tables tables;
-  private final ScanPlanner planner = new ScanPlanner();
+  private final ScanPlanner planner;
   private final ScanFiles files;
   private final Path scratch;
   private PgCatalog pgCatalog;
@@ -54,8 +54,9 @@ public final class Engine implements AutoCloseable {
     this.warehouse = warehouse;
     this.root = root;
     this.scratch = scratch;
+    this.planner = new ScanPlanner(warehouse.digests()::verify);
     this.files = new ScanFiles(new FileFooters(), new DeletionVectors((DuckDBConnection) root.duplicate(),
-        scratch.resolve("vectors")));
+        scratch.resolve("vectors")), warehouse.digests());
     this.allocator = new RootAllocator();
     this.tables = new Tables(warehouse.catalog(), warehouse.locations());
     this.sequences = new Sequences(warehouse.catalog());
@@ -479,6 +480,11 @@ public final class Engine implements AutoCloseable {
       }
     }
     return bounds.result();
+  }
+
+  /** Reads every file of every table again and checks it ({@link dev.floe.Verification}). */
+  public List<dev.floe.Verification> verify() {
+    return Verifier.verifyAll(this);
   }
 
   /** The table named {@code parts} as a {@link TableInfo}. */

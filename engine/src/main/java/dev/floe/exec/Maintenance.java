@@ -140,6 +140,7 @@ final class Maintenance {
         throw new UncheckedIOException(e);
       }
     }
+    engine.files().digests().forget(deleted);
     return deleted;
   }
 
@@ -190,7 +191,7 @@ final class Maintenance {
   }
 
   /** Every file the table's metadata names: metadata files, manifest lists, manifests, data and delete files. */
-  private static Set<String> referenced(Table table, boolean olderMetadata) {
+  static Set<String> referenced(Table table, boolean olderMetadata) {
     Set<String> locations = new HashSet<>(ReachableFileUtil.metadataFileLocations(table, olderMetadata));
     locations.add(((org.apache.iceberg.HasTableOperations) table).operations().current().metadataFileLocation());
     locations.addAll(ReachableFileUtil.statisticsFilesLocations(table));

@@ -64,6 +64,8 @@ final class Transaction {
   private boolean ended;
   /** A statement failed: only ROLLBACK (or ROLLBACK TO SAVEPOINT) may follow. */
   private boolean failed;
+  /** The digests of the files the statements wrote, recorded when COMMIT moves the pointers. */
+  private final List<dev.floe.catalog.FileDigests.Digest> digests = new ArrayList<>();
 
   /** A table this block wrote: its state at the block's snapshot, and its private current state. */
   private static final class Written {
@@ -214,7 +216,7 @@ final class Transaction {
       return Optional.empty();
     }
     TableOperations real = ((HasTableOperations) live.get()).operations();
-    w = new Written(id, base.get(), new TxnOps(real, base.get()), live.get().name());
+    w = new Written(id, base.get(), new TxnOps(real, base.get(), digests), live.get().name());
     written.put(id, w);
     return Optional.of(w.table);
   }
@@ -469,8 +471,8 @@ final class Transaction {
       if (prepared.isEmpty()) {
         return;
       }
-      Durable.now();
-      if (!tables.catalog().swapAll(prepared)) {
+      digests.addAll(Durable.now());
+      if (!tables.catalog().swapAll(prepared, digests)) {
         throw serializationFailure("another process committed to a table of the transaction first");
       }
     } catch (RuntimeException e) {
@@ -604,10 +606,12 @@ final class Transaction {
     private TableMetadata current;
     /** The statements' commits so far. */
     int commits;
+    private final List<dev.floe.catalog.FileDigests.Digest> digests;
 
-    TxnOps(TableOperations real, TableMetadata base) {
+    TxnOps(TableOperations real, TableMetadata base, List<dev.floe.catalog.FileDigests.Digest> digests) {
       this.real = real;
       this.current = base;
+      this.digests = digests;
     }
 
     void reset(TableMetadata metadata) {
@@ -629,7 +633,7 @@ final class Transaction {
       if (base != current) {
         throw new CommitFailedException("Cannot commit: the transaction's state changed since the change was planned");
       }
-      Durable.now(); // the statement's files are on disk before the block may commit them
+      digests.addAll(Durable.now()); // the statement's files are on disk before the block may commit them
       current = metadata;
       commits++;
     }

@@ -90,6 +90,7 @@ public final class PointReader {
     if (!(plan.table().io() instanceof dev.floe.catalog.LocalFileIO) || !keyable(key.kind())) {
       return Optional.empty();
     }
+    files.verify(plan); // a damaged file is XX001 naming it, never rows read from it
     org.apache.iceberg.io.FileIO io = plan.table().io();
     List<Plan> plans = new ArrayList<>();
     List<PositionDeleteIndex> deletes = new ArrayList<>();

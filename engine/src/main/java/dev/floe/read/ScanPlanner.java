@@ -56,6 +56,17 @@ public final class ScanPlanner {
   private int cachedTasks;
   /** The live files of each manifest read, by manifest location (a manifest never changes). */
   private final Map<String, List<ContentFile<?>>> manifests = new LinkedHashMap<>(16, 0.75f, true);
+  /** Checks that metadata files are as written before they are decoded (a no-op without digests). */
+  private final java.util.function.Consumer<java.util.Collection<String>> verify;
+
+  public ScanPlanner() {
+    this(locations -> { });
+  }
+
+  /** @param verify checks, once per file, that manifests and manifest lists are as written */
+  public ScanPlanner(java.util.function.Consumer<java.util.Collection<String>> verify) {
+    this.verify = verify;
+  }
   private int cachedManifestFiles;
 
   /** The tasks of {@code snapshot} whose files may hold rows matching {@code filter}. */
@@ -247,6 +258,9 @@ public final class ScanPlanner {
   private Planned planFiles(Table table, Snapshot snapshot) {
     try {
       Map<Integer, PartitionSpec> specs = table.specs();
+      if (snapshot.manifestListLocation() != null) {
+        verify.accept(List.of(snapshot.manifestListLocation()));
+      }
       List<DeleteFile> deletes = new ArrayList<>();
       for (ManifestFile m : snapshot.deleteManifests(table.io())) {
         for (ContentFile<?> f : manifestFiles(table, m, specs)) {
@@ -281,6 +295,7 @@ public final class ScanPlanner {
         return cached;
       }
     }
+    verify.accept(List.of(manifest.path()));
     List<ContentFile<?>> files = new ArrayList<>();
     try (CloseableIterable<? extends ContentFile<?>> reader = manifest.content() == ManifestContent.DATA
         ? ManifestFiles.read(manifest, table.io(), specs)

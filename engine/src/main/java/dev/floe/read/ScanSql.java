@@ -77,6 +77,7 @@ public final class ScanSql {
     if (plan.tasks().isEmpty()) {
       return emptyRelation(plan, rowIds);
     }
+    files.verify(plan); // a damaged file is XX001 naming it, never rows read from it
     Mapping mapping = mapping(plan.table(), plan.schema());
     List<Types.NestedField> hidden = hiddenEqualityFields(plan);
     String idMap = mapping == Mapping.FIELD_ID ? ", schema=" + schemaMap(plan.schema(), columns, hidden) : "";

@@ -1,0 +1,63 @@
+package dev.floe.cli;
+
+import dev.floe.Database;
+import dev.floe.Floe;
+import dev.floe.FloeConfig;
+import dev.floe.FloeException;
+import dev.floe.SqlState;
+import dev.floe.Verification;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.ParentCommand;
+
+/**
+ * {@code floe verify}: reads every file of every table again and compares it with the checksum recorded
+ * when Floe wrote it. Opens the warehouse read-only, so it runs beside a server.
+ */
+@Command(name = "verify", mixinStandardHelpOptions = true, versionProvider = Version.class,
+    description = {"Check every file of every table against the checksum recorded when it was written.",
+        "Reads data and delete files, manifests, manifest lists and metadata files of every snapshot kept; "
+            + "runs beside a server (read-only)."},
+    footer = {"", "Exit status: 0 every file is as written, 1 a file is damaged or missing (or an error). "
+        + "See docs/recovery.md."})
+final class VerifyCommand implements Callable<Integer> {
+  @ParentCommand
+  Main main;
+
+  @Mixin
+  WarehouseOption warehouse;
+
+  @Override
+  public Integer call() {
+    Environment env = main.environment();
+    Path directory = warehouse.resolve(env);
+    try {
+      if (!Files.exists(directory.resolve("catalog.db"))) {
+        throw new FloeException(SqlState.INVALID_CATALOG_NAME, "no warehouse in " + directory);
+      }
+      try (Database db = Floe.open(FloeConfig.builder(directory).readOnly(true).build())) {
+        List<Verification> results = db.verify();
+        int damaged = 0;
+        for (Verification v : results) {
+          env.out().println(v.table() + ": " + v.files() + " files, " + (v.files() - v.withoutChecksum())
+              + " with a checksum" + (v.ok() ? ", ok" : ", " + v.damaged().size() + " damaged"));
+          for (Verification.Damage d : v.damaged()) {
+            env.out().println("  " + d.file() + ": " + d.problem());
+          }
+          damaged += v.damaged().size();
+        }
+        env.out().println(damaged == 0 ? "every file is as written" : damaged + " damaged file(s)");
+        env.out().flush();
+        return damaged == 0 ? Main.EXIT_OK : Main.EXIT_ERROR;
+      }
+    } catch (FloeException e) {
+      env.out().flush();
+      env.err().println(ErrorReport.oneLine(e));
+      return Main.EXIT_ERROR;
+    }
+  }
+}
