@@ -94,6 +94,17 @@ public final class Database implements AutoCloseable {
   }
 
   /**
+   * Lists a table's metadata files (newest first, each with whether it reads) and says what is wrong with
+   * its current one; with {@code to}, {@code "previous"} (the newest readable one before the current) or
+   * the location of one of them, points the catalog back to it. For a table whose current metadata file is
+   * damaged (docs/recovery.md).
+   */
+  public TableRepair repairTable(String name, java.util.Optional<String> to) {
+    checkOpen();
+    return engine.repairTable(Parser.parseName(name).parts(), dev.floe.catalog.Warehouse.DEFAULT_NAMESPACE, to);
+  }
+
+  /**
    * Reads every file of every table again and compares it with the checksum recorded when Floe wrote it
    * (data and delete files, manifests, manifest lists, metadata files of every snapshot kept). Queries
    * check each file the first time this process reads it; this checks them all, again, now.

@@ -34,6 +34,15 @@ public final class Floe {
     return new Database(Engine.open(config));
   }
 
+  /**
+   * Builds a new catalog database for a warehouse whose catalog.db was lost (emptied, deleted, damaged),
+   * from its tables' metadata files (docs/recovery.md). The old catalog.db, if any, is kept aside. Needs
+   * the warehouse to itself.
+   */
+  public static RebuiltCatalog rebuildCatalog(Path directory) {
+    return dev.floe.catalog.CatalogRebuild.rebuild(directory, FloeConfig.DEFAULT_CATALOG);
+  }
+
   /** Opens an existing warehouse read-only, beside a process that may be writing to it. */
   public static Database openReadOnly(Path directory) {
     return open(FloeConfig.builder(directory).readOnly(true).build());

@@ -124,6 +124,93 @@ class BrokenFilesTest {
     }
   }
 
+  /** A commit never carries a damaged manifest forward: the write fails naming it, the table unchanged. */
+  @ParameterizedTest
+  @ValueSource(ints = {1, 2, 3})
+  void aWriteNeverCommitsOnTopOfADamagedManifest(int formatVersion) throws Exception {
+    try (Database db = Floe.open(dir)) {
+      db.sql("CREATE TABLE t (id bigint) WITH (format_version = " + formatVersion + ")").close();
+      for (int k = 0; k < 3; k++) {
+        db.sql("INSERT INTO t VALUES (" + k + ")").close();
+      }
+    }
+    Path manifest = files(dir.resolve("public").resolve("t"), ".avro").stream()
+        .filter(p -> !p.getFileName().toString().startsWith("snap-")).findFirst().orElseThrow();
+    byte[] bytes = Files.readAllBytes(manifest);
+    bytes[bytes.length / 2] ^= 0x40;
+    Files.write(manifest, bytes);
+    try (Database db = Floe.open(dir)) {
+      long snapshots = db.table("t").snapshots().size();
+      for (String sql : List.of("INSERT INTO t VALUES (9)", "INSERT INTO t SELECT 10")) {
+        assertThatThrownBy(() -> db.sql(sql).close()).as(sql).isInstanceOfSatisfying(FloeException.class, e -> {
+          assertThat(e.sqlState()).isEqualTo(SqlState.DATA_CORRUPTED);
+          assertThat(e.getMessage()).contains(manifest.getFileName().toString());
+        });
+      }
+      try (Session s = db.connect()) {
+        s.begin();
+        s.sql("INSERT INTO t VALUES (11)").close();
+        assertThatThrownBy(s::commit).isInstanceOfSatisfying(FloeException.class,
+            e -> assertThat(e.getMessage()).contains(manifest.getFileName().toString()));
+      }
+      assertThat(db.table("t").snapshots()).hasSize((int) snapshots);
+    }
+  }
+
+  /**
+   * One table's current metadata file cut short: the other tables' introspection goes on (the broken one
+   * listed, saying why), the broken one can be renamed, dropped, or pointed back to its previous version.
+   */
+  @Test
+  void aTableWithDamagedMetadataHidesNoOtherAndCanBeRepairedOrDropped() throws Exception {
+    try (Database db = Floe.open(dir)) {
+      for (String t : List.of("broken", "fine", "gone")) {
+        db.sql("CREATE TABLE " + t + " (a int, b text)").close();
+        db.sql("INSERT INTO " + t + " VALUES (1, 'one')").close();
+        db.sql("INSERT INTO " + t + " VALUES (2, 'two')").close();
+      }
+    }
+    for (String t : List.of("broken", "gone")) {
+      Path current = files(dir.resolve("public").resolve(t), ".metadata.json").stream()
+          .max(java.util.Comparator.comparing(p -> p.getFileName().toString())).orElseThrow();
+      Files.write(current, java.util.Arrays.copyOf(Files.readAllBytes(current), 100));
+    }
+    try (Database db = Floe.open(dir)) {
+      assertThatThrownBy(() -> count(db, "SELECT count(*) FROM broken")).isInstanceOfSatisfying(FloeException.class,
+          e -> assertThat(e.sqlState()).isEqualTo(SqlState.DATA_CORRUPTED));
+      assertThat(rows(db, "SELECT relname FROM pg_class WHERE relkind = 'r' AND relnamespace = 2200 ORDER BY 1"))
+          .containsExactly("broken", "fine", "gone");
+      assertThat(rows(db, "SELECT column_name FROM information_schema.columns WHERE table_name = 'fine' ORDER BY 1"))
+          .containsExactly("a", "b");
+      assertThat(rows(db, "SELECT obj_description('broken'::regclass, 'pg_class')").get(0)).startsWith("cannot be read");
+      assertThat(count(db, "SELECT count(*) FROM fine")).isEqualTo(2);
+
+      db.sql("ALTER TABLE gone RENAME TO gone2").close();
+      db.sql("DROP TABLE gone2 PURGE").close();
+      assertThat(rows(db, "SELECT relname FROM pg_class WHERE relname LIKE 'gone%'")).isEmpty();
+
+      TableRepair report = db.repairTable("broken", java.util.Optional.empty());
+      assertThat(report.problem()).isPresent();
+      assertThat(report.candidates().get(0).readable()).isFalse();
+      TableRepair done = db.repairTable("broken", java.util.Optional.of("previous"));
+      assertThat(done.pointedTo()).isPresent();
+      assertThat(rows(db, "SELECT a FROM broken ORDER BY a")).containsExactly("1"); // as of the previous version
+      db.sql("INSERT INTO broken VALUES (3, 'three')").close();
+      assertThat(rows(db, "SELECT a FROM broken ORDER BY a")).containsExactly("1", "3");
+      assertThat(db.verify()).allMatch(Verification::ok);
+    }
+  }
+
+  private static List<String> rows(Database db, String sql) {
+    try (Result r = db.sql(sql)) {
+      List<String> out = new java.util.ArrayList<>();
+      for (Row row : r) {
+        out.add(String.valueOf(row.get(0)));
+      }
+      return out;
+    }
+  }
+
   private static String answer(Database db) {
     try (Result r = db.sql("SELECT count(*), sum(id), count(DISTINCT v), max(v) FROM t")) {
       Row row = r.iterator().next();

@@ -79,8 +79,8 @@ public final class FileDigests {
   public List<String> verify(Collection<String> locations) {
     List<String> unchecked = new ArrayList<>();
     for (String l : locations) {
-      if (!verified.contains(l)) {
-        unchecked.add(l);
+      if (!verified.contains(l) && isLocal(l)) {
+        unchecked.add(l); // files on object storage have their own checksums, checked by their store
       }
     }
     if (unchecked.isEmpty()) {
@@ -106,6 +106,11 @@ public final class FileDigests {
     return without;
   }
 
+  private static boolean isLocal(String location) {
+    int scheme = location.indexOf("://");
+    return scheme < 0 || location.startsWith("file:");
+  }
+
   /** The key a file's digest is recorded under: its absolute local path. */
   private static String local(String location) {
     return LocalFileIO.toPath(location).toAbsolutePath().normalize().toString();
@@ -120,7 +125,8 @@ public final class FileDigests {
 
   /** Reads every file with a recorded digest again, and says which do not match. */
   public List<Problem> check(Collection<String> locations) {
-    return compare(catalog.digests(locations.stream().map(FileDigests::local).toList()).values());
+    return compare(catalog.digests(locations.stream().filter(FileDigests::isLocal).map(FileDigests::local).toList())
+        .values());
   }
 
   private static List<Problem> compare(Collection<Digest> expected) {
@@ -147,12 +153,12 @@ public final class FileDigests {
 
   /** How many of {@code locations} have a recorded digest. */
   public int known(Collection<String> locations) {
-    return catalog.digests(locations.stream().map(FileDigests::local).toList()).size();
+    return catalog.digests(locations.stream().filter(FileDigests::isLocal).map(FileDigests::local).toList()).size();
   }
 
   /** Drops the digests of files that were deleted. */
   public void forget(Collection<String> locations) {
-    List<String> keys = locations.stream().map(FileDigests::local).toList();
+    List<String> keys = locations.stream().filter(FileDigests::isLocal).map(FileDigests::local).toList();
     verified.removeAll(locations);
     verified.removeAll(keys);
     catalog.forgetDigests(keys);

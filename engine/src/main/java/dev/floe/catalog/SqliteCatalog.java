@@ -114,6 +114,9 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
         if (!tables.contains("iceberg_namespace_properties")) {
           st.execute(CREATE_NAMESPACE_PROPERTIES);
         }
+        if (!tables.contains("floe_meta")) {
+          st.execute("CREATE TABLE floe_meta (key VARCHAR(255) NOT NULL PRIMARY KEY, value VARCHAR(1000))");
+        }
         if (!tables.contains("floe_file_digests")) {
           st.execute("CREATE TABLE floe_file_digests (location VARCHAR(1000) NOT NULL PRIMARY KEY, length INTEGER NOT "
               + "NULL, crc32c INTEGER NOT NULL)");
@@ -196,6 +199,64 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
   }
 
   // ---------------------------------------------------------------- table pointers
+
+  /**
+   * The warehouse identity this catalog database carries (also kept in {@code .floe/catalog-id}, so that
+   * an emptied or replaced catalog.db is noticed, see {@link Warehouse}); empty if it carries none.
+   */
+  Optional<String> catalogId() {
+    synchronized (this) {
+      try (Statement st = conn.createStatement();
+          ResultSet rs = st.executeQuery("SELECT value FROM floe_meta WHERE key = 'catalog-id'")) {
+        return rs.next() ? Optional.ofNullable(rs.getString(1)) : Optional.empty();
+      } catch (SQLException e) {
+        if (e.getMessage() != null && e.getMessage().contains("no such table")) {
+          return Optional.empty();
+        }
+        throw new CatalogException("Cannot read the catalog: " + e.getMessage(), e);
+      }
+    }
+  }
+
+  void setCatalogId(String id) {
+    synchronized (this) {
+      try (PreparedStatement ps = conn.prepareStatement(
+          "INSERT OR REPLACE INTO floe_meta (key, value) VALUES ('catalog-id', ?)")) {
+        ps.setString(1, id);
+        ps.executeUpdate();
+      } catch (SQLException e) {
+        throw new CatalogException("Cannot write the catalog: " + e.getMessage(), e);
+      }
+    }
+  }
+
+  /** The metadata file a table pointed to before its current one, as the catalog remembers it. */
+  public Optional<String> previousMetadataLocation(TableIdentifier id) {
+    String sql = "SELECT previous_metadata_location FROM iceberg_tables WHERE catalog_name = ? AND table_namespace = ?"
+        + " AND table_name = ?" + TABLE_FILTER;
+    synchronized (this) {
+      try (PreparedStatement ps = conn.prepareStatement(sql)) {
+        ps.setString(1, name);
+        ps.setString(2, namespaceString(id.namespace()));
+        ps.setString(3, id.name());
+        try (ResultSet rs = ps.executeQuery()) {
+          return rs.next() ? Optional.ofNullable(rs.getString(1)) : Optional.empty();
+        }
+      } catch (SQLException e) {
+        throw new CatalogException("Cannot read the catalog: " + e.getMessage(), e);
+      }
+    }
+  }
+
+  /**
+   * Points a table back to an older metadata file of its own (a repair, when its current one is damaged):
+   * the same compare-and-swap as a commit.
+   *
+   * @return false if the table moved from {@code expected} meanwhile
+   */
+  public boolean repoint(TableIdentifier id, String expected, String older) {
+    return swap(id, expected, older);
+  }
 
   /** The current metadata file of a table, read from the catalog database (never cached). */
   public Optional<String> metadataLocation(TableIdentifier id) {

@@ -67,8 +67,37 @@ public final class SqliteTableOperations implements TableOperations {
     return current;
   }
 
+  /**
+   * Commits, after checking that the manifests the new snapshot carries over from its parent are as
+   * written: a commit never builds on a manifest that cannot be read back ({@link FileDigests}).
+   */
   @Override
   public synchronized void commit(TableMetadata base, TableMetadata metadata) {
+    checkManifests(base, metadata);
+    commitChecked(base, metadata);
+  }
+
+  /** Checks the manifests of {@code metadata}'s new current snapshot (XX001 naming a damaged one). */
+  public void checkManifests(TableMetadata base, TableMetadata metadata) {
+    org.apache.iceberg.Snapshot snapshot = metadata.currentSnapshot();
+    org.apache.iceberg.Snapshot before = base == null ? null : base.currentSnapshot();
+    if (snapshot == null || before != null && before.snapshotId() == snapshot.snapshotId()) {
+      return;
+    }
+    java.util.List<String> paths = new java.util.ArrayList<>();
+    for (org.apache.iceberg.ManifestFile m : snapshot.allManifests(io)) {
+      paths.add(m.path());
+    }
+    catalog.fileDigests().verify(paths);
+  }
+
+  /** Checks that manifests a commit keeps from its parent are as written (see {@link #commit}). */
+  public void checkKept(java.util.Collection<String> manifests) {
+    catalog.fileDigests().verify(manifests);
+  }
+
+  /** {@link #commit} for a change whose kept manifests the caller checked ({@link #checkKept}). */
+  public synchronized void commitChecked(TableMetadata base, TableMetadata metadata) {
     TableMetadata cur = current();
     if (base != cur) {
       throw new CommitFailedException("Cannot commit %s: its metadata changed since the change was planned", id);

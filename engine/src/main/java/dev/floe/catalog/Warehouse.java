@@ -66,22 +66,27 @@ public final class Warehouse implements AutoCloseable {
           throw new FloeException(SqlState.UNDEFINED_OBJECT, "no warehouse at " + root + " (catalog.db is missing)");
         }
       } else {
-        Files.createDirectories(root.resolve(".floe"));
-        channel = FileChannel.open(root.resolve(".floe").resolve("writer.lock"),
-            StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-        try {
-          lock = channel.tryLock();
-        } catch (OverlappingFileLockException e) {
-          lock = null;
-        }
-        if (lock == null) {
-          channel.close();
-          throw new FloeException(SqlState.OBJECT_IN_USE,
-              "warehouse " + root + " is already open for writing by another process",
-              null, "Open it read-only, or stop the other Floe process.", 0, null);
-        }
+        Lock taken = Lock.take(root);
+        channel = taken.channel();
+        lock = taken.lock();
       }
-      SqliteCatalog catalog = SqliteCatalog.open(catalogName, root, new LocalFileIO(), readOnly);
+      Path idFile = root.resolve(".floe").resolve(ID_FILE);
+      Path db = root.resolve("catalog.db");
+      if (!readOnly && Files.exists(idFile) && (!Files.exists(db) || Files.size(db) == 0)) {
+        throw catalogLost(root, "catalog.db is " + (Files.exists(db) ? "empty" : "missing"));
+      }
+      SqliteCatalog catalog;
+      try {
+        catalog = SqliteCatalog.open(catalogName, root, new LocalFileIO(), readOnly);
+      } catch (SqliteCatalog.CatalogException e) {
+        throw catalogLost(root, "catalog.db cannot be read: " + e.getMessage());
+      }
+      try {
+        checkIdentity(catalog, idFile, readOnly, root);
+      } catch (RuntimeException | IOException e) {
+        catalog.close();
+        throw e;
+      }
       Warehouse w = new Warehouse(root, catalog, channel, lock, new Locations(root, storageRoots));
       if (!readOnly && !catalog.namespaceExists(Namespace.of(DEFAULT_NAMESPACE))) {
         catalog.createNamespace(Namespace.of(DEFAULT_NAMESPACE), Map.of());
@@ -96,6 +101,96 @@ public final class Warehouse implements AutoCloseable {
       }
       throw e;
     }
+  }
+
+  /** The writer lock of a warehouse, held by a process that changes it (see {@link #open}). */
+  static final class Lock implements AutoCloseable {
+    private final FileChannel channel;
+    private final FileLock lock;
+
+    private Lock(FileChannel channel, FileLock lock) {
+      this.channel = channel;
+      this.lock = lock;
+    }
+
+    FileLock lock() {
+      return lock;
+    }
+
+    /**
+     * @throws FloeException 55006 when another process holds it
+     */
+    static Lock take(Path root) throws IOException {
+      Files.createDirectories(root.resolve(".floe"));
+      FileChannel channel = FileChannel.open(root.resolve(".floe").resolve("writer.lock"), StandardOpenOption.CREATE,
+          StandardOpenOption.WRITE);
+      FileLock lock;
+      try {
+        lock = channel.tryLock();
+      } catch (OverlappingFileLockException e) {
+        lock = null;
+      }
+      if (lock == null) {
+        channel.close();
+        throw new FloeException(SqlState.OBJECT_IN_USE, "warehouse " + root + " is already open for writing by "
+            + "another process", null, "Open it read-only, or stop the other Floe process.", 0, null);
+      }
+      return new Lock(channel, lock);
+    }
+
+    FileChannel channel() {
+      return channel;
+    }
+
+    @Override
+    public void close() throws IOException {
+      channel.close(); // releases the lock
+    }
+  }
+
+  /** Where the warehouse keeps the identity its catalog database carries too. */
+  static final String ID_FILE = "catalog-id";
+
+  /**
+   * An emptied, deleted or replaced catalog.db would present an empty warehouse over its tables' files:
+   * the catalog and {@code .floe/} each keep the warehouse's identity, and a catalog without the right one
+   * is refused (a warehouse from before identities gets one now).
+   */
+  private static void checkIdentity(SqliteCatalog catalog, Path idFile, boolean readOnly, Path root)
+      throws IOException {
+    java.util.Optional<String> inCatalog;
+    try {
+      inCatalog = catalog.catalogId();
+    } catch (SqliteCatalog.CatalogException e) {
+      throw catalogLost(root, "catalog.db cannot be read: " + e.getMessage());
+    }
+    java.util.Optional<String> inFile = Files.exists(idFile)
+        ? java.util.Optional.of(Files.readString(idFile).strip()) : java.util.Optional.empty();
+    if (inFile.isPresent() && !inFile.equals(inCatalog)) {
+      throw catalogLost(root, inCatalog.isEmpty() ? "catalog.db does not know this warehouse: it was emptied or "
+          + "replaced" : "catalog.db belongs to another warehouse");
+    }
+    if (readOnly) {
+      return;
+    }
+    String id = inCatalog.orElseGet(() -> java.util.UUID.randomUUID().toString());
+    if (inCatalog.isEmpty()) {
+      catalog.setCatalogId(id);
+    }
+    if (inFile.isEmpty()) {
+      Path tmp = idFile.resolveSibling(ID_FILE + ".tmp");
+      Files.writeString(tmp, id + "\n");
+      try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE)) {
+        ch.force(true);
+      }
+      Files.move(tmp, idFile, java.nio.file.StandardCopyOption.ATOMIC_MOVE, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+    }
+  }
+
+  private static FloeException catalogLost(Path root, String why) {
+    return new FloeException(SqlState.DATA_CORRUPTED, "cannot open warehouse " + root + ": " + why, null,
+        "Its tables' files are still there: restore catalog.db from a backup, or rebuild it from the tables' "
+            + "metadata files with 'floe catalog rebuild' (docs/recovery.md).", 0, null);
   }
 
   private static void closeQuietly(FileChannel ch) {

@@ -3,20 +3,17 @@ package dev.floe.exec;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * A session's DuckDB connection that knows its open statements, on every path (queries, change queries,
- * the writers' COPY), so that {@link #cancel()} can interrupt whatever runs. Except a {@code COPY ... TO}
- * a file: DuckDB 2.0 can deadlock when one is interrupted while its asynchronous writes drain (the
- * statement and a worker thread wait on each other forever), so a COPY runs to its end and the
- * statement is stopped at its commit point instead ({@link dev.floe.catalog.CommitGate}), its files
- * deleted.
+ * the writers' COPY), so that {@link #cancel()} can interrupt whatever runs. (DuckDB 2.0's asynchronous
+ * Parquet writer could deadlock when a COPY was interrupted while its writes drained; the engine turns it
+ * off, {@code async_threads = 0}, decision 0006.) Whatever DuckDB finishes before it notices, the
+ * statement's commit point refuses ({@link dev.floe.catalog.CommitGate}).
  */
 final class CancellableConnection {
   private final Connection connection;
@@ -26,16 +23,8 @@ final class CancellableConnection {
     this.connection = (Connection) Proxy.newProxyInstance(Connection.class.getClassLoader(),
         new Class<?>[] {Connection.class}, (proxy, method, args) -> {
           Object result = invoke(duck, method, args);
-          if (result instanceof PreparedStatement ps && args != null && args.length > 0
-              && args[0] instanceof String sql) {
-            if (!writesFiles(sql)) {
-              open.add(ps);
-            }
-            return ps;
-          }
           if (result instanceof Statement st) {
             open.add(st);
-            return tracked(st);
           }
           return result;
         });
@@ -46,7 +35,7 @@ final class CancellableConnection {
     return connection;
   }
 
-  /** Interrupts every statement running on the connection, but a COPY to a file. */
+  /** Interrupts every statement running on the connection. */
   synchronized void cancel() {
     for (Statement st : open) {
       try {
@@ -70,23 +59,6 @@ final class CancellableConnection {
         return true;
       }
     });
-  }
-
-  private Statement tracked(Statement st) {
-    return (Statement) Proxy.newProxyInstance(Statement.class.getClassLoader(), new Class<?>[] {Statement.class},
-        (proxy, method, args) -> {
-          if (method.getName().startsWith("execute") && args != null && args.length > 0
-              && args[0] instanceof String sql && writesFiles(sql)) {
-            synchronized (this) {
-              open.remove(st); // from now on out of cancel()'s reach
-            }
-          }
-          return invoke(st, method, args);
-        });
-  }
-
-  private static boolean writesFiles(String sql) {
-    return sql.stripLeading().toUpperCase(Locale.ROOT).startsWith("COPY");
   }
 
   private static Object invoke(Object target, java.lang.reflect.Method method, Object[] args) throws Throwable {

@@ -384,7 +384,18 @@ final class Ddl {
 
   /** Drops a table from the catalog, and its tail's log with it. */
   private void drop(TableIdentifier id, boolean purge) {
-    Optional<Table> table = session.engine().tables().current(id);
+    Optional<Table> table;
+    try {
+      table = session.engine().tables().current(id);
+    } catch (RuntimeException unreadable) {
+      // A table whose metadata cannot be read can still be dropped: its catalog entry goes. Its files stay,
+      // since without its metadata Floe cannot tell which are its own (docs/recovery.md).
+      tables.catalog().dropTable(id, false);
+      tables.forget(id);
+      session.notice("table \"" + id.name() + "\" was dropped" + (purge ? "; its files were kept" : "")
+          + ": its metadata cannot be read (" + unreadable.getMessage() + ")");
+      return;
+    }
     tables.catalog().dropTable(id, purge);
     tables.forget(id);
     table.filter(TailLog::hasTail).ifPresent(t -> session.engine().tails().dropped(t.uuid().toString()));
@@ -392,7 +403,17 @@ final class Ddl {
 
   Result alterTable(Ast.AlterTable s) {
     TableIdentifier id = tables.require(s.name(), session.currentSchema());
-    Optional<Table> found = tables.live(id);
+    Optional<Table> found;
+    try {
+      found = tables.live(id);
+    } catch (RuntimeException unreadable) {
+      if (s.actions().size() == 1 && s.actions().get(0) instanceof RenameTable r) {
+        // renaming needs only the catalog entry: a table whose metadata cannot be read can be renamed
+        rename(id, r);
+        return new CommandResult("ALTER TABLE", 0);
+      }
+      throw unreadable;
+    }
     if (found.isEmpty()) {
       if (s.ifExists()) {
         session.notice("relation \"" + id.name() + "\" does not exist, skipping");
@@ -501,22 +522,28 @@ final class Ddl {
           "could not alter table \"" + id.name() + "\": it was changed concurrently", e);
     }
     for (RenameTable r : renames) {
-      TableIdentifier to = tables.require(r.to(), id.namespace().level(0));
-      if (r.to().parts().size() == 1) {
-        to = TableIdentifier.of(id.namespace(), r.to().last());
-      }
-      requireNewTable(to, r.to());
-      try {
-        tables.catalog().renameTable(id, to);
-      } catch (AlreadyExistsException e) {
-        throw duplicateTable(to, r.to());
-      }
-      tables.forget(id);
+      TableIdentifier to = rename(id, r);
       if (TailLog.hasTail(table)) {
         session.engine().tails().renamed(table, to);
       }
     }
     return new CommandResult("ALTER TABLE", 0);
+  }
+
+  /** Renames a table in the catalog (its files stay where they are); returns its new name. */
+  private TableIdentifier rename(TableIdentifier id, RenameTable r) {
+    TableIdentifier to = tables.require(r.to(), id.namespace().level(0));
+    if (r.to().parts().size() == 1) {
+      to = TableIdentifier.of(id.namespace(), r.to().last());
+    }
+    requireNewTable(to, r.to());
+    try {
+      tables.catalog().renameTable(id, to);
+    } catch (AlreadyExistsException e) {
+      throw duplicateTable(to, r.to());
+    }
+    tables.forget(id);
+    return to;
   }
 
   private void alter(Transaction txn, Table table, TableIdentifier id, AlterAction action) {

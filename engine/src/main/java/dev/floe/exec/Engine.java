@@ -148,6 +148,10 @@ public final class Engine implements AutoCloseable {
       try (var st = root.createStatement()) {
         // Data files are immutable (a path is never rewritten), so their footers can be cached.
         st.execute("SET GLOBAL parquet_metadata_cache = true");
+        // Parquet writes without DuckDB 2.0's asynchronous writer: a COPY whose writer is torn down while
+        // its writes drain (an interrupt, and once under load a plain INSERT) deadlocked a worker and the
+        // statement for good. Synchronous writes cost about 10% on a bulk COPY (decision 0006).
+        st.execute("SET GLOBAL async_threads = 0");
         // Every session's defaults (a fenced engine's configuration is locked, so set them once here).
         st.execute("SET GLOBAL errors_as_json = true");
         st.execute("SET GLOBAL integer_division = true");
@@ -480,6 +484,16 @@ public final class Engine implements AutoCloseable {
       }
     }
     return bounds.result();
+  }
+
+  /**
+   * Reports on a table's metadata files and, with {@code to} ({@code previous} or a metadata file of the
+   * table), points the catalog back to it ({@link MetadataRepair}).
+   */
+  public dev.floe.TableRepair repairTable(List<String> parts, String defaultSchema, Optional<String> to) {
+    TableIdentifier id = tables.identifier(parts, defaultSchema)
+        .orElseThrow(() -> FloeException.undefinedTable(String.join(".", parts)));
+    return MetadataRepair.repair(this, id, to);
   }
 
   /** Reads every file of every table again and checks it ({@link dev.floe.Verification}). */

@@ -64,6 +64,8 @@ final class PgCatalog {
   private final Map<String, TableFacts> factsByLocation = new HashMap<>();
 
   /** What the catalogs say about one table (cached by its metadata file, which never changes). */
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(PgCatalog.class);
+
   private record TableFacts(List<Column> columns, List<String> keys, String comment, Map<Integer, String> docs,
       long rows, Map<Integer, String> defaults) {}
 
@@ -198,12 +200,21 @@ final class PgCatalog {
     for (Map.Entry<TableIdentifier, String> e : tables.entrySet()) {
       TableFacts facts = factsByLocation.get(e.getValue());
       if (facts == null) {
-        Optional<Table> t = engine.tables().live(e.getKey());
-        if (t.isEmpty()) {
-          continue; // dropped meanwhile
+        try {
+          Optional<Table> t = engine.tables().live(e.getKey());
+          if (t.isEmpty()) {
+            continue; // dropped meanwhile
+          }
+          facts = facts(t.get());
+          factsByLocation.put(e.getValue(), facts);
+        } catch (RuntimeException unreadable) {
+          // one table's damaged metadata hides none of the others: it is listed, without columns, its
+          // description saying why (\dt+, obj_description); not kept, so it is read again once repaired
+          LOG.warn("table {} is listed without columns: its metadata cannot be read: {}", e.getKey(),
+              unreadable.getMessage());
+          facts = new TableFacts(List.of(), List.of(), "cannot be read: " + unreadable.getMessage(), Map.of(), 0,
+              Map.of());
         }
-        facts = facts(t.get());
-        factsByLocation.put(e.getValue(), facts);
       }
       live.put(e.getValue(), new FactsOf(e.getKey(), facts));
     }

@@ -415,6 +415,7 @@ final class Transaction {
             && ops.current().metadataFileLocation().equals(w.base.metadataFileLocation())) {
           // One statement wrote the table and nothing was committed since the block's snapshot: that
           // statement's snapshot is the block's change, as it stands (nothing to validate or fold).
+          ops.checkManifests(ops.current(), w.ops.current()); // never build on a manifest that cannot be read back
           prepared.add(ops.prepare(ops.current(), w.ops.current()));
           w.committedAsIs = true;
           continue;
@@ -466,6 +467,7 @@ final class Transaction {
         });
         TableMetadata updated = TableMetadata.buildFrom(current).setBranchSnapshot(snapshot, SnapshotRef.MAIN_BRANCH)
             .build();
+        ops.checkManifests(current, updated); // never build on a manifest that cannot be read back
         prepared.add(ops.prepare(current, updated));
       }
       if (prepared.isEmpty()) {

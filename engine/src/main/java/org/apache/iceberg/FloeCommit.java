@@ -122,6 +122,10 @@ public final class FloeCommit {
     if (dropped != removedPerManifest.size()) {
       return null; // a removed file named a manifest the parent does not list
     }
+    if (ops instanceof dev.floe.catalog.SqliteTableOperations checked) {
+      // never build on a manifest that cannot be read back (once per manifest and process)
+      checked.checkKept(kept.stream().map(ManifestFile::path).toList());
+    }
 
     long snapshotId = ops.newSnapshotId();
     long sequenceNumber = base.nextSequenceNumber();
@@ -185,7 +189,11 @@ public final class FloeCommit {
       TableMetadata updated = TableMetadata.buildFrom(base).setBranchSnapshot(snapshot, SnapshotRef.MAIN_BRANCH)
           .build();
       try {
-        ops.commit(base, updated);
+        if (ops instanceof dev.floe.catalog.SqliteTableOperations checked) {
+          checked.commitChecked(base, updated); // the kept manifests were checked above
+        } else {
+          ops.commit(base, updated);
+        }
       } catch (CommitFailedException e) {
         written.forEach(ops.io()::deleteFile);
         return null; // another committer moved the table: Iceberg's path validates against it

@@ -40,6 +40,58 @@ class WarehouseTest {
     }
   }
 
+  /**
+   * A lost catalog.db (emptied, deleted, garbled, replaced by another warehouse's) is refused, never an
+   * empty warehouse over the tables' files; floe catalog rebuild registers the tables again.
+   */
+  @Test
+  void aLostCatalogIsRefusedAndRebuiltFromTheTablesFiles() throws Exception {
+    Path other = dir.resolveSibling(dir.getFileName() + "-other");
+    try (Database db = Floe.open(dir)) {
+      db.sql("CREATE TABLE t (a int)").close();
+      db.sql("INSERT INTO t VALUES (1), (2)").close();
+      db.sql("CREATE SCHEMA s").close();
+      db.sql("CREATE TABLE s.u AS SELECT 'x' AS v").close();
+    }
+    try (Database db = Floe.open(other)) {
+      db.sql("CREATE TABLE elsewhere (a int)").close();
+    }
+    Path catalog = dir.resolve("catalog.db");
+    byte[] good = Files.readAllBytes(catalog);
+    java.util.Map<String, byte[]> damage = new java.util.LinkedHashMap<>();
+    damage.put("emptied", new byte[0]);
+    damage.put("garbled", "this is no sqlite database, just bytes where one was".repeat(100).getBytes());
+    damage.put("replaced", Files.readAllBytes(other.resolve("catalog.db")));
+    damage.put("deleted", null);
+    for (var e : damage.entrySet()) {
+      if (e.getValue() == null) {
+        Files.delete(catalog);
+      } else {
+        Files.write(catalog, e.getValue());
+      }
+      for (boolean readOnly : List.of(false, true)) {
+        assertThatThrownBy(() -> (readOnly ? Floe.openReadOnly(dir) : Floe.open(dir)).close()).as(e.getKey())
+            .isInstanceOfSatisfying(FloeException.class, f -> {
+              assertThat(f.sqlState()).isIn("XX001", "42704");
+              assertThat(f.getMessage()).contains("catalog.db");
+            });
+      }
+    }
+    dev.floe.RebuiltCatalog rebuilt = Floe.rebuildCatalog(dir);
+    assertThat(rebuilt.tables()).hasSize(2);
+    try (Database db = Floe.open(dir)) {
+      try (Result r = db.sql("SELECT sum(a) FROM t")) {
+        assertThat(r.toList().get(0).getLong(0)).isEqualTo(3);
+      }
+      try (Result r = db.sql("SELECT v FROM s.u")) {
+        assertThat(r.toList().get(0).getString(0)).isEqualTo("x");
+      }
+      db.sql("INSERT INTO t VALUES (3)").close();
+    }
+    assertThat(good).isNotEmpty();
+    dev.floe.write.Scratch.deleteTree(other);
+  }
+
   @Test
   void readOnlyOpenOfMissingWarehouseFailsClearly() {
     assertThatThrownBy(() -> Floe.openReadOnly(dir.resolve("nope")))
