@@ -68,6 +68,7 @@ public final class SqlState {
   public static final String INVALID_SAVEPOINT_SPECIFICATION = "3B001";
   public static final String OUT_OF_MEMORY = "53200";
   public static final String TOO_MANY_CONNECTIONS = "53300";
+  public static final String CONFIGURATION_LIMIT_EXCEEDED = "53400";
   public static final String DISK_FULL = "53100";
   public static final String PROGRAM_LIMIT_EXCEEDED = "54000";
   public static final String TOO_MANY_COLUMNS = "54011";

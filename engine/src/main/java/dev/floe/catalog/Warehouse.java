@@ -79,7 +79,7 @@ public final class Warehouse implements AutoCloseable {
       try {
         catalog = SqliteCatalog.open(catalogName, root, new LocalFileIO(), readOnly);
       } catch (SqliteCatalog.CatalogException e) {
-        throw catalogLost(root, "catalog.db cannot be read: " + e.getMessage());
+        throw unreadable(root, e);
       }
       try {
         checkIdentity(catalog, idFile, readOnly, root);
@@ -162,7 +162,7 @@ public final class Warehouse implements AutoCloseable {
     try {
       inCatalog = catalog.catalogId();
     } catch (SqliteCatalog.CatalogException e) {
-      throw catalogLost(root, "catalog.db cannot be read: " + e.getMessage());
+      throw unreadable(root, e);
     }
     java.util.Optional<String> inFile = Files.exists(idFile)
         ? java.util.Optional.of(Files.readString(idFile).strip()) : java.util.Optional.empty();
@@ -184,6 +184,28 @@ public final class Warehouse implements AutoCloseable {
         ch.force(true);
       }
       Files.move(tmp, idFile, java.nio.file.StandardCopyOption.ATOMIC_MOVE, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+    }
+  }
+
+  /** A catalog.db SQLite cannot open: a full disk, or a file that is no database (lost). */
+  private static FloeException unreadable(Path root, RuntimeException e) {
+    java.util.Optional<FloeException> full = dev.floe.DiskFull.of(e);
+    if (full.isPresent() || freeBytes(root) < (1 << 20)) {
+      return new FloeException(SqlState.DISK_FULL, "cannot open warehouse " + root + ": the disk is full", null,
+          "Free space on its disk and open it again.", 0, e);
+    }
+    String m = e.getMessage() == null ? "" : e.getMessage();
+    if (m.contains("NOTADB") || m.contains("not a database") || m.contains("malformed") || m.contains("CORRUPT")) {
+      return catalogLost(root, "catalog.db cannot be read: " + m);
+    }
+    return new FloeException(SqlState.IO_ERROR, "cannot open warehouse " + root + ": " + m, e);
+  }
+
+  private static long freeBytes(Path root) {
+    try {
+      return Files.getFileStore(root).getUsableSpace();
+    } catch (IOException e) {
+      return Long.MAX_VALUE;
     }
   }
 

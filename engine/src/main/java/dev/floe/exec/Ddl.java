@@ -247,16 +247,19 @@ final class Ddl {
     SortOrder order = TableOptions.sortOrder(schema, options.sortedBy().orElse(List.of()));
     Catalog.TableBuilder builder = tables.catalog().buildTable(id, schema).withPartitionSpec(spec)
         .withSortOrder(order).withProperties(props);
-    options.location().ifPresent(l -> builder.withLocation(tables.checkedLocation(l, id)));
+    String location = tables.newLocation(options.location(), id);
+    builder.withLocation(location);
     for (String sequence : sequences) {
       session.engine().sequences().create(sequence); // (re)starts at 1, before any row can take a value
     }
-    try {
-      builder.create();
-    } catch (AlreadyExistsException e) {
-      throw duplicateTable(id, s.name());
-    }
-    return new CommandResult("CREATE TABLE", 0);
+    return tables.creating(location, () -> {
+      try {
+        builder.create();
+      } catch (AlreadyExistsException e) {
+        throw duplicateTable(id, s.name());
+      }
+      return new CommandResult("CREATE TABLE", 0);
+    });
   }
 
   /**

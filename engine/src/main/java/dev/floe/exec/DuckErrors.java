@@ -42,6 +42,8 @@ final class DuckErrors {
       Pattern.compile("Could not convert string '(.*)' to (INT8|INT16|INT32|INT64|DOUBLE|FLOAT|BOOL|DECIMAL.*?|UUID)",
           Pattern.DOTALL);
 
+  private static final Pattern SPILL_USED = Pattern.compile("\\(([^)]*used)\\)");
+
   private DuckErrors() {}
 
   /** A raise-inside-SQL expression: {@code error('floe:XXXXX:message')}. */
@@ -276,10 +278,18 @@ final class DuckErrors {
         return error(SqlState.QUERY_CANCELED, "canceling statement due to user request", 0, e);
       }
       case "Out of Memory" -> {
-        return error(SqlState.OUT_OF_MEMORY, first, 0, e);
+        if (first.contains("offload")) {
+          // nowhere left to spill: the spill directory's limit, or its disk, is full
+          Matcher used = SPILL_USED.matcher(first);
+          return error(SqlState.CONFIGURATION_LIMIT_EXCEEDED, "temporary file size exceeds the spill limit"
+              + (used.find() ? " (" + used.group(1) + ")" : ""), null, 0, e, null);
+        }
+        return error(SqlState.OUT_OF_MEMORY, "out of memory", "Raise --memory-limit, or let the statement spill: "
+            + "free space on the warehouse's disk.", 0, e, null);
       }
       case "IO" -> {
-        return error(SqlState.IO_ERROR, first, 0, e);
+        FloeException io = error(SqlState.IO_ERROR, first, 0, e);
+        return dev.floe.DiskFull.of(io).orElse(io);
       }
       case "Not implemented" -> {
         return error(SqlState.FEATURE_NOT_SUPPORTED, first, position, e);

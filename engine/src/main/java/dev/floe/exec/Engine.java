@@ -113,6 +113,10 @@ public final class Engine implements AutoCloseable {
       root = duck.join();
       try (var st = root.createStatement()) {
         st.execute("SET GLOBAL temp_directory = " + dev.floe.sql.Lexer.quoteString(scratch.resolve("spill").toString()));
+        // DuckDB's default limit is 90% of the space free when it first spills: once computed on a full
+        // disk it stays 0, and spilling fails after space is freed. 90% of the disk's size instead.
+        long total = Files.getFileStore(scratch).getTotalSpace();
+        st.execute("SET GLOBAL max_temp_directory_size = '" + Math.max(total / 10 * 9, 1L << 20) + "B'");
       }
       if (config.fenced()) {
         List<Path> reach = new ArrayList<>(warehouse.locations().roots());

@@ -296,7 +296,14 @@ final class Inserts {
     SortOrder order = TableOptions.sortOrder(schema, options.sortedBy().orElse(List.of()));
     Catalog.TableBuilder builder = tables.catalog().buildTable(id, schema).withPartitionSpec(spec)
         .withSortOrder(order).withProperties(props);
-    options.location().ifPresent(l -> builder.withLocation(tables.checkedLocation(l, id)));
+    String location = tables.newLocation(options.location(), id);
+    builder.withLocation(location);
+    return tables.creating(location, () -> createWithRows(s, id, builder, bound));
+  }
+
+  /** The rest of CREATE TABLE AS: the table's first snapshot holds the query's rows. */
+  private Result createWithRows(Ast.CreateTable s, TableIdentifier id, Catalog.TableBuilder builder,
+      QueryBinder.Bound bound) {
     Transaction txn = builder.createTransaction();
     Table table = txn.table();
     Schema created = table.schema();

@@ -212,6 +212,10 @@ public final class SessionContext implements AutoCloseable {
     } catch (Inserter.WriteFailure e) {
       throw DuckErrors.map(e.sqlException(), o -> 0);
     } catch (RuntimeException e) {
+      java.util.Optional<FloeException> full = dev.floe.DiskFull.of(e);
+      if (full.isPresent()) {
+        throw full.get(); // a full disk, wherever the write was (DuckDB, Iceberg, SQLite, a log)
+      }
       if (!(e instanceof FloeException)) {
         // Every failure reaches the caller with a SQLSTATE; this one is a bug in Floe.
         LOG.error("internal error executing: {}", part.text(), e);

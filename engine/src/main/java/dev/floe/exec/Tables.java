@@ -89,6 +89,31 @@ final class Tables {
     return locations.requested(requested, otherLocations(id));
   }
 
+  /**
+   * The location a new table gets: the one asked for (checked, {@link #checkedLocation}), or a directory
+   * of its own in the warehouse.
+   */
+  String newLocation(Optional<String> requested, TableIdentifier id) {
+    return requested.map(l -> checkedLocation(l, id)).orElseGet(() -> catalog.newTableLocation(id));
+  }
+
+  /**
+   * Creates a table at {@code location}: if the creation fails (a full disk, a name taken meanwhile), the
+   * directory it made goes with it, when it made it (nothing else can be in a directory that did not exist).
+   */
+  <T> T creating(String location, java.util.function.Supplier<T> create) {
+    java.nio.file.Path dir = dev.floe.catalog.LocalFileIO.toPath(location);
+    boolean existed = java.nio.file.Files.exists(dir);
+    try {
+      return create.get();
+    } catch (RuntimeException e) {
+      if (!existed) {
+        dev.floe.write.Scratch.deleteTree(dir);
+      }
+      throw e;
+    }
+  }
+
   /** Where tables may be located. */
   dev.floe.catalog.Locations locations() {
     return locations;

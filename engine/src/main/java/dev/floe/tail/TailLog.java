@@ -734,8 +734,8 @@ public final class TailLog implements AutoCloseable {
     try {
       written = Inserter.write(sealDuck, table, table.schema(), rowsSql, host.scratch(), -1);
     } catch (Inserter.WriteFailure e) {
-      throw new FloeException(SqlState.IO_ERROR, "cannot seal rows " + from + ".." + to + " of " + table.name()
-          + ": " + e.sqlException().getMessage(), e);
+      throw dev.floe.DiskFull.of(e).orElseGet(() -> new FloeException(SqlState.IO_ERROR, "cannot seal rows " + from
+          + ".." + to + " of " + table.name() + ": " + e.sqlException().getMessage(), e));
     }
     commitRows(table, to, written);
   }
