@@ -63,6 +63,9 @@ class DiskFullTest {
       for (int k = 0; k < 100; k++) {
         log.append((long) k);
         acknowledged++;
+        if (k % 25 == 24) {
+          log.seal(true); // small sealed files, for compaction to rewrite once the disk is full
+        }
       }
       String before = state(db);
       fill(filler);
@@ -105,6 +108,11 @@ class DiskFullTest {
         log.seal(true);
       } catch (FloeException e) {
         refused.put("seal", e.sqlState() + " " + e.getMessage());
+      }
+      try {
+        log.compact(true);
+      } catch (FloeException e) {
+        refused.put("compact", e.sqlState() + " " + e.getMessage());
       }
       try (Result r = db.sql("SELECT count(*) FROM (SELECT i, md5(i::text) AS h FROM range(3000000) r(i) ORDER BY h)")) {
         r.forEach(row -> { });

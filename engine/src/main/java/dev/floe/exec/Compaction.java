@@ -135,8 +135,7 @@ final class Compaction {
     try {
       written = Inserter.write(duck, table, table.schema(), rows, engine.scratch(), -1);
     } catch (Inserter.WriteFailure e) {
-      throw new FloeException(SqlState.IO_ERROR, "cannot compact table " + id.name() + ": "
-          + e.sqlException().getMessage(), e);
+      throw e.as("compact table " + id.name());
     }
     long before = run.stream().mapToLong(t -> t.file().recordCount()).sum();
     if (written.rows() != before) {

@@ -734,8 +734,7 @@ public final class TailLog implements AutoCloseable {
     try {
       written = Inserter.write(sealDuck, table, table.schema(), rowsSql, host.scratch(), -1);
     } catch (Inserter.WriteFailure e) {
-      throw dev.floe.DiskFull.of(e).orElseGet(() -> new FloeException(SqlState.IO_ERROR, "cannot seal rows " + from
-          + ".." + to + " of " + table.name() + ": " + e.sqlException().getMessage(), e));
+      throw e.as("seal rows " + from + ".." + to + " of " + table.name());
     }
     commitRows(table, to, written);
   }

@@ -448,6 +448,15 @@ public final class Inserter {
     public SQLException sqlException() {
       return (SQLException) getCause();
     }
+
+    /**
+     * The failure of a background write ({@code what}: "seal rows 0..99 of t"): 53100 when the disk was
+     * full, else 58030.
+     */
+    public dev.floe.FloeException as(String what) {
+      return dev.floe.DiskFull.of(this).orElseGet(() -> new dev.floe.FloeException(dev.floe.SqlState.IO_ERROR,
+          "cannot " + what + ": " + sqlException().getMessage(), this));
+    }
   }
 
   /** Deletes files written for a statement that did not commit. */
