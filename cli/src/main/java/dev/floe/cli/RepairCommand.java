@@ -1,13 +1,6 @@
 package dev.floe.cli;
 
-import dev.floe.Database;
-import dev.floe.Floe;
-import dev.floe.FloeConfig;
-import dev.floe.FloeException;
-import dev.floe.SqlState;
 import dev.floe.TableRepair;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -44,28 +37,16 @@ final class RepairCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    Environment env = main.environment();
-    Path directory = warehouse.resolve(env);
-    try {
-      if (!Files.exists(directory.resolve("catalog.db"))) {
-        throw new FloeException(SqlState.INVALID_CATALOG_NAME, "no warehouse in " + directory);
+    return warehouse.run(main.environment(), to == null, (db, env) -> {
+      TableRepair r = db.repairTable(table, Optional.ofNullable(to));
+      env.out().println(r.table() + ": current metadata " + r.current() + (r.problem().isEmpty() ? ": ok"
+          : ": " + r.problem().get()));
+      env.out().println("metadata files, newest first:");
+      for (TableRepair.Candidate c : r.candidates()) {
+        env.out().println("  " + (c.readable() ? "ok       " : "DAMAGED  ") + c.location() + "  " + c.description());
       }
-      try (Database db = Floe.open(FloeConfig.builder(directory).readOnly(to == null).build())) {
-        TableRepair r = db.repairTable(table, Optional.ofNullable(to));
-        env.out().println(r.table() + ": current metadata " + r.current() + (r.problem().isEmpty() ? ": ok"
-            : ": " + r.problem().get()));
-        env.out().println("metadata files, newest first:");
-        for (TableRepair.Candidate c : r.candidates()) {
-          env.out().println("  " + (c.readable() ? "ok       " : "DAMAGED  ") + c.location() + "  " + c.description());
-        }
-        r.pointedTo().ifPresent(p -> env.out().println("the table now points to " + p));
-        env.out().flush();
-        return r.problem().isPresent() && r.pointedTo().isEmpty() ? Main.EXIT_ERROR : Main.EXIT_OK;
-      }
-    } catch (FloeException e) {
-      env.out().flush();
-      env.err().println(ErrorReport.oneLine(e));
-      return Main.EXIT_ERROR;
-    }
+      r.pointedTo().ifPresent(p -> env.out().println("the table now points to " + p));
+      return r.problem().isPresent() && r.pointedTo().isEmpty() ? Main.EXIT_ERROR : Main.EXIT_OK;
+    });
   }
 }

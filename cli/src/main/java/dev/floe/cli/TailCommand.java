@@ -1,13 +1,8 @@
 package dev.floe.cli;
 
-import dev.floe.Database;
 import dev.floe.Floe;
-import dev.floe.FloeConfig;
-import dev.floe.FloeException;
 import dev.floe.LogRepair;
-import dev.floe.SqlState;
 import java.io.PrintStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -62,22 +57,11 @@ final class TailCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-      Environment env = tail.main.environment();
-      Path directory = warehouse.resolve(env);
-      try {
-        if (!Files.exists(directory.resolve("catalog.db"))) {
-          throw new FloeException(SqlState.INVALID_CATALOG_NAME, "no warehouse in " + directory);
-        }
-        try (Database db = Floe.open(FloeConfig.builder(directory).readOnly(!drop).build())) {
-          LogRepair report = db.repairLog(table, drop);
-          print(report, env.out());
-          return report.damage().isPresent() && !report.repaired() ? Main.EXIT_ERROR : Main.EXIT_OK;
-        }
-      } catch (FloeException e) {
-        env.out().flush();
-        env.err().println(ErrorReport.oneLine(e));
-        return Main.EXIT_ERROR;
-      }
+      return warehouse.run(tail.main.environment(), !drop, (db, env) -> {
+        LogRepair report = db.repairLog(table, drop);
+        print(report, env.out());
+        return report.damage().isPresent() && !report.repaired() ? Main.EXIT_ERROR : Main.EXIT_OK;
+      });
     }
 
     private static void print(LogRepair r, PrintStream out) {

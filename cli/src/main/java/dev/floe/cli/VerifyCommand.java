@@ -1,13 +1,6 @@
 package dev.floe.cli;
 
-import dev.floe.Database;
-import dev.floe.Floe;
-import dev.floe.FloeConfig;
-import dev.floe.FloeException;
-import dev.floe.SqlState;
 import dev.floe.Verification;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -33,31 +26,19 @@ final class VerifyCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    Environment env = main.environment();
-    Path directory = warehouse.resolve(env);
-    try {
-      if (!Files.exists(directory.resolve("catalog.db"))) {
-        throw new FloeException(SqlState.INVALID_CATALOG_NAME, "no warehouse in " + directory);
-      }
-      try (Database db = Floe.open(FloeConfig.builder(directory).readOnly(true).build())) {
-        List<Verification> results = db.verify();
-        int damaged = 0;
-        for (Verification v : results) {
-          env.out().println(v.table() + ": " + v.files() + " files, " + (v.files() - v.withoutChecksum())
-              + " with a checksum" + (v.ok() ? ", ok" : ", " + v.damaged().size() + " damaged"));
-          for (Verification.Damage d : v.damaged()) {
-            env.out().println("  " + d.file() + ": " + d.problem());
-          }
-          damaged += v.damaged().size();
+    return warehouse.run(main.environment(), true, (db, env) -> {
+      List<Verification> results = db.verify();
+      int damaged = 0;
+      for (Verification v : results) {
+        env.out().println(v.table() + ": " + v.files() + " files, " + (v.files() - v.withoutChecksum())
+            + " with a checksum" + (v.ok() ? ", ok" : ", " + v.damaged().size() + " damaged"));
+        for (Verification.Damage d : v.damaged()) {
+          env.out().println("  " + d.file() + ": " + d.problem());
         }
-        env.out().println(damaged == 0 ? "every file is as written" : damaged + " damaged file(s)");
-        env.out().flush();
-        return damaged == 0 ? Main.EXIT_OK : Main.EXIT_ERROR;
+        damaged += v.damaged().size();
       }
-    } catch (FloeException e) {
-      env.out().flush();
-      env.err().println(ErrorReport.oneLine(e));
-      return Main.EXIT_ERROR;
-    }
+      env.out().println(damaged == 0 ? "every file is as written" : damaged + " damaged file(s)");
+      return damaged == 0 ? Main.EXIT_OK : Main.EXIT_ERROR;
+    });
   }
 }

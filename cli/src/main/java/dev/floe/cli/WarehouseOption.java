@@ -1,5 +1,11 @@
 package dev.floe.cli;
 
+import dev.floe.Database;
+import dev.floe.Floe;
+import dev.floe.FloeConfig;
+import dev.floe.FloeException;
+import dev.floe.SqlState;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import picocli.CommandLine.Option;
 
@@ -18,5 +24,32 @@ final class WarehouseOption {
     Path chosen = directory != null ? directory
         : environment.variable(VARIABLE).map(Path::of).orElse(Path.of(DEFAULT_DIRECTORY));
     return chosen.toAbsolutePath().normalize();
+  }
+
+  /** A maintenance command's work on an existing warehouse; its exit status. */
+  interface Work {
+    int run(Database db, Environment env);
+  }
+
+  /**
+   * Opens the existing warehouse (read-only beside a server, or as its only writer) and runs {@code work}
+   * on it; a Floe error is one line on standard error and exit status 1.
+   */
+  int run(Environment env, boolean readOnly, Work work) {
+    Path dir = resolve(env);
+    try {
+      if (!Files.exists(dir.resolve("catalog.db"))) {
+        throw new FloeException(SqlState.INVALID_CATALOG_NAME, "no warehouse in " + dir);
+      }
+      try (Database db = Floe.open(FloeConfig.builder(dir).readOnly(readOnly).build())) {
+        int status = work.run(db, env);
+        env.out().flush();
+        return status;
+      }
+    } catch (FloeException e) {
+      env.out().flush();
+      env.err().println(ErrorReport.oneLine(e));
+      return Main.EXIT_ERROR;
+    }
   }
 }

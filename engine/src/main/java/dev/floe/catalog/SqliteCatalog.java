@@ -296,67 +296,81 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
     CommitGate.pass();
     synchronized (this) {
       if (!digests.isEmpty()) {
-        try {
-          boolean autoCommit = conn.getAutoCommit();
-          conn.setAutoCommit(false);
-          try {
-            boolean swapped = swapLocked(id, expected, newLocation);
-            if (!swapped) {
-              conn.rollback();
-              return false;
-            }
-            record(digests);
-            conn.commit();
-            return true;
-          } catch (SQLException | RuntimeException e) {
-            conn.rollback();
-            throw e;
-          } finally {
-            conn.setAutoCommit(autoCommit);
+        return atomically(id.toString(), () -> {
+          if (!swapLocked(id, expected, newLocation)) {
+            return false;
           }
-        } catch (SQLException e) {
-          throw new CatalogException("Cannot commit " + id + " to the catalog: " + e.getMessage(), e);
-        }
+          record(digests);
+          return true;
+        });
       }
       return swapLocked(id, expected, newLocation);
     }
   }
 
-  private boolean swapLocked(TableIdentifier id, String expected, String newLocation) {
-    {
+  private interface SqlWork {
+    boolean run() throws SQLException;
+  }
+
+  /**
+   * Runs {@code work} in one SQLite transaction (the caller holds this catalog's lock): committed when it
+   * returns true, rolled back when it returns false or fails.
+   */
+  private boolean atomically(String what, SqlWork work) {
+    try {
+      boolean autoCommit = conn.getAutoCommit();
+      conn.setAutoCommit(false);
       try {
-        if (expected == null) {
-          String sql = "INSERT INTO iceberg_tables (catalog_name, table_namespace, table_name, metadata_location,"
-              + " previous_metadata_location, iceberg_type) VALUES (?,?,?,?,null,'TABLE')";
-          try (PreparedStatement ps = conn.prepareStatement(sql)) {
-            ps.setString(1, name);
-            ps.setString(2, namespaceString(id.namespace()));
-            ps.setString(3, id.name());
-            ps.setString(4, newLocation);
-            ps.executeUpdate();
-            return true;
-          } catch (SQLException e) {
-            if (e.getMessage() != null && e.getMessage().contains("UNIQUE")) {
-              throw new AlreadyExistsException("Table already exists: %s", id);
-            }
-            throw e;
-          }
+        if (!work.run()) {
+          conn.rollback();
+          return false;
         }
-        String sql = "UPDATE iceberg_tables SET metadata_location = ?, previous_metadata_location = ?"
-            + " WHERE catalog_name = ? AND table_namespace = ? AND table_name = ? AND metadata_location = ?"
-            + TABLE_FILTER;
-        try (PreparedStatement ps = conn.prepareStatement(sql)) {
-          ps.setString(1, newLocation);
-          ps.setString(2, expected);
-          ps.setString(3, name);
-          ps.setString(4, namespaceString(id.namespace()));
-          ps.setString(5, id.name());
-          ps.setString(6, expected);
-          return ps.executeUpdate() == 1;
-        }
-      } catch (SQLException e) {
-        throw new CatalogException("Cannot commit " + id + " to the catalog: " + e.getMessage(), e);
+        conn.commit();
+        return true;
+      } catch (SQLException | RuntimeException e) {
+        conn.rollback();
+        throw e;
+      } finally {
+        conn.setAutoCommit(autoCommit);
       }
+    } catch (SQLException e) {
+      throw new CatalogException("Cannot commit " + what + " to the catalog: " + e.getMessage(), e);
+    }
+  }
+
+  private boolean swapLocked(TableIdentifier id, String expected, String newLocation) {
+    try {
+      if (expected == null) {
+        String sql = "INSERT INTO iceberg_tables (catalog_name, table_namespace, table_name, metadata_location,"
+            + " previous_metadata_location, iceberg_type) VALUES (?,?,?,?,null,'TABLE')";
+        try (PreparedStatement ps = conn.prepareStatement(sql)) {
+          ps.setString(1, name);
+          ps.setString(2, namespaceString(id.namespace()));
+          ps.setString(3, id.name());
+          ps.setString(4, newLocation);
+          ps.executeUpdate();
+          return true;
+        } catch (SQLException e) {
+          if (e.getMessage() != null && e.getMessage().contains("UNIQUE")) {
+            throw new AlreadyExistsException("Table already exists: %s", id);
+          }
+          throw e;
+        }
+      }
+      String sql = "UPDATE iceberg_tables SET metadata_location = ?, previous_metadata_location = ?"
+          + " WHERE catalog_name = ? AND table_namespace = ? AND table_name = ? AND metadata_location = ?"
+          + TABLE_FILTER;
+      try (PreparedStatement ps = conn.prepareStatement(sql)) {
+        ps.setString(1, newLocation);
+        ps.setString(2, expected);
+        ps.setString(3, name);
+        ps.setString(4, namespaceString(id.namespace()));
+        ps.setString(5, id.name());
+        ps.setString(6, expected);
+        return ps.executeUpdate() == 1;
+      }
+    } catch (SQLException e) {
+      throw new CatalogException("Cannot commit " + id + " to the catalog: " + e.getMessage(), e);
     }
   }
 
@@ -371,42 +385,29 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
     checkWritable();
     CommitGate.pass();
     synchronized (this) {
-      try {
-        boolean autoCommit = conn.getAutoCommit();
-        conn.setAutoCommit(false);
-        try {
-          String sql = "UPDATE iceberg_tables SET metadata_location = ?, previous_metadata_location = ?"
-              + " WHERE catalog_name = ? AND table_namespace = ? AND table_name = ? AND metadata_location = ?"
-              + TABLE_FILTER;
-          try (PreparedStatement ps = conn.prepareStatement(sql)) {
-            for (SqliteTableOperations.Prepared p : swaps) {
-              if (p.expected() == null) {
-                throw new IllegalArgumentException("a multi-table commit cannot create " + p.id());
-              }
-              ps.setString(1, p.location());
-              ps.setString(2, p.expected());
-              ps.setString(3, name);
-              ps.setString(4, namespaceString(p.id().namespace()));
-              ps.setString(5, p.id().name());
-              ps.setString(6, p.expected());
-              if (ps.executeUpdate() != 1) {
-                conn.rollback();
-                return false;
-              }
+      return atomically(swaps.size() + " tables", () -> {
+        String sql = "UPDATE iceberg_tables SET metadata_location = ?, previous_metadata_location = ?"
+            + " WHERE catalog_name = ? AND table_namespace = ? AND table_name = ? AND metadata_location = ?"
+            + TABLE_FILTER;
+        try (PreparedStatement ps = conn.prepareStatement(sql)) {
+          for (SqliteTableOperations.Prepared p : swaps) {
+            if (p.expected() == null) {
+              throw new IllegalArgumentException("a multi-table commit cannot create " + p.id());
+            }
+            ps.setString(1, p.location());
+            ps.setString(2, p.expected());
+            ps.setString(3, name);
+            ps.setString(4, namespaceString(p.id().namespace()));
+            ps.setString(5, p.id().name());
+            ps.setString(6, p.expected());
+            if (ps.executeUpdate() != 1) {
+              return false;
             }
           }
-          record(digests);
-          conn.commit();
-          return true;
-        } catch (SQLException | RuntimeException e) {
-          conn.rollback();
-          throw e;
-        } finally {
-          conn.setAutoCommit(autoCommit);
         }
-      } catch (SQLException e) {
-        throw new CatalogException("Cannot commit " + swaps.size() + " tables to the catalog: " + e.getMessage(), e);
-      }
+        record(digests);
+        return true;
+      });
     }
   }
 
