@@ -1,6 +1,5 @@
 package dev.floe.cli;
 
-import dev.floe.Floe;
 import dev.floe.LogRepair;
 import java.io.PrintStream;
 import java.nio.file.Path;
