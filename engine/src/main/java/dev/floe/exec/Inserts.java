@@ -322,7 +322,8 @@ final class Inserts {
         throw Ddl.duplicateTable(id, s.name());
       }
     }
-    return new CommandResult("SELECT " + rows, rows);
+    // PostgreSQL's tags: SELECT <rows written>, and CREATE TABLE AS when WITH NO DATA wrote none
+    return s.withData() ? new CommandResult("SELECT " + rows, rows) : new CommandResult("CREATE TABLE AS", 0);
   }
 
   private interface Commit {
