@@ -156,6 +156,10 @@ final class DuckErrors {
     if (first.startsWith("Division by zero")) {
       return error(SqlState.DIVISION_BY_ZERO, "division by zero", position, e);
     }
+    FloeException depth = dev.floe.sql.DepthLimit.error(first, position, e);
+    if (depth != null) {
+      return depth;
+    }
     if (first.startsWith("More than one row returned by a subquery")) {
       return error(SqlState.CARDINALITY_VIOLATION, "more than one row returned by a subquery used as an expression",
           position, e);

@@ -724,6 +724,10 @@ public final class QueryBinder {
         position = originalPosition(c);
       }
     }
+    FloeException depth = DepthLimit.error(message, position, null);
+    if (depth != null) {
+      return depth;
+    }
     if (type.equalsIgnoreCase("parser")) {
       return FloeException.syntax(message, position);
     }
