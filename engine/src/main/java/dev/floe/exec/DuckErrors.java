@@ -42,6 +42,10 @@ final class DuckErrors {
       Pattern.compile("Could not convert string '(.*)' to (INT8|INT16|INT32|INT64|DOUBLE|FLOAT|BOOL|DECIMAL.*?|UUID)",
           Pattern.DOTALL);
 
+  /** DuckDB's words for date or timestamp text it cannot read. */
+  private static final Pattern BAD_DATETIME =
+      Pattern.compile("invalid (date|timestamp) field format: \"(.*)\", expected format is .*", Pattern.DOTALL);
+
   private DuckErrors() {}
 
   /** A raise-inside-SQL expression: {@code error('floe:XXXXX:message')}. */
@@ -237,6 +241,11 @@ final class DuckErrors {
           String value = first.contains(": ") ? first.substring(first.indexOf(": ") + 2) : "";
           return error(SqlState.DATETIME_FIELD_OVERFLOW, "date/time field value out of range"
               + (value.isEmpty() ? "" : ": " + value), position, e);
+        }
+        Matcher badDate = BAD_DATETIME.matcher(first);
+        if (badDate.matches()) {
+          return error(SqlState.INVALID_DATETIME_FORMAT, "invalid input syntax for type " + badDate.group(1) + ": \""
+              + badDate.group(2) + "\"", position, e);
         }
         Matcher badInput = BAD_INPUT.matcher(first);
         if (badInput.matches() && !INTEGER_OVERFLOW.matcher(first).matches()) {

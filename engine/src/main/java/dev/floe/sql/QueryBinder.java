@@ -154,7 +154,13 @@ public final class QueryBinder {
   }
 
   private Bound run(Function<String, String> serializer) {
-    pre = QueryPrepass.rewrite(original);
+    try {
+      pre = QueryPrepass.rewrite(original);
+    } catch (FloeException e) {
+      // its position is in this query's text: the user's statement may hold more before it
+      throw e.position() <= 0 ? e : new FloeException(e.sqlState(), e.getMessage(), e.detail().orElse(null),
+          e.hint().orElse(null), positions.applyAsInt(e.position() - 1), e.getCause());
+    }
     text = pre.text();
     JsonNode tree;
     try {
