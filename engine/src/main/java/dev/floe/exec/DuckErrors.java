@@ -236,6 +236,9 @@ final class DuckErrors {
         return error("42000", first, position, e);
       }
       case "Conversion" -> {
+        if (first.startsWith("Failure in decode: could not convert blob to UTF8")) {
+          return error(SqlState.CHARACTER_NOT_IN_REPERTOIRE, "invalid byte sequence for encoding \"UTF8\"", position, e);
+        }
         if (first.contains("field value out of range")) {
           // PostgreSQL: date/time field value out of range: "2024-02-30"
           String value = first.contains(": ") ? first.substring(first.indexOf(": ") + 2) : "";

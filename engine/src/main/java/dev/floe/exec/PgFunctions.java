@@ -1,6 +1,7 @@
 package dev.floe.exec;
 
 import dev.floe.FloeException;
+import dev.floe.SqlState;
 import dev.floe.types.PgDateTime;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -14,6 +15,8 @@ import org.duckdb.DuckDBScalarFunctionBuilder;
  * engine's DuckDB instance:
  *
  * <pre>
+ *   floe_chr(code)                 chr, but chr(0) is 54000 "null character not permitted": PostgreSQL's
+ *                                  text holds no NUL (a query's chr(...) calls this)
  *   floe_pg_datetime(text, kind)   date/timestamp text as PostgreSQL reads it ('0044-03-15 BC'), in the form
  *                                  DuckDB reads (kind: a PgDateTime.Kind ordinal); COPY's date columns
  * </pre>
@@ -25,6 +28,10 @@ final class PgFunctions {
   static final String DATETIME_IN = "floe_pg_datetime";
 
   static void register(Connection conn) throws SQLException {
+    try (var st = conn.createStatement()) {
+      st.execute("CREATE MACRO floe_chr(c) AS CASE WHEN c = 0 THEN " + DuckErrors.raise(
+          SqlState.PROGRAM_LIMIT_EXCEEDED, "null character not permitted") + " ELSE chr(c) END");
+    }
     try (DuckDBScalarFunctionBuilder b = DuckDBFunctions.scalarFunction()) {
       b.withName(DATETIME_IN).withParameters(DuckDBColumnType.VARCHAR, DuckDBColumnType.INTEGER)
           .withReturnType(DuckDBColumnType.VARCHAR).withVectorizedFunction((in, out) -> {

@@ -4,6 +4,7 @@ import dev.floe.FloeException;
 import dev.floe.SqlState;
 import dev.floe.sql.Lexer;
 import dev.floe.types.PgDateTime;
+import dev.floe.types.Utf8Text;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
 
@@ -12,6 +13,9 @@ import org.apache.iceberg.types.Types;
  * hold it faithfully:
  *
  * <ul>
+ *   <li>text with a NUL character (PostgreSQL: 22021, {@code invalid byte sequence for encoding "UTF8":
+ *       0x00}), which DuckDB holds (its {@code chr(0)} makes one: a query's {@code chr} is
+ *       {@link PgFunctions}' instead);
  *   <li>dates outside PostgreSQL's range (4714-11-24 BC to 5874897-12-31), and timestamps before
  *       4714-11-24 BC or after the last one Iceberg's 64-bit microseconds hold (22008);
  *   <li>{@code infinity} and {@code -infinity}: PostgreSQL stores them, but Iceberg has no infinite dates
@@ -34,6 +38,9 @@ final class StoredValues {
   static String checked(String column, Type stored, String v) {
     String name = "\"" + column + "\"";
     return switch (stored.typeId()) {
+      // a NUL made without chr, which a query's text turns into floe_chr
+      case STRING -> "CASE WHEN contains(" + v + ", decode('\\x00'::BLOB)) THEN " + DuckErrors.raise(
+          SqlState.CHARACTER_NOT_IN_REPERTOIRE, Utf8Text.NUL_MESSAGE) + " ELSE " + v + " END";
       case DATE -> "CASE WHEN " + v + " < DATE '4714-11-24 (BC)' OR " + v + " > DATE '5874897-12-31' THEN "
           + DuckErrors.raise(SqlState.DATETIME_FIELD_OVERFLOW, "date out of range for column " + name,
           Lexer.quoteString(DATE_RANGE)) + " ELSE " + v + " END";
@@ -58,6 +65,7 @@ final class StoredValues {
       return true;
     }
     return switch (stored.typeId()) {
+      case STRING -> value.toString().indexOf('\0') < 0;
       case DATE -> {
         int day = ((Number) value).intValue();
         yield day >= PgDateTime.MIN_DAY && day <= PgDateTime.MAX_DAY;
@@ -76,6 +84,7 @@ final class StoredValues {
       return;
     }
     throw switch (stored.typeId()) {
+      case STRING -> Utf8Text.nul();
       case DATE -> new FloeException(SqlState.DATETIME_FIELD_OVERFLOW, "date out of range for column \"" + column
           + "\"", DATE_RANGE, null, 0, null);
       default -> new FloeException(SqlState.DATETIME_FIELD_OVERFLOW, "timestamp out of range for column \"" + column

@@ -2,6 +2,7 @@ package dev.floe.server.pg;
 
 import dev.floe.types.PgDateTime;
 import dev.floe.types.PgType;
+import dev.floe.types.Utf8Text;
 
 import dev.floe.FloeException;
 import dev.floe.SqlState;
@@ -226,11 +227,7 @@ final class PgValues {
     if (binaryFormat) {
       return binaryLiteral(value, type);
     }
-    String text = MessageBuffer.utf8(value, 0, value.length, "a parameter value");
-    if (text.indexOf('\0') >= 0) {
-      throw new FloeException(SqlState.CHARACTER_NOT_IN_REPERTOIRE,
-          "invalid byte sequence for encoding \"UTF8\": 0x00");
-    }
+    String text = Utf8Text.decode(value); // PostgreSQL's text holds valid UTF-8 without NUL (22021)
     if (type == null || type.isTextual()) {
       if (integerContext) {
         return "CAST(" + quote(text) + " AS bigint)";
@@ -438,7 +435,7 @@ final class PgValues {
         if (type.isArray()) {
           throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "binary COPY of array columns is not supported");
         }
-        return MessageBuffer.utf8(v, 0, v.length, "a COPY value");
+        return Utf8Text.decode(v);
       }
     }
   }
