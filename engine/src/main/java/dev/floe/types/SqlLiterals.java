@@ -23,6 +23,22 @@ public final class SqlLiterals {
     return "CAST(" + raw(type, value) + " AS " + TypeMapping.duckdbType(type) + ")";
   }
 
+  /**
+   * A string literal of any text, a NUL character included (another engine may have stored one):
+   * DuckDB's parser reads SQL as a C string, so a NUL inside a literal would end the statement there.
+   */
+  public static String text(String s) {
+    if (s.indexOf('\0') < 0) {
+      return Lexer.quoteString(s);
+    }
+    StringBuilder b = new StringBuilder("(");
+    String[] parts = s.split("\0", -1);
+    for (int k = 0; k < parts.length; k++) {
+      b.append(k > 0 ? " || decode('\\x00'::BLOB) || " : "").append(Lexer.quoteString(parts[k]));
+    }
+    return b.append(')').toString();
+  }
+
   private static String raw(Type type, Object value) {
     if (value == null) {
       return "NULL";
@@ -35,7 +51,7 @@ public final class SqlLiterals {
         yield Double.isNaN(d) || Double.isInfinite(d) ? Lexer.quoteString(Double.toString(d)) : Double.toString(d);
       }
       case DECIMAL -> ((BigDecimal) value).toPlainString();
-      case STRING -> Lexer.quoteString(value.toString());
+      case STRING -> text(value.toString());
       // Temporal values as exact offsets from the epoch: any year DuckDB can hold, independent of the
       // session's time zone.
       case DATE -> "(DATE '1970-01-01' + CAST(" + ((Number) value).longValue() + " AS INTEGER))";
