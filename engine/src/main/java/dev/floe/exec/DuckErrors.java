@@ -39,8 +39,8 @@ final class DuckErrors {
       Pattern.compile("Overflow in (?:addition|subtraction|multiplication|negation|division) of (INT8|INT16|INT32|INT64)"
           + ".*", Pattern.DOTALL);
   private static final Pattern BAD_INPUT =
-      Pattern.compile("Could not convert string '(.*)' to (INT8|INT16|INT32|INT64|DOUBLE|FLOAT|BOOL|DECIMAL.*?|UUID)",
-          Pattern.DOTALL);
+      Pattern.compile("Could not convert string ['\"](.*)['\"] to (INT8|INT16|INT32|INT64|DOUBLE|FLOAT|BOOL|DECIMAL.*?"
+          + "|UUID)", Pattern.DOTALL);
 
   /** DuckDB's words for date or timestamp text it cannot read. */
   private static final Pattern BAD_DATETIME =

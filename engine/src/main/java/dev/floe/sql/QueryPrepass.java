@@ -97,8 +97,9 @@ final class QueryPrepass {
         Token literal = tokens.get(typed[1]);
         String replacement = literalSql(typed[2], literal);
         if (replacement != null) {
-          edits.replace(typed[2] == BYTEA ? t.start() : literal.start(), typed[2] == BYTEA ? tokens.get(typed[0] - 1).end()
-              : literal.end(), replacement);
+          boolean whole = typed[2] == BYTEA || typed[2] == NUMERIC;
+          edits.replace(whole ? t.start() : literal.start(), whole ? tokens.get(typed[0] - 1).end() : literal.end(),
+              replacement);
         }
         k = typed[0] - 1;
         continue;
@@ -118,11 +119,15 @@ final class QueryPrepass {
   }
 
   private static final int BYTEA = -1;
+  private static final int NUMERIC = -2;
+  private static final java.util.regex.Pattern NUMBER =
+      java.util.regex.Pattern.compile("\\s*[-+]?(\\d+(\\.\\d*)?|\\.\\d+)([eE][-+]?\\d+)?\\s*");
 
   /**
-   * If a typed literal of bytea, date or a timestamp type starts at {@code k} ({@code 'x'::date},
-   * {@code CAST('x' AS date)}, {@code date 'x'}): the index after it, the string's index, and its type
-   * (a {@link PgDateTime.Kind} ordinal, or {@link #BYTEA}); otherwise null.
+   * If a typed literal of bytea, numeric, date or a timestamp type starts at {@code k} ({@code 'x'::date},
+   * {@code ('x')::date}, {@code CAST('x' AS date)}, {@code date 'x'}): the index after it, the string's
+   * index, and its type (a {@link PgDateTime.Kind} ordinal, {@link #BYTEA} or {@link #NUMERIC});
+   * otherwise null.
    */
   private static int[] typedLiteral(List<Token> tokens, int k) {
     Token t = tokens.get(k);
@@ -130,6 +135,11 @@ final class QueryPrepass {
     if (t.type() == Token.Type.STRING && k + 2 < tokens.size() && tokens.get(k + 1).isOp("::")
         && (type = type(tokens, k + 2)) != null) {
       return new int[] {type[1], k, type[0]};
+    }
+    // ('x')::date, as pgjdbc writes a parameter into the text of a simple query
+    if (t.isOp("(") && k + 4 < tokens.size() && tokens.get(k + 1).type() == Token.Type.STRING
+        && tokens.get(k + 2).isOp(")") && tokens.get(k + 3).isOp("::") && (type = type(tokens, k + 4)) != null) {
+      return new int[] {type[1], k + 1, type[0]};
     }
     if (t.type() == Token.Type.IDENT && (k == 0 || !tokens.get(k - 1).isOp("::")) && (type = type(tokens, k)) != null
         && type[1] < tokens.size() && tokens.get(type[1]).type() == Token.Type.STRING) {
@@ -143,11 +153,14 @@ final class QueryPrepass {
     return null;
   }
 
-  /** The type named at {@code k} (a {@link PgDateTime.Kind} ordinal, or BYTEA) and the index after it. */
+  /** The type named at {@code k} (a {@link PgDateTime.Kind} ordinal, BYTEA or NUMERIC) and the index after it. */
   private static int[] type(List<Token> tokens, int k) {
     Token t = tokens.get(k);
     if (t.isKeyword("bytea")) {
       return new int[] {BYTEA, k + 1};
+    }
+    if ((t.isKeyword("numeric") || t.isKeyword("decimal")) && !(k + 1 < tokens.size() && tokens.get(k + 1).isOp("("))) {
+      return new int[] {NUMERIC, k + 1};
     }
     if (t.isKeyword("date")) {
       return new int[] {PgDateTime.Kind.DATE.ordinal(), k + 1};
@@ -168,14 +181,19 @@ final class QueryPrepass {
 
   /**
    * What replaces a typed literal: for bytea the whole literal, as {@code unhex('...')} (PostgreSQL reads
-   * {@code '\x00ff'::bytea} as hex; DuckDB's blob cast reads \x00 and then letters); for a date or
-   * timestamp the string, in a form DuckDB reads as PostgreSQL reads it ({@code '0044-03-15 BC'});
+   * {@code '\x00ff'::bytea} as hex; DuckDB's blob cast reads \x00 and then letters); for a number of
+   * type numeric without a precision the whole literal, as the number; for a date or timestamp the string, in a form DuckDB reads as PostgreSQL reads it ({@code '0044-03-15 BC'});
    * null when it stays as it is.
    */
   private static String literalSql(int type, Token literal) {
     try {
       if (type == BYTEA) {
         return ByteaText.sql(ByteaText.parse(literal.value()));
+      }
+      if (type == NUMERIC) {
+        // a number literal keeps all its digits; DuckDB's bare numeric is DECIMAL(18,3), which loses them
+        // (pgjdbc writes parameters so: '0.000000001'::numeric)
+        return NUMBER.matcher(literal.value()).matches() ? dev.floe.types.SqlLiterals.decimal(literal.value()) : null;
       }
       String text = PgDateTime.duckdbText(literal.value(), PgDateTime.Kind.values()[type]).orElse(literal.value());
       return text.equals(literal.value()) && !literal.text().startsWith("E") && !literal.text().startsWith("e")

@@ -245,6 +245,9 @@ final class PgValues {
     if (type.isArray()) {
       return array(text, type);
     }
+    if (type.oid() == 1700 && NUMBER.matcher(text).matches()) {
+      return numeric(text.strip());
+    }
     if (type.oid() == 1082 || type.oid() == 1114) {
       // PostgreSQL's date and timestamp input ignore a zone suffix ("2024-02-01 +01", as pgjdbc sends them)
       java.util.regex.Matcher zoned = ZONE_SUFFIX.matcher(text);
@@ -333,6 +336,9 @@ final class PgValues {
       return "from_hex('" + HexFormat.of().formatHex(v) + "')";
     }
     String text = binaryToText(v, type);
+    if (type.oid() == 1700) {
+      return numeric(text);
+    }
     return type.isTextual() ? quote(text) : "CAST(" + quote(text) + " AS " + type.castName() + ")";
   }
 
@@ -410,6 +416,10 @@ final class PgValues {
         if (micros == Long.MAX_VALUE || micros == Long.MIN_VALUE) {
           return micros > 0 ? "infinity" : "-infinity";
         }
+        if (micros > PgDateTime.MAX_MICROS - PG_EPOCH_MICROS || micros < PgDateTime.MIN_MICROS - PG_EPOCH_MICROS) {
+          // past the last timestamp Floe holds (the next one is DuckDB's infinity), or before the first
+          throw new FloeException(SqlState.DATETIME_FIELD_OVERFLOW, "timestamp out of range");
+        }
         LocalDateTime t = PG_EPOCH.plus(micros, ChronoUnit.MICROS);
         return type.oid() == 1184 ? PgDateTime.timestamptz(t.atOffset(ZoneOffset.UTC), ZoneOffset.UTC)
             : PgDateTime.timestamp(t);
@@ -438,6 +448,14 @@ final class PgValues {
         return Utf8Text.decode(v);
       }
     }
+  }
+
+  /**
+   * A numeric parameter (text a number) with all its digits (up to 38): a cast to DuckDB's numeric would
+   * make it DECIMAL(18,3), losing digits.
+   */
+  private static String numeric(String number) {
+    return dev.floe.types.SqlLiterals.decimal(number);
   }
 
   /** bytea in text format: hex ({@code \x...}) or PostgreSQL's escape format. */
