@@ -71,6 +71,7 @@ public final class SqlState {
   public static final String CONFIGURATION_LIMIT_EXCEEDED = "53400";
   public static final String DISK_FULL = "53100";
   public static final String PROGRAM_LIMIT_EXCEEDED = "54000";
+  public static final String STATEMENT_TOO_COMPLEX = "54001";
   public static final String TOO_MANY_COLUMNS = "54011";
   public static final String OBJECT_NOT_IN_PREREQUISITE_STATE = "55000";
   public static final String OBJECT_IN_USE = "55006";

@@ -1,5 +1,6 @@
 package dev.floe;
 
+import dev.floe.types.PgDateTime;
 import java.math.BigDecimal;
 import java.time.LocalDateTime;
 import java.time.LocalTime;
@@ -12,13 +13,13 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 
-/** Text forms of values, as PostgreSQL's output functions print them (DateStyle ISO). */
+/**
+ * Text forms of values, as PostgreSQL's output functions print them (DateStyle ISO; dates and timestamps
+ * by {@link PgDateTime}: {@code 0044-03-15 BC}, {@code infinity}).
+ */
 public final class Values {
   private static final DateTimeFormatter TIME = new DateTimeFormatterBuilder()
       .appendPattern("HH:mm:ss").optionalStart().appendFraction(ChronoField.MICRO_OF_SECOND, 0, 6, true)
-      .toFormatter();
-  private static final DateTimeFormatter TIMESTAMP = new DateTimeFormatterBuilder()
-      .appendPattern("yyyy-MM-dd HH:mm:ss").optionalStart().appendFraction(ChronoField.MICRO_OF_SECOND, 0, 6, true)
       .toFormatter();
 
   private Values() {}
@@ -42,12 +43,14 @@ public final class Values {
     if (v instanceof LocalTime t) {
       return TIME.format(t);
     }
+    if (v instanceof java.time.LocalDate d) {
+      return PgDateTime.date(d);
+    }
     if (v instanceof LocalDateTime t) {
-      return TIMESTAMP.format(t);
+      return PgDateTime.timestamp(t);
     }
     if (v instanceof OffsetDateTime t) {
-      OffsetDateTime utc = t.withOffsetSameInstant(ZoneOffset.UTC);
-      return TIMESTAMP.format(utc.toLocalDateTime()) + "+00";
+      return PgDateTime.timestamptz(t, ZoneOffset.UTC);
     }
     if (v instanceof org.apache.arrow.vector.PeriodDuration pd) {
       return interval(pd.getPeriod(), pd.getDuration());

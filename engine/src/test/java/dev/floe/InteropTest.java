@@ -580,6 +580,50 @@ class InteropTest {
   }
 
   /**
+   * Another engine may store what Floe refuses, a NUL character in text, in a partition value and a
+   * property: Floe's metadata tables show them (their rows reach DuckDB as bound values, not SQL text
+   * that a NUL would cut short), and its reads, lookups and point updates of the table work.
+   */
+  @Test
+  void metadataTablesShowValuesNoSqlTextCouldHold() throws Exception {
+    Path warehouse = temp.toAbsolutePath();
+    String nul = "x\0y'z\\";
+    try (Database db = Floe.open(warehouse)) {
+      JdbcCatalog catalog = IcebergClients.jdbcCatalog(warehouse);
+      try {
+        db.sql("CREATE TABLE other_nul (k text, v integer) PARTITIONED BY (k)").close();
+        db.sql("INSERT INTO other_nul VALUES ('plain', 1)").close();
+        Table table = catalog.loadTable(TableIdentifier.of("public", "other_nul"));
+        table.updateProperties().set("note", nul).commit();
+        GenericRecord row = GenericRecord.create(table.schema());
+        row.set(0, nul);
+        row.set(1, 2);
+        table.newAppend().appendFile(IcebergFiles.writeData(table, List.of(row), 10).get(0)).commit();
+      } finally {
+        catalog.close();
+      }
+      List<String> values = new ArrayList<>();
+      for (String sql : List.of("SELECT \"partition\".k FROM \"other_nul$partitions\" ORDER BY 1",
+          "SELECT \"partition\".k FROM \"other_nul$files\" ORDER BY 1", "SELECT k FROM other_nul ORDER BY 1",
+          "SELECT value FROM \"other_nul$properties\" WHERE key = 'note'", "SELECT k FROM other_nul WHERE v = 2")) {
+        try (Result r = db.sql(sql)) {
+          for (Row x : r) {
+            values.add(x.getString(0));
+          }
+        }
+      }
+      assertThat(values).containsExactly("plain", nul, "plain", nul, "plain", nul, nul, nul);
+      db.sql("UPDATE other_nul SET v = 3 WHERE k = 'plain'").close();
+      db.sql("UPDATE other_nul SET v = 4 WHERE v = 2").close(); // the row is found by a point read
+      assertThat(Canonical.rows(db.sql("SELECT v, k = 'plain' FROM other_nul ORDER BY v"))).isEqualTo(List.of(
+          List.of("int:3", "bool:true"), List.of("int:4", "bool:false")));
+      try (Result r = db.sql("SELECT k FROM other_nul WHERE v = 4")) {
+        assertThat(r.iterator().next().getString(0)).isEqualTo(nul);
+      }
+    }
+  }
+
+  /**
    * Parquet files without field ids, added to a table with a name mapping ({@code schema.name-mapping.default})
    * as PyIceberg's and Spark's add_files, migrate and snapshot do, read as all-NULL rows: ScanSql reads data
    * files with {@code read_parquet(..., schema=MAP{field-id: ...})}, which matches columns by field id only,

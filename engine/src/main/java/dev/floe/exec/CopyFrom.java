@@ -60,13 +60,29 @@ public final class CopyFrom implements AutoCloseable {
     }
     StringBuilder types = new StringBuilder("{");
     StringBuilder names = new StringBuilder();
+    StringBuilder values = new StringBuilder();
     for (int k = 0; k < columns.size(); k++) {
+      String duckType = columns.get(k).type().duckdbName();
+      String value = Lexer.quoteIdentifier("c" + k);
+      switch (columns.get(k).type().kind()) {
+        case DATE, TIMESTAMP, TIMESTAMPTZ -> {
+          // read as PostgreSQL reads them ('0044-03-15 BC'), not as DuckDB's CSV reader would
+          value = PgFunctions.datetimeIn(value, switch (columns.get(k).type().kind()) {
+            case DATE -> "DATE";
+            case TIMESTAMP -> "TIMESTAMP";
+            default -> "TIMESTAMPTZ";
+          });
+          duckType = "VARCHAR";
+        }
+        default -> { }
+      }
       types.append(k > 0 ? ", " : "").append(Lexer.quoteString("c" + k)).append(": ")
-          .append(Lexer.quoteString(columns.get(k).type().duckdbName()));
+          .append(Lexer.quoteString(duckType));
       names.append(k > 0 ? ", " : "").append(Lexer.quoteIdentifier(columns.get(k).name()));
+      values.append(k > 0 ? ", " : "").append(value);
     }
     types.append('}');
-    String insert = "INSERT INTO " + name + " (" + names + ") SELECT * FROM read_csv("
+    String insert = "INSERT INTO " + name + " (" + names + ") SELECT " + values + " FROM read_csv("
         + Lexer.quoteString(file.toString()) + ", header = " + header + ", delim = "
         + Lexer.quoteString(String.valueOf(delimiter)) + ", quote = " + Lexer.quoteString(String.valueOf(quote))
         + ", escape = " + Lexer.quoteString(String.valueOf(escape)) + ", nullstr = " + Lexer.quoteString(nullString)

@@ -168,7 +168,8 @@ final class Ddl {
     Set<Integer> keyIds = new java.util.LinkedHashSet<>();
     List<String> sequences = new ArrayList<>();
     int fieldId = 1;
-    for (ColumnDef c : s.columns()) {
+    for (ColumnDef written : s.columns()) {
+      ColumnDef c = ValuesLiterals.typedDefault(written); // DEFAULT '0044-03-15 BC' is a date
       if (!names.add(c.name().toLowerCase(java.util.Locale.ROOT))) {
         throw duplicateColumn(c.name(), c.position());
       }
@@ -342,6 +343,12 @@ final class Ddl {
     Object value = IcebergValues.internal(type, raw);
     if (value == null) {
       return null;
+    }
+    try {
+      StoredValues.check(c.name(), type, value); // an Iceberg default is a stored value
+    } catch (FloeException e) {
+      throw new FloeException(e.sqlState(), "invalid DEFAULT for column \"" + c.name() + "\": " + e.getMessage(),
+          e.detail().orElse(null), null, c.position(), e);
     }
     return literal(type, value);
   }
@@ -553,7 +560,7 @@ final class Ddl {
     Schema schema = txn.table().schema();
     int formatVersion = ((org.apache.iceberg.HasTableOperations) table).operations().current().formatVersion();
     if (action instanceof AddColumn a) {
-      ColumnDef c = a.column();
+      ColumnDef c = ValuesLiterals.typedDefault(a.column());
       if (schema.caseInsensitiveFindField(c.name()) != null) {
         if (a.ifNotExists()) {
           session.notice("column \"" + c.name() + "\" of relation \"" + id.name() + "\" already exists, skipping");

@@ -39,8 +39,12 @@ final class DuckErrors {
       Pattern.compile("Overflow in (?:addition|subtraction|multiplication|negation|division) of (INT8|INT16|INT32|INT64)"
           + ".*", Pattern.DOTALL);
   private static final Pattern BAD_INPUT =
-      Pattern.compile("Could not convert string '(.*)' to (INT8|INT16|INT32|INT64|DOUBLE|FLOAT|BOOL|DECIMAL.*?|UUID)",
-          Pattern.DOTALL);
+      Pattern.compile("Could not convert string ['\"](.*)['\"] to (INT8|INT16|INT32|INT64|DOUBLE|FLOAT|BOOL|DECIMAL.*?"
+          + "|UUID)", Pattern.DOTALL);
+
+  /** DuckDB's words for date or timestamp text it cannot read. */
+  private static final Pattern BAD_DATETIME =
+      Pattern.compile("invalid (date|timestamp) field format: \"(.*)\", expected format is .*", Pattern.DOTALL);
 
   private static final Pattern SPILL_USED = Pattern.compile("\\(([^)]*used)\\)");
 
@@ -158,6 +162,10 @@ final class DuckErrors {
     if (first.startsWith("Division by zero")) {
       return error(SqlState.DIVISION_BY_ZERO, "division by zero", position, e);
     }
+    FloeException depth = dev.floe.sql.DepthLimit.error(first, position, e);
+    if (depth != null) {
+      return depth;
+    }
     if (first.startsWith("More than one row returned by a subquery")) {
       return error(SqlState.CARDINALITY_VIOLATION, "more than one row returned by a subquery used as an expression",
           position, e);
@@ -230,11 +238,19 @@ final class DuckErrors {
         return error("42000", first, position, e);
       }
       case "Conversion" -> {
+        if (first.startsWith("Failure in decode: could not convert blob to UTF8")) {
+          return error(SqlState.CHARACTER_NOT_IN_REPERTOIRE, "invalid byte sequence for encoding \"UTF8\"", position, e);
+        }
         if (first.contains("field value out of range")) {
           // PostgreSQL: date/time field value out of range: "2024-02-30"
           String value = first.contains(": ") ? first.substring(first.indexOf(": ") + 2) : "";
           return error(SqlState.DATETIME_FIELD_OVERFLOW, "date/time field value out of range"
               + (value.isEmpty() ? "" : ": " + value), position, e);
+        }
+        Matcher badDate = BAD_DATETIME.matcher(first);
+        if (badDate.matches()) {
+          return error(SqlState.INVALID_DATETIME_FORMAT, "invalid input syntax for type " + badDate.group(1) + ": \""
+              + badDate.group(2) + "\"", position, e);
         }
         Matcher badInput = BAD_INPUT.matcher(first);
         if (badInput.matches() && !INTEGER_OVERFLOW.matcher(first).matches()) {

@@ -164,6 +164,7 @@ public final class Engine implements AutoCloseable {
         st.execute("SET GLOBAL default_null_order = 'nulls_last_on_asc_first_on_desc'");
       }
       PartitionFunctions.register(root);
+      PgFunctions.register(root);
       return root;
     } catch (SQLException e) {
       throw new FloeException(SqlState.INTERNAL_ERROR, "cannot start the query engine: " + e.getMessage(), e);

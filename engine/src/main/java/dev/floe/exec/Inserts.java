@@ -45,7 +45,8 @@ import org.apache.iceberg.types.Types;
 
 /**
  * INSERT and CREATE TABLE AS: DuckDB computes the rows, each value is cast to its column's type and
- * checked (NOT NULL, varchar length, smallint range, time within a day), the rows are written as new data files, and one
+ * checked (NOT NULL, varchar length, smallint range, time within a day, what {@link StoredValues}
+ * refuses), the rows are written as new data files, and one
  * Iceberg commit makes them visible. A failure at any step leaves the table as it was and deletes the
  * files written for the statement.
  */
@@ -329,7 +330,8 @@ final class Inserts {
         throw Ddl.duplicateTable(id, s.name());
       }
     }
-    return new CommandResult("SELECT " + rows, rows);
+    // PostgreSQL's tags: SELECT <rows written>, and CREATE TABLE AS when WITH NO DATA wrote none
+    return s.withData() ? new CommandResult("SELECT " + rows, rows) : new CommandResult("CREATE TABLE AS", 0);
   }
 
   private interface Commit {
@@ -425,10 +427,14 @@ final class Inserts {
       Column c = columns.get(k);
       String v = "__floe_v" + k;
       String value = v;
+      boolean given = provided.containsKey(c.name()) || rawDefault(schema, properties, c) != null;
+      if (given && !(provided.containsKey(c.name()) && trusted.contains(c.name()))) {
+        value = StoredValues.checked(c.name(), schema.findField(c.fieldId()).type(), v); // once computed
+      }
       if (!c.nullable() && !(provided.containsKey(c.name()) && trusted.contains(c.name()))) {
         value = "CASE WHEN " + v + " IS NULL THEN " + DuckErrors.raise(SqlState.NOT_NULL_VIOLATION,
             "null value in column \"" + c.name() + "\" of relation \"" + tableName + "\" violates not-null constraint",
-            failingRow.toString()) + " ELSE " + v + " END";
+            failingRow.toString()) + " ELSE " + value + " END";
       }
       outer.append(k > 0 ? ", " : "").append(value).append(" AS ").append(Lexer.quoteIdentifier(c.name()));
     }

@@ -397,7 +397,11 @@ final class Mutations {
           return null;
         }
         try {
-          row.setField(fields[k].name(), IcebergValues.internal(fields[k].type(), values[k]));
+          Object value = IcebergValues.internal(fields[k].type(), values[k]);
+          if (set.containsKey(col.name()) && !StoredValues.storable(fields[k].type(), value)) {
+            return null; // DuckDB's write raises the error
+          }
+          row.setField(fields[k].name(), value);
         } catch (RuntimeException e) {
           return null;
         }

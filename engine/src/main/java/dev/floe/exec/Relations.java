@@ -55,6 +55,9 @@ final class Relations implements QueryBinder.Resolver {
   /** DuckDB's own catalogs, whose objects (information_schema, pg_catalog, ...) DuckDB resolves. */
   private static final java.util.Set<String> DUCKDB_CATALOGS = java.util.Set.of("system", "temp", "memory");
 
+  /** Where metadata tables' rows go (the statement's DuckDB connection). */
+  private final dev.floe.read.RowStage stage;
+
   /** Evaluates a constant SQL expression (time-travel targets) to a Java value. */
   interface Evaluator {
     Object evaluate(String sql);
@@ -65,8 +68,9 @@ final class Relations implements QueryBinder.Resolver {
    */
   Relations(Tables tables, ScanPlanner planner, ScanFiles files, String defaultSchema, Evaluator evaluator,
       java.util.function.Function<List<String>, Optional<String>> system, Tails tails,
-      java.util.function.Consumer<TailLog.Pin> pinned, boolean clientSql) {
+      java.util.function.Consumer<TailLog.Pin> pinned, boolean clientSql, dev.floe.read.RowStage stage) {
     this.clientSql = clientSql;
+    this.stage = stage;
     this.system = system;
     this.tails = tails;
     this.pinned = pinned;
@@ -126,7 +130,7 @@ final class Relations implements QueryBinder.Resolver {
       if (table.isPresent()) {
         String kind = meta.get()[1];
         Optional<Snapshot> snapshot = timeTravel.map(tt -> snapshot(table.get(), tt));
-        return Optional.of(new MetadataRelation(table.get(), kind, snapshot, qualified(id.get())));
+        return Optional.of(new MetadataRelation(table.get(), kind, snapshot, qualified(id.get()), stage));
       }
     }
     Optional<Table> table = table(id.get());
@@ -410,8 +414,8 @@ final class Relations implements QueryBinder.Resolver {
   }
 
   /** A metadata table ($snapshots, $files, ...). */
-  record MetadataRelation(Table table, String kind, Optional<Snapshot> snapshot, List<String> qualifiedName)
-      implements QueryBinder.Relation {
+  record MetadataRelation(Table table, String kind, Optional<Snapshot> snapshot, List<String> qualifiedName,
+      dev.floe.read.RowStage stage) implements QueryBinder.Relation {
     @Override
     public List<dev.floe.Column> columns() {
       return List.of();
@@ -424,7 +428,7 @@ final class Relations implements QueryBinder.Resolver {
 
     @Override
     public String sql(Expression filter) {
-      return MetadataTables.relation(table, kind, snapshot);
+      return MetadataTables.relation(table, kind, snapshot, stage);
     }
   }
 

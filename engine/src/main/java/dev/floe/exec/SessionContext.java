@@ -596,7 +596,7 @@ public final class SessionContext implements AutoCloseable {
       QueryBinder.Bound inner = QueryBinder.bind("SELECT " + expression, 0, this::serializeSql, relations[0]);
       return evaluate(inner.sql().substring("SELECT ".length()));
     }, parts -> PgCatalog.systemName(parts).isPresent() ? engine.pgCatalog().relation(parts) : java.util.Optional.empty(),
-        engine.tails(), pins::add, client && !floeSql);
+        engine.tails(), pins::add, client && !floeSql, new StagedRows(duck));
     return relations[0];
   }
 

@@ -6,6 +6,7 @@ import dev.floe.SqlState;
 import dev.floe.SqlType;
 import dev.floe.sql.Lexer;
 import dev.floe.types.ByteaText;
+import dev.floe.types.PgDateTime;
 import dev.floe.sql.TextEdits;
 import dev.floe.sql.Token;
 import java.util.List;
@@ -17,7 +18,8 @@ import java.util.function.IntFunction;
  * PostgreSQL's reading of literals in {@code INSERT ... VALUES}: a quoted literal has no type of its own
  * and is read as the target column's type (so {@code VALUES ('30'), (31)} fills an integer column), with
  * PostgreSQL's input rules where DuckDB's casts differ ({@code '1.5'} is not an integer; {@code 'on'} and
- * {@code 'yes'} are booleans; {@code '\x0a0b'} is bytea hex), and {@code DEFAULT} stands for the
+ * {@code 'yes'} are booleans; {@code '\x0a0b'} is bytea hex; {@code '0044-03-15 BC'} is a date, and
+ * there is no year 0), and {@code DEFAULT} stands for the
  * column's default.
  */
 final class ValuesLiterals {
@@ -44,6 +46,29 @@ final class ValuesLiterals {
       }
     });
     return !values || edits.isEmpty() ? query : edits.apply(query);
+  }
+
+  /**
+   * A column definition whose DEFAULT is a lone quoted literal, with it read as the column's type
+   * (PostgreSQL reads {@code DEFAULT '0044-03-15 BC'} as a date); others as they are.
+   */
+  static dev.floe.sql.Ast.ColumnDef typedDefault(dev.floe.sql.Ast.ColumnDef c) {
+    if (c.defaultSql().isEmpty()) {
+      return c;
+    }
+    List<Token> tokens = Lexer.tokenize(c.defaultSql().get());
+    if (tokens.size() != 2 || tokens.get(0).type() != Token.Type.STRING) {
+      return c;
+    }
+    String typed;
+    try {
+      typed = literal(tokens.get(0), new Column(c.name(), c.type(), true, 0), null, 0);
+    } catch (FloeException e) {
+      throw new FloeException(e.sqlState(), e.getMessage(), e.detail().orElse(null), e.hint().orElse(null),
+          c.position(), e.getCause());
+    }
+    return typed == null ? c : new dev.floe.sql.Ast.ColumnDef(c.name(), c.type(), c.notNull(), java.util.Optional.of(
+        typed), c.position(), c.identity());
   }
 
   /** Whether {@code query} is a VALUES list whose every row has DEFAULT as its value {@code column}. */
@@ -164,6 +189,18 @@ final class ValuesLiterals {
         }
       }
       case TEXT, VARCHAR, CHAR -> null;
+      case DATE, TIMESTAMP, TIMESTAMPTZ -> {
+        // PostgreSQL's forms DuckDB does not read ('0044-03-15 BC'), and its checks (no year 0)
+        String text;
+        try {
+          text = PgDateTime.duckdbText(value, type.kind() == SqlType.Kind.DATE ? PgDateTime.Kind.DATE
+              : type.kind() == SqlType.Kind.TIMESTAMP ? PgDateTime.Kind.TIMESTAMP : PgDateTime.Kind.TIMESTAMPTZ)
+              .orElse(value);
+        } catch (FloeException e) {
+          throw e.withPosition(offset + item.position());
+        }
+        yield "CAST(" + Lexer.quoteString(text) + " AS " + duckType + ")";
+      }
       default -> "CAST(" + Lexer.quoteString(value) + " AS " + duckType + ")";
     };
   }

@@ -2,17 +2,11 @@ package dev.floe.read;
 
 import dev.floe.FloeException;
 import dev.floe.SqlState;
-import dev.floe.sql.Lexer;
-import dev.floe.types.SqlLiterals;
-import dev.floe.types.TypeMapping;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.stream.Collectors;
 import org.apache.iceberg.DataTask;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.MetadataTableType;
@@ -29,7 +23,8 @@ import org.apache.iceberg.types.Types;
  * Iceberg metadata tables, addressed as Trino names them: {@code "orders$snapshots"}, {@code $history},
  * {@code $files}, {@code $manifests}, {@code $partitions}, {@code $refs} (and every other Iceberg metadata
  * table: {@code $entries}, {@code $all_files}, ...), plus Trino's {@code $properties}. Rows come from
- * Iceberg's own metadata table implementations, rendered as a VALUES relation.
+ * Iceberg's own metadata table implementations, handed to DuckDB through a {@link RowStage} (bound, not
+ * written into SQL).
  */
 public final class MetadataTables {
   private MetadataTables() {}
@@ -56,13 +51,13 @@ public final class MetadataTables {
   }
 
   /**
-   * A SELECT over metadata table {@code kind} of {@code table}.
+   * A SELECT over metadata table {@code kind} of {@code table}, its rows staged through {@code stage}.
    *
    * @param snapshot for time travel, the snapshot to describe (where Iceberg supports it)
    */
-  public static String relation(Table table, String kind, Optional<Snapshot> snapshot) {
+  public static String relation(Table table, String kind, Optional<Snapshot> snapshot, RowStage stage) {
     if (kind.equalsIgnoreCase("properties")) {
-      return properties(table);
+      return properties(table, stage);
     }
     MetadataTableType type = MetadataTableType.from(kind.toUpperCase(Locale.ROOT));
     Table meta = MetadataTableUtils.createMetadataTableInstance(table, type);
@@ -70,7 +65,7 @@ public final class MetadataTables {
     // $snapshots also shows each snapshot's sequence number: the version `AS OF VERSION n` names.
     boolean withVersion = type == MetadataTableType.SNAPSHOTS;
     Schema shown = withVersion ? withSequenceNumber(schema) : schema;
-    List<String> rows = new ArrayList<>();
+    int snapshotId = withVersion ? schema.columns().indexOf(schema.findField("snapshot_id")) : -1;
     TableScan scan = meta.newScan();
     if (snapshot.isPresent()) {
       try {
@@ -80,28 +75,32 @@ public final class MetadataTables {
             "time travel is not supported for metadata table $" + kind);
       }
     }
-    try (CloseableIterable<FileScanTask> tasks = scan.planFiles()) {
-      for (FileScanTask task : tasks) {
-        if (!(task instanceof DataTask data)) {
-          throw new IllegalStateException("unexpected metadata scan task " + task.getClass());
-        }
-        try (CloseableIterable<StructLike> structs = data.rows()) {
-          for (StructLike row : structs) {
-            String values = row(schema, row);
-            if (withVersion) {
-              Long id = row.get(schema.columns().indexOf(schema.findField("snapshot_id")), Long.class);
-              Snapshot s = id == null ? null : table.snapshot(id);
-              values = values.substring(0, values.length() - 1) + ", "
-                  + SqlLiterals.of(Types.LongType.get(), s == null ? null : Versions.of(table, s).orElse(null)) + ")";
+    TableScan planned = scan;
+    return stage.relation(shown, sink -> {
+      try (CloseableIterable<FileScanTask> tasks = planned.planFiles()) {
+        for (FileScanTask task : tasks) {
+          if (!(task instanceof DataTask data)) {
+            throw new IllegalStateException("unexpected metadata scan task " + task.getClass());
+          }
+          try (CloseableIterable<StructLike> structs = data.rows()) {
+            for (StructLike row : structs) {
+              Object[] values = new Object[shown.columns().size()];
+              for (int k = 0; k < schema.columns().size(); k++) {
+                values[k] = row.get(k, Object.class);
+              }
+              if (withVersion) {
+                Long id = row.get(snapshotId, Long.class);
+                Snapshot s = id == null ? null : table.snapshot(id);
+                values[values.length - 1] = s == null ? null : Versions.of(table, s).orElse(null);
+              }
+              sink.row(values);
             }
-            rows.add(values);
           }
         }
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
       }
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    return values(shown, rows);
+    });
   }
 
   private static Schema withSequenceNumber(Schema schema) {
@@ -111,38 +110,14 @@ public final class MetadataTables {
     return new Schema(fields);
   }
 
-  private static String properties(Table table) {
+  private static String properties(Table table, RowStage stage) {
     Schema schema = new Schema(
         Types.NestedField.required(1, "key", Types.StringType.get()),
         Types.NestedField.required(2, "value", Types.StringType.get()));
-    List<String> rows = new ArrayList<>();
-    for (Map.Entry<String, String> e : new java.util.TreeMap<>(table.properties()).entrySet()) {
-      rows.add("(" + SqlLiterals.of(Types.StringType.get(), e.getKey()) + ", "
-          + SqlLiterals.of(Types.StringType.get(), e.getValue()) + ")");
-    }
-    return values(schema, rows);
-  }
-
-  private static String row(Schema schema, StructLike row) {
-    List<Types.NestedField> fields = schema.columns();
-    StringBuilder b = new StringBuilder("(");
-    for (int k = 0; k < fields.size(); k++) {
-      if (k > 0) {
-        b.append(", ");
+    return stage.relation(schema, sink -> {
+      for (Map.Entry<String, String> e : new java.util.TreeMap<>(table.properties()).entrySet()) {
+        sink.row(new Object[] {e.getKey(), e.getValue()});
       }
-      b.append(SqlLiterals.of(fields.get(k).type(), row.get(k, Object.class)));
-    }
-    return b.append(')').toString();
-  }
-
-  private static String values(Schema schema, List<String> rows) {
-    List<String> names = schema.columns().stream().map(f -> Lexer.quoteIdentifier(f.name()))
-        .collect(Collectors.toList());
-    if (rows.isEmpty()) {
-      return "SELECT " + schema.columns().stream()
-          .map(f -> "CAST(NULL AS " + TypeMapping.duckdbType(f.type()) + ") AS " + Lexer.quoteIdentifier(f.name()))
-          .collect(Collectors.joining(", ")) + " WHERE false";
-    }
-    return "SELECT * FROM (VALUES " + String.join(", ", rows) + ") AS m(" + String.join(", ", names) + ")";
+    });
   }
 }

@@ -321,7 +321,7 @@ public final class ScanSql {
       // as text, so that -0.0, NaN and infinities keep their value
       case FLOAT, DOUBLE, DECIMAL -> Lexer.quoteString(v instanceof java.math.BigDecimal d ? d.toPlainString()
           : v.toString());
-      case STRING, UUID -> Lexer.quoteString(v.toString());
+      case STRING, UUID -> SqlLiterals.text(v.toString()); // a NUL another engine stored included
       case DATE -> SqlLiterals.of(type, ((java.time.LocalDate) v).toEpochDay());
       case TIME -> SqlLiterals.of(type, ((java.time.LocalTime) v).toNanoOfDay() / 1000L);
       case TIMESTAMP -> SqlLiterals.of(type, v instanceof java.time.OffsetDateTime o

@@ -145,6 +145,9 @@ public final class Lexer {
   private Token string(int start, boolean escapes) {
     pos++; // opening quote
     StringBuilder value = new StringBuilder();
+    // an E'' string is bytes, as in PostgreSQL: hex and octal escapes are bytes, a Unicode escape the
+    // UTF-8 of its character; the whole must be valid UTF-8 without NUL
+    java.io.ByteArrayOutputStream bytes = escapes ? new java.io.ByteArrayOutputStream() : null;
     while (true) {
       if (pos >= sql.length()) {
         throw FloeException.syntax("unterminated quoted string at or near \"" + sql.substring(start) + "\"",
@@ -171,10 +174,17 @@ public final class Lexer {
           continue;
         }
         pos = save;
-        return new Token(Token.Type.STRING, sql.substring(start, pos), value.toString(), start, pos);
+        String text = value.toString();
+        if (bytes != null) {
+          bytes.writeBytes(text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+          text = dev.floe.types.Utf8Text.decode(bytes.toByteArray());
+        }
+        return new Token(Token.Type.STRING, sql.substring(start, pos), text, start, pos);
       }
       if (escapes && c == '\\' && pos + 1 < sql.length()) {
-        escape(value, start);
+        bytes.writeBytes(value.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        value.setLength(0);
+        escape(bytes, start);
         continue;
       }
       value.append(c);
@@ -183,24 +193,57 @@ public final class Lexer {
   }
 
   /** One backslash escape of an E'' string, as PostgreSQL reads it; {@code pos} is at the backslash. */
-  private void escape(StringBuilder value, int start) {
+  private void escape(java.io.ByteArrayOutputStream bytes, int start) {
     char e = sql.charAt(pos + 1);
     pos += 2;
     switch (e) {
-      case 'n' -> value.append('\n');
-      case 't' -> value.append('\t');
-      case 'r' -> value.append('\r');
-      case 'b' -> value.append('\b');
-      case 'f' -> value.append('\f');
-      case 'x' -> value.appendCodePoint(digits(16, 1, 2, start));
-      case 'u' -> value.appendCodePoint(digits(16, 4, 4, start));
-      case 'U' -> value.appendCodePoint(digits(16, 8, 8, start));
+      case 'n' -> bytes.write('\n');
+      case 't' -> bytes.write('\t');
+      case 'r' -> bytes.write('\r');
+      case 'b' -> bytes.write('\b');
+      case 'f' -> bytes.write('\f');
+      case 'x' -> {
+        if (pos < sql.length() && Character.digit(sql.charAt(pos), 16) >= 0) {
+          bytes.write(digits(16, 1, 2, start));
+        } else {
+          bytes.write('x'); // PostgreSQL: \x without a hex digit is the letter
+        }
+      }
+      case 'u', 'U' -> {
+        int escapeAt = pos - 2;
+        int cp = digits(16, e == 'u' ? 4 : 8, e == 'u' ? 4 : 8, start);
+        if (Character.isHighSurrogate((char) cp) && cp <= 0xffff) {
+          // a surrogate pair written as two escapes
+          if (pos + 1 < sql.length() && sql.charAt(pos) == '\\' && (sql.charAt(pos + 1) == 'u'
+              || sql.charAt(pos + 1) == 'U')) {
+            char kind = sql.charAt(pos + 1);
+            pos += 2;
+            int low = digits(16, kind == 'u' ? 4 : 8, kind == 'u' ? 4 : 8, start);
+            if (low <= 0xffff && Character.isLowSurrogate((char) low)) {
+              cp = Character.toCodePoint((char) cp, (char) low);
+            } else {
+              throw FloeException.syntax("invalid Unicode surrogate pair", escapeAt + 1);
+            }
+          } else {
+            throw FloeException.syntax("invalid Unicode surrogate pair", escapeAt + 1);
+          }
+        } else if (cp <= 0xffff && Character.isLowSurrogate((char) cp)) {
+          throw FloeException.syntax("invalid Unicode surrogate pair", escapeAt + 1);
+        }
+        if (cp == 0 || !Character.isValidCodePoint(cp)) {
+          throw FloeException.syntax("invalid Unicode escape value at or near \""
+              + sql.substring(escapeAt, pos) + "\"", escapeAt + 1);
+        }
+        bytes.writeBytes(new String(Character.toChars(cp)).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      }
       default -> {
         if (e >= '0' && e <= '7') {
           pos--;
-          value.appendCodePoint(digits(8, 1, 3, start));
+          bytes.write(digits(8, 1, 3, start) & 0xff);
         } else {
-          value.append(e);
+          int cp = sql.codePointAt(pos - 1); // the character itself (a pair of chars beyond the BMP)
+          pos += Character.charCount(cp) - 1;
+          bytes.writeBytes(new String(Character.toChars(cp)).getBytes(java.nio.charset.StandardCharsets.UTF_8));
         }
       }
     }
@@ -214,12 +257,12 @@ public final class Lexer {
     if (end - pos < min) {
       throw FloeException.syntax("invalid Unicode escape", start + 1);
     }
-    int cp = Integer.parseInt(sql.substring(pos, end), radix);
+    long cp = Long.parseLong(sql.substring(pos, end), radix);
     pos = end;
-    if (!Character.isValidCodePoint(cp)) {
+    if (cp > Character.MAX_CODE_POINT) {
       throw FloeException.syntax("invalid Unicode escape value", start + 1);
     }
-    return cp;
+    return (int) cp;
   }
 
   private Token quotedIdentifier(int start) {

@@ -85,10 +85,11 @@ final class OutputNames {
           return UNNAMED;
         }
         String fn = expr.path("function_name").asText().toLowerCase(Locale.ROOT);
+        String renamed = PgSyntax.renamedFrom(fn); // a PostgreSQL function Floe answers: its own name
         return switch (fn) {
           case "count_star" -> "count";
           case "date_part" -> "date_part";
-          default -> fn.matches("[a-z_][a-z0-9_]*") ? fn : UNNAMED;
+          default -> renamed != null ? renamed : fn.matches("[a-z_][a-z0-9_]*") ? fn : UNNAMED;
         };
       }
       case "WINDOW" -> {

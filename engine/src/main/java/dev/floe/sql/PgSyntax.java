@@ -25,10 +25,27 @@ final class PgSyntax {
       "regprocedure", "regoper", "regoperator", "regrole", "regconfig", "regdictionary", "sql_identifier",
       "character_data", "yes_or_no", "pg_node_tree", "aclitem", "xid", "cid", "tid");
   /** PostgreSQL functions DuckDB has under another name. */
-  private static final java.util.Map<String, String> RENAMED = java.util.Map.of("json_build_object", "json_object",
-      "jsonb_build_object", "json_object", "json_build_array", "json_array", "jsonb_build_array", "json_array",
-      "json_agg", "json_group_array", "jsonb_agg", "json_group_array", "nextval", "floe_nextval", "currval",
-      "floe_currval", "lastval", "floe_lastval", "setval", "floe_setval");
+  private static final java.util.Map<String, String> RENAMED = java.util.Map.ofEntries(
+      java.util.Map.entry("json_build_object", "json_object"), java.util.Map.entry("jsonb_build_object", "json_object"),
+      java.util.Map.entry("json_build_array", "json_array"), java.util.Map.entry("jsonb_build_array", "json_array"),
+      java.util.Map.entry("json_agg", "json_group_array"), java.util.Map.entry("jsonb_agg", "json_group_array"),
+      java.util.Map.entry("nextval", "floe_nextval"), java.util.Map.entry("currval", "floe_currval"),
+      java.util.Map.entry("lastval", "floe_lastval"), java.util.Map.entry("setval", "floe_setval"),
+      // chr(0) is an error in PostgreSQL (text holds no NUL), a NUL character in DuckDB
+      java.util.Map.entry("chr", "floe_chr"));
+  /** PostgreSQL's name of a function call Floe renamed to one of its own (floe_nextval: nextval), or null. */
+  static String renamedFrom(String duckName) {
+    if (!duckName.startsWith("floe_")) {
+      return null;
+    }
+    for (java.util.Map.Entry<String, String> e : RENAMED.entrySet()) {
+      if (e.getValue().equals(duckName)) {
+        return e.getKey();
+      }
+    }
+    return null;
+  }
+
   private static final Set<String> INTEGER_TYPES = Set.of("oid", "cardinal_number", "regtypearray");
   /**
    * Keywords before a name that is not a function call: a table ({@code INSERT INTO version (...)}) or

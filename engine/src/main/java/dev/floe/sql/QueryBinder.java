@@ -154,7 +154,13 @@ public final class QueryBinder {
   }
 
   private Bound run(Function<String, String> serializer) {
-    pre = QueryPrepass.rewrite(original);
+    try {
+      pre = QueryPrepass.rewrite(original);
+    } catch (FloeException e) {
+      // its position is in this query's text: the user's statement may hold more before it
+      throw e.position() <= 0 ? e : new FloeException(e.sqlState(), e.getMessage(), e.detail().orElse(null),
+          e.hint().orElse(null), positions.applyAsInt(e.position() - 1), e.getCause());
+    }
     text = pre.text();
     JsonNode tree;
     try {
@@ -723,6 +729,10 @@ public final class QueryBinder {
       if (c >= 0) {
         position = originalPosition(c);
       }
+    }
+    FloeException depth = DepthLimit.error(message, position, null);
+    if (depth != null) {
+      return depth;
     }
     if (type.equalsIgnoreCase("parser")) {
       return FloeException.syntax(message, position);

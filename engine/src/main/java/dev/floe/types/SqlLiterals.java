@@ -23,6 +23,53 @@ public final class SqlLiterals {
     return "CAST(" + raw(type, value) + " AS " + TypeMapping.duckdbType(type) + ")";
   }
 
+  private static final java.util.regex.Pattern PLAIN_NUMBER =
+      java.util.regex.Pattern.compile("\\s*[-+]?(\\d*)(?:\\.(\\d*))?\\s*");
+
+  /**
+   * A number given as text (PostgreSQL's numeric input: {@code -12.50}, {@code 1e-9}) as a DuckDB
+   * expression of type numeric with all its digits: {@code CAST(-12.50 AS DECIMAL(4,2))}. DuckDB's own
+   * {@code numeric} is DECIMAL(18,3), which would round or refuse it. Beyond 38 digits, the number as
+   * DuckDB types it (a double).
+   *
+   * @param number text that is a number (checked by the caller)
+   */
+  public static String decimal(String number) {
+    java.util.regex.Matcher m = PLAIN_NUMBER.matcher(number);
+    String text = number.strip();
+    if (!m.matches()) {
+      try {
+        String plain = new BigDecimal(text.startsWith("+") ? text.substring(1) : text).toPlainString();
+        return plain.length() <= 40 ? decimal(plain) : "(" + text + ")"; // 1e-9 is 0.000000001
+      } catch (NumberFormatException e) {
+        return "(" + text + ")";
+      }
+    }
+    String integer = m.group(1).replaceFirst("^0+", "");
+    int scale = m.group(2) == null ? 0 : m.group(2).length();
+    int precision = Math.max(integer.length() + scale, Math.max(scale, 1));
+    if (precision > 38) {
+      return "(" + text + ")";
+    }
+    return "CAST(" + text + " AS DECIMAL(" + precision + "," + scale + "))";
+  }
+
+  /**
+   * A string literal of any text, a NUL character included (another engine may have stored one):
+   * DuckDB's parser reads SQL as a C string, so a NUL inside a literal would end the statement there.
+   */
+  public static String text(String s) {
+    if (s.indexOf('\0') < 0) {
+      return Lexer.quoteString(s);
+    }
+    StringBuilder b = new StringBuilder("(");
+    String[] parts = s.split("\0", -1);
+    for (int k = 0; k < parts.length; k++) {
+      b.append(k > 0 ? " || decode('\\x00'::BLOB) || " : "").append(Lexer.quoteString(parts[k]));
+    }
+    return b.append(')').toString();
+  }
+
   private static String raw(Type type, Object value) {
     if (value == null) {
       return "NULL";
@@ -35,7 +82,7 @@ public final class SqlLiterals {
         yield Double.isNaN(d) || Double.isInfinite(d) ? Lexer.quoteString(Double.toString(d)) : Double.toString(d);
       }
       case DECIMAL -> ((BigDecimal) value).toPlainString();
-      case STRING -> Lexer.quoteString(value.toString());
+      case STRING -> text(value.toString());
       // Temporal values as exact offsets from the epoch: any year DuckDB can hold, independent of the
       // session's time zone.
       case DATE -> "(DATE '1970-01-01' + CAST(" + ((Number) value).longValue() + " AS INTEGER))";

@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.List;
+import dev.floe.types.Utf8Text;
 
 /**
  * PostgreSQL's COPY text and CSV formats: rows to lines (COPY TO) and text-format input to CSV that
@@ -105,6 +106,7 @@ final class CopyFormats {
    * @return the number of data lines
    */
   static long textToCsv(Path text, Path csv, CopyStatement c, int columns) throws IOException {
+    checkUtf8(text); // PostgreSQL's words for bytes that are not UTF-8, or NUL
     long lineNo = 0;
     long rows = 0;
     try (BufferedReader r = Files.newBufferedReader(text, StandardCharsets.UTF_8);
@@ -243,71 +245,75 @@ final class CopyFormats {
     return fields;
   }
 
+  /**
+   * A text-format field's value: its backslash escapes read as PostgreSQL reads them (hex and octal
+   * escapes are bytes), and the whole checked as UTF-8 without NUL (22021, as PostgreSQL).
+   */
   private static String unescape(String s, long lineNo) {
-    if (s.indexOf('\\') < 0) {
-      return s;
-    }
-    StringBuilder b = new StringBuilder(s.length());
-    for (int i = 0; i < s.length(); i++) {
-      char ch = s.charAt(i);
-      if (ch != '\\' || i + 1 >= s.length()) {
-        b.append(ch);
-        continue;
+    try {
+      if (s.indexOf('\\') < 0) {
+        return Utf8Text.checkNoNul(s);
       }
-      char n = s.charAt(++i);
-      switch (n) {
-        case 'b' -> b.append('\b');
-        case 'f' -> b.append('\f');
-        case 'n' -> b.append('\n');
-        case 'r' -> b.append('\r');
-        case 't' -> b.append('\t');
-        case 'v' -> b.append((char) 0x0b);
-        case 'x' -> {
-          int end = i + 1;
-          while (end < s.length() && end < i + 3 && Character.digit(s.charAt(end), 16) >= 0) {
-            end++;
-          }
-          if (end == i + 1) {
-            b.append('x');
-          } else {
-            b.append((char) Integer.parseInt(s.substring(i + 1, end), 16));
-            i = end - 1;
-          }
+      java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream(s.length() + 8);
+      StringBuilder run = new StringBuilder();
+      for (int i = 0; i < s.length(); i++) {
+        char ch = s.charAt(i);
+        if (ch != '\\' || i + 1 >= s.length()) {
+          run.append(ch);
+          continue;
         }
-        default -> {
-          if (n >= '0' && n <= '7') {
-            int end = i;
-            while (end < s.length() && end < i + 3 && s.charAt(end) >= '0' && s.charAt(end) <= '7') {
-              end++;
-            }
-            int code = Integer.parseInt(s.substring(i, end), 8);
-            if (code == 0) {
-              throw new FloeException(SqlState.CHARACTER_NOT_IN_REPERTOIRE,
-                  "invalid byte sequence for encoding \"UTF8\": 0x00", "COPY line " + lineNo, null, 0, null);
-            }
-            b.append((char) code);
-            i = end - 1;
-          } else {
-            b.append(n);
-          }
+        char n = s.charAt(++i);
+        int simple = switch (n) {
+          case 'b' -> '\b';
+          case 'f' -> '\f';
+          case 'n' -> '\n';
+          case 'r' -> '\r';
+          case 't' -> '\t';
+          case 'v' -> 0x0b;
+          default -> -1;
+        };
+        if (simple >= 0) {
+          run.append((char) simple);
+          continue;
         }
+        int radix = n == 'x' ? 16 : n >= '0' && n <= '7' ? 8 : 0;
+        int from = n == 'x' ? i + 1 : i;
+        int end = from;
+        while (radix > 0 && end < s.length() && end < from + (radix == 16 ? 2 : 3)
+            && Character.digit(s.charAt(end), radix) >= 0) {
+          end++;
+        }
+        if (end == from) {
+          run.append(n); // \x without a digit, or any other character: itself
+          continue;
+        }
+        bytes.writeBytes(run.toString().getBytes(StandardCharsets.UTF_8));
+        run.setLength(0);
+        bytes.write(Integer.parseInt(s.substring(from, end), radix) & 0xff);
+        i = end - 1;
       }
+      bytes.writeBytes(run.toString().getBytes(StandardCharsets.UTF_8));
+      return Utf8Text.decode(bytes.toByteArray());
+    } catch (FloeException e) {
+      throw e.withDetail("COPY line " + lineNo);
     }
-    return b.toString();
   }
 
-  /** Fails with 22021 unless the file is valid UTF-8 (DuckDB's CSV reader would report it vaguely). */
+  /** Fails with 22021, as PostgreSQL, unless the file is valid UTF-8 without NUL. */
   static void checkUtf8(Path file) throws IOException {
-    java.nio.charset.CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder()
-        .onMalformedInput(java.nio.charset.CodingErrorAction.REPORT)
-        .onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPORT);
-    try (java.io.Reader r = new java.io.InputStreamReader(Files.newInputStream(file), decoder)) {
-      char[] buf = new char[64 * 1024];
-      while (r.read(buf) >= 0) {
-        // decoding is the check
+    try (java.io.InputStream in = Files.newInputStream(file)) {
+      byte[] buf = new byte[64 * 1024];
+      int have = 0;
+      int n;
+      while ((n = in.read(buf, have, buf.length - have)) > 0) {
+        int end = have + n;
+        int done = Utf8Text.checkPiece(buf, 0, end);
+        have = end - done;
+        System.arraycopy(buf, done, buf, 0, have); // an unfinished sequence goes on in the next read
       }
-    } catch (java.nio.charset.CharacterCodingException e) {
-      throw new FloeException(SqlState.CHARACTER_NOT_IN_REPERTOIRE, "invalid byte sequence for encoding \"UTF8\"");
+      if (have > 0) {
+        throw Utf8Text.invalid(buf, 0, have);
+      }
     }
   }
 

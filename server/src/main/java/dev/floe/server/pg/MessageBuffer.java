@@ -98,7 +98,14 @@ final class MessageBuffer {
       CharBuffer chars = decoder.decode(ByteBuffer.wrap(bytes, offset, length));
       return chars.toString();
     } catch (CharacterCodingException e) {
-      throw new InvalidText("invalid byte sequence for encoding \"UTF8\" in " + field);
+      // PostgreSQL's words, naming the bytes: invalid byte sequence for encoding "UTF8": 0xff
+      String message = "invalid byte sequence for encoding \"UTF8\"";
+      try {
+        dev.floe.types.Utf8Text.decode(bytes, offset, length);
+      } catch (dev.floe.FloeException invalid) {
+        message = invalid.getMessage();
+      }
+      throw new InvalidText(message);
     }
   }
 

@@ -1,6 +1,8 @@
 package dev.floe.server.pg;
 
+import dev.floe.types.PgDateTime;
 import dev.floe.types.PgType;
+import dev.floe.types.Utf8Text;
 
 import dev.floe.FloeException;
 import dev.floe.SqlState;
@@ -16,9 +18,6 @@ import java.time.LocalTime;
 import java.time.OffsetDateTime;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
-import java.time.format.DateTimeFormatterBuilder;
-import java.time.temporal.ChronoField;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.HexFormat;
@@ -33,9 +32,7 @@ import org.apache.arrow.vector.PeriodDuration;
 final class PgValues {
   private static final LocalDate PG_EPOCH_DATE = LocalDate.of(2000, 1, 1);
   private static final LocalDateTime PG_EPOCH = PG_EPOCH_DATE.atStartOfDay();
-  private static final DateTimeFormatter TIMESTAMP = new DateTimeFormatterBuilder()
-      .appendPattern("yyyy-MM-dd HH:mm:ss").optionalStart().appendFraction(ChronoField.MICRO_OF_SECOND, 0, 6, true)
-      .toFormatter();
+  private static final long PG_EPOCH_MICROS = PG_EPOCH_DATE.toEpochDay() * 86_400_000_000L;
 
   private static final java.util.regex.Pattern DATE_WITH_ZONE =
       java.util.regex.Pattern.compile("(\\d{4,}-\\d{2}-\\d{2}) [+-]\\d{2}(:\\d{2}){0,2}");
@@ -55,29 +52,8 @@ final class PgValues {
     if (v == null) {
       return null;
     }
-    String s;
-    if (v instanceof OffsetDateTime t && !zone.equals(ZoneOffset.UTC)) {
-      var local = t.atZoneSameInstant(zone);
-      s = TIMESTAMP.format(local.toLocalDateTime()) + offset(local.getOffset());
-    } else {
-      s = Values.toText(v);
-    }
+    String s = v instanceof OffsetDateTime t ? PgDateTime.timestamptz(t, zone) : Values.toText(v);
     return s.getBytes(StandardCharsets.UTF_8);
-  }
-
-  /** PostgreSQL's offset suffix: {@code +02}, {@code -03:30}. */
-  private static String offset(ZoneOffset o) {
-    int total = o.getTotalSeconds();
-    char sign = total < 0 ? '-' : '+';
-    total = Math.abs(total);
-    String s = String.format("%c%02d", sign, total / 3600);
-    if (total % 3600 != 0) {
-      s += String.format(":%02d", (total / 60) % 60);
-    }
-    if (total % 60 != 0) {
-      s += String.format(":%02d", total % 60);
-    }
-    return s;
   }
 
   /** A value in binary format for its column type. */
@@ -101,11 +77,11 @@ final class PgValues {
       case 17 -> {
         return (byte[]) v;
       }
-      case 1082 -> b = ByteBuffer.allocate(4).putInt((int) ChronoUnit.DAYS.between(PG_EPOCH_DATE, (LocalDate) v));
+      case 1082 -> b = ByteBuffer.allocate(4).putInt(pgDays((LocalDate) v));
       case 1083 -> b = ByteBuffer.allocate(8).putLong(((LocalTime) v).toNanoOfDay() / 1000);
-      case 1114 -> b = ByteBuffer.allocate(8).putLong(micros((LocalDateTime) v));
+      case 1114 -> b = ByteBuffer.allocate(8).putLong(pgMicros(PgDateTime.micros((LocalDateTime) v)));
       case 1184 -> b = ByteBuffer.allocate(8).putLong(
-          micros(((OffsetDateTime) v).withOffsetSameInstant(ZoneOffset.UTC).toLocalDateTime()));
+          pgMicros(PgDateTime.micros(((OffsetDateTime) v).withOffsetSameInstant(ZoneOffset.UTC).toLocalDateTime())));
       case 2950 -> {
         UUID u = (UUID) v;
         b = ByteBuffer.allocate(16).putLong(u.getMostSignificantBits()).putLong(u.getLeastSignificantBits());
@@ -126,8 +102,17 @@ final class PgValues {
     return b.array();
   }
 
-  private static long micros(LocalDateTime t) {
-    return ChronoUnit.MICROS.between(PG_EPOCH, t);
+  /** Days since 2000-01-01; DuckDB's infinities as PostgreSQL's (the largest and smallest int). */
+  private static int pgDays(LocalDate d) {
+    int infinite = PgDateTime.infinite(d);
+    return infinite > 0 ? Integer.MAX_VALUE : infinite < 0 ? Integer.MIN_VALUE
+        : (int) (d.toEpochDay() - PG_EPOCH_DATE.toEpochDay());
+  }
+
+  /** Microseconds since 2000-01-01 of microseconds since 1970; the infinities as PostgreSQL's. */
+  private static long pgMicros(long unixMicros) {
+    int infinite = PgDateTime.infinite(unixMicros);
+    return infinite > 0 ? Long.MAX_VALUE : infinite < 0 ? Long.MIN_VALUE : unixMicros - PG_EPOCH_MICROS;
   }
 
   private static byte[] binaryArray(List<?> list, PgType element, ZoneId zone) {
@@ -242,11 +227,7 @@ final class PgValues {
     if (binaryFormat) {
       return binaryLiteral(value, type);
     }
-    String text = MessageBuffer.utf8(value, 0, value.length, "a parameter value");
-    if (text.indexOf('\0') >= 0) {
-      throw new FloeException(SqlState.CHARACTER_NOT_IN_REPERTOIRE,
-          "invalid byte sequence for encoding \"UTF8\": 0x00");
-    }
+    String text = Utf8Text.decode(value); // PostgreSQL's text holds valid UTF-8 without NUL (22021)
     if (type == null || type.isTextual()) {
       if (integerContext) {
         return "CAST(" + quote(text) + " AS bigint)";
@@ -263,6 +244,9 @@ final class PgValues {
     }
     if (type.isArray()) {
       return array(text, type);
+    }
+    if (type.oid() == 1700 && NUMBER.matcher(text).matches()) {
+      return numeric(text.strip());
     }
     if (type.oid() == 1082 || type.oid() == 1114) {
       // PostgreSQL's date and timestamp input ignore a zone suffix ("2024-02-01 +01", as pgjdbc sends them)
@@ -352,6 +336,9 @@ final class PgValues {
       return "from_hex('" + HexFormat.of().formatHex(v) + "')";
     }
     String text = binaryToText(v, type);
+    if (type.oid() == 1700) {
+      return numeric(text);
+    }
     return type.isTextual() ? quote(text) : "CAST(" + quote(text) + " AS " + type.castName() + ")";
   }
 
@@ -417,7 +404,7 @@ final class PgValues {
         need(v, 4, type);
         int days = b.getInt();
         return days == Integer.MAX_VALUE ? "infinity" : days == Integer.MIN_VALUE ? "-infinity"
-            : PG_EPOCH_DATE.plusDays(days).toString();
+            : PgDateTime.date(PG_EPOCH_DATE.plusDays(days));
       }
       case 1083 -> {
         need(v, 8, type);
@@ -426,8 +413,16 @@ final class PgValues {
       case 1114, 1184 -> {
         need(v, 8, type);
         long micros = b.getLong();
-        return micros == Long.MAX_VALUE ? "infinity" : micros == Long.MIN_VALUE ? "-infinity"
-            : TIMESTAMP.format(PG_EPOCH.plus(micros, ChronoUnit.MICROS)) + (type.oid() == 1184 ? "+00" : "");
+        if (micros == Long.MAX_VALUE || micros == Long.MIN_VALUE) {
+          return micros > 0 ? "infinity" : "-infinity";
+        }
+        if (micros > PgDateTime.MAX_MICROS - PG_EPOCH_MICROS || micros < PgDateTime.MIN_MICROS - PG_EPOCH_MICROS) {
+          // past the last timestamp Floe holds (the next one is DuckDB's infinity), or before the first
+          throw new FloeException(SqlState.DATETIME_FIELD_OVERFLOW, "timestamp out of range");
+        }
+        LocalDateTime t = PG_EPOCH.plus(micros, ChronoUnit.MICROS);
+        return type.oid() == 1184 ? PgDateTime.timestamptz(t.atOffset(ZoneOffset.UTC), ZoneOffset.UTC)
+            : PgDateTime.timestamp(t);
       }
       case 2950 -> {
         need(v, 16, type);
@@ -450,9 +445,17 @@ final class PgValues {
         if (type.isArray()) {
           throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "binary COPY of array columns is not supported");
         }
-        return MessageBuffer.utf8(v, 0, v.length, "a COPY value");
+        return Utf8Text.decode(v);
       }
     }
+  }
+
+  /**
+   * A numeric parameter (text a number) with all its digits (up to 38): a cast to DuckDB's numeric would
+   * make it DECIMAL(18,3), losing digits.
+   */
+  private static String numeric(String number) {
+    return dev.floe.types.SqlLiterals.decimal(number);
   }
 
   /** bytea in text format: hex ({@code \x...}) or PostgreSQL's escape format. */

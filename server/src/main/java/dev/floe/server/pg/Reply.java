@@ -75,8 +75,9 @@ interface Reply extends AutoCloseable {
 
       @Override
       public String tag(long rowsSent) {
+        // a query's tag counts the rows sent; CREATE TABLE AS (no rows) keeps its own, SELECT <rows written>
         String tag = result.commandTag();
-        return tag.startsWith("SELECT ") ? "SELECT " + rowsSent : tag;
+        return tag.startsWith("SELECT ") && result.hasRows() ? "SELECT " + rowsSent : tag;
       }
 
       @Override

@@ -486,6 +486,20 @@ class PgJdbcTest {
     }
   }
 
+  /** CREATE TABLE AS reports the rows it wrote, as PostgreSQL does (tag SELECT 5: pgjdbc's update count). */
+  @ParameterizedTest
+  @ValueSource(strings = {"simple", "extended"})
+  void createTableAsReportsTheRowsWritten(String mode) throws Exception {
+    Properties p = new Properties();
+    p.setProperty("preferQueryMode", mode);
+    try (Connection c = floe.connect(p); Statement st = c.createStatement()) {
+      assertThat(st.executeUpdate("CREATE TABLE ctas_" + mode + " AS SELECT * FROM generate_series(1, 5) AS g(x)"))
+          .isEqualTo(5);
+      assertThat(st.executeUpdate("CREATE TABLE ctas_none_" + mode + " AS SELECT 1 AS x WHERE false")).isZero();
+      assertThat(st.executeUpdate("CREATE TABLE ctas_nodata_" + mode + " AS SELECT 1 AS x WITH NO DATA")).isZero();
+    }
+  }
+
   /**
    * A table with a durable tail over the wire: INSERTs, batches and COPY are acknowledged after the
    * log's fsync and numbered; a transaction block cannot append; rows stay readable when sealed.

@@ -317,4 +317,95 @@ class PsycopgTest {
         after rollback (2,)
         """);
   }
+
+  private void edges(String scenario, String expected) {
+    scenario("edges_client.py", scenario, expected);
+  }
+
+  /**
+   * The edges of every type through psycopg2 (text format; parameters interpolated on the client): integer
+   * limits, infinite, NaN and negative zero floats, numeric(38,9) extremes, empty and awkward text, all 256
+   * byte values, uuids, the first and last dates and timestamps, BC ones and years past 9999 (read as
+   * the text PostgreSQL sends, which psycopg2's datetime cannot hold), in UTC and in Europe/Paris (local
+   * mean time, +00:09:21, before 1911); E'' escapes, NUL and invalid UTF-8; COPY text in and out.
+   * PostgreSQL 15 prints the same except, on purpose (docs/sql.md): it stores infinity (here the three
+   * "stored dt infinity" lines and the copied infinity row), and timestamps up to 294276-12-31.
+   */
+  @Test
+  void psycopg2ValueEdges() {
+    edges("psycopg2", """
+        (1, True, -32768, -2147483648, -9223372036854775808, -inf, -inf, Decimal('-99999999999999999999999999999.999999999'), '', datetime.date(1, 1, 1), datetime.time(0, 0), datetime.datetime(1, 1, 1, 0, 0), datetime.datetime(1, 1, 1, 0, 0, tzinfo=datetime.timezone.utc), UUID('00000000-0000-0000-0000-000000000000'), b'')
+        (2, False, 32767, 2147483647, 9223372036854775807, inf, 1.7976931348623157e+308, Decimal('99999999999999999999999999999.999999999'), 'héllo ☃ 😀 é', datetime.date(9999, 12, 31), datetime.time(23, 59, 59, 999999), datetime.datetime(9999, 12, 31, 23, 59, 59, 999999), datetime.datetime(2024, 2, 29, 7, 44, 15, 123456, tzinfo=datetime.timezone.utc), UUID('ffffffff-ffff-ffff-ffff-ffffffffffff'), b'\\x00\\x01\\x02\\x03\\x04\\x05\\x06\\x07\\x08\\t\\n\\x0b\\x0c\\r\\x0e\\x0f\\x10\\x11\\x12\\x13\\x14\\x15\\x16\\x17\\x18\\x19\\x1a\\x1b\\x1c\\x1d\\x1e\\x1f !"#$%&\\'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\\\]^_`abcdefghijklmnopqrstuvwxyz{|}~\\x7f\\x80\\x81\\x82\\x83\\x84\\x85\\x86\\x87\\x88\\x89\\x8a\\x8b\\x8c\\x8d\\x8e\\x8f\\x90\\x91\\x92\\x93\\x94\\x95\\x96\\x97\\x98\\x99\\x9a\\x9b\\x9c\\x9d\\x9e\\x9f\\xa0\\xa1\\xa2\\xa3\\xa4\\xa5\\xa6\\xa7\\xa8\\xa9\\xaa\\xab\\xac\\xad\\xae\\xaf\\xb0\\xb1\\xb2\\xb3\\xb4\\xb5\\xb6\\xb7\\xb8\\xb9\\xba\\xbb\\xbc\\xbd\\xbe\\xbf\\xc0\\xc1\\xc2\\xc3\\xc4\\xc5\\xc6\\xc7\\xc8\\xc9\\xca\\xcb\\xcc\\xcd\\xce\\xcf\\xd0\\xd1\\xd2\\xd3\\xd4\\xd5\\xd6\\xd7\\xd8\\xd9\\xda\\xdb\\xdc\\xdd\\xde\\xdf\\xe0\\xe1\\xe2\\xe3\\xe4\\xe5\\xe6\\xe7\\xe8\\xe9\\xea\\xeb\\xec\\xed\\xee\\xef\\xf0\\xf1\\xf2\\xf3\\xf4\\xf5\\xf6\\xf7\\xf8\\xf9\\xfa\\xfb\\xfc\\xfd\\xfe\\xff')
+        (3, None, 0, 0, 0, nan, nan, Decimal('1E-9'), 'it\\'s "quoted" -- ; $1 %s \\\\ \\t\\n\\r', None, None, None, None, None, b'\\x00')
+        (4, True, -1, -1, -1, 0.0, 5e-324, Decimal('-1E-9'), 'ÿ', None, None, None, None, None, b"'\\\\")
+        (5, '0044-03-15 BC', '0044-03-15 10:00:00 BC', '0044-03-15 08:00:00+00 BC')
+        (6, '4713-01-01 BC', '4713-01-01 00:00:00 BC', '4714-11-24 00:00:00+00 BC')
+        (7, '5874897-12-31', '294247-01-10 04:00:54.775806', '294247-01-10 04:00:54.775806+00')
+        (8, '10000-01-01', '10000-01-01 00:00:00.5', '0001-12-31 23:59:59.999999+00 BC')
+        [('0044-03-15 08:09:21+00:09:21 BC',), ('4714-11-24 00:09:21+00:09:21 BC',)]
+        psycopg2 cannot hold it: year -44 is out of range
+        (datetime.date(9999, 12, 31), datetime.date(1, 1, 1), datetime.datetime(9999, 12, 31, 23, 59, 59, 999999), datetime.datetime(1, 1, 1, 0, 0, tzinfo=datetime.timezone.utc))
+        refused 22008 date out of range for column "dt"
+        refused 22008 timestamp out of range for column "ts"
+        refused 22008 timestamp out of range for column "tz"
+        refused 22008 date/time field value out of range: "0000-01-01"
+        refused 22008 date out of range: "4714-11-23 BC"
+        refused 22008 timestamp out of range: "294276-12-31 23:59:59.999999"
+        refused 22021 invalid byte sequence for encoding "UTF8": 0xff
+        refused 22021 invalid byte sequence for encoding "UTF8": 0xc3 0x28
+        refused 22021 invalid byte sequence for encoding "UTF8": 0x00
+        refused 54000 null character not permitted
+        stored INSERT INTO edges2 (k, t) VALUES (9, E'\\xc3\\xa9')
+        [('é',)]
+        copy in 2
+        '1\\té é tab\\\\tnl\\\\n\\t0044-03-15 BC\\t\\\\N\\n2\\tÿ\\t4713-01-01 BC\\t0044-03-15 10:00:00.5 BC\\n'
+        refused 22008 date out of range for column "dt"
+        refused 22021 invalid byte sequence for encoding "UTF8": 0x00
+        refused 22021 invalid byte sequence for encoding "UTF8": 0xff
+        refused 22008 date/time field value out of range: "0000-01-01"
+        refused 22021 invalid byte sequence for encoding "UTF8": 0xc3 0x28
+        """);
+  }
+
+  /**
+   * The same edges through psycopg 3 in binary format both ways: parameters and results, dates and
+   * timestamps Python cannot hold sent and read as PostgreSQL's binary values (hex), NUL and invalid
+   * UTF-8 in binary text parameters, and binary COPY. PostgreSQL 15 prints the same except, on purpose:
+   * it stores the binary infinities (rows 11 and 12, and COPY's third row), the timestamp after
+   * 294247-01-10 04:00:54.775806 (row 14), infinity in text, and 294276-12-31.
+   */
+  @Test
+  void psycopg3ValueEdgesInBinary() {
+    edges("psycopg3", """
+        (1, True, -32768, -2147483648, -9223372036854775808, -inf, -inf, Decimal('-99999999999999999999999999999.999999999'), '', datetime.date(1, 1, 1), datetime.time(0, 0), datetime.datetime(1, 1, 1, 0, 0), datetime.datetime(1, 1, 1, 0, 0, tzinfo=datetime.timezone.utc), UUID('00000000-0000-0000-0000-000000000000'), b'')
+        (2, False, 32767, 2147483647, 9223372036854775807, inf, 1.7976931348623157e+308, Decimal('99999999999999999999999999999.999999999'), 'héllo ☃ 😀 é', datetime.date(9999, 12, 31), datetime.time(23, 59, 59, 999999), datetime.datetime(9999, 12, 31, 23, 59, 59, 999999), datetime.datetime(2024, 2, 29, 7, 44, 15, 123456, tzinfo=datetime.timezone.utc), UUID('ffffffff-ffff-ffff-ffff-ffffffffffff'), b'\\x00\\x01\\x02\\x03\\x04\\x05\\x06\\x07\\x08\\t\\n\\x0b\\x0c\\r\\x0e\\x0f\\x10\\x11\\x12\\x13\\x14\\x15\\x16\\x17\\x18\\x19\\x1a\\x1b\\x1c\\x1d\\x1e\\x1f !"#$%&\\'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\\\]^_`abcdefghijklmnopqrstuvwxyz{|}~\\x7f\\x80\\x81\\x82\\x83\\x84\\x85\\x86\\x87\\x88\\x89\\x8a\\x8b\\x8c\\x8d\\x8e\\x8f\\x90\\x91\\x92\\x93\\x94\\x95\\x96\\x97\\x98\\x99\\x9a\\x9b\\x9c\\x9d\\x9e\\x9f\\xa0\\xa1\\xa2\\xa3\\xa4\\xa5\\xa6\\xa7\\xa8\\xa9\\xaa\\xab\\xac\\xad\\xae\\xaf\\xb0\\xb1\\xb2\\xb3\\xb4\\xb5\\xb6\\xb7\\xb8\\xb9\\xba\\xbb\\xbc\\xbd\\xbe\\xbf\\xc0\\xc1\\xc2\\xc3\\xc4\\xc5\\xc6\\xc7\\xc8\\xc9\\xca\\xcb\\xcc\\xcd\\xce\\xcf\\xd0\\xd1\\xd2\\xd3\\xd4\\xd5\\xd6\\xd7\\xd8\\xd9\\xda\\xdb\\xdc\\xdd\\xde\\xdf\\xe0\\xe1\\xe2\\xe3\\xe4\\xe5\\xe6\\xe7\\xe8\\xe9\\xea\\xeb\\xec\\xed\\xee\\xef\\xf0\\xf1\\xf2\\xf3\\xf4\\xf5\\xf6\\xf7\\xf8\\xf9\\xfa\\xfb\\xfc\\xfd\\xfe\\xff')
+        (3, None, 0, 0, 0, nan, nan, Decimal('1E-9'), 'it\\'s "quoted" -- ; $1 %s \\\\ \\t\\n\\r', None, None, None, None, None, b'\\x00')
+        (4, True, -1, -1, -1, -0.0, 5e-324, Decimal('-1E-9'), 'ÿ', None, None, None, None, None, b"'\\\\")
+        (5, 'fff49d7b', 'ff1af9e74e1f8800', 'ff1af9e5a0f84000')
+        (6, 'ffda97cd', 'fd0f7fbdaf17e000', 'fd0f7cc1411fa000')
+        (7, '7fda970c', '7ffca2fec4c81ffe', '7ffca2fec4c81ffe')
+        (8, '002c95d4', '0380e70b91432120', 'ff1fe2ffc59c5fff')
+        ('7fffffff', '80000000', '7fffffffffffffff', '8000000000000000')
+        stored 10
+        refused 22008 date out of range for column "dt"
+        refused 22008 date out of range for column "dt"
+        stored 13
+        refused 22008 timestamp out of range
+        [(10, 'fff49d7b', 'ff1afa163e6b6800'), (13, '7fda970c', '7ffca2fec4c81ffe')]
+        [(10, '0044-03-15 BC', '0044-03-17 18:00:00 BC'), (13, '5874897-12-31', '294247-01-10 04:00:54.775806')]
+        refused 22008 date out of range for column "dt"
+        refused 22008 timestamp out of range for column "ts"
+        refused 22008 timestamp out of range for column "tz"
+        refused 22008 date/time field value out of range: "0000-01-01"
+        refused 22008 date out of range: "4714-11-23 BC"
+        refused 22008 timestamp out of range: "294276-12-31 23:59:59.999999"
+        refused 22021 invalid byte sequence for encoding "UTF8": 0x00
+        refused 22021 invalid byte sequence for encoding "UTF8": 0xff
+        refused 22021 invalid byte sequence for encoding "UTF8": 0x00
+        stored b'\\xc3\\xa9'
+        refused 22008 date out of range for column "dt"
+        [(1, 'fff4dbf9', '0380e70b913b7fff'), (2, 'fff49d7b', '7ffca2fec4c81ffe')]
+        [(1, '0001-01-01', '9999-12-31 23:59:59.999999'), (2, '0044-03-15 BC', '294247-01-10 04:00:54.775806')]
+        """);
+  }
 }
