@@ -181,7 +181,7 @@ final class PgConnection implements Runnable {
     while (true) {
       int length = in.readInt();
       if (length < 8 || length > MAX_STARTUP) {
-        throw new ProtocolException("invalid length of startup packet");
+        throw ProtocolException.framing("invalid length of startup packet");
       }
       byte[] body = new byte[length - 4];
       in.readFully(body);
@@ -420,11 +420,11 @@ final class PgConnection implements Runnable {
       throw new EOFException("the client closed the connection during authentication");
     }
     if (type != 'p') {
-      throw new ProtocolException("expected password response, got message type " + type);
+      throw ProtocolException.framing("expected password response, got message type " + type);
     }
     int length = in.readInt();
     if (length < 4 || length > MAX_STARTUP) {
-      throw new ProtocolException("invalid password message length " + length);
+      throw ProtocolException.framing("invalid password message length " + length);
     }
     byte[] body = new byte[length - 4];
     in.readFully(body);
@@ -501,7 +501,7 @@ final class PgConnection implements Runnable {
           case 'F' -> extended(() -> {
             throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "the function call protocol is not supported");
           });
-          default -> throw new ProtocolException("invalid frontend message type " + type);
+          default -> throw ProtocolException.framing("invalid frontend message type " + type);
         }
       }
       afterReady = type == 'Q' || type == 'S';
@@ -522,14 +522,14 @@ final class PgConnection implements Runnable {
     }
     if (FRONTEND_TYPES.indexOf(type) < 0) {
       // before reading a length that cannot be trusted: the stream is not framed as messages
-      throw new ProtocolException("invalid frontend message type " + type);
+      throw ProtocolException.framing("invalid frontend message type " + type);
     }
     int length = in.readInt();
     if (length < 4) {
-      throw new ProtocolException("invalid message length " + length);
+      throw ProtocolException.framing("invalid message length " + length);
     }
     if (length - 4 > server.config().maxMessageBytes()) {
-      throw new ProtocolException("message of " + length + " bytes exceeds the limit of "
+      throw ProtocolException.framing("message of " + length + " bytes exceeds the limit of "
           + server.config().maxMessageBytes() + " bytes");
     }
     return new MessageBuffer((byte) type, readBody(length - 4));
@@ -568,7 +568,11 @@ final class PgConnection implements Runnable {
     try {
       step.run();
     } catch (ProtocolException | MessageBuffer.InvalidText e) {
-      throw e;
+      if (e instanceof ProtocolException p && p.isFraming()) {
+        throw p;
+      }
+      error(malformed(e)); // a message read whole but malformed: an error, the connection goes on
+      skipUntilSync = true;
     } catch (FloeException e) {
       error(e);
       skipUntilSync = true;
@@ -577,6 +581,12 @@ final class PgConnection implements Runnable {
       error(new FloeException(SqlState.INTERNAL_ERROR, "internal error: " + e, e));
       skipUntilSync = true;
     }
+  }
+
+  /** A malformed message's error, as PostgreSQL reports it: 22021 for text that is not UTF-8, else 08P01. */
+  private static FloeException malformed(RuntimeException e) {
+    return new FloeException(e instanceof MessageBuffer.InvalidText ? SqlState.CHARACTER_NOT_IN_REPERTOIRE
+        : SqlState.PROTOCOL_VIOLATION, e.getMessage());
   }
 
   private void sync() throws IOException {
@@ -598,8 +608,20 @@ final class PgConnection implements Runnable {
   // ------------------------------------------------------------------ simple query
 
   private void simpleQuery(MessageBuffer m) throws IOException {
-    String sql = m.cstring("query string");
-    m.end();
+    String sql;
+    try {
+      sql = m.cstring("query string");
+      m.end();
+    } catch (ProtocolException | MessageBuffer.InvalidText e) {
+      // the message was read whole: the connection goes on, as in PostgreSQL (a NUL inside the query
+      // string, invalid UTF-8)
+      if (e instanceof ProtocolException p && p.isFraming()) {
+        throw p;
+      }
+      error(malformed(e));
+      readyForQuery();
+      return;
+    }
     List<SqlScript.Part> parts;
     try {
       parts = SqlScript.split(sql);
@@ -1210,6 +1232,7 @@ final class PgConnection implements Runnable {
                 + new String(why, 0, len, java.nio.charset.StandardCharsets.UTF_8));
           }
           case 'H', 'S' -> { } // allowed during COPY, no effect
+          case 'X' -> throw new EOFException("client terminated the connection during COPY"); // nothing is copied
           default -> throw new ProtocolException("unexpected message type 0x" + Integer.toHexString(m.type())
               + " during COPY from stdin");
         }
