@@ -94,6 +94,24 @@ class ClientFenceTest {
             .hasFieldOrPropertyWithValue("sqlState", "22P02")
             .hasMessageContaining("invalid input syntax for type integer: \"zz\"");
       }
+      // PostgreSQL's words for a bad line, the line in the DETAIL; never DuckDB's, never the staged file
+      exec(s, "CREATE TABLE dated (id int, day date)");
+      java.util.Map<String, String[]> bad = new java.util.LinkedHashMap<>();
+      bad.put("1,2024-01-01\n2,2024-01-02,x\n", new String[] {"22P04", "extra data after last expected column",
+          "COPY dated, line 2: \"2,2024-01-02,x\""});
+      bad.put("1,2024-01-01\n2\n", new String[] {"22P04", "missing data for column \"day\"", "COPY dated, line 2: \"2\""});
+      bad.put("1,2024-01-01\n2,2024-01-02\n3,notadate\n", new String[] {"22007",
+          "invalid input syntax for type date: \"notadate\"", "COPY dated, line 3, column day: \"notadate\""});
+      for (var e : bad.entrySet()) {
+        try (CopyIn copy = s.copyIn("dated", List.of())) {
+          Files.writeString(copy.file(), e.getKey());
+          assertThatThrownBy(() -> copy.load(CopyIn.Csv.PLAIN)).isInstanceOfSatisfying(FloeException.class, f -> {
+            assertThat(f.sqlState()).isEqualTo(e.getValue()[0]);
+            assertThat(f.getMessage()).isEqualTo(e.getValue()[1]);
+            assertThat(f.detail()).contains(e.getValue()[2]);
+          });
+        }
+      }
     }
   }
 

@@ -60,7 +60,7 @@ public final class CopyFrom implements AutoCloseable {
     }
     StringBuilder types = new StringBuilder("{");
     StringBuilder names = new StringBuilder();
-    StringBuilder values = new StringBuilder();
+    List<String> values = new java.util.ArrayList<>();
     for (int k = 0; k < columns.size(); k++) {
       String duckType = columns.get(k).type().duckdbName();
       String value = Lexer.quoteIdentifier("c" + k);
@@ -79,31 +79,36 @@ public final class CopyFrom implements AutoCloseable {
       types.append(k > 0 ? ", " : "").append(Lexer.quoteString("c" + k)).append(": ")
           .append(Lexer.quoteString(duckType));
       names.append(k > 0 ? ", " : "").append(Lexer.quoteIdentifier(columns.get(k).name()));
-      values.append(k > 0 ? ", " : "").append(value);
+      values.add(value);
     }
     types.append('}');
-    String insert = "INSERT INTO " + name + " (" + names + ") SELECT " + values + " FROM read_csv("
-        + Lexer.quoteString(file.toString()) + ", header = " + header + ", delim = "
+    String csv = "read_csv(" + Lexer.quoteString(file.toString()) + ", header = " + header + ", delim = "
         + Lexer.quoteString(String.valueOf(delimiter)) + ", quote = " + Lexer.quoteString(String.valueOf(quote))
         + ", escape = " + Lexer.quoteString(String.valueOf(escape)) + ", nullstr = " + Lexer.quoteString(nullString)
         + ", allow_quoted_nulls = false, auto_detect = false, strict_mode = true, columns = " + types + ")";
+    String insert = "INSERT INTO " + name + " (" + names + ") SELECT " + String.join(", ", values) + " FROM " + csv;
     try {
       return session.executeAsFloe(insert);
     } catch (FloeException e) {
-      throw dataError(e, header);
+      throw dataError(e, header, csv, values);
     }
   }
 
   private static final Pattern CSV_ERROR = Pattern.compile(
       "(?s).*CSV Error on Line: (\\d+).*converting column \"c(\\d+)\"\\. Could not convert string \"(.*?)\" to '(.*?)'.*");
+  private static final Pattern COLUMN_COUNT = Pattern.compile(
+      "(?s).*CSV Error on Line: (\\d+)\\s*Original Line: (.*?)\\s*Expected Number of Columns: (\\d+) Found: (\\d+).*");
 
-  /** DuckDB's CSV conversion error, told as PostgreSQL tells a bad COPY value. */
-  private FloeException dataError(FloeException e, boolean header) {
+  /**
+   * A COPY that failed on its data, told as PostgreSQL tells it: the error, with the line (and column)
+   * in the DETAIL (PostgreSQL's CONTEXT), never DuckDB's words or Floe's staging file.
+   */
+  private FloeException dataError(FloeException e, boolean header, String csv, List<String> values) {
     for (Throwable t = e; t != null; t = t.getCause()) {
       // DuckDB's message may arrive JSON-encoded (errors_as_json): unescape its quotes first
-      Matcher m = t.getMessage() == null ? null
-          : CSV_ERROR.matcher(t.getMessage().replace("\\\"", "\"").replace("\\n", "\n"));
-      if (m != null && m.matches()) {
+      String raw = t.getMessage() == null ? "" : t.getMessage().replace("\\\"", "\"").replace("\\n", "\n");
+      Matcher m = CSV_ERROR.matcher(raw);
+      if (m.matches()) {
         int column = Integer.parseInt(m.group(2));
         String col = column < columns.size() ? columns.get(column).name() : "?";
         String type = column < columns.size() ? columns.get(column).type().displayName() : m.group(4).toLowerCase();
@@ -111,6 +116,47 @@ public final class CopyFrom implements AutoCloseable {
         return new FloeException(SqlState.INVALID_TEXT_REPRESENTATION, "invalid input syntax for type " + type
             + ": \"" + m.group(3) + "\"", "COPY " + table + ", line " + line + ", column " + col + ": \""
             + m.group(3) + "\"", null, 0, e);
+      }
+      Matcher count = COLUMN_COUNT.matcher(raw);
+      if (count.matches()) {
+        int expected = Integer.parseInt(count.group(3));
+        int found = Integer.parseInt(count.group(4));
+        long line = Long.parseLong(count.group(1)) + (header ? 1 : 0);
+        String message = found > expected ? "extra data after last expected column"
+            : "missing data for column \"" + columns.get(Math.min(found, columns.size() - 1)).name() + "\"";
+        return new FloeException(SqlState.BAD_COPY_FILE_FORMAT, message, "COPY " + table + ", line " + line + ": \""
+            + count.group(2) + "\"", null, 0, e);
+      }
+    }
+    if (e.sqlState().equals(SqlState.INVALID_DATETIME_FORMAT) || e.sqlState().equals(SqlState.DATETIME_FIELD_OVERFLOW)) {
+      return located(e, header, csv, values);
+    }
+    return e;
+  }
+
+  /**
+   * A date or time Floe's own reading refused (after DuckDB's CSV reader): the first line whose value does
+   * not read, found by reading the file again in order, for the DETAIL.
+   */
+  private FloeException located(FloeException e, boolean header, String csv, List<String> values) {
+    for (int k = 0; k < columns.size(); k++) {
+      String c = Lexer.quoteIdentifier("c" + k);
+      if (values.get(k).equals(c)) {
+        continue;
+      }
+      String probe = "SELECT n, " + c + " FROM (SELECT row_number() OVER () AS n, * FROM " + csv.replace(
+          "strict_mode = true", "strict_mode = true, parallel = false") + ") WHERE " + c + " IS NOT NULL AND try("
+          + values.get(k) + ") IS NULL ORDER BY n LIMIT 1";
+      try (Result r = session.executeAsFloe(probe)) {
+        java.util.Iterator<dev.floe.Row> rows = r.iterator();
+        if (rows.hasNext()) {
+          dev.floe.Row row = rows.next();
+          long line = ((Number) row.get(0)).longValue() + (header ? 1 : 0);
+          return new FloeException(e.sqlState(), e.getMessage(), "COPY " + table + ", line " + line + ", column "
+              + columns.get(k).name() + ": \"" + row.get(1) + "\"", e.hint().orElse(null), 0, e);
+        }
+      } catch (FloeException ignored) {
+        // the error stands as it is
       }
     }
     return e;
