@@ -82,14 +82,12 @@ final class PgConnection implements Runnable {
   /** Statements that changed data inside the current block (each committed on its own). */
   /** After an error in the extended protocol, messages are skipped until Sync. */
   private boolean skipUntilSync;
-  private volatile boolean running;
   /** Waiting for the client after ReadyForQuery: nothing of it is in progress. */
   private volatile boolean idle;
   /** Whether the connection switched to TLS. */
   private boolean tls;
-  /** The engine session of the statement running now (cancel requests interrupt it). */
-  private volatile Session active;
-  private volatile boolean timedOut;
+  /** The running statement's clock: timeouts, cancel requests, a disconnect. */
+  private final StatementClock clock;
   private volatile boolean closing;
   private ScheduledFuture<?> idleTimer;
 
@@ -129,6 +127,7 @@ final class PgConnection implements Runnable {
     this.processId = processId;
     this.secretKey = secretKey;
     this.overCapacity = overCapacity;
+    this.clock = new StatementClock(server, () -> settings.statementTimeoutMillis(), () -> input);
   }
 
   int processId() {
@@ -1135,7 +1134,7 @@ final class PgConnection implements Runnable {
       PgType[] types = cols.stream().map(col -> PgType.of(col.type())).toArray(PgType[]::new);
       long n = 0;
       Iterator<Row> rows = reply.rows();
-      try (Timing ignored = clock(session)) {
+      try (StatementClock.Timing ignored = clock.start(session, true)) {
         while (timedNext(rows)) {
           Row row = rows.next();
           Object[] values = new Object[cols.size()];
@@ -1168,7 +1167,7 @@ final class PgConnection implements Runnable {
   private String copyIn(CopyStatement c) throws IOException {
     // The target's columns and types, and a check that it exists, before the client sends data.
     try (dev.floe.CopyIn copy = session.copyIn(c.table(), c.columns());
-        Timing clock = clock(session, false)) { // one clock from the first byte of data to the commit
+        StatementClock.Timing timing = clock.start(session, false)) { // one clock from the first byte to the commit
       List<Column> target = copy.columns();
       boolean binaryIn = c.format() == CopyStatement.Format.BINARY;
       out.begin('G').int8(binaryIn ? 1 : 0).int16(target.size());
@@ -1215,10 +1214,9 @@ final class PgConnection implements Runnable {
         if (m == null) {
           throw new EOFException("client closed the connection during COPY");
         }
-        if (cancelRequested) {
+        if (clock.cancelRequested()) {
           // what the client still sends is ignored: COPY messages outside COPY are
-          throw new FloeException(SqlState.QUERY_CANCELED, timedOut ? "canceling statement due to statement timeout"
-              : "canceling statement due to user request");
+          throw new FloeException(SqlState.QUERY_CANCELED, clock.cancelMessage());
         }
         switch (m.type()) {
           case 'd' -> o.write(m.bytes(m.remaining(), "copy data"));
@@ -1271,118 +1269,11 @@ final class PgConnection implements Runnable {
 
   /** Runs an engine call under the statement's clock, answering cancellation with PostgreSQL's messages. */
   private <T> T timed(Session in, Call<T> call) {
-    try (Timing ignored = clock(in)) {
+    try (StatementClock.Timing ignored = clock.start(in, true)) {
       return call.call();
     } catch (FloeException e) {
-      if (e.sqlState().equals(SqlState.QUERY_CANCELED)) {
-        throw new FloeException(SqlState.QUERY_CANCELED, timedOut ? "canceling statement due to statement timeout"
-            : "canceling statement due to user request", e);
-      }
-      throw e;
+      throw clock.explain(e);
     }
-  }
-
-  /** How long a statement runs before the server starts watching for its client going away. */
-  private static final long WATCH_AFTER_MILLIS = 100;
-
-  /** Set when the running statement is to stop (a CancelRequest, its timeout); checked while COPY data arrives. */
-  private volatile boolean cancelRequested;
-  /** The statement's clock while one runs; nested opens share it. */
-  private Clock clockNow;
-
-  /**
-   * A statement's clock, opened once around all its engine calls (its rows included): statement_timeout
-   * (never beyond the server's --max-statement-time), and, once the client has sent all the statement
-   * reads and it has run a while, a watch for the client disconnecting, which cancels it.
-   */
-  /** What {@link #clock} returns: closing it ends the clock (or, nested, nothing). */
-  private interface Timing extends AutoCloseable {
-    @Override
-    void close();
-  }
-
-  private final class Clock implements Timing {
-    private final Session in;
-    private final ScheduledFuture<?> timer;
-    private ScheduledFuture<?> watchStart;
-    private ClientInput.Watch watch;
-    private boolean closed;
-
-    Clock(Session in) {
-      this.in = in;
-      cancelRequested = false;
-      long timeout = settings.statementTimeoutMillis();
-      long ceiling = server.config().maxStatementTime().toMillis();
-      if (ceiling > 0 && (timeout == 0 || timeout > ceiling)) {
-        timeout = ceiling; // the operator's limit: a client's statement_timeout can only shorten it
-      }
-      timedOut = false;
-      active = in;
-      running = true;
-      timer = timeout <= 0 ? null : server.timers().schedule(() -> {
-        timedOut = true;
-        cancelRequested = true;
-        in.cancel();
-      }, timeout, TimeUnit.MILLISECONDS);
-    }
-
-    /** From now on the client sends nothing this statement reads: watch for it going away. */
-    synchronized void watchClient() {
-      if (input == null || watchStart != null || closed) {
-        return;
-      }
-      watchStart = server.timers().schedule(() -> {
-        synchronized (this) {
-          if (!closed) {
-            watch = input.watch(server.watchers(), in::cancel);
-          }
-        }
-      }, WATCH_AFTER_MILLIS, TimeUnit.MILLISECONDS);
-    }
-
-    @Override
-    public void close() {
-      ClientInput.Watch w;
-      synchronized (this) {
-        closed = true;
-        running = false;
-        w = watch;
-        if (watchStart != null) {
-          watchStart.cancel(false);
-        }
-      }
-      if (w != null) {
-        w.stop(); // before this connection reads again
-      }
-      if (timer != null) {
-        timer.cancel(false);
-      }
-      clockNow = null;
-    }
-  }
-
-  /** The running statement's clock, started if none runs; closing a nested one does nothing. */
-  private Timing clock(Session in) {
-    return clock(in, true);
-  }
-
-  /**
-   * @param watchClient whether the client has sent everything the statement reads (not so while COPY FROM
-   *     STDIN's data arrives: this thread reads it, and finds the end of the stream by itself)
-   */
-  private Timing clock(Session in, boolean watchClient) {
-    if (clockNow != null) {
-      if (watchClient) {
-        clockNow.watchClient();
-      }
-      return () -> { };
-    }
-    Clock c = new Clock(in);
-    clockNow = c;
-    if (watchClient) {
-      c.watchClient();
-    }
-    return c;
   }
 
   private Reply sessionCommand(SessionCommand c) {
@@ -1709,7 +1600,7 @@ final class PgConnection implements Runnable {
     long sent = 0;
     ArrowCursor cursor = reply.cursor();
     if (cursor != null) {
-      try (Timing ignored = clock(session)) {
+      try (StatementClock.Timing ignored = clock.start(session, true)) {
         while ((max == 0 || sent < max) && timed(() -> advance(cursor))) {
           cursor.write(out, bin, zone);
           sent++;
@@ -1718,7 +1609,7 @@ final class PgConnection implements Runnable {
       return sent;
     }
     Iterator<Row> rows = reply.rows();
-    try (Timing ignored = clock(session)) {
+    try (StatementClock.Timing ignored = clock.start(session, true)) {
       while ((max == 0 || sent < max) && timedNext(rows)) {
         Row row = rows.next();
         out.begin('D').int16(types.length);
@@ -1808,11 +1699,7 @@ final class PgConnection implements Runnable {
 
   /** A CancelRequest with this connection's key: interrupts the running statement, if any. */
   void cancel() {
-    Session s = active != null ? active : session;
-    if (s != null && running) {
-      cancelRequested = true;
-      s.cancel();
-    }
+    clock.cancel(session);
   }
 
   /** Server shutdown: an idle connection is told and closed now; a busy one after its statement. */
