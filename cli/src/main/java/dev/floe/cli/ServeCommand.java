@@ -73,7 +73,7 @@ final class ServeCommand implements Callable<Integer> {
 
   @Option(names = "--memory-limit", paramLabel = "SIZE",
       description = "DuckDB's memory limit (e.g. 4GB); larger queries spill to the warehouse's scratch "
-          + "directory. Default: $FLOE_MEMORY_LIMIT if set, else DuckDB's (80% of RAM).")
+          + "directory. Default: $FLOE_MEMORY_LIMIT if set, else DuckDB's (80%% of RAM).")
   String memoryLimit;
 
   @Option(names = "--max-statement-time", paramLabel = "DURATION",
