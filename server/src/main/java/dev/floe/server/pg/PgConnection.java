@@ -1231,7 +1231,7 @@ final class PgConnection implements Runnable {
           }
           case 'H', 'S' -> { } // allowed during COPY, no effect
           case 'X' -> throw new EOFException("client terminated the connection during COPY"); // nothing is copied
-          default -> throw new ProtocolException("unexpected message type 0x" + Integer.toHexString(m.type())
+          default -> throw ProtocolException.framing("unexpected message type 0x" + Integer.toHexString(m.type())
               + " during COPY from stdin");
         }
       }

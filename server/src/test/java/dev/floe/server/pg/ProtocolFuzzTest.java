@@ -434,6 +434,9 @@ class ProtocolFuzzTest {
     });
     cases.put("a Query during COPY FROM STDIN is a protocol violation", () -> expectViolation(sessionSending(
         Frames.query("COPY " + COPY_TABLE + " FROM STDIN"), Frames.query("SELECT 1")), "08P01"));
+    cases.put("COPY FROM STDIN in the extended protocol, Sync inside the data, then a Query: FATAL, never a hang",
+        () -> expectFatal(sessionSending(Frames.parse("", "COPY " + COPY_TABLE + " FROM STDIN"), Frames.bind("", ""),
+            Frames.execute("", 0), Frames.copyData("2\t\\N\n"), Frames.sync(), Frames.query("SELECT 1")), "08P01"));
     cases.put("an unknown message type during COPY FROM STDIN", () -> expectViolation(sessionSending(
         Frames.query("COPY " + COPY_TABLE + " FROM STDIN"), Frames.frame('A', new byte[0])), "08P01"));
     cases.put("a length above the limit during COPY FROM STDIN: FATAL, the stream is lost", () -> {
