@@ -15,6 +15,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -139,11 +140,16 @@ public final class PgServer implements AutoCloseable {
     if (config.databaseName() != null) {
       this.databaseNames.add(config.databaseName());
     }
-    this.timers = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "floe-pg-timers");
-      t.setDaemon(true);
-      return t;
-    });
+    ScheduledThreadPoolExecutor pool = new ScheduledThreadPoolExecutor(1,
+        r -> {
+          Thread t = new Thread(r, "floe-pg-timers");
+          t.setDaemon(true);
+          return t;
+        });
+    // Every statement arms a timer (its timeout, at most the server's ceiling) and cancels it when done: a
+    // cancelled timer leaves the queue at once, not an hour later.
+    pool.setRemoveOnCancelPolicy(true);
+    this.timers = pool;
     this.users = new dev.floe.server.auth.Users(database.warehouse());
     this.acceptor = new Thread(this::acceptLoop, "floe-pg-accept");
     this.acceptor.setDaemon(true);
