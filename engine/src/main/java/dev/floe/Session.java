@@ -32,13 +32,27 @@ public final class Session implements AutoCloseable {
   }
 
   /**
+   * Executes a statement parsed by {@link Statement#parse} or {@link Statement#split} (not parsed again), as
+   * {@link #sql(String)} does. A front end runs the {@link StatementKind#SESSION} and {@link StatementKind#COPY}
+   * kinds itself.
+   *
+   * @throws FloeException carrying a PostgreSQL SQLSTATE
+   */
+  public Result sql(Statement statement) {
+    statement.check();
+    return statement.ast().map(a -> context.execute(statement.text(), a))
+        .orElseGet(() -> context.execute(statement.text()));
+  }
+
+  /**
    * Opens a transaction block: snapshot isolation (PostgreSQL's REPEATABLE READ), its snapshot taken
    * at its first statement; its changes are its own until {@link #commit()}, which applies them to
    * every table at once or fails with SQLSTATE 40001 when a concurrent commit conflicts. DDL runs
-   * outside the block (docs/transactions.md).
+   * outside the block (docs/transactions.md). It is read-write unless the session's
+   * {@code default_transaction_read_only} setting ({@link #setSettings}) is on.
    */
   public void begin() {
-    context.begin(false);
+    context.begin();
   }
 
   /** Opens a read-only transaction block: its reads share one snapshot; writing fails with 25006. */
@@ -48,6 +62,19 @@ public final class Session implements AutoCloseable {
 
   public boolean inTransaction() {
     return context.inTransaction();
+  }
+
+  /** Idle, in a block or in a failed block, with the block's isolation level and access mode. */
+  public TransactionState transactionState() {
+    return context.transactionState();
+  }
+
+  /**
+   * Tells the session that a statement a front end ran on its behalf (SET, FETCH, a COPY's data) failed: the
+   * open transaction block fails, as it does when any of its statements fails.
+   */
+  public void failTransaction() {
+    context.failTransaction();
   }
 
   /**
@@ -90,14 +117,24 @@ public final class Session implements AutoCloseable {
   }
 
   /**
-   * Starts {@code COPY table [(columns)] FROM STDIN}: checks the table and columns, and gives the file
-   * the rows go to (see {@link CopyIn}).
+   * Starts a {@code COPY table [(columns)] FROM STDIN} (parsed by {@link Copy#parse}): checks the table and
+   * columns, and takes the client's bytes in the COPY's format (see {@link CopyIn}).
+   */
+  public CopyIn copyIn(Copy copy) {
+    if (!copy.in() || copy.table() == null) {
+      throw new IllegalArgumentException("not a COPY FROM STDIN: " + copy);
+    }
+    return new CopyIn(context.copyTarget(copy.table(), copy.columns()), copy);
+  }
+
+  /**
+   * Starts {@code COPY table [(columns)] FROM STDIN} in plain CSV ({@link Copy#csvFrom}).
    *
    * @param table the table's name as written ({@code t}, {@code s."T"})
    * @param columns the columns as written, or empty for all
    */
   public CopyIn copyIn(String table, java.util.List<String> columns) {
-    return new CopyIn(context.copyTarget(table, columns));
+    return copyIn(Copy.csvFrom(table, columns));
   }
 
   /** The schema unqualified table names resolve in ({@code public} by default). */
@@ -147,8 +184,11 @@ public final class Session implements AutoCloseable {
     return context.parameterTypes(sql, count);
   }
 
-  /** Receives NOTICE messages, such as "relation ... already exists, skipping". */
-  public void onNotice(Consumer<String> sink) {
+  /**
+   * Receives NOTICE and WARNING messages, such as "relation ... already exists, skipping" or "there is no
+   * transaction in progress".
+   */
+  public void onNotice(Consumer<Notice> sink) {
     context.onNotice(sink);
   }
 

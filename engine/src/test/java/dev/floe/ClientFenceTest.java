@@ -83,14 +83,14 @@ class ClientFenceTest {
       try (CopyIn copy = s.copyIn("copied", List.of())) {
         assertThat(copy.file().toAbsolutePath().startsWith(warehouse.toAbsolutePath())).isTrue();
         Files.writeString(copy.file(), "1,x\n2,\n");
-        try (Result r = copy.load(CopyIn.Csv.PLAIN)) {
+        try (Result r = copy.load()) {
           assertThat(r.rowCount()).isEqualTo(2);
         }
       }
       assertThat(rows(s, "SELECT id, v FROM copied ORDER BY id")).containsExactly("1|x", "2|null");
       try (CopyIn copy = s.copyIn("copied", List.of("id"))) {
         Files.writeString(copy.file(), "zz\n");
-        assertThatThrownBy(() -> copy.load(CopyIn.Csv.PLAIN)).isInstanceOf(FloeException.class)
+        assertThatThrownBy(() -> copy.load()).isInstanceOf(FloeException.class)
             .hasFieldOrPropertyWithValue("sqlState", "22P02")
             .hasMessageContaining("invalid input syntax for type integer: \"zz\"");
       }
@@ -105,7 +105,7 @@ class ClientFenceTest {
       for (var e : bad.entrySet()) {
         try (CopyIn copy = s.copyIn("dated", List.of())) {
           Files.writeString(copy.file(), e.getKey());
-          assertThatThrownBy(() -> copy.load(CopyIn.Csv.PLAIN)).isInstanceOfSatisfying(FloeException.class, f -> {
+          assertThatThrownBy(() -> copy.load()).isInstanceOfSatisfying(FloeException.class, f -> {
             assertThat(f.sqlState()).isEqualTo(e.getValue()[0]);
             assertThat(f.getMessage()).isEqualTo(e.getValue()[1]);
             assertThat(f.detail()).contains(e.getValue()[2]);

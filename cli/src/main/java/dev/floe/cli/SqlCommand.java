@@ -75,7 +75,7 @@ final class SqlCommand implements Callable<Integer> {
         Session session = db.connect()) {
       session.onNotice(notice -> {
         env.out().flush();
-        env.err().println("NOTICE: " + notice);
+        env.err().println(notice);
       });
       if (created) {
         env.err().println("NOTICE: created a new warehouse in " + directory);

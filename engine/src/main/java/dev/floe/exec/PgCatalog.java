@@ -3,7 +3,7 @@ package dev.floe.exec;
 import dev.floe.Column;
 import dev.floe.FloeException;
 import dev.floe.SqlState;
-import dev.floe.types.PgType;
+import dev.floe.PgType;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;

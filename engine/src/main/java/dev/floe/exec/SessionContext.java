@@ -62,11 +62,9 @@ public final class SessionContext implements AutoCloseable {
   private boolean floeSql;
   private String currentSchema = Warehouse.DEFAULT_NAMESPACE;
   private volatile QueryResult openResult;
-  private Consumer<String> notices = n -> { };
-  /** The open transaction block, or null: each statement commits by itself. */
-  private Transaction transaction;
-  /** Whether this session opened {@link #transaction} (or joined another session's). */
-  private boolean ownsTransaction;
+  private Consumer<dev.floe.Notice> notices = n -> { };
+  /** The session's transaction blocks and status. */
+  private final TransactionControl blocks;
 
   private static final java.util.concurrent.atomic.AtomicLong IDS = new java.util.concurrent.atomic.AtomicLong();
   /** This session's number, for state kept per session outside DuckDB (currval, lastval). */
@@ -77,6 +75,8 @@ public final class SessionContext implements AutoCloseable {
     this.statements = new CancellableConnection(duck);
     this.duck = statements.connection();
     this.client = client;
+    this.blocks = new TransactionControl(engine.tables(), n -> notices.accept(n),
+        name -> settings.get(name));
     try (Statement st = duck.createStatement()) {
       // DuckDB settings are the engine's (Engine.startDuckDb); a session has only variables
       st.execute("SET VARIABLE floe_current_schema = " + Lexer.quoteString(currentSchema));
@@ -151,13 +151,13 @@ public final class SessionContext implements AutoCloseable {
     }
   }
 
-  /** Where NOTICE messages (e.g. "relation already exists, skipping") go. */
-  public void onNotice(Consumer<String> sink) {
+  /** Where NOTICE and WARNING messages (e.g. "relation already exists, skipping") go. */
+  public void onNotice(Consumer<dev.floe.Notice> sink) {
     this.notices = sink;
   }
 
   void notice(String message) {
-    notices.accept(message);
+    notices.accept(dev.floe.Notice.notice(message));
   }
 
   /**
@@ -166,17 +166,29 @@ public final class SessionContext implements AutoCloseable {
    * @throws FloeException with the statement's SQLSTATE; nothing the statement did is visible then
    */
   public Result execute(String sql) {
-    if (openResult != null) {
-      openResult.close();
-    }
     List<SqlScript.Part> parts = SqlScript.split(sql);
     if (parts.isEmpty()) {
+      closeOpenResult();
       return new CommandResult("EMPTY", 0);
     }
     if (parts.size() > 1) {
       throw FloeException.syntax("cannot run several statements at once; run them one at a time",
           parts.get(1).offset() + 1);
     }
+    return execute(parts.get(0), null);
+  }
+
+  /**
+   * Executes one statement the caller parsed already ({@link dev.floe.Statement}).
+   *
+   * @param parsed the parse of {@code text}
+   */
+  public Result execute(String text, Ast.Statement parsed) {
+    return execute(new SqlScript.Part(text, 0), parsed);
+  }
+
+  private Result execute(SqlScript.Part part, Ast.Statement parsed) {
+    closeOpenResult();
     if (!floeSql) {
       synchronized (cancelLock) {
         cancelled = false; // a cancel that came between statements has nothing to stop (as in PostgreSQL)
@@ -185,13 +197,17 @@ public final class SessionContext implements AutoCloseable {
       statements.forgetClosed();
     }
     try {
-      return dev.floe.catalog.CommitGate.guard(this::passCommitPoint, () -> dispatchMapped(parts.get(0)));
+      return dev.floe.catalog.CommitGate.guard(this::passCommitPoint, () -> dispatchMapped(part, parsed));
     } finally {
       releasePins();
     }
   }
 
-
+  private void closeOpenResult() {
+    if (openResult != null) {
+      openResult.close();
+    }
+  }
 
   /**
    * Unsealed tail rows the statement read stay in the memtable until here: its query has started, and
@@ -206,9 +222,9 @@ public final class SessionContext implements AutoCloseable {
     pins.clear();
   }
 
-  private Result dispatchMapped(SqlScript.Part part) {
+  private Result dispatchMapped(SqlScript.Part part, Ast.Statement parsed) {
     try {
-      return dispatch(part.text());
+      return dispatch(part.text(), parsed);
     } catch (Inserter.WriteFailure e) {
       throw DuckErrors.map(e.sqlException(), o -> 0);
     } catch (RuntimeException e) {
@@ -232,114 +248,36 @@ public final class SessionContext implements AutoCloseable {
 
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(SessionContext.class);
 
-  private Result dispatch(String sql) {
+  private Result dispatch(String sql, Ast.Statement parsed) {
     // Files a failed statement on this thread wrote and registered are not this statement's.
     dev.floe.catalog.Durable.forget();
-    Ast.Statement statement = Parser.parse(sql);
-    Transaction block = openTransaction();
+    Ast.Statement statement = parsed != null ? parsed : Parser.parse(sql);
     if (statement instanceof Ast.TransactionControl tc) {
-      try {
-        return transactionControl(tc);
-      } catch (RuntimeException e) {
-        if (block != null && !block.ended()) {
-          block.fail(); // ROLLBACK TO an unknown savepoint fails the block too, as in PostgreSQL
-        }
-        throw e;
-      }
+      return blocks.run(tc);
     }
-    if (block != null && block.failed()) {
-      throw new FloeException(SqlState.IN_FAILED_SQL_TRANSACTION,
-          "current transaction is aborted, commands ignored until end of transaction block");
-    }
+    blocks.checkNotFailed();
     try {
+      if (!statement.kind().readOnly() && blocks.readOnlyNow()) {
+        throw new FloeException(SqlState.READ_ONLY_SQL_TRANSACTION, "cannot execute " + Ast.commandName(sql)
+            + " in a read-only transaction");
+      }
       return dispatchChecked(statement);
     } catch (RuntimeException e) {
-      if (block != null) {
-        block.fail(); // as in PostgreSQL: the block fails; ROLLBACK (TO SAVEPOINT) recovers
-      }
+      blocks.fail(); // as in PostgreSQL: the block fails; ROLLBACK (TO SAVEPOINT) recovers
       throw e;
     }
   }
 
-  /** BEGIN, COMMIT, ROLLBACK and savepoints given as SQL. */
-  private Result transactionControl(Ast.TransactionControl tc) {
-    switch (tc.kind()) {
-      case BEGIN -> {
-        if (openTransaction() != null) {
-          notice("there is already a transaction in progress");
-        } else {
-          begin(tc.readOnly());
-        }
-      }
-      case COMMIT -> {
-        if (openTransaction() == null) {
-          notice("there is no transaction in progress");
-        } else if (transaction.failed()) {
-          rollback();
-          return new CommandResult("ROLLBACK", 0);
-        } else {
-          commit();
-        }
-      }
-      case ROLLBACK -> {
-        if (openTransaction() == null) {
-          notice("there is no transaction in progress");
-        } else {
-          rollback();
-        }
-      }
-      case SAVEPOINT -> {
-        if (openTransaction() != null && transaction.failed()) {
-          throw new FloeException(SqlState.IN_FAILED_SQL_TRANSACTION,
-              "current transaction is aborted, commands ignored until end of transaction block");
-        }
-        savepoint(tc.savepoint());
-      }
-      case RELEASE -> releaseSavepoint(tc.savepoint());
-      case ROLLBACK_TO -> rollbackToSavepoint(tc.savepoint());
-      case SET_MODES -> {
-        Transaction t = openTransaction();
-        if (t == null) {
-          notice("SET TRANSACTION can only be used in transaction blocks");
-        } else {
-          if (t.failed()) {
-            throw new FloeException(SqlState.IN_FAILED_SQL_TRANSACTION,
-                "current transaction is aborted, commands ignored until end of transaction block");
-          }
-          if (tc.isolation() && t.started()) {
-            throw new FloeException(SqlState.ACTIVE_SQL_TRANSACTION,
-                "SET TRANSACTION ISOLATION LEVEL must be called before any query");
-          }
-          if (tc.accessMode()) {
-            if (!tc.readOnly() && t.readOnly() && t.started()) {
-              throw new FloeException(SqlState.ACTIVE_SQL_TRANSACTION,
-                  "transaction read-write mode must be set before any query");
-            }
-            t.setReadOnly(tc.readOnly());
-          }
-        }
-      }
-    }
-    return new CommandResult(tc.tag(), 0);
-  }
-
   private Result dispatchChecked(Ast.Statement statement) {
-    if (!(statement instanceof Ast.Query || statement instanceof Ast.Explain || statement instanceof Ast.ShowTables
-        || statement instanceof Ast.ShowSchemas || statement instanceof Ast.Describe)) {
+    if (!statement.kind().readOnly()) {
       engine.checkWritable();
     }
-    boolean ddl = !(statement instanceof Ast.Query || statement instanceof Ast.Explain || statement instanceof Ast.Insert
-        || statement instanceof Ast.Delete || statement instanceof Ast.Update || statement instanceof Ast.Merge
-        || statement instanceof Ast.Truncate || statement instanceof Ast.ShowTables
-        || statement instanceof Ast.ShowSchemas || statement instanceof Ast.Describe);
-    if (ddl && openTransaction() != null) {
+    Transaction block = blocks.open();
+    if (statement.kind() == dev.floe.StatementKind.DDL && block != null) {
       // DDL takes effect at once: it is not part of the block. On a table the block changed it would
       // have to commit beside changes the block may still roll back, so that is refused.
-      if (transaction.readOnly()) {
-        throw new FloeException(SqlState.READ_ONLY_SQL_TRANSACTION, "cannot execute DDL in a read-only transaction");
-      }
       for (TableIdentifier id : ddlTables(statement)) {
-        if (transaction.wrote(id)) {
+        if (block.wrote(id)) {
           throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "cannot change table \"" + id.name()
               + "\" in the transaction block that changed its rows", null,
               "COMMIT or ROLLBACK first: Floe runs DDL outside transaction blocks.", 0, null);
@@ -348,7 +286,7 @@ public final class SessionContext implements AutoCloseable {
       try {
         return dispatchStatement(statement);
       } finally {
-        transaction.repin(); // the block sees the DDL: tables it has not written are read as they are now
+        block.repin(); // the block sees the DDL: tables it has not written are read as they are now
       }
     }
     return dispatchStatement(statement);
@@ -611,20 +549,12 @@ public final class SessionContext implements AutoCloseable {
 
   /** The tables as this session's statements see them: through its transaction block, if one is open. */
   Tables tables() {
-    Transaction t = openTransaction();
+    Transaction t = blocks.open();
     return t == null ? engine.tables() : engine.tables().in(t);
   }
 
   java.util.Optional<Transaction> transaction() {
-    return java.util.Optional.ofNullable(openTransaction());
-  }
-
-  /** The block this session runs in; one it joined is left once its owner ended it. */
-  private Transaction openTransaction() {
-    if (transaction != null && transaction.ended()) {
-      transaction = null;
-    }
-    return transaction;
+    return java.util.Optional.ofNullable(blocks.open());
   }
 
   /**
@@ -632,94 +562,51 @@ public final class SessionContext implements AutoCloseable {
    * cursors, statements run while a portal is suspended); only the owner commits or rolls it back.
    */
   public void join(SessionContext owner) {
-    if (openTransaction() != null) {
-      throw new FloeException(SqlState.ACTIVE_SQL_TRANSACTION, "there is already a transaction in progress");
-    }
-    transaction = owner.openTransaction();
-    ownsTransaction = false;
+    blocks.join(owner.blocks);
   }
 
-  // ------------------------------------------------------------------ transaction blocks
+  // ------------------------------------------------------------------ transaction blocks (TransactionControl)
 
   public boolean inTransaction() {
-    return openTransaction() != null;
+    return blocks.open() != null;
   }
 
-  /**
-   * Opens a transaction block (snapshot isolation): its snapshot is taken at its first statement, its
-   * writes are its own until {@link #commit}.
-   */
+  public dev.floe.TransactionState transactionState() {
+    return blocks.state();
+  }
+
+  /** A statement the front end ran for this session failed: an open block fails, as with any statement. */
+  public void failTransaction() {
+    blocks.fail();
+  }
+
   public void begin(boolean readOnly) {
-    if (openTransaction() != null) {
-      throw new FloeException(SqlState.ACTIVE_SQL_TRANSACTION, "there is already a transaction in progress");
-    }
-    transaction = new Transaction(engine.tables(), readOnly);
-    ownsTransaction = true;
+    blocks.begin(readOnly, null);
   }
 
-  /**
-   * Commits the open block: every table it wrote, atomically. The block ends either way.
-   *
-   * @throws FloeException 40001 when a concurrent commit conflicts, 25P02 when a statement of the block
-   *     failed (it is rolled back); nothing is applied then
-   */
+  /** Opens a block with the session's default access mode (default_transaction_read_only). */
+  public void begin() {
+    blocks.beginDefault();
+  }
+
   public void commit() {
-    Transaction t = requireTransaction("COMMIT");
-    transaction = null;
-    if (t.failed()) {
-      t.rollback();
-      throw new FloeException(SqlState.IN_FAILED_SQL_TRANSACTION, "the transaction was rolled back: a statement "
-          + "in it failed");
-    }
-    dev.floe.catalog.Durable.forget();
-    try {
-      t.commit();
-    } catch (CommitFailedException e) {
-      throw new FloeException(SqlState.SERIALIZATION_FAILURE, "could not serialize access due to concurrent update: "
-          + e.getMessage(), e);
-    } catch (SqliteCatalog.CatalogException | java.io.UncheckedIOException e) {
-      throw new FloeException(SqlState.IO_ERROR, "cannot commit the transaction: " + e.getMessage(), e);
-    }
+    blocks.commit();
   }
 
-  /** Ends the open block, undoing everything it wrote. */
   public void rollback() {
-    Transaction t = requireTransaction("ROLLBACK");
-    transaction = null;
-    t.rollback();
+    blocks.rollback();
   }
 
   public void savepoint(String name) {
-    requireTransaction("SAVEPOINT").savepoint(name);
+    blocks.savepoint(name);
   }
 
   public void rollbackToSavepoint(String name) {
-    Transaction t = requireTransaction("ROLLBACK TO SAVEPOINT");
-    requireSavepoint(t, name);
-    t.rollbackTo(name);
+    blocks.rollbackTo(name);
   }
 
   public void releaseSavepoint(String name) {
-    Transaction t = requireTransaction("RELEASE SAVEPOINT");
-    requireSavepoint(t, name);
-    t.release(name);
-  }
-
-  private Transaction requireTransaction(String what) {
-    if (openTransaction() == null) {
-      throw new FloeException(SqlState.NO_ACTIVE_SQL_TRANSACTION, what + " can only be used in transaction blocks");
-    }
-    if (!ownsTransaction) {
-      throw new FloeException(SqlState.INVALID_TRANSACTION_STATE, what + " must run in the session that began "
-          + "the transaction");
-    }
-    return transaction;
-  }
-
-  private static void requireSavepoint(Transaction t, String name) {
-    if (!t.hasSavepoint(name)) {
-      throw new FloeException(SqlState.INVALID_SAVEPOINT_SPECIFICATION, "savepoint \"" + name + "\" does not exist");
-    }
+    blocks.release(name);
   }
 
   /** The table a name denotes from this session (its current schema), as currently committed. */
@@ -1032,11 +919,7 @@ public final class SessionContext implements AutoCloseable {
     if (openResult != null) {
       openResult.close();
     }
-    if (openTransaction() != null && ownsTransaction) {
-      Transaction t = transaction;
-      transaction = null;
-      t.rollback();
-    }
+    blocks.abandon();
     if (sequenceScope == id) {
       discardSequences();
     }

@@ -1,5 +1,6 @@
 package dev.floe.sql;
 
+import dev.floe.StatementKind;
 import dev.floe.SqlType;
 import java.util.List;
 import java.util.Map;
@@ -9,24 +10,61 @@ import java.util.Optional;
 public final class Ast {
   private Ast() {}
 
+  /**
+   * The command words PostgreSQL names a statement by in errors ({@code INSERT}, {@code CREATE TABLE}):
+   * "cannot execute CREATE TABLE in a read-only transaction".
+   */
+  public static String commandName(String text) {
+    String[] words = text.strip().split("\\s+");
+    String name = words[0].toUpperCase(java.util.Locale.ROOT);
+    if ((name.equals("CREATE") || name.equals("DROP") || name.equals("ALTER")) && words.length > 1) {
+      name += " " + words[1].toUpperCase(java.util.Locale.ROOT);
+    }
+    return name;
+  }
+
+  /**
+   * A parsed statement. Its {@link #kind()} (and what follows from it) is stated by each statement, once:
+   * callers read it rather than testing for statement classes.
+   */
   public sealed interface Statement
       permits Query, Explain, CreateSchema, DropSchema, CreateTable, DropTable, AlterTable, Insert, Delete, Update,
-          Merge, Truncate, ShowTables, ShowSchemas, Describe, CreateSequence, DropSequence, TransactionControl {}
+          Merge, Truncate, ShowTables, ShowSchemas, Describe, CreateSequence, DropSequence, TransactionControl {
+    /** What the statement is; schema, table and sequence definitions are DDL unless they say otherwise. */
+    default StatementKind kind() {
+      return StatementKind.DDL;
+    }
+
+    /** Whether running it returns rows (a row-changing statement: only with RETURNING). */
+    default boolean returnsRows() {
+      return kind().returnsRows();
+    }
+  }
 
   /**
    * BEGIN / START TRANSACTION (with {@code readOnly}), COMMIT / END, ROLLBACK / ABORT, SAVEPOINT, RELEASE
    * [SAVEPOINT], ROLLBACK TO [SAVEPOINT], SET TRANSACTION; {@code savepoint} names the savepoint of
    * SAVEPOINT, RELEASE and ROLLBACK TO.
    */
-  public record TransactionControl(Kind kind, String savepoint, boolean readOnly, boolean isolation,
-      boolean accessMode) implements Statement {
+  public record TransactionControl(Kind action, String savepoint, boolean readOnly, boolean isolation,
+      boolean accessMode, String isolationLevel, boolean start) implements Statement {
     /** SET_MODES: {@code SET TRANSACTION}, whose {@code isolation} and {@code accessMode} say what it sets. */
     public enum Kind { BEGIN, COMMIT, ROLLBACK, SAVEPOINT, RELEASE, ROLLBACK_TO, SET_MODES }
 
+    @Override
+    public StatementKind kind() {
+      return StatementKind.TRANSACTION;
+    }
+
+    /** COMMIT, ROLLBACK and ROLLBACK TO: they end (or leave) the block, and so run in a failed one. */
+    public boolean endsBlock() {
+      return action == Kind.COMMIT || action == Kind.ROLLBACK || action == Kind.ROLLBACK_TO;
+    }
+
     /** The command tag PostgreSQL reports. */
     public String tag() {
-      return switch (kind) {
-        case BEGIN -> "BEGIN";
+      return switch (action) {
+        case BEGIN -> start ? "START TRANSACTION" : "BEGIN";
         case COMMIT -> "COMMIT";
         case ROLLBACK, ROLLBACK_TO -> "ROLLBACK";
         case SAVEPOINT -> "SAVEPOINT";
@@ -47,9 +85,19 @@ public final class Ast {
    *
    * @param offset where {@code text} starts in the statement, so positions in it map back
    */
-  public record Query(String text, int offset) implements Statement {}
+  public record Query(String text, int offset) implements Statement {
+    @Override
+    public StatementKind kind() {
+      return StatementKind.QUERY;
+    }
+  }
 
-  public record Explain(boolean analyze, Query query) implements Statement {}
+  public record Explain(boolean analyze, Query query) implements Statement {
+    @Override
+    public StatementKind kind() {
+      return StatementKind.UTILITY;
+    }
+  }
 
   public record CreateSchema(QualifiedName name, boolean ifNotExists) implements Statement {}
 
@@ -141,7 +189,17 @@ public final class Ast {
    * @param source the rows to insert; empty for DEFAULT VALUES
    */
   public record Insert(QualifiedName table, Optional<String> alias, List<String> columns, Optional<String> overriding,
-      Optional<Query> source, Optional<OnConflict> onConflict, Optional<Fragment> returning) implements Statement {}
+      Optional<Query> source, Optional<OnConflict> onConflict, Optional<Fragment> returning) implements Statement {
+    @Override
+    public StatementKind kind() {
+      return StatementKind.INSERT;
+    }
+
+    @Override
+    public boolean returnsRows() {
+      return returning().isPresent();
+    }
+  }
 
   /**
    * {@code ON CONFLICT [(columns)] DO NOTHING | DO UPDATE SET ... [WHERE ...]}.
@@ -153,15 +211,40 @@ public final class Ast {
 
   /** {@code DELETE FROM table [AS alias] [USING ...] [WHERE ...] [RETURNING ...]}. */
   public record Delete(QualifiedName table, Optional<String> alias, Optional<Fragment> using,
-      Optional<Fragment> where, Optional<Fragment> returning, Optional<Fragment> with) implements Statement {}
+      Optional<Fragment> where, Optional<Fragment> returning, Optional<Fragment> with) implements Statement {
+    @Override
+    public StatementKind kind() {
+      return StatementKind.DELETE;
+    }
+
+    @Override
+    public boolean returnsRows() {
+      return returning().isPresent();
+    }
+  }
 
   /** {@code UPDATE table [AS alias] SET ... [FROM ...] [WHERE ...] [RETURNING ...]}. */
   public record Update(QualifiedName table, Optional<String> alias, List<Assignment> set, Optional<Fragment> from,
-      Optional<Fragment> where, Optional<Fragment> returning, Optional<Fragment> with) implements Statement {}
+      Optional<Fragment> where, Optional<Fragment> returning, Optional<Fragment> with) implements Statement {
+    @Override
+    public StatementKind kind() {
+      return StatementKind.UPDATE;
+    }
+
+    @Override
+    public boolean returnsRows() {
+      return returning().isPresent();
+    }
+  }
 
   /** {@code MERGE INTO table [AS alias] USING source ON condition WHEN ...}. */
   public record Merge(QualifiedName table, Optional<String> alias, Fragment source, Fragment on,
-      List<MergeClause> clauses, Optional<Fragment> with) implements Statement {}
+      List<MergeClause> clauses, Optional<Fragment> with) implements Statement {
+    @Override
+    public StatementKind kind() {
+      return StatementKind.MERGE;
+    }
+  }
 
   /** What a WHEN clause of MERGE does. */
   public enum MergeAction { UPDATE, DELETE, INSERT, NOTHING }
@@ -177,7 +260,12 @@ public final class Ast {
       List<String> insertColumns, List<Fragment> insertValues, int position) {}
 
   /** {@code TRUNCATE [TABLE] t [, ...]}. */
-  public record Truncate(List<QualifiedName> tables) implements Statement {}
+  public record Truncate(List<QualifiedName> tables) implements Statement {
+    @Override
+    public StatementKind kind() {
+      return StatementKind.TRUNCATE;
+    }
+  }
 
   /** {@code CREATE SEQUENCE [IF NOT EXISTS] name [START [WITH] n] [...]}. */
   public record CreateSequence(QualifiedName name, boolean ifNotExists, long start) implements Statement {}
@@ -185,9 +273,24 @@ public final class Ast {
   /** {@code DROP SEQUENCE [IF EXISTS] name [, ...]}. */
   public record DropSequence(List<QualifiedName> names, boolean ifExists) implements Statement {}
 
-  public record ShowTables(Optional<QualifiedName> schema) implements Statement {}
+  public record ShowTables(Optional<QualifiedName> schema) implements Statement {
+    @Override
+    public StatementKind kind() {
+      return StatementKind.UTILITY;
+    }
+  }
 
-  public record ShowSchemas() implements Statement {}
+  public record ShowSchemas() implements Statement {
+    @Override
+    public StatementKind kind() {
+      return StatementKind.UTILITY;
+    }
+  }
 
-  public record Describe(QualifiedName table) implements Statement {}
+  public record Describe(QualifiedName table) implements Statement {
+    @Override
+    public StatementKind kind() {
+      return StatementKind.UTILITY;
+    }
+  }
 }

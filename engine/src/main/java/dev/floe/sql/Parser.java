@@ -1351,6 +1351,7 @@ public final class Parser {
     boolean readOnly = false;
     boolean isolation = false;
     boolean accessMode = false;
+    String level = null;
     switch (first) {
       case "begin", "start", "set" -> {
         if (!first.equals("begin")) {
@@ -1365,16 +1366,19 @@ public final class Parser {
             isolation = true;
             expectKeyword("level");
             if (acceptKeyword("serializable")) {
+              level = "serializable";
               continue;
             }
             if (acceptKeyword("repeatable")) {
               expectKeyword("read");
+              level = "repeatable read";
             } else {
               expectKeyword("read");
-              Token level = next();
-              if (!level.isKeyword("committed") && !level.isKeyword("uncommitted")) {
-                throw unexpected(level);
+              Token which = next();
+              if (!which.isKeyword("committed") && !which.isKeyword("uncommitted")) {
+                throw unexpected(which);
               }
+              level = "read " + which.value();
             }
           } else if (acceptKeyword("read")) {
             accessMode = true;
@@ -1423,7 +1427,7 @@ public final class Parser {
     if (kind == Ast.TransactionControl.Kind.SET_MODES && !isolation && !accessMode) {
       throw unexpected(peek()); // SET TRANSACTION needs a mode
     }
-    return new Ast.TransactionControl(kind, savepoint, readOnly, isolation, accessMode);
+    return new Ast.TransactionControl(kind, savepoint, readOnly, isolation, accessMode, level, first.equals("start"));
   }
 
   private String identifier() {

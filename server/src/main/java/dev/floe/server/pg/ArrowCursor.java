@@ -1,8 +1,8 @@
 package dev.floe.server.pg;
 
 import dev.floe.Column;
-import dev.floe.exec.ArrowValues;
-import dev.floe.types.PgType;
+import dev.floe.PgType;
+import dev.floe.PgValues;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.ZoneId;
@@ -69,7 +69,7 @@ final class ArrowCursor {
         if (v.isNull(row)) {
           out.value(null);
         } else if (binary[k]) {
-          out.value(PgValues.binary(ArrowValues.get(v, row, columns.get(k)), types[k], zone));
+          out.value(PgValues.binary(PgValues.fromArrow(v, row, columns.get(k)), types[k], zone));
         } else if (v instanceof VarCharVector s) {
           out.value(s.get(row)); // already UTF-8
         } else if (v instanceof BigIntVector b) {
@@ -81,7 +81,7 @@ final class ArrowCursor {
         } else if (v instanceof BitVector b) {
           out.value(new byte[] {(byte) (b.get(row) != 0 ? 't' : 'f')});
         } else {
-          out.value(PgValues.text(ArrowValues.get(v, row, columns.get(k)), zone));
+          out.value(PgValues.text(PgValues.fromArrow(v, row, columns.get(k)), zone));
         }
       }
     } catch (RuntimeException e) {

@@ -101,7 +101,7 @@ final class MessageBuffer {
       // PostgreSQL's words, naming the bytes: invalid byte sequence for encoding "UTF8": 0xff
       String message = "invalid byte sequence for encoding \"UTF8\"";
       try {
-        dev.floe.types.Utf8Text.decode(bytes, offset, length);
+        dev.floe.PgValues.utf8(bytes, offset, length);
       } catch (dev.floe.FloeException invalid) {
         message = invalid.getMessage();
       }

@@ -1,16 +1,21 @@
 package dev.floe.server.pg;
 
-import dev.floe.types.PgType;
+import dev.floe.PgType;
 
 import dev.floe.Column;
+import dev.floe.Copy;
+import dev.floe.CopyIn;
+import dev.floe.PgValues;
 import dev.floe.FloeException;
 import dev.floe.Row;
 import dev.floe.Session;
 import dev.floe.SqlState;
 import dev.floe.SqlType;
-import dev.floe.sql.Ast;
-import dev.floe.sql.Parser;
-import dev.floe.sql.SqlScript;
+import dev.floe.Notice;
+import dev.floe.SessionCommand;
+import dev.floe.Statement;
+import dev.floe.StatementKind;
+import dev.floe.TransactionState;
 import java.io.BufferedInputStream;
 import java.io.DataInputStream;
 import java.io.EOFException;
@@ -76,10 +81,6 @@ final class PgConnection implements Runnable {
       }
     }
   }
-  /** 'I' idle, 'T' in a transaction block, 'E' in a failed transaction block. */
-  private char status = 'I';
-  private final Deque<String> savepoints = new ArrayDeque<>();
-  /** Statements that changed data inside the current block (each committed on its own). */
   /** After an error in the extended protocol, messages are skipped until Sync. */
   private boolean skipUntilSync;
   /** Waiting for the client after ReadyForQuery: nothing of it is in progress. */
@@ -590,7 +591,7 @@ final class PgConnection implements Runnable {
 
   private void sync() throws IOException {
     skipUntilSync = false;
-    if (status == 'I') {
+    if (idleInEngine()) {
       closeAllPortals(); // portals live until the end of their transaction: here, each statement
     }
     readyForQuery();
@@ -600,7 +601,7 @@ final class PgConnection implements Runnable {
     for (String name : settings.drainChanged()) {
       out.begin('S').cstring(name).cstring(settings.get(name)).end();
     }
-    out.begin('Z').int8(status).end();
+    out.begin('Z').int8(session == null ? 'I' : session.transactionState().indicator()).end();
     out.flush();
   }
 
@@ -621,9 +622,9 @@ final class PgConnection implements Runnable {
       readyForQuery();
       return;
     }
-    List<SqlScript.Part> parts;
+    List<Statement> parts;
     try {
-      parts = SqlScript.split(sql);
+      parts = Statement.split(sql);
     } catch (FloeException e) {
       error(e);
       readyForQuery();
@@ -635,20 +636,20 @@ final class PgConnection implements Runnable {
     closeAllPortals(); // a simple query destroys the unnamed portal
     // Several statements outside a block run as one implicit transaction, as in PostgreSQL: all of them
     // or none. Floe does so when they only read and change rows (DDL runs outside transactions).
-    boolean implicit = status == 'I' && parts.size() > 1 && onlyRowStatements(parts);
+    boolean implicit = idleInEngine() && parts.size() > 1 && parts.stream().allMatch(p -> p.kind().rowLevel());
+    TransactionState outside = session.transactionState();
     if (implicit) {
       session.begin();
     }
     boolean failed = false;
-    for (SqlScript.Part part : parts) {
+    for (Statement part : parts) {
       try {
-        CopyStatement copy = CopyStatement.parse(part.text());
-        if (copy != null) {
-          String tag = copy(copy);
+        if (part.copy().isPresent()) {
+          String tag = copy(part.copy().get());
           out.begin('C').cstring(tag).end();
           continue;
         }
-        Reply reply = run(part.text(), SessionCommand.parse(part.text()));
+        Reply reply = run(part, null);
         try {
           if (reply.hasRows()) {
             rowDescription(reply.columns(), reply::origin, null, false);
@@ -680,29 +681,11 @@ final class PgConnection implements Runnable {
         }
       } catch (FloeException e) {
         error(e);
+      } finally {
+        transactionChanged(outside);
       }
     }
     readyForQuery();
-  }
-
-  /** Whether every statement of a script is a query or a row-level statement (no DDL, COPY or commands). */
-  private static boolean onlyRowStatements(List<SqlScript.Part> parts) {
-    for (SqlScript.Part part : parts) {
-      Ast.Statement s;
-      try {
-        if (SessionCommand.parse(part.text()) != null || CopyStatement.parse(part.text()) != null) {
-          return false;
-        }
-        s = Parser.parse(part.text());
-      } catch (RuntimeException e) {
-        return false; // run as before: the statement reports its own error when it runs
-      }
-      if (!(s instanceof Ast.Query || s instanceof Ast.Insert || s instanceof Ast.Update || s instanceof Ast.Delete
-          || s instanceof Ast.Merge || s instanceof Ast.Truncate)) {
-        return false;
-      }
-    }
-    return true;
   }
 
   /** An error position in a statement of a script, as a position in the whole script. */
@@ -732,8 +715,8 @@ final class PgConnection implements Runnable {
       throw new FloeException(SqlState.DUPLICATE_PREPARED_STATEMENT, "prepared statement \"" + name
           + "\" already exists");
     }
-    checkNotAborted(SessionCommand.parse(sql));
     Prepared p = Prepared.parse(sql, types);
+    checkNotAborted(p.statement());
     statements.put(name, p);
     out.begin('1').end(); // ParseComplete
   }
@@ -786,7 +769,7 @@ final class PgConnection implements Runnable {
     if (!portalName.isEmpty() && portals.containsKey(portalName)) {
       throw new FloeException(SqlState.DUPLICATE_CURSOR, "cursor \"" + portalName + "\" already exists");
     }
-    checkNotAborted(p.command());
+    checkNotAborted(p.statement());
     boolean[] binary = new boolean[nParams];
     for (int k = 0; k < nParams; k++) {
       binary[k] = nFormats == 1 ? formats[0] == 1 : nFormats > 1 && formats[k] == 1;
@@ -820,7 +803,7 @@ final class PgConnection implements Runnable {
         throw new FloeException(SqlState.INVALID_SQL_STATEMENT_NAME, "prepared statement \"" + name
             + "\" does not exist");
       }
-      if (CopyStatement.parse(p.sql()) == null) {
+      if (p.statement().kind() != StatementKind.COPY) {
         p.infer(() -> session.parameterTypes(p.sql(), p.parameterCount()));
       }
       int[] oids = p.parameterOids();
@@ -846,7 +829,7 @@ final class PgConnection implements Runnable {
       if (portal == null) {
         throw new FloeException(SqlState.INVALID_CURSOR_NAME, "portal \"" + name + "\" does not exist");
       }
-      if (!returnsRows(portal.statement, portal.sql)) {
+      if (!portal.statement.statement().returnsRows()) {
         out.begin('n').end();
         return;
       }
@@ -880,10 +863,10 @@ final class PgConnection implements Runnable {
       out.begin('C').cstring("SELECT 0").end();
       return;
     }
-    CopyStatement copy = CopyStatement.parse(portal.sql);
-    if (copy != null) {
+    java.util.Optional<Copy> copy = portal.statement.statement().copy();
+    if (copy.isPresent()) {
       portal.done = true;
-      String tag = copy(copy);
+      String tag = copy(copy.get());
       out.begin('C').cstring(tag).end();
       return;
     }
@@ -960,7 +943,8 @@ final class PgConnection implements Runnable {
   private void start(Portal portal) {
     if (portal.reply == null && !portal.done) {
       try {
-        portal.reply = run(portal.sql, portal.statement.command());
+        // without parameters the statement runs as the engine parsed it at Parse
+        portal.reply = run(portal.statement.statement(), portal.statement.parameterCount() == 0 ? null : portal.sql);
         portal.columns = portal.reply.columns();
         portal.origins = portal.reply::origin;
       } catch (FloeException e) {
@@ -978,34 +962,6 @@ final class PgConnection implements Runnable {
         bound.originalPosition(e.position()), e.getCause());
   }
 
-  /** Whether a bound statement returns rows, known without running it for everything but queries. */
-  private boolean returnsRows(Prepared p, String sql) {
-    if (p.command() != null) {
-      return p.command().kind() == SessionCommand.Kind.SHOW || p.command().kind() == SessionCommand.Kind.FETCH
-          || p.command().kind() == SessionCommand.Kind.SET_CONFIG;
-    }
-    if (p.isEmpty() || CopyStatement.parse(sql) != null) {
-      return false;
-    }
-    Ast.Statement s;
-    try {
-      s = Parser.parse(sql);
-    } catch (FloeException e) {
-      return true; // running it reports the error
-    }
-    if (s instanceof Ast.Insert i) {
-      return i.returning().isPresent();
-    }
-    if (s instanceof Ast.Update u) {
-      return u.returning().isPresent();
-    }
-    if (s instanceof Ast.Delete d) {
-      return d.returning().isPresent();
-    }
-    return s instanceof Ast.Query || s instanceof Ast.Explain || s instanceof Ast.ShowTables
-        || s instanceof Ast.ShowSchemas || s instanceof Ast.Describe;
-  }
-
   /**
    * The result columns of a prepared statement, before it has parameters: a query runs with NULL
    * parameters and no rows; statements with side effects are not run (RETURNING is described when the
@@ -1017,26 +973,17 @@ final class PgConnection implements Runnable {
       return (List<Column>) p.describedColumns;
     }
     List<Column> columns = List.of();
-    if (p.command() != null) {
-      if (p.command().kind() == SessionCommand.Kind.SHOW) {
-        try (Reply r = run(p.sql(), p.command())) {
-          columns = r.columns();
-        }
+    Statement statement = p.statement();
+    if (statement.command().map(c -> c.kind() == SessionCommand.Kind.SHOW).orElse(false)) {
+      try (Reply r = run(statement, null)) {
+        columns = r.columns();
       }
-    } else if (!p.isEmpty()) {
+    } else if (statement.kind() == StatementKind.QUERY || statement.kind() == StatementKind.UTILITY) {
       String sql = p.bind(null, null);
-      Ast.Statement s = Parser.parse(sql);
-      String probe = null;
-      if (s instanceof Ast.Query) {
-        probe = "SELECT * FROM (" + sql + ") AS floe_describe LIMIT 0";
-      } else if (s instanceof Ast.Explain || s instanceof Ast.ShowTables || s instanceof Ast.ShowSchemas
-          || s instanceof Ast.Describe) {
-        probe = sql;
-      }
-      if (probe != null) {
-        try (Reply r = run(probe, null)) {
-          columns = r.columns();
-        }
+      String probe = statement.kind() == StatementKind.QUERY
+          ? "SELECT * FROM (" + sql + ") AS floe_describe LIMIT 0" : sql;
+      try (Reply r = run(Statement.parse(probe), probe)) {
+        columns = r.columns();
       }
     }
     p.describedColumns = columns;
@@ -1045,38 +992,57 @@ final class PgConnection implements Runnable {
 
   // ------------------------------------------------------------------ running statements
 
-  private void checkNotAborted(SessionCommand command) {
-    if (status == 'E' && (command == null || !command.endsTransaction())) {
+  /** In a failed block only what ends it runs (the engine checks its own statements too). */
+  private void checkNotAborted(Statement statement) {
+    if (!statement.endsTransaction()) {
+      requireNotFailed();
+    }
+  }
+
+  private void requireNotFailed() {
+    if (session.transactionState().status() == TransactionState.Status.FAILED) {
       throw new FloeException(SqlState.IN_FAILED_SQL_TRANSACTION,
           "current transaction is aborted, commands ignored until end of transaction block");
     }
   }
 
+  /** Whether no transaction block is open in the engine session. */
+  private boolean idleInEngine() {
+    return session == null || session.transactionState().status() == TransactionState.Status.IDLE;
+  }
+
   /**
    * Runs one statement: a session command here, anything else in the engine. An error inside a
    * transaction block fails the block.
+   *
+   * @param bound the statement's text with its parameters' values in place, or null when it has none
    */
-  private Reply run(String sql, SessionCommand command) {
+  private Reply run(Statement statement, String bound) {
+    TransactionState before = session.transactionState();
     try {
-      checkNotAborted(command);
-      if (command != null) {
+      checkNotAborted(statement);
+      if (statement.kind() == StatementKind.SESSION) {
         // parsed again from the bound text: DECLARE's query carries the parameters' values
-        return sessionCommand(command.kind() == SessionCommand.Kind.DECLARE ? SessionCommand.parse(sql) : command);
+        SessionCommand command = bound == null ? statement.command().get()
+            : Statement.parse(bound).command().orElseThrow();
+        return sessionCommand(command);
       }
-      checkWritable(sql);
       // The engine session holds one open result at a time; while another portal is suspended (pgjdbc's
-      // fetchSize, interleaved portals), the statement runs in a session of its own.
+      // fetchSize, interleaved portals), the statement runs in a session of its own. Transaction control
+      // is the block's owner's.
       Session target = session;
-      for (Portal p : portals.values()) {
-        if (p.reply != null) {
-          target = newEngineSession();
-          break;
+      if (statement.kind() != StatementKind.TRANSACTION) {
+        for (Portal p : portals.values()) {
+          if (p.reply != null) {
+            target = newEngineSession();
+            break;
+          }
         }
       }
       Session runIn = target;
       Reply reply;
       try {
-        reply = Reply.of(timed(runIn, () -> runIn.sql(sql)));
+        reply = Reply.of(timed(runIn, () -> bound == null ? runIn.sql(statement) : runIn.sql(bound)));
       } catch (RuntimeException e) {
         if (runIn != session) {
           runIn.close();
@@ -1088,29 +1054,46 @@ final class PgConnection implements Runnable {
       }
       return reply;
     } catch (RuntimeException e) {
-      if (status == 'T') {
-        status = 'E';
-      }
+      session.failTransaction();
       throw e;
+    } finally {
+      transactionChanged(before);
+    }
+  }
+
+  /**
+   * After a statement: the settings that show the block's modes follow the engine's block, and the
+   * cursors a block's end closes are closed.
+   */
+  private void transactionChanged(TransactionState before) {
+    TransactionState now = session.transactionState();
+    if (now.equals(before)) {
+      return;
+    }
+    if (now.status() == TransactionState.Status.IDLE) {
+      settings.set("transaction_isolation", null);
+      settings.set("transaction_read_only", null);
+      closeCursors(false);
+    } else {
+      settings.set("transaction_isolation", now.isolation());
+      settings.set("transaction_read_only", now.readOnly() ? "on" : "off");
     }
   }
 
   // ------------------------------------------------------------------ COPY
 
   /** Runs a COPY FROM STDIN or TO STDOUT, exchanging its data with the client; returns the tag. */
-  private String copy(CopyStatement c) throws IOException {
-    checkNotAborted(null);
+  private String copy(Copy c) throws IOException {
+    requireNotFailed();
     try {
       return c.in() ? copyIn(c) : copyOut(c);
     } catch (RuntimeException e) {
-      if (status == 'T') {
-        status = 'E';
-      }
+      session.failTransaction();
       throw e;
     }
   }
 
-  private String copyOut(CopyStatement c) throws IOException {
+  private String copyOut(Copy c) throws IOException {
     String columns = c.columns().isEmpty() ? "*" : String.join(", ", c.columns());
     String query = c.query() != null ? c.query() : "SELECT " + columns + " FROM " + c.table();
     try (Reply reply = Reply.of(timed(() -> session.sql(query)))) {
@@ -1118,7 +1101,7 @@ final class PgConnection implements Runnable {
         throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "COPY query must have a RETURNING clause or return rows");
       }
       List<Column> cols = reply.columns();
-      boolean binary = c.format() == CopyStatement.Format.BINARY;
+      boolean binary = c.format() == Copy.Format.BINARY;
       out.begin('H').int8(binary ? 1 : 0).int16(cols.size());
       for (int k = 0; k < cols.size(); k++) {
         out.int16(binary ? 1 : 0);
@@ -1128,7 +1111,7 @@ final class PgConnection implements Runnable {
       if (binary) {
         out.begin('d').bytes(BINARY_SIGNATURE).int32(0).int32(0).end();
       } else if (c.header()) {
-        out.begin('d').bytes(CopyFormats.header(c, cols.stream().map(Column::name).toList())
+        out.begin('d').bytes(c.header(cols.stream().map(Column::name).toList())
             .getBytes(java.nio.charset.StandardCharsets.UTF_8)).end();
       }
       PgType[] types = cols.stream().map(col -> PgType.of(col.type())).toArray(PgType[]::new);
@@ -1148,7 +1131,7 @@ final class PgConnection implements Runnable {
             }
             out.end();
           } else {
-            out.begin('d').bytes(CopyFormats.line(c, values, zone).getBytes(java.nio.charset.StandardCharsets.UTF_8))
+            out.begin('d').bytes(c.line(values, zone).getBytes(java.nio.charset.StandardCharsets.UTF_8))
                 .end();
           }
           n++;
@@ -1164,76 +1147,53 @@ final class PgConnection implements Runnable {
 
   private static final byte[] BINARY_SIGNATURE = {'P', 'G', 'C', 'O', 'P', 'Y', '\n', (byte) 0xff, '\r', '\n', 0};
 
-  private String copyIn(CopyStatement c) throws IOException {
+  private String copyIn(Copy c) throws IOException {
     // The target's columns and types, and a check that it exists, before the client sends data.
-    try (dev.floe.CopyIn copy = session.copyIn(c.table(), c.columns());
+    try (CopyIn copy = session.copyIn(c);
         StatementClock.Timing timing = clock.start(session, false)) { // one clock from the first byte to the commit
       List<Column> target = copy.columns();
-      boolean binaryIn = c.format() == CopyStatement.Format.BINARY;
-      out.begin('G').int8(binaryIn ? 1 : 0).int16(target.size());
+      out.begin('G').int8(copy.binary() ? 1 : 0).int16(target.size());
       for (int k = 0; k < target.size(); k++) {
-        out.int16(binaryIn ? 1 : 0);
+        out.int16(copy.binary() ? 1 : 0);
       }
       out.end();
       out.flush();
-      dev.floe.CopyIn.Csv csv = new dev.floe.CopyIn.Csv(c.header(), c.delimiter(), c.quote(), c.escape(),
-          c.nullString());
-      if (c.format() == CopyStatement.Format.CSV) {
-        receiveCopyData(copy.file());
-        CopyFormats.dropEndMarker(copy.file()); // "\." ends the data in CSV too (old clients send it)
-        CopyFormats.checkUtf8(copy.file());
-      } else {
-        java.nio.file.Path raw = java.nio.file.Files.createTempFile("floe-copy-", ".in");
-        try {
-          receiveCopyData(raw);
-          if (binaryIn) {
-            CopyFormats.binaryToCsv(raw, copy.file(), target.stream().map(col -> PgType.of(col.type())).toList());
-          } else {
-            CopyFormats.textToCsv(raw, copy.file(), c, target.size());
-          }
-        } catch (java.nio.charset.CharacterCodingException e) {
-          throw new FloeException(SqlState.CHARACTER_NOT_IN_REPERTOIRE, "invalid byte sequence for encoding \"UTF8\"");
-        } finally {
-          java.nio.file.Files.deleteIfExists(raw);
-        }
-        csv = dev.floe.CopyIn.Csv.PLAIN;
+      try (java.io.OutputStream data = copy.data()) {
+        receiveCopyData(data);
       }
-      dev.floe.CopyIn.Csv format = csv;
-      try (Reply r = Reply.of(timed(() -> copy.load(format)))) { // the client waits now: watched
+      try (Reply r = Reply.of(timed(copy::load))) { // the client waits now: watched
         String tag = r.tag(0);
         return "COPY " + tag.substring(tag.lastIndexOf(' ') + 1);
       }
     }
   }
 
-  /** Reads CopyData into a file until CopyDone; CopyFail or a disconnect fails the COPY. */
-  private void receiveCopyData(java.nio.file.Path file) throws IOException {
-    try (java.io.OutputStream o = new java.io.BufferedOutputStream(java.nio.file.Files.newOutputStream(file))) {
-      while (true) {
-        MessageBuffer m = readMessage();
-        if (m == null) {
-          throw new EOFException("client closed the connection during COPY");
+  /** Reads CopyData into {@code o} until CopyDone; CopyFail or a disconnect fails the COPY. */
+  private void receiveCopyData(java.io.OutputStream o) throws IOException {
+    while (true) {
+      MessageBuffer m = readMessage();
+      if (m == null) {
+        throw new EOFException("client closed the connection during COPY");
+      }
+      if (clock.cancelRequested()) {
+        // what the client still sends is ignored: COPY messages outside COPY are
+        throw new FloeException(SqlState.QUERY_CANCELED, clock.cancelMessage());
+      }
+      switch (m.type()) {
+        case 'd' -> o.write(m.bytes(m.remaining(), "copy data"));
+        case 'c' -> {
+          return;
         }
-        if (clock.cancelRequested()) {
-          // what the client still sends is ignored: COPY messages outside COPY are
-          throw new FloeException(SqlState.QUERY_CANCELED, clock.cancelMessage());
+        case 'f' -> {
+          byte[] why = m.bytes(m.remaining(), "error message");
+          int len = why.length > 0 && why[why.length - 1] == 0 ? why.length - 1 : why.length;
+          throw new FloeException(SqlState.QUERY_CANCELED, "COPY from stdin failed: "
+              + new String(why, 0, len, java.nio.charset.StandardCharsets.UTF_8));
         }
-        switch (m.type()) {
-          case 'd' -> o.write(m.bytes(m.remaining(), "copy data"));
-          case 'c' -> {
-            return;
-          }
-          case 'f' -> {
-            byte[] why = m.bytes(m.remaining(), "error message");
-            int len = why.length > 0 && why[why.length - 1] == 0 ? why.length - 1 : why.length;
-            throw new FloeException(SqlState.QUERY_CANCELED, "COPY from stdin failed: "
-                + new String(why, 0, len, java.nio.charset.StandardCharsets.UTF_8));
-          }
-          case 'H', 'S' -> { } // allowed during COPY, no effect
-          case 'X' -> throw new EOFException("client terminated the connection during COPY"); // nothing is copied
-          default -> throw ProtocolException.framing("unexpected message type 0x" + Integer.toHexString(m.type())
-              + " during COPY from stdin");
-        }
+        case 'H', 'S' -> { } // allowed during COPY, no effect
+        case 'X' -> throw new EOFException("client terminated the connection during COPY"); // nothing is copied
+        default -> throw ProtocolException.framing("unexpected message type 0x" + Integer.toHexString(m.type())
+            + " during COPY from stdin");
       }
     }
   }
@@ -1294,18 +1254,14 @@ final class PgConnection implements Runnable {
         return Reply.rows("SELECT 1", List.of(Column.result("set_config", SqlType.TEXT)),
             List.<Object[]>of(new Object[] {settings.get(c.name())}));
       }
-      case SET_TRANSACTION -> {
-        if ("session".equals(c.name())) {
-          if (c.isolation() != null) {
-            settings.set("default_transaction_isolation", c.isolation());
-          }
-          if (c.readOnly() != null) {
-            settings.set("default_transaction_read_only", c.readOnly() ? "on" : "off");
-          }
-        } else {
-          requireBlock("SET TRANSACTION");
-          applyModes(c);
+      case SESSION_CHARACTERISTICS -> {
+        if (c.isolation() != null) {
+          settings.set("default_transaction_isolation", c.isolation());
         }
+        if (c.readOnly() != null) {
+          settings.set("default_transaction_read_only", c.readOnly() ? "on" : "off");
+        }
+        applySearchPath(); // hands the defaults to the engine session, which opens blocks with them
         return Reply.command(c.tag());
       }
       case RESET -> {
@@ -1332,60 +1288,8 @@ final class PgConnection implements Runnable {
         return Reply.rows("SHOW", List.of(Column.result(column, SqlType.TEXT)), List.<Object[]>of(
             new Object[] {value}));
       }
-      case BEGIN, START -> {
-        if (status != 'I') {
-          warning(SqlState.ACTIVE_SQL_TRANSACTION, "there is already a transaction in progress");
-        } else {
-          session.begin();
-          status = 'T';
-          savepoints.clear();
-          settings.set("transaction_isolation", settings.get("default_transaction_isolation"));
-          settings.set("transaction_read_only", settings.get("default_transaction_read_only"));
-          applyModes(c);
-        }
-        return Reply.command(c.tag());
-      }
-      case COMMIT -> {
-        String tag = status == 'E' ? "ROLLBACK" : "COMMIT";
-        if (status == 'I') {
-          warning(SqlState.NO_ACTIVE_SQL_TRANSACTION, "there is no transaction in progress");
-        }
-        endBlock(status == 'E'); // a failed block rolls back; a commit that fails ends the block too
-        return Reply.command(tag);
-      }
-      case ROLLBACK -> {
-        if (status == 'I') {
-          warning(SqlState.NO_ACTIVE_SQL_TRANSACTION, "there is no transaction in progress");
-        }
-        endBlock(true);
-        return Reply.command(c.tag());
-      }
-      case SAVEPOINT -> {
-        requireBlock("SAVEPOINT");
-        session.savepoint(c.name());
-        savepoints.push(c.name());
-        return Reply.command(c.tag());
-      }
-      case RELEASE, ROLLBACK_TO -> {
-        requireBlock(c.kind() == SessionCommand.Kind.RELEASE ? "RELEASE SAVEPOINT" : "ROLLBACK TO SAVEPOINT");
-        if (!savepoints.contains(c.name())) {
-          throw new FloeException(SqlState.INVALID_SAVEPOINT_SPECIFICATION, "savepoint \"" + c.name()
-              + "\" does not exist");
-        }
-        while (!savepoints.peek().equals(c.name())) {
-          savepoints.pop();
-        }
-        if (c.kind() == SessionCommand.Kind.RELEASE) {
-          session.releaseSavepoint(c.name());
-          savepoints.pop();
-        } else {
-          session.rollbackToSavepoint(c.name());
-          status = 'T';
-        }
-        return Reply.command(c.tag());
-      }
       case DISCARD_ALL -> {
-        if (status != 'I') {
+        if (!idleInEngine()) {
           throw new FloeException(SqlState.ACTIVE_SQL_TRANSACTION, "DISCARD ALL cannot run inside a transaction block");
         }
         settings.resetAll();
@@ -1404,8 +1308,8 @@ final class PgConnection implements Runnable {
         return Reply.command(c.tag());
       }
       case DECLARE -> {
-        boolean hold = c.count() == 1;
-        if (!hold && status == 'I') {
+        boolean hold = c.hold();
+        if (!hold && idleInEngine()) {
           throw new FloeException(SqlState.NO_ACTIVE_SQL_TRANSACTION,
               "DECLARE CURSOR can only be used in transaction blocks");
         }
@@ -1414,7 +1318,7 @@ final class PgConnection implements Runnable {
         }
         Session own = newEngineSession();
         try {
-          String query = c.isolation();
+          String query = c.query();
           Reply reply = Reply.of(timed(() -> own.sql(query)));
           if (!reply.hasRows()) {
             reply.close();
@@ -1465,67 +1369,6 @@ final class PgConnection implements Runnable {
         return Reply.command(c.tag());
       }
       default -> throw new IllegalStateException("unhandled session command " + c);
-    }
-  }
-
-  /** The isolation level and access mode a BEGIN or SET TRANSACTION asks for (shown by SHOW). */
-  private void applyModes(SessionCommand c) {
-    if (c.isolation() != null) {
-      settings.set("transaction_isolation", c.isolation());
-    }
-    if (c.readOnly() != null) {
-      settings.set("transaction_read_only", c.readOnly() ? "on" : "off");
-    }
-  }
-
-  /** A read-only transaction (or session default) refuses statements that write, before running them. */
-  private void checkWritable(String sql) {
-    boolean readOnly = status == 'I' ? settings.get("default_transaction_read_only").equals("on")
-        : settings.get("transaction_read_only").equals("on");
-    if (!readOnly) {
-      return;
-    }
-    Ast.Statement s;
-    try {
-      s = Parser.parse(sql);
-    } catch (FloeException e) {
-      return; // running it reports the syntax error
-    }
-    if (s instanceof Ast.Query || s instanceof Ast.Explain || s instanceof Ast.ShowTables
-        || s instanceof Ast.ShowSchemas || s instanceof Ast.Describe) {
-      return;
-    }
-    String[] words = sql.strip().split("\\s+");
-    String command = words[0].toUpperCase(java.util.Locale.ROOT);
-    if ((command.equals("CREATE") || command.equals("DROP") || command.equals("ALTER")) && words.length > 1) {
-      command += " " + words[1].toUpperCase(java.util.Locale.ROOT);
-    }
-    throw new FloeException(SqlState.READ_ONLY_SQL_TRANSACTION, "cannot execute " + command
-        + " in a read-only transaction");
-  }
-
-  private void requireBlock(String what) {
-    if (status == 'I') {
-      throw new FloeException(SqlState.NO_ACTIVE_SQL_TRANSACTION, what + " can only be used in transaction blocks");
-    }
-  }
-
-  /** Ends the block: the engine commits (or rolls back) what it wrote; a failed COMMIT ends it too. */
-  private void endBlock(boolean rollback) {
-    try {
-      if (session.inTransaction()) {
-        if (rollback) {
-          session.rollback();
-        } else {
-          session.commit();
-        }
-      }
-    } finally {
-      status = 'I';
-      savepoints.clear();
-      settings.set("transaction_isolation", null);
-      settings.set("transaction_read_only", null);
-      closeCursors(false);
     }
   }
 
@@ -1633,21 +1476,12 @@ final class PgConnection implements Runnable {
     return timed(rows::hasNext);
   }
 
-  private void notice(String message) {
+  private void notice(Notice n) {
     try {
-      out.begin('N').int8('S').cstring("NOTICE").int8('V').cstring("NOTICE").int8('C').cstring("00000")
-          .int8('M').cstring(message).int8(0).end();
+      out.begin('N').int8('S').cstring(n.severity()).int8('V').cstring(n.severity()).int8('C').cstring(n.sqlState())
+          .int8('M').cstring(n.message()).int8(0).end();
     } catch (IOException e) {
       // the connection is failing; the statement's own reply reports it
-    }
-  }
-
-  private void warning(String code, String message) {
-    try {
-      out.begin('N').int8('S').cstring("WARNING").int8('V').cstring("WARNING").int8('C').cstring(code)
-          .int8('M').cstring(message).int8(0).end();
-    } catch (IOException e) {
-      // as above
     }
   }
 
@@ -1681,7 +1515,7 @@ final class PgConnection implements Runnable {
 
   private void scheduleIdleTimer() {
     long ms = settings.idleInTransactionTimeoutMillis();
-    if (ms > 0 && status != 'I') {
+    if (ms > 0 && !idleInEngine()) {
       idleTimer = server.timers().schedule(() -> {
         fatal(SqlState.IDLE_IN_TRANSACTION_SESSION_TIMEOUT,
             "terminating connection due to idle-in-transaction timeout");

@@ -1,13 +1,11 @@
 package dev.floe.server.pg;
 
-import dev.floe.types.PgType;
+import dev.floe.PgType;
 
 import dev.floe.FloeException;
+import dev.floe.PgValues;
 import dev.floe.SqlState;
-import dev.floe.sql.Lexer;
-import dev.floe.sql.SqlScript;
-import dev.floe.sql.Token;
-import java.util.ArrayList;
+import dev.floe.Statement;
 import java.util.List;
 
 /**
@@ -17,23 +15,16 @@ import java.util.List;
  * quoted literal or a cast of one.
  */
 final class Prepared {
-  private final String sql;
-  private final List<Token> params;
-  private final boolean[] integerContext;
-  private final boolean[] numericContext;
+  private final Statement statement;
+  private final List<Statement.Parameter> params;
   private final PgType[] types;
-  private final SessionCommand command;
   /** The RowDescription of a Describe of this statement, computed once. */
   Object describedColumns;
 
-  private Prepared(String sql, List<Token> params, boolean[] integerContext, boolean[] numericContext, PgType[] types,
-      SessionCommand command) {
-    this.sql = sql;
+  private Prepared(Statement statement, List<Statement.Parameter> params, PgType[] types) {
+    this.statement = statement;
     this.params = params;
-    this.integerContext = integerContext;
-    this.numericContext = numericContext;
     this.types = types;
-    this.command = command;
   }
 
   /**
@@ -41,49 +32,15 @@ final class Prepared {
    * @throws FloeException 42601 for several statements, 42P18-like errors for undeclarable types
    */
   static Prepared parse(String sql, int[] declared) {
-    List<SqlScript.Part> parts = SqlScript.split(sql);
+    List<Statement> parts = Statement.split(sql);
     if (parts.size() > 1) {
       throw FloeException.syntax("cannot insert multiple commands into a prepared statement",
           parts.get(1).offset() + 1);
     }
-    String text = parts.isEmpty() ? "" : parts.get(0).text();
-    List<Token> tokens = Lexer.tokenize(text);
-    List<Token> params = new ArrayList<>();
-    List<Boolean> integer = new ArrayList<>();
-    int max = 0;
-    Token previous = null;
-    for (Token t : tokens) {
-      if (t.type() == Token.Type.PARAM) {
-        if (t.text().equals("?")) {
-          throw FloeException.syntax("syntax error at or near \"?\"", t.position());
-        }
-        int n;
-        try {
-          n = Integer.parseInt(t.text().substring(1));
-        } catch (NumberFormatException e) {
-          throw FloeException.syntax("syntax error at or near \"" + t.text() + "\"", t.position());
-        }
-        if (n < 1 || n > 65535) {
-          throw new FloeException(SqlState.UNDEFINED_PARAMETER, "there is no parameter " + t.text(), null, null,
-              t.position(), null);
-        }
-        max = Math.max(max, n);
-        params.add(t);
-        integer.add(previous != null && (previous.isKeyword("limit") || previous.isKeyword("offset")
-            || previous.isKeyword("first") || previous.isKeyword("next")));
-      }
-      previous = t;
-    }
-    // An untyped parameter next to an arithmetic operator is a number, as PostgreSQL infers it from the
-    // other operand: "abalance + $1".
-    List<Boolean> arithmetic = new ArrayList<>();
-    for (Token p : params) {
-      int at = tokens.indexOf(p);
-      Token before = at > 0 ? tokens.get(at - 1) : null;
-      Token after = at + 1 < tokens.size() ? tokens.get(at + 1) : null;
-      arithmetic.add(isArithmetic(before) || isArithmetic(after));
-    }
-    int count = Math.max(max, declared.length);
+    Statement statement = parts.isEmpty() ? Statement.parse("") : parts.get(0);
+    statement.check(); // a syntax error is reported at Parse, as PostgreSQL does
+    List<Statement.Parameter> params = statement.parameters();
+    int count = Math.max(statement.parameterCount(), declared.length);
     PgType[] types = new PgType[count];
     for (int k = 0; k < declared.length; k++) {
       if (declared[k] != 0) {
@@ -94,26 +51,20 @@ final class Prepared {
         types[k] = type;
       }
     }
-    boolean[] ic = new boolean[params.size()];
-    boolean[] nc = new boolean[params.size()];
-    for (int k = 0; k < ic.length; k++) {
-      ic[k] = integer.get(k);
-      nc[k] = arithmetic.get(k);
-    }
-    return new Prepared(text, params, ic, nc, types, SessionCommand.parse(text));
+    return new Prepared(statement, params, types);
   }
 
-  private static boolean isArithmetic(Token t) {
-    return t != null && t.type() == Token.Type.OP && (t.isOp("+") || t.isOp("-") || t.isOp("*") || t.isOp("/")
-        || t.isOp("%"));
+  /** The statement as the engine parsed it (its kind, whether it returns rows, ...). */
+  Statement statement() {
+    return statement;
   }
 
   String sql() {
-    return sql;
+    return statement.text();
   }
 
   boolean isEmpty() {
-    return sql.isEmpty();
+    return statement.kind() == dev.floe.StatementKind.EMPTY;
   }
 
   int parameterCount() {
@@ -129,10 +80,6 @@ final class Prepared {
     return oids;
   }
 
-  SessionCommand command() {
-    return command;
-  }
-
   private boolean inferred;
 
   /**
@@ -140,7 +87,7 @@ final class Prepared {
    * describes the statement): ParameterDescription reports them, and values are bound as those types.
    */
   void infer(java.util.function.Supplier<List<dev.floe.SqlType>> engineTypes) {
-    if (inferred || command != null || sql.isEmpty()) {
+    if (inferred || statement.kind() == dev.floe.StatementKind.SESSION || isEmpty()) {
       return;
     }
     inferred = true;
@@ -199,6 +146,7 @@ final class Prepared {
   }
 
   Bound bound(byte[][] values, boolean[] binary) {
+    String sql = statement.text();
     int[] at = new int[params.size()];
     int[] end = new int[params.size()];
     int[] original = new int[params.size()];
@@ -208,17 +156,17 @@ final class Prepared {
     StringBuilder b = new StringBuilder(sql.length() + 16 * params.size());
     int from = 0;
     for (int k = 0; k < params.size(); k++) {
-      Token t = params.get(k);
-      int n = Integer.parseInt(t.text().substring(1)) - 1;
-      b.append(sql, from, t.start());
+      Statement.Parameter p = params.get(k);
+      int n = p.number() - 1;
+      b.append(sql, from, p.start());
       String literal = values == null ? (types[n] == null ? "NULL" : "CAST(NULL AS " + types[n].castName() + ")")
-          : PgValues.literal(values[n], binary[n], types[n], integerContext[k], numericContext[k]);
+          : PgValues.literal(values[n], binary[n], types[n], p.integerContext(), p.numericContext());
       // keep a token boundary on both sides: "x-$1" with a negative value must not become "x--1"
       at[k] = b.length();
       b.append(' ').append(literal).append(' ');
       end[k] = b.length();
-      original[k] = t.end();
-      from = t.end();
+      original[k] = p.end();
+      from = p.end();
     }
     return new Bound(b.append(sql, from, sql.length()).toString(), at, end, original, sql.length());
   }

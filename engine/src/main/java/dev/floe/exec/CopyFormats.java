@@ -1,6 +1,8 @@
-package dev.floe.server.pg;
+package dev.floe.exec;
 
+import dev.floe.Copy;
 import dev.floe.FloeException;
+import dev.floe.PgValues;
 import dev.floe.SqlState;
 import java.io.BufferedReader;
 import java.io.BufferedWriter;
@@ -17,11 +19,11 @@ import dev.floe.types.Utf8Text;
  * PostgreSQL's COPY text and CSV formats: rows to lines (COPY TO) and text-format input to CSV that
  * DuckDB's reader loads (COPY FROM), with PostgreSQL's escapes and NULL markers.
  */
-final class CopyFormats {
+public final class CopyFormats {
   private CopyFormats() {}
 
   /** One row as a COPY line (with its newline) in the statement's format. */
-  static String line(CopyStatement c, Object[] values, ZoneId zone) {
+  public static String line(Copy c, Object[] values, ZoneId zone) {
     StringBuilder b = new StringBuilder();
     for (int k = 0; k < values.length; k++) {
       if (k > 0) {
@@ -32,7 +34,7 @@ final class CopyFormats {
         continue;
       }
       String s = new String(PgValues.text(values[k], zone), StandardCharsets.UTF_8);
-      if (c.format() == CopyStatement.Format.CSV) {
+      if (c.format() == Copy.Format.CSV) {
         csvField(b, s, c);
       } else {
         textField(b, s, c.delimiter());
@@ -42,13 +44,13 @@ final class CopyFormats {
   }
 
   /** A header line of column names. */
-  static String header(CopyStatement c, List<String> names) {
+  public static String header(Copy c, List<String> names) {
     StringBuilder b = new StringBuilder();
     for (int k = 0; k < names.size(); k++) {
       if (k > 0) {
         b.append(c.delimiter());
       }
-      if (c.format() == CopyStatement.Format.CSV) {
+      if (c.format() == Copy.Format.CSV) {
         csvField(b, names.get(k), c);
       } else {
         textField(b, names.get(k), c.delimiter());
@@ -57,7 +59,7 @@ final class CopyFormats {
     return b.append('\n').toString();
   }
 
-  private static void csvField(StringBuilder b, String s, CopyStatement c) {
+  private static void csvField(StringBuilder b, String s, Copy c) {
     boolean quote = s.isEmpty() ? c.nullString().isEmpty() : s.equals(c.nullString());
     for (int i = 0; i < s.length() && !quote; i++) {
       char ch = s.charAt(i);
@@ -105,7 +107,7 @@ final class CopyFormats {
    *
    * @return the number of data lines
    */
-  static long textToCsv(Path text, Path csv, CopyStatement c, int columns) throws IOException {
+  public static long textToCsv(Path text, Path csv, Copy c, int columns) throws IOException {
     checkUtf8(text); // PostgreSQL's words for bytes that are not UTF-8, or NUL
     long lineNo = 0;
     long rows = 0;
@@ -160,7 +162,7 @@ final class CopyFormats {
    *
    * @return the number of rows
    */
-  static long binaryToCsv(Path binary, Path csv, List<dev.floe.types.PgType> types) throws IOException {
+  public static long binaryToCsv(Path binary, Path csv, List<dev.floe.PgType> types) throws IOException {
     long rows = 0;
     try (java.io.DataInputStream in = new java.io.DataInputStream(new java.io.BufferedInputStream(
             Files.newInputStream(binary)));
@@ -300,7 +302,7 @@ final class CopyFormats {
   }
 
   /** Fails with 22021, as PostgreSQL, unless the file is valid UTF-8 without NUL. */
-  static void checkUtf8(Path file) throws IOException {
+  public static void checkUtf8(Path file) throws IOException {
     try (java.io.InputStream in = Files.newInputStream(file)) {
       byte[] buf = new byte[64 * 1024];
       int have = 0;
@@ -318,7 +320,7 @@ final class CopyFormats {
   }
 
   /** Cuts the data at a line holding only {@code \.} (the end-of-data marker), if there is one. */
-  static void dropEndMarker(Path file) throws IOException {
+  public static void dropEndMarker(Path file) throws IOException {
     long size = Files.size(file);
     try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(file,
         java.nio.file.StandardOpenOption.READ, java.nio.file.StandardOpenOption.WRITE)) {

@@ -1,7 +1,5 @@
-package dev.floe.server.pg;
+package dev.floe;
 
-import dev.floe.FloeException;
-import dev.floe.SqlState;
 import dev.floe.sql.Lexer;
 import dev.floe.sql.Token;
 import java.util.ArrayList;
@@ -18,17 +16,39 @@ import java.util.Locale;
  * @param query for {@code COPY (query) TO}, the query text
  * @param in true for FROM STDIN, false for TO STDOUT
  */
-record CopyStatement(String table, List<String> columns, String query, boolean in, Format format,
+public record Copy(String table, List<String> columns, String query, boolean in, Format format,
     char delimiter, String nullString, boolean header, char quote, char escape) {
 
-  enum Format { TEXT, CSV, BINARY }
+  /** PostgreSQL's COPY formats. */
+  public enum Format { TEXT, CSV, BINARY }
 
-  String tag(long rows) {
+  /** {@code COPY table [(columns)] FROM STDIN} in plain CSV (comma, double quotes, empty unquoted field NULL). */
+  public static Copy csvFrom(String table, List<String> columns) {
+    return new Copy(table, List.copyOf(columns), null, true, Format.CSV, ',', "", false, '"', '"');
+  }
+
+  /** The command tag of a COPY of {@code rows} rows. */
+  public String tag(long rows) {
     return "COPY " + rows;
   }
 
-  /** The COPY statement a text is, or null if it is not COPY. */
-  static CopyStatement parse(String sql) {
+  /** One row as a COPY TO line (with its newline) in this COPY's text or CSV format. */
+  public String line(Object[] values, java.time.ZoneId zone) {
+    return dev.floe.exec.CopyFormats.line(this, values, zone);
+  }
+
+  /** The header line of COPY TO with HEADER. */
+  public String header(List<String> names) {
+    return dev.floe.exec.CopyFormats.header(this, names);
+  }
+
+  /**
+   * The COPY statement a text is, or null if it is not COPY.
+   *
+   * @throws FloeException 42601 and PostgreSQL's other errors for a COPY it cannot run (42501 for a server
+   *     file or a program: a client never reaches the server's files)
+   */
+  public static Copy parse(String sql) {
     List<Token> t = new ArrayList<>();
     for (Token k : Lexer.tokenize(sql)) {
       if (k.type() != Token.Type.EOF) {
@@ -260,7 +280,7 @@ record CopyStatement(String table, List<String> columns, String query, boolean i
       return new FloeException(SqlState.SYNTAX_ERROR, message);
     }
 
-    CopyStatement build(String table, List<String> columns, String query, boolean in) {
+    Copy build(String table, List<String> columns, String query, boolean in) {
       if (format == Format.BINARY && (delimiter != null || nullString != null || quote != null || escape != null
           || header != null)) {
         throw new FloeException(SqlState.SYNTAX_ERROR, "cannot specify DELIMITER, NULL, HEADER, QUOTE or ESCAPE in BINARY mode");
@@ -281,7 +301,7 @@ record CopyStatement(String table, List<String> columns, String query, boolean i
         throw new FloeException(SqlState.INVALID_PARAMETER_VALUE, "COPY delimiter and quote must be different");
       }
       String nul = nullString != null ? nullString : format == Format.CSV ? "" : "\\N";
-      return new CopyStatement(table, List.copyOf(columns), query, in, format, d, nul, Boolean.TRUE.equals(header),
+      return new Copy(table, List.copyOf(columns), query, in, format, d, nul, Boolean.TRUE.equals(header),
           q, e);
     }
 

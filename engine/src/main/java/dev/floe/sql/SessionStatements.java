@@ -1,65 +1,27 @@
-package dev.floe.server.pg;
+package dev.floe.sql;
 
 import dev.floe.FloeException;
-import dev.floe.sql.Lexer;
-import dev.floe.sql.Token;
+import dev.floe.SessionCommand;
+import dev.floe.SqlState;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
 /**
- * Statements about the session rather than the data, which the protocol layer answers itself:
- * SET/SHOW/RESET of run-time parameters, transaction control (BEGIN, COMMIT, ROLLBACK, SAVEPOINT, ...),
- * DISCARD and DEALLOCATE. Everything else goes to the engine.
- *
- * @param kind what the statement does
- * @param name the parameter, savepoint or prepared statement it names (null for none, or ALL)
- * @param value for SET, the new value (null: DEFAULT)
+ * Parses the statements about a session rather than the data, which front ends answer themselves
+ * ({@link SessionCommand}): SET/SHOW/RESET of run-time parameters, DISCARD, DEALLOCATE and cursors.
+ * Transaction control is the engine's ({@link Parser}).
  */
-record SessionCommand(Kind kind, String name, String value, String isolation, Boolean readOnly) {
-  SessionCommand(Kind kind, String name, String value) {
-    this(kind, name, value, null, null);
-  }
+public final class SessionStatements {
+  private SessionStatements() {}
 
-  enum Kind { SET, SHOW, RESET, BEGIN, START, COMMIT, ROLLBACK, SAVEPOINT, RELEASE, ROLLBACK_TO, DISCARD_ALL,
-    DISCARD_SEQUENCES, DISCARD_PLANS, DISCARD_TEMP, DEALLOCATE, SET_TRANSACTION, DECLARE, FETCH, MOVE, CLOSE, SET_CONFIG }
-
-  /** For FETCH/MOVE: how many rows ({@link Long#MAX_VALUE} for ALL); for DECLARE: 1 if WITH HOLD. */
-  long count() {
-    return value == null ? 1 : Long.parseLong(value);
-  }
-
-  /** The command tag PostgreSQL sends for it. */
-  String tag() {
-    return switch (kind) {
-      case SET, SET_TRANSACTION -> "SET";
-      case SHOW -> "SHOW";
-      case RESET -> "RESET";
-      case BEGIN -> "BEGIN";
-      case START -> "START TRANSACTION";
-      case COMMIT -> "COMMIT";
-      case ROLLBACK, ROLLBACK_TO -> "ROLLBACK";
-      case SAVEPOINT -> "SAVEPOINT";
-      case RELEASE -> "RELEASE";
-      case DISCARD_ALL -> "DISCARD ALL";
-      case DISCARD_SEQUENCES -> "DISCARD SEQUENCES";
-      case DISCARD_PLANS -> "DISCARD PLANS";
-      case DISCARD_TEMP -> "DISCARD TEMP";
-      case DEALLOCATE -> name == null ? "DEALLOCATE ALL" : "DEALLOCATE";
-      case DECLARE -> "DECLARE CURSOR";
-      case FETCH -> "FETCH";
-      case MOVE -> "MOVE";
-      case CLOSE -> "CLOSE CURSOR";
-      case SET_CONFIG -> "SELECT 1";
-    };
-  }
-
-  boolean endsTransaction() {
-    return kind == Kind.COMMIT || kind == Kind.ROLLBACK || kind == Kind.ROLLBACK_TO;
-  }
-
-  /** The session command a statement is, or null if it is for the engine. */
-  static SessionCommand parse(String sql) {
+  /**
+   * The session command a statement is, or null if it is not one (the engine's statements, transaction
+   * control among them).
+   *
+   * @throws FloeException 42601 for a session command written wrong
+   */
+  public static SessionCommand parse(String sql) {
     List<Token> all;
     try {
       all = Lexer.tokenize(sql);
@@ -82,46 +44,22 @@ record SessionCommand(Kind kind, String name, String value, String isolation, Bo
       case "show" -> show(c);
       case "reset" -> {
         String name = c.rest().toLowerCase(Locale.ROOT);
-        yield new SessionCommand(Kind.RESET, name.equals("all") ? null : normalise(name), null);
+        yield SessionCommand.of(SessionCommand.Kind.RESET, name.equals("all") ? null : normalise(name), null);
       }
       case "select" -> setConfig(c);
-      case "begin" -> {
-        if (!c.keyword("work")) {
-          c.keyword("transaction");
-        }
-        yield modes(Kind.BEGIN, c);
-      }
-      case "start" -> c.keyword("transaction") ? modes(Kind.START, c) : null;
-      case "commit", "end" -> new SessionCommand(Kind.COMMIT, null, null);
-      case "abort" -> new SessionCommand(Kind.ROLLBACK, null, null);
-      case "rollback" -> {
-        if (c.keyword("work") || c.keyword("transaction")) {
-          // optional noise word
-        }
-        if (c.keyword("to")) {
-          c.keyword("savepoint");
-          yield new SessionCommand(Kind.ROLLBACK_TO, c.identifier(), null);
-        }
-        yield new SessionCommand(Kind.ROLLBACK, null, null);
-      }
-      case "savepoint" -> new SessionCommand(Kind.SAVEPOINT, c.identifier(), null);
-      case "release" -> {
-        c.keyword("savepoint");
-        yield new SessionCommand(Kind.RELEASE, c.identifier(), null);
-      }
-      case "discard" -> c.keyword("all") ? new SessionCommand(Kind.DISCARD_ALL, null, null)
-          : c.keyword("sequences") ? new SessionCommand(Kind.DISCARD_SEQUENCES, null, null)
-          : c.keyword("plans") ? new SessionCommand(Kind.DISCARD_PLANS, null, null)
-          : c.keyword("temp") || c.keyword("temporary") ? new SessionCommand(Kind.DISCARD_TEMP, null, null) : null;
+      case "discard" -> c.keyword("all") ? SessionCommand.of(SessionCommand.Kind.DISCARD_ALL, null, null)
+          : c.keyword("sequences") ? SessionCommand.of(SessionCommand.Kind.DISCARD_SEQUENCES, null, null)
+          : c.keyword("plans") ? SessionCommand.of(SessionCommand.Kind.DISCARD_PLANS, null, null)
+          : c.keyword("temp") || c.keyword("temporary") ? SessionCommand.of(SessionCommand.Kind.DISCARD_TEMP, null, null) : null;
       case "declare" -> declare(c, sql);
-      case "fetch", "move" -> fetch(first.equals("fetch") ? Kind.FETCH : Kind.MOVE, c);
-      case "close" -> new SessionCommand(Kind.CLOSE, c.keyword("all") ? null : c.identifier(), null);
+      case "fetch", "move" -> fetch(first.equals("fetch") ? SessionCommand.Kind.FETCH : SessionCommand.Kind.MOVE, c);
+      case "close" -> SessionCommand.of(SessionCommand.Kind.CLOSE, c.keyword("all") ? null : c.identifier(), null);
       case "deallocate" -> {
         c.keyword("prepare");
         if (c.keyword("all")) {
-          yield new SessionCommand(Kind.DEALLOCATE, null, null);
+          yield SessionCommand.of(SessionCommand.Kind.DEALLOCATE, null, null);
         }
-        yield new SessionCommand(Kind.DEALLOCATE, c.identifier(), null);
+        yield SessionCommand.of(SessionCommand.Kind.DEALLOCATE, c.identifier(), null);
       }
       default -> null;
     };
@@ -131,10 +69,10 @@ record SessionCommand(Kind kind, String name, String value, String isolation, Bo
     String rest = c.rest().toLowerCase(Locale.ROOT);
     return switch (rest) {
       case "tables", "schemas" -> null; // the engine's SHOW TABLES / SHOW SCHEMAS
-      case "all" -> new SessionCommand(Kind.SHOW, null, null);
-      case "time zone" -> new SessionCommand(Kind.SHOW, "TimeZone", null);
-      case "transaction isolation level" -> new SessionCommand(Kind.SHOW, "transaction_isolation", null);
-      default -> rest.startsWith("tables ") ? null : new SessionCommand(Kind.SHOW, normalise(rest), null);
+      case "all" -> SessionCommand.of(SessionCommand.Kind.SHOW, null, null);
+      case "time zone" -> SessionCommand.of(SessionCommand.Kind.SHOW, "TimeZone", null);
+      case "transaction isolation level" -> SessionCommand.of(SessionCommand.Kind.SHOW, "transaction_isolation", null);
+      default -> rest.startsWith("tables ") ? null : SessionCommand.of(SessionCommand.Kind.SHOW, normalise(rest), null);
     };
   }
 
@@ -146,36 +84,33 @@ record SessionCommand(Kind kind, String name, String value, String isolation, Bo
       if (!c.keyword("as") || !c.keyword("transaction")) {
         throw FloeExceptionSyntax.at(c);
       }
-      return modes(Kind.SET_TRANSACTION, c).withName("session");
+      return modes(c);
     }
     if (c.keyword("transaction")) {
-      return modes(Kind.SET_TRANSACTION, c);
+      return null; // SET TRANSACTION: the engine's transaction control
     }
     if (c.keyword("time")) {
       if (!c.keyword("zone")) {
         throw FloeExceptionSyntax.at(c);
       }
       String v = c.values();
-      return new SessionCommand(Kind.SET, "TimeZone", v.equalsIgnoreCase("local") ? null : v);
+      return SessionCommand.of(SessionCommand.Kind.SET, "TimeZone", v.equalsIgnoreCase("local") ? null : v);
     }
     if (c.keyword("names")) {
-      return new SessionCommand(Kind.SET, "client_encoding", c.values());
+      return SessionCommand.of(SessionCommand.Kind.SET, "client_encoding", c.values());
     }
     if (c.keyword("role") || c.keyword("session_authorization")) {
-      return new SessionCommand(Kind.SET, "role", c.values());
+      return SessionCommand.of(SessionCommand.Kind.SET, "role", c.values());
     }
     String name = c.dottedName();
     if (name == null || !(c.keyword("to") || c.op("="))) {
       throw FloeExceptionSyntax.at(c);
     }
     String value = c.values();
-    return new SessionCommand(Kind.SET, name, value);
+    return SessionCommand.of(SessionCommand.Kind.SET, name, value);
   }
 
-  /**
-   * {@code DECLARE name [BINARY] [INSENSITIVE] [[NO] SCROLL] CURSOR [WITH[OUT] HOLD] FOR query}: the query
-   * is {@link #isolation()} (reused as the query text), WITH HOLD is value "1".
-   */
+  /** {@code DECLARE name [BINARY] [INSENSITIVE] [[NO] SCROLL] CURSOR [WITH[OUT] HOLD] FOR query}. */
   private static SessionCommand declare(Cursor c, String sql) {
     String name = c.identifier();
     boolean hold = false;
@@ -199,11 +134,11 @@ record SessionCommand(Kind kind, String name, String value, String isolation, Bo
     if (forAt < 0) {
       throw FloeExceptionSyntax.at(c);
     }
-    return new SessionCommand(Kind.DECLARE, name, hold ? "1" : "0", sql.substring(forAt).strip(), null);
+    return SessionCommand.declare(name, hold, sql.substring(forAt).strip());
   }
 
   /** {@code FETCH [NEXT | FORWARD [n | ALL] | n | ALL] [FROM | IN] name}. */
-  private static SessionCommand fetch(Kind kind, Cursor c) {
+  private static SessionCommand fetch(SessionCommand.Kind kind, Cursor c) {
     long count = 1;
     if (c.keyword("next") || c.keyword("forward")) {
       if (c.keyword("all")) {
@@ -216,7 +151,7 @@ record SessionCommand(Kind kind, String name, String value, String isolation, Bo
       count = Long.MAX_VALUE;
     } else if (c.keyword("prior") || c.keyword("first") || c.keyword("last") || c.keyword("absolute")
         || c.keyword("relative") || c.keyword("backward")) {
-      throw new FloeException(dev.floe.SqlState.FEATURE_NOT_SUPPORTED, "cursors can only scan forward",
+      throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "cursors can only scan forward",
           null, "Declare it with FETCH FORWARD, NEXT or a count.", 0, null);
     } else {
       Long n = c.number();
@@ -227,7 +162,7 @@ record SessionCommand(Kind kind, String name, String value, String isolation, Bo
     if (!c.keyword("from")) {
       c.keyword("in");
     }
-    return new SessionCommand(kind, c.identifier(), Long.toString(count));
+    return SessionCommand.fetch(kind, c.identifier(), count);
   }
 
   /**
@@ -256,15 +191,14 @@ record SessionCommand(Kind kind, String name, String value, String isolation, Bo
       return null;
     }
     c.op(";");
-    return c.atEnd() ? new SessionCommand(Kind.SET_CONFIG, name, value) : null;
+    return c.atEnd() ? SessionCommand.of(SessionCommand.Kind.SET_CONFIG, name, value) : null;
   }
 
-  private SessionCommand withName(String n) {
-    return new SessionCommand(kind, n, value, isolation, readOnly);
-  }
-
-  /** Transaction modes: {@code ISOLATION LEVEL ...}, {@code READ ONLY | READ WRITE}, {@code [NOT] DEFERRABLE}. */
-  private static SessionCommand modes(Kind kind, Cursor c) {
+  /**
+   * {@code SET SESSION CHARACTERISTICS AS TRANSACTION} modes: {@code ISOLATION LEVEL ...}, {@code READ ONLY |
+   * READ WRITE}, {@code [NOT] DEFERRABLE}.
+   */
+  private static SessionCommand modes(Cursor c) {
     String isolation = null;
     Boolean readOnly = null;
     while (!c.atEnd()) {
@@ -306,7 +240,7 @@ record SessionCommand(Kind kind, String name, String value, String isolation, Bo
         throw FloeExceptionSyntax.at(c);
       }
     }
-    return new SessionCommand(kind, null, null, isolation, readOnly);
+    return SessionCommand.characteristics(isolation, readOnly);
   }
 
   private static String normalise(String name) {

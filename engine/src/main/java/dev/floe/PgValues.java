@@ -1,12 +1,7 @@
-package dev.floe.server.pg;
+package dev.floe;
 
 import dev.floe.types.PgDateTime;
-import dev.floe.types.PgType;
 import dev.floe.types.Utf8Text;
-
-import dev.floe.FloeException;
-import dev.floe.SqlState;
-import dev.floe.Values;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
@@ -26,10 +21,11 @@ import java.util.UUID;
 import org.apache.arrow.vector.PeriodDuration;
 
 /**
- * Values on the wire: result values in PostgreSQL's text and binary formats, and parameter values
- * (text or binary, of a declared or unknown type) as SQL literals for the statement they are bound to.
+ * Values as PostgreSQL represents them, for front ends that speak its protocol: result values in its text
+ * and binary formats, parameter values (text or binary, of a declared or unknown type) as SQL literals for
+ * the statement they are bound to, and client text checked as PostgreSQL checks it.
  */
-final class PgValues {
+public final class PgValues {
   private static final LocalDate PG_EPOCH_DATE = LocalDate.of(2000, 1, 1);
   private static final LocalDateTime PG_EPOCH = PG_EPOCH_DATE.atStartOfDay();
   private static final long PG_EPOCH_MICROS = PG_EPOCH_DATE.toEpochDay() * 86_400_000_000L;
@@ -47,8 +43,22 @@ final class PgValues {
 
   // ------------------------------------------------------------------ results
 
+  /**
+   * Client text as PostgreSQL accepts it: valid UTF-8 without NUL.
+   *
+   * @throws FloeException 22021 naming the bytes that are not
+   */
+  public static String utf8(byte[] bytes, int offset, int length) {
+    return Utf8Text.decode(bytes, offset, length);
+  }
+
+  /** Row {@code row} of an Arrow vector of a result, as {@link Row#get} gives it for {@code column}. */
+  public static Object fromArrow(org.apache.arrow.vector.FieldVector vector, int row, Column column) {
+    return dev.floe.exec.ArrowValues.get(vector, row, column);
+  }
+
   /** A value in text format; timestamptz in the session's time zone, as PostgreSQL prints it. */
-  static byte[] text(Object v, ZoneId zone) {
+  public static byte[] text(Object v, ZoneId zone) {
     if (v == null) {
       return null;
     }
@@ -57,7 +67,7 @@ final class PgValues {
   }
 
   /** A value in binary format for its column type. */
-  static byte[] binary(Object v, PgType type, ZoneId zone) {
+  public static byte[] binary(Object v, PgType type, ZoneId zone) {
     if (v == null) {
       return null;
     }
@@ -219,7 +229,7 @@ final class PgValues {
    * @param integerContext the parameter stands where only a number fits (LIMIT, OFFSET)
    * @param numericContext the parameter is an operand of arithmetic: a numeric text is a number
    */
-  static String literal(byte[] value, boolean binaryFormat, PgType type, boolean integerContext,
+  public static String literal(byte[] value, boolean binaryFormat, PgType type, boolean integerContext,
       boolean numericContext) {
     if (value == null) {
       return type == null || type.isTextual() ? "NULL" : "CAST(NULL AS " + type.castName() + ")";
@@ -358,7 +368,7 @@ final class PgValues {
   /**
    * A binary value of a declared type as text DuckDB's CSV reader parses into that type (binary COPY FROM).
    */
-  static String binaryToText(byte[] v, PgType type) {
+  public static String binaryToText(byte[] v, PgType type) {
     try {
       return binaryText(v, type);
     } catch (java.time.DateTimeException | ArithmeticException e) {

@@ -1,6 +1,5 @@
-package dev.floe.types;
+package dev.floe;
 
-import dev.floe.SqlType;
 import java.util.Locale;
 
 /**
