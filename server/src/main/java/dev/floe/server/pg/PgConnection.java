@@ -290,7 +290,7 @@ final class PgConnection implements Runnable {
       for (Map.Entry<String, String> e : params.entrySet()) {
         switch (e.getKey()) {
           case "user", "database", "replication" -> { }
-          case "options" -> applyOptions(e.getValue());
+          case "options" -> settings.applyOptions(e.getValue());
           default -> settings.setAtStartup(e.getKey(), e.getValue());
         }
       }
@@ -429,31 +429,6 @@ final class PgConnection implements Runnable {
     byte[] body = new byte[length - 4];
     in.readFully(body);
     return new MessageBuffer((byte) type, body);
-  }
-
-  /** The start-up {@code options} parameter: {@code -c name=value} pairs (and {@code --name=value}). */
-  private void applyOptions(String options) {
-    String[] words = options.trim().split("\\s+");
-    for (int i = 0; i < words.length; i++) {
-      String w = words[i];
-      String assignment = null;
-      if (w.equals("-c") && i + 1 < words.length) {
-        assignment = words[++i];
-      } else if (w.startsWith("-c")) {
-        assignment = w.substring(2);
-      } else if (w.startsWith("--")) {
-        assignment = w.substring(2);
-      } else if (!w.isEmpty()) {
-        throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "unsupported start-up option \"" + w + "\"");
-      }
-      if (assignment != null) {
-        int eq = assignment.indexOf('=');
-        if (eq <= 0) {
-          throw new FloeException(SqlState.SYNTAX_ERROR, "invalid start-up option \"" + assignment + "\"");
-        }
-        settings.setAtStartup(assignment.substring(0, eq).replace('-', '_'), assignment.substring(eq + 1));
-      }
-    }
   }
 
   // ------------------------------------------------------------------ message loop

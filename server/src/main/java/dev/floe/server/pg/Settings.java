@@ -154,6 +154,31 @@ final class Settings {
     set(name, value);
   }
 
+  /** The start-up {@code options} parameter: {@code -c name=value} pairs (and {@code --name=value}). */
+  void applyOptions(String options) {
+    String[] words = options.trim().split("\\s+");
+    for (int i = 0; i < words.length; i++) {
+      String w = words[i];
+      String assignment = null;
+      if (w.equals("-c") && i + 1 < words.length) {
+        assignment = words[++i];
+      } else if (w.startsWith("-c")) {
+        assignment = w.substring(2);
+      } else if (w.startsWith("--")) {
+        assignment = w.substring(2);
+      } else if (!w.isEmpty()) {
+        throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "unsupported start-up option \"" + w + "\"");
+      }
+      if (assignment != null) {
+        int eq = assignment.indexOf('=');
+        if (eq <= 0) {
+          throw new FloeException(SqlState.SYNTAX_ERROR, "invalid start-up option \"" + assignment + "\"");
+        }
+        setAtStartup(assignment.substring(0, eq).replace('-', '_'), assignment.substring(eq + 1));
+      }
+    }
+  }
+
   void resetAll() {
     for (String k : new ArrayList<>(values.keySet())) {
       Definition d = DEFINITIONS.get(k);
