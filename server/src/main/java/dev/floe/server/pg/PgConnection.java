@@ -63,10 +63,8 @@ final class PgConnection implements Runnable {
   private Socket wire;
   private MessageWriter out;
   private final Object writeLock = new Object();
-  private Session session;
   private final Settings settings = new Settings();
   private String user = "floe";
-  private String databaseName = "floe";
   private final Map<String, Prepared> statements = new HashMap<>();
   private final Map<String, Portal> portals = new HashMap<>();
   /** Open SQL cursors (DECLARE): each runs in an engine session of its own, so other statements can run. */
@@ -89,6 +87,8 @@ final class PgConnection implements Runnable {
   private boolean tls;
   /** The running statement's clock: timeouts, cancel requests, a disconnect. */
   private final StatementClock clock;
+  /** The connection's engine session, the helper sessions beside it, and the clock they run under. */
+  private final EngineSessions sessions;
   private volatile boolean closing;
   private ScheduledFuture<?> idleTimer;
 
@@ -129,6 +129,7 @@ final class PgConnection implements Runnable {
     this.secretKey = secretKey;
     this.overCapacity = overCapacity;
     this.clock = new StatementClock(server, () -> settings.statementTimeoutMillis(), () -> input);
+    this.sessions = new EngineSessions(server, processId, settings, clock);
   }
 
   int processId() {
@@ -298,9 +299,7 @@ final class PgConnection implements Runnable {
       fatal(e.sqlState(), e.getMessage());
       return false;
     }
-    databaseName = database;
-    session = newEngineSession();
-    session.onNotice(this::notice);
+    sessions.open(user, database).onNotice(this::notice);
     settings.drainSet();
     idle = true; // from ReadyForQuery on, the session waits for its client
     synchronized (writeLock) {
@@ -566,7 +565,7 @@ final class PgConnection implements Runnable {
 
   private void sync() throws IOException {
     skipUntilSync = false;
-    if (idleInEngine()) {
+    if (sessions.idle()) {
       closeAllPortals(); // portals live until the end of their transaction: here, each statement
     }
     readyForQuery();
@@ -576,7 +575,7 @@ final class PgConnection implements Runnable {
     for (String name : settings.drainChanged()) {
       out.begin('S').cstring(name).cstring(settings.get(name)).end();
     }
-    out.begin('Z').int8(session == null ? 'I' : session.transactionState().indicator()).end();
+    out.begin('Z').int8(sessions.session() == null ? 'I' : sessions.session().transactionState().indicator()).end();
     out.flush();
   }
 
@@ -611,10 +610,10 @@ final class PgConnection implements Runnable {
     closeAllPortals(); // a simple query destroys the unnamed portal
     // Several statements outside a block run as one implicit transaction, as in PostgreSQL: all of them
     // or none. Floe does so when they only read and change rows (DDL runs outside transactions).
-    boolean implicit = idleInEngine() && parts.size() > 1 && parts.stream().allMatch(p -> p.kind().rowLevel());
-    TransactionState outside = session.transactionState();
+    boolean implicit = sessions.idle() && parts.size() > 1 && parts.stream().allMatch(p -> p.kind().rowLevel());
+    TransactionState outside = sessions.session().transactionState();
     if (implicit) {
-      session.begin();
+      sessions.session().begin();
     }
     boolean failed = false;
     for (Statement part : parts) {
@@ -647,12 +646,12 @@ final class PgConnection implements Runnable {
         break;
       }
     }
-    if (implicit && session.inTransaction()) {
+    if (implicit && sessions.session().inTransaction()) {
       try {
         if (failed) {
-          session.rollback();
+          sessions.session().rollback();
         } else {
-          session.commit();
+          sessions.session().commit();
         }
       } catch (FloeException e) {
         error(e);
@@ -691,7 +690,7 @@ final class PgConnection implements Runnable {
           + "\" already exists");
     }
     Prepared p = Prepared.parse(sql, types);
-    checkNotAborted(p.statement());
+    sessions.checkNotAborted(p.statement());
     statements.put(name, p);
     out.begin('1').end(); // ParseComplete
   }
@@ -744,7 +743,7 @@ final class PgConnection implements Runnable {
     if (!portalName.isEmpty() && portals.containsKey(portalName)) {
       throw new FloeException(SqlState.DUPLICATE_CURSOR, "cursor \"" + portalName + "\" already exists");
     }
-    checkNotAborted(p.statement());
+    sessions.checkNotAborted(p.statement());
     boolean[] binary = new boolean[nParams];
     for (int k = 0; k < nParams; k++) {
       binary[k] = nFormats == 1 ? formats[0] == 1 : nFormats > 1 && formats[k] == 1;
@@ -779,7 +778,7 @@ final class PgConnection implements Runnable {
             + "\" does not exist");
       }
       if (p.statement().kind() != StatementKind.COPY) {
-        p.infer(() -> session.parameterTypes(p.sql(), p.parameterCount()));
+        p.infer(() -> sessions.session().parameterTypes(p.sql(), p.parameterCount()));
       }
       int[] oids = p.parameterOids();
       out.begin('t').int16(oids.length);
@@ -967,25 +966,6 @@ final class PgConnection implements Runnable {
 
   // ------------------------------------------------------------------ running statements
 
-  /** In a failed block only what ends it runs (the engine checks its own statements too). */
-  private void checkNotAborted(Statement statement) {
-    if (!statement.endsTransaction()) {
-      requireNotFailed();
-    }
-  }
-
-  private void requireNotFailed() {
-    if (session.transactionState().status() == TransactionState.Status.FAILED) {
-      throw new FloeException(SqlState.IN_FAILED_SQL_TRANSACTION,
-          "current transaction is aborted, commands ignored until end of transaction block");
-    }
-  }
-
-  /** Whether no transaction block is open in the engine session. */
-  private boolean idleInEngine() {
-    return session == null || session.transactionState().status() == TransactionState.Status.IDLE;
-  }
-
   /**
    * Runs one statement: a session command here, anything else in the engine. An error inside a
    * transaction block fails the block.
@@ -993,9 +973,9 @@ final class PgConnection implements Runnable {
    * @param bound the statement's text with its parameters' values in place, or null when it has none
    */
   private Reply run(Statement statement, String bound) {
-    TransactionState before = session.transactionState();
+    TransactionState before = sessions.session().transactionState();
     try {
-      checkNotAborted(statement);
+      sessions.checkNotAborted(statement);
       if (statement.kind() == StatementKind.SESSION) {
         // parsed again from the bound text: DECLARE's query carries the parameters' values
         SessionCommand command = bound == null ? statement.command().get()
@@ -1005,11 +985,11 @@ final class PgConnection implements Runnable {
       // The engine session holds one open result at a time; while another portal is suspended (pgjdbc's
       // fetchSize, interleaved portals), the statement runs in a session of its own. Transaction control
       // is the block's owner's.
-      Session target = session;
+      Session target = sessions.session();
       if (statement.kind() != StatementKind.TRANSACTION) {
         for (Portal p : portals.values()) {
           if (p.reply != null) {
-            target = newEngineSession();
+            target = sessions.newSession();
             break;
           }
         }
@@ -1017,19 +997,19 @@ final class PgConnection implements Runnable {
       Session runIn = target;
       Reply reply;
       try {
-        reply = Reply.of(timed(runIn, () -> bound == null ? runIn.sql(statement) : runIn.sql(bound)));
+        reply = Reply.of(sessions.timed(runIn, () -> bound == null ? runIn.sql(statement) : runIn.sql(bound)));
       } catch (RuntimeException e) {
-        if (runIn != session) {
+        if (runIn != sessions.session()) {
           runIn.close();
         }
         throw e;
       }
-      if (runIn != session) {
+      if (runIn != sessions.session()) {
         reply = Reply.closing(reply, runIn);
       }
       return reply;
     } catch (RuntimeException e) {
-      session.failTransaction();
+      sessions.session().failTransaction();
       throw e;
     } finally {
       transactionChanged(before);
@@ -1041,7 +1021,7 @@ final class PgConnection implements Runnable {
    * cursors a block's end closes are closed.
    */
   private void transactionChanged(TransactionState before) {
-    TransactionState now = session.transactionState();
+    TransactionState now = sessions.session().transactionState();
     if (now.equals(before)) {
       return;
     }
@@ -1059,11 +1039,11 @@ final class PgConnection implements Runnable {
 
   /** Runs a COPY FROM STDIN or TO STDOUT, exchanging its data with the client; returns the tag. */
   private String copy(Copy c) throws IOException {
-    requireNotFailed();
+    sessions.requireNotFailed();
     try {
       return c.in() ? copyIn(c) : copyOut(c);
     } catch (RuntimeException e) {
-      session.failTransaction();
+      sessions.session().failTransaction();
       throw e;
     }
   }
@@ -1071,7 +1051,7 @@ final class PgConnection implements Runnable {
   private String copyOut(Copy c) throws IOException {
     String columns = c.columns().isEmpty() ? "*" : String.join(", ", c.columns());
     String query = c.query() != null ? c.query() : "SELECT " + columns + " FROM " + c.table();
-    try (Reply reply = Reply.of(timed(() -> session.sql(query)))) {
+    try (Reply reply = Reply.of(sessions.timed(() -> sessions.session().sql(query)))) {
       if (!reply.hasRows()) {
         throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "COPY query must have a RETURNING clause or return rows");
       }
@@ -1092,8 +1072,8 @@ final class PgConnection implements Runnable {
       PgType[] types = cols.stream().map(col -> PgType.of(col.type())).toArray(PgType[]::new);
       long n = 0;
       Iterator<Row> rows = reply.rows();
-      try (StatementClock.Timing ignored = clock.start(session, true)) {
-        while (timedNext(rows)) {
+      try (StatementClock.Timing ignored = clock.start(sessions.session(), true)) {
+        while (sessions.timedNext(rows)) {
           Row row = rows.next();
           Object[] values = new Object[cols.size()];
           for (int k = 0; k < values.length; k++) {
@@ -1124,8 +1104,8 @@ final class PgConnection implements Runnable {
 
   private String copyIn(Copy c) throws IOException {
     // The target's columns and types, and a check that it exists, before the client sends data.
-    try (CopyIn copy = session.copyIn(c);
-        StatementClock.Timing timing = clock.start(session, false)) { // one clock from the first byte to the commit
+    try (CopyIn copy = sessions.session().copyIn(c);
+        StatementClock.Timing timing = clock.start(sessions.session(), false)) { // one clock from the first byte to the commit
       List<Column> target = copy.columns();
       out.begin('G').int8(copy.binary() ? 1 : 0).int16(target.size());
       for (int k = 0; k < target.size(); k++) {
@@ -1136,7 +1116,7 @@ final class PgConnection implements Runnable {
       try (java.io.OutputStream data = copy.data()) {
         receiveCopyData(data);
       }
-      try (Reply r = Reply.of(timed(copy::load))) { // the client waits now: watched
+      try (Reply r = Reply.of(sessions.timed(copy::load))) { // the client waits now: watched
         String tag = r.tag(0);
         return "COPY " + tag.substring(tag.lastIndexOf(' ') + 1);
       }
@@ -1170,44 +1150,6 @@ final class PgConnection implements Runnable {
         default -> throw ProtocolException.framing("unexpected message type 0x" + Integer.toHexString(m.type())
             + " during COPY from stdin");
       }
-    }
-  }
-
-  private interface Call<T> {
-    T call();
-  }
-
-  /**
-   * A new engine session with this connection's user, database, schema and settings (the connection's
-   * own, and the extra ones cursors and statements beside a suspended portal run in).
-   */
-  private Session newEngineSession() {
-    Session s = server.database().connectClient();
-    s.setUser(user);
-    s.setBackendPid(processId);
-    s.setDatabaseName(databaseName);
-    s.setCurrentSchema(settings.firstSchema());
-    Map<String, String> all = new java.util.LinkedHashMap<>();
-    for (String name : settings.names()) {
-      all.put(name, settings.get(name));
-    }
-    s.setSettings(all);
-    if (session != null && session.inTransaction()) {
-      s.joinTransaction(session); // a cursor or a statement beside a suspended portal reads the block's state
-    }
-    return s;
-  }
-
-  private <T> T timed(Call<T> call) {
-    return timed(session, call);
-  }
-
-  /** Runs an engine call under the statement's clock, answering cancellation with PostgreSQL's messages. */
-  private <T> T timed(Session in, Call<T> call) {
-    try (StatementClock.Timing ignored = clock.start(in, true)) {
-      return call.call();
-    } catch (FloeException e) {
-      throw clock.explain(e);
     }
   }
 
@@ -1264,18 +1206,18 @@ final class PgConnection implements Runnable {
             new Object[] {value}));
       }
       case DISCARD_ALL -> {
-        if (!idleInEngine()) {
+        if (!sessions.idle()) {
           throw new FloeException(SqlState.ACTIVE_SQL_TRANSACTION, "DISCARD ALL cannot run inside a transaction block");
         }
         settings.resetAll();
         applySearchPath();
         statements.clear();
         closeAllPortals();
-        session.discardSequences();
+        sessions.session().discardSequences();
         return Reply.command(c.tag());
       }
       case DISCARD_SEQUENCES -> {
-        session.discardSequences();
+        sessions.session().discardSequences();
         return Reply.command(c.tag());
       }
       case DISCARD_PLANS, DISCARD_TEMP -> {
@@ -1284,17 +1226,17 @@ final class PgConnection implements Runnable {
       }
       case DECLARE -> {
         boolean hold = c.hold();
-        if (!hold && idleInEngine()) {
+        if (!hold && sessions.idle()) {
           throw new FloeException(SqlState.NO_ACTIVE_SQL_TRANSACTION,
               "DECLARE CURSOR can only be used in transaction blocks");
         }
         if (cursors.containsKey(c.name())) {
           throw new FloeException(SqlState.DUPLICATE_CURSOR, "cursor \"" + c.name() + "\" already exists");
         }
-        Session own = newEngineSession();
+        Session own = sessions.newSession();
         try {
           String query = c.query();
-          Reply reply = Reply.of(timed(() -> own.sql(query)));
+          Reply reply = Reply.of(sessions.timed(() -> own.sql(query)));
           if (!reply.hasRows()) {
             reply.close();
             throw new FloeException(SqlState.INVALID_CURSOR_DEFINITION, "cursor can only scan a query that returns rows");
@@ -1316,7 +1258,7 @@ final class PgConnection implements Runnable {
         }
         long moved = 0;
         Iterator<Row> rows = cursor.reply().rows();
-        while (moved < c.count() && timedNext(rows)) {
+        while (moved < c.count() && sessions.timedNext(rows)) {
           rows.next();
           moved++;
         }
@@ -1365,15 +1307,15 @@ final class PgConnection implements Runnable {
 
   /** Hands changed settings to the engine session: the schema names resolve in, current_setting(). */
   private void applySearchPath() {
-    if (session != null) {
-      session.setCurrentSchema(settings.firstSchema());
+    if (sessions.session() != null) {
+      sessions.session().setCurrentSchema(settings.firstSchema());
       List<String> changed = settings.drainSet();
       if (!changed.isEmpty()) {
         Map<String, String> values = new java.util.LinkedHashMap<>();
         for (String name : changed) {
           values.put(name, settings.get(name));
         }
-        session.setSettings(values);
+        sessions.session().setSettings(values);
       }
     }
   }
@@ -1418,8 +1360,8 @@ final class PgConnection implements Runnable {
     long sent = 0;
     ArrowCursor cursor = reply.cursor();
     if (cursor != null) {
-      try (StatementClock.Timing ignored = clock.start(session, true)) {
-        while ((max == 0 || sent < max) && timed(() -> advance(cursor))) {
+      try (StatementClock.Timing ignored = clock.start(sessions.session(), true)) {
+        while ((max == 0 || sent < max) && sessions.timed(() -> advance(cursor))) {
           cursor.write(out, bin, zone);
           sent++;
         }
@@ -1427,8 +1369,8 @@ final class PgConnection implements Runnable {
       return sent;
     }
     Iterator<Row> rows = reply.rows();
-    try (StatementClock.Timing ignored = clock.start(session, true)) {
-      while ((max == 0 || sent < max) && timedNext(rows)) {
+    try (StatementClock.Timing ignored = clock.start(sessions.session(), true)) {
+      while ((max == 0 || sent < max) && sessions.timedNext(rows)) {
         Row row = rows.next();
         out.begin('D').int16(types.length);
         try {
@@ -1445,10 +1387,6 @@ final class PgConnection implements Runnable {
       }
     }
     return sent;
-  }
-
-  private boolean timedNext(Iterator<Row> rows) {
-    return timed(rows::hasNext);
   }
 
   private void notice(Notice n) {
@@ -1490,7 +1428,7 @@ final class PgConnection implements Runnable {
 
   private void scheduleIdleTimer() {
     long ms = settings.idleInTransactionTimeoutMillis();
-    if (ms > 0 && !idleInEngine()) {
+    if (ms > 0 && !sessions.idle()) {
       idleTimer = server.timers().schedule(() -> {
         fatal(SqlState.IDLE_IN_TRANSACTION_SESSION_TIMEOUT,
             "terminating connection due to idle-in-transaction timeout");
@@ -1508,7 +1446,7 @@ final class PgConnection implements Runnable {
 
   /** A CancelRequest with this connection's key: interrupts the running statement, if any. */
   void cancel() {
-    clock.cancel(session);
+    sessions.cancel();
   }
 
   /** Server shutdown: an idle connection is told and closed now; a busy one after its statement. */
@@ -1548,10 +1486,7 @@ final class PgConnection implements Runnable {
     } catch (RuntimeException ignored) {
       // closing anyway
     }
-    if (session != null) {
-      session.discardSequences(); // the connection's, shared by its sessions
-      session.close();
-    }
+    sessions.close();
     closeSocket();
     server.closed(this);
   }
