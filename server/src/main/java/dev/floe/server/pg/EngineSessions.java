@@ -77,6 +77,11 @@ final class EngineSessions {
     return s;
   }
 
+  /** Starts the statement's clock on the connection's own session (within a started clock: shares it). */
+  StatementClock.Timing startClock(boolean watchClient) {
+    return clock.start(session, watchClient);
+  }
+
   <T> T timed(Call<T> call) {
     return timed(session, call);
   }

@@ -61,8 +61,6 @@ final class PgConnection implements Runnable {
   private ClientInput input;
   /** The socket the client's bytes come through (the TLS one once TLS started). */
   private Socket wire;
-  private MessageWriter out;
-  private final Object writeLock = new Object();
   private final Settings settings = new Settings();
   private String user = "floe";
   private final Map<String, Prepared> statements = new HashMap<>();
@@ -89,6 +87,8 @@ final class PgConnection implements Runnable {
   private final StatementClock clock;
   /** The connection's engine session, the helper sessions beside it, and the clock they run under. */
   private final EngineSessions sessions;
+  /** What the connection sends, and the lock on sending (writeLock). */
+  private final ClientWriter writer;
   private volatile boolean closing;
   private ScheduledFuture<?> idleTimer;
 
@@ -130,6 +130,7 @@ final class PgConnection implements Runnable {
     this.overCapacity = overCapacity;
     this.clock = new StatementClock(server, () -> settings.statementTimeoutMillis(), () -> input);
     this.sessions = new EngineSessions(server, processId, settings, clock);
+    this.writer = new ClientWriter(processId, sessions, settings);
   }
 
   int processId() {
@@ -146,7 +147,7 @@ final class PgConnection implements Runnable {
       socket.setTcpNoDelay(true);
       wire = socket;
       in = new DataInputStream(new BufferedInputStream(socket.getInputStream(), 16 * 1024));
-      out = new MessageWriter(socket.getOutputStream());
+      writer.use(socket.getOutputStream());
       // a client gets this long to start up and authenticate (PostgreSQL's authentication_timeout)
       socket.setSoTimeout((int) server.config().startupTimeout().toMillis());
       if (!startup()) {
@@ -157,20 +158,20 @@ final class PgConnection implements Runnable {
       in = new DataInputStream(input);
       loop();
     } catch (java.net.SocketTimeoutException e) {
-      fatal(SqlState.PROTOCOL_VIOLATION, "canceling authentication due to timeout");
+      writer.fatal(SqlState.PROTOCOL_VIOLATION, "canceling authentication due to timeout");
     } catch (EOFException | SocketException e) {
       // the client went away
     } catch (ProtocolException e) {
-      fatal(SqlState.PROTOCOL_VIOLATION, e.getMessage());
+      writer.fatal(SqlState.PROTOCOL_VIOLATION, e.getMessage());
     } catch (MessageBuffer.InvalidText e) {
-      fatal(SqlState.CHARACTER_NOT_IN_REPERTOIRE, e.getMessage());
+      writer.fatal(SqlState.CHARACTER_NOT_IN_REPERTOIRE, e.getMessage());
     } catch (FloeException e) {
-      fatal(e.sqlState(), e.getMessage()); // a refused start-up (unsupported protocol version, ...)
+      writer.fatal(e.sqlState(), e.getMessage()); // a refused start-up (unsupported protocol version, ...)
     } catch (IOException e) {
       LOG.debug("connection {} failed: {}", processId, e.toString());
     } catch (RuntimeException e) {
       LOG.error("connection {} failed", processId, e);
-      fatal(SqlState.INTERNAL_ERROR, "internal error: " + e);
+      writer.fatal(SqlState.INTERNAL_ERROR, "internal error: " + e);
     } finally {
       cleanup();
     }
@@ -190,23 +191,23 @@ final class PgConnection implements Runnable {
       int code = m.int32("protocol version");
       if (code == SSL_REQUEST && server.config().tls() != null && !tls) {
         m.end();
-        synchronized (writeLock) {
-          out.raw('S');
+        synchronized (writer.lock()) {
+          writer.out().raw('S');
           javax.net.ssl.SSLSocket ssl = (javax.net.ssl.SSLSocket) server.config().tls().getSocketFactory()
               .createSocket(socket, socket.getInetAddress().getHostAddress(), socket.getPort(), true);
           ssl.setUseClientMode(false);
           ssl.startHandshake();
           wire = ssl;
           in = new DataInputStream(new BufferedInputStream(ssl.getInputStream(), 16 * 1024));
-          out = new MessageWriter(ssl.getOutputStream());
+          writer.use(ssl.getOutputStream());
           tls = true;
         }
         continue;
       }
       if (code == SSL_REQUEST || code == GSSENC_REQUEST) {
         m.end();
-        synchronized (writeLock) {
-          out.raw('N'); // no (further) encryption: the client goes on as it is
+        synchronized (writer.lock()) {
+          writer.out().raw('N'); // no (further) encryption: the client goes on as it is
         }
         continue;
       }
@@ -238,12 +239,12 @@ final class PgConnection implements Runnable {
       }
       m.end();
       if (minor > 0 || !unknownOptions.isEmpty()) {
-        synchronized (writeLock) {
-          out.begin('v').int32(0).int32(unknownOptions.size());
+        synchronized (writer.lock()) {
+          writer.out().begin('v').int32(0).int32(unknownOptions.size());
           for (String o : unknownOptions) {
-            out.cstring(o);
+            writer.out().cstring(o);
           }
-          out.end();
+          writer.out().end();
         }
       }
       return authenticate(params);
@@ -252,20 +253,20 @@ final class PgConnection implements Runnable {
 
   private boolean authenticate(Map<String, String> params) throws IOException {
     if (overCapacity) {
-      fatal(SqlState.TOO_MANY_CONNECTIONS, "sorry, too many clients already");
+      writer.fatal(SqlState.TOO_MANY_CONNECTIONS, "sorry, too many clients already");
       return false;
     }
     if (server.isShuttingDown()) {
-      fatal(SqlState.CANNOT_CONNECT_NOW, "the database system is shutting down");
+      writer.fatal(SqlState.CANNOT_CONNECT_NOW, "the database system is shutting down");
       return false;
     }
     user = params.get("user");
     if (user == null || user.isEmpty()) {
-      fatal(SqlState.INVALID_AUTHORIZATION_SPECIFICATION, "no PostgreSQL user name specified in startup packet");
+      writer.fatal(SqlState.INVALID_AUTHORIZATION_SPECIFICATION, "no PostgreSQL user name specified in startup packet");
       return false;
     }
     if (params.containsKey("replication") && !params.get("replication").equalsIgnoreCase("false")) {
-      fatal(SqlState.FEATURE_NOT_SUPPORTED, "Floe does not serve replication connections");
+      writer.fatal(SqlState.FEATURE_NOT_SUPPORTED, "Floe does not serve replication connections");
       return false;
     }
     String database = params.getOrDefault("database", user);
@@ -273,13 +274,13 @@ final class PgConnection implements Runnable {
       database = user;
     }
     if (!server.databaseNames().contains(database)) {
-      fatal(SqlState.INVALID_CATALOG_NAME, "database \"" + database + "\" does not exist");
+      writer.fatal(SqlState.INVALID_CATALOG_NAME, "database \"" + database + "\" does not exist");
       return false;
     }
     InetAddress peer = socket.getInetAddress();
     AuthMethod method = server.config().auth();
     if (method == AuthMethod.TRUST && !peer.isLoopbackAddress()) {
-      fatal(SqlState.INVALID_AUTHORIZATION_SPECIFICATION, "no authentication method allows host \""
+      writer.fatal(SqlState.INVALID_AUTHORIZATION_SPECIFICATION, "no authentication method allows host \""
           + peer.getHostAddress() + "\", user \"" + user + "\": trust authentication is for loopback connections");
       return false;
     }
@@ -296,20 +297,20 @@ final class PgConnection implements Runnable {
         }
       }
     } catch (FloeException e) {
-      fatal(e.sqlState(), e.getMessage());
+      writer.fatal(e.sqlState(), e.getMessage());
       return false;
     }
-    sessions.open(user, database).onNotice(this::notice);
+    sessions.open(user, database).onNotice(writer::notice);
     settings.drainSet();
     idle = true; // from ReadyForQuery on, the session waits for its client
-    synchronized (writeLock) {
-      out.begin('R').int32(0).end(); // AuthenticationOk
+    synchronized (writer.lock()) {
+      writer.out().begin('R').int32(0).end(); // AuthenticationOk
       for (Map.Entry<String, String> e : settings.reported().entrySet()) {
-        out.begin('S').cstring(e.getKey()).cstring(e.getValue()).end();
+        writer.out().begin('S').cstring(e.getKey()).cstring(e.getValue()).end();
       }
       settings.drainChanged();
-      out.begin('K').int32(processId).int32(secretKey).end();
-      readyForQuery();
+      writer.out().begin('K').int32(processId).int32(secretKey).end();
+      writer.readyForQuery();
     }
     return true;
   }
@@ -326,11 +327,11 @@ final class PgConnection implements Runnable {
       method = AuthMethod.SCRAM_SHA_256;
     }
     boolean ok;
-    synchronized (writeLock) {
+    synchronized (writer.lock()) {
       switch (method) {
         case SCRAM_SHA_256 -> {
-          out.begin('R').int32(10).cstring("SCRAM-SHA-256").int8(0).end();
-          out.flush();
+          writer.out().begin('R').int32(10).cstring("SCRAM-SHA-256").int8(0).end();
+          writer.out().flush();
           MessageBuffer first = readPasswordMessage();
           String mechanism = first.cstring("SASL mechanism");
           if (!mechanism.equals("SCRAM-SHA-256")) {
@@ -346,8 +347,8 @@ final class PgConnection implements Runnable {
           } catch (IllegalArgumentException e) {
             throw new ProtocolException(e.getMessage());
           }
-          out.begin('R').int32(11).bytes(serverFirst.getBytes(java.nio.charset.StandardCharsets.UTF_8)).end();
-          out.flush();
+          writer.out().begin('R').int32(11).bytes(serverFirst.getBytes(java.nio.charset.StandardCharsets.UTF_8)).end();
+          writer.out().flush();
           MessageBuffer last = readPasswordMessage();
           String clientFinal = new String(last.bytes(last.remaining(), "SASL data"),
               java.nio.charset.StandardCharsets.UTF_8);
@@ -359,14 +360,14 @@ final class PgConnection implements Runnable {
           }
           ok = stored != null && serverFinal != null;
           if (ok) {
-            out.begin('R').int32(12).bytes(serverFinal.getBytes(java.nio.charset.StandardCharsets.UTF_8)).end();
+            writer.out().begin('R').int32(12).bytes(serverFinal.getBytes(java.nio.charset.StandardCharsets.UTF_8)).end();
           }
         }
         case MD5 -> {
           byte[] salt = new byte[4];
           new java.security.SecureRandom().nextBytes(salt);
-          out.begin('R').int32(5).bytes(salt).end();
-          out.flush();
+          writer.out().begin('R').int32(5).bytes(salt).end();
+          writer.out().flush();
           MessageBuffer m = readPasswordMessage();
           String answer = m.cstring("password");
           m.end();
@@ -374,8 +375,8 @@ final class PgConnection implements Runnable {
               md5Answer(stored.md5Hash(), salt).getBytes(java.nio.charset.StandardCharsets.UTF_8));
         }
         default -> {
-          out.begin('R').int32(3).end();
-          out.flush();
+          writer.out().begin('R').int32(3).end();
+          writer.out().flush();
           MessageBuffer m = readPasswordMessage();
           String password = m.cstring("password");
           m.end();
@@ -392,7 +393,7 @@ final class PgConnection implements Runnable {
           Thread.currentThread().interrupt();
         }
       }
-      fatal(SqlState.INVALID_PASSWORD, "password authentication failed for user \"" + user + "\"");
+      writer.fatal(SqlState.INVALID_PASSWORD, "password authentication failed for user \"" + user + "\"");
       return false;
     }
     server.succeededLogin(address);
@@ -436,7 +437,7 @@ final class PgConnection implements Runnable {
     boolean afterReady = true; // start-up ended with ReadyForQuery
     while (true) {
       if (afterReady && closing) {
-        fatal(SqlState.ADMIN_SHUTDOWN, "terminating connection due to administrator command");
+        writer.fatal(SqlState.ADMIN_SHUTDOWN, "terminating connection due to administrator command");
         return;
       }
       idle = afterReady;
@@ -450,7 +451,7 @@ final class PgConnection implements Runnable {
       if (skipUntilSync && type != 'S' && type != 'X') {
         continue;
       }
-      synchronized (writeLock) {
+      synchronized (writer.lock()) {
         switch (type) {
           case 'Q' -> simpleQuery(m);
           case 'P' -> extended(() -> parse(m));
@@ -460,7 +461,7 @@ final class PgConnection implements Runnable {
           case 'C' -> extended(() -> close(m));
           case 'H' -> {
             m.end();
-            out.flush();
+            writer.out().flush();
           }
           case 'S' -> {
             m.end();
@@ -481,7 +482,7 @@ final class PgConnection implements Runnable {
       afterReady = type == 'Q' || type == 'S';
       if (afterReady && server.isShuttingDown()) {
         // the statement (or extended batch) in progress has finished and been answered: now go
-        fatal(SqlState.ADMIN_SHUTDOWN, "terminating connection due to administrator command");
+        writer.fatal(SqlState.ADMIN_SHUTDOWN, "terminating connection due to administrator command");
         return;
       }
       scheduleIdleTimer();
@@ -545,22 +546,15 @@ final class PgConnection implements Runnable {
       if (e instanceof ProtocolException p && p.isFraming()) {
         throw p;
       }
-      error(malformed(e)); // a message read whole but malformed: an error, the connection goes on
+      writer.malformed(e); // a message read whole but malformed: an error, the connection goes on
       skipUntilSync = true;
     } catch (FloeException e) {
-      error(e);
+      writer.error(e);
       skipUntilSync = true;
     } catch (RuntimeException e) {
-      LOG.error("internal error in connection {}", processId, e);
-      error(new FloeException(SqlState.INTERNAL_ERROR, "internal error: " + e, e));
+      writer.internalError(e);
       skipUntilSync = true;
     }
-  }
-
-  /** A malformed message's error, as PostgreSQL reports it: 22021 for text that is not UTF-8, else 08P01. */
-  private static FloeException malformed(RuntimeException e) {
-    return new FloeException(e instanceof MessageBuffer.InvalidText ? SqlState.CHARACTER_NOT_IN_REPERTOIRE
-        : SqlState.PROTOCOL_VIOLATION, e.getMessage());
   }
 
   private void sync() throws IOException {
@@ -568,15 +562,7 @@ final class PgConnection implements Runnable {
     if (sessions.idle()) {
       closeAllPortals(); // portals live until the end of their transaction: here, each statement
     }
-    readyForQuery();
-  }
-
-  private void readyForQuery() throws IOException {
-    for (String name : settings.drainChanged()) {
-      out.begin('S').cstring(name).cstring(settings.get(name)).end();
-    }
-    out.begin('Z').int8(sessions.session() == null ? 'I' : sessions.session().transactionState().indicator()).end();
-    out.flush();
+    writer.readyForQuery();
   }
 
   // ------------------------------------------------------------------ simple query
@@ -592,20 +578,20 @@ final class PgConnection implements Runnable {
       if (e instanceof ProtocolException p && p.isFraming()) {
         throw p;
       }
-      error(malformed(e));
-      readyForQuery();
+      writer.malformed(e);
+      writer.readyForQuery();
       return;
     }
     List<Statement> parts;
     try {
       parts = Statement.split(sql);
     } catch (FloeException e) {
-      error(e);
-      readyForQuery();
+      writer.error(e);
+      writer.readyForQuery();
       return;
     }
     if (parts.isEmpty()) {
-      out.begin('I').end(); // EmptyQueryResponse
+      writer.out().begin('I').end(); // EmptyQueryResponse
     }
     closeAllPortals(); // a simple query destroys the unnamed portal
     // Several statements outside a block run as one implicit transaction, as in PostgreSQL: all of them
@@ -620,28 +606,27 @@ final class PgConnection implements Runnable {
       try {
         if (part.copy().isPresent()) {
           String tag = copy(part.copy().get());
-          out.begin('C').cstring(tag).end();
+          writer.out().begin('C').cstring(tag).end();
           continue;
         }
         Reply reply = run(part, null);
         try {
           if (reply.hasRows()) {
-            rowDescription(reply.columns(), reply::origin, null, false);
+            writer.rowDescription(reply.columns(), reply::origin, null, false);
           }
-          long sent = sendRows(reply, new boolean[0], false, 0, part.offset());
-          out.begin('C').cstring(reply.tag(sent)).end();
+          long sent = writer.sendRows(reply, new boolean[0], false, 0, part.offset());
+          writer.out().begin('C').cstring(reply.tag(sent)).end();
         } finally {
           reply.close();
         }
       } catch (FloeException e) {
-        error(e.withPosition(0).position() > 0 ? shift(e, part.offset()) : e);
+        writer.error(e.withPosition(0).position() > 0 ? shift(e, part.offset()) : e);
         failed = true;
         break;
       } catch (ProtocolException | MessageBuffer.InvalidText e) {
         throw e; // the stream can no longer be framed (during COPY): the connection ends
       } catch (RuntimeException e) {
-        LOG.error("internal error in connection {}", processId, e);
-        error(new FloeException(SqlState.INTERNAL_ERROR, "internal error: " + e, e));
+        writer.internalError(e);
         failed = true;
         break;
       }
@@ -654,12 +639,12 @@ final class PgConnection implements Runnable {
           sessions.session().commit();
         }
       } catch (FloeException e) {
-        error(e);
+        writer.error(e);
       } finally {
         transactionChanged(outside);
       }
     }
-    readyForQuery();
+    writer.readyForQuery();
   }
 
   /** An error position in a statement of a script, as a position in the whole script. */
@@ -692,7 +677,7 @@ final class PgConnection implements Runnable {
     Prepared p = Prepared.parse(sql, types);
     sessions.checkNotAborted(p.statement());
     statements.put(name, p);
-    out.begin('1').end(); // ParseComplete
+    writer.out().begin('1').end(); // ParseComplete
   }
 
   private void bind(MessageBuffer m) throws IOException {
@@ -757,7 +742,7 @@ final class PgConnection implements Runnable {
     if (old != null) {
       old.close();
     }
-    out.begin('2').end(); // BindComplete
+    writer.out().begin('2').end(); // BindComplete
   }
 
   private static int format(int code) {
@@ -781,39 +766,39 @@ final class PgConnection implements Runnable {
         p.infer(() -> sessions.session().parameterTypes(p.sql(), p.parameterCount()));
       }
       int[] oids = p.parameterOids();
-      out.begin('t').int16(oids.length);
+      writer.out().begin('t').int16(oids.length);
       for (int oid : oids) {
-        out.int32(oid);
+        writer.out().int32(oid);
       }
-      out.end();
+      writer.out().end();
       List<Column> columns = describeStatement(p);
       if (columns.isEmpty()) {
-        out.begin('n').end(); // NoData
+        writer.out().begin('n').end(); // NoData
       } else {
-        rowDescription(columns, k -> java.util.Optional.empty(), null, false);
+        writer.rowDescription(columns, k -> java.util.Optional.empty(), null, false);
       }
     } else if (what == 'P') {
       Portal portal = portals.get(name);
       if (portal == null && cursors.containsKey(name)) {
         // a DECLAREd cursor is a portal too (psycopg 3 describes its server-side cursors so)
         Reply cursor = cursors.get(name).reply();
-        rowDescription(cursor.columns(), cursor::origin, null, false);
+        writer.rowDescription(cursor.columns(), cursor::origin, null, false);
         return;
       }
       if (portal == null) {
         throw new FloeException(SqlState.INVALID_CURSOR_NAME, "portal \"" + name + "\" does not exist");
       }
       if (!portal.statement.statement().returnsRows()) {
-        out.begin('n').end();
+        writer.out().begin('n').end();
         return;
       }
       start(portal);
       List<Column> columns = portal.columns;
       if (columns.isEmpty()) {
-        out.begin('n').end();
+        writer.out().begin('n').end();
       } else {
         checkFormats(portal, columns.size());
-        rowDescription(columns, portal.origins, portal.binaryResults, portal.allBinary);
+        writer.rowDescription(columns, portal.origins, portal.binaryResults, portal.allBinary);
       }
     } else {
       throw new ProtocolException("invalid DESCRIBE message subtype " + what);
@@ -829,19 +814,19 @@ final class PgConnection implements Runnable {
       throw new FloeException(SqlState.INVALID_CURSOR_NAME, "portal \"" + name + "\" does not exist");
     }
     if (portal.statement.isEmpty()) {
-      out.begin('I').end();
+      writer.out().begin('I').end();
       return;
     }
     if (portal.done) {
       // PostgreSQL answers a re-executed, exhausted portal with an empty completion
-      out.begin('C').cstring("SELECT 0").end();
+      writer.out().begin('C').cstring("SELECT 0").end();
       return;
     }
     java.util.Optional<Copy> copy = portal.statement.statement().copy();
     if (copy.isPresent()) {
       portal.done = true;
       String tag = copy(copy.get());
-      out.begin('C').cstring(tag).end();
+      writer.out().begin('C').cstring(tag).end();
       return;
     }
     start(portal);
@@ -850,12 +835,12 @@ final class PgConnection implements Runnable {
         checkFormats(portal, portal.reply.columns().size());
       }
       long before = portal.sent;
-      portal.sent += sendRows(portal.reply, portal.binaryResults, portal.allBinary, maxRows, 0);
+      portal.sent += writer.sendRows(portal.reply, portal.binaryResults, portal.allBinary, maxRows, 0);
       if (maxRows > 0 && portal.sent - before == maxRows && hasMore(portal.reply)) {
-        out.begin('s').end(); // PortalSuspended
+        writer.out().begin('s').end(); // PortalSuspended
         return;
       }
-      out.begin('C').cstring(portal.reply.tag(portal.sent)).end();
+      writer.out().begin('C').cstring(portal.reply.tag(portal.sent)).end();
       portal.done = true;
       portal.close();
     } catch (RuntimeException e) {
@@ -876,14 +861,6 @@ final class PgConnection implements Runnable {
   private static boolean advanceCheck(ArrowCursor cursor) {
     try {
       return cursor.hasNext();
-    } catch (IOException e) {
-      throw new java.io.UncheckedIOException(e);
-    }
-  }
-
-  private static boolean advance(ArrowCursor cursor) {
-    try {
-      return cursor.next();
     } catch (IOException e) {
       throw new java.io.UncheckedIOException(e);
     }
@@ -911,7 +888,7 @@ final class PgConnection implements Runnable {
     } else {
       throw new ProtocolException("invalid CLOSE message subtype " + what);
     }
-    out.begin('3').end(); // CloseComplete
+    writer.out().begin('3').end(); // CloseComplete
   }
 
   private void start(Portal portal) {
@@ -1057,22 +1034,22 @@ final class PgConnection implements Runnable {
       }
       List<Column> cols = reply.columns();
       boolean binary = c.format() == Copy.Format.BINARY;
-      out.begin('H').int8(binary ? 1 : 0).int16(cols.size());
+      writer.out().begin('H').int8(binary ? 1 : 0).int16(cols.size());
       for (int k = 0; k < cols.size(); k++) {
-        out.int16(binary ? 1 : 0);
+        writer.out().int16(binary ? 1 : 0);
       }
-      out.end();
+      writer.out().end();
       ZoneId zone = settings.zone();
       if (binary) {
-        out.begin('d').bytes(BINARY_SIGNATURE).int32(0).int32(0).end();
+        writer.out().begin('d').bytes(BINARY_SIGNATURE).int32(0).int32(0).end();
       } else if (c.header()) {
-        out.begin('d').bytes(c.header(cols.stream().map(Column::name).toList())
+        writer.out().begin('d').bytes(c.header(cols.stream().map(Column::name).toList())
             .getBytes(java.nio.charset.StandardCharsets.UTF_8)).end();
       }
       PgType[] types = cols.stream().map(col -> PgType.of(col.type())).toArray(PgType[]::new);
       long n = 0;
       Iterator<Row> rows = reply.rows();
-      try (StatementClock.Timing ignored = clock.start(sessions.session(), true)) {
+      try (StatementClock.Timing ignored = sessions.startClock(true)) {
         while (sessions.timedNext(rows)) {
           Row row = rows.next();
           Object[] values = new Object[cols.size()];
@@ -1080,22 +1057,22 @@ final class PgConnection implements Runnable {
             values[k] = row.get(k);
           }
           if (binary) {
-            out.begin('d').int16(values.length);
+            writer.out().begin('d').int16(values.length);
             for (int k = 0; k < values.length; k++) {
-              out.value(PgValues.binary(values[k], types[k], zone));
+              writer.out().value(PgValues.binary(values[k], types[k], zone));
             }
-            out.end();
+            writer.out().end();
           } else {
-            out.begin('d').bytes(c.line(values, zone).getBytes(java.nio.charset.StandardCharsets.UTF_8))
+            writer.out().begin('d').bytes(c.line(values, zone).getBytes(java.nio.charset.StandardCharsets.UTF_8))
                 .end();
           }
           n++;
         }
       }
       if (binary) {
-        out.begin('d').int16(-1).end();
+        writer.out().begin('d').int16(-1).end();
       }
-      out.begin('c').end(); // CopyDone
+      writer.out().begin('c').end(); // CopyDone
       return c.tag(n);
     }
   }
@@ -1105,14 +1082,14 @@ final class PgConnection implements Runnable {
   private String copyIn(Copy c) throws IOException {
     // The target's columns and types, and a check that it exists, before the client sends data.
     try (CopyIn copy = sessions.session().copyIn(c);
-        StatementClock.Timing timing = clock.start(sessions.session(), false)) { // one clock from the first byte to the commit
+        StatementClock.Timing timing = sessions.startClock(false)) { // one clock from the first byte to the commit
       List<Column> target = copy.columns();
-      out.begin('G').int8(copy.binary() ? 1 : 0).int16(target.size());
+      writer.out().begin('G').int8(copy.binary() ? 1 : 0).int16(target.size());
       for (int k = 0; k < target.size(); k++) {
-        out.int16(copy.binary() ? 1 : 0);
+        writer.out().int16(copy.binary() ? 1 : 0);
       }
-      out.end();
-      out.flush();
+      writer.out().end();
+      writer.out().flush();
       try (java.io.OutputStream data = copy.data()) {
         receiveCopyData(data);
       }
@@ -1322,115 +1299,13 @@ final class PgConnection implements Runnable {
 
   // ------------------------------------------------------------------ sending rows and errors
 
-  /**
-   * RowDescription: each column's name, its table's oid and attribute number when it passes a table
-   * column through (0 otherwise, as PostgreSQL), its type, and its format.
-   */
-  private void rowDescription(List<Column> columns, java.util.function.IntFunction<java.util.Optional<
-      dev.floe.ColumnOrigin>> origins, boolean[] binary, boolean allBinary) throws IOException {
-    out.begin('T').int16(columns.size());
-    for (int k = 0; k < columns.size(); k++) {
-      Column c = columns.get(k);
-      PgType t = PgType.of(c.type());
-      java.util.Optional<dev.floe.ColumnOrigin> origin = origins.apply(k);
-      out.cstring(c.name()).int32(origin.map(dev.floe.ColumnOrigin::tableOid).orElse(0))
-          .int16(origin.map(dev.floe.ColumnOrigin::attributeNumber).orElse(0)).int32(t.oid()).int16(t.length())
-          .int32(t.typmod()).int16(isBinary(binary, allBinary, k) ? 1 : 0);
-    }
-    out.end();
-  }
-
-  private static boolean isBinary(boolean[] binary, boolean allBinary, int k) {
-    return allBinary || (binary != null && binary.length > 1 && binary[k]);
-  }
-
-  /** Sends up to {@code max} rows (0: all); returns how many were sent. */
-  private long sendRows(Reply reply, boolean[] binary, boolean allBinary, int max, int offset) throws IOException {
-    if (!reply.hasRows()) {
-      return 0;
-    }
-    List<Column> columns = reply.columns();
-    PgType[] types = new PgType[columns.size()];
-    boolean[] bin = new boolean[columns.size()];
-    for (int k = 0; k < types.length; k++) {
-      types[k] = PgType.of(columns.get(k).type());
-      bin[k] = isBinary(binary, allBinary, k);
-    }
-    ZoneId zone = settings.zone();
-    long sent = 0;
-    ArrowCursor cursor = reply.cursor();
-    if (cursor != null) {
-      try (StatementClock.Timing ignored = clock.start(sessions.session(), true)) {
-        while ((max == 0 || sent < max) && sessions.timed(() -> advance(cursor))) {
-          cursor.write(out, bin, zone);
-          sent++;
-        }
-      }
-      return sent;
-    }
-    Iterator<Row> rows = reply.rows();
-    try (StatementClock.Timing ignored = clock.start(sessions.session(), true)) {
-      while ((max == 0 || sent < max) && sessions.timedNext(rows)) {
-        Row row = rows.next();
-        out.begin('D').int16(types.length);
-        try {
-          for (int k = 0; k < types.length; k++) {
-            Object v = row.get(k);
-            out.value(bin[k] ? PgValues.binary(v, types[k], zone) : PgValues.text(v, zone));
-          }
-        } catch (RuntimeException e) {
-          out.abandon();
-          throw e;
-        }
-        out.end();
-        sent++;
-      }
-    }
-    return sent;
-  }
-
-  private void notice(Notice n) {
-    try {
-      out.begin('N').int8('S').cstring(n.severity()).int8('V').cstring(n.severity()).int8('C').cstring(n.sqlState())
-          .int8('M').cstring(n.message()).int8(0).end();
-    } catch (IOException e) {
-      // the connection is failing; the statement's own reply reports it
-    }
-  }
-
-  private void error(FloeException e) throws IOException {
-    out.abandon();
-    out.begin('E').int8('S').cstring("ERROR").int8('V').cstring("ERROR").int8('C').cstring(e.sqlState())
-        .int8('M').cstring(e.getMessage());
-    e.detail().ifPresent(d -> out.int8('D').cstring(d));
-    e.hint().ifPresent(h -> out.int8('H').cstring(h));
-    if (e.position() > 0) {
-      out.int8('P').cstring(Integer.toString(e.position()));
-    }
-    out.int8(0).end();
-  }
-
-  /** Sends a FATAL error (the connection then closes); failures to send are ignored. */
-  private void fatal(String code, String message) {
-    synchronized (writeLock) {
-      try {
-        out.abandon();
-        out.begin('E').int8('S').cstring("FATAL").int8('V').cstring("FATAL").int8('C').cstring(code)
-            .int8('M').cstring(message).int8(0).end();
-        out.flush();
-      } catch (IOException | RuntimeException ignored) {
-        // closing anyway
-      }
-    }
-  }
-
   // ------------------------------------------------------------------ timers, cancel, shutdown
 
   private void scheduleIdleTimer() {
     long ms = settings.idleInTransactionTimeoutMillis();
     if (ms > 0 && !sessions.idle()) {
       idleTimer = server.timers().schedule(() -> {
-        fatal(SqlState.IDLE_IN_TRANSACTION_SESSION_TIMEOUT,
+        writer.fatal(SqlState.IDLE_IN_TRANSACTION_SESSION_TIMEOUT,
             "terminating connection due to idle-in-transaction timeout");
         closeSocket();
       }, ms, TimeUnit.MILLISECONDS);
@@ -1453,7 +1328,7 @@ final class PgConnection implements Runnable {
   void shutdown() {
     closing = true;
     if (idle) {
-      fatal(SqlState.ADMIN_SHUTDOWN, "terminating connection due to administrator command");
+      writer.fatal(SqlState.ADMIN_SHUTDOWN, "terminating connection due to administrator command");
       closeSocket();
     }
   }
