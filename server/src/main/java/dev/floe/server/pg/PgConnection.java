@@ -43,11 +43,6 @@ import org.slf4j.LoggerFactory;
  */
 final class PgConnection implements Runnable {
   private static final Logger LOG = LoggerFactory.getLogger(PgConnection.class);
-  private static final int SSL_REQUEST = 80877103;
-  private static final int GSSENC_REQUEST = 80877104;
-  private static final int CANCEL_REQUEST = 80877102;
-  private static final int PROTOCOL_3 = 196608;
-  private static final int MAX_STARTUP = 10_000;
   /** Message types a client may send after start-up. */
   private static final String FRONTEND_TYPES = "QPBDECHSXdcfF";
 
@@ -56,13 +51,11 @@ final class PgConnection implements Runnable {
   private final int processId;
   private final int secretKey;
   private final boolean overCapacity;
+  /** The client's messages once logged in (start-up reads its own packets). */
   private DataInputStream in;
   /** The client's bytes once logged in: watched for a disconnect while a statement runs. */
   private ClientInput input;
-  /** The socket the client's bytes come through (the TLS one once TLS started). */
-  private Socket wire;
   private final Settings settings = new Settings();
-  private String user = "floe";
   private final Map<String, Prepared> statements = new HashMap<>();
   private final Map<String, Portal> portals = new HashMap<>();
   /** Open SQL cursors (DECLARE): each runs in an engine session of its own, so other statements can run. */
@@ -81,8 +74,6 @@ final class PgConnection implements Runnable {
   private boolean skipUntilSync;
   /** Waiting for the client after ReadyForQuery: nothing of it is in progress. */
   private volatile boolean idle;
-  /** Whether the connection switched to TLS. */
-  private boolean tls;
   /** The running statement's clock: timeouts, cancel requests, a disconnect. */
   private final StatementClock clock;
   /** The connection's engine session, the helper sessions beside it, and the clock they run under. */
@@ -145,16 +136,18 @@ final class PgConnection implements Runnable {
   public void run() {
     try {
       socket.setTcpNoDelay(true);
-      wire = socket;
-      in = new DataInputStream(new BufferedInputStream(socket.getInputStream(), 16 * 1024));
+      DataInputStream startupIn = new DataInputStream(new BufferedInputStream(socket.getInputStream(), 16 * 1024));
       writer.use(socket.getOutputStream());
       // a client gets this long to start up and authenticate (PostgreSQL's authentication_timeout)
       socket.setSoTimeout((int) server.config().startupTimeout().toMillis());
-      if (!startup()) {
+      Startup startup = new Startup(server, socket, startupIn, writer, settings, overCapacity);
+      Startup.Login login = startup.run();
+      if (login == null) {
         return;
       }
+      loggedIn(login);
       socket.setSoTimeout(0);
-      input = new ClientInput(wire, in);
+      input = new ClientInput(startup.wire(), startup.in());
       in = new DataInputStream(input);
       loop();
     } catch (java.net.SocketTimeoutException e) {
@@ -177,258 +170,24 @@ final class PgConnection implements Runnable {
     }
   }
 
-  // ------------------------------------------------------------------ start-up
-
-  private boolean startup() throws IOException {
-    while (true) {
-      int length = in.readInt();
-      if (length < 8 || length > MAX_STARTUP) {
-        throw ProtocolException.framing("invalid length of startup packet");
-      }
-      byte[] body = new byte[length - 4];
-      in.readFully(body);
-      MessageBuffer m = new MessageBuffer((byte) 0, body);
-      int code = m.int32("protocol version");
-      if (code == SSL_REQUEST && server.config().tls() != null && !tls) {
-        m.end();
-        synchronized (writer.lock()) {
-          writer.out().raw('S');
-          javax.net.ssl.SSLSocket ssl = (javax.net.ssl.SSLSocket) server.config().tls().getSocketFactory()
-              .createSocket(socket, socket.getInetAddress().getHostAddress(), socket.getPort(), true);
-          ssl.setUseClientMode(false);
-          ssl.startHandshake();
-          wire = ssl;
-          in = new DataInputStream(new BufferedInputStream(ssl.getInputStream(), 16 * 1024));
-          writer.use(ssl.getOutputStream());
-          tls = true;
-        }
-        continue;
-      }
-      if (code == SSL_REQUEST || code == GSSENC_REQUEST) {
-        m.end();
-        synchronized (writer.lock()) {
-          writer.out().raw('N'); // no (further) encryption: the client goes on as it is
-        }
-        continue;
-      }
-      if (code == CANCEL_REQUEST) {
-        int pid = m.int32("process id");
-        int key = m.int32("secret key");
-        server.cancel(pid, key);
-        return false; // a cancel request gets no answer; the connection just closes
-      }
-      int major = code >>> 16;
-      int minor = code & 0xffff;
-      if (major != 3) {
-        throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "unsupported frontend protocol " + major + "."
-            + minor + ": server supports 3.0 to 3.0");
-      }
-      Map<String, String> params = new java.util.LinkedHashMap<>();
-      List<String> unknownOptions = new ArrayList<>();
-      while (true) {
-        String name = m.cstring("parameter name");
-        if (name.isEmpty()) {
-          break;
-        }
-        String value = m.cstring("parameter value");
-        if (name.startsWith("_pq_.")) {
-          unknownOptions.add(name);
-        } else {
-          params.put(name, value);
-        }
-      }
-      m.end();
-      if (minor > 0 || !unknownOptions.isEmpty()) {
-        synchronized (writer.lock()) {
-          writer.out().begin('v').int32(0).int32(unknownOptions.size());
-          for (String o : unknownOptions) {
-            writer.out().cstring(o);
-          }
-          writer.out().end();
-        }
-      }
-      return authenticate(params);
-    }
-  }
-
-  private boolean authenticate(Map<String, String> params) throws IOException {
-    if (overCapacity) {
-      writer.fatal(SqlState.TOO_MANY_CONNECTIONS, "sorry, too many clients already");
-      return false;
-    }
-    if (server.isShuttingDown()) {
-      writer.fatal(SqlState.CANNOT_CONNECT_NOW, "the database system is shutting down");
-      return false;
-    }
-    user = params.get("user");
-    if (user == null || user.isEmpty()) {
-      writer.fatal(SqlState.INVALID_AUTHORIZATION_SPECIFICATION, "no PostgreSQL user name specified in startup packet");
-      return false;
-    }
-    if (params.containsKey("replication") && !params.get("replication").equalsIgnoreCase("false")) {
-      writer.fatal(SqlState.FEATURE_NOT_SUPPORTED, "Floe does not serve replication connections");
-      return false;
-    }
-    String database = params.getOrDefault("database", user);
-    if (database.isEmpty()) {
-      database = user;
-    }
-    if (!server.databaseNames().contains(database)) {
-      writer.fatal(SqlState.INVALID_CATALOG_NAME, "database \"" + database + "\" does not exist");
-      return false;
-    }
-    InetAddress peer = socket.getInetAddress();
-    AuthMethod method = server.config().auth();
-    if (method == AuthMethod.TRUST && !peer.isLoopbackAddress()) {
-      writer.fatal(SqlState.INVALID_AUTHORIZATION_SPECIFICATION, "no authentication method allows host \""
-          + peer.getHostAddress() + "\", user \"" + user + "\": trust authentication is for loopback connections");
-      return false;
-    }
-    if (method != AuthMethod.TRUST && !checkPassword(method, peer.getHostAddress())) {
-      return false;
-    }
-    try {
-      settings.setAtStartup("session_authorization", user);
-      for (Map.Entry<String, String> e : params.entrySet()) {
-        switch (e.getKey()) {
-          case "user", "database", "replication" -> { }
-          case "options" -> settings.applyOptions(e.getValue());
-          default -> settings.setAtStartup(e.getKey(), e.getValue());
-        }
-      }
-    } catch (FloeException e) {
-      writer.fatal(e.sqlState(), e.getMessage());
-      return false;
-    }
-    sessions.open(user, database).onNotice(writer::notice);
+  /**
+   * The client logged in: its engine session opens, and it is sent AuthenticationOk, the reported
+   * parameters, its cancel key and ReadyForQuery.
+   */
+  private void loggedIn(Startup.Login login) throws IOException {
+    sessions.open(login.user(), login.database()).onNotice(writer::notice);
     settings.drainSet();
     idle = true; // from ReadyForQuery on, the session waits for its client
     synchronized (writer.lock()) {
-      writer.out().begin('R').int32(0).end(); // AuthenticationOk
+      MessageWriter out = writer.out();
+      out.begin('R').int32(0).end(); // AuthenticationOk
       for (Map.Entry<String, String> e : settings.reported().entrySet()) {
-        writer.out().begin('S').cstring(e.getKey()).cstring(e.getValue()).end();
+        out.begin('S').cstring(e.getKey()).cstring(e.getValue()).end();
       }
       settings.drainChanged();
-      writer.out().begin('K').int32(processId).int32(secretKey).end();
+      out.begin('K').int32(processId).int32(secretKey).end();
       writer.readyForQuery();
     }
-    return true;
-  }
-
-  /**
-   * Runs the password exchange of {@code method} against the users file. A wrong password, or an unknown
-   * user (told apart from nothing, as PostgreSQL does), is FATAL 28P01, after a delay that grows with an
-   * address's recent failures.
-   */
-  private boolean checkPassword(AuthMethod method, String address) throws IOException {
-    dev.floe.server.auth.Users.User stored = server.users().find(user).orElse(null);
-    if (method == AuthMethod.MD5 && stored != null && stored.md5Hash() == null) {
-      // as PostgreSQL does for a password stored as SCRAM only: the exchange is SCRAM's
-      method = AuthMethod.SCRAM_SHA_256;
-    }
-    boolean ok;
-    synchronized (writer.lock()) {
-      switch (method) {
-        case SCRAM_SHA_256 -> {
-          writer.out().begin('R').int32(10).cstring("SCRAM-SHA-256").int8(0).end();
-          writer.out().flush();
-          MessageBuffer first = readPasswordMessage();
-          String mechanism = first.cstring("SASL mechanism");
-          if (!mechanism.equals("SCRAM-SHA-256")) {
-            throw new ProtocolException("client selected an invalid SASL authentication mechanism");
-          }
-          int len = first.int32("SASL data length");
-          String clientFirst = new String(first.bytes(len, "SASL data"), java.nio.charset.StandardCharsets.UTF_8);
-          first.end();
-          var exchange = new dev.floe.server.auth.Scram.Exchange(stored == null ? null : stored.scramVerifier());
-          String serverFirst;
-          try {
-            serverFirst = exchange.first(clientFirst);
-          } catch (IllegalArgumentException e) {
-            throw new ProtocolException(e.getMessage());
-          }
-          writer.out().begin('R').int32(11).bytes(serverFirst.getBytes(java.nio.charset.StandardCharsets.UTF_8)).end();
-          writer.out().flush();
-          MessageBuffer last = readPasswordMessage();
-          String clientFinal = new String(last.bytes(last.remaining(), "SASL data"),
-              java.nio.charset.StandardCharsets.UTF_8);
-          String serverFinal;
-          try {
-            serverFinal = exchange.last(clientFinal);
-          } catch (IllegalArgumentException e) {
-            throw new ProtocolException(e.getMessage());
-          }
-          ok = stored != null && serverFinal != null;
-          if (ok) {
-            writer.out().begin('R').int32(12).bytes(serverFinal.getBytes(java.nio.charset.StandardCharsets.UTF_8)).end();
-          }
-        }
-        case MD5 -> {
-          byte[] salt = new byte[4];
-          new java.security.SecureRandom().nextBytes(salt);
-          writer.out().begin('R').int32(5).bytes(salt).end();
-          writer.out().flush();
-          MessageBuffer m = readPasswordMessage();
-          String answer = m.cstring("password");
-          m.end();
-          ok = stored != null && java.security.MessageDigest.isEqual(answer.getBytes(java.nio.charset.StandardCharsets.UTF_8),
-              md5Answer(stored.md5Hash(), salt).getBytes(java.nio.charset.StandardCharsets.UTF_8));
-        }
-        default -> {
-          writer.out().begin('R').int32(3).end();
-          writer.out().flush();
-          MessageBuffer m = readPasswordMessage();
-          String password = m.cstring("password");
-          m.end();
-          ok = stored != null && dev.floe.server.auth.Scram.matches(stored.scramVerifier(), password);
-        }
-      }
-    }
-    if (!ok) {
-      long delay = server.failedLogin(address);
-      if (delay > 0) {
-        try {
-          Thread.sleep(delay);
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        }
-      }
-      writer.fatal(SqlState.INVALID_PASSWORD, "password authentication failed for user \"" + user + "\"");
-      return false;
-    }
-    server.succeededLogin(address);
-    return true;
-  }
-
-  /** md5's expected answer: "md5" + md5(hex(md5(password + user)) + salt). */
-  private static String md5Answer(String storedHash, byte[] salt) {
-    byte[] hex = storedHash.substring(3).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-    byte[] data = new byte[hex.length + salt.length];
-    System.arraycopy(hex, 0, data, 0, hex.length);
-    System.arraycopy(salt, 0, data, hex.length, salt.length);
-    try {
-      return "md5" + java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("MD5").digest(data));
-    } catch (java.security.NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
-    }
-  }
-
-  /** The client's next message during authentication, which must be a password message ('p'). */
-  private MessageBuffer readPasswordMessage() throws IOException {
-    int type = in.read();
-    if (type < 0) {
-      throw new EOFException("the client closed the connection during authentication");
-    }
-    if (type != 'p') {
-      throw ProtocolException.framing("expected password response, got message type " + type);
-    }
-    int length = in.readInt();
-    if (length < 4 || length > MAX_STARTUP) {
-      throw ProtocolException.framing("invalid password message length " + length);
-    }
-    byte[] body = new byte[length - 4];
-    in.readFully(body);
-    return new MessageBuffer((byte) type, body);
   }
 
   // ------------------------------------------------------------------ message loop
