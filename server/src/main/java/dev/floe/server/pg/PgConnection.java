@@ -80,6 +80,8 @@ final class PgConnection implements Runnable {
   private final EngineSessions sessions;
   /** What the connection sends, and the lock on sending (writeLock). */
   private final ClientWriter writer;
+  /** COPY FROM STDIN and TO STDOUT. */
+  private final CopyProtocol copyProtocol;
   private volatile boolean closing;
   private ScheduledFuture<?> idleTimer;
 
@@ -122,6 +124,7 @@ final class PgConnection implements Runnable {
     this.clock = new StatementClock(server, () -> settings.statementTimeoutMillis(), () -> input);
     this.sessions = new EngineSessions(server, processId, settings, clock);
     this.writer = new ClientWriter(processId, sessions, settings);
+    this.copyProtocol = new CopyProtocol(sessions, settings, writer, this::readMessage);
   }
 
   int processId() {
@@ -364,7 +367,7 @@ final class PgConnection implements Runnable {
     for (Statement part : parts) {
       try {
         if (part.copy().isPresent()) {
-          String tag = copy(part.copy().get());
+          String tag = copyProtocol.copy(part.copy().get());
           writer.out().begin('C').cstring(tag).end();
           continue;
         }
@@ -584,7 +587,7 @@ final class PgConnection implements Runnable {
     java.util.Optional<Copy> copy = portal.statement.statement().copy();
     if (copy.isPresent()) {
       portal.done = true;
-      String tag = copy(copy.get());
+      String tag = copyProtocol.copy(copy.get());
       writer.out().begin('C').cstring(tag).end();
       return;
     }
@@ -768,124 +771,6 @@ final class PgConnection implements Runnable {
     } else {
       settings.set("transaction_isolation", now.isolation());
       settings.set("transaction_read_only", now.readOnly() ? "on" : "off");
-    }
-  }
-
-  // ------------------------------------------------------------------ COPY
-
-  /** Runs a COPY FROM STDIN or TO STDOUT, exchanging its data with the client; returns the tag. */
-  private String copy(Copy c) throws IOException {
-    sessions.requireNotFailed();
-    try {
-      return c.in() ? copyIn(c) : copyOut(c);
-    } catch (RuntimeException e) {
-      sessions.session().failTransaction();
-      throw e;
-    }
-  }
-
-  private String copyOut(Copy c) throws IOException {
-    String columns = c.columns().isEmpty() ? "*" : String.join(", ", c.columns());
-    String query = c.query() != null ? c.query() : "SELECT " + columns + " FROM " + c.table();
-    try (Reply reply = Reply.of(sessions.timed(() -> sessions.session().sql(query)))) {
-      if (!reply.hasRows()) {
-        throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "COPY query must have a RETURNING clause or return rows");
-      }
-      List<Column> cols = reply.columns();
-      boolean binary = c.format() == Copy.Format.BINARY;
-      writer.out().begin('H').int8(binary ? 1 : 0).int16(cols.size());
-      for (int k = 0; k < cols.size(); k++) {
-        writer.out().int16(binary ? 1 : 0);
-      }
-      writer.out().end();
-      ZoneId zone = settings.zone();
-      if (binary) {
-        writer.out().begin('d').bytes(BINARY_SIGNATURE).int32(0).int32(0).end();
-      } else if (c.header()) {
-        writer.out().begin('d').bytes(c.header(cols.stream().map(Column::name).toList())
-            .getBytes(java.nio.charset.StandardCharsets.UTF_8)).end();
-      }
-      PgType[] types = cols.stream().map(col -> PgType.of(col.type())).toArray(PgType[]::new);
-      long n = 0;
-      Iterator<Row> rows = reply.rows();
-      try (StatementClock.Timing ignored = sessions.startClock(true)) {
-        while (sessions.timedNext(rows)) {
-          Row row = rows.next();
-          Object[] values = new Object[cols.size()];
-          for (int k = 0; k < values.length; k++) {
-            values[k] = row.get(k);
-          }
-          if (binary) {
-            writer.out().begin('d').int16(values.length);
-            for (int k = 0; k < values.length; k++) {
-              writer.out().value(PgValues.binary(values[k], types[k], zone));
-            }
-            writer.out().end();
-          } else {
-            writer.out().begin('d').bytes(c.line(values, zone).getBytes(java.nio.charset.StandardCharsets.UTF_8))
-                .end();
-          }
-          n++;
-        }
-      }
-      if (binary) {
-        writer.out().begin('d').int16(-1).end();
-      }
-      writer.out().begin('c').end(); // CopyDone
-      return c.tag(n);
-    }
-  }
-
-  private static final byte[] BINARY_SIGNATURE = {'P', 'G', 'C', 'O', 'P', 'Y', '\n', (byte) 0xff, '\r', '\n', 0};
-
-  private String copyIn(Copy c) throws IOException {
-    // The target's columns and types, and a check that it exists, before the client sends data.
-    try (CopyIn copy = sessions.session().copyIn(c);
-        StatementClock.Timing timing = sessions.startClock(false)) { // one clock from the first byte to the commit
-      List<Column> target = copy.columns();
-      writer.out().begin('G').int8(copy.binary() ? 1 : 0).int16(target.size());
-      for (int k = 0; k < target.size(); k++) {
-        writer.out().int16(copy.binary() ? 1 : 0);
-      }
-      writer.out().end();
-      writer.out().flush();
-      try (java.io.OutputStream data = copy.data()) {
-        receiveCopyData(data);
-      }
-      try (Reply r = Reply.of(sessions.timed(copy::load))) { // the client waits now: watched
-        String tag = r.tag(0);
-        return "COPY " + tag.substring(tag.lastIndexOf(' ') + 1);
-      }
-    }
-  }
-
-  /** Reads CopyData into {@code o} until CopyDone; CopyFail or a disconnect fails the COPY. */
-  private void receiveCopyData(java.io.OutputStream o) throws IOException {
-    while (true) {
-      MessageBuffer m = readMessage();
-      if (m == null) {
-        throw new EOFException("client closed the connection during COPY");
-      }
-      if (clock.cancelRequested()) {
-        // what the client still sends is ignored: COPY messages outside COPY are
-        throw new FloeException(SqlState.QUERY_CANCELED, clock.cancelMessage());
-      }
-      switch (m.type()) {
-        case 'd' -> o.write(m.bytes(m.remaining(), "copy data"));
-        case 'c' -> {
-          return;
-        }
-        case 'f' -> {
-          byte[] why = m.bytes(m.remaining(), "error message");
-          int len = why.length > 0 && why[why.length - 1] == 0 ? why.length - 1 : why.length;
-          throw new FloeException(SqlState.QUERY_CANCELED, "COPY from stdin failed: "
-              + new String(why, 0, len, java.nio.charset.StandardCharsets.UTF_8));
-        }
-        case 'H', 'S' -> { } // allowed during COPY, no effect
-        case 'X' -> throw new EOFException("client terminated the connection during COPY"); // nothing is copied
-        default -> throw ProtocolException.framing("unexpected message type 0x" + Integer.toHexString(m.type())
-            + " during COPY from stdin");
-      }
     }
   }
 
