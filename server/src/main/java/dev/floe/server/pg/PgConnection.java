@@ -11,7 +11,6 @@ import dev.floe.Row;
 import dev.floe.Session;
 import dev.floe.SqlState;
 import dev.floe.SqlType;
-import dev.floe.Notice;
 import dev.floe.SessionCommand;
 import dev.floe.Statement;
 import dev.floe.StatementKind;
@@ -31,6 +30,7 @@ import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import dev.floe.server.pg.Portals.Portal;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -56,20 +56,12 @@ final class PgConnection implements Runnable {
   /** The client's bytes once logged in: watched for a disconnect while a statement runs. */
   private ClientInput input;
   private final Settings settings = new Settings();
-  private final Map<String, Prepared> statements = new HashMap<>();
-  private final Map<String, Portal> portals = new HashMap<>();
-  /** Open SQL cursors (DECLARE): each runs in an engine session of its own, so other statements can run. */
-  private final Map<String, SqlCursor> cursors = new HashMap<>();
-
-  private record SqlCursor(Session session, Reply reply, boolean hold) {
-    void close() {
-      try {
-        reply.close();
-      } finally {
-        session.close();
-      }
-    }
-  }
+  /** Prepared statements and portals. */
+  private final Portals portals = new Portals();
+  /** SET/SHOW/RESET, DISCARD, DEALLOCATE and SQL cursors. */
+  private final SessionCommands commands;
+  /** Where each statement runs. */
+  private final StatementRunner runner;
   /** After an error in the extended protocol, messages are skipped until Sync. */
   private boolean skipUntilSync;
   /** Waiting for the client after ReadyForQuery: nothing of it is in progress. */
@@ -85,36 +77,6 @@ final class PgConnection implements Runnable {
   private volatile boolean closing;
   private ScheduledFuture<?> idleTimer;
 
-  /** A bound statement, ready to execute (and maybe partly executed: suspended). */
-  private static final class Portal {
-    final Prepared statement;
-    final String sql;
-    final Prepared.Bound bound;
-    final boolean[] binaryResults;
-    final boolean allBinary;
-    Reply reply;
-    /** The result's columns and origins, kept after the rows are sent (Describe of a finished portal). */
-    List<Column> columns = List.of();
-    java.util.function.IntFunction<java.util.Optional<dev.floe.ColumnOrigin>> origins = k -> java.util.Optional.empty();
-    long sent;
-    boolean done;
-
-    Portal(Prepared statement, Prepared.Bound bound, boolean[] binaryResults, boolean allBinary) {
-      this.statement = statement;
-      this.bound = bound;
-      this.sql = bound.sql();
-      this.binaryResults = binaryResults;
-      this.allBinary = allBinary;
-    }
-
-    void close() {
-      if (reply != null) {
-        reply.close();
-        reply = null;
-      }
-    }
-  }
-
   PgConnection(PgServer server, Socket socket, int processId, int secretKey, boolean overCapacity) {
     this.server = server;
     this.socket = socket;
@@ -125,6 +87,8 @@ final class PgConnection implements Runnable {
     this.sessions = new EngineSessions(server, processId, settings, clock);
     this.writer = new ClientWriter(processId, sessions, settings);
     this.copyProtocol = new CopyProtocol(sessions, settings, writer, this::readMessage);
+    this.commands = new SessionCommands(sessions, settings, portals);
+    this.runner = new StatementRunner(sessions, commands, portals);
   }
 
   int processId() {
@@ -322,7 +286,7 @@ final class PgConnection implements Runnable {
   private void sync() throws IOException {
     skipUntilSync = false;
     if (sessions.idle()) {
-      closeAllPortals(); // portals live until the end of their transaction: here, each statement
+      portals.closeAll(); // portals live until the end of their transaction: here, each statement
     }
     writer.readyForQuery();
   }
@@ -355,7 +319,7 @@ final class PgConnection implements Runnable {
     if (parts.isEmpty()) {
       writer.out().begin('I').end(); // EmptyQueryResponse
     }
-    closeAllPortals(); // a simple query destroys the unnamed portal
+    portals.closeAll(); // a simple query destroys the unnamed portal
     // Several statements outside a block run as one implicit transaction, as in PostgreSQL: all of them
     // or none. Floe does so when they only read and change rows (DDL runs outside transactions).
     boolean implicit = sessions.idle() && parts.size() > 1 && parts.stream().allMatch(p -> p.kind().rowLevel());
@@ -371,7 +335,7 @@ final class PgConnection implements Runnable {
           writer.out().begin('C').cstring(tag).end();
           continue;
         }
-        Reply reply = run(part, null);
+        Reply reply = runner.run(part, null);
         try {
           if (reply.hasRows()) {
             writer.rowDescription(reply.columns(), reply::origin, null, false);
@@ -403,7 +367,7 @@ final class PgConnection implements Runnable {
       } catch (FloeException e) {
         writer.error(e);
       } finally {
-        transactionChanged(outside);
+        commands.transactionChanged(outside);
       }
     }
     writer.readyForQuery();
@@ -432,13 +396,13 @@ final class PgConnection implements Runnable {
       types[k] = m.int32("parameter type");
     }
     m.end();
-    if (!name.isEmpty() && statements.containsKey(name)) {
+    if (!name.isEmpty() && portals.hasStatement(name)) {
       throw new FloeException(SqlState.DUPLICATE_PREPARED_STATEMENT, "prepared statement \"" + name
           + "\" already exists");
     }
     Prepared p = Prepared.parse(sql, types);
     sessions.checkNotAborted(p.statement());
-    statements.put(name, p);
+    portals.putStatement(name, p);
     writer.out().begin('1').end(); // ParseComplete
   }
 
@@ -474,7 +438,7 @@ final class PgConnection implements Runnable {
       results[k] = format(m.int16("result format"));
     }
     m.end();
-    Prepared p = statements.get(statementName);
+    Prepared p = portals.statement(statementName);
     if (p == null) {
       throw new FloeException(SqlState.INVALID_SQL_STATEMENT_NAME, "prepared statement \"" + statementName
           + "\" does not exist");
@@ -487,7 +451,7 @@ final class PgConnection implements Runnable {
       throw new ProtocolException("bind message supplies " + nParams + " parameters, but prepared statement \""
           + statementName + "\" requires " + p.parameterCount());
     }
-    if (!portalName.isEmpty() && portals.containsKey(portalName)) {
+    if (!portalName.isEmpty() && portals.hasPortal(portalName)) {
       throw new FloeException(SqlState.DUPLICATE_CURSOR, "cursor \"" + portalName + "\" already exists");
     }
     sessions.checkNotAborted(p.statement());
@@ -500,10 +464,7 @@ final class PgConnection implements Runnable {
     for (int k = 0; k < nResults; k++) {
       binaryResults[k] = results[k] == 1;
     }
-    Portal old = portals.put(portalName, new Portal(p, bound, binaryResults, nResults == 1 && results[0] == 1));
-    if (old != null) {
-      old.close();
-    }
+    portals.putPortal(portalName, new Portal(p, bound, binaryResults, nResults == 1 && results[0] == 1));
     writer.out().begin('2').end(); // BindComplete
   }
 
@@ -519,7 +480,7 @@ final class PgConnection implements Runnable {
     String name = m.cstring("name");
     m.end();
     if (what == 'S') {
-      Prepared p = statements.get(name);
+      Prepared p = portals.statement(name);
       if (p == null) {
         throw new FloeException(SqlState.INVALID_SQL_STATEMENT_NAME, "prepared statement \"" + name
             + "\" does not exist");
@@ -540,10 +501,10 @@ final class PgConnection implements Runnable {
         writer.rowDescription(columns, k -> java.util.Optional.empty(), null, false);
       }
     } else if (what == 'P') {
-      Portal portal = portals.get(name);
-      if (portal == null && cursors.containsKey(name)) {
+      Portal portal = portals.portal(name);
+      Reply cursor = portal == null ? commands.cursor(name) : null;
+      if (cursor != null) {
         // a DECLAREd cursor is a portal too (psycopg 3 describes its server-side cursors so)
-        Reply cursor = cursors.get(name).reply();
         writer.rowDescription(cursor.columns(), cursor::origin, null, false);
         return;
       }
@@ -571,7 +532,7 @@ final class PgConnection implements Runnable {
     String name = m.cstring("portal name");
     int maxRows = Math.max(0, m.int32("row limit")); // zero or less: all rows, as in PostgreSQL
     m.end();
-    Portal portal = portals.get(name);
+    Portal portal = portals.portal(name);
     if (portal == null) {
       throw new FloeException(SqlState.INVALID_CURSOR_NAME, "portal \"" + name + "\" does not exist");
     }
@@ -641,12 +602,9 @@ final class PgConnection implements Runnable {
     String name = m.cstring("name");
     m.end();
     if (what == 'S') {
-      statements.remove(name);
+      portals.removeStatement(name);
     } else if (what == 'P') {
-      Portal p = portals.remove(name);
-      if (p != null) {
-        p.close();
-      }
+      portals.closePortal(name);
     } else {
       throw new ProtocolException("invalid CLOSE message subtype " + what);
     }
@@ -657,7 +615,7 @@ final class PgConnection implements Runnable {
     if (portal.reply == null && !portal.done) {
       try {
         // without parameters the statement runs as the engine parsed it at Parse
-        portal.reply = run(portal.statement.statement(), portal.statement.parameterCount() == 0 ? null : portal.sql);
+        portal.reply = runner.run(portal.statement.statement(), portal.statement.parameterCount() == 0 ? null : portal.sql);
         portal.columns = portal.reply.columns();
         portal.origins = portal.reply::origin;
       } catch (FloeException e) {
@@ -688,260 +646,20 @@ final class PgConnection implements Runnable {
     List<Column> columns = List.of();
     Statement statement = p.statement();
     if (statement.command().map(c -> c.kind() == SessionCommand.Kind.SHOW).orElse(false)) {
-      try (Reply r = run(statement, null)) {
+      try (Reply r = runner.run(statement, null)) {
         columns = r.columns();
       }
     } else if (statement.kind() == StatementKind.QUERY || statement.kind() == StatementKind.UTILITY) {
       String sql = p.bind(null, null);
       String probe = statement.kind() == StatementKind.QUERY
           ? "SELECT * FROM (" + sql + ") AS floe_describe LIMIT 0" : sql;
-      try (Reply r = run(Statement.parse(probe), probe)) {
+      try (Reply r = runner.run(Statement.parse(probe), probe)) {
         columns = r.columns();
       }
     }
     p.describedColumns = columns;
     return columns;
   }
-
-  // ------------------------------------------------------------------ running statements
-
-  /**
-   * Runs one statement: a session command here, anything else in the engine. An error inside a
-   * transaction block fails the block.
-   *
-   * @param bound the statement's text with its parameters' values in place, or null when it has none
-   */
-  private Reply run(Statement statement, String bound) {
-    TransactionState before = sessions.session().transactionState();
-    try {
-      sessions.checkNotAborted(statement);
-      if (statement.kind() == StatementKind.SESSION) {
-        // parsed again from the bound text: DECLARE's query carries the parameters' values
-        SessionCommand command = bound == null ? statement.command().get()
-            : Statement.parse(bound).command().orElseThrow();
-        return sessionCommand(command);
-      }
-      // The engine session holds one open result at a time; while another portal is suspended (pgjdbc's
-      // fetchSize, interleaved portals), the statement runs in a session of its own. Transaction control
-      // is the block's owner's.
-      Session target = sessions.session();
-      if (statement.kind() != StatementKind.TRANSACTION) {
-        for (Portal p : portals.values()) {
-          if (p.reply != null) {
-            target = sessions.newSession();
-            break;
-          }
-        }
-      }
-      Session runIn = target;
-      Reply reply;
-      try {
-        reply = Reply.of(sessions.timed(runIn, () -> bound == null ? runIn.sql(statement) : runIn.sql(bound)));
-      } catch (RuntimeException e) {
-        if (runIn != sessions.session()) {
-          runIn.close();
-        }
-        throw e;
-      }
-      if (runIn != sessions.session()) {
-        reply = Reply.closing(reply, runIn);
-      }
-      return reply;
-    } catch (RuntimeException e) {
-      sessions.session().failTransaction();
-      throw e;
-    } finally {
-      transactionChanged(before);
-    }
-  }
-
-  /**
-   * After a statement: the settings that show the block's modes follow the engine's block, and the
-   * cursors a block's end closes are closed.
-   */
-  private void transactionChanged(TransactionState before) {
-    TransactionState now = sessions.session().transactionState();
-    if (now.equals(before)) {
-      return;
-    }
-    if (now.status() == TransactionState.Status.IDLE) {
-      settings.set("transaction_isolation", null);
-      settings.set("transaction_read_only", null);
-      closeCursors(false);
-    } else {
-      settings.set("transaction_isolation", now.isolation());
-      settings.set("transaction_read_only", now.readOnly() ? "on" : "off");
-    }
-  }
-
-  private Reply sessionCommand(SessionCommand c) {
-    switch (c.kind()) {
-      case SET -> {
-        if (c.name().equalsIgnoreCase("role")) {
-          throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "SET ROLE is not supported");
-        }
-        settings.set(c.name(), c.value());
-        if (c.name().equalsIgnoreCase("search_path")) {
-          applySearchPath();
-        }
-        return Reply.command(c.tag());
-      }
-      case SET_CONFIG -> {
-        settings.set(c.name(), c.value());
-        applySearchPath();
-        return Reply.rows("SELECT 1", List.of(Column.result("set_config", SqlType.TEXT)),
-            List.<Object[]>of(new Object[] {settings.get(c.name())}));
-      }
-      case SESSION_CHARACTERISTICS -> {
-        if (c.isolation() != null) {
-          settings.set("default_transaction_isolation", c.isolation());
-        }
-        if (c.readOnly() != null) {
-          settings.set("default_transaction_read_only", c.readOnly() ? "on" : "off");
-        }
-        applySearchPath(); // hands the defaults to the engine session, which opens blocks with them
-        return Reply.command(c.tag());
-      }
-      case RESET -> {
-        if (c.name() == null) {
-          settings.resetAll();
-        } else {
-          settings.set(c.name(), null);
-        }
-        applySearchPath();
-        return Reply.command(c.tag());
-      }
-      case SHOW -> {
-        if (c.name() == null) {
-          List<Column> cols = List.of(Column.result("name", SqlType.TEXT), Column.result("setting", SqlType.TEXT),
-              Column.result("description", SqlType.TEXT));
-          List<Object[]> rows = new ArrayList<>();
-          for (String[] r : settings.all()) {
-            rows.add(new Object[] {r[0], r[1], r[2]});
-          }
-          return Reply.rows("SHOW", cols, rows);
-        }
-        String value = settings.get(c.name());
-        String column = settings.canonicalName(c.name()).toLowerCase(java.util.Locale.ROOT);
-        return Reply.rows("SHOW", List.of(Column.result(column, SqlType.TEXT)), List.<Object[]>of(
-            new Object[] {value}));
-      }
-      case DISCARD_ALL -> {
-        if (!sessions.idle()) {
-          throw new FloeException(SqlState.ACTIVE_SQL_TRANSACTION, "DISCARD ALL cannot run inside a transaction block");
-        }
-        settings.resetAll();
-        applySearchPath();
-        statements.clear();
-        closeAllPortals();
-        sessions.session().discardSequences();
-        return Reply.command(c.tag());
-      }
-      case DISCARD_SEQUENCES -> {
-        sessions.session().discardSequences();
-        return Reply.command(c.tag());
-      }
-      case DISCARD_PLANS, DISCARD_TEMP -> {
-        // Floe keeps no query plans between statements, and sessions have no temporary tables of their own
-        return Reply.command(c.tag());
-      }
-      case DECLARE -> {
-        boolean hold = c.hold();
-        if (!hold && sessions.idle()) {
-          throw new FloeException(SqlState.NO_ACTIVE_SQL_TRANSACTION,
-              "DECLARE CURSOR can only be used in transaction blocks");
-        }
-        if (cursors.containsKey(c.name())) {
-          throw new FloeException(SqlState.DUPLICATE_CURSOR, "cursor \"" + c.name() + "\" already exists");
-        }
-        Session own = sessions.newSession();
-        try {
-          String query = c.query();
-          Reply reply = Reply.of(sessions.timed(() -> own.sql(query)));
-          if (!reply.hasRows()) {
-            reply.close();
-            throw new FloeException(SqlState.INVALID_CURSOR_DEFINITION, "cursor can only scan a query that returns rows");
-          }
-          cursors.put(c.name(), new SqlCursor(own, reply, hold));
-        } catch (RuntimeException e) {
-          own.close();
-          throw e;
-        }
-        return Reply.command(c.tag());
-      }
-      case FETCH, MOVE -> {
-        SqlCursor cursor = cursors.get(c.name());
-        if (cursor == null) {
-          throw new FloeException(SqlState.INVALID_CURSOR_NAME, "cursor \"" + c.name() + "\" does not exist");
-        }
-        if (c.kind() == SessionCommand.Kind.FETCH) {
-          return Reply.limited(cursor.reply(), c.count(), "FETCH");
-        }
-        long moved = 0;
-        Iterator<Row> rows = cursor.reply().rows();
-        while (moved < c.count() && sessions.timedNext(rows)) {
-          rows.next();
-          moved++;
-        }
-        return Reply.command("MOVE " + moved);
-      }
-      case CLOSE -> {
-        if (c.name() == null) {
-          closeCursors(true);
-        } else {
-          SqlCursor cursor = cursors.remove(c.name());
-          if (cursor == null) {
-            throw new FloeException(SqlState.INVALID_CURSOR_NAME, "cursor \"" + c.name() + "\" does not exist");
-          }
-          cursor.close();
-        }
-        return Reply.command(c.tag());
-      }
-      case DEALLOCATE -> {
-        if (c.name() == null) {
-          statements.keySet().removeIf(k -> !k.isEmpty());
-        } else if (statements.remove(c.name()) == null) {
-          throw new FloeException(SqlState.INVALID_SQL_STATEMENT_NAME, "prepared statement \"" + c.name()
-              + "\" does not exist");
-        }
-        return Reply.command(c.tag());
-      }
-      default -> throw new IllegalStateException("unhandled session command " + c);
-    }
-  }
-
-  /** Closes the cursors a transaction end closes (all but WITH HOLD ones), or all of them. */
-  private void closeCursors(boolean all) {
-    var it = cursors.values().iterator();
-    while (it.hasNext()) {
-      SqlCursor c = it.next();
-      if (all || !c.hold()) {
-        it.remove();
-        try {
-          c.close();
-        } catch (RuntimeException ignored) {
-          // closing anyway
-        }
-      }
-    }
-  }
-
-  /** Hands changed settings to the engine session: the schema names resolve in, current_setting(). */
-  private void applySearchPath() {
-    if (sessions.session() != null) {
-      sessions.session().setCurrentSchema(settings.firstSchema());
-      List<String> changed = settings.drainSet();
-      if (!changed.isEmpty()) {
-        Map<String, String> values = new java.util.LinkedHashMap<>();
-        for (String name : changed) {
-          values.put(name, settings.get(name));
-        }
-        sessions.session().setSettings(values);
-      }
-    }
-  }
-
-  // ------------------------------------------------------------------ sending rows and errors
 
   // ------------------------------------------------------------------ timers, cancel, shutdown
 
@@ -990,18 +708,11 @@ final class PgConnection implements Runnable {
     }
   }
 
-  private void closeAllPortals() {
-    for (Portal p : portals.values()) {
-      p.close();
-    }
-    portals.clear();
-  }
-
   private void cleanup() {
     cancelIdleTimer();
     try {
-      closeAllPortals();
-      closeCursors(true);
+      portals.closeAll();
+      commands.closeCursors(true);
     } catch (RuntimeException ignored) {
       // closing anyway
     }
