@@ -1,34 +1,13 @@
 package dev.floe.server.pg;
 
-import dev.floe.PgType;
-
-import dev.floe.Column;
-import dev.floe.Copy;
-import dev.floe.CopyIn;
-import dev.floe.PgValues;
 import dev.floe.FloeException;
-import dev.floe.Row;
-import dev.floe.Session;
 import dev.floe.SqlState;
-import dev.floe.SqlType;
-import dev.floe.SessionCommand;
-import dev.floe.Statement;
-import dev.floe.StatementKind;
-import dev.floe.TransactionState;
 import java.io.BufferedInputStream;
 import java.io.DataInputStream;
 import java.io.EOFException;
 import java.io.IOException;
-import java.net.InetAddress;
 import java.net.Socket;
 import java.net.SocketException;
-import java.time.ZoneId;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.Deque;
-import java.util.HashMap;
-import java.util.Iterator;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -36,9 +15,17 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One client connection speaking the PostgreSQL v3 protocol: start-up and authentication, the simple
- * and extended query protocols, transaction-block status, cancellation and timeouts. Runs on its own
- * thread; statements run one at a time in the connection's engine {@link Session}.
+ * One client connection speaking the PostgreSQL v3 protocol, on its own thread: its life (start-up through
+ * {@link Startup}, the end of the connection), the message loop that reads each message and hands it to
+ * the protocol that answers it ({@link SimpleQuery}, {@link ExtendedQuery}), and what other threads do to
+ * it: cancellation, server shutdown, the idle-in-transaction timeout. Statements run one at a time in the
+ * connection's engine session ({@link EngineSessions}).
+ *
+ * <p>The parts and who uses whom: {@link ClientWriter} sends (every protocol writes through it, holding its
+ * lock); {@link EngineSessions} holds the engine sessions and the {@link StatementClock};
+ * {@link StatementRunner} runs a statement in the right session, session commands in
+ * {@link SessionCommands}; {@link Portals} keeps prepared statements and portals; {@link CopyProtocol}
+ * exchanges COPY data, reading the client's messages through this connection.
  */
 final class PgConnection implements Runnable {
   private static final Logger LOG = LoggerFactory.getLogger(PgConnection.class);
@@ -55,24 +42,18 @@ final class PgConnection implements Runnable {
   /** The client's bytes once logged in: watched for a disconnect while a statement runs. */
   private ClientInput input;
   private final Settings settings = new Settings();
-  /** Prepared statements and portals. */
-  private final Portals portals = new Portals();
-  /** SET/SHOW/RESET, DISCARD, DEALLOCATE and SQL cursors. */
-  private final SessionCommands commands;
-  /** Where each statement runs. */
-  private final StatementRunner runner;
-  /** Parse, Bind, Describe, Execute, Close and Sync. */
-  private final ExtendedQuery extended;
-  /** Waiting for the client after ReadyForQuery: nothing of it is in progress. */
-  private volatile boolean idle;
-  /** The running statement's clock: timeouts, cancel requests, a disconnect. */
-  private final StatementClock clock;
   /** The connection's engine session, the helper sessions beside it, and the clock they run under. */
   private final EngineSessions sessions;
   /** What the connection sends, and the lock on sending (writeLock). */
   private final ClientWriter writer;
-  /** COPY FROM STDIN and TO STDOUT. */
-  private final CopyProtocol copyProtocol;
+  /** Prepared statements and portals. */
+  private final Portals portals = new Portals();
+  /** SET/SHOW/RESET, DISCARD, DEALLOCATE and SQL cursors. */
+  private final SessionCommands commands;
+  private final SimpleQuery simple;
+  private final ExtendedQuery extended;
+  /** Waiting for the client after ReadyForQuery: nothing of it is in progress. */
+  private volatile boolean idle;
   private volatile boolean closing;
   private ScheduledFuture<?> idleTimer;
 
@@ -82,13 +63,14 @@ final class PgConnection implements Runnable {
     this.processId = processId;
     this.secretKey = secretKey;
     this.overCapacity = overCapacity;
-    this.clock = new StatementClock(server, () -> settings.statementTimeoutMillis(), () -> input);
+    StatementClock clock = new StatementClock(server, () -> settings.statementTimeoutMillis(), () -> input);
     this.sessions = new EngineSessions(server, processId, settings, clock);
     this.writer = new ClientWriter(processId, sessions, settings);
-    this.copyProtocol = new CopyProtocol(sessions, settings, writer, this::readMessage);
     this.commands = new SessionCommands(sessions, settings, portals);
-    this.runner = new StatementRunner(sessions, commands, portals);
-    this.extended = new ExtendedQuery(sessions, portals, commands, runner, copyProtocol, writer);
+    StatementRunner runner = new StatementRunner(sessions, commands, portals);
+    CopyProtocol copy = new CopyProtocol(sessions, settings, writer, this::readMessage);
+    this.simple = new SimpleQuery(sessions, portals, commands, runner, copy, writer);
+    this.extended = new ExtendedQuery(sessions, portals, commands, runner, copy, writer);
   }
 
   int processId() {
@@ -179,7 +161,7 @@ final class PgConnection implements Runnable {
       }
       synchronized (writer.lock()) {
         switch (type) {
-          case 'Q' -> simpleQuery(m);
+          case 'Q' -> simple.run(m);
           case 'P' -> extended.step(() -> extended.parse(m));
           case 'B' -> extended.step(() -> extended.bind(m));
           case 'D' -> extended.step(() -> extended.describe(m));
@@ -258,97 +240,6 @@ final class PgConnection implements Runnable {
       left -= got;
     }
     return body.toByteArray();
-  }
-
-  // ------------------------------------------------------------------ simple query
-
-  private void simpleQuery(MessageBuffer m) throws IOException {
-    String sql;
-    try {
-      sql = m.cstring("query string");
-      m.end();
-    } catch (ProtocolException | MessageBuffer.InvalidText e) {
-      // the message was read whole: the connection goes on, as in PostgreSQL (a NUL inside the query
-      // string, invalid UTF-8)
-      if (e instanceof ProtocolException p && p.isFraming()) {
-        throw p;
-      }
-      writer.malformed(e);
-      writer.readyForQuery();
-      return;
-    }
-    List<Statement> parts;
-    try {
-      parts = Statement.split(sql);
-    } catch (FloeException e) {
-      writer.error(e);
-      writer.readyForQuery();
-      return;
-    }
-    if (parts.isEmpty()) {
-      writer.out().begin('I').end(); // EmptyQueryResponse
-    }
-    portals.closeAll(); // a simple query destroys the unnamed portal
-    // Several statements outside a block run as one implicit transaction, as in PostgreSQL: all of them
-    // or none. Floe does so when they only read and change rows (DDL runs outside transactions).
-    boolean implicit = sessions.idle() && parts.size() > 1 && parts.stream().allMatch(p -> p.kind().rowLevel());
-    TransactionState outside = sessions.session().transactionState();
-    if (implicit) {
-      sessions.session().begin();
-    }
-    boolean failed = false;
-    for (Statement part : parts) {
-      try {
-        if (part.copy().isPresent()) {
-          String tag = copyProtocol.copy(part.copy().get());
-          writer.out().begin('C').cstring(tag).end();
-          continue;
-        }
-        Reply reply = runner.run(part, null);
-        try {
-          if (reply.hasRows()) {
-            writer.rowDescription(reply.columns(), reply::origin, null, false);
-          }
-          long sent = writer.sendRows(reply, new boolean[0], false, 0, part.offset());
-          writer.out().begin('C').cstring(reply.tag(sent)).end();
-        } finally {
-          reply.close();
-        }
-      } catch (FloeException e) {
-        writer.error(e.withPosition(0).position() > 0 ? shift(e, part.offset()) : e);
-        failed = true;
-        break;
-      } catch (ProtocolException | MessageBuffer.InvalidText e) {
-        throw e; // the stream can no longer be framed (during COPY): the connection ends
-      } catch (RuntimeException e) {
-        writer.internalError(e);
-        failed = true;
-        break;
-      }
-    }
-    if (implicit && sessions.session().inTransaction()) {
-      try {
-        if (failed) {
-          sessions.session().rollback();
-        } else {
-          sessions.session().commit();
-        }
-      } catch (FloeException e) {
-        writer.error(e);
-      } finally {
-        commands.transactionChanged(outside);
-      }
-    }
-    writer.readyForQuery();
-  }
-
-  /** An error position in a statement of a script, as a position in the whole script. */
-  private static FloeException shift(FloeException e, int offset) {
-    if (e.position() <= 0 || offset == 0) {
-      return e;
-    }
-    return new FloeException(e.sqlState(), e.getMessage(), e.detail().orElse(null), e.hint().orElse(null),
-        e.position() + offset, e.getCause());
   }
 
   // ------------------------------------------------------------------ timers, cancel, shutdown
