@@ -23,7 +23,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Runs the SQL test corpus in {@code src/test/resources/sql}: one dynamic test per {@code .slt} file,
- * each in a fresh warehouse. See {@link SltScript} for the format.
+ * each in a fresh warehouse. Files are grouped in folders by feature ({@code ddl/}, {@code writes/},
+ * {@code queries/}, {@code types/}, {@code catalog/}, {@code transactions/}), and each starts with a
+ * comment naming what it covers (checked here). See {@link SltScript} for the format.
  *
  * <p>Every record of a file runs, even after a failure, and the test reports all failing records of
  * the file (a failed statement may cause later records to fail too: read the first failure first). A
@@ -51,10 +53,10 @@ class SqlLogicTest {
   Stream<DynamicTest> corpus() throws IOException, URISyntaxException {
     Path dir = Path.of(SqlLogicTest.class.getResource("/sql").toURI());
     List<Path> files;
-    try (Stream<Path> s = Files.list(dir)) {
+    try (Stream<Path> s = Files.walk(dir)) {
       files = s.filter(p -> p.toString().endsWith(".slt")).filter(SqlLogicTest::selected).sorted().toList();
     }
-    return files.stream().map(f -> DynamicTest.dynamicTest(f.getFileName().toString(), () -> run(f)));
+    return files.stream().map(f -> DynamicTest.dynamicTest(dir.relativize(f).toString(), () -> run(f)));
   }
 
   private static boolean selected(Path file) {
@@ -72,8 +74,12 @@ class SqlLogicTest {
   }
 
   private void run(Path file) throws IOException {
-    Path warehouse = temp.resolve(file.getFileName().toString().replace(".slt", ""));
+    Path warehouse = temp.resolve(file.getParent().getFileName() + "-"
+        + file.getFileName().toString().replace(".slt", ""));
     long fileStarted = System.nanoTime();
+    if (!Files.readAllLines(file).stream().findFirst().orElse("").startsWith("# ")) {
+      throw new AssertionError(file.getFileName() + " does not start with a comment naming what it covers");
+    }
     SltScript script = SltScript.parse(file);
     Database db = Floe.open(warehouse);
     Session session = db.connect();
