@@ -66,8 +66,7 @@ final class Ddl {
         session.notice("schema \"" + ns + "\" already exists, skipping");
         return new CommandResult("CREATE SCHEMA", 0);
       }
-      throw new FloeException(SqlState.DUPLICATE_SCHEMA, "schema \"" + ns + "\" already exists", null, null,
-          s.name().position(), null);
+      throw FloeException.duplicateSchema(ns.toString(), s.name().position());
     }
     tables.catalog().createNamespace(ns, Map.of());
     return new CommandResult("CREATE SCHEMA", 0);
@@ -83,8 +82,7 @@ final class Ddl {
           session.notice("schema \"" + ns + "\" does not exist, skipping");
           continue;
         }
-        throw new FloeException(SqlState.INVALID_SCHEMA_NAME, "schema \"" + ns + "\" does not exist", null, null,
-            name.position(), null);
+        throw FloeException.undefinedSchema(ns.toString(), name.position());
       }
       int contents = tables.catalog().listTables(ns).size();
       if (contents > 0 && !s.cascade()) {
@@ -120,8 +118,7 @@ final class Ddl {
         session.notice("relation \"" + s.name().last() + "\" already exists, skipping");
         return new CommandResult("CREATE SEQUENCE", 0);
       }
-      throw new FloeException(SqlState.DUPLICATE_TABLE, "relation \"" + s.name().last() + "\" already exists", null,
-          null, s.name().position(), null);
+      throw FloeException.duplicateTable(s.name().last(), s.name().position());
     }
     sequences.create(name, s.start());
     return new CommandResult("CREATE SEQUENCE", 0);
@@ -193,7 +190,7 @@ final class Ddl {
           props.put(IDENTITY_PROPERTY + fieldId, c.identity().get());
         }
       } else if (c.defaultSql().isPresent()) {
-        if (formatVersion >= 3 && session.isConstant(c.defaultSql().get())) {
+        if (formatVersion >= 3 && session.constants().isConstant(c.defaultSql().get())) {
           Literal<?> value = defaultValue(c, type, formatVersion, false);
           f.withInitialDefault(value).withWriteDefault(value);
         } else {
@@ -296,19 +293,17 @@ final class Ddl {
   void requireNewTable(TableIdentifier id, QualifiedName name) {
     dev.floe.catalog.Locations.checkName(id.name(), false, name.position());
     if (!tables.catalog().namespaceExists(id.namespace())) {
-      throw new FloeException(SqlState.INVALID_SCHEMA_NAME, "schema \"" + id.namespace() + "\" does not exist",
-          null, null, name.position(), null);
+      throw FloeException.undefinedSchema(id.namespace().toString(), name.position());
     }
   }
 
   static FloeException duplicateTable(TableIdentifier id, QualifiedName name) {
-    return new FloeException(SqlState.DUPLICATE_TABLE, "relation \"" + id.name() + "\" already exists", null, null,
-        name.position(), null);
+    return FloeException.duplicateTable(id.name(), name.position());
   }
 
   /** A DEFAULT expression must name no columns or subqueries and have a value of the column's type. */
   private void checkDefaultExpression(ColumnDef c, Type type) {
-    session.requireNoColumns(c.defaultSql().get(), "DEFAULT", c.position());
+    session.constants().requireNoColumns(c.defaultSql().get(), "DEFAULT", c.position());
     try {
       session.evaluate("CAST((" + c.defaultSql().get() + ") AS " + TypeMapping.duckdbType(type) + ")");
     } catch (FloeException e) {
@@ -329,7 +324,7 @@ final class Ddl {
           "column defaults need an Iceberg format version 3 table", null,
           "Create the table WITH (format_version = 3).", c.position(), null);
     }
-    session.requireConstant(c.defaultSql().get(), "DEFAULT", c.position());
+    session.constants().requireConstant(c.defaultSql().get(), "DEFAULT", c.position());
     dev.floe.Column column = new dev.floe.Column(c.name(), c.type(), true, 0);
     Object raw;
     try {
@@ -429,8 +424,7 @@ final class Ddl {
         session.notice("relation \"" + id.name() + "\" does not exist, skipping");
         return new CommandResult("ALTER TABLE", 0);
       }
-      throw new FloeException(SqlState.UNDEFINED_TABLE, "relation \"" + id.name() + "\" does not exist", null, null,
-          s.name().position(), null);
+      throw FloeException.undefinedTable(id.name(), s.name().position());
     }
     synchronized (tables.commitLock(id)) {
       return alterTable(s, id, found.get());

@@ -252,14 +252,13 @@ public final class SessionContext implements AutoCloseable {
     // Files a failed statement on this thread wrote and registered are not this statement's.
     dev.floe.catalog.Durable.forget();
     Ast.Statement statement = parsed != null ? parsed : Parser.parse(sql);
-    if (statement instanceof Ast.TransactionControl tc) {
-      return blocks.run(tc);
+    if (statement.kind() == dev.floe.StatementKind.TRANSACTION) {
+      return blocks.run((Ast.TransactionControl) statement);
     }
     blocks.checkNotFailed();
     try {
       if (!statement.kind().readOnly() && blocks.readOnlyNow()) {
-        throw new FloeException(SqlState.READ_ONLY_SQL_TRANSACTION, "cannot execute " + Ast.commandName(sql)
-            + " in a read-only transaction");
+        throw FloeException.readOnlyTransaction(Ast.commandName(sql));
       }
       return dispatchChecked(statement);
     } catch (RuntimeException e) {
@@ -294,65 +293,144 @@ public final class SessionContext implements AutoCloseable {
 
   /** The tables a DDL statement creates, changes or drops (a dropped schema: every table in it). */
   private java.util.List<TableIdentifier> ddlTables(Ast.Statement statement) {
-    java.util.List<TableIdentifier> ids = new java.util.ArrayList<>();
     Tables tables = engine.tables();
-    if (statement instanceof Ast.CreateTable c) {
-      ids.add(tables.require(c.name(), currentSchema));
-    } else if (statement instanceof Ast.DropTable d) {
-      d.names().forEach(n -> ids.add(tables.require(n, currentSchema)));
-    } else if (statement instanceof Ast.AlterTable a) {
-      ids.add(tables.require(a.name(), currentSchema));
-    } else if (statement instanceof Ast.DropSchema d) {
-      for (dev.floe.sql.QualifiedName n : d.names()) {
-        Namespace ns = Namespace.of(n.parts().get(n.parts().size() - 1));
-        if (tables.catalog().namespaceExists(ns)) {
-          ids.addAll(tables.catalog().listTables(ns));
-        }
+    return statement.accept(new Ast.Visitor<List<TableIdentifier>>() {
+      @Override
+      public List<TableIdentifier> otherwise(Ast.Statement s) {
+        return List.of();
       }
+
+      @Override
+      public List<TableIdentifier> createTable(Ast.CreateTable c) {
+        return List.of(tables.require(c.name(), currentSchema));
+      }
+
+      @Override
+      public List<TableIdentifier> dropTable(Ast.DropTable d) {
+        return d.names().stream().map(n -> tables.require(n, currentSchema)).toList();
+      }
+
+      @Override
+      public List<TableIdentifier> alterTable(Ast.AlterTable a) {
+        return List.of(tables.require(a.name(), currentSchema));
+      }
+
+      @Override
+      public List<TableIdentifier> dropSchema(Ast.DropSchema d) {
+        List<TableIdentifier> ids = new ArrayList<>();
+        for (dev.floe.sql.QualifiedName n : d.names()) {
+          Namespace ns = Namespace.of(n.parts().get(n.parts().size() - 1));
+          if (tables.catalog().namespaceExists(ns)) {
+            ids.addAll(tables.catalog().listTables(ns));
+          }
+        }
+        return ids;
+      }
+    });
+  }
+
+  /** Which executor runs each kind of statement (transaction control is {@link TransactionControl}'s). */
+  private final Ast.Visitor<Result> executor = new Ast.Visitor<>() {
+    @Override
+    public Result otherwise(Ast.Statement s) {
+      throw new IllegalStateException("unhandled statement " + s);
     }
-    return ids;
+
+    @Override
+    public Result query(Ast.Query q) {
+      return SessionContext.this.query(q);
+    }
+
+    @Override
+    public Result explain(Ast.Explain e) {
+      QueryBinder.Bound bound = bind(e.query());
+      return run((e.analyze() ? "EXPLAIN ANALYZE " : "EXPLAIN ") + bound.sql(), bound::originalPosition);
+    }
+
+    @Override
+    public Result insert(Ast.Insert i) {
+      return new Inserts(SessionContext.this, tables()).insert(i);
+    }
+
+    @Override
+    public Result delete(Ast.Delete d) {
+      return mutate(m -> m.delete(d));
+    }
+
+    @Override
+    public Result update(Ast.Update u) {
+      return mutate(m -> m.update(u));
+    }
+
+    @Override
+    public Result merge(Ast.Merge m) {
+      return mutate(x -> x.merge(m));
+    }
+
+    @Override
+    public Result truncate(Ast.Truncate t) {
+      return mutate(m -> m.truncate(t));
+    }
+
+    @Override
+    public Result createTable(Ast.CreateTable c) {
+      return c.asQuery().isPresent() ? new Inserts(SessionContext.this, engine.tables()).createTableAs(c)
+          : ddl().createTable(c);
+    }
+
+    @Override
+    public Result createSchema(Ast.CreateSchema c) {
+      return ddl().createSchema(c);
+    }
+
+    @Override
+    public Result createSequence(Ast.CreateSequence c) {
+      return ddl().createSequence(c);
+    }
+
+    @Override
+    public Result dropSequence(Ast.DropSequence d) {
+      return ddl().dropSequence(d);
+    }
+
+    @Override
+    public Result dropSchema(Ast.DropSchema d) {
+      return ddl().dropSchema(d);
+    }
+
+    @Override
+    public Result dropTable(Ast.DropTable d) {
+      return ddl().dropTable(d);
+    }
+
+    @Override
+    public Result alterTable(Ast.AlterTable a) {
+      return ddl().alterTable(a);
+    }
+
+    @Override
+    public Result showTables(Ast.ShowTables t) {
+      return new ShowStatements(SessionContext.this).showTables(t);
+    }
+
+    @Override
+    public Result showSchemas(Ast.ShowSchemas t) {
+      return new ShowStatements(SessionContext.this).showSchemas();
+    }
+
+    @Override
+    public Result describe(Ast.Describe d) {
+      return new ShowStatements(SessionContext.this).describe(d);
+    }
+  };
+
+  private Ddl ddl() {
+    return new Ddl(this, engine.tables());
   }
 
   private Result dispatchStatement(Ast.Statement statement) {
     try {
-      if (statement instanceof Ast.Query q) {
-        return query(q);
-      } else if (statement instanceof Ast.Explain e) {
-        QueryBinder.Bound bound = bind(e.query());
-        return run((e.analyze() ? "EXPLAIN ANALYZE " : "EXPLAIN ") + bound.sql(), bound::originalPosition);
-      } else if (statement instanceof Ast.Insert i) {
-        return new Inserts(this, tables()).insert(i);
-      } else if (statement instanceof Ast.Delete d) {
-        return mutate(m -> m.delete(d));
-      } else if (statement instanceof Ast.Update u) {
-        return mutate(m -> m.update(u));
-      } else if (statement instanceof Ast.Merge m) {
-        return mutate(x -> x.merge(m));
-      } else if (statement instanceof Ast.Truncate t) {
-        return mutate(m -> m.truncate(t));
-      } else if (statement instanceof Ast.CreateTable c) {
-        return c.asQuery().isPresent() ? new Inserts(this, engine.tables()).createTableAs(c)
-            : new Ddl(this, engine.tables()).createTable(c);
-      } else if (statement instanceof Ast.CreateSchema c) {
-        return new Ddl(this, engine.tables()).createSchema(c);
-      } else if (statement instanceof Ast.CreateSequence c) {
-        return new Ddl(this, engine.tables()).createSequence(c);
-      } else if (statement instanceof Ast.DropSequence d) {
-        return new Ddl(this, engine.tables()).dropSequence(d);
-      } else if (statement instanceof Ast.DropSchema d) {
-        return new Ddl(this, engine.tables()).dropSchema(d);
-      } else if (statement instanceof Ast.DropTable d) {
-        return new Ddl(this, engine.tables()).dropTable(d);
-      } else if (statement instanceof Ast.AlterTable a) {
-        return new Ddl(this, engine.tables()).alterTable(a);
-      } else if (statement instanceof Ast.ShowTables s) {
-        return showTables(s);
-      } else if (statement instanceof Ast.ShowSchemas) {
-        return showSchemas();
-      } else if (statement instanceof Ast.Describe d) {
-        return describe(d);
-      }
-      throw new IllegalStateException("unhandled statement " + statement);
+      return statement.accept(executor);
     } catch (SqliteCatalog.ReadOnlyException e) {
       throw new FloeException(SqlState.READ_ONLY_SQL_TRANSACTION, "cannot write: " + e.getMessage(), e);
     } catch (SqliteCatalog.CatalogException e) {
@@ -438,84 +516,9 @@ public final class SessionContext implements AutoCloseable {
    */
   public List<dev.floe.SqlType> parameterTypes(String sql, int count) {
     try {
-      return parameterTypesBound(sql, count);
+      return ParameterTypes.infer(this, sql, count);
     } finally {
       releasePins();
-    }
-  }
-
-  private List<dev.floe.SqlType> parameterTypesBound(String sql, int count) {
-    dev.floe.SqlType[] types = new dev.floe.SqlType[count];
-    Ast.Statement statement;
-    try {
-      statement = Parser.parse(sql);
-    } catch (FloeException e) {
-      return java.util.Arrays.asList(types);
-    }
-    if (statement instanceof Ast.Query q) {
-      try {
-        QueryBinder.Bound bound = bind(q);
-        try (PreparedStatement ps = duck.prepareStatement(bound.sql())) {
-          java.sql.ParameterMetaData md = ps.getParameterMetaData();
-          for (int i = 1; i <= Math.min(md.getParameterCount(), count); i++) {
-            String name = md.getParameterTypeName(i);
-            if (name != null && !name.equalsIgnoreCase("UNKNOWN") && !name.equalsIgnoreCase("NULL")) {
-              types[i - 1] = dev.floe.types.TypeMapping.fromDuckdb(name);
-            }
-          }
-        }
-      } catch (SQLException | RuntimeException e) {
-        // the types stay unknown: the statement reports its own error when it runs
-      }
-    } else if (statement instanceof Ast.Insert insert && insert.source().isPresent()) {
-      engine.tableInfo(insert.table().parts(), currentSchema).ifPresent(info -> {
-        List<String> names = insert.columns().isEmpty()
-            ? info.columns().stream().map(dev.floe.Column::name).toList() : insert.columns();
-        valuesParameters(insert.source().get().text(), (param, position) -> {
-          if (param >= 1 && param <= count && position < names.size()) {
-            for (dev.floe.Column c : info.columns()) {
-              if (c.name().equalsIgnoreCase(names.get(position))) {
-                types[param - 1] = c.type();
-              }
-            }
-          }
-        });
-      });
-    }
-    return java.util.Arrays.asList(types);
-  }
-
-  /** For {@code VALUES (...), (...)}: each element that is a lone {@code $n}, with its position in its row. */
-  private static void valuesParameters(String source, java.util.function.BiConsumer<Integer, Integer> sink) {
-    List<dev.floe.sql.Token> t = Lexer.tokenize(source);
-    if (t.isEmpty() || !t.get(0).isKeyword("values")) {
-      return;
-    }
-    int depth = 0;
-    int position = 0;
-    for (int i = 1; i < t.size(); i++) {
-      dev.floe.sql.Token k = t.get(i);
-      if (k.isOp("(")) {
-        depth++;
-        if (depth == 1) {
-          position = 0;
-        }
-      } else if (k.isOp(")")) {
-        depth--;
-      } else if (depth == 1 && k.isOp(",")) {
-        position++;
-      } else if (depth == 1 && k.type() == dev.floe.sql.Token.Type.PARAM && k.text().startsWith("$")
-          && t.get(i - 1).isOp("(") || depth == 1 && k.type() == dev.floe.sql.Token.Type.PARAM
-          && t.get(i - 1).isOp(",")) {
-        dev.floe.sql.Token next = t.get(i + 1);
-        if ((next.isOp(",") || next.isOp(")")) && k.text().startsWith("$")) {
-          try {
-            sink.accept(Integer.parseInt(k.text().substring(1)), position);
-          } catch (NumberFormatException ignored) {
-            // not a numbered parameter
-          }
-        }
-      }
     }
   }
 
@@ -741,86 +744,9 @@ public final class SessionContext implements AutoCloseable {
     }
   }
 
-  private static final java.util.Set<String> VOLATILE = java.util.Set.of("now", "current_timestamp",
-      "current_date", "current_time", "localtime", "localtimestamp", "transaction_timestamp", "statement_timestamp",
-      "clock_timestamp", "get_current_time", "get_current_timestamp", "today", "random", "uuid", "gen_random_uuid",
-      "uuidv4", "uuidv7", "nextval", "currval", "lastval", "setval", "setseed");
-
-  /**
-   * Rejects an expression that is not a constant: column references, subqueries, and functions whose
-   * value changes per row or per statement (Floe stores such expressions evaluated once).
-   */
-  void requireConstant(String expression, String what, int position) {
-    String problem = nonConstant(expressionTree(expression, what, position).path("statements"));
-    if (problem != null) {
-      throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "cannot use " + problem + " in " + what
-          + " expression", null, what + " values are constants, evaluated once when the column is defined.", position,
-          null);
-    }
-  }
-
-  /** DuckDB's parse tree of {@code SELECT (expression)}; a syntax error is 42601. */
-  private com.fasterxml.jackson.databind.JsonNode expressionTree(String expression, String what, int position) {
-    com.fasterxml.jackson.databind.JsonNode tree;
-    try {
-      tree = new com.fasterxml.jackson.databind.ObjectMapper().readTree(serializeSql("SELECT (" + expression + ")"));
-    } catch (java.io.IOException e) {
-      throw FloeException.internal("cannot read DuckDB's parse tree", e);
-    }
-    if (tree.path("error").asBoolean(false)) {
-      throw FloeException.syntax("invalid " + what + " expression: " + tree.path("error_message").asText(), position);
-    }
-    return tree;
-  }
-
-
-  /** Whether an expression is a constant (no columns, subqueries or volatile functions). */
-  boolean isConstant(String expression) {
-    try {
-      requireConstant(expression, "DEFAULT", 0);
-      return true;
-    } catch (FloeException e) {
-      return false;
-    }
-  }
-
-  /** Refuses an expression that names columns or has subqueries (volatile functions are fine). */
-  void requireNoColumns(String expression, String what, int position) {
-    String problem = nonConstant(expressionTree(expression, what, position).path("statements"));
-    if (problem != null && !problem.startsWith("function")) {
-      throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "cannot use " + problem + " in " + what
-          + " expression", null, null, position, null);
-    }
-  }
-
-
-  private static String nonConstant(com.fasterxml.jackson.databind.JsonNode node) {
-    if (node.isObject()) {
-      String cls = node.path("class").asText();
-      if (cls.equals("COLUMN_REF")) {
-        return "column reference";
-      }
-      if (cls.equals("SUBQUERY")) {
-        return "subquery";
-      }
-      if (cls.equals("FUNCTION") && VOLATILE.contains(node.path("function_name").asText().toLowerCase())) {
-        return "function " + node.path("function_name").asText() + "()";
-      }
-      for (var it = node.fields(); it.hasNext(); ) {
-        String found = nonConstant(it.next().getValue());
-        if (found != null) {
-          return found;
-        }
-      }
-    } else if (node.isArray()) {
-      for (var child : node) {
-        String found = nonConstant(child);
-        if (found != null) {
-          return found;
-        }
-      }
-    }
-    return null;
+  /** Checks of the expressions Floe evaluates once (DEFAULT values): {@link ConstantExpressions}. */
+  ConstantExpressions constants() {
+    return new ConstantExpressions(this::serializeSql);
   }
 
   /** Evaluates a constant expression to one JDBC value. */
@@ -831,44 +757,6 @@ public final class SessionContext implements AutoCloseable {
     } catch (SQLException e) {
       throw DuckErrors.map(e, o -> 0);
     }
-  }
-
-  private Result showTables(Ast.ShowTables s) {
-    String schema = s.schema().map(n -> n.last()).orElse(currentSchema);
-    List<String> rows = new ArrayList<>();
-    for (TableIdentifier id : engine.tables().catalog().listTables(Namespace.of(schema))) {
-      rows.add("(" + Lexer.quoteString(id.name()) + ")");
-    }
-    return values(List.of("name"), rows, true);
-  }
-
-  private Result showSchemas() {
-    List<String> rows = new ArrayList<>();
-    for (Namespace ns : engine.tables().catalog().listNamespaces(Namespace.empty())) {
-      rows.add("(" + Lexer.quoteString(ns.toString()) + ")");
-    }
-    return values(List.of("name"), rows, true);
-  }
-
-  private Result describe(Ast.Describe d) {
-    TableIdentifier id = engine.tables().require(d.table(), currentSchema);
-    var info = engine.tableInfo(id).orElseThrow(() -> new FloeException(SqlState.UNDEFINED_TABLE,
-        "relation \"" + id.name() + "\" does not exist", null, null, d.table().position(), null));
-    List<String> rows = new ArrayList<>();
-    for (var c : info.columns()) {
-      rows.add("(" + Lexer.quoteString(c.name()) + ", " + Lexer.quoteString(c.type().displayName()) + ", "
-          + (c.nullable() ? "true" : "false") + ")");
-    }
-    return values(List.of("column_name", "data_type", "is_nullable"), rows, false);
-  }
-
-  private Result values(List<String> names, List<String> rows, boolean sorted) {
-    String cols = String.join(", ", names.stream().map(Lexer::quoteIdentifier).toList());
-    String sql = rows.isEmpty()
-        ? "SELECT " + String.join(", ", names.stream().map(n -> "CAST(NULL AS VARCHAR) AS " + Lexer.quoteIdentifier(n))
-            .toList()) + " WHERE false"
-        : "SELECT * FROM (VALUES " + String.join(", ", rows) + ") AS t(" + cols + ")" + (sorted ? " ORDER BY 1" : "");
-    return run(sql, o -> 0);
   }
 
   /**

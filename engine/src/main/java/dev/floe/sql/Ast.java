@@ -39,6 +39,90 @@ public final class Ast {
     default boolean returnsRows() {
       return kind().returnsRows();
     }
+
+    /** Calls the visitor's method for this kind of statement. */
+    <R> R accept(Visitor<R> visitor);
+  }
+
+  /**
+   * What to do with each kind of statement: an executor overrides the ones it handles; the others go to
+   * {@link #otherwise}. Code that treats statements by kind implements this rather than testing classes.
+   */
+  public interface Visitor<R> {
+    /** Any statement the visitor does not handle by its kind. */
+    R otherwise(Statement statement);
+
+    default R transactionControl(TransactionControl s) {
+      return otherwise(s);
+    }
+
+    default R query(Query s) {
+      return otherwise(s);
+    }
+
+    default R explain(Explain s) {
+      return otherwise(s);
+    }
+
+    default R insert(Insert s) {
+      return otherwise(s);
+    }
+
+    default R delete(Delete s) {
+      return otherwise(s);
+    }
+
+    default R update(Update s) {
+      return otherwise(s);
+    }
+
+    default R merge(Merge s) {
+      return otherwise(s);
+    }
+
+    default R truncate(Truncate s) {
+      return otherwise(s);
+    }
+
+    default R createTable(CreateTable s) {
+      return otherwise(s);
+    }
+
+    default R createSchema(CreateSchema s) {
+      return otherwise(s);
+    }
+
+    default R createSequence(CreateSequence s) {
+      return otherwise(s);
+    }
+
+    default R dropSequence(DropSequence s) {
+      return otherwise(s);
+    }
+
+    default R dropSchema(DropSchema s) {
+      return otherwise(s);
+    }
+
+    default R dropTable(DropTable s) {
+      return otherwise(s);
+    }
+
+    default R alterTable(AlterTable s) {
+      return otherwise(s);
+    }
+
+    default R showTables(ShowTables s) {
+      return otherwise(s);
+    }
+
+    default R showSchemas(ShowSchemas s) {
+      return otherwise(s);
+    }
+
+    default R describe(Describe s) {
+      return otherwise(s);
+    }
   }
 
   /**
@@ -48,6 +132,11 @@ public final class Ast {
    */
   public record TransactionControl(Kind action, String savepoint, boolean readOnly, boolean isolation,
       boolean accessMode, String isolationLevel, boolean start) implements Statement {
+    @Override
+    public <R> R accept(Visitor<R> visitor) {
+      return visitor.transactionControl(this);
+    }
+
     /** SET_MODES: {@code SET TRANSACTION}, whose {@code isolation} and {@code accessMode} say what it sets. */
     public enum Kind { BEGIN, COMMIT, ROLLBACK, SAVEPOINT, RELEASE, ROLLBACK_TO, SET_MODES }
 
@@ -87,6 +176,11 @@ public final class Ast {
    */
   public record Query(String text, int offset) implements Statement {
     @Override
+    public <R> R accept(Visitor<R> visitor) {
+      return visitor.query(this);
+    }
+
+    @Override
     public StatementKind kind() {
       return StatementKind.QUERY;
     }
@@ -94,14 +188,29 @@ public final class Ast {
 
   public record Explain(boolean analyze, Query query) implements Statement {
     @Override
+    public <R> R accept(Visitor<R> visitor) {
+      return visitor.explain(this);
+    }
+
+    @Override
     public StatementKind kind() {
       return StatementKind.UTILITY;
     }
   }
 
-  public record CreateSchema(QualifiedName name, boolean ifNotExists) implements Statement {}
+  public record CreateSchema(QualifiedName name, boolean ifNotExists) implements Statement {
+    @Override
+    public <R> R accept(Visitor<R> visitor) {
+      return visitor.createSchema(this);
+    }
+  }
 
-  public record DropSchema(List<QualifiedName> names, boolean ifExists, boolean cascade) implements Statement {}
+  public record DropSchema(List<QualifiedName> names, boolean ifExists, boolean cascade) implements Statement {
+    @Override
+    public <R> R accept(Visitor<R> visitor) {
+      return visitor.dropSchema(this);
+    }
+  }
 
   /** A column definition; {@code defaultSql} is the DEFAULT expression's text, if any. */
   /**
@@ -154,11 +263,26 @@ public final class Ast {
       Map<String, PropertyValue> properties,
       Optional<Query> asQuery,
       boolean withData)
-      implements Statement {}
+      implements Statement {
+    @Override
+    public <R> R accept(Visitor<R> visitor) {
+      return visitor.createTable(this);
+    }
+  }
 
-  public record DropTable(List<QualifiedName> names, boolean ifExists, boolean purge) implements Statement {}
+  public record DropTable(List<QualifiedName> names, boolean ifExists, boolean purge) implements Statement {
+    @Override
+    public <R> R accept(Visitor<R> visitor) {
+      return visitor.dropTable(this);
+    }
+  }
 
-  public record AlterTable(QualifiedName name, boolean ifExists, List<AlterAction> actions) implements Statement {}
+  public record AlterTable(QualifiedName name, boolean ifExists, List<AlterAction> actions) implements Statement {
+    @Override
+    public <R> R accept(Visitor<R> visitor) {
+      return visitor.alterTable(this);
+    }
+  }
 
   public sealed interface AlterAction
       permits AddColumn, DropColumn, RenameColumn, AlterColumnType, DropNotNull, SetProperties, UnsetProperties,
@@ -191,6 +315,11 @@ public final class Ast {
   public record Insert(QualifiedName table, Optional<String> alias, List<String> columns, Optional<String> overriding,
       Optional<Query> source, Optional<OnConflict> onConflict, Optional<Fragment> returning) implements Statement {
     @Override
+    public <R> R accept(Visitor<R> visitor) {
+      return visitor.insert(this);
+    }
+
+    @Override
     public StatementKind kind() {
       return StatementKind.INSERT;
     }
@@ -213,6 +342,11 @@ public final class Ast {
   public record Delete(QualifiedName table, Optional<String> alias, Optional<Fragment> using,
       Optional<Fragment> where, Optional<Fragment> returning, Optional<Fragment> with) implements Statement {
     @Override
+    public <R> R accept(Visitor<R> visitor) {
+      return visitor.delete(this);
+    }
+
+    @Override
     public StatementKind kind() {
       return StatementKind.DELETE;
     }
@@ -227,6 +361,11 @@ public final class Ast {
   public record Update(QualifiedName table, Optional<String> alias, List<Assignment> set, Optional<Fragment> from,
       Optional<Fragment> where, Optional<Fragment> returning, Optional<Fragment> with) implements Statement {
     @Override
+    public <R> R accept(Visitor<R> visitor) {
+      return visitor.update(this);
+    }
+
+    @Override
     public StatementKind kind() {
       return StatementKind.UPDATE;
     }
@@ -240,6 +379,11 @@ public final class Ast {
   /** {@code MERGE INTO table [AS alias] USING source ON condition WHEN ...}. */
   public record Merge(QualifiedName table, Optional<String> alias, Fragment source, Fragment on,
       List<MergeClause> clauses, Optional<Fragment> with) implements Statement {
+    @Override
+    public <R> R accept(Visitor<R> visitor) {
+      return visitor.merge(this);
+    }
+
     @Override
     public StatementKind kind() {
       return StatementKind.MERGE;
@@ -262,18 +406,38 @@ public final class Ast {
   /** {@code TRUNCATE [TABLE] t [, ...]}. */
   public record Truncate(List<QualifiedName> tables) implements Statement {
     @Override
+    public <R> R accept(Visitor<R> visitor) {
+      return visitor.truncate(this);
+    }
+
+    @Override
     public StatementKind kind() {
       return StatementKind.TRUNCATE;
     }
   }
 
   /** {@code CREATE SEQUENCE [IF NOT EXISTS] name [START [WITH] n] [...]}. */
-  public record CreateSequence(QualifiedName name, boolean ifNotExists, long start) implements Statement {}
+  public record CreateSequence(QualifiedName name, boolean ifNotExists, long start) implements Statement {
+    @Override
+    public <R> R accept(Visitor<R> visitor) {
+      return visitor.createSequence(this);
+    }
+  }
 
   /** {@code DROP SEQUENCE [IF EXISTS] name [, ...]}. */
-  public record DropSequence(List<QualifiedName> names, boolean ifExists) implements Statement {}
+  public record DropSequence(List<QualifiedName> names, boolean ifExists) implements Statement {
+    @Override
+    public <R> R accept(Visitor<R> visitor) {
+      return visitor.dropSequence(this);
+    }
+  }
 
   public record ShowTables(Optional<QualifiedName> schema) implements Statement {
+    @Override
+    public <R> R accept(Visitor<R> visitor) {
+      return visitor.showTables(this);
+    }
+
     @Override
     public StatementKind kind() {
       return StatementKind.UTILITY;
@@ -282,12 +446,22 @@ public final class Ast {
 
   public record ShowSchemas() implements Statement {
     @Override
+    public <R> R accept(Visitor<R> visitor) {
+      return visitor.showSchemas(this);
+    }
+
+    @Override
     public StatementKind kind() {
       return StatementKind.UTILITY;
     }
   }
 
   public record Describe(QualifiedName table) implements Statement {
+    @Override
+    public <R> R accept(Visitor<R> visitor) {
+      return visitor.describe(this);
+    }
+
     @Override
     public StatementKind kind() {
       return StatementKind.UTILITY;
