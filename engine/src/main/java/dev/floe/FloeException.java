@@ -82,7 +82,43 @@ public class FloeException extends RuntimeException {
   }
 
   public static FloeException undefinedTable(String name) {
-    return new FloeException(SqlState.UNDEFINED_TABLE, "relation \"" + name + "\" does not exist");
+    return undefinedTable(name, 0);
+  }
+
+  /** 42P01 {@code relation "name" does not exist}, at a 1-based position in the statement (0: none). */
+  public static FloeException undefinedTable(String name, int position) {
+    return new FloeException(SqlState.UNDEFINED_TABLE, "relation \"" + name + "\" does not exist", null, null,
+        position, null);
+  }
+
+  /** 42P07 {@code relation "name" already exists}. */
+  public static FloeException duplicateTable(String name, int position) {
+    return new FloeException(SqlState.DUPLICATE_TABLE, "relation \"" + name + "\" already exists", null, null,
+        position, null);
+  }
+
+  /** 3F000 {@code schema "name" does not exist}. */
+  public static FloeException undefinedSchema(String name, int position) {
+    return new FloeException(SqlState.INVALID_SCHEMA_NAME, "schema \"" + name + "\" does not exist", null, null,
+        position, null);
+  }
+
+  /** 42P06 {@code schema "name" already exists}. */
+  public static FloeException duplicateSchema(String name, int position) {
+    return new FloeException(SqlState.DUPLICATE_SCHEMA, "schema \"" + name + "\" already exists", null, null,
+        position, null);
+  }
+
+  /** 25P02: a statement in a block one of whose statements failed, before ROLLBACK. */
+  public static FloeException inFailedTransaction() {
+    return new FloeException(SqlState.IN_FAILED_SQL_TRANSACTION,
+        "current transaction is aborted, commands ignored until end of transaction block");
+  }
+
+  /** 25006 {@code cannot execute COMMAND in a read-only transaction}. */
+  public static FloeException readOnlyTransaction(String command) {
+    return new FloeException(SqlState.READ_ONLY_SQL_TRANSACTION, "cannot execute " + command
+        + " in a read-only transaction");
   }
 
   public static FloeException undefinedColumn(String column, String table) {

@@ -72,13 +72,8 @@ final class TransactionControl {
   void checkNotFailed() {
     Transaction t = open();
     if (t != null && t.failed()) {
-      throw aborted();
+      throw FloeException.inFailedTransaction();
     }
-  }
-
-  static FloeException aborted() {
-    return new FloeException(SqlState.IN_FAILED_SQL_TRANSACTION,
-        "current transaction is aborted, commands ignored until end of transaction block");
   }
 
   /**

@@ -46,7 +46,6 @@ public final class ClientAccess {
 
   /** A table name Floe does not know, which a client may not leave to DuckDB. */
   static FloeException undefinedRelation(List<String> parts, int position) {
-    return new FloeException(SqlState.UNDEFINED_TABLE, "relation \"" + String.join(".", parts) + "\" does not exist",
-        null, null, position, null);
+    return FloeException.undefinedTable(String.join(".", parts), position);
   }
 }

@@ -551,8 +551,7 @@ public final class QueryBinder {
       throw ClientAccess.undefinedRelation(parts, originalPosition(ref.start));
     }
     if (ref.relation == null && ref.timeTravel.isPresent()) {
-      throw new FloeException(SqlState.UNDEFINED_TABLE, "relation \"" + String.join(".", parts)
-          + "\" does not exist", null, null, originalPosition(ref.start), null);
+      throw FloeException.undefinedTable(String.join(".", parts), originalPosition(ref.start));
     }
     refs.add(ref);
     if (select != null) {

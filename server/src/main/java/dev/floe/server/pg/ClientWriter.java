@@ -79,7 +79,7 @@ final class ClientWriter {
   }
 
   /** Sends up to {@code max} rows (0: all); returns how many were sent. */
-  long sendRows(Reply reply, boolean[] binary, boolean allBinary, int max, int offset) throws IOException {
+  long sendRows(Reply reply, boolean[] binary, boolean allBinary, int max) throws IOException {
     if (!reply.hasRows()) {
       return 0;
     }

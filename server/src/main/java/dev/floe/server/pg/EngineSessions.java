@@ -3,7 +3,6 @@ package dev.floe.server.pg;
 import dev.floe.FloeException;
 import dev.floe.Row;
 import dev.floe.Session;
-import dev.floe.SqlState;
 import dev.floe.Statement;
 import dev.floe.TransactionState;
 import java.util.Iterator;
@@ -108,8 +107,7 @@ final class EngineSessions {
 
   void requireNotFailed() {
     if (session.transactionState().status() == TransactionState.Status.FAILED) {
-      throw new FloeException(SqlState.IN_FAILED_SQL_TRANSACTION,
-          "current transaction is aborted, commands ignored until end of transaction block");
+      throw FloeException.inFailedTransaction();
     }
   }
 

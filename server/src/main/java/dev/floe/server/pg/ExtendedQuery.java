@@ -254,7 +254,7 @@ final class ExtendedQuery {
         checkFormats(portal, portal.reply.columns().size());
       }
       long before = portal.sent;
-      portal.sent += writer.sendRows(portal.reply, portal.binaryResults, portal.allBinary, maxRows, 0);
+      portal.sent += writer.sendRows(portal.reply, portal.binaryResults, portal.allBinary, maxRows);
       if (maxRows > 0 && portal.sent - before == maxRows && hasMore(portal.reply)) {
         out.begin('s').end(); // PortalSuspended
         return;

@@ -81,7 +81,7 @@ final class SimpleQuery {
           if (reply.hasRows()) {
             writer.rowDescription(reply.columns(), reply::origin, null, false);
           }
-          long sent = writer.sendRows(reply, new boolean[0], false, 0, part.offset());
+          long sent = writer.sendRows(reply, new boolean[0], false, 0);
           out.begin('C').cstring(reply.tag(sent)).end();
         } finally {
           reply.close();

@@ -23,7 +23,6 @@ final class Startup {
   private static final int SSL_REQUEST = 80877103;
   private static final int GSSENC_REQUEST = 80877104;
   private static final int CANCEL_REQUEST = 80877102;
-  private static final int PROTOCOL_3 = 196608;
   /** The longest start-up packet or password message. */
   static final int MAX_STARTUP = 10_000;
 
