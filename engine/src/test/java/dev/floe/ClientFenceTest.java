@@ -3,6 +3,7 @@ package dev.floe;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.floe.testing.Rows;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -66,12 +67,12 @@ class ClientFenceTest {
     try (Session s = db.connectClient()) {
       exec(s, "INSERT INTO t VALUES (3, 'three')");
       exec(s, "UPDATE t SET name = upper(name) WHERE id = 3");
-      assertThat(rows(s, "SELECT id, name FROM t WHERE id >= 2 ORDER BY id")).containsExactly("2|two", "3|THREE");
-      assertThat(rows(s, "WITH x AS (SELECT id FROM t) SELECT count(*) FROM x, range(2) r")).containsExactly("6");
-      assertThat(rows(s, "SELECT sum(u) FROM unnest([1, 2, 3]) AS v(u)")).containsExactly("6");
-      assertThat(rows(s, "SELECT count(*) FROM generate_series(1, 5)")).containsExactly("5");
-      assertThat(rows(s, "SELECT relname FROM pg_class WHERE relname = 't'")).containsExactly("t");
-      assertThat(rows(s, "SELECT count(*) FROM \"t$snapshots\"")).containsExactly("3");
+      assertThat(Rows.of(s, "SELECT id, name FROM t WHERE id >= 2 ORDER BY id")).containsExactly("2|two", "3|THREE");
+      assertThat(Rows.of(s, "WITH x AS (SELECT id FROM t) SELECT count(*) FROM x, range(2) r")).containsExactly("6");
+      assertThat(Rows.of(s, "SELECT sum(u) FROM unnest([1, 2, 3]) AS v(u)")).containsExactly("6");
+      assertThat(Rows.of(s, "SELECT count(*) FROM generate_series(1, 5)")).containsExactly("5");
+      assertThat(Rows.of(s, "SELECT relname FROM pg_class WHERE relname = 't'")).containsExactly("t");
+      assertThat(Rows.of(s, "SELECT count(*) FROM \"t$snapshots\"")).containsExactly("3");
       exec(s, "DELETE FROM t WHERE id = 3");
     }
   }
@@ -87,7 +88,7 @@ class ClientFenceTest {
           assertThat(r.rowCount()).isEqualTo(2);
         }
       }
-      assertThat(rows(s, "SELECT id, v FROM copied ORDER BY id")).containsExactly("1|x", "2|null");
+      assertThat(Rows.of(s, "SELECT id, v FROM copied ORDER BY id")).containsExactly("1|x", "2|null");
       try (CopyIn copy = s.copyIn("copied", List.of("id"))) {
         Files.writeString(copy.file(), "zz\n");
         assertThatThrownBy(() -> copy.load()).isInstanceOf(FloeException.class)
@@ -118,16 +119,16 @@ class ClientFenceTest {
   @Test
   void theEngineItselfReachesNoFileOutsideTheWarehouse() {
     // the first fence: DuckDB's own, for every session of a fenced process
-    assertThatThrownBy(() -> rows(db, "SELECT * FROM read_text('" + outside + "')")).isInstanceOf(FloeException.class)
+    assertThatThrownBy(() -> Rows.of(db, "SELECT * FROM read_text('" + outside + "')")).isInstanceOf(FloeException.class)
         .hasMessageNotContaining(OUTSIDE_SECRET);
-    assertThatThrownBy(() -> rows(db, "SELECT * FROM read_text('" + warehouse + "/../outside/canary.csv')"))
+    assertThatThrownBy(() -> Rows.of(db, "SELECT * FROM read_text('" + warehouse + "/../outside/canary.csv')"))
         .isInstanceOf(FloeException.class);
   }
 
   @Test
   void everyTableFunctionButPureOnesIsRefused() {
     List<String[]> functions = new ArrayList<>();
-    for (String row : rows(db, "SELECT DISTINCT function_name, function_type FROM duckdb_functions() "
+    for (String row : Rows.of(db, "SELECT DISTINCT function_name, function_type FROM duckdb_functions() "
         + "WHERE function_type IN ('table', 'table_macro') ORDER BY 1")) {
       functions.add(row.split("\\|"));
     }
@@ -143,7 +144,7 @@ class ClientFenceTest {
               "UPDATE t SET name = (SELECT max(x::text) FROM %s('%s') AS x) WHERE id = 1")) {
             String sql = String.format(form, name, path);
             try {
-              List<String> out = rows(s, sql);
+              List<String> out = Rows.of(s, sql);
               allowed.add(name);
               assertThat(String.join("\n", out)).as(sql).doesNotContain(INSIDE_SECRET, OUTSIDE_SECRET);
             } catch (FloeException e) {
@@ -159,14 +160,14 @@ class ClientFenceTest {
       exec(s, "UPDATE t SET name = 'one' WHERE id = 1");
     }
     assertThat(PURE).containsAll(allowed);
-    assertThat(rows(db, "SELECT name FROM t ORDER BY id")).containsExactly("one", "two");
+    assertThat(Rows.of(db, "SELECT name FROM t ORDER BY id")).containsExactly("one", "two");
   }
 
   @Test
   void noScalarOrAggregateFunctionReadsAFileOrTheEnvironment() throws IOException {
     Set<String> before = listing();
     List<String[]> overloads = new ArrayList<>();
-    for (String row : rows(db, "SELECT function_name, function_type, array_to_string(parameter_types, ';') "
+    for (String row : Rows.of(db, "SELECT function_name, function_type, array_to_string(parameter_types, ';') "
         + "FROM duckdb_functions() WHERE function_type IN ('scalar', 'aggregate', 'macro') "
         + "AND NOT starts_with(function_name, '__') ORDER BY 1")) {
       overloads.add(row.split("\\|", -1));
@@ -197,7 +198,7 @@ class ClientFenceTest {
           }
           String sql = "SELECT " + name + "(" + args + ")::text";
           try {
-            String out = String.join("\n", rows(s, sql));
+            String out = String.join("\n", Rows.of(s, sql));
             ran++;
             assertThat(out).as(sql).doesNotContain(INSIDE_SECRET, OUTSIDE_SECRET).doesNotContain("/root", "/usr/lib/jvm");
           } catch (FloeException e) {
@@ -217,7 +218,7 @@ class ClientFenceTest {
           "SELECT * FROM \"" + inside + "\"", "SELECT * FROM duckdb_settings", "SELECT * FROM duckdb_tables",
           "SELECT * FROM sqlite_master", "SELECT * FROM t, '" + inside + "' AS x",
           "SELECT (SELECT count(*) FROM '" + inside + "')", "INSERT INTO t SELECT 5, a FROM '" + inside + "'")) {
-        assertThatThrownBy(() -> rows(s, sql)).as(sql).isInstanceOf(FloeException.class)
+        assertThatThrownBy(() -> Rows.of(s, sql)).as(sql).isInstanceOf(FloeException.class)
             .hasFieldOrPropertyWithValue("sqlState", "42P01").hasMessageNotContaining(INSIDE_SECRET);
       }
     }
@@ -225,7 +226,7 @@ class ClientFenceTest {
 
   @Test
   void noSettingCanBeChangedOrReadByAClient() {
-    List<String> settings = rows(db, "SELECT name || '|' || coalesce(value, '') FROM duckdb_settings() ORDER BY 1");
+    List<String> settings = Rows.of(db, "SELECT name || '|' || coalesce(value, '') FROM duckdb_settings() ORDER BY 1");
     assertThat(settings).hasSizeGreaterThan(100);
     try (Session s = db.connectClient()) {
       for (String row : settings) {
@@ -237,12 +238,12 @@ class ClientFenceTest {
         }
         if (value.length() > 3 && (value.contains("/") || value.contains("\\"))) {
           // a setting naming a place on the host is not a client's to read
-          List<String> seen = rows(s, "SELECT current_setting('" + name + "')");
+          List<String> seen = Rows.of(s, "SELECT current_setting('" + name + "')");
           assertThat(String.join("", seen)).as(name).doesNotContain(value);
         }
       }
     }
-    assertThat(rows(db, "SELECT name || '|' || coalesce(value, '') FROM duckdb_settings() ORDER BY 1"))
+    assertThat(Rows.of(db, "SELECT name || '|' || coalesce(value, '') FROM duckdb_settings() ORDER BY 1"))
         .isEqualTo(settings);
   }
 
@@ -279,27 +280,4 @@ class ClientFenceTest {
     s.sql(sql).close();
   }
 
-  private static List<String> rows(Session s, String sql) {
-    try (Result r = s.sql(sql)) {
-      return rows(r);
-    }
-  }
-
-  private static List<String> rows(Database db, String sql) {
-    try (Result r = db.sql(sql)) {
-      return rows(r);
-    }
-  }
-
-  private static List<String> rows(Result r) {
-    List<String> out = new ArrayList<>();
-    for (Row row : r) {
-      List<String> values = new ArrayList<>();
-      for (int k = 0; k < r.columns().size(); k++) {
-        values.add(String.valueOf(row.get(k)));
-      }
-      out.add(String.join("|", values));
-    }
-    return out;
-  }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.floe.testing.IcebergClients;
+import dev.floe.testing.Rows;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -33,30 +34,6 @@ class TransactionTest {
     db.sql(sql).close();
   }
 
-  private static List<String> rows(Database db, String sql) {
-    try (Result r = db.sql(sql)) {
-      return rows(r);
-    }
-  }
-
-  private static List<String> rows(Transaction t, String sql) {
-    try (Result r = t.sql(sql)) {
-      return rows(r);
-    }
-  }
-
-  private static List<String> rows(Result r) {
-    List<String> out = new ArrayList<>();
-    for (Row row : r) {
-      List<String> values = new ArrayList<>();
-      for (int k = 0; k < r.columns().size(); k++) {
-        values.add(String.valueOf(row.get(k)));
-      }
-      out.add(String.join("|", values));
-    }
-    return out;
-  }
-
   private Set<String> files(String table) throws IOException {
     try (Stream<Path> walk = Files.walk(dir.resolve("public").resolve(table))) {
       return walk.filter(Files::isRegularFile).map(p -> dir.relativize(p).toString())
@@ -80,10 +57,10 @@ class TransactionTest {
         tx.sql("UPDATE t SET v = 'changed' WHERE id < 10").close();
         tx.sql("DELETE FROM t WHERE id BETWEEN 50 AND 59").close();
         tx.sql("UPDATE t SET v = 'again' WHERE id = 3").close();
-        assertThat(rows(tx, "SELECT count(*), count(*) FILTER (WHERE v = 'changed') FROM t")).containsExactly("91|9");
+        assertThat(Rows.of(tx, "SELECT count(*), count(*) FILTER (WHERE v = 'changed') FROM t")).containsExactly("91|9");
         tx.rollback();
       }
-      assertThat(rows(db, "SELECT count(*), min(v), max(id) FROM t")).containsExactly("100|v0|99");
+      assertThat(Rows.of(db, "SELECT count(*), min(v), max(id) FROM t")).containsExactly("100|v0|99");
       assertThat(files("t")).isEqualTo(before);
     }
   }
@@ -96,7 +73,7 @@ class TransactionTest {
       exec(db, "CREATE TABLE b (id int, balance int)" + props(version));
       exec(db, "INSERT INTO a SELECT i, 100 FROM range(0, 10) r(i)");
       exec(db, "INSERT INTO b SELECT i, 100 FROM range(0, 10) r(i)");
-      long snapshotsA = Long.parseLong(rows(db, "SELECT count(*) FROM \"a$snapshots\"").get(0));
+      long snapshotsA = Long.parseLong(Rows.of(db, "SELECT count(*) FROM \"a$snapshots\"").get(0));
       try (Transaction tx = db.begin()) {
         tx.sql("UPDATE a SET balance = balance - 30 WHERE id = 1").close();
         tx.sql("UPDATE b SET balance = balance + 30 WHERE id = 1").close();
@@ -104,13 +81,13 @@ class TransactionTest {
         tx.sql("INSERT INTO b VALUES (10, 5)").close();
         tx.sql("DELETE FROM a WHERE id = 9").close();
         // read-your-writes inside, invisible outside
-        assertThat(rows(tx, "SELECT balance FROM a WHERE id = 1")).containsExactly("65");
-        assertThat(rows(db, "SELECT balance FROM a WHERE id = 1")).containsExactly("100");
+        assertThat(Rows.of(tx, "SELECT balance FROM a WHERE id = 1")).containsExactly("65");
+        assertThat(Rows.of(db, "SELECT balance FROM a WHERE id = 1")).containsExactly("100");
         tx.commit();
       }
-      assertThat(rows(db, "SELECT (SELECT sum(balance) FROM a), (SELECT sum(balance) FROM b)"))
+      assertThat(Rows.of(db, "SELECT (SELECT sum(balance) FROM a), (SELECT sum(balance) FROM b)"))
           .containsExactly("865|1035");
-      assertThat(rows(db, "SELECT count(*) FROM \"a$snapshots\"")).containsExactly(String.valueOf(snapshotsA + 1));
+      assertThat(Rows.of(db, "SELECT count(*) FROM \"a$snapshots\"")).containsExactly(String.valueOf(snapshotsA + 1));
     }
     try (JdbcCatalog catalog = IcebergClients.jdbcCatalog(dir)) {
       for (String name : List.of("a", "b")) {
@@ -156,14 +133,14 @@ class TransactionTest {
       exec(db, "INSERT INTO t VALUES (1)");
       try (Transaction tx = db.begin()) {
         exec(db, "INSERT INTO t VALUES (2)"); // before the first statement: seen
-        assertThat(rows(tx, "SELECT count(*) FROM t")).containsExactly("2");
+        assertThat(Rows.of(tx, "SELECT count(*) FROM t")).containsExactly("2");
         exec(db, "INSERT INTO t VALUES (3)");
         exec(db, "INSERT INTO u VALUES (3)"); // another table, never read yet: still the snapshot's
-        assertThat(rows(tx, "SELECT count(*) FROM t")).containsExactly("2");
-        assertThat(rows(tx, "SELECT count(*) FROM u")).containsExactly("0");
+        assertThat(Rows.of(tx, "SELECT count(*) FROM t")).containsExactly("2");
+        assertThat(Rows.of(tx, "SELECT count(*) FROM u")).containsExactly("0");
         tx.commit(); // read-only: nothing to apply
       }
-      assertThat(rows(db, "SELECT count(*) FROM t")).containsExactly("3");
+      assertThat(Rows.of(db, "SELECT count(*) FROM t")).containsExactly("3");
     }
   }
 
@@ -175,14 +152,14 @@ class TransactionTest {
       exec(db, "INSERT INTO c VALUES (1, 0), (2, 0)");
       Transaction first = db.begin();
       Transaction second = db.begin();
-      assertThat(rows(first, "SELECT n FROM c WHERE id = 1")).containsExactly("0");
-      assertThat(rows(second, "SELECT n FROM c WHERE id = 1")).containsExactly("0");
+      assertThat(Rows.of(first, "SELECT n FROM c WHERE id = 1")).containsExactly("0");
+      assertThat(Rows.of(second, "SELECT n FROM c WHERE id = 1")).containsExactly("0");
       first.sql("UPDATE c SET n = n + 1 WHERE id = 1").close();
       second.sql("UPDATE c SET n = n + 1 WHERE id = 1").close();
       first.commit();
       assertThatThrownBy(second::commit).isInstanceOf(FloeException.class)
           .satisfies(e -> assertThat(((FloeException) e).sqlState()).isEqualTo(SqlState.SERIALIZATION_FAILURE));
-      assertThat(rows(db, "SELECT id, n FROM c ORDER BY id")).containsExactly("1|1", "2|0");
+      assertThat(Rows.of(db, "SELECT id, n FROM c ORDER BY id")).containsExactly("1|1", "2|0");
     }
   }
 
@@ -200,7 +177,7 @@ class TransactionTest {
         tx.sql("DELETE FROM w WHERE id = 2").close();
         tx.commit();
       }
-      assertThat(rows(db, "SELECT id, v FROM w")).containsExactly("1|21");
+      assertThat(Rows.of(db, "SELECT id, v FROM w")).containsExactly("1|21");
     }
   }
 
@@ -229,7 +206,7 @@ class TransactionTest {
         exec(db, "INSERT INTO k VALUES (4, 'outside')");
         tx.commit();
       }
-      assertThat(rows(db, "SELECT id, v FROM k ORDER BY id")).containsExactly("1|a", "2|outside", "3|block",
+      assertThat(Rows.of(db, "SELECT id, v FROM k ORDER BY id")).containsExactly("1|a", "2|outside", "3|block",
           "4|outside");
     }
   }
@@ -249,12 +226,12 @@ class TransactionTest {
         tx.sql("MERGE INTO m USING src ON m.id = src.id WHEN MATCHED THEN UPDATE SET v = src.v "
             + "WHEN NOT MATCHED THEN INSERT VALUES (src.id, src.v)").close();
         tx.sql("INSERT INTO m VALUES (2, 20), (3, 3) ON CONFLICT (id) DO UPDATE SET v = EXCLUDED.v").close();
-        assertThat(rows(tx, "SELECT id, v FROM m ORDER BY id")).containsExactly("1|100", "2|20", "3|3", "50|500");
-        assertThat(rows(db, "SELECT count(*) FROM m")).containsExactly("20");
+        assertThat(Rows.of(tx, "SELECT id, v FROM m ORDER BY id")).containsExactly("1|100", "2|20", "3|3", "50|500");
+        assertThat(Rows.of(db, "SELECT count(*) FROM m")).containsExactly("20");
         tx.commit();
       }
-      assertThat(rows(db, "SELECT id, v FROM m ORDER BY id")).containsExactly("1|100", "2|20", "3|3", "50|500");
-      assertThat(rows(db, "SELECT count(*) FROM \"m$snapshots\"")).containsExactly("2");
+      assertThat(Rows.of(db, "SELECT id, v FROM m ORDER BY id")).containsExactly("1|100", "2|20", "3|3", "50|500");
+      assertThat(Rows.of(db, "SELECT count(*) FROM \"m$snapshots\"")).containsExactly("2");
     }
   }
 
@@ -277,7 +254,7 @@ class TransactionTest {
         tx.sql("INSERT INTO e VALUES (6)").close();
         tx.commit();
       }
-      assertThat(rows(db, "SELECT id FROM e ORDER BY id")).containsExactly("1", "2", "3", "4", "5", "6");
+      assertThat(Rows.of(db, "SELECT id FROM e ORDER BY id")).containsExactly("1", "2", "3", "4", "5", "6");
     }
   }
 
@@ -294,13 +271,13 @@ class TransactionTest {
         tx.savepoint("b");
         tx.sql("INSERT INTO s VALUES (4)").close();
         tx.rollbackToSavepoint("a");
-        assertThat(rows(tx, "SELECT id FROM s ORDER BY id")).containsExactly("0", "1");
+        assertThat(Rows.of(tx, "SELECT id FROM s ORDER BY id")).containsExactly("0", "1");
         tx.sql("INSERT INTO s VALUES (3)").close();
         assertThatThrownBy(() -> tx.rollbackToSavepoint("b")).isInstanceOf(FloeException.class)
             .hasMessageContaining("savepoint \"b\" does not exist");
         tx.commit();
       }
-      assertThat(rows(db, "SELECT id FROM s ORDER BY id")).containsExactly("0", "1", "3");
+      assertThat(Rows.of(db, "SELECT id FROM s ORDER BY id")).containsExactly("0", "1", "3");
     }
   }
 
@@ -332,9 +309,9 @@ class TransactionTest {
       assertThat(state(() -> s.sql("SELECT 1").close())).isEqualTo(SqlState.IN_FAILED_SQL_TRANSACTION);
       assertThat(tag(s, "ROLLBACK TO SAVEPOINT a")).isEqualTo("ROLLBACK");
       s.sql("INSERT INTO q VALUES (3)").close();
-      assertThat(rows(db, "SELECT count(*) FROM q")).containsExactly("0");
+      assertThat(Rows.of(db, "SELECT count(*) FROM q")).containsExactly("0");
       assertThat(tag(s, "COMMIT")).isEqualTo("COMMIT");
-      assertThat(rows(db, "SELECT id FROM q ORDER BY id")).containsExactly("1", "3");
+      assertThat(Rows.of(db, "SELECT id FROM q ORDER BY id")).containsExactly("1", "3");
 
       s.sql("START TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY").close();
       assertThat(state(() -> s.sql("INSERT INTO q VALUES (4)").close())).isEqualTo(SqlState.READ_ONLY_SQL_TRANSACTION);
@@ -344,12 +321,12 @@ class TransactionTest {
       s.sql("INSERT INTO q VALUES (5)").close();
       assertThat(state(() -> s.sql("SELECT nope FROM q").close())).isEqualTo("42703");
       assertThat(tag(s, "END")).isEqualTo("ROLLBACK"); // a failed block's COMMIT rolls it back
-      assertThat(rows(db, "SELECT count(*) FROM q")).containsExactly("2");
+      assertThat(Rows.of(db, "SELECT count(*) FROM q")).containsExactly("2");
 
       assertThat(tag(s, "COMMIT")).isEqualTo("COMMIT"); // outside a block: a notice, nothing else
       // Database.sql runs each statement on a session of its own: a block cannot start there
       assertThat(state(() -> db.sql("BEGIN").close())).isEqualTo(SqlState.FEATURE_NOT_SUPPORTED);
-      assertThat(rows(db, "SELECT count(*) FROM q")).containsExactly("2");
+      assertThat(Rows.of(db, "SELECT count(*) FROM q")).containsExactly("2");
       assertThat(state(() -> s.sql("SAVEPOINT x").close())).isEqualTo(SqlState.NO_ACTIVE_SQL_TRANSACTION);
       assertThat(state(() -> s.sql("BEGIN ISOLATION LEVEL SOMETIMES").close())).isEqualTo("42601");
     }
@@ -364,10 +341,10 @@ class TransactionTest {
         tx.sql("INSERT INTO d2 VALUES (1)").close();
         tx.sql("CREATE TABLE d3 (id int)").close(); // a table the block has not written: at once too
         tx.sql("INSERT INTO d3 VALUES (3)").close();
-        assertThat(rows(db, "SELECT count(*) FROM d3")).containsExactly("0");
+        assertThat(Rows.of(db, "SELECT count(*) FROM d3")).containsExactly("0");
         tx.commit();
       }
-      assertThat(rows(db, "SELECT (SELECT id FROM d2), (SELECT id FROM d3)")).containsExactly("1|3");
+      assertThat(Rows.of(db, "SELECT (SELECT id FROM d2), (SELECT id FROM d3)")).containsExactly("1|3");
       try (Transaction tx = db.begin()) {
         tx.sql("INSERT INTO d2 VALUES (2)").close();
         // DDL on a table the block changed would commit beside changes it may roll back
@@ -377,19 +354,19 @@ class TransactionTest {
         assertThatThrownBy(tx::commit).isInstanceOf(FloeException.class)
             .satisfies(e -> assertThat(((FloeException) e).sqlState()).isEqualTo(SqlState.IN_FAILED_SQL_TRANSACTION));
       }
-      assertThat(rows(db, "SELECT count(*) FROM d2")).containsExactly("1");
+      assertThat(Rows.of(db, "SELECT count(*) FROM d2")).containsExactly("1");
       try (Transaction tx = db.begin()) {
         tx.sql("INSERT INTO d VALUES (5)").close();
         tx.sql("ALTER TABLE d2 ADD COLUMN x int").close(); // not written by this block: at once
         tx.sql("INSERT INTO d2 VALUES (7, 8)").close(); // the block sees the new column
         tx.commit();
       }
-      assertThat(rows(db, "SELECT count(*), max(x) FROM d2")).containsExactly("2|8");
+      assertThat(Rows.of(db, "SELECT count(*), max(x) FROM d2")).containsExactly("2|8");
       try (Transaction tx = db.beginReadOnly()) {
         assertThatThrownBy(() -> tx.sql("INSERT INTO d VALUES (1)")).isInstanceOf(FloeException.class)
             .satisfies(e -> assertThat(((FloeException) e).sqlState()).isEqualTo(SqlState.READ_ONLY_SQL_TRANSACTION));
       }
-      assertThat(rows(db, "SELECT count(*) FROM d")).containsExactly("1"); // the 5 from the block above
+      assertThat(Rows.of(db, "SELECT count(*) FROM d")).containsExactly("1"); // the 5 from the block above
     }
   }
 }
