@@ -35,8 +35,6 @@ final class PointQueries {
   /** A point query is short; longer statements are not tokenized a second time to find out. */
   private static final int MAX_TEXT = 4096;
 
-  /** Switched off by tests that compare both paths. */
-  static volatile boolean enabled = true;
   /** Point queries answered here (tests check that the path they compare was taken). */
   static final java.util.concurrent.atomic.AtomicLong served = new java.util.concurrent.atomic.AtomicLong();
   /** Table references read as the rows a point read found (Relations.TableRelation). */
@@ -57,7 +55,7 @@ final class PointQueries {
 
   /** The result of {@code q} read in the JVM, or empty when the general path must run it. */
   static Optional<dev.floe.Result> run(SessionContext session, String sql, Relations relations) {
-    if (!enabled || sql.length() > MAX_TEXT) {
+    if (!session.pointReads() || sql.length() > MAX_TEXT) {
       return Optional.empty();
     }
     Shape shape = parse(sql);

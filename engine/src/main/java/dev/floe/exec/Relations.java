@@ -57,6 +57,8 @@ final class Relations implements QueryBinder.Resolver {
 
   /** Where metadata tables' rows go (the statement's DuckDB connection). */
   private final dev.floe.read.RowStage stage;
+  /** Whether a key lookup may read its rows in the JVM (the session's {@code floe.point_reads}). */
+  private final boolean pointReads;
 
   /** Evaluates a constant SQL expression (time-travel targets) to a Java value. */
   interface Evaluator {
@@ -68,7 +70,9 @@ final class Relations implements QueryBinder.Resolver {
    */
   Relations(Tables tables, ScanPlanner planner, ScanFiles files, String defaultSchema, Evaluator evaluator,
       java.util.function.Function<List<String>, Optional<String>> system, Tails tails,
-      java.util.function.Consumer<TailLog.Pin> pinned, boolean clientSql, dev.floe.read.RowStage stage) {
+      java.util.function.Consumer<TailLog.Pin> pinned, boolean clientSql, dev.floe.read.RowStage stage,
+      boolean pointReads) {
+    this.pointReads = pointReads;
     this.clientSql = clientSql;
     this.stage = stage;
     this.system = system;
@@ -107,7 +111,7 @@ final class Relations implements QueryBinder.Resolver {
     if (target != null && parts.size() == 1 && parts.get(0).equals(TARGET)) {
       Table t = table(target).orElseThrow(() -> FloeException.undefinedTable(target.name()));
       targetRelation = new TableRelation(planner, files, t, Optional.ofNullable(t.currentSnapshot()), t.schema(),
-          false, qualified(target), true, Optional.empty());
+          false, qualified(target), true, Optional.empty(), Optional.empty(), pointReads);
       return Optional.of(targetRelation);
     }
     Optional<String> systemSql = system.apply(parts);
@@ -150,7 +154,7 @@ final class Relations implements QueryBinder.Resolver {
     Schema schema = historic && snapshot.isPresent() ? ScanPlan.schemaOf(t, snapshot.get()) : t.schema();
     Optional<Table> published = tails == null ? Optional.empty() : tails.publishedTier(t, snapshot, historic);
     return Optional.of(new TableRelation(planner, files, t, snapshot, schema, historic, qualified(id.get()), false,
-        unsealed, published));
+        unsealed, published, pointReads));
   }
 
   /**
@@ -276,17 +280,15 @@ final class Relations implements QueryBinder.Resolver {
     final Optional<TailLog.Pin> unsealed;
     /** A log's published table on object storage, as of the version this snapshot names. */
     final Optional<Table> published;
+    /** Whether a key lookup may read its rows in the JVM ({@link #pointRows}). */
+    final boolean pointReads;
     ScanPlan lastPlan;
     Expression lastFilter;
 
     TableRelation(ScanPlanner planner, ScanFiles files, Table table, Optional<Snapshot> snapshot, Schema schema,
-        boolean historic, List<String> name, boolean rowIds, Optional<TailLog.Pin> unsealed) {
-      this(planner, files, table, snapshot, schema, historic, name, rowIds, unsealed, Optional.empty());
-    }
-
-    TableRelation(ScanPlanner planner, ScanFiles files, Table table, Optional<Snapshot> snapshot, Schema schema,
         boolean historic, List<String> name, boolean rowIds, Optional<TailLog.Pin> unsealed,
-        Optional<Table> published) {
+        Optional<Table> published, boolean pointReads) {
+      this.pointReads = pointReads;
       this.published = published;
       this.rowIds = rowIds;
       this.unsealed = unsealed;
@@ -352,7 +354,7 @@ final class Relations implements QueryBinder.Resolver {
      * match (docs/decisions/0005-point-reads.md).
      */
     private Optional<String> pointRows(Expression filter) {
-      if (!PointQueries.enabled) {
+      if (!pointReads) {
         return Optional.empty();
       }
       for (UnboundPredicate<?> p : equalities(filter, new ArrayList<>())) {

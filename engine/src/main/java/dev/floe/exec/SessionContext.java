@@ -151,6 +151,15 @@ public final class SessionContext implements AutoCloseable {
     }
   }
 
+  /**
+   * Whether key lookups may read their rows in the JVM (docs/decisions/0005-point-reads.md): the
+   * {@code floe.point_reads} setting, on unless set to {@code off} (as PostgreSQL's {@code enable_*} planner
+   * settings switch a path off, to compare or to work around it).
+   */
+  boolean pointReads() {
+    return !"off".equalsIgnoreCase(settings.get("floe.point_reads"));
+  }
+
   /** Where NOTICE and WARNING messages (e.g. "relation already exists, skipping") go. */
   public void onNotice(Consumer<dev.floe.Notice> sink) {
     this.notices = sink;
@@ -537,7 +546,7 @@ public final class SessionContext implements AutoCloseable {
       QueryBinder.Bound inner = QueryBinder.bind("SELECT " + expression, 0, this::serializeSql, relations[0]);
       return evaluate(inner.sql().substring("SELECT ".length()));
     }, parts -> PgCatalog.systemName(parts).isPresent() ? engine.pgCatalog().relation(parts) : java.util.Optional.empty(),
-        engine.tails(), pins::add, client && !floeSql, new StagedRows(duck));
+        engine.tails(), pins::add, client && !floeSql, new StagedRows(duck), pointReads());
     return relations[0];
   }
 

@@ -15,7 +15,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -29,9 +28,9 @@ class PointQueryTest {
   @TempDir
   Path dir;
 
-  @AfterEach
-  void restore() {
-    PointQueries.enabled = true;
+  /** Switches the session's point reads off or on (the floe.point_reads setting), to compare both paths. */
+  private static void pointReads(dev.floe.Session s, boolean on) {
+    s.setSettings(java.util.Map.of("floe.point_reads", on ? "on" : "off"));
   }
 
   private static final String COLUMNS = "id bigint, i int, s smallint, name text, v varchar(20), u uuid, b boolean,"
@@ -164,12 +163,14 @@ class PointQueryTest {
     for (int q = 0; q < count; q++) {
       Object[] k = keys.get(rnd.nextInt(keys.size()));
       String sql = lookup(rnd, table, (String) k[0], (String) k[1], k[2]);
-      PointQueries.enabled = false;
+      pointReads(s, false);
+      long servedOff = PointQueries.served.get();
       Outcome expected = run(s, sql, false);
       int limit = sql.lastIndexOf(" LIMIT ");
       // LIMIT without ORDER BY may give any of the rows: the same number, each one of all the rows
       Outcome all = limit < 0 ? expected : run(s, sql.substring(0, limit), false);
-      PointQueries.enabled = true;
+      assertThat(PointQueries.served.get()).as("no point read with floe.point_reads off").isEqualTo(servedOff);
+      pointReads(s, true);
       for (boolean arrow : new boolean[] {false, true}) {
         Outcome got = run(s, sql, arrow);
         if (limit < 0) {
@@ -250,9 +251,9 @@ class PointQueryTest {
         s.sql("ALTER TABLE " + t + " ALTER COLUMN i TYPE bigint").close();
         s.sql("ALTER TABLE " + t + " ADD COLUMN extra int").close();
         s.sql("INSERT INTO " + t + " (id, i, name, extra) VALUES (5000, 1, 'late', 9)").close();
-        PointQueries.enabled = false;
+        pointReads(s, false);
         Outcome expected = run(s, "SELECT * FROM " + t + " WHERE id = 5000", false);
-        PointQueries.enabled = true;
+        pointReads(s, true);
         assertThat(run(s, "SELECT * FROM " + t + " WHERE id = 5000", false)).isEqualTo(expected);
         assertThat(expected.rows()).hasSize(1);
         assertThat(run(s, "SELECT id, name FROM " + t + " WHERE id = 12", false)).isEqualTo(
@@ -262,11 +263,11 @@ class PointQueryTest {
   }
 
   private static Outcome runWithout(Session s, String sql) {
-    PointQueries.enabled = false;
+    pointReads(s, false);
     try {
       return run(s, sql, false);
     } finally {
-      PointQueries.enabled = true;
+      pointReads(s, true);
     }
   }
 
