@@ -1,5 +1,7 @@
 package dev.floe.sql;
 
+import static dev.floe.sql.TokenCursor.unexpected;
+
 import dev.floe.FloeException;
 import dev.floe.SqlState;
 import dev.floe.SqlType;
@@ -57,13 +59,10 @@ public final class Parser {
       Set.of("copy", "reset", "grant", "revoke", "vacuum", "analyze", "call",
           "prepare", "execute", "deallocate", "listen", "notify", "lock", "comment", "discard");
 
-  private final String sql;
-  private final List<Token> tokens;
-  private int i;
+  private final TokenCursor in;
 
   private Parser(String sql) {
-    this.sql = sql;
-    this.tokens = Lexer.tokenize(sql);
+    this.in = new TokenCursor(sql);
   }
 
   /** Parses one statement (no trailing semicolon handling: use {@link SqlScript} for scripts). */
@@ -75,15 +74,15 @@ public final class Parser {
   public static SqlType parseType(String text) {
     Parser p = new Parser(text);
     SqlType t = p.type();
-    p.expectEnd();
+    p.in.expectEnd();
     return t;
   }
 
   /** Parses a possibly qualified object name such as {@code s.t} or {@code "My Table"}. */
   public static QualifiedName parseName(String text) {
     Parser p = new Parser(text);
-    QualifiedName name = p.qualifiedName();
-    p.expectEnd();
+    QualifiedName name = p.in.qualifiedName();
+    p.in.expectEnd();
     return name;
   }
 
@@ -91,37 +90,37 @@ public final class Parser {
   public static PartitionField parsePartitionField(String text, int position) {
     Parser p = new Parser(text);
     PartitionField f = p.partitionField();
-    p.expectEnd();
+    p.in.expectEnd();
     return new PartitionField(f.transform(), f.column(), f.argument(), position);
   }
 
   /** Parses a sort field written as text, e.g. {@code ts DESC NULLS LAST}. */
   public static SortField parseSortField(String text, int position) {
     Parser p = new Parser(text);
-    String column = p.identifier();
+    String column = p.in.identifier();
     boolean desc = false;
-    if (p.acceptKeyword("desc")) {
+    if (p.in.acceptKeyword("desc")) {
       desc = true;
     } else {
-      p.acceptKeyword("asc");
+      p.in.acceptKeyword("asc");
     }
     boolean nullsFirst = !desc;
-    if (p.acceptKeyword("nulls")) {
-      if (p.acceptKeyword("first")) {
+    if (p.in.acceptKeyword("nulls")) {
+      if (p.in.acceptKeyword("first")) {
         nullsFirst = true;
       } else {
-        p.expectKeyword("last");
+        p.in.expectKeyword("last");
         nullsFirst = false;
       }
     }
-    p.expectEnd();
+    p.in.expectEnd();
     return new SortField(column, desc, nullsFirst, position);
   }
 
   // ------------------------------------------------------------------ statements
 
   private Statement statement() {
-    Token first = peek();
+    Token first = in.peek();
     if (first.type() == Token.Type.EOF) {
       throw FloeException.syntax("empty statement", 1);
     }
@@ -132,7 +131,7 @@ public final class Parser {
       }
     }
     if (first.isOp("(") || (first.type() == Token.Type.IDENT && QUERY_STARTS.contains(first.value()))) {
-      return new Query(sql, 0);
+      return new Query(in.sql(), 0);
     }
     if (first.type() != Token.Type.IDENT) {
       throw unexpected(first);
@@ -150,16 +149,16 @@ public final class Parser {
       case "show" -> show();
       case "begin", "start", "commit", "end", "rollback", "abort", "savepoint", "release" -> transactionControl();
       case "set" -> {
-        if (peekAt(1).isKeyword("transaction")) {
+        if (in.peekAt(1).isKeyword("transaction")) {
           yield transactionControl();
         }
         throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "SET is not supported yet", null, null,
             first.position(), null);
       }
       case "describe", "desc" -> {
-        next();
-        QualifiedName name = qualifiedName();
-        expectEnd();
+        in.next();
+        QualifiedName name = in.qualifiedName();
+        in.expectEnd();
         yield new Describe(name);
       }
       default -> {
@@ -177,6 +176,9 @@ public final class Parser {
    * {@code INSERT INTO t ... WITH ctes query}. Null if the WITH is an ordinary query.
    */
   private Statement withInsert() {
+    String sql = in.sql();
+    List<Token> tokens = in.tokens();
+    int i = in.index();
     int depth = 0;
     for (int k = i; k < tokens.size(); k++) {
       Token t = tokens.get(k);
@@ -198,7 +200,7 @@ public final class Parser {
         // WITH ctes UPDATE/DELETE/MERGE ...: the CTEs are visible to the statement's FROM, USING and
         // source, as in PostgreSQL.
         Fragment ctes = new Fragment(sql.substring(tokens.get(i).start(), t.start()), tokens.get(i).start());
-        i = k;
+        in.seek(k);
         Statement inner = statement();
         if (inner instanceof Delete d) {
           return new Delete(d.table(), d.alias(), d.using(), d.where(), d.returning(), Optional.of(ctes));
@@ -225,9 +227,9 @@ public final class Parser {
   }
 
   private Statement explain() {
-    expectKeyword("explain");
-    boolean analyze = acceptKeyword("analyze") || acceptKeyword("analyse");
-    Token start = peek();
+    in.expectKeyword("explain");
+    boolean analyze = in.acceptKeyword("analyze") || in.acceptKeyword("analyse");
+    Token start = in.peek();
     if (start.type() == Token.Type.EOF) {
       throw unexpected(start);
     }
@@ -235,41 +237,41 @@ public final class Parser {
       throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "EXPLAIN is supported for queries only",
           null, null, start.position(), null);
     }
-    return new Explain(analyze, new Query(sql.substring(start.start()), start.start()));
+    return new Explain(analyze, new Query(in.sql().substring(start.start()), start.start()));
   }
 
   private Statement create() {
-    expectKeyword("create");
-    if (acceptKeyword("schema")) {
+    in.expectKeyword("create");
+    if (in.acceptKeyword("schema")) {
       boolean ifNotExists = ifNotExists();
-      QualifiedName name = qualifiedName();
-      expectEnd();
+      QualifiedName name = in.qualifiedName();
+      in.expectEnd();
       return new CreateSchema(name, ifNotExists);
     }
-    if (acceptKeyword("sequence")) {
+    if (in.acceptKeyword("sequence")) {
       return createSequence();
     }
-    if (peek().isKeyword("or") || peek().isKeyword("temp") || peek().isKeyword("temporary")
-        || peek().isKeyword("view") || peek().isKeyword("index") || peek().isKeyword("unique")) {
+    if (in.peek().isKeyword("or") || in.peek().isKeyword("temp") || in.peek().isKeyword("temporary")
+        || in.peek().isKeyword("view") || in.peek().isKeyword("index") || in.peek().isKeyword("unique")) {
       throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED,
-          "CREATE " + peek().text().toUpperCase() + " is not supported", null, null, peek().position(), null);
+          "CREATE " + in.peek().text().toUpperCase() + " is not supported", null, null, in.peek().position(), null);
     }
-    expectKeyword("table");
+    in.expectKeyword("table");
     return createTable();
   }
 
   /** Sequence options: START [WITH] n is kept; AS type, CACHE, NO CYCLE, ... are accepted; other steps refused. */
   private Statement createSequence() {
     boolean ifNotExists = ifNotExists();
-    QualifiedName name = qualifiedName();
+    QualifiedName name = in.qualifiedName();
     long start = 1;
-    while (peek().type() != Token.Type.EOF && !peek().isOp(";")) {
-      Token t = next();
+    while (in.peek().type() != Token.Type.EOF && !in.peek().isOp(";")) {
+      Token t = in.next();
       if (t.isKeyword("start")) {
-        acceptKeyword("with");
+        in.acceptKeyword("with");
         start = signedLong();
       } else if (t.isKeyword("increment")) {
-        acceptKeyword("by");
+        in.acceptKeyword("by");
         long by = signedLong();
         if (by != 1) {
           throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "sequences advance by 1 only", null, null,
@@ -284,13 +286,13 @@ public final class Parser {
         throw unexpected(t);
       }
     }
-    expectEnd();
+    in.expectEnd();
     return new CreateSequence(name, ifNotExists, start);
   }
 
   private long signedLong() {
-    boolean negative = acceptOp("-");
-    Token t = next();
+    boolean negative = in.acceptOp("-");
+    Token t = in.next();
     if (t.type() != Token.Type.NUMBER) {
       throw unexpected(t);
     }
@@ -303,49 +305,49 @@ public final class Parser {
 
   private Statement createTable() {
     boolean ifNotExists = ifNotExists();
-    QualifiedName name = qualifiedName();
+    QualifiedName name = in.qualifiedName();
     List<ColumnDef> columns = new ArrayList<>();
     List<String> primaryKey = new ArrayList<>();
     List<String> ctasColumns = new ArrayList<>();
-    if (acceptOp("(")) {
+    if (in.acceptOp("(")) {
       boolean onlyNames = true;
-      int save = i;
+      int save = in.index();
       // CREATE TABLE t (a, b) AS SELECT ... names the query's columns.
       do {
-        if (!peek().isIdentifier()) {
+        if (!in.peek().isIdentifier()) {
           onlyNames = false;
           break;
         }
-        next();
-      } while (acceptOp(","));
-      onlyNames = onlyNames && peek().isOp(")");
-      i = save;
+        in.next();
+      } while (in.acceptOp(","));
+      onlyNames = onlyNames && in.peek().isOp(")");
+      in.seek(save);
       if (onlyNames) {
         do {
-          ctasColumns.add(identifier());
-        } while (acceptOp(","));
+          ctasColumns.add(in.identifier());
+        } while (in.acceptOp(","));
       } else {
         do {
           tableElement(columns, primaryKey);
-        } while (acceptOp(","));
+        } while (in.acceptOp(","));
       }
-      expectOp(")");
+      in.expectOp(")");
     }
     acceptUsingIceberg();
     List<PartitionField> partitioning = new ArrayList<>();
     Map<String, PropertyValue> properties = new LinkedHashMap<>();
     while (true) {
-      if (acceptKeyword("partitioned")) {
-        expectKeyword("by");
-        expectOp("(");
+      if (in.acceptKeyword("partitioned")) {
+        in.expectKeyword("by");
+        in.expectOp("(");
         do {
           partitioning.add(partitionField());
-        } while (acceptOp(","));
-        expectOp(")");
-      } else if (peek().isKeyword("with") && peekAt(1).isOp("(")) {
-        next();
+        } while (in.acceptOp(","));
+        in.expectOp(")");
+      } else if (in.peek().isKeyword("with") && in.peekAt(1).isOp("(")) {
+        in.next();
         properties.putAll(properties());
-      } else if (acceptKeyword("tblproperties")) {
+      } else if (in.acceptKeyword("tblproperties")) {
         properties.putAll(properties());
       } else {
         break;
@@ -353,10 +355,11 @@ public final class Parser {
     }
     Optional<Query> asQuery = Optional.empty();
     boolean withData = true;
-    if (acceptKeyword("as")) {
-      Token start = peek();
-      int end = sql.length();
+    if (in.acceptKeyword("as")) {
+      Token start = in.peek();
+      int end = in.sql().length();
       // Trailing WITH [NO] DATA belongs to CREATE TABLE AS, not to the query.
+      List<Token> tokens = in.tokens();
       int n = tokens.size();
       if (n >= 3 && tokens.get(n - 2).isKeyword("data")) {
         Token with = tokens.get(n - 3);
@@ -369,8 +372,8 @@ public final class Parser {
           end = with.start();
         }
       }
-      asQuery = Optional.of(new Query(sql.substring(start.start(), end), start.start()));
-      i = n - 1;
+      asQuery = Optional.of(new Query(in.sql().substring(start.start(), end), start.start()));
+      in.seek(n - 1);
     } else {
       if (!ctasColumns.isEmpty() || columns.isEmpty()) {
         throw new FloeException(SqlState.INVALID_TABLE_DEFINITION,
@@ -378,15 +381,15 @@ public final class Parser {
             name.position(), null);
       }
     }
-    expectEnd();
+    in.expectEnd();
     return new CreateTable(name, ifNotExists, columns, ctasColumns, partitioning, primaryKey, properties, asQuery,
         withData);
   }
 
   private void acceptUsingIceberg() {
-    if (peek().isKeyword("using")) {
-      Token using = next();
-      Token format = next();
+    if (in.peek().isKeyword("using")) {
+      Token using = in.next();
+      Token format = in.next();
       if (!format.isIdentifier() || !format.value().equalsIgnoreCase("iceberg")) {
         throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "tables are Iceberg tables; USING "
             + format.text() + " is not supported", null, null, using.position(), null);
@@ -395,42 +398,42 @@ public final class Parser {
   }
 
   private void tableElement(List<ColumnDef> columns, List<String> primaryKey) {
-    if (peek().isKeyword("constraint")) {
-      next();
-      identifier();
+    if (in.peek().isKeyword("constraint")) {
+      in.next();
+      in.identifier();
     }
-    if (peek().isKeyword("primary") && peekAt(1).isKeyword("key")) {
-      next();
-      next();
-      expectOp("(");
+    if (in.peek().isKeyword("primary") && in.peekAt(1).isKeyword("key")) {
+      in.next();
+      in.next();
+      in.expectOp("(");
       do {
-        primaryKey.add(identifier());
-      } while (acceptOp(","));
-      expectOp(")");
+        primaryKey.add(in.identifier());
+      } while (in.acceptOp(","));
+      in.expectOp(")");
       return;
     }
-    if (peek().isKeyword("unique") || peek().isKeyword("check") || peek().isKeyword("foreign")) {
+    if (in.peek().isKeyword("unique") || in.peek().isKeyword("check") || in.peek().isKeyword("foreign")) {
       throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED,
-          peek().text().toUpperCase() + " constraints are not supported", null, null, peek().position(), null);
+          in.peek().text().toUpperCase() + " constraints are not supported", null, null, in.peek().position(), null);
     }
     columns.add(columnDef(primaryKey));
   }
 
   private ColumnDef columnDef(List<String> primaryKey) {
-    Token nameToken = peek();
-    String name = identifier();
+    Token nameToken = in.peek();
+    String name = in.identifier();
     Optional<String> identity = Optional.empty();
     SqlType type;
     boolean notNull = false;
     // serial types: an integer column whose default is the next value of its own sequence
-    SqlType serial = switch (peek().type() == Token.Type.IDENT ? peek().value() : "") {
+    SqlType serial = switch (in.peek().type() == Token.Type.IDENT ? in.peek().value() : "") {
       case "serial", "serial4" -> SqlType.INTEGER;
       case "bigserial", "serial8" -> SqlType.BIGINT;
       case "smallserial", "serial2" -> SqlType.SMALLINT;
       default -> null;
     };
     if (serial != null) {
-      next();
+      in.next();
       type = serial;
       identity = Optional.of("serial");
       notNull = true;
@@ -439,26 +442,26 @@ public final class Parser {
     }
     Optional<String> defaultSql = Optional.empty();
     while (true) {
-      if (peek().isKeyword("generated") && peekAt(1).isKeyword("always") || peek().isKeyword("generated")
-          && peekAt(1).isKeyword("by")) {
-        next();
-        if (acceptKeyword("always")) {
+      if (in.peek().isKeyword("generated") && in.peekAt(1).isKeyword("always") || in.peek().isKeyword("generated")
+          && in.peekAt(1).isKeyword("by")) {
+        in.next();
+        if (in.acceptKeyword("always")) {
           identity = Optional.of("always");
         } else {
-          next();
-          expectKeyword("default");
+          in.next();
+          in.expectKeyword("default");
           identity = Optional.of("by default");
         }
-        expectKeyword("as");
-        if (peek().isOp("(")) {
+        in.expectKeyword("as");
+        if (in.peek().isOp("(")) {
           throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "generated columns are not supported", null,
-              "Compute the value in the INSERT, or in a view of the query.", peek().position(), null);
+              "Compute the value in the INSERT, or in a view of the query.", in.peek().position(), null);
         }
-        expectKeyword("identity");
-        if (acceptOp("(")) {
+        in.expectKeyword("identity");
+        if (in.acceptOp("(")) {
           int depth = 1; // sequence options (START WITH, INCREMENT BY, ...) are accepted, not applied
           while (depth > 0) {
-            Token t = next();
+            Token t = in.next();
             if (t.type() == Token.Type.EOF) {
               throw unexpected(t);
             }
@@ -468,27 +471,27 @@ public final class Parser {
         notNull = true;
         continue;
       }
-      if (acceptKeyword("not")) {
-        expectKeyword("null");
+      if (in.acceptKeyword("not")) {
+        in.expectKeyword("null");
         notNull = true;
-      } else if (acceptKeyword("null")) {
+      } else if (in.acceptKeyword("null")) {
         notNull = false;
-      } else if (acceptKeyword("default")) {
+      } else if (in.acceptKeyword("default")) {
         defaultSql = Optional.of(expressionText(Set.of("not", "null", "primary", "constraint", "references",
             "check", "unique", "default", "generated")));
-      } else if (peek().isKeyword("primary")) {
-        next();
-        expectKeyword("key");
+      } else if (in.peek().isKeyword("primary")) {
+        in.next();
+        in.expectKeyword("key");
         primaryKey.add(name);
         notNull = true;
-      } else if (peek().isKeyword("constraint")) {
-        next();
-        identifier();
-      } else if (peek().isKeyword("references") || peek().isKeyword("check") || peek().isKeyword("unique")
-          || peek().isKeyword("generated") || peek().isKeyword("collate")) {
+      } else if (in.peek().isKeyword("constraint")) {
+        in.next();
+        in.identifier();
+      } else if (in.peek().isKeyword("references") || in.peek().isKeyword("check") || in.peek().isKeyword("unique")
+          || in.peek().isKeyword("generated") || in.peek().isKeyword("collate")) {
         throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED,
-            peek().text().toUpperCase() + " is not supported in column definitions", null, null,
-            peek().position(), null);
+            in.peek().text().toUpperCase() + " is not supported in column definitions", null, null,
+            in.peek().position(), null);
       } else {
         break;
       }
@@ -503,10 +506,10 @@ public final class Parser {
   /** The source text of an expression, up to a top-level comma, closing parenthesis or stop keyword. */
   private String expressionText(Set<String> stopKeywords) {
     int depth = 0;
-    Token start = peek();
+    Token start = in.peek();
     Token last = null;
     while (true) {
-      Token t = peek();
+      Token t = in.peek();
       if (t.type() == Token.Type.EOF) {
         break;
       }
@@ -519,18 +522,18 @@ public final class Parser {
       } else if (t.isOp(")") || t.isOp("]")) {
         depth--;
       }
-      last = next();
+      last = in.next();
     }
     if (last == null) {
       throw unexpected(start);
     }
-    return sql.substring(start.start(), last.end());
+    return in.sql().substring(start.start(), last.end());
   }
 
   private PartitionField partitionField() {
-    Token start = peek();
-    String name = identifier();
-    if (!acceptOp("(")) {
+    Token start = in.peek();
+    String name = in.identifier();
+    if (!in.acceptOp("(")) {
       return new PartitionField("identity", name, Optional.empty(), start.position());
     }
     String transform = switch (name) {
@@ -549,9 +552,9 @@ public final class Parser {
     String column = null;
     Integer argument = null;
     do {
-      Token t = peek();
+      Token t = in.peek();
       if (t.type() == Token.Type.NUMBER) {
-        next();
+        in.next();
         try {
           argument = Integer.parseInt(t.value());
         } catch (NumberFormatException e) {
@@ -559,10 +562,10 @@ public final class Parser {
               null, null, t.position(), null);
         }
       } else {
-        column = identifier();
+        column = in.identifier();
       }
-    } while (acceptOp(","));
-    expectOp(")");
+    } while (in.acceptOp(","));
+    in.expectOp(")");
     if (column == null) {
       throw new FloeException(SqlState.INVALID_TABLE_DEFINITION,
           "partition transform " + transform + " needs a column", null, null, start.position(), null);
@@ -583,26 +586,26 @@ public final class Parser {
   }
 
   private Map<String, PropertyValue> properties() {
-    expectOp("(");
+    in.expectOp("(");
     Map<String, PropertyValue> props = new LinkedHashMap<>();
-    if (acceptOp(")")) {
+    if (in.acceptOp(")")) {
       return props;
     }
     do {
-      Token keyToken = peek();
+      Token keyToken = in.peek();
       String key = propertyKey();
-      expectOp("=");
+      in.expectOp("=");
       if (props.put(key, propertyValue()) != null) {
         throw new FloeException(SqlState.SYNTAX_ERROR, "property \"" + key + "\" is given twice", null, null,
             keyToken.position(), null);
       }
-    } while (acceptOp(","));
-    expectOp(")");
+    } while (in.acceptOp(","));
+    in.expectOp(")");
     return props;
   }
 
   private String propertyKey() {
-    Token t = next();
+    Token t = in.next();
     if (t.type() == Token.Type.STRING) {
       return t.value();
     }
@@ -610,9 +613,9 @@ public final class Parser {
       throw unexpected(t);
     }
     StringBuilder key = new StringBuilder(t.value());
-    while (peek().isOp(".")) {
-      next();
-      Token part = next();
+    while (in.peek().isOp(".")) {
+      in.next();
+      Token part = in.next();
       if (!part.isIdentifier()) {
         throw unexpected(part);
       }
@@ -622,25 +625,25 @@ public final class Parser {
   }
 
   private PropertyValue propertyValue() {
-    Token t = next();
-    if (t.isKeyword("array") && peek().isOp("[")) {
-      next();
+    Token t = in.next();
+    if (t.isKeyword("array") && in.peek().isOp("[")) {
+      in.next();
       List<String> values = new ArrayList<>();
-      if (!peek().isOp("]")) {
+      if (!in.peek().isOp("]")) {
         do {
-          Token v = next();
+          Token v = in.next();
           if (v.type() != Token.Type.STRING) {
             throw new FloeException(SqlState.SYNTAX_ERROR, "ARRAY property values must be string literals",
                 null, null, v.position(), null);
           }
           values.add(v.value());
-        } while (acceptOp(","));
+        } while (in.acceptOp(","));
       }
-      expectOp("]");
+      in.expectOp("]");
       return PropertyValue.ofArray(values, t.position());
     }
-    if (t.isOp("-") && peek().type() == Token.Type.NUMBER) {
-      return PropertyValue.of("-" + next().value(), t.position());
+    if (t.isOp("-") && in.peek().type() == Token.Type.NUMBER) {
+      return PropertyValue.of("-" + in.next().value(), t.position());
     }
     return switch (t.type()) {
       case STRING, NUMBER, IDENT, QUOTED_IDENT -> PropertyValue.of(t.value(), t.position());
@@ -649,69 +652,69 @@ public final class Parser {
   }
 
   private Statement drop() {
-    expectKeyword("drop");
-    if (acceptKeyword("schema")) {
+    in.expectKeyword("drop");
+    if (in.acceptKeyword("schema")) {
       boolean ifExists = ifExists();
       List<QualifiedName> names = new ArrayList<>();
       do {
-        names.add(qualifiedName());
-      } while (acceptOp(","));
+        names.add(in.qualifiedName());
+      } while (in.acceptOp(","));
       boolean cascade = false;
-      if (acceptKeyword("cascade")) {
+      if (in.acceptKeyword("cascade")) {
         cascade = true;
       } else {
-        acceptKeyword("restrict");
+        in.acceptKeyword("restrict");
       }
-      expectEnd();
+      in.expectEnd();
       return new DropSchema(names, ifExists, cascade);
     }
-    if (acceptKeyword("sequence")) {
+    if (in.acceptKeyword("sequence")) {
       boolean ifExists = ifExists();
       List<QualifiedName> names = new ArrayList<>();
       do {
-        names.add(qualifiedName());
-      } while (acceptOp(","));
-      if (!acceptKeyword("cascade")) {
-        acceptKeyword("restrict");
+        names.add(in.qualifiedName());
+      } while (in.acceptOp(","));
+      if (!in.acceptKeyword("cascade")) {
+        in.acceptKeyword("restrict");
       }
-      expectEnd();
+      in.expectEnd();
       return new DropSequence(names, ifExists);
     }
-    expectKeyword("table");
+    in.expectKeyword("table");
     boolean ifExists = ifExists();
     List<QualifiedName> names = new ArrayList<>();
     do {
-      names.add(qualifiedName());
-    } while (acceptOp(","));
+      names.add(in.qualifiedName());
+    } while (in.acceptOp(","));
     boolean purge = false;
     while (true) {
-      if (acceptKeyword("purge")) {
+      if (in.acceptKeyword("purge")) {
         purge = true;
-      } else if (!acceptKeyword("cascade") && !acceptKeyword("restrict")) {
+      } else if (!in.acceptKeyword("cascade") && !in.acceptKeyword("restrict")) {
         break;
       }
     }
-    expectEnd();
+    in.expectEnd();
     return new DropTable(names, ifExists, purge);
   }
 
   private Statement alter() {
-    expectKeyword("alter");
-    expectKeyword("table");
+    in.expectKeyword("alter");
+    in.expectKeyword("table");
     boolean ifExists = ifExists();
-    QualifiedName name = qualifiedName();
+    QualifiedName name = in.qualifiedName();
     List<AlterAction> actions = new ArrayList<>();
     do {
       actions.add(alterAction());
-    } while (acceptOp(","));
-    expectEnd();
+    } while (in.acceptOp(","));
+    in.expectEnd();
     return new AlterTable(name, ifExists, actions);
   }
 
   private AlterAction alterAction() {
-    Token t = peek();
-    if (acceptKeyword("add")) {
-      acceptKeyword("column");
+    Token t = in.peek();
+    if (in.acceptKeyword("add")) {
+      in.acceptKeyword("column");
       boolean ifNotExists = ifNotExists();
       List<String> pk = new ArrayList<>();
       ColumnDef def = columnDef(pk);
@@ -721,116 +724,117 @@ public final class Parser {
       }
       return new AddColumn(def, ifNotExists);
     }
-    if (acceptKeyword("drop")) {
-      acceptKeyword("column");
+    if (in.acceptKeyword("drop")) {
+      in.acceptKeyword("column");
       boolean ifExists = ifExists();
-      Token col = peek();
-      String name = identifier();
-      acceptKeyword("cascade");
-      acceptKeyword("restrict");
+      Token col = in.peek();
+      String name = in.identifier();
+      in.acceptKeyword("cascade");
+      in.acceptKeyword("restrict");
       return new DropColumn(name, ifExists, col.position());
     }
-    if (acceptKeyword("rename")) {
-      if (acceptKeyword("to")) {
-        return new RenameTable(qualifiedName());
+    if (in.acceptKeyword("rename")) {
+      if (in.acceptKeyword("to")) {
+        return new RenameTable(in.qualifiedName());
       }
-      acceptKeyword("column");
-      Token col = peek();
-      String from = identifier();
-      expectKeyword("to");
-      String to = identifier();
+      in.acceptKeyword("column");
+      Token col = in.peek();
+      String from = in.identifier();
+      in.expectKeyword("to");
+      String to = in.identifier();
       return new RenameColumn(from, to, col.position());
     }
-    if (acceptKeyword("alter")) {
-      acceptKeyword("column");
-      Token col = peek();
-      String name = identifier();
-      if (acceptKeyword("drop")) {
-        expectKeyword("not");
-        expectKeyword("null");
+    if (in.acceptKeyword("alter")) {
+      in.acceptKeyword("column");
+      Token col = in.peek();
+      String name = in.identifier();
+      if (in.acceptKeyword("drop")) {
+        in.expectKeyword("not");
+        in.expectKeyword("null");
         return new DropNotNull(name, col.position());
       }
-      if (peek().isKeyword("set") && peekAt(1).isKeyword("not")) {
+      if (in.peek().isKeyword("set") && in.peekAt(1).isKeyword("not")) {
         throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED,
             "cannot make an existing Iceberg column NOT NULL", null, null, col.position(), null);
       }
-      if (acceptKeyword("set")) {
-        expectKeyword("data");
+      if (in.acceptKeyword("set")) {
+        in.expectKeyword("data");
       }
-      expectKeyword("type");
+      in.expectKeyword("type");
       SqlType type = type();
-      if (peek().isKeyword("using")) {
+      if (in.peek().isKeyword("using")) {
         throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "ALTER COLUMN TYPE ... USING is not supported",
-            null, null, peek().position(), null);
+            null, null, in.peek().position(), null);
       }
       return new AlterColumnType(name, type, col.position());
     }
-    if (acceptKeyword("set")) {
-      if (acceptKeyword("properties")) {
+    if (in.acceptKeyword("set")) {
+      if (in.acceptKeyword("properties")) {
         Map<String, PropertyValue> props = new LinkedHashMap<>();
         do {
           String key = propertyKey();
-          expectOp("=");
+          in.expectOp("=");
           props.put(key, propertyValue());
-        } while (peek().isOp(",") && !peekAt(1).isKeyword("set") && acceptOp(","));
+        } while (in.peek().isOp(",") && !in.peekAt(1).isKeyword("set") && in.acceptOp(","));
         return new SetProperties(props);
       }
-      acceptKeyword("tblproperties");
+      in.acceptKeyword("tblproperties");
       return new SetProperties(properties());
     }
-    if (acceptKeyword("reset") || acceptKeyword("unset")) {
-      acceptKeyword("properties");
-      acceptKeyword("tblproperties");
+    if (in.acceptKeyword("reset") || in.acceptKeyword("unset")) {
+      in.acceptKeyword("properties");
+      in.acceptKeyword("tblproperties");
       boolean ifExists = ifExists();
       List<String> keys = new ArrayList<>();
-      expectOp("(");
+      in.expectOp("(");
       do {
         keys.add(propertyKey());
-      } while (acceptOp(","));
-      expectOp(")");
+      } while (in.acceptOp(","));
+      in.expectOp(")");
       return new UnsetProperties(keys, ifExists);
     }
     throw unexpected(t);
   }
 
   private Statement insert() {
-    expectKeyword("insert");
-    expectKeyword("into");
-    QualifiedName table = qualifiedName();
+    in.expectKeyword("insert");
+    in.expectKeyword("into");
+    QualifiedName table = in.qualifiedName();
     Optional<String> alias = Optional.empty();
-    if (acceptKeyword("as")) {
-      alias = Optional.of(identifier());
+    if (in.acceptKeyword("as")) {
+      alias = Optional.of(in.identifier());
     }
     List<String> columns = new ArrayList<>();
-    if (peek().isOp("(") && !startsQuery(peekAt(1))) {
-      next();
+    if (in.peek().isOp("(") && !startsQuery(in.peekAt(1))) {
+      in.next();
       do {
-        columns.add(identifier());
-      } while (acceptOp(","));
-      expectOp(")");
+        columns.add(in.identifier());
+      } while (in.acceptOp(","));
+      in.expectOp(")");
     }
     Optional<String> overriding = Optional.empty();
-    if (acceptKeyword("overriding")) {
-      if (acceptKeyword("system")) {
+    if (in.acceptKeyword("overriding")) {
+      if (in.acceptKeyword("system")) {
         overriding = Optional.of("system");
       } else {
-        expectKeyword("user");
+        in.expectKeyword("user");
         overriding = Optional.of("user");
       }
-      expectKeyword("value");
+      in.expectKeyword("value");
     }
     Optional<Query> source = Optional.empty();
-    if (acceptKeyword("default")) {
-      expectKeyword("values");
+    if (in.acceptKeyword("default")) {
+      in.expectKeyword("values");
     } else {
-      Token start = peek();
+      Token start = in.peek();
       if (!startsQuery(start)) {
         throw unexpected(start);
       }
       // The query runs to ON CONFLICT or RETURNING at the top level.
+      List<Token> tokens = in.tokens();
       int depth = 0;
       int end = tokens.size() - 1;
-      for (int k = i; k < tokens.size(); k++) {
+      for (int k = in.index(); k < tokens.size(); k++) {
         Token t = tokens.get(k);
         if (t.isOp("(") || t.isOp("[")) {
           depth++;
@@ -842,98 +846,99 @@ public final class Parser {
           break;
         }
       }
-      source = Optional.of(new Query(sql.substring(start.start(), tokens.get(end).start()).strip(), start.start()));
-      i = end;
+      source = Optional.of(new Query(in.sql().substring(start.start(), tokens.get(end).start()).strip(),
+          start.start()));
+      in.seek(end);
     }
     Optional<OnConflict> onConflict = Optional.empty();
-    if (peek().isKeyword("on")) {
+    if (in.peek().isKeyword("on")) {
       onConflict = Optional.of(onConflict());
     }
     Optional<Fragment> returning = returning();
-    expectEnd();
+    in.expectEnd();
     return new Insert(table, alias, columns, overriding, source, onConflict, returning);
   }
 
   private OnConflict onConflict() {
-    Token on = next();
-    expectKeyword("conflict");
+    Token on = in.next();
+    in.expectKeyword("conflict");
     List<String> columns = new ArrayList<>();
-    if (acceptOp("(")) {
+    if (in.acceptOp("(")) {
       do {
-        columns.add(identifier());
-      } while (acceptOp(","));
-      expectOp(")");
-      if (peek().isKeyword("where")) {
+        columns.add(in.identifier());
+      } while (in.acceptOp(","));
+      in.expectOp(")");
+      if (in.peek().isKeyword("where")) {
         throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "ON CONFLICT with a partial index predicate is "
-            + "not supported", null, null, peek().position(), null);
+            + "not supported", null, null, in.peek().position(), null);
       }
-    } else if (peek().isKeyword("on") && peekAt(1).isKeyword("constraint")) {
-      next();
-      next();
-      identifier(); // the table's primary key is its only constraint
+    } else if (in.peek().isKeyword("on") && in.peekAt(1).isKeyword("constraint")) {
+      in.next();
+      in.next();
+      in.identifier(); // the table's primary key is its only constraint
     }
-    expectKeyword("do");
-    if (acceptKeyword("nothing")) {
+    in.expectKeyword("do");
+    if (in.acceptKeyword("nothing")) {
       return new OnConflict(columns, true, List.of(), Optional.empty(), on.position());
     }
-    expectKeyword("update");
-    expectKeyword("set");
+    in.expectKeyword("update");
+    in.expectKeyword("set");
     List<Assignment> set = assignments(Set.of("where", "returning"));
     Optional<Fragment> where = Optional.empty();
-    if (acceptKeyword("where")) {
+    if (in.acceptKeyword("where")) {
       where = Optional.of(fragment(Set.of("returning"), false));
     }
     return new OnConflict(columns, false, set, where, on.position());
   }
 
   private Optional<Fragment> returning() {
-    if (!acceptKeyword("returning")) {
+    if (!in.acceptKeyword("returning")) {
       return Optional.empty();
     }
     return Optional.of(fragment(Set.of(), false));
   }
 
   private Statement delete() {
-    expectKeyword("delete");
-    expectKeyword("from");
-    acceptKeyword("only");
-    QualifiedName table = qualifiedName();
+    in.expectKeyword("delete");
+    in.expectKeyword("from");
+    in.acceptKeyword("only");
+    QualifiedName table = in.qualifiedName();
     Optional<String> alias = alias(Set.of("using", "where", "returning"));
     Optional<Fragment> using = Optional.empty();
-    if (acceptKeyword("using")) {
+    if (in.acceptKeyword("using")) {
       using = Optional.of(fragment(Set.of("where", "returning"), false));
     }
     Optional<Fragment> where = where();
     Optional<Fragment> returning = returning();
-    expectEnd();
+    in.expectEnd();
     return new Delete(table, alias, using, where, returning, Optional.empty());
   }
 
   private Optional<Fragment> where() {
-    if (!acceptKeyword("where")) {
+    if (!in.acceptKeyword("where")) {
       return Optional.empty();
     }
-    if (peek().isKeyword("current") && peekAt(1).isKeyword("of")) {
+    if (in.peek().isKeyword("current") && in.peekAt(1).isKeyword("of")) {
       throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "WHERE CURRENT OF is not supported", null, null,
-          peek().position(), null);
+          in.peek().position(), null);
     }
     return Optional.of(fragment(Set.of("returning"), false));
   }
 
   private Statement update() {
-    expectKeyword("update");
-    acceptKeyword("only");
-    QualifiedName table = qualifiedName();
+    in.expectKeyword("update");
+    in.acceptKeyword("only");
+    QualifiedName table = in.qualifiedName();
     Optional<String> alias = alias(Set.of("set"));
-    expectKeyword("set");
+    in.expectKeyword("set");
     List<Assignment> set = assignments(Set.of("from", "where", "returning"));
     Optional<Fragment> from = Optional.empty();
-    if (acceptKeyword("from")) {
+    if (in.acceptKeyword("from")) {
       from = Optional.of(fragment(Set.of("where", "returning"), false));
     }
     Optional<Fragment> where = where();
     Optional<Fragment> returning = returning();
-    expectEnd();
+    in.expectEnd();
     return new Update(table, alias, set, from, where, returning, Optional.empty());
   }
 
@@ -941,26 +946,26 @@ public final class Parser {
   private List<Assignment> assignments(Set<String> stop) {
     List<Assignment> out = new ArrayList<>();
     do {
-      Token start = peek();
-      if (acceptOp("(")) {
+      Token start = in.peek();
+      if (in.acceptOp("(")) {
         List<String> columns = new ArrayList<>();
         do {
-          columns.add(identifier());
-        } while (acceptOp(","));
-        expectOp(")");
-        expectOp("=");
-        acceptKeyword("row");
-        Token open = peek();
-        expectOp("(");
-        if (startsQuery(peek())) {
+          columns.add(in.identifier());
+        } while (in.acceptOp(","));
+        in.expectOp(")");
+        in.expectOp("=");
+        in.acceptKeyword("row");
+        Token open = in.peek();
+        in.expectOp("(");
+        if (startsQuery(in.peek())) {
           throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "assigning a sub-SELECT to several columns is "
               + "not supported", null, null, open.position(), null);
         }
         List<Fragment> values = new ArrayList<>();
         do {
           values.add(fragment(Set.of(), true));
-        } while (acceptOp(","));
-        expectOp(")");
+        } while (in.acceptOp(","));
+        in.expectOp(")");
         if (values.size() != columns.size()) {
           throw FloeException.syntax("number of columns does not match number of values", open.position());
         }
@@ -971,122 +976,122 @@ public final class Parser {
         }
         continue;
       }
-      String column = identifier();
-      if (peek().isOp(".") || peek().isOp("[")) {
+      String column = in.identifier();
+      if (in.peek().isOp(".") || in.peek().isOp("[")) {
         throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "assigning to a field or element of a column is "
-            + "not supported", null, null, peek().position(), null);
+            + "not supported", null, null, in.peek().position(), null);
       }
-      expectOp("=");
-      if (peek().isKeyword("default") && (peekAt(1).isOp(",") || peekAt(1).type() == Token.Type.EOF
-          || peekAt(1).isOp(";") || (peekAt(1).type() == Token.Type.IDENT && stop.contains(peekAt(1).value())))) {
-        next();
+      in.expectOp("=");
+      if (in.peek().isKeyword("default") && (in.peekAt(1).isOp(",") || in.peekAt(1).type() == Token.Type.EOF
+          || in.peekAt(1).isOp(";") || (in.peekAt(1).type() == Token.Type.IDENT && stop.contains(in.peekAt(1).value())))) {
+        in.next();
         out.add(new Assignment(column, Optional.empty(), start.position()));
       } else {
         out.add(new Assignment(column, Optional.of(fragment(stop, true)), start.position()));
       }
-    } while (acceptOp(","));
+    } while (in.acceptOp(","));
     return out;
   }
 
   private Statement merge() {
-    Token merge = next();
-    expectKeyword("into");
-    QualifiedName table = qualifiedName();
+    Token merge = in.next();
+    in.expectKeyword("into");
+    QualifiedName table = in.qualifiedName();
     Optional<String> alias = alias(Set.of("using"));
-    expectKeyword("using");
+    in.expectKeyword("using");
     Fragment source = fragment(Set.of("on"), false);
-    expectKeyword("on");
+    in.expectKeyword("on");
     Fragment on = fragment(Set.of("when"), false);
     List<MergeClause> clauses = new ArrayList<>();
-    while (peek().isKeyword("when")) {
+    while (in.peek().isKeyword("when")) {
       clauses.add(mergeClause());
     }
     if (clauses.isEmpty()) {
-      throw unexpected(peek());
+      throw unexpected(in.peek());
     }
-    expectEnd();
+    in.expectEnd();
     return new Merge(table, alias, source, on, clauses, Optional.empty());
   }
 
   private MergeClause mergeClause() {
-    Token when = next();
-    boolean matched = !acceptKeyword("not");
-    expectKeyword("matched");
-    if (acceptKeyword("by")) {
-      if (acceptKeyword("source")) {
+    Token when = in.next();
+    boolean matched = !in.acceptKeyword("not");
+    in.expectKeyword("matched");
+    if (in.acceptKeyword("by")) {
+      if (in.acceptKeyword("source")) {
         throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "WHEN NOT MATCHED BY SOURCE is not supported",
             null, null, when.position(), null);
       }
-      expectKeyword("target");
+      in.expectKeyword("target");
     }
     Optional<Fragment> condition = Optional.empty();
-    if (acceptKeyword("and")) {
+    if (in.acceptKeyword("and")) {
       condition = Optional.of(fragment(Set.of("then"), false));
     }
-    expectKeyword("then");
+    in.expectKeyword("then");
     if (matched) {
-      if (acceptKeyword("update")) {
-        expectKeyword("set");
+      if (in.acceptKeyword("update")) {
+        in.expectKeyword("set");
         return new MergeClause(true, condition, MergeAction.UPDATE, assignments(Set.of("when")), List.of(),
             List.of(), when.position());
       }
-      if (acceptKeyword("delete")) {
+      if (in.acceptKeyword("delete")) {
         return new MergeClause(true, condition, MergeAction.DELETE, List.of(), List.of(), List.of(),
             when.position());
       }
-    } else if (acceptKeyword("insert")) {
+    } else if (in.acceptKeyword("insert")) {
       List<String> columns = new ArrayList<>();
-      if (acceptOp("(")) {
+      if (in.acceptOp("(")) {
         do {
-          columns.add(identifier());
-        } while (acceptOp(","));
-        expectOp(")");
+          columns.add(in.identifier());
+        } while (in.acceptOp(","));
+        in.expectOp(")");
       }
-      if (acceptKeyword("default")) {
-        expectKeyword("values");
+      if (in.acceptKeyword("default")) {
+        in.expectKeyword("values");
         return new MergeClause(false, condition, MergeAction.INSERT, List.of(), columns, List.of(), when.position());
       }
-      expectKeyword("values");
-      expectOp("(");
+      in.expectKeyword("values");
+      in.expectOp("(");
       List<Fragment> values = new ArrayList<>();
       do {
         values.add(fragment(Set.of(), true));
-      } while (acceptOp(","));
-      expectOp(")");
+      } while (in.acceptOp(","));
+      in.expectOp(")");
       return new MergeClause(false, condition, MergeAction.INSERT, List.of(), columns, values, when.position());
     }
-    expectKeyword("do");
-    expectKeyword("nothing");
+    in.expectKeyword("do");
+    in.expectKeyword("nothing");
     return new MergeClause(matched, condition, MergeAction.NOTHING, List.of(), List.of(), List.of(),
         when.position());
   }
 
   private Statement truncate() {
-    expectKeyword("truncate");
-    acceptKeyword("table");
-    acceptKeyword("only");
+    in.expectKeyword("truncate");
+    in.acceptKeyword("table");
+    in.acceptKeyword("only");
     List<QualifiedName> tables = new ArrayList<>();
     do {
-      tables.add(qualifiedName());
-    } while (acceptOp(","));
-    while (acceptKeyword("restart") || acceptKeyword("continue")) {
-      expectKeyword("identity");
+      tables.add(in.qualifiedName());
+    } while (in.acceptOp(","));
+    while (in.acceptKeyword("restart") || in.acceptKeyword("continue")) {
+      in.expectKeyword("identity");
     }
-    if (!acceptKeyword("cascade")) {
-      acceptKeyword("restrict");
+    if (!in.acceptKeyword("cascade")) {
+      in.acceptKeyword("restrict");
     }
-    expectEnd();
+    in.expectEnd();
     return new Truncate(tables);
   }
 
   /** An optional table alias ({@code [AS] name}) that is not one of the keywords that may follow. */
   private Optional<String> alias(Set<String> following) {
-    if (acceptKeyword("as")) {
-      return Optional.of(identifier());
+    if (in.acceptKeyword("as")) {
+      return Optional.of(in.identifier());
     }
-    Token t = peek();
+    Token t = in.peek();
     if (t.type() == Token.Type.QUOTED_IDENT || (t.type() == Token.Type.IDENT && !following.contains(t.value()))) {
-      return Optional.of(identifier());
+      return Optional.of(in.identifier());
     }
     return Optional.empty();
   }
@@ -1096,13 +1101,13 @@ public final class Parser {
    * {@code list} is set), which must not be empty.
    */
   private Fragment fragment(Set<String> stop, boolean list) {
-    Token start = peek();
+    Token start = in.peek();
     int depth = 0;
     int cases = 0; // CASE ... END nesting: its WHEN, THEN and ELSE are not the statement's
     Token last = null;
     while (true) {
-      Token t = peek();
-      if (t.type() == Token.Type.EOF || (depth == 0 && t.isOp(";") && peekAt(1).type() == Token.Type.EOF)) {
+      Token t = in.peek();
+      if (t.type() == Token.Type.EOF || (depth == 0 && t.isOp(";") && in.peekAt(1).type() == Token.Type.EOF)) {
         break;
       }
       boolean top = depth == 0 && cases == 0;
@@ -1126,12 +1131,12 @@ public final class Parser {
       } else if (t.isKeyword("end") && cases > 0) {
         cases--;
       }
-      last = next();
+      last = in.next();
     }
     if (last == null) {
       throw unexpected(start);
     }
-    return new Fragment(sql.substring(start.start(), last.end()), start.start());
+    return new Fragment(in.sql().substring(start.start(), last.end()), start.start());
   }
 
   private static boolean startsQuery(Token t) {
@@ -1139,34 +1144,34 @@ public final class Parser {
   }
 
   private Statement show() {
-    expectKeyword("show");
-    if (acceptKeyword("tables")) {
+    in.expectKeyword("show");
+    if (in.acceptKeyword("tables")) {
       Optional<QualifiedName> schema = Optional.empty();
-      if (acceptKeyword("from") || acceptKeyword("in")) {
-        schema = Optional.of(qualifiedName());
+      if (in.acceptKeyword("from") || in.acceptKeyword("in")) {
+        schema = Optional.of(in.qualifiedName());
       }
-      expectEnd();
+      in.expectEnd();
       return new ShowTables(schema);
     }
-    if (acceptKeyword("schemas")) {
-      expectEnd();
+    if (in.acceptKeyword("schemas")) {
+      in.expectEnd();
       return new ShowSchemas();
     }
-    if (peek().type() == Token.Type.EOF) {
-      throw unexpected(peek());
+    if (in.peek().type() == Token.Type.EOF) {
+      throw unexpected(in.peek());
     }
-    throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "SHOW " + peek().text() + " is not supported",
-        null, null, peek().position(), null);
+    throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "SHOW " + in.peek().text() + " is not supported",
+        null, null, in.peek().position(), null);
   }
 
   // ------------------------------------------------------------------ types
 
   private SqlType type() {
-    Token t = peek();
+    Token t = in.peek();
     if (!t.isIdentifier()) {
       throw unexpected(t);
     }
-    next();
+    in.next();
     String name = t.value();
     SqlType type = switch (name) {
       case "boolean", "bool" -> SqlType.BOOLEAN;
@@ -1176,13 +1181,13 @@ public final class Parser {
       case "real", "float4" -> SqlType.REAL;
       case "float8" -> SqlType.DOUBLE;
       case "double" -> {
-        acceptKeyword("precision");
+        in.acceptKeyword("precision");
         yield SqlType.DOUBLE;
       }
       case "float" -> {
-        if (acceptOp("(")) {
+        if (in.acceptOp("(")) {
           int p = intLiteral();
-          expectOp(")");
+          in.expectOp(")");
           if (p < 1 || p > 53) {
             throw new FloeException(SqlState.INVALID_PARAMETER_VALUE,
                 "precision for type float must be between 1 and 53", null, null, t.position(), null);
@@ -1192,13 +1197,13 @@ public final class Parser {
         yield SqlType.DOUBLE;
       }
       case "decimal", "numeric", "dec" -> {
-        if (acceptOp("(")) {
+        if (in.acceptOp("(")) {
           int p = intLiteral();
           int s = 0;
-          if (acceptOp(",")) {
+          if (in.acceptOp(",")) {
             s = intLiteral();
           }
-          expectOp(")");
+          in.expectOp(")");
           yield decimal(p, s, t);
         }
         yield SqlType.decimal(38, 9);
@@ -1206,12 +1211,12 @@ public final class Parser {
       case "text", "string" -> SqlType.TEXT;
       case "varchar" -> varchar(t);
       case "character", "char", "bpchar", "nchar" -> {
-        if (acceptKeyword("varying")) {
+        if (in.acceptKeyword("varying")) {
           yield varchar(t);
         }
-        if (acceptOp("(")) {
+        if (in.acceptOp("(")) {
           int n = intLiteral();
-          expectOp(")");
+          in.expectOp(")");
           yield SqlType.character(n);
         }
         yield SqlType.character(1);
@@ -1244,9 +1249,9 @@ public final class Parser {
               + "varchar(n), text, char(n), date, time, timestamp, timestamptz, uuid and bytea.",
           t.position(), null);
     };
-    if (peek().isOp("[") || peek().isKeyword("array")) {
+    if (in.peek().isOp("[") || in.peek().isKeyword("array")) {
       throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "array columns are not supported yet", null, null,
-          peek().position(), null);
+          in.peek().position(), null);
     }
     return type;
   }
@@ -1260,9 +1265,9 @@ public final class Parser {
   }
 
   private SqlType varchar(Token at) {
-    if (acceptOp("(")) {
+    if (in.acceptOp("(")) {
       int n = intLiteral();
-      expectOp(")");
+      in.expectOp(")");
       try {
         return SqlType.varchar(n);
       } catch (FloeException e) {
@@ -1273,9 +1278,9 @@ public final class Parser {
   }
 
   private void optionalPrecision(Token at) {
-    if (acceptOp("(")) {
+    if (in.acceptOp("(")) {
       int p = intLiteral();
-      expectOp(")");
+      in.expectOp(")");
       if (p < 0 || p > 6) {
         throw new FloeException(SqlState.INVALID_PARAMETER_VALUE, "precision " + p + " must be between 0 and 6",
             null, null, at.position(), null);
@@ -1284,22 +1289,22 @@ public final class Parser {
   }
 
   private boolean withTimeZone() {
-    if (peek().isKeyword("with") && peekAt(1).isKeyword("time")) {
-      next();
-      next();
-      expectKeyword("zone");
+    if (in.peek().isKeyword("with") && in.peekAt(1).isKeyword("time")) {
+      in.next();
+      in.next();
+      in.expectKeyword("zone");
       return true;
     }
-    if (peek().isKeyword("without") && peekAt(1).isKeyword("time")) {
-      next();
-      next();
-      expectKeyword("zone");
+    if (in.peek().isKeyword("without") && in.peekAt(1).isKeyword("time")) {
+      in.next();
+      in.next();
+      in.expectKeyword("zone");
     }
     return false;
   }
 
   private int intLiteral() {
-    Token t = next();
+    Token t = in.next();
     if (t.type() != Token.Type.NUMBER || !t.value().matches("\\d+")) {
       throw unexpected(t);
     }
@@ -1314,38 +1319,27 @@ public final class Parser {
   // ------------------------------------------------------------------ helpers
 
   private boolean ifNotExists() {
-    if (peek().isKeyword("if")) {
-      next();
-      expectKeyword("not");
-      expectKeyword("exists");
+    if (in.peek().isKeyword("if")) {
+      in.next();
+      in.expectKeyword("not");
+      in.expectKeyword("exists");
       return true;
     }
     return false;
   }
 
   private boolean ifExists() {
-    if (peek().isKeyword("if")) {
-      next();
-      expectKeyword("exists");
+    if (in.peek().isKeyword("if")) {
+      in.next();
+      in.expectKeyword("exists");
       return true;
     }
     return false;
   }
 
-  QualifiedName qualifiedName() {
-    Token first = peek();
-    List<String> parts = new ArrayList<>();
-    parts.add(identifier());
-    while (peek().isOp(".")) {
-      next();
-      parts.add(identifier());
-    }
-    return new QualifiedName(parts, first.position());
-  }
-
   /** PostgreSQL's transaction statements (docs/transactions.md). */
   private Statement transactionControl() {
-    String first = next().value();
+    String first = in.next().value();
     Ast.TransactionControl.Kind kind;
     String savepoint = null;
     boolean readOnly = false;
@@ -1355,149 +1349,79 @@ public final class Parser {
     switch (first) {
       case "begin", "start", "set" -> {
         if (!first.equals("begin")) {
-          expectKeyword("transaction");
-        } else if (!acceptKeyword("work")) {
-          acceptKeyword("transaction");
+          in.expectKeyword("transaction");
+        } else if (!in.acceptKeyword("work")) {
+          in.acceptKeyword("transaction");
         }
         kind = first.equals("set") ? Ast.TransactionControl.Kind.SET_MODES : Ast.TransactionControl.Kind.BEGIN;
         // modes: ISOLATION LEVEL ..., READ WRITE | READ ONLY, [NOT] DEFERRABLE, optionally comma-separated
-        while (peek().type() != Token.Type.EOF && !peek().isOp(";")) {
-          if (acceptKeyword("isolation")) {
+        while (in.peek().type() != Token.Type.EOF && !in.peek().isOp(";")) {
+          if (in.acceptKeyword("isolation")) {
             isolation = true;
-            expectKeyword("level");
-            if (acceptKeyword("serializable")) {
+            in.expectKeyword("level");
+            if (in.acceptKeyword("serializable")) {
               level = "serializable";
               continue;
             }
-            if (acceptKeyword("repeatable")) {
-              expectKeyword("read");
+            if (in.acceptKeyword("repeatable")) {
+              in.expectKeyword("read");
               level = "repeatable read";
             } else {
-              expectKeyword("read");
-              Token which = next();
+              in.expectKeyword("read");
+              Token which = in.next();
               if (!which.isKeyword("committed") && !which.isKeyword("uncommitted")) {
                 throw unexpected(which);
               }
               level = "read " + which.value();
             }
-          } else if (acceptKeyword("read")) {
+          } else if (in.acceptKeyword("read")) {
             accessMode = true;
-            if (acceptKeyword("only")) {
+            if (in.acceptKeyword("only")) {
               readOnly = true;
             } else {
-              expectKeyword("write");
+              in.expectKeyword("write");
               readOnly = false;
             }
-          } else if (acceptKeyword("not")) {
-            expectKeyword("deferrable");
-          } else if (!acceptKeyword("deferrable") && !acceptOp(",")) {
-            throw unexpected(peek());
+          } else if (in.acceptKeyword("not")) {
+            in.expectKeyword("deferrable");
+          } else if (!in.acceptKeyword("deferrable") && !in.acceptOp(",")) {
+            throw unexpected(in.peek());
           }
         }
       }
       case "commit", "end" -> {
-        if (!acceptKeyword("work")) {
-          acceptKeyword("transaction");
+        if (!in.acceptKeyword("work")) {
+          in.acceptKeyword("transaction");
         }
         kind = Ast.TransactionControl.Kind.COMMIT;
       }
       case "rollback", "abort" -> {
-        if (!acceptKeyword("work")) {
-          acceptKeyword("transaction");
+        if (!in.acceptKeyword("work")) {
+          in.acceptKeyword("transaction");
         }
-        if (first.equals("rollback") && acceptKeyword("to")) {
-          acceptKeyword("savepoint");
-          savepoint = identifier();
+        if (first.equals("rollback") && in.acceptKeyword("to")) {
+          in.acceptKeyword("savepoint");
+          savepoint = in.identifier();
           kind = Ast.TransactionControl.Kind.ROLLBACK_TO;
         } else {
           kind = Ast.TransactionControl.Kind.ROLLBACK;
         }
       }
       case "savepoint" -> {
-        savepoint = identifier();
+        savepoint = in.identifier();
         kind = Ast.TransactionControl.Kind.SAVEPOINT;
       }
       default -> { // release
-        acceptKeyword("savepoint");
-        savepoint = identifier();
+        in.acceptKeyword("savepoint");
+        savepoint = in.identifier();
         kind = Ast.TransactionControl.Kind.RELEASE;
       }
     }
-    expectEnd();
+    in.expectEnd();
     if (kind == Ast.TransactionControl.Kind.SET_MODES && !isolation && !accessMode) {
-      throw unexpected(peek()); // SET TRANSACTION needs a mode
+      throw unexpected(in.peek()); // SET TRANSACTION needs a mode
     }
     return new Ast.TransactionControl(kind, savepoint, readOnly, isolation, accessMode, level, first.equals("start"));
   }
 
-  private String identifier() {
-    Token t = next();
-    if (!t.isIdentifier()) {
-      throw unexpected(t);
-    }
-    return t.value();
-  }
-
-  private Token peek() {
-    return tokens.get(i);
-  }
-
-  private Token peekAt(int ahead) {
-    return tokens.get(Math.min(i + ahead, tokens.size() - 1));
-  }
-
-  private Token next() {
-    Token t = tokens.get(i);
-    if (t.type() != Token.Type.EOF) {
-      i++;
-    }
-    return t;
-  }
-
-  private boolean acceptKeyword(String keyword) {
-    if (peek().isKeyword(keyword)) {
-      next();
-      return true;
-    }
-    return false;
-  }
-
-  private void expectKeyword(String keyword) {
-    Token t = next();
-    if (!t.isKeyword(keyword)) {
-      throw unexpected(t);
-    }
-  }
-
-  private boolean acceptOp(String op) {
-    if (peek().isOp(op)) {
-      next();
-      return true;
-    }
-    return false;
-  }
-
-  private void expectOp(String op) {
-    Token t = next();
-    if (!t.isOp(op)) {
-      throw unexpected(t);
-    }
-  }
-
-  private void expectEnd() {
-    Token t = peek();
-    if (t.isOp(";") && peekAt(1).type() == Token.Type.EOF) {
-      return;
-    }
-    if (t.type() != Token.Type.EOF) {
-      throw unexpected(t);
-    }
-  }
-
-  private static FloeException unexpected(Token t) {
-    if (t.type() == Token.Type.EOF) {
-      return FloeException.syntax("syntax error at end of input", t.position());
-    }
-    return FloeException.syntax("syntax error at or near \"" + t.text() + "\"", t.position());
-  }
 }
