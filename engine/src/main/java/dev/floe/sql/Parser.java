@@ -60,9 +60,11 @@ public final class Parser {
           "prepare", "execute", "deallocate", "listen", "notify", "lock", "comment", "discard");
 
   private final TokenCursor in;
+  private final TypeNameParser types;
 
   private Parser(String sql) {
     this.in = new TokenCursor(sql);
+    this.types = new TypeNameParser(in);
   }
 
   /** Parses one statement (no trailing semicolon handling: use {@link SqlScript} for scripts). */
@@ -72,17 +74,17 @@ public final class Parser {
 
   /** Parses a column type name such as {@code numeric(10,2)} or {@code timestamp with time zone}. */
   public static SqlType parseType(String text) {
-    Parser p = new Parser(text);
-    SqlType t = p.type();
-    p.in.expectEnd();
+    TokenCursor in = new TokenCursor(text);
+    SqlType t = new TypeNameParser(in).type();
+    in.expectEnd();
     return t;
   }
 
   /** Parses a possibly qualified object name such as {@code s.t} or {@code "My Table"}. */
   public static QualifiedName parseName(String text) {
-    Parser p = new Parser(text);
-    QualifiedName name = p.in.qualifiedName();
-    p.in.expectEnd();
+    TokenCursor in = new TokenCursor(text);
+    QualifiedName name = in.qualifiedName();
+    in.expectEnd();
     return name;
   }
 
@@ -96,24 +98,24 @@ public final class Parser {
 
   /** Parses a sort field written as text, e.g. {@code ts DESC NULLS LAST}. */
   public static SortField parseSortField(String text, int position) {
-    Parser p = new Parser(text);
-    String column = p.in.identifier();
+    TokenCursor in = new TokenCursor(text);
+    String column = in.identifier();
     boolean desc = false;
-    if (p.in.acceptKeyword("desc")) {
+    if (in.acceptKeyword("desc")) {
       desc = true;
     } else {
-      p.in.acceptKeyword("asc");
+      in.acceptKeyword("asc");
     }
     boolean nullsFirst = !desc;
-    if (p.in.acceptKeyword("nulls")) {
-      if (p.in.acceptKeyword("first")) {
+    if (in.acceptKeyword("nulls")) {
+      if (in.acceptKeyword("first")) {
         nullsFirst = true;
       } else {
-        p.in.expectKeyword("last");
+        in.expectKeyword("last");
         nullsFirst = false;
       }
     }
-    p.in.expectEnd();
+    in.expectEnd();
     return new SortField(column, desc, nullsFirst, position);
   }
 
@@ -280,7 +282,7 @@ public final class Parser {
       } else if (t.isKeyword("minvalue") || t.isKeyword("maxvalue") || t.isKeyword("cache")) {
         signedLong();
       } else if (t.isKeyword("as")) {
-        type();
+        types.type();
       } else if (!(t.isKeyword("no") || t.isKeyword("cycle") || t.isKeyword("owned") || t.isKeyword("by")
           || t.isKeyword("none") || t.isIdentifier() || t.isOp("."))) {
         throw unexpected(t);
@@ -438,7 +440,7 @@ public final class Parser {
       identity = Optional.of("serial");
       notNull = true;
     } else {
-      type = type();
+      type = types.type();
     }
     Optional<String> defaultSql = Optional.empty();
     while (true) {
@@ -761,7 +763,7 @@ public final class Parser {
         in.expectKeyword("data");
       }
       in.expectKeyword("type");
-      SqlType type = type();
+      SqlType type = types.type();
       if (in.peek().isKeyword("using")) {
         throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "ALTER COLUMN TYPE ... USING is not supported",
             null, null, in.peek().position(), null);
@@ -1162,158 +1164,6 @@ public final class Parser {
     }
     throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "SHOW " + in.peek().text() + " is not supported",
         null, null, in.peek().position(), null);
-  }
-
-  // ------------------------------------------------------------------ types
-
-  private SqlType type() {
-    Token t = in.peek();
-    if (!t.isIdentifier()) {
-      throw unexpected(t);
-    }
-    in.next();
-    String name = t.value();
-    SqlType type = switch (name) {
-      case "boolean", "bool" -> SqlType.BOOLEAN;
-      case "smallint", "int2" -> SqlType.SMALLINT;
-      case "integer", "int", "int4" -> SqlType.INTEGER;
-      case "bigint", "int8", "long" -> SqlType.BIGINT;
-      case "real", "float4" -> SqlType.REAL;
-      case "float8" -> SqlType.DOUBLE;
-      case "double" -> {
-        in.acceptKeyword("precision");
-        yield SqlType.DOUBLE;
-      }
-      case "float" -> {
-        if (in.acceptOp("(")) {
-          int p = intLiteral();
-          in.expectOp(")");
-          if (p < 1 || p > 53) {
-            throw new FloeException(SqlState.INVALID_PARAMETER_VALUE,
-                "precision for type float must be between 1 and 53", null, null, t.position(), null);
-          }
-          yield p <= 24 ? SqlType.REAL : SqlType.DOUBLE;
-        }
-        yield SqlType.DOUBLE;
-      }
-      case "decimal", "numeric", "dec" -> {
-        if (in.acceptOp("(")) {
-          int p = intLiteral();
-          int s = 0;
-          if (in.acceptOp(",")) {
-            s = intLiteral();
-          }
-          in.expectOp(")");
-          yield decimal(p, s, t);
-        }
-        yield SqlType.decimal(38, 9);
-      }
-      case "text", "string" -> SqlType.TEXT;
-      case "varchar" -> varchar(t);
-      case "character", "char", "bpchar", "nchar" -> {
-        if (in.acceptKeyword("varying")) {
-          yield varchar(t);
-        }
-        if (in.acceptOp("(")) {
-          int n = intLiteral();
-          in.expectOp(")");
-          yield SqlType.character(n);
-        }
-        yield SqlType.character(1);
-      }
-      case "date" -> SqlType.DATE;
-      case "time" -> {
-        optionalPrecision(t);
-        if (withTimeZone()) {
-          throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED,
-              "time with time zone cannot be stored in an Iceberg table", null, "Use time or timestamptz.",
-              t.position(), null);
-        }
-        yield SqlType.TIME;
-      }
-      case "timetz" -> throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED,
-          "time with time zone cannot be stored in an Iceberg table", null, "Use time or timestamptz.",
-          t.position(), null);
-      case "timestamp", "datetime" -> {
-        optionalPrecision(t);
-        yield withTimeZone() ? SqlType.TIMESTAMPTZ : SqlType.TIMESTAMP;
-      }
-      case "timestamptz" -> {
-        optionalPrecision(t);
-        yield SqlType.TIMESTAMPTZ;
-      }
-      case "uuid" -> SqlType.UUID;
-      case "bytea", "binary", "blob", "varbinary" -> SqlType.BYTEA;
-      default -> throw new FloeException(SqlState.UNDEFINED_OBJECT, "type \"" + t.text() + "\" does not exist",
-          null, "Floe tables support boolean, smallint, integer, bigint, real, double precision, numeric(p,s), "
-              + "varchar(n), text, char(n), date, time, timestamp, timestamptz, uuid and bytea.",
-          t.position(), null);
-    };
-    if (in.peek().isOp("[") || in.peek().isKeyword("array")) {
-      throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "array columns are not supported yet", null, null,
-          in.peek().position(), null);
-    }
-    return type;
-  }
-
-  private SqlType decimal(int p, int s, Token at) {
-    try {
-      return SqlType.decimal(p, s);
-    } catch (FloeException e) {
-      throw e.withPosition(at.position());
-    }
-  }
-
-  private SqlType varchar(Token at) {
-    if (in.acceptOp("(")) {
-      int n = intLiteral();
-      in.expectOp(")");
-      try {
-        return SqlType.varchar(n);
-      } catch (FloeException e) {
-        throw e.withPosition(at.position());
-      }
-    }
-    return new SqlType(SqlType.Kind.VARCHAR, 0, 0, "VARCHAR");
-  }
-
-  private void optionalPrecision(Token at) {
-    if (in.acceptOp("(")) {
-      int p = intLiteral();
-      in.expectOp(")");
-      if (p < 0 || p > 6) {
-        throw new FloeException(SqlState.INVALID_PARAMETER_VALUE, "precision " + p + " must be between 0 and 6",
-            null, null, at.position(), null);
-      }
-    }
-  }
-
-  private boolean withTimeZone() {
-    if (in.peek().isKeyword("with") && in.peekAt(1).isKeyword("time")) {
-      in.next();
-      in.next();
-      in.expectKeyword("zone");
-      return true;
-    }
-    if (in.peek().isKeyword("without") && in.peekAt(1).isKeyword("time")) {
-      in.next();
-      in.next();
-      in.expectKeyword("zone");
-    }
-    return false;
-  }
-
-  private int intLiteral() {
-    Token t = in.next();
-    if (t.type() != Token.Type.NUMBER || !t.value().matches("\\d+")) {
-      throw unexpected(t);
-    }
-    try {
-      return Integer.parseInt(t.value());
-    } catch (NumberFormatException e) {
-      throw new FloeException(SqlState.NUMERIC_VALUE_OUT_OF_RANGE, "value " + t.text() + " is out of range",
-          null, null, t.position(), null);
-    }
   }
 
   // ------------------------------------------------------------------ helpers
