@@ -1,0 +1,630 @@
+package dev.floe.sql;
+
+import static dev.floe.sql.TokenCursor.unexpected;
+
+import dev.floe.FloeException;
+import dev.floe.SqlState;
+import dev.floe.SqlType;
+import dev.floe.sql.Ast.AddColumn;
+import dev.floe.sql.Ast.AlterAction;
+import dev.floe.sql.Ast.AlterColumnType;
+import dev.floe.sql.Ast.AlterTable;
+import dev.floe.sql.Ast.ColumnDef;
+import dev.floe.sql.Ast.CreateSchema;
+import dev.floe.sql.Ast.CreateSequence;
+import dev.floe.sql.Ast.CreateTable;
+import dev.floe.sql.Ast.DropColumn;
+import dev.floe.sql.Ast.DropNotNull;
+import dev.floe.sql.Ast.DropSchema;
+import dev.floe.sql.Ast.DropSequence;
+import dev.floe.sql.Ast.DropTable;
+import dev.floe.sql.Ast.PartitionField;
+import dev.floe.sql.Ast.PropertyValue;
+import dev.floe.sql.Ast.Query;
+import dev.floe.sql.Ast.RenameColumn;
+import dev.floe.sql.Ast.RenameTable;
+import dev.floe.sql.Ast.SetProperties;
+import dev.floe.sql.Ast.Statement;
+import dev.floe.sql.Ast.UnsetProperties;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The data definition statements: CREATE, ALTER and DROP of tables, schemas and sequences, with column
+ * definitions (types, defaults, NOT NULL, identity and serial columns, the primary key), {@code USING iceberg},
+ * partitioning ({@code PARTITIONED BY} and its transforms), table properties ({@code WITH (...)},
+ * {@code TBLPROPERTIES}, {@code SET/UNSET PROPERTIES}) and CREATE TABLE AS; what Floe does not support is
+ * refused with PostgreSQL's 0A000 at the token that asks for it.
+ */
+final class DdlParser {
+  private final TokenCursor in;
+  private final TypeNameParser types;
+
+  DdlParser(TokenCursor in) {
+    this.in = in;
+    this.types = new TypeNameParser(in);
+  }
+
+  /** CREATE SCHEMA, SEQUENCE or TABLE, from its first keyword; other CREATEs are refused. */
+  Statement create() {
+    in.expectKeyword("create");
+    if (in.acceptKeyword("schema")) {
+      boolean ifNotExists = ifNotExists();
+      QualifiedName name = in.qualifiedName();
+      in.expectEnd();
+      return new CreateSchema(name, ifNotExists);
+    }
+    if (in.acceptKeyword("sequence")) {
+      return createSequence();
+    }
+    if (in.peek().isKeyword("or") || in.peek().isKeyword("temp") || in.peek().isKeyword("temporary")
+        || in.peek().isKeyword("view") || in.peek().isKeyword("index") || in.peek().isKeyword("unique")) {
+      throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED,
+          "CREATE " + in.peek().text().toUpperCase() + " is not supported", null, null, in.peek().position(), null);
+    }
+    in.expectKeyword("table");
+    return createTable();
+  }
+
+  /** Sequence options: START [WITH] n is kept; AS type, CACHE, NO CYCLE, ... are accepted; other steps refused. */
+  private Statement createSequence() {
+    boolean ifNotExists = ifNotExists();
+    QualifiedName name = in.qualifiedName();
+    long start = 1;
+    while (in.peek().type() != Token.Type.EOF && !in.peek().isOp(";")) {
+      Token t = in.next();
+      if (t.isKeyword("start")) {
+        in.acceptKeyword("with");
+        start = signedLong();
+      } else if (t.isKeyword("increment")) {
+        in.acceptKeyword("by");
+        long by = signedLong();
+        if (by != 1) {
+          throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "sequences advance by 1 only", null, null,
+              t.position(), null);
+        }
+      } else if (t.isKeyword("minvalue") || t.isKeyword("maxvalue") || t.isKeyword("cache")) {
+        signedLong();
+      } else if (t.isKeyword("as")) {
+        types.type();
+      } else if (!(t.isKeyword("no") || t.isKeyword("cycle") || t.isKeyword("owned") || t.isKeyword("by")
+          || t.isKeyword("none") || t.isIdentifier() || t.isOp("."))) {
+        throw unexpected(t);
+      }
+    }
+    in.expectEnd();
+    return new CreateSequence(name, ifNotExists, start);
+  }
+
+  private long signedLong() {
+    boolean negative = in.acceptOp("-");
+    Token t = in.next();
+    if (t.type() != Token.Type.NUMBER) {
+      throw unexpected(t);
+    }
+    try {
+      return negative ? -Long.parseLong(t.text()) : Long.parseLong(t.text());
+    } catch (NumberFormatException e) {
+      throw unexpected(t);
+    }
+  }
+
+  private Statement createTable() {
+    boolean ifNotExists = ifNotExists();
+    QualifiedName name = in.qualifiedName();
+    List<ColumnDef> columns = new ArrayList<>();
+    List<String> primaryKey = new ArrayList<>();
+    List<String> ctasColumns = new ArrayList<>();
+    if (in.acceptOp("(")) {
+      boolean onlyNames = true;
+      int save = in.index();
+      // CREATE TABLE t (a, b) AS SELECT ... names the query's columns.
+      do {
+        if (!in.peek().isIdentifier()) {
+          onlyNames = false;
+          break;
+        }
+        in.next();
+      } while (in.acceptOp(","));
+      onlyNames = onlyNames && in.peek().isOp(")");
+      in.seek(save);
+      if (onlyNames) {
+        do {
+          ctasColumns.add(in.identifier());
+        } while (in.acceptOp(","));
+      } else {
+        do {
+          tableElement(columns, primaryKey);
+        } while (in.acceptOp(","));
+      }
+      in.expectOp(")");
+    }
+    acceptUsingIceberg();
+    List<PartitionField> partitioning = new ArrayList<>();
+    Map<String, PropertyValue> properties = new LinkedHashMap<>();
+    while (true) {
+      if (in.acceptKeyword("partitioned")) {
+        in.expectKeyword("by");
+        in.expectOp("(");
+        do {
+          partitioning.add(partitionField());
+        } while (in.acceptOp(","));
+        in.expectOp(")");
+      } else if (in.peek().isKeyword("with") && in.peekAt(1).isOp("(")) {
+        in.next();
+        properties.putAll(properties());
+      } else if (in.acceptKeyword("tblproperties")) {
+        properties.putAll(properties());
+      } else {
+        break;
+      }
+    }
+    Optional<Query> asQuery = Optional.empty();
+    boolean withData = true;
+    if (in.acceptKeyword("as")) {
+      Token start = in.peek();
+      int end = in.sql().length();
+      // Trailing WITH [NO] DATA belongs to CREATE TABLE AS, not to the query.
+      List<Token> tokens = in.tokens();
+      int n = tokens.size();
+      if (n >= 3 && tokens.get(n - 2).isKeyword("data")) {
+        Token with = tokens.get(n - 3);
+        Token no = with;
+        if (with.isKeyword("no") && n >= 4 && tokens.get(n - 4).isKeyword("with")) {
+          withData = false;
+          no = tokens.get(n - 4);
+          end = no.start();
+        } else if (with.isKeyword("with")) {
+          end = with.start();
+        }
+      }
+      asQuery = Optional.of(new Query(in.sql().substring(start.start(), end), start.start()));
+      in.seek(n - 1);
+    } else {
+      if (!ctasColumns.isEmpty() || columns.isEmpty()) {
+        throw new FloeException(SqlState.INVALID_TABLE_DEFINITION,
+            "CREATE TABLE needs column definitions (name and type) or AS query", null, null,
+            name.position(), null);
+      }
+    }
+    in.expectEnd();
+    return new CreateTable(name, ifNotExists, columns, ctasColumns, partitioning, primaryKey, properties, asQuery,
+        withData);
+  }
+
+  private void acceptUsingIceberg() {
+    if (in.peek().isKeyword("using")) {
+      Token using = in.next();
+      Token format = in.next();
+      if (!format.isIdentifier() || !format.value().equalsIgnoreCase("iceberg")) {
+        throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "tables are Iceberg tables; USING "
+            + format.text() + " is not supported", null, null, using.position(), null);
+      }
+    }
+  }
+
+  private void tableElement(List<ColumnDef> columns, List<String> primaryKey) {
+    if (in.peek().isKeyword("constraint")) {
+      in.next();
+      in.identifier();
+    }
+    if (in.peek().isKeyword("primary") && in.peekAt(1).isKeyword("key")) {
+      in.next();
+      in.next();
+      in.expectOp("(");
+      do {
+        primaryKey.add(in.identifier());
+      } while (in.acceptOp(","));
+      in.expectOp(")");
+      return;
+    }
+    if (in.peek().isKeyword("unique") || in.peek().isKeyword("check") || in.peek().isKeyword("foreign")) {
+      throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED,
+          in.peek().text().toUpperCase() + " constraints are not supported", null, null, in.peek().position(), null);
+    }
+    columns.add(columnDef(primaryKey));
+  }
+
+  private ColumnDef columnDef(List<String> primaryKey) {
+    Token nameToken = in.peek();
+    String name = in.identifier();
+    Optional<String> identity = Optional.empty();
+    SqlType type;
+    boolean notNull = false;
+    // serial types: an integer column whose default is the next value of its own sequence
+    SqlType serial = switch (in.peek().type() == Token.Type.IDENT ? in.peek().value() : "") {
+      case "serial", "serial4" -> SqlType.INTEGER;
+      case "bigserial", "serial8" -> SqlType.BIGINT;
+      case "smallserial", "serial2" -> SqlType.SMALLINT;
+      default -> null;
+    };
+    if (serial != null) {
+      in.next();
+      type = serial;
+      identity = Optional.of("serial");
+      notNull = true;
+    } else {
+      type = types.type();
+    }
+    Optional<String> defaultSql = Optional.empty();
+    while (true) {
+      if (in.peek().isKeyword("generated") && in.peekAt(1).isKeyword("always") || in.peek().isKeyword("generated")
+          && in.peekAt(1).isKeyword("by")) {
+        in.next();
+        if (in.acceptKeyword("always")) {
+          identity = Optional.of("always");
+        } else {
+          in.next();
+          in.expectKeyword("default");
+          identity = Optional.of("by default");
+        }
+        in.expectKeyword("as");
+        if (in.peek().isOp("(")) {
+          throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "generated columns are not supported", null,
+              "Compute the value in the INSERT, or in a view of the query.", in.peek().position(), null);
+        }
+        in.expectKeyword("identity");
+        if (in.acceptOp("(")) {
+          int depth = 1; // sequence options (START WITH, INCREMENT BY, ...) are accepted, not applied
+          while (depth > 0) {
+            Token t = in.next();
+            if (t.type() == Token.Type.EOF) {
+              throw unexpected(t);
+            }
+            depth += t.isOp("(") ? 1 : t.isOp(")") ? -1 : 0;
+          }
+        }
+        notNull = true;
+        continue;
+      }
+      if (in.acceptKeyword("not")) {
+        in.expectKeyword("null");
+        notNull = true;
+      } else if (in.acceptKeyword("null")) {
+        notNull = false;
+      } else if (in.acceptKeyword("default")) {
+        defaultSql = Optional.of(expressionText(Set.of("not", "null", "primary", "constraint", "references",
+            "check", "unique", "default", "generated")));
+      } else if (in.peek().isKeyword("primary")) {
+        in.next();
+        in.expectKeyword("key");
+        primaryKey.add(name);
+        notNull = true;
+      } else if (in.peek().isKeyword("constraint")) {
+        in.next();
+        in.identifier();
+      } else if (in.peek().isKeyword("references") || in.peek().isKeyword("check") || in.peek().isKeyword("unique")
+          || in.peek().isKeyword("generated") || in.peek().isKeyword("collate")) {
+        throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED,
+            in.peek().text().toUpperCase() + " is not supported in column definitions", null, null,
+            in.peek().position(), null);
+      } else {
+        break;
+      }
+    }
+    if (identity.isPresent() && defaultSql.isPresent()) {
+      throw FloeException.syntax("both default and identity specified for column \"" + name + "\"",
+          nameToken.position());
+    }
+    return new ColumnDef(name, type, notNull, defaultSql, nameToken.position(), identity);
+  }
+
+  /** The source text of an expression, up to a top-level comma, closing parenthesis or stop keyword. */
+  private String expressionText(Set<String> stopKeywords) {
+    int depth = 0;
+    Token start = in.peek();
+    Token last = null;
+    while (true) {
+      Token t = in.peek();
+      if (t.type() == Token.Type.EOF) {
+        break;
+      }
+      if (depth == 0 && (t.isOp(",") || t.isOp(")") || (last != null && t.type() == Token.Type.IDENT
+          && stopKeywords.contains(t.value())))) {
+        break;
+      }
+      if (t.isOp("(") || t.isOp("[")) {
+        depth++;
+      } else if (t.isOp(")") || t.isOp("]")) {
+        depth--;
+      }
+      last = in.next();
+    }
+    if (last == null) {
+      throw unexpected(start);
+    }
+    return in.sql().substring(start.start(), last.end());
+  }
+
+  /** One partition field: a column, or a transform of one ({@code bucket(16, id)}, {@code day(ts)}, ...). */
+  PartitionField partitionField() {
+    Token start = in.peek();
+    String name = in.identifier();
+    if (!in.acceptOp("(")) {
+      return new PartitionField("identity", name, Optional.empty(), start.position());
+    }
+    String transform = switch (name) {
+      case "identity" -> "identity";
+      case "year", "years" -> "year";
+      case "month", "months" -> "month";
+      case "day", "days", "date" -> "day";
+      case "hour", "hours", "date_hour" -> "hour";
+      case "bucket" -> "bucket";
+      case "truncate" -> "truncate";
+      case "void" -> "void";
+      default -> throw new FloeException(SqlState.INVALID_TABLE_DEFINITION,
+          "unknown partition transform \"" + name + "\"", null,
+          "Use identity, year, month, day, hour, bucket(n, col), truncate(w, col) or void.", start.position(), null);
+    };
+    String column = null;
+    Integer argument = null;
+    do {
+      Token t = in.peek();
+      if (t.type() == Token.Type.NUMBER) {
+        in.next();
+        try {
+          argument = Integer.parseInt(t.value());
+        } catch (NumberFormatException e) {
+          throw new FloeException(SqlState.INVALID_TABLE_DEFINITION, "invalid transform argument " + t.text(),
+              null, null, t.position(), null);
+        }
+      } else {
+        column = in.identifier();
+      }
+    } while (in.acceptOp(","));
+    in.expectOp(")");
+    if (column == null) {
+      throw new FloeException(SqlState.INVALID_TABLE_DEFINITION,
+          "partition transform " + transform + " needs a column", null, null, start.position(), null);
+    }
+    boolean needsArgument = transform.equals("bucket") || transform.equals("truncate");
+    if (needsArgument != (argument != null)) {
+      throw new FloeException(SqlState.INVALID_TABLE_DEFINITION,
+          needsArgument ? "partition transform " + transform + " needs a width, e.g. " + transform + "(16, "
+              + column + ")" : "partition transform " + transform + " takes no width",
+          null, null, start.position(), null);
+    }
+    if (argument != null && argument <= 0) {
+      throw new FloeException(SqlState.INVALID_TABLE_DEFINITION,
+          "partition transform " + transform + " needs a positive width, not " + argument, null, null,
+          start.position(), null);
+    }
+    return new PartitionField(transform, column, Optional.ofNullable(argument), start.position());
+  }
+
+  private Map<String, PropertyValue> properties() {
+    in.expectOp("(");
+    Map<String, PropertyValue> props = new LinkedHashMap<>();
+    if (in.acceptOp(")")) {
+      return props;
+    }
+    do {
+      Token keyToken = in.peek();
+      String key = propertyKey();
+      in.expectOp("=");
+      if (props.put(key, propertyValue()) != null) {
+        throw new FloeException(SqlState.SYNTAX_ERROR, "property \"" + key + "\" is given twice", null, null,
+            keyToken.position(), null);
+      }
+    } while (in.acceptOp(","));
+    in.expectOp(")");
+    return props;
+  }
+
+  private String propertyKey() {
+    Token t = in.next();
+    if (t.type() == Token.Type.STRING) {
+      return t.value();
+    }
+    if (!t.isIdentifier()) {
+      throw unexpected(t);
+    }
+    StringBuilder key = new StringBuilder(t.value());
+    while (in.peek().isOp(".")) {
+      in.next();
+      Token part = in.next();
+      if (!part.isIdentifier()) {
+        throw unexpected(part);
+      }
+      key.append('.').append(part.value());
+    }
+    return key.toString();
+  }
+
+  private PropertyValue propertyValue() {
+    Token t = in.next();
+    if (t.isKeyword("array") && in.peek().isOp("[")) {
+      in.next();
+      List<String> values = new ArrayList<>();
+      if (!in.peek().isOp("]")) {
+        do {
+          Token v = in.next();
+          if (v.type() != Token.Type.STRING) {
+            throw new FloeException(SqlState.SYNTAX_ERROR, "ARRAY property values must be string literals",
+                null, null, v.position(), null);
+          }
+          values.add(v.value());
+        } while (in.acceptOp(","));
+      }
+      in.expectOp("]");
+      return PropertyValue.ofArray(values, t.position());
+    }
+    if (t.isOp("-") && in.peek().type() == Token.Type.NUMBER) {
+      return PropertyValue.of("-" + in.next().value(), t.position());
+    }
+    return switch (t.type()) {
+      case STRING, NUMBER, IDENT, QUOTED_IDENT -> PropertyValue.of(t.value(), t.position());
+      default -> throw unexpected(t);
+    };
+  }
+
+  /** DROP SCHEMA, SEQUENCE or TABLE, from its first keyword. */
+  Statement drop() {
+    in.expectKeyword("drop");
+    if (in.acceptKeyword("schema")) {
+      boolean ifExists = ifExists();
+      List<QualifiedName> names = new ArrayList<>();
+      do {
+        names.add(in.qualifiedName());
+      } while (in.acceptOp(","));
+      boolean cascade = false;
+      if (in.acceptKeyword("cascade")) {
+        cascade = true;
+      } else {
+        in.acceptKeyword("restrict");
+      }
+      in.expectEnd();
+      return new DropSchema(names, ifExists, cascade);
+    }
+    if (in.acceptKeyword("sequence")) {
+      boolean ifExists = ifExists();
+      List<QualifiedName> names = new ArrayList<>();
+      do {
+        names.add(in.qualifiedName());
+      } while (in.acceptOp(","));
+      if (!in.acceptKeyword("cascade")) {
+        in.acceptKeyword("restrict");
+      }
+      in.expectEnd();
+      return new DropSequence(names, ifExists);
+    }
+    in.expectKeyword("table");
+    boolean ifExists = ifExists();
+    List<QualifiedName> names = new ArrayList<>();
+    do {
+      names.add(in.qualifiedName());
+    } while (in.acceptOp(","));
+    boolean purge = false;
+    while (true) {
+      if (in.acceptKeyword("purge")) {
+        purge = true;
+      } else if (!in.acceptKeyword("cascade") && !in.acceptKeyword("restrict")) {
+        break;
+      }
+    }
+    in.expectEnd();
+    return new DropTable(names, ifExists, purge);
+  }
+
+  /** ALTER TABLE with its comma-separated actions, from its first keyword. */
+  Statement alter() {
+    in.expectKeyword("alter");
+    in.expectKeyword("table");
+    boolean ifExists = ifExists();
+    QualifiedName name = in.qualifiedName();
+    List<AlterAction> actions = new ArrayList<>();
+    do {
+      actions.add(alterAction());
+    } while (in.acceptOp(","));
+    in.expectEnd();
+    return new AlterTable(name, ifExists, actions);
+  }
+
+  private AlterAction alterAction() {
+    Token t = in.peek();
+    if (in.acceptKeyword("add")) {
+      in.acceptKeyword("column");
+      boolean ifNotExists = ifNotExists();
+      List<String> pk = new ArrayList<>();
+      ColumnDef def = columnDef(pk);
+      if (!pk.isEmpty()) {
+        throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "cannot add a PRIMARY KEY column", null, null,
+            def.position(), null);
+      }
+      return new AddColumn(def, ifNotExists);
+    }
+    if (in.acceptKeyword("drop")) {
+      in.acceptKeyword("column");
+      boolean ifExists = ifExists();
+      Token col = in.peek();
+      String name = in.identifier();
+      in.acceptKeyword("cascade");
+      in.acceptKeyword("restrict");
+      return new DropColumn(name, ifExists, col.position());
+    }
+    if (in.acceptKeyword("rename")) {
+      if (in.acceptKeyword("to")) {
+        return new RenameTable(in.qualifiedName());
+      }
+      in.acceptKeyword("column");
+      Token col = in.peek();
+      String from = in.identifier();
+      in.expectKeyword("to");
+      String to = in.identifier();
+      return new RenameColumn(from, to, col.position());
+    }
+    if (in.acceptKeyword("alter")) {
+      in.acceptKeyword("column");
+      Token col = in.peek();
+      String name = in.identifier();
+      if (in.acceptKeyword("drop")) {
+        in.expectKeyword("not");
+        in.expectKeyword("null");
+        return new DropNotNull(name, col.position());
+      }
+      if (in.peek().isKeyword("set") && in.peekAt(1).isKeyword("not")) {
+        throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED,
+            "cannot make an existing Iceberg column NOT NULL", null, null, col.position(), null);
+      }
+      if (in.acceptKeyword("set")) {
+        in.expectKeyword("data");
+      }
+      in.expectKeyword("type");
+      SqlType type = types.type();
+      if (in.peek().isKeyword("using")) {
+        throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "ALTER COLUMN TYPE ... USING is not supported",
+            null, null, in.peek().position(), null);
+      }
+      return new AlterColumnType(name, type, col.position());
+    }
+    if (in.acceptKeyword("set")) {
+      if (in.acceptKeyword("properties")) {
+        Map<String, PropertyValue> props = new LinkedHashMap<>();
+        do {
+          String key = propertyKey();
+          in.expectOp("=");
+          props.put(key, propertyValue());
+        } while (in.peek().isOp(",") && !in.peekAt(1).isKeyword("set") && in.acceptOp(","));
+        return new SetProperties(props);
+      }
+      in.acceptKeyword("tblproperties");
+      return new SetProperties(properties());
+    }
+    if (in.acceptKeyword("reset") || in.acceptKeyword("unset")) {
+      in.acceptKeyword("properties");
+      in.acceptKeyword("tblproperties");
+      boolean ifExists = ifExists();
+      List<String> keys = new ArrayList<>();
+      in.expectOp("(");
+      do {
+        keys.add(propertyKey());
+      } while (in.acceptOp(","));
+      in.expectOp(")");
+      return new UnsetProperties(keys, ifExists);
+    }
+    throw unexpected(t);
+  }
+
+  private boolean ifNotExists() {
+    if (in.peek().isKeyword("if")) {
+      in.next();
+      in.expectKeyword("not");
+      in.expectKeyword("exists");
+      return true;
+    }
+    return false;
+  }
+
+  private boolean ifExists() {
+    if (in.peek().isKeyword("if")) {
+      in.next();
+      in.expectKeyword("exists");
+      return true;
+    }
+    return false;
+  }
+}
