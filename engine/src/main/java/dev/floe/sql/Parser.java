@@ -5,46 +5,23 @@ import static dev.floe.sql.TokenCursor.unexpected;
 import dev.floe.FloeException;
 import dev.floe.SqlState;
 import dev.floe.SqlType;
-import dev.floe.sql.Ast.AddColumn;
-import dev.floe.sql.Ast.AlterAction;
-import dev.floe.sql.Ast.AlterColumnType;
-import dev.floe.sql.Ast.AlterTable;
 import dev.floe.sql.Ast.Assignment;
 import dev.floe.sql.Ast.Delete;
-import dev.floe.sql.Ast.Fragment;
-import dev.floe.sql.Ast.Merge;
-import dev.floe.sql.Ast.MergeAction;
-import dev.floe.sql.Ast.MergeClause;
-import dev.floe.sql.Ast.OnConflict;
-import dev.floe.sql.Ast.Truncate;
-import dev.floe.sql.Ast.Update;
-import dev.floe.sql.Ast.ColumnDef;
-import dev.floe.sql.Ast.CreateSchema;
-import dev.floe.sql.Ast.CreateSequence;
-import dev.floe.sql.Ast.DropSequence;
-import dev.floe.sql.Ast.CreateTable;
 import dev.floe.sql.Ast.Describe;
-import dev.floe.sql.Ast.DropColumn;
-import dev.floe.sql.Ast.DropNotNull;
-import dev.floe.sql.Ast.DropSchema;
-import dev.floe.sql.Ast.DropTable;
 import dev.floe.sql.Ast.Explain;
+import dev.floe.sql.Ast.Fragment;
 import dev.floe.sql.Ast.Insert;
+import dev.floe.sql.Ast.Merge;
+import dev.floe.sql.Ast.OnConflict;
 import dev.floe.sql.Ast.PartitionField;
-import dev.floe.sql.Ast.PropertyValue;
 import dev.floe.sql.Ast.Query;
-import dev.floe.sql.Ast.RenameColumn;
-import dev.floe.sql.Ast.RenameTable;
-import dev.floe.sql.Ast.SetProperties;
 import dev.floe.sql.Ast.ShowSchemas;
 import dev.floe.sql.Ast.ShowTables;
 import dev.floe.sql.Ast.SortField;
 import dev.floe.sql.Ast.Statement;
-import dev.floe.sql.Ast.UnsetProperties;
+import dev.floe.sql.Ast.Update;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -141,11 +118,11 @@ public final class Parser {
       case "create" -> new DdlParser(in).create();
       case "drop" -> new DdlParser(in).drop();
       case "alter" -> new DdlParser(in).alter();
-      case "insert" -> insert();
-      case "delete" -> delete();
-      case "update" -> update();
-      case "merge" -> merge();
-      case "truncate" -> truncate();
+      case "insert" -> new DmlParser(in).insert();
+      case "delete" -> new DmlParser(in).delete();
+      case "update" -> new DmlParser(in).update();
+      case "merge" -> new DmlParser(in).merge();
+      case "truncate" -> new DmlParser(in).truncate();
       case "show" -> show();
       case "begin", "start", "commit", "end", "rollback", "abort", "savepoint", "release" -> transactionControl();
       case "set" -> {
@@ -240,350 +217,8 @@ public final class Parser {
     return new Explain(analyze, new Query(in.sql().substring(start.start()), start.start()));
   }
 
-  private Statement insert() {
-    in.expectKeyword("insert");
-    in.expectKeyword("into");
-    QualifiedName table = in.qualifiedName();
-    Optional<String> alias = Optional.empty();
-    if (in.acceptKeyword("as")) {
-      alias = Optional.of(in.identifier());
-    }
-    List<String> columns = new ArrayList<>();
-    if (in.peek().isOp("(") && !startsQuery(in.peekAt(1))) {
-      in.next();
-      do {
-        columns.add(in.identifier());
-      } while (in.acceptOp(","));
-      in.expectOp(")");
-    }
-    Optional<String> overriding = Optional.empty();
-    if (in.acceptKeyword("overriding")) {
-      if (in.acceptKeyword("system")) {
-        overriding = Optional.of("system");
-      } else {
-        in.expectKeyword("user");
-        overriding = Optional.of("user");
-      }
-      in.expectKeyword("value");
-    }
-    Optional<Query> source = Optional.empty();
-    if (in.acceptKeyword("default")) {
-      in.expectKeyword("values");
-    } else {
-      Token start = in.peek();
-      if (!startsQuery(start)) {
-        throw unexpected(start);
-      }
-      // The query runs to ON CONFLICT or RETURNING at the top level.
-      List<Token> tokens = in.tokens();
-      int depth = 0;
-      int end = tokens.size() - 1;
-      for (int k = in.index(); k < tokens.size(); k++) {
-        Token t = tokens.get(k);
-        if (t.isOp("(") || t.isOp("[")) {
-          depth++;
-        } else if (t.isOp(")") || t.isOp("]")) {
-          depth--;
-        } else if (depth == 0 && ((t.isKeyword("on") && k + 1 < tokens.size()
-            && tokens.get(k + 1).isKeyword("conflict")) || t.isKeyword("returning"))) {
-          end = k;
-          break;
-        }
-      }
-      source = Optional.of(new Query(in.sql().substring(start.start(), tokens.get(end).start()).strip(),
-          start.start()));
-      in.seek(end);
-    }
-    Optional<OnConflict> onConflict = Optional.empty();
-    if (in.peek().isKeyword("on")) {
-      onConflict = Optional.of(onConflict());
-    }
-    Optional<Fragment> returning = returning();
-    in.expectEnd();
-    return new Insert(table, alias, columns, overriding, source, onConflict, returning);
-  }
-
-  private OnConflict onConflict() {
-    Token on = in.next();
-    in.expectKeyword("conflict");
-    List<String> columns = new ArrayList<>();
-    if (in.acceptOp("(")) {
-      do {
-        columns.add(in.identifier());
-      } while (in.acceptOp(","));
-      in.expectOp(")");
-      if (in.peek().isKeyword("where")) {
-        throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "ON CONFLICT with a partial index predicate is "
-            + "not supported", null, null, in.peek().position(), null);
-      }
-    } else if (in.peek().isKeyword("on") && in.peekAt(1).isKeyword("constraint")) {
-      in.next();
-      in.next();
-      in.identifier(); // the table's primary key is its only constraint
-    }
-    in.expectKeyword("do");
-    if (in.acceptKeyword("nothing")) {
-      return new OnConflict(columns, true, List.of(), Optional.empty(), on.position());
-    }
-    in.expectKeyword("update");
-    in.expectKeyword("set");
-    List<Assignment> set = assignments(Set.of("where", "returning"));
-    Optional<Fragment> where = Optional.empty();
-    if (in.acceptKeyword("where")) {
-      where = Optional.of(fragment(Set.of("returning"), false));
-    }
-    return new OnConflict(columns, false, set, where, on.position());
-  }
-
-  private Optional<Fragment> returning() {
-    if (!in.acceptKeyword("returning")) {
-      return Optional.empty();
-    }
-    return Optional.of(fragment(Set.of(), false));
-  }
-
-  private Statement delete() {
-    in.expectKeyword("delete");
-    in.expectKeyword("from");
-    in.acceptKeyword("only");
-    QualifiedName table = in.qualifiedName();
-    Optional<String> alias = alias(Set.of("using", "where", "returning"));
-    Optional<Fragment> using = Optional.empty();
-    if (in.acceptKeyword("using")) {
-      using = Optional.of(fragment(Set.of("where", "returning"), false));
-    }
-    Optional<Fragment> where = where();
-    Optional<Fragment> returning = returning();
-    in.expectEnd();
-    return new Delete(table, alias, using, where, returning, Optional.empty());
-  }
-
-  private Optional<Fragment> where() {
-    if (!in.acceptKeyword("where")) {
-      return Optional.empty();
-    }
-    if (in.peek().isKeyword("current") && in.peekAt(1).isKeyword("of")) {
-      throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "WHERE CURRENT OF is not supported", null, null,
-          in.peek().position(), null);
-    }
-    return Optional.of(fragment(Set.of("returning"), false));
-  }
-
-  private Statement update() {
-    in.expectKeyword("update");
-    in.acceptKeyword("only");
-    QualifiedName table = in.qualifiedName();
-    Optional<String> alias = alias(Set.of("set"));
-    in.expectKeyword("set");
-    List<Assignment> set = assignments(Set.of("from", "where", "returning"));
-    Optional<Fragment> from = Optional.empty();
-    if (in.acceptKeyword("from")) {
-      from = Optional.of(fragment(Set.of("where", "returning"), false));
-    }
-    Optional<Fragment> where = where();
-    Optional<Fragment> returning = returning();
-    in.expectEnd();
-    return new Update(table, alias, set, from, where, returning, Optional.empty());
-  }
-
-  /** {@code col = expr | DEFAULT} and {@code (a, b) = (x, y)}, comma separated. */
-  private List<Assignment> assignments(Set<String> stop) {
-    List<Assignment> out = new ArrayList<>();
-    do {
-      Token start = in.peek();
-      if (in.acceptOp("(")) {
-        List<String> columns = new ArrayList<>();
-        do {
-          columns.add(in.identifier());
-        } while (in.acceptOp(","));
-        in.expectOp(")");
-        in.expectOp("=");
-        in.acceptKeyword("row");
-        Token open = in.peek();
-        in.expectOp("(");
-        if (startsQuery(in.peek())) {
-          throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "assigning a sub-SELECT to several columns is "
-              + "not supported", null, null, open.position(), null);
-        }
-        List<Fragment> values = new ArrayList<>();
-        do {
-          values.add(fragment(Set.of(), true));
-        } while (in.acceptOp(","));
-        in.expectOp(")");
-        if (values.size() != columns.size()) {
-          throw FloeException.syntax("number of columns does not match number of values", open.position());
-        }
-        for (int k = 0; k < columns.size(); k++) {
-          Fragment v = values.get(k);
-          out.add(new Assignment(columns.get(k), v.text().equalsIgnoreCase("default") ? Optional.empty()
-              : Optional.of(v), start.position()));
-        }
-        continue;
-      }
-      String column = in.identifier();
-      if (in.peek().isOp(".") || in.peek().isOp("[")) {
-        throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "assigning to a field or element of a column is "
-            + "not supported", null, null, in.peek().position(), null);
-      }
-      in.expectOp("=");
-      if (in.peek().isKeyword("default") && (in.peekAt(1).isOp(",") || in.peekAt(1).type() == Token.Type.EOF
-          || in.peekAt(1).isOp(";") || (in.peekAt(1).type() == Token.Type.IDENT && stop.contains(in.peekAt(1).value())))) {
-        in.next();
-        out.add(new Assignment(column, Optional.empty(), start.position()));
-      } else {
-        out.add(new Assignment(column, Optional.of(fragment(stop, true)), start.position()));
-      }
-    } while (in.acceptOp(","));
-    return out;
-  }
-
-  private Statement merge() {
-    Token merge = in.next();
-    in.expectKeyword("into");
-    QualifiedName table = in.qualifiedName();
-    Optional<String> alias = alias(Set.of("using"));
-    in.expectKeyword("using");
-    Fragment source = fragment(Set.of("on"), false);
-    in.expectKeyword("on");
-    Fragment on = fragment(Set.of("when"), false);
-    List<MergeClause> clauses = new ArrayList<>();
-    while (in.peek().isKeyword("when")) {
-      clauses.add(mergeClause());
-    }
-    if (clauses.isEmpty()) {
-      throw unexpected(in.peek());
-    }
-    in.expectEnd();
-    return new Merge(table, alias, source, on, clauses, Optional.empty());
-  }
-
-  private MergeClause mergeClause() {
-    Token when = in.next();
-    boolean matched = !in.acceptKeyword("not");
-    in.expectKeyword("matched");
-    if (in.acceptKeyword("by")) {
-      if (in.acceptKeyword("source")) {
-        throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "WHEN NOT MATCHED BY SOURCE is not supported",
-            null, null, when.position(), null);
-      }
-      in.expectKeyword("target");
-    }
-    Optional<Fragment> condition = Optional.empty();
-    if (in.acceptKeyword("and")) {
-      condition = Optional.of(fragment(Set.of("then"), false));
-    }
-    in.expectKeyword("then");
-    if (matched) {
-      if (in.acceptKeyword("update")) {
-        in.expectKeyword("set");
-        return new MergeClause(true, condition, MergeAction.UPDATE, assignments(Set.of("when")), List.of(),
-            List.of(), when.position());
-      }
-      if (in.acceptKeyword("delete")) {
-        return new MergeClause(true, condition, MergeAction.DELETE, List.of(), List.of(), List.of(),
-            when.position());
-      }
-    } else if (in.acceptKeyword("insert")) {
-      List<String> columns = new ArrayList<>();
-      if (in.acceptOp("(")) {
-        do {
-          columns.add(in.identifier());
-        } while (in.acceptOp(","));
-        in.expectOp(")");
-      }
-      if (in.acceptKeyword("default")) {
-        in.expectKeyword("values");
-        return new MergeClause(false, condition, MergeAction.INSERT, List.of(), columns, List.of(), when.position());
-      }
-      in.expectKeyword("values");
-      in.expectOp("(");
-      List<Fragment> values = new ArrayList<>();
-      do {
-        values.add(fragment(Set.of(), true));
-      } while (in.acceptOp(","));
-      in.expectOp(")");
-      return new MergeClause(false, condition, MergeAction.INSERT, List.of(), columns, values, when.position());
-    }
-    in.expectKeyword("do");
-    in.expectKeyword("nothing");
-    return new MergeClause(matched, condition, MergeAction.NOTHING, List.of(), List.of(), List.of(),
-        when.position());
-  }
-
-  private Statement truncate() {
-    in.expectKeyword("truncate");
-    in.acceptKeyword("table");
-    in.acceptKeyword("only");
-    List<QualifiedName> tables = new ArrayList<>();
-    do {
-      tables.add(in.qualifiedName());
-    } while (in.acceptOp(","));
-    while (in.acceptKeyword("restart") || in.acceptKeyword("continue")) {
-      in.expectKeyword("identity");
-    }
-    if (!in.acceptKeyword("cascade")) {
-      in.acceptKeyword("restrict");
-    }
-    in.expectEnd();
-    return new Truncate(tables);
-  }
-
-  /** An optional table alias ({@code [AS] name}) that is not one of the keywords that may follow. */
-  private Optional<String> alias(Set<String> following) {
-    if (in.acceptKeyword("as")) {
-      return Optional.of(in.identifier());
-    }
-    Token t = in.peek();
-    if (t.type() == Token.Type.QUOTED_IDENT || (t.type() == Token.Type.IDENT && !following.contains(t.value()))) {
-      return Optional.of(in.identifier());
-    }
-    return Optional.empty();
-  }
-
-  /**
-   * The text from here to the first top-level stop keyword (or comma, or closing parenthesis, when
-   * {@code list} is set), which must not be empty.
-   */
-  private Fragment fragment(Set<String> stop, boolean list) {
-    Token start = in.peek();
-    int depth = 0;
-    int cases = 0; // CASE ... END nesting: its WHEN, THEN and ELSE are not the statement's
-    Token last = null;
-    while (true) {
-      Token t = in.peek();
-      if (t.type() == Token.Type.EOF || (depth == 0 && t.isOp(";") && in.peekAt(1).type() == Token.Type.EOF)) {
-        break;
-      }
-      boolean top = depth == 0 && cases == 0;
-      // IS [NOT] DISTINCT FROM: that FROM belongs to the expression
-      boolean distinctFrom = t.isKeyword("from") && last != null && last.isKeyword("distinct");
-      if (top && t.type() == Token.Type.IDENT && stop.contains(t.value()) && !distinctFrom) {
-        break;
-      }
-      if (top && list && (t.isOp(",") || t.isOp(")"))) {
-        break;
-      }
-      if (t.isOp("(") || t.isOp("[")) {
-        depth++;
-      } else if (t.isOp(")") || t.isOp("]")) {
-        if (depth == 0) {
-          throw unexpected(t);
-        }
-        depth--;
-      } else if (t.isKeyword("case")) {
-        cases++;
-      } else if (t.isKeyword("end") && cases > 0) {
-        cases--;
-      }
-      last = in.next();
-    }
-    if (last == null) {
-      throw unexpected(start);
-    }
-    return new Fragment(in.sql().substring(start.start(), last.end()), start.start());
-  }
-
-  private static boolean startsQuery(Token t) {
+  /** Whether a query starts at {@code t}: a parenthesis or a query's first keyword. */
+  static boolean startsQuery(Token t) {
     return t.isOp("(") || (t.type() == Token.Type.IDENT && QUERY_STARTS.contains(t.value()));
   }
 
