@@ -107,7 +107,7 @@ public final class Parser {
         return withInsert;
       }
     }
-    if (first.isOp("(") || (first.type() == Token.Type.IDENT && QUERY_STARTS.contains(first.value()))) {
+    if (startsQuery(first)) {
       return new Query(in.sql(), 0);
     }
     if (first.type() != Token.Type.IDENT) {
@@ -211,7 +211,7 @@ public final class Parser {
     if (start.type() == Token.Type.EOF) {
       throw unexpected(start);
     }
-    if (!(start.isOp("(") || (start.type() == Token.Type.IDENT && QUERY_STARTS.contains(start.value())))) {
+    if (!startsQuery(start)) {
       throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "EXPLAIN is supported for queries only",
           null, null, start.position(), null);
     }
