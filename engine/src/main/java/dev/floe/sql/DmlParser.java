@@ -23,8 +23,9 @@ import java.util.Set;
 
 /**
  * The statements that change rows: INSERT (with OVERRIDING, a query or DEFAULT VALUES, ON CONFLICT and
- * RETURNING), UPDATE, DELETE, MERGE and TRUNCATE. Their expressions, WHERE conditions, FROM/USING lists and
- * sources stay text, as {@link Fragment}s with their offsets, for the binder and DuckDB to read.
+ * RETURNING), UPDATE, DELETE, MERGE and TRUNCATE, and the first three and MERGE behind a WITH. Their
+ * expressions, WHERE conditions, FROM/USING lists and sources stay text, as {@link Fragment}s with their
+ * offsets, for the binder and DuckDB to read.
  */
 final class DmlParser {
   private final TokenCursor in;
@@ -33,7 +34,64 @@ final class DmlParser {
     this.in = in;
   }
 
-  Statement insert() {
+  /**
+   * PostgreSQL's {@code WITH ctes INSERT INTO t ... query}: the same as
+   * {@code INSERT INTO t ... WITH ctes query}; and {@code WITH ctes UPDATE/DELETE/MERGE ...}. Null if the WITH
+   * is an ordinary query.
+   */
+  Statement withWrite() {
+    String sql = in.sql();
+    List<Token> tokens = in.tokens();
+    int i = in.index();
+    int depth = 0;
+    for (int k = i; k < tokens.size(); k++) {
+      Token t = tokens.get(k);
+      if (t.isOp("(")) {
+        depth++;
+      } else if (t.isOp(")")) {
+        depth--;
+      } else if (depth == 0 && t.isKeyword("insert")) {
+        String ctes = sql.substring(tokens.get(i).start(), t.start());
+        Insert insert = new DmlParser(new TokenCursor(sql.substring(t.start()))).insert();
+        if (insert.source().isEmpty()) {
+          throw unexpected(t);
+        }
+        Query source = insert.source().get();
+        return new Insert(insert.table(), insert.alias(), insert.columns(), insert.overriding(),
+            Optional.of(new Query(ctes + source.text(), 0)), insert.onConflict().map(c -> shifted(c, t.start())),
+            insert.returning().map(r -> shifted(r, t.start())));
+      } else if (depth == 0 && (t.isKeyword("update") || t.isKeyword("delete") || t.isKeyword("merge"))) {
+        // WITH ctes UPDATE/DELETE/MERGE ...: the CTEs are visible to the statement's FROM, USING and
+        // source, as in PostgreSQL.
+        Fragment ctes = new Fragment(sql.substring(tokens.get(i).start(), t.start()), tokens.get(i).start());
+        in.seek(k);
+        if (t.isKeyword("delete")) {
+          Delete d = delete();
+          return new Delete(d.table(), d.alias(), d.using(), d.where(), d.returning(), Optional.of(ctes));
+        } else if (t.isKeyword("update")) {
+          Update u = update();
+          return new Update(u.table(), u.alias(), u.set(), u.from(), u.where(), u.returning(), Optional.of(ctes));
+        }
+        Merge m = merge();
+        return new Merge(m.table(), m.alias(), m.source(), m.on(), m.clauses(), Optional.of(ctes));
+      }
+    }
+    return null;
+  }
+
+  private static Fragment shifted(Fragment f, int by) {
+    return new Fragment(f.text(), f.offset() + by);
+  }
+
+  private static OnConflict shifted(OnConflict c, int by) {
+    List<Assignment> set = new ArrayList<>();
+    for (Assignment a : c.set()) {
+      set.add(new Assignment(a.column(), a.value().map(v -> shifted(v, by)), a.position() + by));
+    }
+    return new OnConflict(c.columns(), c.doNothing(), set, c.where().map(w -> shifted(w, by)), c.position() + by);
+  }
+
+  Insert insert() {
     in.expectKeyword("insert");
     in.expectKeyword("into");
     QualifiedName table = in.qualifiedName();
@@ -135,7 +193,7 @@ final class DmlParser {
     return Optional.of(fragment(Set.of(), false));
   }
 
-  Statement delete() {
+  Delete delete() {
     in.expectKeyword("delete");
     in.expectKeyword("from");
     in.acceptKeyword("only");
@@ -162,7 +220,7 @@ final class DmlParser {
     return Optional.of(fragment(Set.of("returning"), false));
   }
 
-  Statement update() {
+  Update update() {
     in.expectKeyword("update");
     in.acceptKeyword("only");
     QualifiedName table = in.qualifiedName();
@@ -231,7 +289,7 @@ final class DmlParser {
     return out;
   }
 
-  Statement merge() {
+  Merge merge() {
     Token merge = in.next();
     in.expectKeyword("into");
     QualifiedName table = in.qualifiedName();

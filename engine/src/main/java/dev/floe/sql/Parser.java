@@ -5,23 +5,14 @@ import static dev.floe.sql.TokenCursor.unexpected;
 import dev.floe.FloeException;
 import dev.floe.SqlState;
 import dev.floe.SqlType;
-import dev.floe.sql.Ast.Assignment;
-import dev.floe.sql.Ast.Delete;
 import dev.floe.sql.Ast.Describe;
 import dev.floe.sql.Ast.Explain;
-import dev.floe.sql.Ast.Fragment;
-import dev.floe.sql.Ast.Insert;
-import dev.floe.sql.Ast.Merge;
-import dev.floe.sql.Ast.OnConflict;
 import dev.floe.sql.Ast.PartitionField;
 import dev.floe.sql.Ast.Query;
 import dev.floe.sql.Ast.ShowSchemas;
 import dev.floe.sql.Ast.ShowTables;
 import dev.floe.sql.Ast.SortField;
 import dev.floe.sql.Ast.Statement;
-import dev.floe.sql.Ast.Update;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 
@@ -102,9 +93,9 @@ public final class Parser {
       throw FloeException.syntax("empty statement", 1);
     }
     if (first.isKeyword("with")) {
-      Statement withInsert = withInsert();
-      if (withInsert != null) {
-        return withInsert;
+      Statement withWrite = new DmlParser(in).withWrite();
+      if (withWrite != null) {
+        return withWrite;
       }
     }
     if (startsQuery(first)) {
@@ -147,61 +138,6 @@ public final class Parser {
         throw unexpected(first);
       }
     };
-  }
-
-  /**
-   * PostgreSQL's {@code WITH ctes INSERT INTO t ... query}: the same as
-   * {@code INSERT INTO t ... WITH ctes query}. Null if the WITH is an ordinary query.
-   */
-  private Statement withInsert() {
-    String sql = in.sql();
-    List<Token> tokens = in.tokens();
-    int i = in.index();
-    int depth = 0;
-    for (int k = i; k < tokens.size(); k++) {
-      Token t = tokens.get(k);
-      if (t.isOp("(")) {
-        depth++;
-      } else if (t.isOp(")")) {
-        depth--;
-      } else if (depth == 0 && t.isKeyword("insert")) {
-        String ctes = sql.substring(tokens.get(i).start(), t.start());
-        Statement inner = new Parser(sql.substring(t.start())).statement();
-        if (!(inner instanceof Insert insert) || insert.source().isEmpty()) {
-          throw unexpected(t);
-        }
-        Query source = insert.source().get();
-        return new Insert(insert.table(), insert.alias(), insert.columns(), insert.overriding(),
-            Optional.of(new Query(ctes + source.text(), 0)), insert.onConflict().map(c -> shifted(c, t.start())),
-            insert.returning().map(r -> shifted(r, t.start())));
-      } else if (depth == 0 && (t.isKeyword("update") || t.isKeyword("delete") || t.isKeyword("merge"))) {
-        // WITH ctes UPDATE/DELETE/MERGE ...: the CTEs are visible to the statement's FROM, USING and
-        // source, as in PostgreSQL.
-        Fragment ctes = new Fragment(sql.substring(tokens.get(i).start(), t.start()), tokens.get(i).start());
-        in.seek(k);
-        Statement inner = statement();
-        if (inner instanceof Delete d) {
-          return new Delete(d.table(), d.alias(), d.using(), d.where(), d.returning(), Optional.of(ctes));
-        } else if (inner instanceof Update u) {
-          return new Update(u.table(), u.alias(), u.set(), u.from(), u.where(), u.returning(), Optional.of(ctes));
-        }
-        Merge m = (Merge) inner;
-        return new Merge(m.table(), m.alias(), m.source(), m.on(), m.clauses(), Optional.of(ctes));
-      }
-    }
-    return null;
-  }
-
-  private static Fragment shifted(Fragment f, int by) {
-    return new Fragment(f.text(), f.offset() + by);
-  }
-
-  private static OnConflict shifted(OnConflict c, int by) {
-    List<Assignment> set = new ArrayList<>();
-    for (Assignment a : c.set()) {
-      set.add(new Assignment(a.column(), a.value().map(v -> shifted(v, by)), a.position() + by));
-    }
-    return new OnConflict(c.columns(), c.doNothing(), set, c.where().map(w -> shifted(w, by)), c.position() + by);
   }
 
   private Statement explain() {
