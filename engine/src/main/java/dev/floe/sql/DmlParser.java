@@ -23,7 +23,7 @@ import java.util.Set;
 
 /**
  * The statements that change rows: INSERT (with OVERRIDING, a query or DEFAULT VALUES, ON CONFLICT and
- * RETURNING), UPDATE, DELETE, MERGE and TRUNCATE, and the first three and MERGE behind a WITH. Their
+ * RETURNING), UPDATE, DELETE, MERGE and TRUNCATE, and INSERT, UPDATE, DELETE and MERGE behind a WITH. Their
  * expressions, WHERE conditions, FROM/USING lists and sources stay text, as {@link Fragment}s with their
  * offsets, for the binder and DuckDB to read.
  */

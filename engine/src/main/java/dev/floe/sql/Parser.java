@@ -17,8 +17,11 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * Recursive-descent parser for the statements Floe executes itself (DDL, INSERT, SHOW, DESCRIBE).
- * Queries are recognised by their first keyword and returned as text. Errors are PostgreSQL's:
+ * Recursive-descent parser for the statements Floe executes itself: the public entry points, and the dispatch
+ * of a statement on its first keyword to the class that parses that kind ({@code DdlParser} for CREATE, ALTER
+ * and DROP, {@code DmlParser} for INSERT, UPDATE, DELETE, MERGE and TRUNCATE, {@code TransactionParser} for
+ * transaction control), all reading one {@code TokenCursor}; EXPLAIN, SHOW and DESCRIBE, a few lines each, are
+ * parsed here. Queries are recognised by their first keyword and returned as text. Errors are PostgreSQL's:
  * {@code syntax error at or near "x"} with the position of the offending token.
  */
 public final class Parser {
@@ -179,5 +182,4 @@ public final class Parser {
     throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "SHOW " + in.peek().text() + " is not supported",
         null, null, in.peek().position(), null);
   }
-
 }
