@@ -131,6 +131,8 @@ public final class FloeCommit {
     long sequenceNumber = base.nextSequenceNumber();
     String commitId = UUID.randomUUID().toString();
     List<String> written = new ArrayList<>();
+    boolean swapped = false;
+    long swaps = -1;
     try {
       ManifestFile dataManifest = null;
       if (!change.addedData().isEmpty() || !change.removedData().isEmpty()) {
@@ -188,6 +190,7 @@ public final class FloeCommit {
           firstRowId, addedRows, null);
       TableMetadata updated = TableMetadata.buildFrom(base).setBranchSnapshot(snapshot, SnapshotRef.MAIN_BRANCH)
           .build();
+      swaps = ops instanceof dev.floe.catalog.SwapCount counted ? counted.swaps() : 0;
       try {
         if (ops instanceof dev.floe.catalog.SqliteTableOperations checked) {
           checked.commitChecked(base, updated); // the kept manifests were checked above
@@ -198,13 +201,19 @@ public final class FloeCommit {
         written.forEach(ops.io()::deleteFile);
         return null; // another committer moved the table: Iceberg's path validates against it
       }
+      swapped = true;
       TableMetadata committed = ops.current();
       synchronized (LISTS) {
         LISTS.put(base.location(), new Listed(committed.metadataFileLocation(), snapshotId, List.copyOf(listed)));
       }
       return new Committed(snapshot, true, dataManifest == null ? null : dataManifest.path(),
           deleteManifest == null ? null : deleteManifest.path());
+    } catch (org.apache.iceberg.exceptions.CommitStateUnknownException e) {
+      throw e; // the table's pointer may name what was written: it stays
     } catch (RuntimeException | Error e) {
+      if (swapped || swaps >= 0 && ops instanceof dev.floe.catalog.SwapCount counted && counted.swaps() != swaps) {
+        throw e; // committed (the error came after the swap): what was written is the table's
+      }
       for (String location : written) {
         try {
           ops.io().deleteFile(location);
