@@ -48,6 +48,7 @@ public final class Engine implements AutoCloseable {
   private PgCatalog pgCatalog;
   private final Sequences sequences;
   private final Tails tails;
+  private final dev.floe.commit.Committer committer;
 
   private Engine(FloeConfig config, Warehouse warehouse, DuckDBConnection root, Path scratch) throws SQLException {
     this.config = config;
@@ -58,7 +59,9 @@ public final class Engine implements AutoCloseable {
     this.files = new ScanFiles(new FileFooters(), new DeletionVectors((DuckDBConnection) root.duplicate(),
         scratch.resolve("vectors")), warehouse.digests());
     this.allocator = new RootAllocator();
-    this.tables = new Tables(warehouse.catalog(), warehouse.locations());
+    this.committer = new dev.floe.commit.Committer(warehouse.catalog(), planner::committed,
+        config.beforeCommit().orElse(null));
+    this.tables = new Tables(warehouse.catalog(), warehouse.locations(), committer);
     this.sequences = new Sequences(warehouse.catalog());
     this.sequences.register(root);
     this.tails = new Tails(this);
@@ -261,6 +264,11 @@ public final class Engine implements AutoCloseable {
 
   ScanPlanner planner() {
     return planner;
+  }
+
+  /** Where every change to a table is committed, and the tables' commit locks. */
+  dev.floe.commit.Committer committer() {
+    return committer;
   }
 
   ScanFiles files() {
