@@ -432,7 +432,7 @@ final class Ddl {
       throw new FloeException(SqlState.UNDEFINED_TABLE, "relation \"" + id.name() + "\" does not exist", null, null,
           s.name().position(), null);
     }
-    synchronized (tables.commitLock(id)) {
+    synchronized (tables.committer().lock(id)) {
       return alterTable(s, id, found.get());
     }
   }

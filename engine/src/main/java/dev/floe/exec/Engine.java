@@ -353,12 +353,11 @@ public final class Engine implements AutoCloseable {
       reached = Math.max(reached, (Long) max + 1);
     }
     long start = Math.addExact(reached, window);
-    synchronized (tables.commitLock(id)) {
-      table.updateProperties().set(dev.floe.tail.TailLog.TAIL_PROPERTY, "true")
-          .set(dev.floe.tail.TailLog.START_PROPERTY, Long.toString(start))
-          .set(dev.floe.tail.TailLog.THROUGH_PROPERTY, Long.toString(start))
-          .remove(dev.floe.tail.TailLog.RETIRED_PROPERTY).commit();
-    }
+    committer.commit(id, table, dev.floe.commit.TableChange.properties(java.util.Map.of(
+        dev.floe.tail.TailLog.TAIL_PROPERTY, "true",
+        dev.floe.tail.TailLog.START_PROPERTY, Long.toString(start),
+        dev.floe.tail.TailLog.THROUGH_PROPERTY, Long.toString(start)), java.util.Set.of(
+        dev.floe.tail.TailLog.RETIRED_PROPERTY)));
     return id;
   }
 

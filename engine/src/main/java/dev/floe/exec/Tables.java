@@ -200,11 +200,6 @@ final class Tables {
     return committer;
   }
 
-  /** The table's commit lock ({@link dev.floe.commit.Committer#lock}). */
-  Object commitLock(TableIdentifier id) {
-    return committer.lock(id);
-  }
-
   void forget(TableIdentifier id) {
     loaded.remove(id);
   }
