@@ -44,7 +44,6 @@ import org.apache.iceberg.io.FileIO;
  * returns). SQLite runs in WAL mode so other processes can read while Floe writes.
  */
 public final class SqliteCatalog extends BaseMetastoreCatalog implements SupportsNamespaces {
-  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(SqliteCatalog.class);
   private static final String CREATE_TABLES =
       "CREATE TABLE iceberg_tables(catalog_name VARCHAR(255) NOT NULL,table_namespace VARCHAR(255) NOT NULL,"
           + "table_name VARCHAR(255) NOT NULL,metadata_location VARCHAR(1000),previous_metadata_location VARCHAR(1000),"
@@ -285,7 +284,7 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
    * @return false if the table moved since {@code expected} was read (another committer won)
    * @throws AlreadyExistsException when creating a table that already exists
    * @throws CommitStateUnknownException when SQLite's COMMIT failed and may have taken effect; any other
-   *     error means the pointer did not move (see {@link #atomically})
+   *     error means the pointer did not move ({@link PointerSwap})
    */
   boolean swap(TableIdentifier id, String expected, String newLocation) {
     return swap(id, expected, newLocation, List.of());
@@ -309,78 +308,9 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
     }
   }
 
-  private interface SqlWork {
-    boolean run() throws SQLException;
-  }
-
-  /**
-   * Runs {@code work} in one SQLite transaction (the caller holds this catalog's lock): committed when it
-   * returns true, rolled back when it returns false or fails.
-   *
-   * <p>What an error means depends on where it happens, and callers act on it (a failed pointer swap
-   * deletes the new metadata file, and the committer the change's files):
-   *
-   * <ul>
-   *   <li>before the COMMIT (opening the transaction, the work, its rollback): nothing changed. The
-   *       work's own exception, or {@link CatalogException};
-   *   <li>the COMMIT itself: unknown. SQLite may have appended the transaction's commit frame to its
-   *       write-ahead log before the error (a failed fsync), and sqlite-jdbc's {@code commit()} runs
-   *       {@code BEGIN} after a COMMIT that succeeded, so its error can follow a durable commit:
-   *       {@link CommitStateUnknownException}, and every file the new pointers may name must stay;
-   *   <li>a rollback that fails: unknown too (the transaction may still be open, and would be
-   *       committed by the next {@code COMMIT} on this connection);
-   *   <li>restoring auto-commit after a COMMIT that succeeded: the commit stands; logged.
-   * </ul>
-   */
-  private boolean atomically(String what, SqlWork work) {
-    boolean autoCommit;
-    try {
-      autoCommit = conn.getAutoCommit();
-      conn.setAutoCommit(false);
-    } catch (SQLException e) {
-      throw new CatalogException("Cannot commit " + what + " to the catalog: " + e.getMessage(), e);
-    }
-    try {
-      boolean done;
-      try {
-        done = work.run();
-      } catch (SQLException | RuntimeException e) {
-        rollback(what, e);
-        throw e instanceof RuntimeException r ? r
-            : new CatalogException("Cannot commit " + what + " to the catalog: " + e.getMessage(), e);
-      }
-      if (!done) {
-        rollback(what, null);
-        return false;
-      }
-      try {
-        conn.commit();
-      } catch (SQLException e) {
-        throw new CommitStateUnknownException(new CatalogException("SQLite's COMMIT of " + what
-            + " failed, and may have taken effect: " + e.getMessage(), e));
-      }
-      return true;
-    } finally {
-      try {
-        conn.setAutoCommit(autoCommit);
-      } catch (SQLException e) {
-        LOG.error("Cannot return the catalog connection to auto-commit after {}: {}", what, e.getMessage(), e);
-      }
-    }
-  }
-
-  /** Rolls back the open transaction; if that fails, whether it will be committed is unknown. */
-  private void rollback(String what, Exception cause) {
-    try {
-      conn.rollback();
-    } catch (SQLException e) {
-      CommitStateUnknownException unknown = new CommitStateUnknownException(new CatalogException(
-          "Cannot roll back " + what + " in the catalog: " + e.getMessage(), e));
-      if (cause != null) {
-        unknown.addSuppressed(cause);
-      }
-      throw unknown;
-    }
+  /** Runs {@code work} in one SQLite transaction on this catalog's connection ({@link PointerSwap#run}). */
+  private boolean atomically(String what, PointerSwap.SqlWork work) {
+    return PointerSwap.run(conn, what, work);
   }
 
   private boolean swapLocked(TableIdentifier id, String expected, String newLocation) {
@@ -426,7 +356,7 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
    *
    * @return false if any table moved since its expected file was read (another committer won)
    * @throws CommitStateUnknownException when SQLite's COMMIT failed and may have taken effect; any other
-   *     error means no pointer moved (see {@link #atomically})
+   *     error means no pointer moved ({@link PointerSwap})
    */
   public boolean swapAll(List<SqliteTableOperations.Prepared> swaps, List<FileDigests.Digest> digests) {
     checkWritable();

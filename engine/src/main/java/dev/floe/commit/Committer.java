@@ -60,7 +60,7 @@ import org.apache.iceberg.io.FileIO;
  * "could not serialize access due to concurrent update".
  *
  * <p><b>State unknown.</b> One failure is different: the SQLite COMMIT of the pointer swap itself
- * failing, or a rollback of the swap failing (see {@code SqliteCatalog.atomically}: SQLite may have
+ * failing, or a rollback of the swap failing (see {@code catalog.PointerSwap}: SQLite may have
  * logged the commit before it reported the error). The new pointer may then be durable, naming every
  * file the change wrote. Iceberg's {@link CommitStateUnknownException} carries it through Iceberg's
  * commit loop, which cleans nothing up for it, and the committer raises
