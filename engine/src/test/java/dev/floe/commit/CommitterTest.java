@@ -201,6 +201,105 @@ class CommitterTest {
     }
   }
 
+  @Test
+  void aBlockCommitsAllItsTablesOrNone() throws IOException {
+    TableIdentifier a = TableIdentifier.of("public", "a");
+    TableIdentifier b = TableIdentifier.of("public", "b");
+    for (TableIdentifier id : List.of(a, b)) {
+      catalog.createTable(id, SCHEMA, PartitionSpec.unpartitioned(), Map.of("format-version", "2"));
+      Table t = catalog.loadTable(id);
+      committer.commit(id, t, TableChange.append(write(t, 1)));
+    }
+    List<TableIdentifier> abandoned = new ArrayList<>();
+
+    // Both tables change, in one swap.
+    Table ta = catalog.loadTable(a);
+    Table tb = catalog.loadTable(b);
+    List<Committed> done = committer.commitBlock(List.of(
+        new Staged(b, ops(tb).current(), TableChange.append(write(tb, 2)), abandoned),
+        new Staged(a, ops(ta).current(), TableChange.append(write(ta, 2)), abandoned)), List.of());
+    assertThat(done).extracting(Committed::how).containsExactly(Committed.How.ICEBERG, Committed.How.ICEBERG);
+    assertThat(locations(catalog.loadTable(a))).hasSize(2);
+    assertThat(locations(catalog.loadTable(b))).hasSize(2);
+    assertThat(abandoned).isEmpty();
+
+    // b's file is rewritten by someone else first: the block, which rewrote it too, changes neither table.
+    ta = catalog.loadTable(a);
+    tb = catalog.loadTable(b);
+    TableMetadata baseB = ops(tb).current();
+    List<DataFile> filesB = IcebergFiles.liveDataFiles(tb);
+    committer.commit(b, catalog.loadTable(b), rewriteOf(tb.currentSnapshot(), filesB, write(tb, 3)));
+    String pointerA = catalog.metadataLocation(a).orElseThrow();
+    Set<String> metadataA = metadataFiles(a);
+    List<DataFile> newA = write(ta, 4);
+    List<DataFile> newB = write(tb, 4);
+    assertThatThrownBy(() -> committer.commitBlock(List.of(
+        new Staged(a, ops(catalog.loadTable(a)).current(), TableChange.append(newA), abandoned),
+        new Staged(b, baseB, rewriteOf(baseB.currentSnapshot(), filesB, newB), abandoned)), List.of()))
+        .isInstanceOfSatisfying(FloeException.class,
+            e -> assertThat(e.sqlState()).isEqualTo(SqlState.SERIALIZATION_FAILURE));
+    assertThat(abandoned).containsExactlyInAnyOrder(a, b);
+    assertThat(catalog.metadataLocation(a).orElseThrow()).isEqualTo(pointerA);
+    assertThat(metadataFiles(a)).isEqualTo(metadataA); // a's snapshot, applied first, was unwritten
+    assertThat(Files.exists(Path.of(newA.get(0).location()))).isFalse();
+    assertThat(Files.exists(Path.of(newB.get(0).location()))).isFalse();
+  }
+
+  private Set<String> metadataFiles(TableIdentifier id) throws IOException {
+    try (Stream<Path> files = Files.list(dir.resolve("public").resolve(id.name()).resolve("metadata"))) {
+      Set<String> out = new HashSet<>();
+      files.forEach(f -> out.add(f.getFileName().toString()));
+      out.remove("version-hint.text");
+      return out;
+    }
+  }
+
+  /** A table a block changed: its change given as folded, its written files deleted when abandoned. */
+  private final class Staged implements BlockTable {
+    private final TableIdentifier id;
+    private final TableMetadata base;
+    private final TableChange change;
+    private final List<TableIdentifier> abandoned;
+
+    Staged(TableIdentifier id, TableMetadata base, TableChange change, List<TableIdentifier> abandoned) {
+      this.id = id;
+      this.base = base;
+      this.change = change;
+      this.abandoned = abandoned;
+    }
+
+    @Override
+    public TableIdentifier id() {
+      return id;
+    }
+
+    @Override
+    public TableMetadata base() {
+      return base;
+    }
+
+    @Override
+    public java.util.Optional<Table> current() {
+      return java.util.Optional.of(catalog.loadTable(id));
+    }
+
+    @Override
+    public java.util.Optional<TableMetadata> single() {
+      return java.util.Optional.empty();
+    }
+
+    @Override
+    public TableChange folded() {
+      return change.withWritten(List.of()); // the block's files are the block's to delete
+    }
+
+    @Override
+    public void abandon() {
+      abandoned.add(id);
+      change.written().forEach(f -> new LocalFileIO().deleteFile(f));
+    }
+  }
+
   private static TableOperations ops(Table table) {
     return ((HasTableOperations) table).operations();
   }
