@@ -115,7 +115,7 @@ public record TableChange(Kind kind, Long parentId, List<DataFile> addedData, Li
         Map.of(), Set.of(), List.of());
   }
 
-  /** Table properties only: no snapshot. */
+  /** Table properties only: no snapshot (a change of no file has no Iceberg operation; its kind is unused). */
   public static TableChange properties(Map<String, String> set, Set<String> removed) {
     return new TableChange(Kind.APPEND, null, List.of(), List.of(), List.of(), List.of(), Validation.NONE, Map.of(),
         set, removed, List.of());
