@@ -17,9 +17,12 @@ import java.util.Optional;
  *     docs/security.md); the embedded API then reads no file outside the warehouse either
  * @param storageRoots directories besides the warehouse where tables may be located ({@code WITH (location =
  *     ...)}); a fenced DuckDB reaches them too
+ * @param beforeCommit run on the committing thread each time a change to a table, its files written, is
+ *     about to take the table's commit lock: for tests that make two commits overlap deterministically;
+ *     empty by default
  */
 public record FloeConfig(Path warehouse, String catalogName, boolean readOnly, Optional<String> memoryLimit,
-    int threads, boolean fenced, java.util.List<Path> storageRoots) {
+    int threads, boolean fenced, java.util.List<Path> storageRoots, Optional<Runnable> beforeCommit) {
 
   public static final String DEFAULT_CATALOG = "floe";
 
@@ -27,6 +30,7 @@ public record FloeConfig(Path warehouse, String catalogName, boolean readOnly, O
     Objects.requireNonNull(warehouse, "warehouse");
     Objects.requireNonNull(catalogName, "catalogName");
     Objects.requireNonNull(memoryLimit, "memoryLimit");
+    Objects.requireNonNull(beforeCommit, "beforeCommit");
     storageRoots = java.util.List.copyOf(storageRoots);
     for (Path root : storageRoots) {
       if (!root.isAbsolute()) {
@@ -54,6 +58,7 @@ public record FloeConfig(Path warehouse, String catalogName, boolean readOnly, O
     private int threads;
     private boolean fenced;
     private final java.util.List<Path> storageRoots = new java.util.ArrayList<>();
+    private Runnable beforeCommit;
 
     private Builder(Path warehouse) {
       this.warehouse = Objects.requireNonNull(warehouse, "warehouse");
@@ -91,9 +96,15 @@ public record FloeConfig(Path warehouse, String catalogName, boolean readOnly, O
       return this;
     }
 
+    /** See {@link FloeConfig#beforeCommit()}: a test's hook, run before each commit takes its lock. */
+    public Builder beforeCommit(Runnable hook) {
+      this.beforeCommit = Objects.requireNonNull(hook, "hook");
+      return this;
+    }
+
     public FloeConfig build() {
       return new FloeConfig(warehouse, catalogName, readOnly, Optional.ofNullable(memoryLimit), threads, fenced,
-          storageRoots);
+          storageRoots, Optional.ofNullable(beforeCommit));
     }
   }
 }

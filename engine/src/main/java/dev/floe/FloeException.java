@@ -9,6 +9,8 @@ import java.util.Optional;
  * position in the statement text that caused it.
  *
  * <p>A statement that fails with this exception changed nothing: no data or metadata became visible.
+ * The one exception is {@link SqlState#TRANSACTION_RESOLUTION_UNKNOWN} (08007): the commit's outcome is
+ * unknown, and the change may be in the table.
  */
 public class FloeException extends RuntimeException {
   private final String sqlState;

@@ -12,6 +12,12 @@ public final class SqlState {
   public static final String WARNING = "01000";
   public static final String CONNECTION_EXCEPTION = "08000";
   public static final String PROTOCOL_VIOLATION = "08P01";
+  /**
+   * A commit whose outcome is unknown: the catalog may or may not have taken it (PostgreSQL's
+   * transaction_resolution_unknown). Unlike every other error, the change may be in the table; nothing
+   * it wrote was deleted.
+   */
+  public static final String TRANSACTION_RESOLUTION_UNKNOWN = "08007";
   public static final String FEATURE_NOT_SUPPORTED = "0A000";
   public static final String CARDINALITY_VIOLATION = "21000";
   public static final String DATA_EXCEPTION = "22000";

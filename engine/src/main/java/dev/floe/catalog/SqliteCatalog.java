@@ -28,6 +28,7 @@ import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.SupportsNamespaces;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.exceptions.AlreadyExistsException;
+import org.apache.iceberg.exceptions.CommitStateUnknownException;
 import org.apache.iceberg.exceptions.NamespaceNotEmptyException;
 import org.apache.iceberg.exceptions.NoSuchNamespaceException;
 import org.apache.iceberg.exceptions.NoSuchTableException;
@@ -282,6 +283,8 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
    *
    * @return false if the table moved since {@code expected} was read (another committer won)
    * @throws AlreadyExistsException when creating a table that already exists
+   * @throws CommitStateUnknownException when SQLite's COMMIT failed and may have taken effect; any other
+   *     error means the pointer did not move ({@link PointerSwap})
    */
   boolean swap(TableIdentifier id, String expected, String newLocation) {
     return swap(id, expected, newLocation, List.of());
@@ -295,47 +298,19 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
     checkWritable();
     CommitGate.pass();
     synchronized (this) {
-      if (!digests.isEmpty()) {
-        return atomically(id.toString(), () -> {
-          if (!swapLocked(id, expected, newLocation)) {
-            return false;
-          }
-          record(digests);
-          return true;
-        });
-      }
-      return swapLocked(id, expected, newLocation);
-    }
-  }
-
-  private interface SqlWork {
-    boolean run() throws SQLException;
-  }
-
-  /**
-   * Runs {@code work} in one SQLite transaction (the caller holds this catalog's lock): committed when it
-   * returns true, rolled back when it returns false or fails.
-   */
-  private boolean atomically(String what, SqlWork work) {
-    try {
-      boolean autoCommit = conn.getAutoCommit();
-      conn.setAutoCommit(false);
-      try {
-        if (!work.run()) {
-          conn.rollback();
+      return atomically(id.toString(), () -> {
+        if (!swapLocked(id, expected, newLocation)) {
           return false;
         }
-        conn.commit();
+        record(digests);
         return true;
-      } catch (SQLException | RuntimeException e) {
-        conn.rollback();
-        throw e;
-      } finally {
-        conn.setAutoCommit(autoCommit);
-      }
-    } catch (SQLException e) {
-      throw new CatalogException("Cannot commit " + what + " to the catalog: " + e.getMessage(), e);
+      });
     }
+  }
+
+  /** Runs {@code work} in one SQLite transaction on this catalog's connection ({@link PointerSwap#run}). */
+  private boolean atomically(String what, PointerSwap.SqlWork work) {
+    return PointerSwap.run(conn, what, work);
   }
 
   private boolean swapLocked(TableIdentifier id, String expected, String newLocation) {
@@ -380,6 +355,8 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
    * when it returns true.
    *
    * @return false if any table moved since its expected file was read (another committer won)
+   * @throws CommitStateUnknownException when SQLite's COMMIT failed and may have taken effect; any other
+   *     error means no pointer moved ({@link PointerSwap})
    */
   public boolean swapAll(List<SqliteTableOperations.Prepared> swaps, List<FileDigests.Digest> digests) {
     checkWritable();

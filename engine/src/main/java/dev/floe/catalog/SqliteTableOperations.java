@@ -11,6 +11,7 @@ import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.exceptions.AlreadyExistsException;
 import org.apache.iceberg.exceptions.CommitFailedException;
+import org.apache.iceberg.exceptions.CommitStateUnknownException;
 import org.apache.iceberg.exceptions.NoSuchTableException;
 import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.LocationProvider;
@@ -23,8 +24,14 @@ import org.apache.iceberg.io.LocationProvider;
  * new file is deleted and {@link CommitFailedException} is raised, which Iceberg's operations retry
  * against the refreshed metadata. After a successful swap the committed metadata becomes current without
  * re-reading the file just written, and {@code version-hint.text} is updated.
+ *
+ * <p>Any other error of the swap is one SQLite raised before its COMMIT (see
+ * {@link SqliteCatalog#swapAll}): the pointer did not move, and the new file is deleted too. The one
+ * exception is {@link CommitStateUnknownException}, when SQLite's COMMIT itself failed and may have
+ * taken effect: the file then stays, since the pointer may name it. Swaps that happened are counted
+ * ({@link SwapCount}).
  */
-public final class SqliteTableOperations implements TableOperations {
+public final class SqliteTableOperations implements TableOperations, SwapCount {
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(SqliteTableOperations.class);
   private final SqliteCatalog catalog;
   private final TableIdentifier id;
@@ -33,6 +40,7 @@ public final class SqliteTableOperations implements TableOperations {
   /** Writes the metadata files, keeping the JSON of snapshots written before. */
   private final org.apache.iceberg.FloeMetadataJson json = new org.apache.iceberg.FloeMetadataJson();
   private volatile boolean loaded;
+  private volatile long swaps;
 
   SqliteTableOperations(SqliteCatalog catalog, TableIdentifier id, FileIO io) {
     this.catalog = catalog;
@@ -110,8 +118,10 @@ public final class SqliteTableOperations implements TableOperations {
     try {
       // Every file the new metadata names, and the metadata file itself, is on disk before the swap.
       swapped = catalog.swap(id, prepared.expected(), prepared.location(), Durable.now());
+    } catch (CommitStateUnknownException e) {
+      throw e; // the pointer may name the new file: it stays
     } catch (RuntimeException e) {
-      prepared.abandon();
+      prepared.abandon(); // failed before SQLite's COMMIT: the pointer did not move
       throw e;
     }
     if (!swapped) {
@@ -119,6 +129,11 @@ public final class SqliteTableOperations implements TableOperations {
       throw new CommitFailedException("Cannot commit %s: another commit moved the table first", id);
     }
     prepared.publish();
+  }
+
+  @Override
+  public long swaps() {
+    return swaps;
   }
 
   /**
@@ -154,6 +169,7 @@ public final class SqliteTableOperations implements TableOperations {
     /** After the swap: the committed metadata becomes current, and the version hint moves. */
     public void publish() {
       synchronized (SqliteTableOperations.this) {
+        swaps++;
         current = TableMetadata.buildFrom(metadata).discardChanges().withMetadataLocation(location).build();
         loaded = true;
       }

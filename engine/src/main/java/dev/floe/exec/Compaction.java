@@ -5,7 +5,7 @@ import dev.floe.SqlState;
 import dev.floe.read.ScanPlan;
 import dev.floe.read.ScanSql;
 import dev.floe.types.TypeMapping;
-import dev.floe.write.Commits;
+import dev.floe.commit.TableChange;
 import dev.floe.write.Inserter;
 import java.sql.Connection;
 import java.util.ArrayList;
@@ -16,14 +16,11 @@ import java.util.Map;
 import java.util.Optional;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileScanTask;
-import org.apache.iceberg.RewriteFiles;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.StructLike;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.catalog.TableIdentifier;
-import org.apache.iceberg.exceptions.CommitFailedException;
-import org.apache.iceberg.exceptions.ValidationException;
 import org.apache.iceberg.util.PropertyUtil;
 
 /**
@@ -36,8 +33,8 @@ import org.apache.iceberg.util.PropertyUtil;
  * first, in runs of about the target size; a partition's files are merged once there are at least
  * {@value #MIN_INPUT_FILES} of them or they add up to the target, so a file is not rewritten again and
  * again while its partition fills. The rewrite is validated from the snapshot it read: a concurrent
- * delete in one of its files makes it give up (the files stay as they were; the next compaction tries
- * again).
+ * delete in one of its files makes it give up (the committer's 40001: the files stay as they were, the
+ * rewritten ones are deleted, and the next compaction tries again).
  */
 final class Compaction {
   static final int MIN_INPUT_FILES = 4;
@@ -143,19 +140,14 @@ final class Compaction {
       throw new FloeException(SqlState.INTERNAL_ERROR, "compaction of " + id.name() + " read " + written.rows()
           + " rows from files holding " + before);
     }
+    List<DataFile> removed = new ArrayList<>(run.size());
+    run.forEach(t -> removed.add(t.file()));
     try {
-      synchronized (engine.tables().commitLock(id)) {
-        table.refresh();
-        RewriteFiles rewrite = Commits.inline(table.newRewrite()).validateFromSnapshot(snapshot.snapshotId());
-        run.forEach(t -> rewrite.deleteFile(t.file()));
-        written.files().forEach(rewrite::addFile);
-        rewrite.commit();
+      engine.committer().commit(id, table, TableChange.rewrite(snapshot.snapshotId(), removed, written.files()));
+    } catch (FloeException e) {
+      if (SqlState.SERIALIZATION_FAILURE.equals(e.sqlState())) {
+        return Result.NONE; // a concurrent change to these files (the committer deleted ours): try again later
       }
-    } catch (CommitFailedException | ValidationException e) {
-      Inserter.deleteFiles(table, written.files()); // a concurrent change to these files: try again later
-      return Result.NONE;
-    } catch (RuntimeException e) {
-      Inserter.deleteFiles(table, written.files());
       throw e;
     }
     return new Result(run.size(), written.files().size(), before);

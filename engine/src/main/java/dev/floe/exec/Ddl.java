@@ -426,7 +426,7 @@ final class Ddl {
       }
       throw FloeException.undefinedTable(id.name(), s.name().position());
     }
-    synchronized (tables.commitLock(id)) {
+    synchronized (tables.committer().lock(id)) {
       return alterTable(s, id, found.get());
     }
   }

@@ -48,6 +48,7 @@ public final class Engine implements AutoCloseable {
   private PgCatalog pgCatalog;
   private final Sequences sequences;
   private final Tails tails;
+  private final dev.floe.commit.Committer committer;
 
   private Engine(FloeConfig config, Warehouse warehouse, DuckDBConnection root, Path scratch) throws SQLException {
     this.config = config;
@@ -58,7 +59,9 @@ public final class Engine implements AutoCloseable {
     this.files = new ScanFiles(new FileFooters(), new DeletionVectors((DuckDBConnection) root.duplicate(),
         scratch.resolve("vectors")), warehouse.digests());
     this.allocator = new RootAllocator();
-    this.tables = new Tables(warehouse.catalog(), warehouse.locations());
+    this.committer = new dev.floe.commit.Committer(warehouse.catalog(), planner::committed,
+        config.beforeCommit().orElse(null));
+    this.tables = new Tables(warehouse.catalog(), warehouse.locations(), committer);
     this.sequences = new Sequences(warehouse.catalog());
     this.sequences.register(root);
     this.tails = new Tails(this);
@@ -263,6 +266,11 @@ public final class Engine implements AutoCloseable {
     return planner;
   }
 
+  /** Where every change to a table is committed, and the tables' commit locks. */
+  dev.floe.commit.Committer committer() {
+    return committer;
+  }
+
   ScanFiles files() {
     return files;
   }
@@ -345,12 +353,11 @@ public final class Engine implements AutoCloseable {
       reached = Math.max(reached, (Long) max + 1);
     }
     long start = Math.addExact(reached, window);
-    synchronized (tables.commitLock(id)) {
-      table.updateProperties().set(dev.floe.tail.TailLog.TAIL_PROPERTY, "true")
-          .set(dev.floe.tail.TailLog.START_PROPERTY, Long.toString(start))
-          .set(dev.floe.tail.TailLog.THROUGH_PROPERTY, Long.toString(start))
-          .remove(dev.floe.tail.TailLog.RETIRED_PROPERTY).commit();
-    }
+    committer.commit(id, table, dev.floe.commit.TableChange.properties(java.util.Map.of(
+        dev.floe.tail.TailLog.TAIL_PROPERTY, "true",
+        dev.floe.tail.TailLog.START_PROPERTY, Long.toString(start),
+        dev.floe.tail.TailLog.THROUGH_PROPERTY, Long.toString(start)), java.util.Set.of(
+        dev.floe.tail.TailLog.RETIRED_PROPERTY)));
     return id;
   }
 

@@ -12,7 +12,7 @@ import dev.floe.tail.TailLog;
 import dev.floe.types.IcebergValues;
 import dev.floe.types.SqlLiterals;
 import dev.floe.types.TypeMapping;
-import dev.floe.write.Commits;
+import dev.floe.commit.TableChange;
 import dev.floe.write.Inserter;
 import java.sql.PreparedStatement;
 import java.sql.ResultSetMetaData;
@@ -25,21 +25,16 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import org.apache.iceberg.AppendFiles;
 import org.apache.iceberg.DataFile;
-import org.apache.iceberg.FloeCommit;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
-import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.SortOrder;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.Transaction;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.TableIdentifier;
-import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.exceptions.AlreadyExistsException;
-import org.apache.iceberg.exceptions.CommitFailedException;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
 
@@ -159,22 +154,8 @@ final class Inserts {
       return new Mutations(session, tables).insert(s, rowsSql, positions);
     }
     long maxRows = s.source().isEmpty() ? 1 : ValuesLiterals.rows(s.source().get().text());
-    long rows = write(table, schema, rowsSql, maxRows, positions, files -> {
-      synchronized (tables.commitLock(id)) {
-        Snapshot parent = table.currentSnapshot();
-        Long parentId = parent == null ? null : parent.snapshotId();
-        FloeCommit.Change change = FloeCommit.Change.append(files);
-        FloeCommit.Committed committed = FloeCommit.tryCommit(table, parentId, change);
-        if (committed == null) {
-          AppendFiles append = Commits.inline(table.newAppend());
-          files.forEach(append::appendFile);
-          append.commit();
-          committed = FloeCommit.Committed.byIceberg(table.currentSnapshot());
-        }
-        session.engine().planner().committed(table, parentId, committed, change);
-      }
-      session.transaction().ifPresent(tx -> tx.noteValidation(id, Expressions.alwaysFalse(), Optional.empty()));
-    });
+    long rows = write(table, schema, rowsSql, maxRows, positions,
+        files -> tables.committer().commit(id, table, TableChange.append(files)));
     return new CommandResult("INSERT 0 " + rows, rows);
   }
 
@@ -309,6 +290,7 @@ final class Inserts {
     Table table = txn.table();
     Schema created = table.schema();
     List<Column> columns = TypeMapping.columns(created, table.properties());
+    List<DataFile> files = List.of();
     long rows = 0;
     if (s.withData()) {
       Map<String, String> provided = new HashMap<>();
@@ -316,19 +298,14 @@ final class Inserts {
         provided.put(columns.get(k).name(), "q." + Lexer.quoteIdentifier("s" + k));
       }
       String rowsSql = rowsSql(id.name(), created, Map.of(), columns, provided, bound.sql(), columns.size());
-      rows = write(table, created, rowsSql, -1, bound::originalPosition, files -> {
-        AppendFiles append = Commits.inline(txn.newAppend());
-        files.forEach(append::appendFile);
-        append.commit();
-        txn.commitTransaction();
-      });
+      Inserter.Written written = writeFiles(table, created, rowsSql, bound::originalPosition, -1);
+      files = written.files();
+      rows = written.rows();
     }
-    if (!s.withData() || rows == 0) {
-      try {
-        txn.commitTransaction();
-      } catch (AlreadyExistsException e) {
-        throw Ddl.duplicateTable(id, s.name());
-      }
+    try {
+      tables.committer().create(id, txn, TableChange.append(files));
+    } catch (AlreadyExistsException e) {
+      throw Ddl.duplicateTable(id, s.name()); // the name was taken meanwhile
     }
     // PostgreSQL's tags: SELECT <rows written>, and CREATE TABLE AS when WITH NO DATA wrote none
     return s.withData() ? new CommandResult("SELECT " + rows, rows) : new CommandResult("CREATE TABLE AS", 0);
@@ -339,34 +316,27 @@ final class Inserts {
   }
 
   /**
-   * Writes the rows ({@code maxRows} at most, -1: unknown) and commits them; on any failure deletes what
-   * was written.
+   * Writes the rows ({@code maxRows} at most, -1: unknown) and commits them (the committer deletes them
+   * if they do not commit).
    */
   private long write(Table table, Schema schema, String rowsSql, long maxRows,
       java.util.function.IntUnaryOperator positions, Commit commit) {
-    Inserter.Written written;
-    try {
-      written = Inserter.write(session.duck(), table, schema, rowsSql, session.scratch(), maxRows);
-    } catch (Inserter.WriteFailure e) {
-      throw DuckErrors.map(e.sqlException(), positions);
-    }
+    Inserter.Written written = writeFiles(table, schema, rowsSql, positions, maxRows);
     if (written.files().isEmpty()) {
       return 0;
     }
-    try {
-      commit.commit(written.files());
-    } catch (CommitFailedException e) {
-      Inserter.deleteFiles(table, written.files());
-      throw new FloeException(SqlState.SERIALIZATION_FAILURE,
-          "could not commit to table " + table.name() + ": " + e.getMessage(), e);
-    } catch (AlreadyExistsException e) {
-      Inserter.deleteFiles(table, written.files());
-      throw new FloeException(SqlState.DUPLICATE_TABLE, "relation \"" + table.name() + "\" already exists", e);
-    } catch (RuntimeException e) {
-      Inserter.deleteFiles(table, written.files());
-      throw e;
-    }
+    commit.commit(written.files());
     return written.rows();
+  }
+
+  /** Writes the rows as new data files of {@code table} ({@code maxRows} at most, -1: unknown). */
+  private Inserter.Written writeFiles(Table table, Schema schema, String rowsSql,
+      java.util.function.IntUnaryOperator positions, long maxRows) {
+    try {
+      return Inserter.write(session.duck(), table, schema, rowsSql, session.scratch(), maxRows);
+    } catch (Inserter.WriteFailure e) {
+      throw DuckErrors.map(e.sqlException(), positions);
+    }
   }
 
   private Shape describe(SessionContext.Named query) {

@@ -46,7 +46,7 @@ final class Maintenance {
    */
   static int reclaim(Engine engine, TableIdentifier id, long graceMillis) {
     int expirable = 0;
-    synchronized (engine.tables().commitLock(id)) {
+    synchronized (engine.committer().lock(id)) {
       Table table = engine.tables().current(id).orElseThrow(() -> FloeException.undefinedTable(id.name()));
       long cutoff = System.currentTimeMillis() - graceMillis;
       // the newest snapshot committed before the cut-off: every older one was replaced at least then

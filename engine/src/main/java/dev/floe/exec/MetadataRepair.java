@@ -52,7 +52,7 @@ final class MetadataRepair {
           + p);
     });
     engine.checkWritable();
-    synchronized (engine.tables().commitLock(id)) {
+    synchronized (engine.committer().lock(id)) {
       if (!catalog.repoint(id, current, target)) {
         throw new FloeException(SqlState.SERIALIZATION_FAILURE, "table " + id + " was changed meanwhile");
       }

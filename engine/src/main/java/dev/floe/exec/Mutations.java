@@ -11,8 +11,8 @@ import dev.floe.sql.QueryBinder;
 import dev.floe.types.IcebergValues;
 import dev.floe.types.SqlLiterals;
 import dev.floe.types.TypeMapping;
+import dev.floe.commit.TableChange;
 import dev.floe.write.DeltaWriter;
-import dev.floe.write.Commits;
 import dev.floe.write.Inserter;
 import java.sql.PreparedStatement;
 import java.sql.ResultSetMetaData;
@@ -28,9 +28,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.function.IntUnaryOperator;
-import org.apache.iceberg.FloeCommit;
 import org.apache.iceberg.HasTableOperations;
-import org.apache.iceberg.RowDelta;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
@@ -38,8 +36,6 @@ import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.Record;
-import org.apache.iceberg.exceptions.CommitFailedException;
-import org.apache.iceberg.exceptions.ValidationException;
 import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.types.Types;
@@ -65,12 +61,6 @@ import org.apache.iceberg.types.Types;
 final class Mutations {
   private static final String FILE = dev.floe.read.ScanSql.ROW_FILE;
   private static final String POS = dev.floe.read.ScanSql.ROW_POSITION;
-
-  /**
-   * Runs after a statement has written its files and before it commits (tests use it to make two
-   * statements overlap deterministically); null in production.
-   */
-  static volatile Runnable beforeCommit;
 
   private final SessionContext session;
   private final Tables tables;
@@ -701,33 +691,32 @@ final class Mutations {
       targets.add(target(name, Optional.empty()));
     }
     for (Target t : targets) {
-      synchronized (tables.commitLock(t.id())) {
-        Table table = t.live();
-        table.refresh();
-        Snapshot current = table.currentSnapshot();
-        if (current == null) {
-          continue;
-        }
-        // Drop every data and delete file of the current snapshot: a metadata-only commit.
-        RowDelta delta = Commits.inline(table.newRowDelta()).validateFromSnapshot(current.snapshotId());
-        java.util.Set<String> seen = new java.util.HashSet<>();
-        boolean any = false;
-        for (org.apache.iceberg.FileScanTask task : session.engine().planner().plan(table, current, table.schema(),
-            null)) {
-          delta.removeRows(task.file());
-          any = true;
-          for (org.apache.iceberg.DeleteFile d : task.deletes()) {
-            if (seen.add(d.location() + "@" + d.contentOffset())) {
-              delta.removeDeletes(d);
-            }
+      // Every data and delete file the table has when its turn to commit comes: a metadata-only commit.
+      tables.committer().commit(t.id(), t.live(), this::truncation);
+    }
+    return new CommandResult("TRUNCATE TABLE", 0);
+  }
+
+  /** The change that drops every file of the table's current snapshot (none if it has none). */
+  private TableChange truncation(Table table) {
+    table.refresh();
+    Snapshot current = table.currentSnapshot();
+    List<org.apache.iceberg.DataFile> data = new ArrayList<>();
+    List<org.apache.iceberg.DeleteFile> deletes = new ArrayList<>();
+    if (current != null) {
+      Set<String> seen = new HashSet<>();
+      for (org.apache.iceberg.FileScanTask task : session.engine().planner().plan(table, current, table.schema(),
+          null)) {
+        data.add(task.file());
+        for (org.apache.iceberg.DeleteFile d : task.deletes()) {
+          if (seen.add(d.location() + "@" + d.contentOffset())) {
+            deletes.add(d);
           }
-        }
-        if (any) {
-          commitDelta(delta);
         }
       }
     }
-    return new CommandResult("TRUNCATE TABLE", 0);
+    return TableChange.rowDelta(current == null ? null : current.snapshotId(), List.of(), List.of(), data, deletes,
+        TableChange.Validation.READ_ALL, List.of());
   }
 
   // ------------------------------------------------------------------ shared steps
@@ -1056,65 +1045,14 @@ final class Mutations {
     if (delta.isEmpty()) {
       return;
     }
-    Runnable hook = beforeCommit;
-    if (hook != null) {
-      hook.run();
-    }
-    FloeCommit.Change change = new FloeCommit.Change(delta.addedDataFiles(), delta.addedDeleteFiles(),
-        delta.removedDataFiles(), delta.removedDeleteFiles());
-    synchronized (tables.commitLock(t.id())) {
-      // Validate against everything committed since the snapshot the statement read.
-      Optional<Snapshot> base = plan != null ? plan.snapshot()
-          : relations != null ? relations.statementTable(t.id()).map(Table::currentSnapshot) : Optional.empty();
-      Long baseId = base.map(Snapshot::snapshotId).orElse(null);
-      FloeCommit.Committed committed;
-      try {
-        // Nothing committed since: nothing to validate, and Floe writes just what the snapshot needs.
-        committed = FloeCommit.tryCommit(live, baseId, change);
-        if (committed == null) {
-          committed = commitValidated(live, read, base, keys, delta);
-        }
-      } catch (RuntimeException e) {
-        DeltaWriter.abandon(live, delta.addedDataFiles(), delta.addedDeleteFiles());
-        throw e;
-      }
-      session.engine().planner().committed(live, baseId, committed, change);
-    }
-    // In a transaction block, its COMMIT validates against what the statement read (an INSERT: nothing).
-    session.transaction().ifPresent(tx -> tx.noteValidation(t.id(), read == null ? Expressions.alwaysFalse()
-        : read.lastFilter, keys));
-  }
-
-  /** Iceberg's RowDelta, validated against every commit since {@code base}. */
-  private static FloeCommit.Committed commitValidated(Table live, Relations.TableRelation read,
-      Optional<Snapshot> base, Optional<Expression> keys, DeltaWriter.Delta delta) {
-    RowDelta rowDelta = Commits.inline(live.newRowDelta());
-    base.ifPresent(s -> rowDelta.validateFromSnapshot(s.snapshotId()));
-    Expression filter = read == null || read.lastFilter == null ? Expressions.alwaysTrue() : read.lastFilter;
-    if (keys.isPresent()) {
-      filter = read == null ? keys.get() : Expressions.or(filter, keys.get());
-      rowDelta.validateNoConflictingDataFiles();
-    }
-    rowDelta.conflictDetectionFilter(filter);
-    if (!delta.referencedDataFiles().isEmpty() || !delta.removedDataFiles().isEmpty()) {
-      rowDelta.validateDeletedFiles().validateNoConflictingDeleteFiles()
-          .validateDataFilesExist(delta.referencedDataFiles());
-    }
-    delta.addedDataFiles().forEach(rowDelta::addRows);
-    delta.addedDeleteFiles().forEach(rowDelta::addDeletes);
-    delta.removedDataFiles().forEach(rowDelta::removeRows);
-    delta.removedDeleteFiles().forEach(rowDelta::removeDeletes);
-    commitDelta(rowDelta);
-    return FloeCommit.Committed.byIceberg(live.currentSnapshot());
-  }
-
-  private static void commitDelta(RowDelta delta) {
-    try {
-      delta.commit();
-    } catch (ValidationException | CommitFailedException e) {
-      throw new FloeException(SqlState.SERIALIZATION_FAILURE,
-          "could not serialize access due to concurrent update", e.getMessage(),
-          "Retry the statement: another commit changed the rows it read.", 0, e);
-    }
+    // Decided from the snapshot the statement read: validated against everything committed since.
+    Optional<Snapshot> base = plan != null ? plan.snapshot()
+        : relations != null ? relations.statementTable(t.id()).map(Table::currentSnapshot) : Optional.empty();
+    TableChange.Validation validation = new TableChange.Validation(read == null ? Expressions.alwaysFalse()
+        : read.lastFilter, keys.orElse(null), !delta.referencedDataFiles().isEmpty()
+        || !delta.removedDataFiles().isEmpty(), delta.referencedDataFiles());
+    tables.committer().commit(t.id(), live, TableChange.rowDelta(base.map(Snapshot::snapshotId).orElse(null),
+        delta.addedDataFiles(), delta.addedDeleteFiles(), delta.removedDataFiles(), delta.removedDeleteFiles(),
+        validation, delta.writtenLocations()));
   }
 }

@@ -27,20 +27,20 @@ final class Tables {
   private final SqliteCatalog catalog;
   private final dev.floe.catalog.Locations locations;
   private final Map<TableIdentifier, Table> loaded;
-  private final Map<TableIdentifier, Object> commitLocks;
+  private final dev.floe.commit.Committer committer;
   /** The transaction block these tables are seen from, or null (each statement commits). */
   private final Transaction transaction;
 
-  Tables(SqliteCatalog catalog, dev.floe.catalog.Locations locations) {
-    this(catalog, locations, new ConcurrentHashMap<>(), new ConcurrentHashMap<>(), null);
+  Tables(SqliteCatalog catalog, dev.floe.catalog.Locations locations, dev.floe.commit.Committer committer) {
+    this(catalog, locations, new ConcurrentHashMap<>(), committer, null);
   }
 
   private Tables(SqliteCatalog catalog, dev.floe.catalog.Locations locations, Map<TableIdentifier, Table> loaded,
-      Map<TableIdentifier, Object> commitLocks, Transaction transaction) {
+      dev.floe.commit.Committer committer, Transaction transaction) {
     this.catalog = catalog;
     this.locations = locations;
     this.loaded = loaded;
-    this.commitLocks = commitLocks;
+    this.committer = committer;
     this.transaction = transaction;
   }
 
@@ -49,7 +49,7 @@ final class Tables {
    * ({@link Transaction}).
    */
   Tables in(Transaction t) {
-    return new Tables(catalog, locations, loaded, commitLocks, t);
+    return new Tables(catalog, locations, loaded, committer, t);
   }
 
   /** The transaction block these tables are seen from, if any. */
@@ -195,13 +195,9 @@ final class Tables {
     return new BaseTable(new StaticTableOperations(meta, table.io()), table.name());
   }
 
-  /**
-   * The monitor that serialises this process's commits to one table. Iceberg would retry a commit that
-   * lost a race, but only a few times; writers in one process simply take turns, and the retries are
-   * left for races with other processes.
-   */
-  Object commitLock(TableIdentifier id) {
-    return commitLocks.computeIfAbsent(id, k -> new Object());
+  /** Where every change to these tables is committed ({@link dev.floe.commit.Committer}), and their locks. */
+  dev.floe.commit.Committer committer() {
+    return committer;
   }
 
   void forget(TableIdentifier id) {

@@ -60,11 +60,9 @@ final class Tails implements AutoCloseable {
     TailLog log = of(id, table).orElseThrow(() -> new FloeException(SqlState.OBJECT_NOT_IN_PREREQUISITE_STATE,
         "table \"" + id.name() + "\" has no tail"));
     long end = log.retire();
-    synchronized (engine.tables().commitLock(id)) {
-      Table live = engine.tables().current(id).orElseThrow(() -> FloeException.undefinedTable(id.name()));
-      live.updateProperties().set(TailLog.TAIL_PROPERTY, "false").set(TailLog.RETIRED_PROPERTY, Long.toString(end))
-          .commit();
-    }
+    Table live = engine.tables().current(id).orElseThrow(() -> FloeException.undefinedTable(id.name()));
+    engine.committer().commit(id, live, dev.floe.commit.TableChange.properties(Map.of(TailLog.TAIL_PROPERTY,
+        "false", TailLog.RETIRED_PROPERTY, Long.toString(end)), java.util.Set.of()));
     dropped(table.uuid().toString());
     return end;
   }
@@ -286,8 +284,13 @@ final class Tails implements AutoCloseable {
       }
 
       @Override
-      public Object commitLock() {
-        return engine.tables().commitLock(names.get(uuid));
+      public TableIdentifier id() {
+        return names.get(uuid);
+      }
+
+      @Override
+      public dev.floe.commit.Committer committer() {
+        return engine.committer();
       }
 
       @Override

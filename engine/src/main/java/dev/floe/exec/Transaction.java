@@ -3,8 +3,10 @@ package dev.floe.exec;
 import dev.floe.FloeException;
 import dev.floe.SqlState;
 import dev.floe.catalog.Durable;
-import dev.floe.catalog.SqliteTableOperations;
-import dev.floe.write.Commits;
+import dev.floe.commit.BlockTable;
+import dev.floe.commit.Committed;
+import dev.floe.commit.StagingOperations;
+import dev.floe.commit.TableChange;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -23,10 +25,8 @@ import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.LocationProviders;
 import org.apache.iceberg.ManifestFile;
-import org.apache.iceberg.RowDelta;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.SnapshotChanges;
-import org.apache.iceberg.SnapshotRef;
 import org.apache.iceberg.StaticTableOperations;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableMetadata;
@@ -35,7 +35,6 @@ import org.apache.iceberg.TableOperations;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.encryption.EncryptionManager;
 import org.apache.iceberg.exceptions.CommitFailedException;
-import org.apache.iceberg.exceptions.ValidationException;
 import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.io.FileIO;
@@ -48,10 +47,12 @@ import org.apache.iceberg.io.LocationProvider;
  * metadata file the catalog named then. A table it writes gets a private copy of that state
  * ({@link TxnOps}): its statements write data, delete files and manifests as usual, and "commit" by
  * replacing the private metadata, so later statements of the block read their own changes and nobody
- * else sees them. COMMIT folds each written table's changes into one Iceberg RowDelta on the table's
- * current state, validated against everything committed since the block's snapshot (first committer
- * wins: a conflict fails with 40001 and changes nothing), writes the new metadata files, and moves all
- * tables' catalog pointers in one SQLite transaction. ROLLBACK deletes what the block wrote.
+ * else sees them. The statements commit through the engine's committer like any other, which tells the
+ * private copy what each change must be validated against ({@link TxnOps#staged}). COMMIT hands every
+ * written table to the committer ({@link dev.floe.commit.Committer#commitBlock}): each table's changes,
+ * folded into one, on the table's current state, validated against everything committed since the
+ * block's snapshot (first committer wins: a conflict fails with 40001 and changes nothing), and all
+ * tables' catalog pointers moved in one SQLite transaction. ROLLBACK deletes what the block wrote.
  */
 final class Transaction {
   private final Tables tables;
@@ -67,28 +68,65 @@ final class Transaction {
   /** The digests of the files the statements wrote, recorded when COMMIT moves the pointers. */
   private final List<dev.floe.catalog.FileDigests.Digest> digests = new ArrayList<>();
 
-  /** A table this block wrote: its state at the block's snapshot, and its private current state. */
-  private static final class Written {
+  /**
+   * A table this block wrote: its state at the block's snapshot, and its private current state; at
+   * COMMIT, what the committer takes of it.
+   */
+  private final class Written implements BlockTable {
     final TableIdentifier id;
     final TableMetadata base;
     final TxnOps ops;
     final Table table;
-    /** What the statements read to decide their changes (OR); null: a statement read everything. */
-    Expression conflictFilter = Expressions.alwaysFalse();
-    /** How many of the statements' commits said what they read ({@link #noteValidation}). */
-    int noted;
-    /** At COMMIT: the block's change to the table, folded ({@link #net}); null when none was needed. */
-    Net net;
-    /** At COMMIT: the block's own snapshot became the table's as it was, nothing to fold or clean up. */
-    boolean committedAsIs;
-    /** The keys the statements added, for tables with a primary key; null when none. */
-    Expression keys;
+    /** At COMMIT: the block's change to the table, folded ({@link #folded}); null until asked for. */
+    TableChange folded;
 
     Written(TableIdentifier id, TableMetadata base, TxnOps ops, String name) {
       this.id = id;
       this.base = base;
       this.ops = ops;
       this.table = new BaseTable(ops, name);
+    }
+
+    @Override
+    public TableIdentifier id() {
+      return id;
+    }
+
+    @Override
+    public TableMetadata base() {
+      return base;
+    }
+
+    @Override
+    public Optional<Table> current() {
+      return tables.current(id);
+    }
+
+    @Override
+    public Optional<TableMetadata> single() {
+      return between(base, ops.current()).size() == 1 ? Optional.of(ops.current()) : Optional.empty();
+    }
+
+    @Override
+    public TableChange folded() {
+      if (folded == null) {
+        Net net = net(this);
+        // a statement that did not say what it read may have read anything
+        Expression read = ops.conflictFilter == null || ops.noted < ops.commits ? null : ops.conflictFilter;
+        boolean untouched = !net.removedData.isEmpty() || !net.addedDeletes.isEmpty()
+            || !net.removedDeletes.isEmpty();
+        Snapshot from = base.currentSnapshot();
+        folded = TableChange.rowDelta(from == null ? null : from.snapshotId(), List.copyOf(net.addedData.values()),
+            List.copyOf(net.addedDeletes.values()), List.copyOf(net.removedData.values()),
+            List.copyOf(net.removedDeletes.values()), new TableChange.Validation(read, ops.keys, untouched,
+                net.referenced), List.of()); // what the statements wrote is the block's: abandon() deletes it
+      }
+      return folded;
+    }
+
+    @Override
+    public void abandon() {
+      deleteWritten(table, base, ops.current(), Set.of());
     }
   }
 
@@ -237,28 +275,12 @@ final class Transaction {
     return Optional.of(m);
   }
 
-  /**
-   * What a statement's change was decided from, for COMMIT's validation: the rows it read (null: all of
-   * them) and, with a primary key, the keys it added.
-   */
-  void noteValidation(TableIdentifier id, Expression read, Optional<Expression> keys) {
-    Written w = written.get(id);
-    if (w == null) {
-      return;
-    }
-    w.noted++;
-    if (w.conflictFilter != null) {
-      w.conflictFilter = read == null ? null : Expressions.or(w.conflictFilter, read);
-    }
-    keys.ifPresent(k -> w.keys = w.keys == null ? k : Expressions.or(w.keys, k));
-  }
-
   // ------------------------------------------------------------------ savepoints
 
   void savepoint(String name) {
     Map<TableIdentifier, TableState> tables = new HashMap<>();
-    written.forEach((id, w) -> tables.put(id, new TableState(w.ops.current(), w.conflictFilter, w.keys,
-        w.ops.commits, w.noted)));
+    written.forEach((id, w) -> tables.put(id, new TableState(w.ops.current(), w.ops.conflictFilter, w.ops.keys,
+        w.ops.commits, w.ops.noted)));
     Map<TableIdentifier, Integer> queued = new HashMap<>();
     appends.forEach((id, a) -> queued.put(id, a.rows().size()));
     savepoints.push(new Savepoint(name, tables, queued));
@@ -284,10 +306,10 @@ final class Transaction {
         written.remove(w.id);
       } else {
         w.ops.reset(then.metadata());
-        w.conflictFilter = then.conflictFilter();
-        w.keys = then.keys();
+        w.ops.conflictFilter = then.conflictFilter();
+        w.ops.keys = then.keys();
         w.ops.commits = then.commits();
-        w.noted = then.noted();
+        w.ops.noted = then.noted();
       }
     }
   }
@@ -326,7 +348,7 @@ final class Transaction {
     appends.clear();
     for (Written w : written.values()) {
       try {
-        deleteWritten(w.table, w.base, w.ops.current(), Set.of());
+        w.abandon();
       } catch (RuntimeException e) {
         // unreferenced files: harmless, swept by orphan cleanup
       }
@@ -339,8 +361,9 @@ final class Transaction {
    * Commits every table the block wrote, atomically; a block that only read commits without touching
    * the catalog.
    *
-   * @throws FloeException 40001 when a commit since the block's snapshot conflicts with its changes;
-   *     nothing is applied then
+   * @throws FloeException 40001 when a commit since the block's snapshot conflicts with its changes:
+   *     nothing is applied then, and what the block wrote is gone; 08007 when the catalog may or may not
+   *     have taken it: then every file stays
    */
   void commit() {
     if (failed) {
@@ -367,133 +390,30 @@ final class Transaction {
       return;
     }
     List<Written> list = new ArrayList<>(written.values());
-    list.sort((a, b) -> a.id.toString().compareTo(b.id.toString()));
+    List<Committed> done;
     try {
-      commitLocked(list, 0);
+      done = tables.committer().commitBlock(list, digests);
     } catch (RuntimeException e) {
-      rollback();
+      // the committer deleted what the block wrote (or, when the outcome is unknown, kept all of it)
+      written.clear();
+      savepoints.clear();
       throw e;
     }
     // What the statements wrote for themselves and the commit did not keep: their manifests and lists,
     // and files added and removed again within the block.
-    for (Written w : list) {
-      if (w.committedAsIs) {
-        continue;
+    for (int k = 0; k < list.size(); k++) {
+      Written w = list.get(k);
+      if (done.get(k).how() == Committed.How.STAGED) {
+        continue; // the block's own snapshot is the table's: everything it names stays
       }
       try {
-        deleteWritten(w.table, w.base, w.ops.current(), kept(w.net != null ? w.net : net(w)));
+        deleteWritten(w.table, w.base, w.ops.current(), kept(w.folded()));
       } catch (RuntimeException e) {
         // unreferenced files: harmless, swept by orphan cleanup
       }
     }
     written.clear();
     savepoints.clear();
-  }
-
-  /** Takes the tables' commit locks in a fixed order (no deadlock with another block), then commits. */
-  private void commitLocked(List<Written> list, int k) {
-    if (k < list.size()) {
-      synchronized (tables.commitLock(list.get(k).id)) {
-        commitLocked(list, k + 1);
-      }
-      return;
-    }
-    List<SqliteTableOperations.Prepared> prepared = new ArrayList<>();
-    List<Runnable> unapply = new ArrayList<>(); // deletes the manifests and lists of snapshots not committed
-    try {
-      for (Written w : list) {
-        Table live = tables.current(w.id).orElseThrow(() -> serializationFailure("table \"" + w.id.name()
-            + "\" was dropped by a concurrent transaction"));
-        if (!(((HasTableOperations) live).operations() instanceof SqliteTableOperations ops)) {
-          throw new IllegalStateException("not a catalog table: " + w.id);
-        }
-        List<Snapshot> own = between(w.base, w.ops.current());
-        if (own.isEmpty()) {
-          continue;
-        }
-        if (own.size() == 1 && ops.current().metadataFileLocation() != null
-            && ops.current().metadataFileLocation().equals(w.base.metadataFileLocation())) {
-          // One statement wrote the table and nothing was committed since the block's snapshot: that
-          // statement's snapshot is the block's change, as it stands (nothing to validate or fold).
-          ops.checkManifests(ops.current(), w.ops.current()); // never build on a manifest that cannot be read back
-          prepared.add(ops.prepare(ops.current(), w.ops.current()));
-          w.committedAsIs = true;
-          continue;
-        }
-        Net net = net(w);
-        w.net = net;
-        if (net.isEmpty()) {
-          continue;
-        }
-        RowDelta delta = Commits.inline(live.newRowDelta());
-        Snapshot from = w.base.currentSnapshot();
-        if (from != null) {
-          delta.validateFromSnapshot(from.snapshotId());
-        }
-        // a statement that did not say what it read (TRUNCATE) may have read anything
-        Expression filter = w.conflictFilter == null || w.noted < w.ops.commits ? Expressions.alwaysTrue()
-            : w.conflictFilter;
-        if (w.keys != null) {
-          filter = Expressions.or(filter, w.keys);
-          delta.validateNoConflictingDataFiles();
-        }
-        delta.conflictDetectionFilter(filter);
-        if (!net.removedData.isEmpty() || !net.addedDeletes.isEmpty() || !net.removedDeletes.isEmpty()) {
-          delta.validateDeletedFiles().validateNoConflictingDeleteFiles();
-          if (!net.referenced.isEmpty()) {
-            delta.validateDataFilesExist(net.referenced);
-          }
-        }
-        net.addedData.values().forEach(delta::addRows);
-        net.addedDeletes.values().forEach(delta::addDeletes);
-        net.removedData.values().forEach(delta::removeRows);
-        net.removedDeletes.values().forEach(delta::removeDeletes);
-        Snapshot snapshot;
-        TableMetadata current;
-        try {
-          snapshot = delta.apply(); // validates against the table's current state
-          current = ops.current();
-        } catch (ValidationException e) {
-          throw serializationFailure(e.getMessage());
-        }
-        FileIO io = live.io();
-        unapply.add(() -> {
-          for (ManifestFile m : snapshot.allManifests(io)) {
-            if (m.snapshotId() != null && m.snapshotId() == snapshot.snapshotId()) {
-              io.deleteFile(m.path());
-            }
-          }
-          io.deleteFile(snapshot.manifestListLocation());
-        });
-        TableMetadata updated = TableMetadata.buildFrom(current).setBranchSnapshot(snapshot, SnapshotRef.MAIN_BRANCH)
-            .build();
-        ops.checkManifests(current, updated); // never build on a manifest that cannot be read back
-        prepared.add(ops.prepare(current, updated));
-      }
-      if (prepared.isEmpty()) {
-        return;
-      }
-      digests.addAll(Durable.now());
-      if (!tables.catalog().swapAll(prepared, digests)) {
-        throw serializationFailure("another process committed to a table of the transaction first");
-      }
-    } catch (RuntimeException e) {
-      for (Runnable r : unapply) {
-        try {
-          r.run();
-        } catch (RuntimeException suppressed) {
-          e.addSuppressed(suppressed); // unreferenced files: harmless, swept by orphan cleanup
-        }
-      }
-      prepared.forEach(SqliteTableOperations.Prepared::abandon);
-      throw e;
-    }
-    prepared.forEach(SqliteTableOperations.Prepared::publish);
-  }
-
-  private static FloeException serializationFailure(String detail) {
-    return new FloeException(SqlState.SERIALIZATION_FAILURE, "could not serialize access due to concurrent update",
-        detail, "Retry the transaction: another transaction changed what this one read or wrote.", 0, null);
   }
 
   /** A block's change to one table, from its snapshot to its private state: files in, files out. */
@@ -563,10 +483,11 @@ final class Transaction {
     return net;
   }
 
-  /** The files a commit of {@code net} keeps (its additions). */
-  private static Set<String> kept(Net net) {
-    Set<String> kept = new HashSet<>(net.addedData.keySet());
-    net.addedDeletes.values().forEach(d -> kept.add(d.location()));
+  /** The files a commit of {@code change} keeps (its additions). */
+  private static Set<String> kept(TableChange change) {
+    Set<String> kept = new HashSet<>();
+    change.addedData().forEach(f -> kept.add(f.location()));
+    change.addedDeletes().forEach(d -> kept.add(d.location()));
     return kept;
   }
 
@@ -603,11 +524,17 @@ final class Transaction {
    * A table's operations inside a block: its current metadata is the block's private state; a commit
    * replaces it (once the statement's files are on disk) and moves no catalog pointer.
    */
-  private static final class TxnOps implements TableOperations {
+  private static final class TxnOps implements StagingOperations {
     private final TableOperations real;
     private TableMetadata current;
     /** The statements' commits so far. */
     int commits;
+    /** How many of them said what they read ({@link #staged}). */
+    int noted;
+    /** What the statements read to decide their changes (OR); null: a statement read everything. */
+    Expression conflictFilter = Expressions.alwaysFalse();
+    /** The keys the statements added, for tables with a primary key; null when none. */
+    Expression keys;
     private final List<dev.floe.catalog.FileDigests.Digest> digests;
 
     TxnOps(TableOperations real, TableMetadata base, List<dev.floe.catalog.FileDigests.Digest> digests) {
@@ -618,6 +545,17 @@ final class Transaction {
 
     void reset(TableMetadata metadata) {
       this.current = metadata;
+    }
+
+    @Override
+    public void staged(TableChange.Validation validation) {
+      noted++;
+      if (conflictFilter != null) {
+        conflictFilter = validation.read() == null ? null : Expressions.or(conflictFilter, validation.read());
+      }
+      if (validation.keys() != null) {
+        keys = keys == null ? validation.keys() : Expressions.or(keys, validation.keys());
+      }
     }
 
     @Override

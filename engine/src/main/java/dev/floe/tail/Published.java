@@ -14,7 +14,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
-import org.apache.iceberg.AppendFiles;
 import org.apache.iceberg.BaseTable;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DataFiles;
@@ -28,7 +27,6 @@ import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.TableMetadataParser;
 import org.apache.iceberg.TableOperations;
 import org.apache.iceberg.TableProperties;
-import org.apache.iceberg.Transaction;
 import org.apache.iceberg.aws.s3.S3FileIO;
 import org.apache.iceberg.exceptions.CommitFailedException;
 import org.apache.iceberg.io.FileIO;
@@ -229,7 +227,8 @@ public final class Published implements AutoCloseable {
    * @throws FloeException 55000 if the published table's watermark is not {@code from} (another
    *     writer publishes to it: the log was restored elsewhere), 58030 if object storage fails
    */
-  public synchronized String publish(Table table, Map<DataFile, Path> files, long from, long to) {
+  public synchronized String publish(dev.floe.commit.Committer committer, Table table, Map<DataFile, Path> files,
+      long from, long to) {
     long at = through(table);
     if (at != from) {
       throw moved(at, from);
@@ -247,20 +246,19 @@ public final class Published implements AutoCloseable {
       io.adopt(e.getValue(), remote);
       uploaded.add(DataFiles.builder(table.specs().get(staged.specId())).copy(staged).withPath(remote).build());
     }
-    Transaction txn = table.newTransaction();
+    // No lock: this publish, synchronized on the published table, is its one writer here. The uploads
+    // stay if the commit fails: the next publish uploads the same names again.
+    Map<String, String> through = Map.of(TailLog.THROUGH_PROPERTY, Long.toString(to));
     try {
-      AppendFiles inTxn = txn.newAppend();
-      uploaded.forEach(inTxn::appendFile);
-      inTxn.set(TailLog.THROUGH_PROPERTY, Long.toString(to));
-      inTxn.commit();
-      txn.updateProperties().set(TailLog.THROUGH_PROPERTY, Long.toString(to)).commit();
-      txn.commitTransaction();
-    } catch (CommitFailedException e) {
-      ops.refresh();
+      committer.commit(null, table, dev.floe.commit.TableChange.append(uploaded).withWritten(List.of())
+          .withSummary(through).withProperties(through, Set.of()));
+    } catch (FloeException e) {
+      if (!SqlState.SERIALIZATION_FAILURE.equals(e.sqlState())) {
+        throw e;
+      }
+      ops.refresh(); // another writer committed first
       long now = ops.current == null ? -1 : through(new BaseTable(ops, location));
       throw moved(now, from);
-    } catch (FloeException e) {
-      throw e;
     } catch (RuntimeException e) {
       throw unreachable("commit", e);
     }

@@ -4,7 +4,6 @@ import dev.floe.FloeException;
 import dev.floe.SqlState;
 import dev.floe.sql.Lexer;
 import dev.floe.types.TypeMapping;
-import dev.floe.write.Commits;
 import dev.floe.write.Inserter;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -15,11 +14,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.UUID;
-import org.apache.iceberg.AppendFiles;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.Transaction;
-import org.apache.iceberg.exceptions.CommitFailedException;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
 import org.apache.iceberg.util.PropertyUtil;
@@ -74,8 +70,11 @@ public final class TailLog implements AutoCloseable {
     /** The table, refreshed to its current metadata. */
     Table table();
 
-    /** The monitor serialising this process's commits to the table. */
-    Object commitLock();
+    /** The table's name in the catalog (its commit lock's). */
+    org.apache.iceberg.catalog.TableIdentifier id();
+
+    /** Where the log's commits to the table, and to its published table, go. */
+    dev.floe.commit.Committer committer();
 
     /** Where statements stage files. */
     Path scratch();
@@ -748,32 +747,21 @@ public final class TailLog implements AutoCloseable {
     }
   }
 
-  /** Commits files of rows below {@code to} with the watermark moved to it; deletes them on failure. */
+  /**
+   * Commits files of rows below {@code to} with the watermark moved to it (the committer deletes them if
+   * they do not commit). Holding the seal lock, so the published-version properties the snapshot's
+   * summary repeats (which only {@link #evictPublished} moves, also under it) are as read.
+   */
   private void commitRows(Table table, long to, Inserter.Written written) {
-    try {
-      synchronized (host.commitLock()) {
-        table.refresh();
-        Transaction txn = table.newTransaction();
-        AppendFiles append = Commits.inline(txn.newAppend());
-        written.files().forEach(append::appendFile);
-        append.set(THROUGH_PROPERTY, Long.toString(to));
-        for (String k : List.of(Published.EVICTED_PROPERTY, Published.METADATA_PROPERTY)) {
-          if (table.properties().containsKey(k)) {
-            append.set(k, table.properties().get(k)); // what time travel to this snapshot reads from S3
-          }
-        }
-        append.commit();
-        txn.updateProperties().set(THROUGH_PROPERTY, Long.toString(to)).commit();
-        txn.commitTransaction();
+    Map<String, String> summary = new java.util.HashMap<>();
+    summary.put(THROUGH_PROPERTY, Long.toString(to));
+    for (String k : List.of(Published.EVICTED_PROPERTY, Published.METADATA_PROPERTY)) {
+      if (table.properties().containsKey(k)) {
+        summary.put(k, table.properties().get(k)); // what time travel to this snapshot reads from S3
       }
-    } catch (CommitFailedException e) {
-      Inserter.deleteFiles(table, written.files());
-      throw new FloeException(SqlState.SERIALIZATION_FAILURE, "could not commit rows to " + table.name() + ": "
-          + e.getMessage(), e);
-    } catch (RuntimeException e) {
-      Inserter.deleteFiles(table, written.files());
-      throw e;
     }
+    host.committer().commit(host.id(), table, dev.floe.commit.TableChange.append(written.files())
+        .withSummary(summary).withProperties(Map.of(THROUGH_PROPERTY, Long.toString(to)), java.util.Set.of()));
   }
 
   /**
@@ -945,7 +933,7 @@ public final class TailLog implements AutoCloseable {
       }
       claim(to); // from here compaction leaves these files alone, and they stay until evict
     }
-    String metadata = published.publish(table, local, at, to);
+    String metadata = published.publish(host.committer(), table, local, at, to);
     synchronized (this) {
       publishedThrough = to;
       publishedMetadata = metadata;
@@ -1021,19 +1009,12 @@ public final class TailLog implements AutoCloseable {
         gone.add(f);
       }
     }
-    synchronized (host.commitLock()) {
-      staging.refresh();
-      Transaction txn = staging.newTransaction();
-      if (!gone.isEmpty()) {
-        org.apache.iceberg.DeleteFiles delete = Commits.inline(txn.newDelete());
-        gone.forEach(delete::deleteFile);
-        delete.set(Published.EVICTED_PROPERTY, Long.toString(at)).set(Published.METADATA_PROPERTY, metadata);
-        delete.commit();
-      }
-      txn.updateProperties().set(Published.EVICTED_PROPERTY, Long.toString(at))
-          .set(Published.METADATA_PROPERTY, metadata).commit();
-      txn.commitTransaction();
-    }
+    Map<String, String> published = Map.of(Published.EVICTED_PROPERTY, Long.toString(at),
+        Published.METADATA_PROPERTY, metadata);
+    dev.floe.commit.TableChange change = gone.isEmpty()
+        ? dev.floe.commit.TableChange.properties(published, java.util.Set.of())
+        : dev.floe.commit.TableChange.delete(gone).withSummary(published).withProperties(published, java.util.Set.of());
+    host.committer().commit(host.id(), staging, change);
   }
 
   /** Staging table property {@value Published#EVICTED_PROPERTY}: rows below it left for the published table. */

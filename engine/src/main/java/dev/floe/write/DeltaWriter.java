@@ -266,8 +266,8 @@ public final class DeltaWriter {
     }
   }
 
-  /** Deletes the files of a change that will not be committed. */
-  public static void abandon(Table table, List<DataFile> data, List<DeleteFile> deletes) {
+  /** Deletes the files of a change that failed while being written (once written, the committer does). */
+  private static void abandon(Table table, List<DataFile> data, List<DeleteFile> deletes) {
     for (DataFile f : data) {
       quietlyDelete(table, f.location());
     }

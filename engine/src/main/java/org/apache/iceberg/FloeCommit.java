@@ -35,9 +35,12 @@ import org.apache.iceberg.util.PropertyUtil;
  * {@code commit.manifest.min-count-to-merge}, so that manifests are still merged (by Iceberg's path)
  * as they accumulate. Anything else, and a commit that loses the catalog swap to another process, is
  * left to Iceberg: {@link #tryCommit} returns null and writes nothing that stays.
+ *
+ * <p>One instance per engine, owned by its committer ({@code dev.floe.commit.Committer}), which holds the
+ * table's commit lock around every call: it remembers the manifests it last listed for each table.
  */
 public final class FloeCommit {
-  private FloeCommit() {}
+  public FloeCommit() {}
 
   /** A statement's change: the files it adds and those it removes. */
   public record Change(List<DataFile> addedData, List<DeleteFile> addedDeletes, List<DataFile> removedData,
@@ -59,11 +62,11 @@ public final class FloeCommit {
   }
 
   /**
-   * The manifests of the last snapshot this process committed to each table (by table location), with
+   * The manifests of the last snapshot this committer committed to each table (by table location), with
    * the metadata file that made it current: the next commit uses them only from that same metadata,
    * never for another table, even one copied with the same uuid and snapshot ids.
    */
-  private static final Map<String, Listed> LISTS = new HashMap<>();
+  private final Map<String, Listed> lists = new HashMap<>();
 
   private record Listed(String metadataLocation, long snapshotId, List<ManifestFile> manifests) {}
 
@@ -72,7 +75,7 @@ public final class FloeCommit {
    * returns null, having left nothing behind, where Iceberg's own commit must do it. The caller holds
    * the table's commit lock.
    */
-  public static Committed tryCommit(Table table, Long parentId, Change change) {
+  public Committed tryCommit(Table table, Long parentId, Change change) {
     if (!(table instanceof HasTableOperations hasOps)) {
       return null;
     }
@@ -131,6 +134,8 @@ public final class FloeCommit {
     long sequenceNumber = base.nextSequenceNumber();
     String commitId = UUID.randomUUID().toString();
     List<String> written = new ArrayList<>();
+    boolean swapped = false;
+    long swaps = -1;
     try {
       ManifestFile dataManifest = null;
       if (!change.addedData().isEmpty() || !change.removedData().isEmpty()) {
@@ -188,6 +193,7 @@ public final class FloeCommit {
           firstRowId, addedRows, null);
       TableMetadata updated = TableMetadata.buildFrom(base).setBranchSnapshot(snapshot, SnapshotRef.MAIN_BRANCH)
           .build();
+      swaps = ops instanceof dev.floe.catalog.SwapCount counted ? counted.swaps() : 0;
       try {
         if (ops instanceof dev.floe.catalog.SqliteTableOperations checked) {
           checked.commitChecked(base, updated); // the kept manifests were checked above
@@ -198,13 +204,19 @@ public final class FloeCommit {
         written.forEach(ops.io()::deleteFile);
         return null; // another committer moved the table: Iceberg's path validates against it
       }
-      TableMetadata committed = ops.current();
-      synchronized (LISTS) {
-        LISTS.put(base.location(), new Listed(committed.metadataFileLocation(), snapshotId, List.copyOf(listed)));
+      swapped = true;
+      synchronized (lists) {
+        lists.put(base.location(), new Listed(ops.current().metadataFileLocation(), snapshotId,
+            List.copyOf(listed)));
       }
       return new Committed(snapshot, true, dataManifest == null ? null : dataManifest.path(),
           deleteManifest == null ? null : deleteManifest.path());
+    } catch (org.apache.iceberg.exceptions.CommitStateUnknownException e) {
+      throw e; // the table's pointer may name what was written: it stays
     } catch (RuntimeException | Error e) {
+      if (swapped || swaps >= 0 && ops instanceof dev.floe.catalog.SwapCount counted && counted.swaps() != swaps) {
+        throw e; // committed (the error came after the swap): what was written is the table's
+      }
       for (String location : written) {
         try {
           ops.io().deleteFile(location);
@@ -237,12 +249,12 @@ public final class FloeCommit {
   }
 
   /**
-   * The manifests of {@code snapshot}, current in {@code base}: those this process listed when it
+   * The manifests of {@code snapshot}, current in {@code base}: those this committer listed when it
    * committed it, or read from its manifest list.
    */
-  private static List<ManifestFile> manifests(Table table, TableMetadata base, Snapshot snapshot) {
-    synchronized (LISTS) {
-      Listed listed = LISTS.get(base.location());
+  private List<ManifestFile> manifests(Table table, TableMetadata base, Snapshot snapshot) {
+    synchronized (lists) {
+      Listed listed = lists.get(base.location());
       if (listed != null && listed.snapshotId() == snapshot.snapshotId()
           && Objects.equals(listed.metadataLocation(), base.metadataFileLocation())) {
         return listed.manifests();

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.floe.Database;
 import dev.floe.Floe;
+import dev.floe.FloeConfig;
 import dev.floe.FloeException;
 import dev.floe.Result;
 import dev.floe.Row;
@@ -18,6 +19,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -34,9 +36,21 @@ class MutationConcurrencyTest {
   @TempDir
   Path dir;
 
+  /** Run by the database's committer before each commit takes its lock ({@link FloeConfig#beforeCommit}). */
+  private final AtomicReference<Runnable> beforeCommit = new AtomicReference<>();
+
   @AfterEach
   void clearHook() {
-    Mutations.beforeCommit = null;
+    beforeCommit.set(null);
+  }
+
+  private Database open() {
+    return Floe.open(FloeConfig.builder(dir).beforeCommit(() -> {
+      Runnable hook = beforeCommit.get();
+      if (hook != null) {
+        hook.run();
+      }
+    }).build());
   }
 
   private static final String MOR_V2 = "";
@@ -52,7 +66,7 @@ class MutationConcurrencyTest {
     CountDownLatch paused = new CountDownLatch(1);
     CountDownLatch resume = new CountDownLatch(1);
     Thread[] firstThread = new Thread[1];
-    Mutations.beforeCommit = () -> {
+    beforeCommit.set(() -> {
       if (Thread.currentThread() == firstThread[0] && paused.getCount() > 0) {
         paused.countDown();
         try {
@@ -61,7 +75,7 @@ class MutationConcurrencyTest {
           Thread.currentThread().interrupt();
         }
       }
-    };
+    });
     CompletableFuture<FloeException> firstDone = new CompletableFuture<>();
     Thread t = new Thread(() -> {
       try (Session s = db.connect(); Result r = s.sql(first)) {
@@ -130,14 +144,14 @@ class MutationConcurrencyTest {
   @ParameterizedTest
   @ValueSource(strings = {MOR_V2, MOR_V3, COW})
   void aForeignCommitBeforeTheSwapIsValidatedAndKept(String with) throws Exception {
-    try (Database db = Floe.open(dir)) {
+    try (Database db = open()) {
       table(db, with, false);
       rows(db, "SELECT count(*) FROM t"); // the table's metadata is loaded and cached
       Set<String> metadataBefore = metadataFiles();
       org.apache.iceberg.jdbc.JdbcCatalog foreign = dev.floe.testing.IcebergClients.jdbcCatalog(dir);
       try {
-        Mutations.beforeCommit = () -> {
-          Mutations.beforeCommit = null;
+        beforeCommit.set(() -> {
+          beforeCommit.set(null);
           org.apache.iceberg.Table table = foreign.loadTable(
               org.apache.iceberg.catalog.TableIdentifier.of("public", "t"));
           org.apache.iceberg.data.GenericRecord row = org.apache.iceberg.data.GenericRecord.create(table.schema());
@@ -147,7 +161,7 @@ class MutationConcurrencyTest {
           org.apache.iceberg.AppendFiles append = table.newAppend();
           dev.floe.testing.IcebergFiles.writeData(table, List.of(row), 10).forEach(append::appendFile);
           append.commit();
-        };
+        });
         db.sql("UPDATE t SET v = 'updated' WHERE id = 3").close();
       } finally {
         foreign.close();
@@ -179,7 +193,7 @@ class MutationConcurrencyTest {
   @ParameterizedTest
   @ValueSource(strings = {MOR_V2, MOR_V3, COW})
   void deletesFromTheSameFileConflict(String with) throws Exception {
-    try (Database db = Floe.open(dir)) {
+    try (Database db = open()) {
       table(db, with, false);
       long before = rows(db, "SELECT * FROM \"t$snapshots\"").size();
       List<Path> files = dataFiles();
@@ -196,7 +210,7 @@ class MutationConcurrencyTest {
   @ParameterizedTest
   @ValueSource(strings = {MOR_V2, MOR_V3, COW})
   void updatesOfTheSameRowConflict(String with) throws Exception {
-    try (Database db = Floe.open(dir)) {
+    try (Database db = open()) {
       table(db, with, false);
       List<Path> files = dataFiles();
       FloeException e = overlap(db, "UPDATE t SET v = 'first' WHERE id = 3", "UPDATE t SET v = 'second' WHERE id = 3");
@@ -211,7 +225,7 @@ class MutationConcurrencyTest {
   @ParameterizedTest
   @ValueSource(strings = {MOR_V2, MOR_V3, COW})
   void changesInDifferentPartitionsBothCommit(String with) throws Exception {
-    try (Database db = Floe.open(dir)) {
+    try (Database db = open()) {
       table(db, with, true);
       FloeException e = overlap(db, "UPDATE t SET v = 'even' WHERE p = 0 AND id < 6",
           "DELETE FROM t WHERE p = 1 AND id < 6");
@@ -225,7 +239,7 @@ class MutationConcurrencyTest {
   @ParameterizedTest
   @ValueSource(strings = {MOR_V2, MOR_V3, COW})
   void aConcurrentAppendDoesNotConflict(String with) throws Exception {
-    try (Database db = Floe.open(dir)) {
+    try (Database db = open()) {
       table(db, with, false);
       FloeException e = overlap(db, "UPDATE t SET v = 'x' WHERE id < 5", "INSERT INTO t VALUES (100, 0, 'new')");
       assertThat(e).isNull();
@@ -237,7 +251,7 @@ class MutationConcurrencyTest {
 
   @Test
   void aDeleteAfterTheFileWasTruncatedAwayConflicts() throws Exception {
-    try (Database db = Floe.open(dir)) {
+    try (Database db = open()) {
       table(db, MOR_V2, false);
       FloeException e = overlap(db, "DELETE FROM t WHERE id = 1", "TRUNCATE t");
       assertThat(e).isNotNull();
@@ -248,7 +262,7 @@ class MutationConcurrencyTest {
 
   @Test
   void insertingTheSameNewKeyConcurrentlyConflicts() throws Exception {
-    try (Database db = Floe.open(dir)) {
+    try (Database db = open()) {
       db.sql("CREATE TABLE t (id int PRIMARY KEY, v text)").close();
       db.sql("INSERT INTO t VALUES (1, 'a')").close();
       FloeException e = overlap(db, "INSERT INTO t VALUES (5, 'first')", "INSERT INTO t VALUES (5, 'second')");
@@ -263,7 +277,7 @@ class MutationConcurrencyTest {
 
   @Test
   void anUpsertRacingAnInsertOfItsKeyConflicts() throws Exception {
-    try (Database db = Floe.open(dir)) {
+    try (Database db = open()) {
       db.sql("CREATE TABLE t (id int PRIMARY KEY, v text)").close();
       FloeException e = overlap(db, "INSERT INTO t VALUES (9, 'upsert') ON CONFLICT (id) DO UPDATE SET v = EXCLUDED.v",
           "INSERT INTO t VALUES (9, 'plain')");
