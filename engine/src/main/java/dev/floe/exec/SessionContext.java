@@ -339,103 +339,7 @@ public final class SessionContext implements AutoCloseable {
   }
 
   /** Which executor runs each kind of statement (transaction control is {@link TransactionControl}'s). */
-  private final Ast.Visitor<Result> executor = new Ast.Visitor<>() {
-    @Override
-    public Result otherwise(Ast.Statement s) {
-      throw new IllegalStateException("unhandled statement " + s);
-    }
-
-    @Override
-    public Result query(Ast.Query q) {
-      return SessionContext.this.query(q);
-    }
-
-    @Override
-    public Result explain(Ast.Explain e) {
-      QueryBinder.Bound bound = bind(e.query());
-      return run((e.analyze() ? "EXPLAIN ANALYZE " : "EXPLAIN ") + bound.sql(), bound::originalPosition);
-    }
-
-    @Override
-    public Result insert(Ast.Insert i) {
-      return new Inserts(SessionContext.this, tables()).insert(i);
-    }
-
-    @Override
-    public Result delete(Ast.Delete d) {
-      return mutate(m -> m.delete(d));
-    }
-
-    @Override
-    public Result update(Ast.Update u) {
-      return mutate(m -> m.update(u));
-    }
-
-    @Override
-    public Result merge(Ast.Merge m) {
-      return mutate(x -> x.merge(m));
-    }
-
-    @Override
-    public Result truncate(Ast.Truncate t) {
-      return mutate(m -> m.truncate(t));
-    }
-
-    @Override
-    public Result createTable(Ast.CreateTable c) {
-      return c.asQuery().isPresent() ? new Inserts(SessionContext.this, engine.tables()).createTableAs(c)
-          : ddl().createTable(c);
-    }
-
-    @Override
-    public Result createSchema(Ast.CreateSchema c) {
-      return ddl().createSchema(c);
-    }
-
-    @Override
-    public Result createSequence(Ast.CreateSequence c) {
-      return ddl().createSequence(c);
-    }
-
-    @Override
-    public Result dropSequence(Ast.DropSequence d) {
-      return ddl().dropSequence(d);
-    }
-
-    @Override
-    public Result dropSchema(Ast.DropSchema d) {
-      return ddl().dropSchema(d);
-    }
-
-    @Override
-    public Result dropTable(Ast.DropTable d) {
-      return ddl().dropTable(d);
-    }
-
-    @Override
-    public Result alterTable(Ast.AlterTable a) {
-      return ddl().alterTable(a);
-    }
-
-    @Override
-    public Result showTables(Ast.ShowTables t) {
-      return new ShowStatements(SessionContext.this).showTables(t);
-    }
-
-    @Override
-    public Result showSchemas(Ast.ShowSchemas t) {
-      return new ShowStatements(SessionContext.this).showSchemas();
-    }
-
-    @Override
-    public Result describe(Ast.Describe d) {
-      return new ShowStatements(SessionContext.this).describe(d);
-    }
-  };
-
-  private Ddl ddl() {
-    return new Ddl(this, engine.tables());
-  }
+  private final StatementExecutor executor = new StatementExecutor(this);
 
   private Result dispatchStatement(Ast.Statement statement) {
     try {
@@ -463,7 +367,7 @@ public final class SessionContext implements AutoCloseable {
   }
 
   /** Runs a row-level statement; its temporary tables go when it fails (or, on success, with its result). */
-  private Result mutate(java.util.function.Function<Mutations, Result> statement) {
+  Result mutate(java.util.function.Function<Mutations, Result> statement) {
     Mutations m = new Mutations(this, tables());
     try {
       return statement.apply(m);
@@ -473,7 +377,7 @@ public final class SessionContext implements AutoCloseable {
     }
   }
 
-  private Result query(Ast.Query q) {
+  Result query(Ast.Query q) {
     Relations relations = relations();
     java.util.Optional<Result> point = PointQueries.run(this, q.text(), relations);
     if (point.isPresent()) {

@@ -1,0 +1,110 @@
+package dev.floe.exec;
+
+import dev.floe.Result;
+import dev.floe.sql.Ast;
+import dev.floe.sql.QueryBinder;
+
+/**
+ * Which executor runs each kind of statement a session dispatches: queries and EXPLAIN here, INSERT and
+ * CREATE TABLE AS {@link Inserts}, row-level statements {@link Mutations}, DDL {@link Ddl}, SHOW and
+ * DESCRIBE {@link ShowStatements}. Transaction control never gets here: it is {@link TransactionControl}'s.
+ */
+final class StatementExecutor implements Ast.Visitor<Result> {
+  private final SessionContext session;
+
+  StatementExecutor(SessionContext session) {
+    this.session = session;
+  }
+
+  @Override
+  public Result otherwise(Ast.Statement s) {
+    throw new IllegalStateException("unhandled statement " + s);
+  }
+
+  @Override
+  public Result query(Ast.Query q) {
+    return session.query(q);
+  }
+
+  @Override
+  public Result explain(Ast.Explain e) {
+    QueryBinder.Bound bound = session.bind(e.query());
+    return session.run((e.analyze() ? "EXPLAIN ANALYZE " : "EXPLAIN ") + bound.sql(), bound::originalPosition);
+  }
+
+  @Override
+  public Result insert(Ast.Insert i) {
+    return new Inserts(session, session.tables()).insert(i);
+  }
+
+  @Override
+  public Result delete(Ast.Delete d) {
+    return session.mutate(m -> m.delete(d));
+  }
+
+  @Override
+  public Result update(Ast.Update u) {
+    return session.mutate(m -> m.update(u));
+  }
+
+  @Override
+  public Result merge(Ast.Merge m) {
+    return session.mutate(x -> x.merge(m));
+  }
+
+  @Override
+  public Result truncate(Ast.Truncate t) {
+    return session.mutate(m -> m.truncate(t));
+  }
+
+  @Override
+  public Result createTable(Ast.CreateTable c) {
+    return c.asQuery().isPresent() ? new Inserts(session, session.engine().tables()).createTableAs(c)
+        : new Ddl(session, session.engine().tables()).createTable(c);
+  }
+
+  @Override
+  public Result createSchema(Ast.CreateSchema c) {
+    return new Ddl(session, session.engine().tables()).createSchema(c);
+  }
+
+  @Override
+  public Result createSequence(Ast.CreateSequence c) {
+    return new Ddl(session, session.engine().tables()).createSequence(c);
+  }
+
+  @Override
+  public Result dropSequence(Ast.DropSequence d) {
+    return new Ddl(session, session.engine().tables()).dropSequence(d);
+  }
+
+  @Override
+  public Result dropSchema(Ast.DropSchema d) {
+    return new Ddl(session, session.engine().tables()).dropSchema(d);
+  }
+
+  @Override
+  public Result dropTable(Ast.DropTable d) {
+    return new Ddl(session, session.engine().tables()).dropTable(d);
+  }
+
+  @Override
+  public Result alterTable(Ast.AlterTable a) {
+    return new Ddl(session, session.engine().tables()).alterTable(a);
+  }
+
+  @Override
+  public Result showTables(Ast.ShowTables t) {
+    return new ShowStatements(session).showTables(t);
+  }
+
+  @Override
+  public Result showSchemas(Ast.ShowSchemas t) {
+    return new ShowStatements(session).showSchemas();
+  }
+
+  @Override
+  public Result describe(Ast.Describe d) {
+    return new ShowStatements(session).describe(d);
+  }
+}
