@@ -24,6 +24,9 @@ final class DuckErrors {
   private static final Pattern TABLE_MISSING = Pattern.compile("Table with name (.+?) does not exist!?.*", Pattern.DOTALL);
   private static final Pattern FUNCTION_MISSING =
       Pattern.compile("(?:Scalar |Table |Aggregate )?Function with name (.+?) does not exist!?.*", Pattern.DOTALL);
+  /** A table function called where a value is expected: for PostgreSQL, no such function exists. */
+  private static final Pattern TABLE_AS_SCALAR =
+      Pattern.compile("Function \"?(.+?)\"? is a table function but it was used as a scalar function.*", Pattern.DOTALL);
   private static final Pattern SCHEMA_MISSING = Pattern.compile("Schema with name (.+?) does not exist!?.*", Pattern.DOTALL);
   private static final Pattern TYPE_MISSING = Pattern.compile("Type with name (.+?) does not exist!?.*", Pattern.DOTALL);
   private static final Pattern COLUMN_MISSING =
@@ -113,7 +116,11 @@ final class DuckErrors {
         return mapped;
       }
       JsonNode node = JSON.readTree(raw.substring(brace));
-      Matcher m = FUNCTION_MISSING.matcher(node.path("exception_message").asText(""));
+      String exception = node.path("exception_message").asText("");
+      Matcher m = FUNCTION_MISSING.matcher(exception);
+      if (!m.matches()) {
+        m = TABLE_AS_SCALAR.matcher(exception.lines().findFirst().orElse(""));
+      }
       String pos = node.path("position").asText("");
       if (!m.matches() || !pos.matches("\\d+")) {
         return mapped;
@@ -165,6 +172,10 @@ final class DuckErrors {
     FloeException depth = dev.floe.sql.DepthLimit.error(first, position, e);
     if (depth != null) {
       return depth;
+    }
+    Matcher tableFunction = TABLE_AS_SCALAR.matcher(first);
+    if (tableFunction.matches()) {
+      return error(SqlState.UNDEFINED_FUNCTION, "function " + tableFunction.group(1) + " does not exist", position, e);
     }
     if (first.startsWith("More than one row returned by a subquery")) {
       return error(SqlState.CARDINALITY_VIOLATION, "more than one row returned by a subquery used as an expression",
