@@ -62,6 +62,19 @@ public class FloeException extends RuntimeException {
     return e;
   }
 
+  /**
+   * The same error at another position, for a statement's text inside a larger one (a script, the text a
+   * client sent before its parameters were bound); an error without a position keeps none.
+   */
+  public FloeException movedTo(int newPosition) {
+    if (position <= 0 || newPosition == position) {
+      return this;
+    }
+    FloeException e = new FloeException(sqlState, getMessage(), detail, hint, newPosition, getCause());
+    e.setStackTrace(getStackTrace());
+    return e;
+  }
+
   public FloeException withDetail(String newDetail) {
     FloeException e = new FloeException(sqlState, getMessage(), newDetail, hint, position, getCause());
     e.setStackTrace(getStackTrace());

@@ -247,11 +247,7 @@ public final class SessionContext implements AutoCloseable {
         throw new FloeException(SqlState.INTERNAL_ERROR, "internal error: " + e, e);
       }
       FloeException f = (FloeException) e;
-      if (part.offset() > 0 && f.position() > 0) {
-        throw new FloeException(f.sqlState(), f.getMessage(), f.detail().orElse(null), f.hint().orElse(null),
-            f.position() + part.offset(), f.getCause());
-      }
-      throw f;
+      throw f.movedTo(f.position() + part.offset());
     }
   }
 

@@ -324,11 +324,7 @@ final class ExtendedQuery {
 
   /** An error whose position is in the bound text, with the position in the text the client sent. */
   private static FloeException inClientText(FloeException e, Prepared.Bound bound) {
-    if (e.position() <= 0) {
-      return e;
-    }
-    return new FloeException(e.sqlState(), e.getMessage(), e.detail().orElse(null), e.hint().orElse(null),
-        bound.originalPosition(e.position()), e.getCause());
+    return e.movedTo(bound.originalPosition(e.position()));
   }
 
   /**

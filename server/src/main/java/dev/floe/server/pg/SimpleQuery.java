@@ -87,7 +87,7 @@ final class SimpleQuery {
           reply.close();
         }
       } catch (FloeException e) {
-        writer.error(e.withPosition(0).position() > 0 ? shift(e, part.offset()) : e);
+        writer.error(e.movedTo(e.position() + part.offset())); // a position in the whole script
         failed = true;
         break;
       } catch (ProtocolException | MessageBuffer.InvalidText e) {
@@ -112,14 +112,5 @@ final class SimpleQuery {
       }
     }
     writer.readyForQuery();
-  }
-
-  /** An error position in a statement of a script, as a position in the whole script. */
-  private static FloeException shift(FloeException e, int offset) {
-    if (e.position() <= 0 || offset == 0) {
-      return e;
-    }
-    return new FloeException(e.sqlState(), e.getMessage(), e.detail().orElse(null), e.hint().orElse(null),
-        e.position() + offset, e.getCause());
   }
 }
