@@ -419,9 +419,24 @@ final class Inserts {
     return outer.append(" FROM (").append(inner).append(") AS __floe_r").toString();
   }
 
+  /**
+   * Whether a value of the column's stored type needs nothing beyond the cast to it to be stored
+   * ({@link #checked} is only the cast): no length limit, no narrower declared type, no range limit.
+   */
+  static boolean castOnly(Column c) {
+    return switch (c.type().kind()) {
+      case SMALLINT, CHAR, TIME -> false;
+      case VARCHAR -> c.type().precision() == 0;
+      default -> true;
+    };
+  }
+
   /** A value cast to the column's stored type, with the checks its declared SQL type implies. */
   static String checked(String tableName, Column c, Type stored, String expr) {
     String storedType = TypeMapping.duckdbType(stored);
+    if (castOnly(c)) {
+      return "CAST(" + expr + " AS " + storedType + ")";
+    }
     SqlType t = c.type();
     return switch (t.kind()) {
       case SMALLINT -> "CAST(CAST(" + expr + " AS SMALLINT) AS " + storedType + ")";

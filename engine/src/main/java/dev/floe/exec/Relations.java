@@ -49,7 +49,10 @@ final class Relations implements QueryBinder.Resolver {
   /** The name a row-level statement's SQL uses for its target table, which is read with row ids. */
   static final String TARGET = "__floe_target__";
   private TableIdentifier target;
-  private TableRelation targetRelation;
+  /** Whether {@link #TARGET} was resolved since {@link #target} named it: it stands for one reference. */
+  private boolean targetResolved;
+  /** The scans of {@link #TARGET} since {@link #target} named it. */
+  private final List<TargetScan> targetScans = new ArrayList<>();
   /** The statement is a network client's: see {@link QueryBinder.Resolver#clientSql()}. */
   private final boolean clientSql;
   /** DuckDB's own catalogs, whose objects (information_schema, pg_catalog, ...) DuckDB resolves. */
@@ -90,15 +93,30 @@ final class Relations implements QueryBinder.Resolver {
     return clientSql;
   }
 
+  /**
+   * How a row-level statement read its target: the files planned (which name the rows by file and
+   * position) under the filter the binder pushed down, which the commit validates concurrent deletes
+   * against.
+   */
+  record TargetScan(ScanPlan plan, Expression filter) {}
+
   /** Makes {@link #TARGET} stand for {@code id}, read with row ids. */
   Relations target(TableIdentifier id) {
     this.target = id;
+    targetResolved = false;
+    targetScans.clear();
     return this;
   }
 
-  /** The target's relation, once bound; its last plan names the files rows were read from. */
-  TableRelation targetRelation() {
-    return targetRelation;
+  /**
+   * The one scan of the target in the query bound since {@link #target}; a row-level statement's change
+   * query reads its target exactly once.
+   */
+  TargetScan targetScan() {
+    if (targetScans.size() != 1) {
+      throw new IllegalStateException("the target was scanned " + targetScans.size() + " times");
+    }
+    return targetScans.get(0);
   }
 
   /** The table as this statement reads it (resolved once per statement). */
@@ -109,10 +127,14 @@ final class Relations implements QueryBinder.Resolver {
   @Override
   public Optional<QueryBinder.Relation> resolve(List<String> parts, Optional<TimeTravel> timeTravel, int position) {
     if (target != null && parts.size() == 1 && parts.get(0).equals(TARGET)) {
+      if (targetResolved) {
+        // a second reference is the statement's own text naming Floe's internal name
+        throw FloeException.undefinedTable(TARGET, position);
+      }
+      targetResolved = true;
       Table t = table(target).orElseThrow(() -> FloeException.undefinedTable(target.name()));
-      targetRelation = new TableRelation(planner, files, t, Optional.ofNullable(t.currentSnapshot()), t.schema(),
-          false, qualified(target), true, Optional.empty(), Optional.empty(), pointReads);
-      return Optional.of(targetRelation);
+      return Optional.of(new TableRelation(planner, files, t, Optional.ofNullable(t.currentSnapshot()), t.schema(),
+          false, qualified(target), true, Optional.empty(), Optional.empty(), pointReads, targetScans::add));
     }
     Optional<String> systemSql = system.apply(parts);
     if (systemSql.isPresent()) {
@@ -282,12 +304,19 @@ final class Relations implements QueryBinder.Resolver {
     final Optional<Table> published;
     /** Whether a key lookup may read its rows in the JVM ({@link #pointRows}). */
     final boolean pointReads;
-    ScanPlan lastPlan;
-    Expression lastFilter;
+    /** Told of each scan the relation's SQL makes (a row-level statement's target); null: nobody. */
+    private final java.util.function.Consumer<TargetScan> scans;
 
     TableRelation(ScanPlanner planner, ScanFiles files, Table table, Optional<Snapshot> snapshot, Schema schema,
         boolean historic, List<String> name, boolean rowIds, Optional<TailLog.Pin> unsealed,
         Optional<Table> published, boolean pointReads) {
+      this(planner, files, table, snapshot, schema, historic, name, rowIds, unsealed, published, pointReads, null);
+    }
+
+    TableRelation(ScanPlanner planner, ScanFiles files, Table table, Optional<Snapshot> snapshot, Schema schema,
+        boolean historic, List<String> name, boolean rowIds, Optional<TailLog.Pin> unsealed,
+        Optional<Table> published, boolean pointReads, java.util.function.Consumer<TargetScan> scans) {
+      this.scans = scans;
       this.pointReads = pointReads;
       this.published = published;
       this.rowIds = rowIds;
@@ -318,17 +347,19 @@ final class Relations implements QueryBinder.Resolver {
 
     @Override
     public String sql(Expression filter) {
-      lastFilter = filter;
-      lastPlan = ScanPlan.plan(planner, table, snapshot, filter, historic);
-      String scan = pointRows(filter).orElseGet(() -> ScanSql.relation(lastPlan, table.io(), files, rowIds));
+      ScanPlan plan = ScanPlan.plan(planner, table, snapshot, filter, historic);
+      if (scans != null) {
+        scans.accept(new TargetScan(plan, filter));
+      }
+      String scan = pointRows(plan, filter).orElseGet(() -> ScanSql.relation(plan, table.io(), files, rowIds));
       if (published.isPresent() && published.get().currentSnapshot() != null) {
         // rows the log published to object storage and let go of: the files planning keeps are read
         // from their local copies
         Table p = published.get();
         List<org.apache.iceberg.FileScanTask> tasks = planner.plan(p, p.currentSnapshot(), p.schema(), filter);
         if (!tasks.isEmpty()) {
-          ScanPlan plan = new ScanPlan(p, Optional.of(p.currentSnapshot()), schema, lastPlan.columns(), tasks);
-          scan = ScanSql.relation(plan, p.io(), files, rowIds) + "\nUNION ALL\n" + scan;
+          ScanPlan publishedPlan = new ScanPlan(p, Optional.of(p.currentSnapshot()), schema, plan.columns(), tasks);
+          scan = ScanSql.relation(publishedPlan, p.io(), files, rowIds) + "\nUNION ALL\n" + scan;
         }
       }
       if (unsealed.isEmpty() || unsealed.get().isEmpty()) {
@@ -336,7 +367,7 @@ final class Relations implements QueryBinder.Resolver {
       }
       // the rows of the tail this snapshot does not hold: each row is in exactly one of the two
       StringBuilder columns = new StringBuilder();
-      for (dev.floe.Column c : lastPlan.columns()) {
+      for (dev.floe.Column c : plan.columns()) {
         columns.append(columns.length() > 0 ? ", " : "").append("CAST(").append(
             dev.floe.sql.Lexer.quoteIdentifier(c.name())).append(" AS ").append(
             dev.floe.types.TypeMapping.duckdbType(c, schema.findField(c.fieldId()).type())).append(") AS ").append(
@@ -353,13 +384,13 @@ final class Relations implements QueryBinder.Resolver {
      * one-row UPDATE's "find the row" query). Empty when the files cannot be read so, or too many rows
      * match (docs/decisions/0005-point-reads.md).
      */
-    private Optional<String> pointRows(Expression filter) {
+    private Optional<String> pointRows(ScanPlan plan, Expression filter) {
       if (!pointReads) {
         return Optional.empty();
       }
       for (UnboundPredicate<?> p : equalities(filter, new ArrayList<>())) {
         String name = ((NamedReference<?>) p.term()).name();
-        for (dev.floe.Column c : lastPlan.columns()) {
+        for (dev.floe.Column c : plan.columns()) {
           if (!c.name().equals(name) || !PointReader.keyable(c.type().kind())) {
             continue;
           }
@@ -369,8 +400,8 @@ final class Relations implements QueryBinder.Resolver {
           }
           List<PointReader.Field> fields = new ArrayList<>();
           PointReader.Field keyField = null;
-          for (dev.floe.Column col : lastPlan.columns()) {
-            org.apache.iceberg.types.Type type = lastPlan.schema().findField(col.fieldId()).type();
+          for (dev.floe.Column col : plan.columns()) {
+            org.apache.iceberg.types.Type type = plan.schema().findField(col.fieldId()).type();
             if (!PointReader.readable(type, col.type().kind())) {
               return Optional.empty();
             }
@@ -380,13 +411,13 @@ final class Relations implements QueryBinder.Resolver {
               keyField = f;
             }
           }
-          Optional<List<PointReader.Hit>> hits = PointReader.scan(lastPlan, files, keyField, key, fields,
+          Optional<List<PointReader.Hit>> hits = PointReader.scan(plan, files, keyField, key, fields,
               ScanSql.MAX_POINT_ROWS + 1);
           if (hits.isEmpty() || hits.get().size() > ScanSql.MAX_POINT_ROWS) {
             return Optional.empty();
           }
           PointQueries.relations.incrementAndGet();
-          return Optional.of(ScanSql.relation(lastPlan, hits.get(), rowIds));
+          return Optional.of(ScanSql.relation(plan, hits.get(), rowIds));
         }
       }
       return Optional.empty();

@@ -398,10 +398,11 @@ public final class Ast {
    *
    * @param matched WHEN MATCHED (true) or WHEN NOT MATCHED
    * @param insertColumns for INSERT, the target columns (empty: all, in order)
-   * @param insertValues for INSERT, the values (empty with DEFAULT VALUES)
+   * @param insertValues for INSERT, the values, each an expression or DEFAULT (empty); none with
+   *     DEFAULT VALUES
    */
   public record MergeClause(boolean matched, Optional<Fragment> condition, MergeAction action, List<Assignment> set,
-      List<String> insertColumns, List<Fragment> insertValues, int position) {}
+      List<String> insertColumns, List<Optional<Fragment>> insertValues, int position) {}
 
   /** {@code TRUNCATE [TABLE] t [, ...]}. */
   public record Truncate(List<QualifiedName> tables) implements Statement {

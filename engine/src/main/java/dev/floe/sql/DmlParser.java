@@ -256,18 +256,12 @@ final class DmlParser {
           throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "assigning a sub-SELECT to several columns is "
               + "not supported", null, null, open.position(), null);
         }
-        List<Fragment> values = new ArrayList<>();
-        do {
-          values.add(fragment(Set.of(), true));
-        } while (in.acceptOp(","));
-        in.expectOp(")");
+        List<Optional<Fragment>> values = valuesOrDefault();
         if (values.size() != columns.size()) {
           throw FloeException.syntax("number of columns does not match number of values", open.position());
         }
         for (int k = 0; k < columns.size(); k++) {
-          Fragment v = values.get(k);
-          out.add(new Assignment(columns.get(k), v.text().equalsIgnoreCase("default") ? Optional.empty()
-              : Optional.of(v), start.position()));
+          out.add(new Assignment(columns.get(k), values.get(k), start.position()));
         }
         continue;
       }
@@ -349,11 +343,7 @@ final class DmlParser {
       }
       in.expectKeyword("values");
       in.expectOp("(");
-      List<Fragment> values = new ArrayList<>();
-      do {
-        values.add(fragment(Set.of(), true));
-      } while (in.acceptOp(","));
-      in.expectOp(")");
+      List<Optional<Fragment>> values = valuesOrDefault();
       return new MergeClause(false, condition, MergeAction.INSERT, List.of(), columns, values, when.position());
     }
     in.expectKeyword("do");
@@ -396,6 +386,24 @@ final class DmlParser {
    * The text from here to the first top-level stop keyword (or comma, or closing parenthesis, when
    * {@code list} is set), which must not be empty.
    */
+  /**
+   * A parenthesised list's values up to and including its {@code )}, each an expression or the keyword
+   * DEFAULT (empty).
+   */
+  private List<Optional<Fragment>> valuesOrDefault() {
+    List<Optional<Fragment>> values = new ArrayList<>();
+    do {
+      if (in.peek().isKeyword("default") && (in.peekAt(1).isOp(",") || in.peekAt(1).isOp(")"))) {
+        in.next();
+        values.add(Optional.empty());
+      } else {
+        values.add(Optional.of(fragment(Set.of(), true)));
+      }
+    } while (in.acceptOp(","));
+    in.expectOp(")");
+    return values;
+  }
+
   private Fragment fragment(Set<String> stop, boolean list) {
     Token start = in.peek();
     int depth = 0;

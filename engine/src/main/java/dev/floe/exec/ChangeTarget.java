@@ -1,0 +1,103 @@
+package dev.floe.exec;
+
+import dev.floe.Column;
+import dev.floe.FloeException;
+import dev.floe.SqlState;
+import dev.floe.sql.Ast;
+import dev.floe.sql.Lexer;
+import dev.floe.write.DeltaWriter;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.iceberg.HasTableOperations;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.TableIdentifier;
+
+/**
+ * The target of a row-level statement: its live table (which the commit goes to), its schema and
+ * columns, the name the statement gives it, and its primary-key columns (none: no key).
+ */
+record ChangeTarget(TableIdentifier id, Table live, Schema schema, List<Column> columns, String alias,
+    List<String> keys) {
+
+  /** The column of this name: exactly, else ignoring case. */
+  Optional<Column> column(String name) {
+    for (Column c : columns) {
+      if (c.name().equals(name)) {
+        return Optional.of(c);
+      }
+    }
+    for (Column c : columns) {
+      if (c.name().equalsIgnoreCase(name)) {
+        return Optional.of(c);
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** The column of this name, or PostgreSQL's 42703 at {@code position}. */
+  Column requireColumn(String name, int position) {
+    return column(name).orElseThrow(() -> new FloeException(SqlState.UNDEFINED_COLUMN, "column \"" + name
+        + "\" of relation \"" + id.name() + "\" does not exist", null, null, position, null));
+  }
+
+  /** A statement's assignments by column, checked: the columns exist, each is assigned once. */
+  Map<String, Ast.Assignment> assignments(List<Ast.Assignment> list) {
+    Map<String, Ast.Assignment> set = new LinkedHashMap<>();
+    for (Ast.Assignment assign : list) {
+      Column col = requireColumn(assign.column(), assign.position());
+      if (set.put(col.name(), assign) != null) {
+        throw FloeException.syntax("multiple assignments to same column \"" + col.name() + "\"", assign.position());
+      }
+      if (assign.value().isPresent()
+          && "always".equals(live.properties().get(Ddl.IDENTITY_PROPERTY + col.fieldId()))) {
+        throw new FloeException(SqlState.GENERATED_ALWAYS, "column \"" + col.name() + "\" can only be updated to "
+            + "DEFAULT", "Column \"" + col.name() + "\" is an identity column defined as GENERATED ALWAYS.", null,
+            assign.position(), null);
+      }
+    }
+    return set;
+  }
+
+  /** The SQL of a column's default, of its stored type. */
+  String defaultSql(Column c) {
+    return Inserts.defaultSql(schema, live.properties(), c);
+  }
+
+  /** The key columns, quoted and prefixed ({@code "e."}), comma separated. */
+  String keyColumns(String prefix) {
+    StringBuilder b = new StringBuilder();
+    for (int k = 0; k < keys.size(); k++) {
+      b.append(k > 0 ? ", " : "").append(prefix).append(Lexer.quoteIdentifier(keys.get(k)));
+    }
+    return b.toString();
+  }
+
+  /** {@code left.k1 = right.k1 AND ...} over the key columns. */
+  String keyJoin(String left, String right) {
+    StringBuilder b = new StringBuilder();
+    for (int k = 0; k < keys.size(); k++) {
+      String key = Lexer.quoteIdentifier(keys.get(k));
+      b.append(k > 0 ? " AND " : "").append(left).append('.').append(key).append(" = ").append(right).append('.')
+          .append(key);
+    }
+    return b.toString();
+  }
+
+  /** How the table writes a change, per its {@code write.*.mode} property (format v1: copy-on-write). */
+  DeltaWriter.Mode mode(String property) {
+    if (((HasTableOperations) live).operations().current().formatVersion() < 2) {
+      return DeltaWriter.Mode.COPY_ON_WRITE; // format v1 has no delete files
+    }
+    String mode = live.properties().getOrDefault(property, "merge-on-read");
+    return switch (mode.toLowerCase(Locale.ROOT)) {
+      case "copy-on-write" -> DeltaWriter.Mode.COPY_ON_WRITE;
+      case "merge-on-read" -> DeltaWriter.Mode.MERGE_ON_READ;
+      default -> throw new FloeException(SqlState.INVALID_PARAMETER_VALUE, "table property " + property
+          + " must be merge-on-read or copy-on-write, not \"" + mode + "\"");
+    };
+  }
+}
