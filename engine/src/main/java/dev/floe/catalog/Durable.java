@@ -42,6 +42,13 @@ public final class Durable {
   private static final class Batch {
     final List<Future<FileDigests.Digest>> running = new ArrayList<>();
     final Set<Path> directories = new LinkedHashSet<>();
+    /** How many {@link Scope}s are open on the thread. */
+    int scopes;
+
+    void clear() {
+      running.clear();
+      directories.clear();
+    }
   }
 
   private Durable() {}
@@ -64,13 +71,36 @@ public final class Durable {
   }
 
   /**
-   * Drops this thread's registrations (the statement that wrote them failed or wrote nothing); fsyncs
-   * already started finish on their own.
+   * One unit of work's registrations on this thread (a statement, a block's commit): what it registers
+   * and does not commit (it failed, or wrote nothing) is dropped when the outermost scope closes, and
+   * nothing registered before it opened is part of it. Fsyncs already started finish on their own.
    */
-  public static void forget() {
+  public static final class Scope implements AutoCloseable {
+    private final Batch batch;
+    private boolean closed;
+
+    private Scope(Batch batch) {
+      this.batch = batch;
+    }
+
+    @Override
+    public void close() {
+      if (!closed) {
+        closed = true;
+        if (--batch.scopes == 0) {
+          batch.clear();
+        }
+      }
+    }
+  }
+
+  /** Opens a unit of work's scope on this thread ({@code try (var files = Durable.scope()) {...}}). */
+  public static Scope scope() {
     Batch batch = PENDING.get();
-    batch.running.clear();
-    batch.directories.clear();
+    if (batch.scopes++ == 0) {
+      batch.clear(); // left by work on this thread that had no scope
+    }
+    return new Scope(batch);
   }
 
   /** Files registered by one thread, handed to another that will commit them ({@link #adopt}). */
@@ -88,8 +118,11 @@ public final class Durable {
    */
   public static Registrations take() {
     Batch batch = PENDING.get();
-    PENDING.remove();
-    return new Registrations(batch);
+    Batch taken = new Batch();
+    taken.running.addAll(batch.running);
+    taken.directories.addAll(batch.directories);
+    batch.clear();
+    return new Registrations(taken);
   }
 
   /** Makes files another thread registered part of this thread's next {@link #now()}. */
@@ -112,7 +145,7 @@ public final class Durable {
     }
     List<Future<FileDigests.Digest>> waiting = new ArrayList<>(batch.running);
     List<Path> directories = new ArrayList<>(batch.directories);
-    forget();
+    batch.clear();
     // The last directory is synced on this thread while the others run in the pool.
     for (int k = 0; k < directories.size() - 1; k++) {
       Path dir = directories.get(k);

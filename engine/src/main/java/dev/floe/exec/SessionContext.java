@@ -254,8 +254,13 @@ public final class SessionContext implements AutoCloseable {
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(SessionContext.class);
 
   private Result dispatch(String sql, Ast.Statement parsed) {
-    // Files a failed statement on this thread wrote and registered are not this statement's.
-    dev.floe.catalog.Durable.forget();
+    // the files this statement registers and does not commit are dropped when it ends
+    try (var files = dev.floe.catalog.Durable.scope()) {
+      return dispatchInScope(sql, parsed);
+    }
+  }
+
+  private Result dispatchInScope(String sql, Ast.Statement parsed) {
     Ast.Statement statement = parsed != null ? parsed : Parser.parse(sql);
     if (statement.kind() == dev.floe.StatementKind.TRANSACTION) {
       return blocks.run((Ast.TransactionControl) statement);

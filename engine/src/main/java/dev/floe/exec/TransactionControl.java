@@ -205,8 +205,7 @@ final class TransactionControl {
       throw new FloeException(SqlState.IN_FAILED_SQL_TRANSACTION, "the transaction was rolled back: a statement "
           + "in it failed");
     }
-    dev.floe.catalog.Durable.forget();
-    try {
+    try (var files = dev.floe.catalog.Durable.scope()) {
       t.commit();
     } catch (CommitFailedException e) {
       throw new FloeException(SqlState.SERIALIZATION_FAILURE, "could not serialize access due to concurrent update: "
