@@ -119,8 +119,7 @@ public record Copy(String table, List<String> columns, String query, boolean in,
     }
     i++;
     if (query != null && in) {
-      throw new FloeException(SqlState.SYNTAX_ERROR, "COPY (query) cannot be used with FROM", null, null,
-          t.get(i - 1).position(), null);
+      throw new FloeException(SqlState.SYNTAX_ERROR, "COPY (query) cannot be used with FROM", t.get(i - 1).position());
     }
     if (i >= t.size()) {
       throw syntax(t, i);

@@ -26,6 +26,11 @@ public class FloeException extends RuntimeException {
     this(sqlState, message, null, null, 0, cause);
   }
 
+  /** An error at a 1-based character position of the statement (0: none). */
+  public FloeException(String sqlState, String message, int position) {
+    this(sqlState, message, null, null, position, null);
+  }
+
   public FloeException(String sqlState, String message, String detail, String hint, int position, Throwable cause) {
     super(Objects.requireNonNull(message, "message"), cause);
     this.sqlState = Objects.requireNonNull(sqlState, "sqlState");
@@ -137,8 +142,31 @@ public class FloeException extends RuntimeException {
   }
 
   public static FloeException undefinedColumn(String column, String table) {
+    return undefinedColumn(column, table, 0);
+  }
+
+  /** 42703 {@code column "c" of relation "t" does not exist}. */
+  public static FloeException undefinedColumn(String column, String table, int position) {
     return new FloeException(SqlState.UNDEFINED_COLUMN,
-        "column \"" + column + "\" of relation \"" + table + "\" does not exist");
+        "column \"" + column + "\" of relation \"" + table + "\" does not exist", position);
+  }
+
+  /** 42701 {@code column "c" of relation "t" already exists}. */
+  public static FloeException duplicateColumn(String column, String table, int position) {
+    return new FloeException(SqlState.DUPLICATE_COLUMN,
+        "column \"" + column + "\" of relation \"" + table + "\" already exists", position);
+  }
+
+  /** 42701 {@code column "c" specified more than once} (a statement's column list). */
+  public static FloeException columnTwice(String column, int position) {
+    return new FloeException(SqlState.DUPLICATE_COLUMN, "column \"" + column + "\" specified more than once",
+        position);
+  }
+
+  /** 40001 {@code could not serialize access due to concurrent update}, with what it collided with. */
+  public static FloeException serializationFailure(String why, Throwable cause) {
+    return new FloeException(SqlState.SERIALIZATION_FAILURE,
+        "could not serialize access due to concurrent update: " + why, cause);
   }
 
   public static FloeException notSupported(String message) {

@@ -239,8 +239,7 @@ public final class Statement {
         throw FloeException.syntax("syntax error at or near \"" + t.text() + "\"", t.position());
       }
       if (n < 1 || n > 65535) {
-        throw new FloeException(SqlState.UNDEFINED_PARAMETER, "there is no parameter " + t.text(), null, null,
-            t.position(), null);
+        throw new FloeException(SqlState.UNDEFINED_PARAMETER, "there is no parameter " + t.text(), t.position());
       }
       Token before = k > 0 ? tokens.get(k - 1) : null;
       Token after = k + 1 < tokens.size() ? tokens.get(k + 1) : null;

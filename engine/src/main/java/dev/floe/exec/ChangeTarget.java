@@ -40,8 +40,7 @@ record ChangeTarget(TableIdentifier id, Table live, Schema schema, List<Column> 
 
   /** The column of this name, or PostgreSQL's 42703 at {@code position}. */
   Column requireColumn(String name, int position) {
-    return column(name).orElseThrow(() -> new FloeException(SqlState.UNDEFINED_COLUMN, "column \"" + name
-        + "\" of relation \"" + id.name() + "\" does not exist", null, null, position, null));
+    return column(name).orElseThrow(() -> FloeException.undefinedColumn(name, id.name(), position));
   }
 
   /** A statement's assignments by column, checked: the columns exist, each is assigned once. */

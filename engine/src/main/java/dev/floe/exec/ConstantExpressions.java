@@ -65,7 +65,7 @@ final class ConstantExpressions {
     String problem = nonConstant(expressionTree(expression, what, position).path("statements"));
     if (problem != null && !problem.startsWith("function")) {
       throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "cannot use " + problem + " in " + what
-          + " expression", null, null, position, null);
+          + " expression", position);
     }
   }
 

@@ -371,7 +371,7 @@ public final class Engine implements AutoCloseable {
         .orElseThrow(() -> FloeException.undefinedTable(String.join(".", parts)));
     dev.floe.catalog.Locations.checkName(id.name(), false, 0);
     if (tables.current(id).isPresent()) {
-      throw new FloeException(SqlState.DUPLICATE_TABLE, "relation \"" + id.name() + "\" already exists");
+      throw FloeException.duplicateTable(id.name(), 0);
     }
     if (!tables.catalog().namespaceExists(id.namespace())) {
       throw new FloeException(SqlState.INVALID_SCHEMA_NAME, "schema \"" + id.namespace() + "\" does not exist");

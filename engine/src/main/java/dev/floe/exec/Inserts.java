@@ -63,9 +63,7 @@ final class Inserts {
     // looked at, not taken as the block's own copy.
     Optional<Table> tailTable = tables.inTransaction() ? tables.snapshotOf(id).filter(TailLog::hasTail)
         : Optional.empty();
-    Table table = tailTable.isPresent() ? tailTable.get() : tables.live(id).orElseThrow(() -> new FloeException(
-        SqlState.UNDEFINED_TABLE, "relation \"" + id.name() + "\" does not exist", null, null, s.table().position(),
-        null));
+    Table table = tailTable.isPresent() ? tailTable.get() : tables.live(id).orElseThrow(() -> FloeException.undefinedTable(id.name(), s.table().position()));
     Schema schema = table.schema();
     List<Column> columns = TypeMapping.columns(schema, table.properties());
 
@@ -79,12 +77,9 @@ final class Inserts {
       }
     } else {
       for (String name : s.columns()) {
-        Column c = find(columns, name).orElseThrow(() -> new FloeException(SqlState.UNDEFINED_COLUMN,
-            "column \"" + name + "\" of relation \"" + id.name() + "\" does not exist", null, null,
-            s.table().position(), null));
+        Column c = find(columns, name).orElseThrow(() -> FloeException.undefinedColumn(name, id.name(), s.table().position()));
         if (!seen.add(c.name())) {
-          throw new FloeException(SqlState.DUPLICATE_COLUMN, "column \"" + name + "\" specified more than once",
-              null, null, s.table().position(), null);
+          throw FloeException.columnTwice(name, s.table().position());
         }
         targets.add(c);
       }
@@ -176,7 +171,7 @@ final class Inserts {
     }
     if (s.onConflict().isPresent()) {
       throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "ON CONFLICT is not supported on table \"" + id.name()
-          + "\", which has a tail: appends do not read the table", null, null, s.table().position(), null);
+          + "\", which has a tail: appends do not read the table", s.table().position());
     }
     TailLog log = session.engine().tails().of(id, table).orElseThrow();
     Optional<dev.floe.exec.Transaction> block = tables.transaction();
@@ -246,8 +241,7 @@ final class Inserts {
           s.name().position(), null);
     }
     if (s.columnNames().size() > shape.names().size()) {
-      throw new FloeException(SqlState.SYNTAX_ERROR, "too many column names were specified", null, null,
-          s.name().position(), null);
+      throw new FloeException(SqlState.SYNTAX_ERROR, "too many column names were specified", s.name().position());
     }
     List<Types.NestedField> fields = new ArrayList<>();
     Set<String> names = new HashSet<>();

@@ -77,13 +77,11 @@ final class Mutations {
    */
   private ChangeTarget target(dev.floe.sql.QualifiedName name, Optional<String> alias, boolean seal) {
     TableIdentifier id = tables.require(name, session.currentSchema());
-    Table live = (seal ? tables.live(id) : tables.snapshotOf(id)).orElseThrow(() -> new FloeException(
-        SqlState.UNDEFINED_TABLE,
-        "relation \"" + id.name() + "\" does not exist", null, null, name.position(), null));
+    Table live = (seal ? tables.live(id) : tables.snapshotOf(id)).orElseThrow(() -> FloeException.undefinedTable(id.name(), name.position()));
     if (dev.floe.tail.Published.location(live.properties()).isPresent()) {
       throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "cannot change rows of table \"" + id.name()
           + "\": its log publishes to " + dev.floe.tail.Published.location(live.properties()).get()
-          + ", and a published log is append-only", null, null, name.position(), null);
+          + ", and a published log is append-only", name.position());
     }
     if (seal && dev.floe.tail.TailLog.hasTail(live)) {
       if (tables.inTransaction()) {
@@ -270,7 +268,7 @@ final class Mutations {
       List<String> keyNames = t.keys().stream().map(k -> k.toLowerCase(Locale.ROOT)).sorted().toList();
       if (!named.stream().sorted().toList().equals(keyNames)) {
         throw new FloeException(SqlState.INVALID_COLUMN_REFERENCE, "there is no unique or exclusion constraint "
-            + "matching the ON CONFLICT specification", null, null, conflict.get().position(), null);
+            + "matching the ON CONFLICT specification", conflict.get().position());
       }
     }
     if (t.keys().isEmpty()) {

@@ -144,7 +144,7 @@ final class Relations implements QueryBinder.Resolver {
     if (id.isEmpty()) {
       if (parts.size() >= 3 && !DUCKDB_CATALOGS.contains(parts.get(0).toLowerCase(java.util.Locale.ROOT))) {
         throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "cross-database references are not implemented: "
-            + String.join(".", parts), null, null, position, null);
+            + String.join(".", parts), position);
       }
       return Optional.empty();
     }
@@ -274,8 +274,7 @@ final class Relations implements QueryBinder.Resolver {
     if (v instanceof Number n) {
       return n.longValue();
     }
-    throw new FloeException(SqlState.INVALID_PARAMETER_VALUE, "invalid time-travel target " + tt.valueSql(), null,
-        null, tt.position(), null);
+    throw new FloeException(SqlState.INVALID_PARAMETER_VALUE, "invalid time-travel target " + tt.valueSql(), tt.position());
   }
 
   private static FloeException noSuchVersion(Table table, String what, TimeTravel tt) {

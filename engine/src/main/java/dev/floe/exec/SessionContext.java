@@ -350,8 +350,7 @@ public final class SessionContext implements AutoCloseable {
     } catch (SqliteCatalog.CatalogException e) {
       throw new FloeException(SqlState.IO_ERROR, e.getMessage(), e);
     } catch (CommitFailedException e) {
-      throw new FloeException(SqlState.SERIALIZATION_FAILURE, "could not serialize access due to concurrent update: "
-          + e.getMessage(), e);
+      throw FloeException.serializationFailure(e.getMessage(), e);
     } catch (NoSuchNamespaceException e) {
       throw new FloeException(SqlState.INVALID_SCHEMA_NAME, e.getMessage(), e);
     } catch (NoSuchTableException e) {

@@ -140,7 +140,7 @@ record TableOptions(Map<String, String> properties, List<PartitionField> partiti
   }
 
   private static FloeException bad(PropertyValue value, String message) {
-    return new FloeException(SqlState.INVALID_PARAMETER_VALUE, message, null, null, value.position(), null);
+    return new FloeException(SqlState.INVALID_PARAMETER_VALUE, message, value.position());
   }
 
   static PartitionSpec spec(Schema schema, List<PartitionField> fields) {
@@ -152,7 +152,7 @@ record TableOptions(Map<String, String> properties, List<PartitionField> partiti
       Types.NestedField column = schema.caseInsensitiveFindField(f.column());
       if (column == null) {
         throw new FloeException(SqlState.UNDEFINED_COLUMN,
-            "column \"" + f.column() + "\" named in partition key does not exist", null, null, f.position(), null);
+            "column \"" + f.column() + "\" named in partition key does not exist", f.position());
       }
       String name = column.name();
       try {
@@ -169,15 +169,14 @@ record TableOptions(Map<String, String> properties, List<PartitionField> partiti
         }
       } catch (IllegalArgumentException | org.apache.iceberg.exceptions.ValidationException e) {
         throw new FloeException(SqlState.INVALID_TABLE_DEFINITION, "invalid partition field " + f.transform() + "("
-            + f.column() + "): " + e.getMessage(), null, null, f.position(), null);
+            + f.column() + "): " + e.getMessage(), f.position());
       }
     }
     PartitionSpec spec;
     try {
       spec = b.build();
     } catch (IllegalArgumentException | org.apache.iceberg.exceptions.ValidationException e) {
-      throw new FloeException(SqlState.INVALID_TABLE_DEFINITION, "invalid partitioning: " + e.getMessage(), null,
-          null, fields.get(0).position(), null);
+      throw new FloeException(SqlState.INVALID_TABLE_DEFINITION, "invalid partitioning: " + e.getMessage(), fields.get(0).position());
     }
     try {
       dev.floe.write.PartitionSql.checkWritable(spec);
@@ -196,7 +195,7 @@ record TableOptions(Map<String, String> properties, List<PartitionField> partiti
       Types.NestedField column = schema.caseInsensitiveFindField(f.column());
       if (column == null) {
         throw new FloeException(SqlState.UNDEFINED_COLUMN,
-            "column \"" + f.column() + "\" named in sorted_by does not exist", null, null, f.position(), null);
+            "column \"" + f.column() + "\" named in sorted_by does not exist", f.position());
       }
       NullOrder nulls = f.nullsFirst() ? NullOrder.NULLS_FIRST : NullOrder.NULLS_LAST;
       if (f.descending()) {

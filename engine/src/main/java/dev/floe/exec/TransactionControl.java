@@ -208,8 +208,7 @@ final class TransactionControl {
     try (var files = dev.floe.catalog.Durable.scope()) {
       t.commit();
     } catch (CommitFailedException e) {
-      throw new FloeException(SqlState.SERIALIZATION_FAILURE, "could not serialize access due to concurrent update: "
-          + e.getMessage(), e);
+      throw FloeException.serializationFailure(e.getMessage(), e);
     } catch (SqliteCatalog.CatalogException | java.io.UncheckedIOException e) {
       throw new FloeException(SqlState.IO_ERROR, "cannot commit the transaction: " + e.getMessage(), e);
     }

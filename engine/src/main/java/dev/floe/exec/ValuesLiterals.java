@@ -184,8 +184,7 @@ final class ValuesLiterals {
         try {
           yield ByteaText.sql(ByteaText.parse(value));
         } catch (IllegalArgumentException e) {
-          throw new FloeException(SqlState.INVALID_TEXT_REPRESENTATION, e.getMessage(), null, null,
-              offset + item.position(), null);
+          throw new FloeException(SqlState.INVALID_TEXT_REPRESENTATION, e.getMessage(), offset + item.position());
         }
       }
       case TEXT, VARCHAR, CHAR -> null;
@@ -213,6 +212,6 @@ final class ValuesLiterals {
       default -> type.displayName();
     };
     return new FloeException(SqlState.INVALID_TEXT_REPRESENTATION,
-        "invalid input syntax for type " + name + ": \"" + value + "\"", null, null, offset + item.position(), null);
+        "invalid input syntax for type " + name + ": \"" + value + "\"", offset + item.position());
   }
 }

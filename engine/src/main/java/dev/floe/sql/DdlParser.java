@@ -64,7 +64,7 @@ final class DdlParser {
     if (in.peek().isKeyword("or") || in.peek().isKeyword("temp") || in.peek().isKeyword("temporary")
         || in.peek().isKeyword("view") || in.peek().isKeyword("index") || in.peek().isKeyword("unique")) {
       throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED,
-          "CREATE " + in.peek().text().toUpperCase() + " is not supported", null, null, in.peek().position(), null);
+          "CREATE " + in.peek().text().toUpperCase() + " is not supported", in.peek().position());
     }
     in.expectKeyword("table");
     return createTable();
@@ -84,8 +84,7 @@ final class DdlParser {
         in.acceptKeyword("by");
         long by = signedLong();
         if (by != 1) {
-          throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "sequences advance by 1 only", null, null,
-              t.position(), null);
+          throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "sequences advance by 1 only", t.position());
         }
       } else if (t.isKeyword("minvalue") || t.isKeyword("maxvalue") || t.isKeyword("cache")) {
         signedLong();
@@ -187,8 +186,7 @@ final class DdlParser {
     } else {
       if (!ctasColumns.isEmpty() || columns.isEmpty()) {
         throw new FloeException(SqlState.INVALID_TABLE_DEFINITION,
-            "CREATE TABLE needs column definitions (name and type) or AS query", null, null,
-            name.position(), null);
+            "CREATE TABLE needs column definitions (name and type) or AS query", name.position());
       }
     }
     in.expectEnd();
@@ -224,7 +222,7 @@ final class DdlParser {
     }
     if (in.peek().isKeyword("unique") || in.peek().isKeyword("check") || in.peek().isKeyword("foreign")) {
       throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED,
-          in.peek().text().toUpperCase() + " constraints are not supported", null, null, in.peek().position(), null);
+          in.peek().text().toUpperCase() + " constraints are not supported", in.peek().position());
     }
     columns.add(columnDef(primaryKey));
   }
@@ -300,8 +298,7 @@ final class DdlParser {
       } else if (in.peek().isKeyword("references") || in.peek().isKeyword("check") || in.peek().isKeyword("unique")
           || in.peek().isKeyword("generated") || in.peek().isKeyword("collate")) {
         throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED,
-            in.peek().text().toUpperCase() + " is not supported in column definitions", null, null,
-            in.peek().position(), null);
+            in.peek().text().toUpperCase() + " is not supported in column definitions", in.peek().position());
       } else {
         break;
       }
@@ -369,8 +366,7 @@ final class DdlParser {
         try {
           argument = Integer.parseInt(t.value());
         } catch (NumberFormatException e) {
-          throw new FloeException(SqlState.INVALID_TABLE_DEFINITION, "invalid transform argument " + t.text(),
-              null, null, t.position(), null);
+          throw new FloeException(SqlState.INVALID_TABLE_DEFINITION, "invalid transform argument " + t.text(), t.position());
         }
       } else {
         column = in.identifier();
@@ -379,19 +375,17 @@ final class DdlParser {
     in.expectOp(")");
     if (column == null) {
       throw new FloeException(SqlState.INVALID_TABLE_DEFINITION,
-          "partition transform " + transform + " needs a column", null, null, start.position(), null);
+          "partition transform " + transform + " needs a column", start.position());
     }
     boolean needsArgument = transform.equals("bucket") || transform.equals("truncate");
     if (needsArgument != (argument != null)) {
       throw new FloeException(SqlState.INVALID_TABLE_DEFINITION,
           needsArgument ? "partition transform " + transform + " needs a width, e.g. " + transform + "(16, "
-              + column + ")" : "partition transform " + transform + " takes no width",
-          null, null, start.position(), null);
+              + column + ")" : "partition transform " + transform + " takes no width", start.position());
     }
     if (argument != null && argument <= 0) {
       throw new FloeException(SqlState.INVALID_TABLE_DEFINITION,
-          "partition transform " + transform + " needs a positive width, not " + argument, null, null,
-          start.position(), null);
+          "partition transform " + transform + " needs a positive width, not " + argument, start.position());
     }
     return new PartitionField(transform, column, Optional.ofNullable(argument), start.position());
   }
@@ -407,8 +401,7 @@ final class DdlParser {
       String key = propertyKey();
       in.expectOp("=");
       if (props.put(key, propertyValue()) != null) {
-        throw new FloeException(SqlState.SYNTAX_ERROR, "property \"" + key + "\" is given twice", null, null,
-            keyToken.position(), null);
+        throw new FloeException(SqlState.SYNTAX_ERROR, "property \"" + key + "\" is given twice", keyToken.position());
       }
     } while (in.acceptOp(","));
     in.expectOp(")");
@@ -444,8 +437,7 @@ final class DdlParser {
         do {
           Token v = in.next();
           if (v.type() != Token.Type.STRING) {
-            throw new FloeException(SqlState.SYNTAX_ERROR, "ARRAY property values must be string literals",
-                null, null, v.position(), null);
+            throw new FloeException(SqlState.SYNTAX_ERROR, "ARRAY property values must be string literals", v.position());
           }
           values.add(v.value());
         } while (in.acceptOp(","));
@@ -532,8 +524,7 @@ final class DdlParser {
       List<String> pk = new ArrayList<>();
       ColumnDef def = columnDef(pk);
       if (!pk.isEmpty()) {
-        throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "cannot add a PRIMARY KEY column", null, null,
-            def.position(), null);
+        throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "cannot add a PRIMARY KEY column", def.position());
       }
       return new AddColumn(def, ifNotExists);
     }
@@ -568,7 +559,7 @@ final class DdlParser {
       }
       if (in.peek().isKeyword("set") && in.peekAt(1).isKeyword("not")) {
         throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED,
-            "cannot make an existing Iceberg column NOT NULL", null, null, col.position(), null);
+            "cannot make an existing Iceberg column NOT NULL", col.position());
       }
       if (in.acceptKeyword("set")) {
         in.expectKeyword("data");
@@ -576,8 +567,7 @@ final class DdlParser {
       in.expectKeyword("type");
       SqlType type = types.type();
       if (in.peek().isKeyword("using")) {
-        throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "ALTER COLUMN TYPE ... USING is not supported",
-            null, null, in.peek().position(), null);
+        throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "ALTER COLUMN TYPE ... USING is not supported", in.peek().position());
       }
       return new AlterColumnType(name, type, col.position());
     }

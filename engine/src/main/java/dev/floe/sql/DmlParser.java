@@ -165,7 +165,7 @@ final class DmlParser {
       in.expectOp(")");
       if (in.peek().isKeyword("where")) {
         throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "ON CONFLICT with a partial index predicate is "
-            + "not supported", null, null, in.peek().position(), null);
+            + "not supported", in.peek().position());
       }
     } else if (in.peek().isKeyword("on") && in.peekAt(1).isKeyword("constraint")) {
       in.next();
@@ -214,8 +214,7 @@ final class DmlParser {
       return Optional.empty();
     }
     if (in.peek().isKeyword("current") && in.peekAt(1).isKeyword("of")) {
-      throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "WHERE CURRENT OF is not supported", null, null,
-          in.peek().position(), null);
+      throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "WHERE CURRENT OF is not supported", in.peek().position());
     }
     return Optional.of(fragment(Set.of("returning"), false));
   }
@@ -254,7 +253,7 @@ final class DmlParser {
         in.expectOp("(");
         if (Parser.startsQuery(in.peek())) {
           throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "assigning a sub-SELECT to several columns is "
-              + "not supported", null, null, open.position(), null);
+              + "not supported", open.position());
         }
         List<Optional<Fragment>> values = valuesOrDefault();
         if (values.size() != columns.size()) {
@@ -268,7 +267,7 @@ final class DmlParser {
       String column = in.identifier();
       if (in.peek().isOp(".") || in.peek().isOp("[")) {
         throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "assigning to a field or element of a column is "
-            + "not supported", null, null, in.peek().position(), null);
+            + "not supported", in.peek().position());
       }
       in.expectOp("=");
       if (in.peek().isKeyword("default") && (in.peekAt(1).isOp(",") || in.peekAt(1).type() == Token.Type.EOF
@@ -309,8 +308,7 @@ final class DmlParser {
     in.expectKeyword("matched");
     if (in.acceptKeyword("by")) {
       if (in.acceptKeyword("source")) {
-        throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "WHEN NOT MATCHED BY SOURCE is not supported",
-            null, null, when.position(), null);
+        throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "WHEN NOT MATCHED BY SOURCE is not supported", when.position());
       }
       in.expectKeyword("target");
     }

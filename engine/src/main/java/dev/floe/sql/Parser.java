@@ -124,8 +124,7 @@ public final class Parser {
         if (in.peekAt(1).isKeyword("transaction")) {
           yield new TransactionParser(in).transactionControl();
         }
-        throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "SET is not supported yet", null, null,
-            first.position(), null);
+        throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "SET is not supported yet", first.position());
       }
       case "describe", "desc" -> {
         in.next();
@@ -136,7 +135,7 @@ public final class Parser {
       default -> {
         if (LATER_STATEMENTS.contains(first.value())) {
           throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED,
-              first.value().toUpperCase() + " is not supported yet", null, null, first.position(), null);
+              first.value().toUpperCase() + " is not supported yet", first.position());
         }
         throw unexpected(first);
       }
@@ -151,8 +150,7 @@ public final class Parser {
       throw unexpected(start);
     }
     if (!startsQuery(start)) {
-      throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "EXPLAIN is supported for queries only",
-          null, null, start.position(), null);
+      throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "EXPLAIN is supported for queries only", start.position());
     }
     return new Explain(analyze, new Query(in.sql().substring(start.start()), start.start()));
   }
@@ -179,7 +177,6 @@ public final class Parser {
     if (in.peek().type() == Token.Type.EOF) {
       throw unexpected(in.peek());
     }
-    throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "SHOW " + in.peek().text() + " is not supported",
-        null, null, in.peek().position(), null);
+    throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "SHOW " + in.peek().text() + " is not supported", in.peek().position());
   }
 }

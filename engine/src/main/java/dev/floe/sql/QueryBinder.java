@@ -529,8 +529,7 @@ public final class QueryBinder {
       ref.timeTravel = Optional.of(atClause(at, ref.start));
     }
     if (!node.path("sample").isNull() && node.has("sample")) {
-      throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "TABLESAMPLE on Floe tables is not supported yet",
-          null, null, originalPosition(ref.start), null);
+      throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "TABLESAMPLE on Floe tables is not supported yet", originalPosition(ref.start));
     }
     ref.parts = parts;
     String alias = node.path("alias").asText();
@@ -736,6 +735,6 @@ public final class QueryBinder {
     if (type.equalsIgnoreCase("parser")) {
       return FloeException.syntax(message, position);
     }
-    return new FloeException(SqlState.FEATURE_NOT_SUPPORTED, message, null, null, position, null);
+    return new FloeException(SqlState.FEATURE_NOT_SUPPORTED, message, position);
   }
 }

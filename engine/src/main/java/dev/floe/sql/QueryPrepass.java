@@ -199,8 +199,7 @@ final class QueryPrepass {
       return text.equals(literal.value()) && !literal.text().startsWith("E") && !literal.text().startsWith("e")
           ? null : Lexer.quoteString(text);
     } catch (IllegalArgumentException e) {
-      throw new FloeException(SqlState.INVALID_TEXT_REPRESENTATION, e.getMessage(), null, null, literal.position(),
-          null);
+      throw new FloeException(SqlState.INVALID_TEXT_REPRESENTATION, e.getMessage(), literal.position());
     } catch (FloeException e) {
       throw e.withPosition(literal.position());
     }

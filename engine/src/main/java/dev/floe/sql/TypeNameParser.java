@@ -44,7 +44,7 @@ final class TypeNameParser {
           in.expectOp(")");
           if (p < 1 || p > 53) {
             throw new FloeException(SqlState.INVALID_PARAMETER_VALUE,
-                "precision for type float must be between 1 and 53", null, null, t.position(), null);
+                "precision for type float must be between 1 and 53", t.position());
           }
           yield p <= 24 ? SqlType.REAL : SqlType.DOUBLE;
         }
@@ -104,8 +104,7 @@ final class TypeNameParser {
           t.position(), null);
     };
     if (in.peek().isOp("[") || in.peek().isKeyword("array")) {
-      throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "array columns are not supported yet", null, null,
-          in.peek().position(), null);
+      throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "array columns are not supported yet", in.peek().position());
     }
     return type;
   }
@@ -136,8 +135,7 @@ final class TypeNameParser {
       int p = intLiteral();
       in.expectOp(")");
       if (p < 0 || p > 6) {
-        throw new FloeException(SqlState.INVALID_PARAMETER_VALUE, "precision " + p + " must be between 0 and 6",
-            null, null, at.position(), null);
+        throw new FloeException(SqlState.INVALID_PARAMETER_VALUE, "precision " + p + " must be between 0 and 6", at.position());
       }
     }
   }
@@ -165,8 +163,7 @@ final class TypeNameParser {
     try {
       return Integer.parseInt(t.value());
     } catch (NumberFormatException e) {
-      throw new FloeException(SqlState.NUMERIC_VALUE_OUT_OF_RANGE, "value " + t.text() + " is out of range",
-          null, null, t.position(), null);
+      throw new FloeException(SqlState.NUMERIC_VALUE_OUT_OF_RANGE, "value " + t.text() + " is out of range", t.position());
     }
   }
 }
