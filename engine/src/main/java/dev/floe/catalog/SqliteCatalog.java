@@ -5,17 +5,14 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Properties;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.UUID;
@@ -44,29 +41,21 @@ import org.apache.iceberg.io.FileIO;
  * returns). SQLite runs in WAL mode so other processes can read while Floe writes.
  */
 public final class SqliteCatalog extends BaseMetastoreCatalog implements SupportsNamespaces {
-  private static final String CREATE_TABLES =
-      "CREATE TABLE iceberg_tables(catalog_name VARCHAR(255) NOT NULL,table_namespace VARCHAR(255) NOT NULL,"
-          + "table_name VARCHAR(255) NOT NULL,metadata_location VARCHAR(1000),previous_metadata_location VARCHAR(1000),"
-          + "PRIMARY KEY (catalog_name, table_namespace, table_name))";
-  private static final String ADD_TYPE_COLUMN = "ALTER TABLE iceberg_tables ADD COLUMN iceberg_type VARCHAR(5)";
-  private static final String CREATE_NAMESPACE_PROPERTIES =
-      "CREATE TABLE iceberg_namespace_properties(catalog_name VARCHAR(255) NOT NULL,namespace VARCHAR(255) NOT NULL,"
-          + "property_key VARCHAR(255),property_value VARCHAR(1000),PRIMARY KEY (catalog_name, namespace, property_key))";
   private static final String TABLE_FILTER = " AND (iceberg_type = 'TABLE' OR iceberg_type IS NULL)";
 
   private final String name;
   private final String warehouse;
   private final FileIO io;
-  private final Connection conn;
+  private final CatalogDatabase db;
   private final boolean readOnly;
   private final FileDigests fileDigests = new FileDigests(this);
 
-  private SqliteCatalog(String name, String warehouse, FileIO io, Connection conn, boolean readOnly) {
+  private SqliteCatalog(String name, String warehouse, FileIO io, CatalogDatabase db) {
     this.name = name;
     this.warehouse = warehouse;
     this.io = io;
-    this.conn = conn;
-    this.readOnly = readOnly;
+    this.db = db;
+    this.readOnly = db.readOnly();
   }
 
   /**
@@ -78,67 +67,11 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
    */
   public static SqliteCatalog open(String name, Path warehouse, FileIO io, boolean readOnly) {
     Path db = warehouse.resolve("catalog.db");
-    Properties props = new Properties();
-    props.setProperty("busy_timeout", "10000");
-    props.setProperty("journal_mode", "WAL");
-    props.setProperty("synchronous", "FULL");
-    props.setProperty("foreign_keys", "false");
     try {
-      Connection conn = DriverManager.getConnection("jdbc:sqlite:" + db.toAbsolutePath(), props);
-      SqliteCatalog catalog =
-          new SqliteCatalog(name, warehouse.toAbsolutePath().normalize().toString(), io, conn, readOnly);
-      if (!readOnly) {
-        catalog.createSchemaIfMissing();
-      }
-      return catalog;
+      return new SqliteCatalog(name, warehouse.toAbsolutePath().normalize().toString(), io,
+          CatalogDatabase.open(db, readOnly));
     } catch (SQLException e) {
       throw new CatalogException("Cannot open catalog database " + db + ": " + e.getMessage(), e);
-    }
-  }
-
-  private void createSchemaIfMissing() throws SQLException {
-    synchronized (this) {
-      Set<String> tables = new TreeSet<>();
-      try (Statement st = conn.createStatement();
-          ResultSet rs = st.executeQuery("SELECT name FROM sqlite_master WHERE type = 'table'")) {
-        while (rs.next()) {
-          tables.add(rs.getString(1));
-        }
-      }
-      try (Statement st = conn.createStatement()) {
-        if (!tables.contains("iceberg_tables")) {
-          st.execute(CREATE_TABLES);
-          st.execute(ADD_TYPE_COLUMN);
-        } else if (!hasTypeColumn()) {
-          st.execute(ADD_TYPE_COLUMN);
-        }
-        if (!tables.contains("iceberg_namespace_properties")) {
-          st.execute(CREATE_NAMESPACE_PROPERTIES);
-        }
-        if (!tables.contains("floe_meta")) {
-          st.execute("CREATE TABLE floe_meta (key VARCHAR(255) NOT NULL PRIMARY KEY, value VARCHAR(1000))");
-        }
-        if (!tables.contains("floe_file_digests")) {
-          st.execute("CREATE TABLE floe_file_digests (location VARCHAR(1000) NOT NULL PRIMARY KEY, length INTEGER NOT "
-              + "NULL, crc32c INTEGER NOT NULL)");
-        }
-        if (!tables.contains("floe_sequences")) {
-          st.execute("CREATE TABLE floe_sequences (catalog_name VARCHAR(255) NOT NULL, sequence_name VARCHAR(767) "
-              + "NOT NULL, next_value INTEGER NOT NULL, PRIMARY KEY (catalog_name, sequence_name))");
-        }
-      }
-    }
-  }
-
-  private boolean hasTypeColumn() throws SQLException {
-    try (Statement st = conn.createStatement();
-        ResultSet rs = st.executeQuery("PRAGMA table_info(iceberg_tables)")) {
-      while (rs.next()) {
-        if ("iceberg_type".equalsIgnoreCase(rs.getString("name"))) {
-          return true;
-        }
-      }
-      return false;
     }
   }
 
@@ -201,41 +134,20 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
 
   // ---------------------------------------------------------------- table pointers
 
-  /**
-   * The warehouse identity this catalog database carries (also kept in {@code .floe/catalog-id}, so that
-   * an emptied or replaced catalog.db is noticed, see {@link Warehouse}); empty if it carries none.
-   */
+  /** The warehouse identity this catalog database carries ({@link CatalogDatabase#catalogId}). */
   Optional<String> catalogId() {
-    synchronized (this) {
-      try (Statement st = conn.createStatement();
-          ResultSet rs = st.executeQuery("SELECT value FROM floe_meta WHERE key = 'catalog-id'")) {
-        return rs.next() ? Optional.ofNullable(rs.getString(1)) : Optional.empty();
-      } catch (SQLException e) {
-        if (e.getMessage() != null && e.getMessage().contains("no such table")) {
-          return Optional.empty();
-        }
-        throw new CatalogException("Cannot read the catalog: " + e.getMessage(), e);
-      }
-    }
+    return db.catalogId();
   }
 
   void setCatalogId(String id) {
-    synchronized (this) {
-      try (PreparedStatement ps = conn.prepareStatement(
-          "INSERT OR REPLACE INTO floe_meta (key, value) VALUES ('catalog-id', ?)")) {
-        ps.setString(1, id);
-        ps.executeUpdate();
-      } catch (SQLException e) {
-        throw new CatalogException("Cannot write the catalog: " + e.getMessage(), e);
-      }
-    }
+    db.setCatalogId(id);
   }
 
   /** The metadata file a table pointed to before its current one, as the catalog remembers it. */
   public Optional<String> previousMetadataLocation(TableIdentifier id) {
     String sql = "SELECT previous_metadata_location FROM iceberg_tables WHERE catalog_name = ? AND table_namespace = ?"
         + " AND table_name = ?" + TABLE_FILTER;
-    synchronized (this) {
+    return db.call(conn -> {
       try (PreparedStatement ps = conn.prepareStatement(sql)) {
         ps.setString(1, name);
         ps.setString(2, namespaceString(id.namespace()));
@@ -246,7 +158,7 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
       } catch (SQLException e) {
         throw new CatalogException("Cannot read the catalog: " + e.getMessage(), e);
       }
-    }
+    });
   }
 
   /**
@@ -263,7 +175,7 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
   public Optional<String> metadataLocation(TableIdentifier id) {
     String sql = "SELECT metadata_location FROM iceberg_tables WHERE catalog_name = ? AND table_namespace = ?"
         + " AND table_name = ?" + TABLE_FILTER;
-    synchronized (this) {
+    return db.call(conn -> {
       try (PreparedStatement ps = conn.prepareStatement(sql)) {
         ps.setString(1, name);
         ps.setString(2, namespaceString(id.namespace()));
@@ -274,7 +186,7 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
       } catch (SQLException e) {
         throw new CatalogException("Cannot read catalog entry of " + id + ": " + e.getMessage(), e);
       }
-    }
+    });
   }
 
   /**
@@ -297,23 +209,16 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
   boolean swap(TableIdentifier id, String expected, String newLocation, List<FileDigests.Digest> digests) {
     checkWritable();
     CommitGate.pass();
-    synchronized (this) {
-      return atomically(id.toString(), () -> {
-        if (!swapLocked(id, expected, newLocation)) {
-          return false;
-        }
-        record(digests);
-        return true;
-      });
-    }
+    return db.transaction(id.toString(), conn -> {
+      if (!swapLocked(conn, id, expected, newLocation)) {
+        return false;
+      }
+      record(conn, digests);
+      return true;
+    });
   }
 
-  /** Runs {@code work} in one SQLite transaction on this catalog's connection ({@link PointerSwap#run}). */
-  private boolean atomically(String what, PointerSwap.SqlWork work) {
-    return PointerSwap.run(conn, what, work);
-  }
-
-  private boolean swapLocked(TableIdentifier id, String expected, String newLocation) {
+  private boolean swapLocked(Connection conn, TableIdentifier id, String expected, String newLocation) {
     try {
       if (expected == null) {
         String sql = "INSERT INTO iceberg_tables (catalog_name, table_namespace, table_name, metadata_location,"
@@ -361,31 +266,29 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
   public boolean swapAll(List<SqliteTableOperations.Prepared> swaps, List<FileDigests.Digest> digests) {
     checkWritable();
     CommitGate.pass();
-    synchronized (this) {
-      return atomically(swaps.size() + " tables", () -> {
-        String sql = "UPDATE iceberg_tables SET metadata_location = ?, previous_metadata_location = ?"
-            + " WHERE catalog_name = ? AND table_namespace = ? AND table_name = ? AND metadata_location = ?"
-            + TABLE_FILTER;
-        try (PreparedStatement ps = conn.prepareStatement(sql)) {
-          for (SqliteTableOperations.Prepared p : swaps) {
-            if (p.expected() == null) {
-              throw new IllegalArgumentException("a multi-table commit cannot create " + p.id());
-            }
-            ps.setString(1, p.location());
-            ps.setString(2, p.expected());
-            ps.setString(3, name);
-            ps.setString(4, namespaceString(p.id().namespace()));
-            ps.setString(5, p.id().name());
-            ps.setString(6, p.expected());
-            if (ps.executeUpdate() != 1) {
-              return false;
-            }
+    return db.transaction(swaps.size() + " tables", conn -> {
+      String sql = "UPDATE iceberg_tables SET metadata_location = ?, previous_metadata_location = ?"
+          + " WHERE catalog_name = ? AND table_namespace = ? AND table_name = ? AND metadata_location = ?"
+          + TABLE_FILTER;
+      try (PreparedStatement ps = conn.prepareStatement(sql)) {
+        for (SqliteTableOperations.Prepared p : swaps) {
+          if (p.expected() == null) {
+            throw new IllegalArgumentException("a multi-table commit cannot create " + p.id());
+          }
+          ps.setString(1, p.location());
+          ps.setString(2, p.expected());
+          ps.setString(3, name);
+          ps.setString(4, namespaceString(p.id().namespace()));
+          ps.setString(5, p.id().name());
+          ps.setString(6, p.expected());
+          if (ps.executeUpdate() != 1) {
+            return false;
           }
         }
-        record(digests);
-        return true;
-      });
-    }
+      }
+      record(conn, digests);
+      return true;
+    });
   }
 
   /** The checksums of the files Floe wrote, recorded with the commits. */
@@ -394,7 +297,7 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
   }
 
   /** Writes file digests, in the caller's transaction. */
-  private void record(List<FileDigests.Digest> digests) throws SQLException {
+  private static void record(Connection conn, List<FileDigests.Digest> digests) throws SQLException {
     if (digests.isEmpty()) {
       return;
     }
@@ -414,7 +317,7 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
   Map<String, FileDigests.Digest> digests(java.util.Collection<String> locations) {
     Map<String, FileDigests.Digest> out = new java.util.HashMap<>();
     List<String> all = new ArrayList<>(locations);
-    synchronized (this) {
+    return db.call(conn -> {
       for (int from = 0; from < all.size(); from += 500) {
         List<String> chunk = all.subList(from, Math.min(all.size(), from + 500));
         String sql = "SELECT location, length, crc32c FROM floe_file_digests WHERE location IN ("
@@ -435,13 +338,13 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
           throw new CatalogException("Cannot read file digests: " + e.getMessage(), e);
         }
       }
-    }
-    return out;
+      return out;
+    });
   }
 
   /** Forgets the digests of every file under a directory (a purged table's). */
   private void forgetDigestsUnder(String directory) {
-    synchronized (this) {
+    db.run(conn -> {
       try (PreparedStatement ps = conn.prepareStatement(
           "DELETE FROM floe_file_digests WHERE substr(location, 1, ?) = ?")) {
         String prefix = directory.endsWith("/") ? directory : directory + "/";
@@ -451,7 +354,7 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
       } catch (SQLException e) {
         throw new CatalogException("Cannot forget file digests: " + e.getMessage(), e);
       }
-    }
+    });
   }
 
   /** Forgets the digests of deleted files. */
@@ -459,7 +362,7 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
     if (readOnly || locations.isEmpty()) {
       return;
     }
-    synchronized (this) {
+    db.run(conn -> {
       try (PreparedStatement ps = conn.prepareStatement("DELETE FROM floe_file_digests WHERE location = ?")) {
         for (String l : locations) {
           ps.setString(1, l);
@@ -469,7 +372,7 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
       } catch (SQLException e) {
         throw new CatalogException("Cannot forget file digests: " + e.getMessage(), e);
       }
-    }
+    });
   }
 
   /**
@@ -480,7 +383,7 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
     String sql = "SELECT table_namespace, table_name, metadata_location FROM iceberg_tables WHERE catalog_name = ?"
         + TABLE_FILTER + " ORDER BY table_namespace, table_name";
     Map<TableIdentifier, String> result = new java.util.LinkedHashMap<>();
-    synchronized (this) {
+    db.run(conn -> {
       try (PreparedStatement ps = conn.prepareStatement(sql)) {
         ps.setString(1, name);
         try (ResultSet rs = ps.executeQuery()) {
@@ -492,7 +395,7 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
       } catch (SQLException e) {
         throw new CatalogException("Cannot list tables: " + e.getMessage(), e);
       }
-    }
+    });
     return result;
   }
 
@@ -506,7 +409,7 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
   /** Creates (or restarts at {@code start}) a sequence; durable when it returns. */
   public void createSequence(String sequence, long start) {
     checkWritable();
-    synchronized (this) {
+    db.run(conn -> {
       try (PreparedStatement ps = conn.prepareStatement(
           "INSERT OR REPLACE INTO floe_sequences (catalog_name, sequence_name, next_value) VALUES (?, ?, ?)")) {
         ps.setString(1, name);
@@ -516,13 +419,13 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
       } catch (SQLException e) {
         throw new CatalogException("Cannot create sequence " + sequence + ": " + e.getMessage(), e);
       }
-    }
+    });
   }
 
   /** Makes {@code next} the value a sequence hands out next (setval); durable when it returns. */
   public void restartSequence(String sequence, long next) {
     checkWritable();
-    synchronized (this) {
+    db.run(conn -> {
       try (PreparedStatement ps = conn.prepareStatement(
           "UPDATE floe_sequences SET next_value = ? WHERE catalog_name = ? AND sequence_name = ?")) {
         ps.setLong(1, next);
@@ -534,13 +437,13 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
       } catch (SQLException e) {
         throw new CatalogException("Cannot set sequence " + sequence + ": " + e.getMessage(), e);
       }
-    }
+    });
   }
 
   /** Every sequence of this catalog ({@code schema.name}). */
   public List<String> sequenceNames() {
     List<String> names = new ArrayList<>();
-    synchronized (this) {
+    return db.call(conn -> {
       try (PreparedStatement ps = conn.prepareStatement(
           "SELECT sequence_name FROM floe_sequences WHERE catalog_name = ? ORDER BY sequence_name")) {
         ps.setString(1, name);
@@ -553,13 +456,13 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
         // a catalog written by an older Floe has no sequences table
         return names;
       }
-    }
-    return names;
+      return names;
+    });
   }
 
   /** Whether a sequence exists. */
   public boolean sequenceExists(String sequence) {
-    synchronized (this) {
+    return db.call(conn -> {
       try (PreparedStatement ps = conn.prepareStatement(
           "SELECT 1 FROM floe_sequences WHERE catalog_name = ? AND sequence_name = ?")) {
         ps.setString(1, name);
@@ -570,13 +473,13 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
       } catch (SQLException e) {
         throw new CatalogException("Cannot read sequence " + sequence + ": " + e.getMessage(), e);
       }
-    }
+    });
   }
 
   /** Drops a sequence; false if there was none. */
   public boolean dropSequence(String sequence) {
     checkWritable();
-    synchronized (this) {
+    return db.call(conn -> {
       try (PreparedStatement ps = conn.prepareStatement(
           "DELETE FROM floe_sequences WHERE catalog_name = ? AND sequence_name = ?")) {
         ps.setString(1, name);
@@ -585,7 +488,7 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
       } catch (SQLException e) {
         throw new CatalogException("Cannot drop sequence " + sequence + ": " + e.getMessage(), e);
       }
-    }
+    });
   }
 
   /**
@@ -594,7 +497,7 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
    */
   public long reserve(String sequence, int count) {
     checkWritable();
-    synchronized (this) {
+    return db.call(conn -> {
       try (PreparedStatement ps = conn.prepareStatement("UPDATE floe_sequences SET next_value = next_value + ? "
           + "WHERE catalog_name = ? AND sequence_name = ? RETURNING next_value - ?")) {
         ps.setInt(1, count);
@@ -610,7 +513,7 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
       } catch (SQLException e) {
         throw new CatalogException("Cannot advance sequence " + sequence + ": " + e.getMessage(), e);
       }
-    }
+    });
   }
 
   @Override
@@ -621,7 +524,7 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
     String sql = "SELECT table_name FROM iceberg_tables WHERE catalog_name = ? AND table_namespace = ?"
         + TABLE_FILTER + " ORDER BY table_name";
     List<TableIdentifier> result = new ArrayList<>();
-    synchronized (this) {
+    db.run(conn -> {
       try (PreparedStatement ps = conn.prepareStatement(sql)) {
         ps.setString(1, name);
         ps.setString(2, namespaceString(namespace));
@@ -633,7 +536,7 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
       } catch (SQLException e) {
         throw new CatalogException("Cannot list tables: " + e.getMessage(), e);
       }
-    }
+    });
     return result;
   }
 
@@ -647,17 +550,18 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
     TableMetadata last = purge ? TableMetadataParser.read(io, location.get()) : null;
     String sql = "DELETE FROM iceberg_tables WHERE catalog_name = ? AND table_namespace = ? AND table_name = ?"
         + TABLE_FILTER;
-    synchronized (this) {
+    boolean deleted = db.call(conn -> {
       try (PreparedStatement ps = conn.prepareStatement(sql)) {
         ps.setString(1, name);
         ps.setString(2, namespaceString(id.namespace()));
         ps.setString(3, id.name());
-        if (ps.executeUpdate() == 0) {
-          return false;
-        }
+        return ps.executeUpdate() != 0;
       } catch (SQLException e) {
         throw new CatalogException("Cannot drop " + id + ": " + e.getMessage(), e);
       }
+    });
+    if (!deleted) {
+      return false;
     }
     if (last != null) {
       CatalogUtil.dropTableData(io, last);
@@ -706,7 +610,7 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
     }
     String sql = "UPDATE iceberg_tables SET table_namespace = ?, table_name = ? WHERE catalog_name = ?"
         + " AND table_namespace = ? AND table_name = ?" + TABLE_FILTER;
-    synchronized (this) {
+    db.run(conn -> {
       try (PreparedStatement ps = conn.prepareStatement(sql)) {
         ps.setString(1, namespaceString(to.namespace()));
         ps.setString(2, to.name());
@@ -722,7 +626,7 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
         }
         throw new CatalogException("Cannot rename " + from + ": " + e.getMessage(), e);
       }
-    }
+    });
   }
 
   // ---------------------------------------------------------------- namespaces
@@ -745,7 +649,7 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
   @Override
   public List<Namespace> listNamespaces(Namespace parent) {
     Set<String> names = new TreeSet<>();
-    synchronized (this) {
+    db.run(conn -> {
       try (PreparedStatement a = conn.prepareStatement(
               "SELECT DISTINCT table_namespace FROM iceberg_tables WHERE catalog_name = ?");
           PreparedStatement b = conn.prepareStatement(
@@ -761,7 +665,7 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
       } catch (SQLException e) {
         throw new CatalogException("Cannot list namespaces: " + e.getMessage(), e);
       }
-    }
+    });
     List<Namespace> result = new ArrayList<>();
     String prefix = parent.isEmpty() ? "" : namespaceString(parent) + ".";
     int depth = parent.levels().length + 1;
@@ -788,7 +692,7 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
       throw new NoSuchNamespaceException("Namespace does not exist: %s", namespace);
     }
     Map<String, String> props = new LinkedHashMap<>();
-    synchronized (this) {
+    db.run(conn -> {
       try (PreparedStatement ps = conn.prepareStatement(
           "SELECT property_key, property_value FROM iceberg_namespace_properties WHERE catalog_name = ? AND namespace = ?")) {
         ps.setString(1, name);
@@ -803,7 +707,7 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
       } catch (SQLException e) {
         throw new CatalogException("Cannot load namespace " + namespace + ": " + e.getMessage(), e);
       }
-    }
+    });
     return props;
   }
 
@@ -816,7 +720,7 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
     if (!listTables(namespace).isEmpty()) {
       throw new NamespaceNotEmptyException("Namespace %s is not empty", namespace);
     }
-    synchronized (this) {
+    db.run(conn -> {
       try (PreparedStatement ps = conn.prepareStatement(
           "DELETE FROM iceberg_namespace_properties WHERE catalog_name = ? AND namespace = ?")) {
         ps.setString(1, name);
@@ -825,7 +729,7 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
       } catch (SQLException e) {
         throw new CatalogException("Cannot drop namespace " + namespace + ": " + e.getMessage(), e);
       }
-    }
+    });
     return true;
   }
 
@@ -843,7 +747,7 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
   @Override
   public boolean removeProperties(Namespace namespace, Set<String> properties) {
     checkWritable();
-    synchronized (this) {
+    db.run(conn -> {
       try (PreparedStatement ps = conn.prepareStatement(
           "DELETE FROM iceberg_namespace_properties WHERE catalog_name = ? AND namespace = ? AND property_key = ?")) {
         for (String key : properties) {
@@ -856,12 +760,12 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
       } catch (SQLException e) {
         throw new CatalogException("Cannot update namespace " + namespace + ": " + e.getMessage(), e);
       }
-    }
+    });
     return true;
   }
 
   private void insertProperties(Namespace namespace, Map<String, String> props) {
-    synchronized (this) {
+    db.run(conn -> {
       try (PreparedStatement ps = conn.prepareStatement(
           "INSERT INTO iceberg_namespace_properties (catalog_name, namespace, property_key, property_value)"
               + " VALUES (?,?,?,?)")) {
@@ -876,13 +780,13 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
       } catch (SQLException e) {
         throw new CatalogException("Cannot write namespace " + namespace + ": " + e.getMessage(), e);
       }
-    }
+    });
   }
 
   @Override
   public boolean namespaceExists(Namespace namespace) {
     String ns = namespaceString(namespace);
-    synchronized (this) {
+    return db.call(conn -> {
       try (PreparedStatement a = conn.prepareStatement(
               "SELECT 1 FROM iceberg_namespace_properties WHERE catalog_name = ? AND namespace = ? LIMIT 1");
           PreparedStatement b = conn.prepareStatement(
@@ -900,11 +804,11 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
       } catch (SQLException e) {
         throw new CatalogException("Cannot read namespace " + namespace + ": " + e.getMessage(), e);
       }
-    }
+    });
   }
 
-  static String namespaceString(Namespace namespace) {
-    return String.join(".", namespace.levels());
+  private static String namespaceString(Namespace namespace) {
+    return CatalogDatabase.namespaceString(namespace);
   }
 
   private void checkWritable() {
@@ -915,13 +819,7 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
 
   @Override
   public void close() {
-    synchronized (this) {
-      try {
-        conn.close();
-      } catch (SQLException e) {
-        throw new CatalogException("Cannot close catalog: " + e.getMessage(), e);
-      }
-    }
+    db.close();
   }
 
   /** A catalog database failure (I/O, corruption, lock timeout). */
