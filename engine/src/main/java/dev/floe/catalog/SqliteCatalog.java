@@ -47,6 +47,7 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
   private final String warehouse;
   private final FileIO io;
   private final CatalogDatabase db;
+  private final SequenceStore sequences;
   private final boolean readOnly;
   private final FileDigests fileDigests = new FileDigests(this);
 
@@ -55,6 +56,7 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
     this.warehouse = warehouse;
     this.io = io;
     this.db = db;
+    this.sequences = new SequenceStore(db, name);
     this.readOnly = db.readOnly();
   }
 
@@ -409,86 +411,29 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
   /** Creates (or restarts at {@code start}) a sequence; durable when it returns. */
   public void createSequence(String sequence, long start) {
     checkWritable();
-    db.run(conn -> {
-      try (PreparedStatement ps = conn.prepareStatement(
-          "INSERT OR REPLACE INTO floe_sequences (catalog_name, sequence_name, next_value) VALUES (?, ?, ?)")) {
-        ps.setString(1, name);
-        ps.setString(2, sequence);
-        ps.setLong(3, start);
-        ps.executeUpdate();
-      } catch (SQLException e) {
-        throw new CatalogException("Cannot create sequence " + sequence + ": " + e.getMessage(), e);
-      }
-    });
+    sequences.create(sequence, start);
   }
 
   /** Makes {@code next} the value a sequence hands out next (setval); durable when it returns. */
   public void restartSequence(String sequence, long next) {
     checkWritable();
-    db.run(conn -> {
-      try (PreparedStatement ps = conn.prepareStatement(
-          "UPDATE floe_sequences SET next_value = ? WHERE catalog_name = ? AND sequence_name = ?")) {
-        ps.setLong(1, next);
-        ps.setString(2, name);
-        ps.setString(3, sequence);
-        if (ps.executeUpdate() == 0) {
-          throw new CatalogException("Sequence does not exist: " + sequence, null);
-        }
-      } catch (SQLException e) {
-        throw new CatalogException("Cannot set sequence " + sequence + ": " + e.getMessage(), e);
-      }
-    });
+    sequences.restart(sequence, next);
   }
 
   /** Every sequence of this catalog ({@code schema.name}). */
   public List<String> sequenceNames() {
-    List<String> names = new ArrayList<>();
-    return db.call(conn -> {
-      try (PreparedStatement ps = conn.prepareStatement(
-          "SELECT sequence_name FROM floe_sequences WHERE catalog_name = ? ORDER BY sequence_name")) {
-        ps.setString(1, name);
-        try (ResultSet rs = ps.executeQuery()) {
-          while (rs.next()) {
-            names.add(rs.getString(1));
-          }
-        }
-      } catch (SQLException e) {
-        // a catalog written by an older Floe has no sequences table
-        return names;
-      }
-      return names;
-    });
+    return sequences.names();
   }
 
   /** Whether a sequence exists. */
   public boolean sequenceExists(String sequence) {
-    return db.call(conn -> {
-      try (PreparedStatement ps = conn.prepareStatement(
-          "SELECT 1 FROM floe_sequences WHERE catalog_name = ? AND sequence_name = ?")) {
-        ps.setString(1, name);
-        ps.setString(2, sequence);
-        try (ResultSet rs = ps.executeQuery()) {
-          return rs.next();
-        }
-      } catch (SQLException e) {
-        throw new CatalogException("Cannot read sequence " + sequence + ": " + e.getMessage(), e);
-      }
-    });
+    return sequences.exists(sequence);
   }
 
   /** Drops a sequence; false if there was none. */
   public boolean dropSequence(String sequence) {
     checkWritable();
-    return db.call(conn -> {
-      try (PreparedStatement ps = conn.prepareStatement(
-          "DELETE FROM floe_sequences WHERE catalog_name = ? AND sequence_name = ?")) {
-        ps.setString(1, name);
-        ps.setString(2, sequence);
-        return ps.executeUpdate() == 1;
-      } catch (SQLException e) {
-        throw new CatalogException("Cannot drop sequence " + sequence + ": " + e.getMessage(), e);
-      }
-    });
+    return sequences.drop(sequence);
   }
 
   /**
@@ -497,23 +442,7 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
    */
   public long reserve(String sequence, int count) {
     checkWritable();
-    return db.call(conn -> {
-      try (PreparedStatement ps = conn.prepareStatement("UPDATE floe_sequences SET next_value = next_value + ? "
-          + "WHERE catalog_name = ? AND sequence_name = ? RETURNING next_value - ?")) {
-        ps.setInt(1, count);
-        ps.setString(2, name);
-        ps.setString(3, sequence);
-        ps.setInt(4, count);
-        try (ResultSet rs = ps.executeQuery()) {
-          if (!rs.next()) {
-            throw new CatalogException("Sequence does not exist: " + sequence, null);
-          }
-          return rs.getLong(1);
-        }
-      } catch (SQLException e) {
-        throw new CatalogException("Cannot advance sequence " + sequence + ": " + e.getMessage(), e);
-      }
-    });
+    return sequences.reserve(sequence, count);
   }
 
   @Override
