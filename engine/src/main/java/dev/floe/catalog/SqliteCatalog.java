@@ -49,7 +49,8 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
   private final CatalogDatabase db;
   private final SequenceStore sequences;
   private final boolean readOnly;
-  private final FileDigests fileDigests = new FileDigests(this);
+  private final DigestStore digestStore;
+  private final FileDigests fileDigests;
 
   private SqliteCatalog(String name, String warehouse, FileIO io, CatalogDatabase db) {
     this.name = name;
@@ -57,6 +58,8 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
     this.io = io;
     this.db = db;
     this.sequences = new SequenceStore(db, name);
+    this.digestStore = new DigestStore(db);
+    this.fileDigests = new FileDigests(digestStore);
     this.readOnly = db.readOnly();
   }
 
@@ -215,7 +218,7 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
       if (!swapLocked(conn, id, expected, newLocation)) {
         return false;
       }
-      record(conn, digests);
+      DigestStore.record(conn, digests);
       return true;
     });
   }
@@ -288,7 +291,7 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
           }
         }
       }
-      record(conn, digests);
+      DigestStore.record(conn, digests);
       return true;
     });
   }
@@ -296,85 +299,6 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
   /** The checksums of the files Floe wrote, recorded with the commits. */
   public FileDigests fileDigests() {
     return fileDigests;
-  }
-
-  /** Writes file digests, in the caller's transaction. */
-  private static void record(Connection conn, List<FileDigests.Digest> digests) throws SQLException {
-    if (digests.isEmpty()) {
-      return;
-    }
-    try (PreparedStatement ps = conn.prepareStatement(
-        "INSERT OR REPLACE INTO floe_file_digests (location, length, crc32c) VALUES (?, ?, ?)")) {
-      for (FileDigests.Digest d : digests) {
-        ps.setString(1, d.location());
-        ps.setLong(2, d.length());
-        ps.setInt(3, d.crc32c());
-        ps.addBatch();
-      }
-      ps.executeBatch();
-    }
-  }
-
-  /** The recorded digests of those of {@code locations} (local paths) that have one. */
-  Map<String, FileDigests.Digest> digests(java.util.Collection<String> locations) {
-    Map<String, FileDigests.Digest> out = new java.util.HashMap<>();
-    List<String> all = new ArrayList<>(locations);
-    return db.call(conn -> {
-      for (int from = 0; from < all.size(); from += 500) {
-        List<String> chunk = all.subList(from, Math.min(all.size(), from + 500));
-        String sql = "SELECT location, length, crc32c FROM floe_file_digests WHERE location IN ("
-            + String.join(",", java.util.Collections.nCopies(chunk.size(), "?")) + ")";
-        try (PreparedStatement ps = conn.prepareStatement(sql)) {
-          for (int k = 0; k < chunk.size(); k++) {
-            ps.setString(k + 1, chunk.get(k));
-          }
-          try (ResultSet rs = ps.executeQuery()) {
-            while (rs.next()) {
-              out.put(rs.getString(1), new FileDigests.Digest(rs.getString(1), rs.getLong(2), rs.getInt(3)));
-            }
-          }
-        } catch (SQLException e) {
-          if (e.getMessage() != null && e.getMessage().contains("no such table")) {
-            return out; // a warehouse no writer has opened since digests were introduced
-          }
-          throw new CatalogException("Cannot read file digests: " + e.getMessage(), e);
-        }
-      }
-      return out;
-    });
-  }
-
-  /** Forgets the digests of every file under a directory (a purged table's). */
-  private void forgetDigestsUnder(String directory) {
-    db.run(conn -> {
-      try (PreparedStatement ps = conn.prepareStatement(
-          "DELETE FROM floe_file_digests WHERE substr(location, 1, ?) = ?")) {
-        String prefix = directory.endsWith("/") ? directory : directory + "/";
-        ps.setInt(1, prefix.length());
-        ps.setString(2, prefix);
-        ps.executeUpdate();
-      } catch (SQLException e) {
-        throw new CatalogException("Cannot forget file digests: " + e.getMessage(), e);
-      }
-    });
-  }
-
-  /** Forgets the digests of deleted files. */
-  void forgetDigests(java.util.Collection<String> locations) {
-    if (readOnly || locations.isEmpty()) {
-      return;
-    }
-    db.run(conn -> {
-      try (PreparedStatement ps = conn.prepareStatement("DELETE FROM floe_file_digests WHERE location = ?")) {
-        for (String l : locations) {
-          ps.setString(1, l);
-          ps.addBatch();
-        }
-        ps.executeBatch();
-      } catch (SQLException e) {
-        throw new CatalogException("Cannot forget file digests: " + e.getMessage(), e);
-      }
-    });
   }
 
   /**
@@ -495,7 +419,7 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
     if (last != null) {
       CatalogUtil.dropTableData(io, last);
       deleteLeftovers(Path.of(stripScheme(last.location())));
-      forgetDigestsUnder(Path.of(stripScheme(last.location())).toAbsolutePath().normalize().toString());
+      digestStore.forgetUnder(Path.of(stripScheme(last.location())).toAbsolutePath().normalize().toString());
     }
     return true;
   }
