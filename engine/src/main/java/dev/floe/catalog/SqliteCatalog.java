@@ -47,6 +47,7 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
   private final String warehouse;
   private final FileIO io;
   private final CatalogDatabase db;
+  private final NamespaceStore namespaces;
   private final SequenceStore sequences;
   private final boolean readOnly;
   private final DigestStore digestStore;
@@ -57,6 +58,7 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
     this.warehouse = warehouse;
     this.io = io;
     this.db = db;
+    this.namespaces = new NamespaceStore(db, name);
     this.sequences = new SequenceStore(db, name);
     this.digestStore = new DigestStore(db);
     this.fileDigests = new FileDigests(digestStore);
@@ -496,47 +498,12 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
     Map<String, String> props = new LinkedHashMap<>();
     props.put("exists", "true");
     props.putAll(metadata);
-    insertProperties(namespace, props);
+    namespaces.insertProperties(namespace, props);
   }
 
   @Override
   public List<Namespace> listNamespaces(Namespace parent) {
-    Set<String> names = new TreeSet<>();
-    db.run(conn -> {
-      try (PreparedStatement a = conn.prepareStatement(
-              "SELECT DISTINCT table_namespace FROM iceberg_tables WHERE catalog_name = ?");
-          PreparedStatement b = conn.prepareStatement(
-              "SELECT DISTINCT namespace FROM iceberg_namespace_properties WHERE catalog_name = ?")) {
-        for (PreparedStatement ps : List.of(a, b)) {
-          ps.setString(1, name);
-          try (ResultSet rs = ps.executeQuery()) {
-            while (rs.next()) {
-              names.add(rs.getString(1));
-            }
-          }
-        }
-      } catch (SQLException e) {
-        throw new CatalogException("Cannot list namespaces: " + e.getMessage(), e);
-      }
-    });
-    List<Namespace> result = new ArrayList<>();
-    String prefix = parent.isEmpty() ? "" : namespaceString(parent) + ".";
-    int depth = parent.levels().length + 1;
-    Set<String> seen = new TreeSet<>();
-    for (String n : names) {
-      if (!n.startsWith(prefix)) {
-        continue;
-      }
-      String[] levels = n.split("\\.");
-      if (levels.length < depth) {
-        continue;
-      }
-      String[] child = java.util.Arrays.copyOf(levels, depth);
-      if (seen.add(String.join(".", child))) {
-        result.add(Namespace.of(child));
-      }
-    }
-    return result;
+    return namespaces.children(parent);
   }
 
   @Override
@@ -544,24 +511,7 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
     if (!namespaceExists(namespace)) {
       throw new NoSuchNamespaceException("Namespace does not exist: %s", namespace);
     }
-    Map<String, String> props = new LinkedHashMap<>();
-    db.run(conn -> {
-      try (PreparedStatement ps = conn.prepareStatement(
-          "SELECT property_key, property_value FROM iceberg_namespace_properties WHERE catalog_name = ? AND namespace = ?")) {
-        ps.setString(1, name);
-        ps.setString(2, namespaceString(namespace));
-        try (ResultSet rs = ps.executeQuery()) {
-          while (rs.next()) {
-            if (rs.getString(1) != null) {
-              props.put(rs.getString(1), rs.getString(2));
-            }
-          }
-        }
-      } catch (SQLException e) {
-        throw new CatalogException("Cannot load namespace " + namespace + ": " + e.getMessage(), e);
-      }
-    });
-    return props;
+    return namespaces.properties(namespace);
   }
 
   @Override
@@ -573,16 +523,7 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
     if (!listTables(namespace).isEmpty()) {
       throw new NamespaceNotEmptyException("Namespace %s is not empty", namespace);
     }
-    db.run(conn -> {
-      try (PreparedStatement ps = conn.prepareStatement(
-          "DELETE FROM iceberg_namespace_properties WHERE catalog_name = ? AND namespace = ?")) {
-        ps.setString(1, name);
-        ps.setString(2, namespaceString(namespace));
-        ps.executeUpdate();
-      } catch (SQLException e) {
-        throw new CatalogException("Cannot drop namespace " + namespace + ": " + e.getMessage(), e);
-      }
-    });
+    namespaces.delete(namespace);
     return true;
   }
 
@@ -593,71 +534,20 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
       throw new NoSuchNamespaceException("Namespace does not exist: %s", namespace);
     }
     removeProperties(namespace, properties.keySet());
-    insertProperties(namespace, properties);
+    namespaces.insertProperties(namespace, properties);
     return true;
   }
 
   @Override
   public boolean removeProperties(Namespace namespace, Set<String> properties) {
     checkWritable();
-    db.run(conn -> {
-      try (PreparedStatement ps = conn.prepareStatement(
-          "DELETE FROM iceberg_namespace_properties WHERE catalog_name = ? AND namespace = ? AND property_key = ?")) {
-        for (String key : properties) {
-          ps.setString(1, name);
-          ps.setString(2, namespaceString(namespace));
-          ps.setString(3, key);
-          ps.addBatch();
-        }
-        ps.executeBatch();
-      } catch (SQLException e) {
-        throw new CatalogException("Cannot update namespace " + namespace + ": " + e.getMessage(), e);
-      }
-    });
+    namespaces.removeProperties(namespace, properties);
     return true;
-  }
-
-  private void insertProperties(Namespace namespace, Map<String, String> props) {
-    db.run(conn -> {
-      try (PreparedStatement ps = conn.prepareStatement(
-          "INSERT INTO iceberg_namespace_properties (catalog_name, namespace, property_key, property_value)"
-              + " VALUES (?,?,?,?)")) {
-        for (Map.Entry<String, String> e : props.entrySet()) {
-          ps.setString(1, name);
-          ps.setString(2, namespaceString(namespace));
-          ps.setString(3, e.getKey());
-          ps.setString(4, e.getValue());
-          ps.addBatch();
-        }
-        ps.executeBatch();
-      } catch (SQLException e) {
-        throw new CatalogException("Cannot write namespace " + namespace + ": " + e.getMessage(), e);
-      }
-    });
   }
 
   @Override
   public boolean namespaceExists(Namespace namespace) {
-    String ns = namespaceString(namespace);
-    return db.call(conn -> {
-      try (PreparedStatement a = conn.prepareStatement(
-              "SELECT 1 FROM iceberg_namespace_properties WHERE catalog_name = ? AND namespace = ? LIMIT 1");
-          PreparedStatement b = conn.prepareStatement(
-              "SELECT 1 FROM iceberg_tables WHERE catalog_name = ? AND table_namespace = ? LIMIT 1")) {
-        for (PreparedStatement ps : List.of(a, b)) {
-          ps.setString(1, name);
-          ps.setString(2, ns);
-          try (ResultSet rs = ps.executeQuery()) {
-            if (rs.next()) {
-              return true;
-            }
-          }
-        }
-        return false;
-      } catch (SQLException e) {
-        throw new CatalogException("Cannot read namespace " + namespace + ": " + e.getMessage(), e);
-      }
-    });
+    return namespaces.exists(namespace);
   }
 
   private static String namespaceString(Namespace namespace) {
