@@ -41,12 +41,11 @@ import org.apache.iceberg.io.FileIO;
  * returns). SQLite runs in WAL mode so other processes can read while Floe writes.
  */
 public final class SqliteCatalog extends BaseMetastoreCatalog implements SupportsNamespaces {
-  private static final String TABLE_FILTER = " AND (iceberg_type = 'TABLE' OR iceberg_type IS NULL)";
-
   private final String name;
   private final String warehouse;
   private final FileIO io;
   private final CatalogDatabase db;
+  private final TablePointers pointers;
   private final NamespaceStore namespaces;
   private final SequenceStore sequences;
   private final boolean readOnly;
@@ -58,6 +57,7 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
     this.warehouse = warehouse;
     this.io = io;
     this.db = db;
+    this.pointers = new TablePointers(db, name);
     this.namespaces = new NamespaceStore(db, name);
     this.sequences = new SequenceStore(db, name);
     this.digestStore = new DigestStore(db);
@@ -152,20 +152,7 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
 
   /** The metadata file a table pointed to before its current one, as the catalog remembers it. */
   public Optional<String> previousMetadataLocation(TableIdentifier id) {
-    String sql = "SELECT previous_metadata_location FROM iceberg_tables WHERE catalog_name = ? AND table_namespace = ?"
-        + " AND table_name = ?" + TABLE_FILTER;
-    return db.call(conn -> {
-      try (PreparedStatement ps = conn.prepareStatement(sql)) {
-        ps.setString(1, name);
-        ps.setString(2, namespaceString(id.namespace()));
-        ps.setString(3, id.name());
-        try (ResultSet rs = ps.executeQuery()) {
-          return rs.next() ? Optional.ofNullable(rs.getString(1)) : Optional.empty();
-        }
-      } catch (SQLException e) {
-        throw new CatalogException("Cannot read the catalog: " + e.getMessage(), e);
-      }
-    });
+    return pointers.previousMetadataLocation(id);
   }
 
   /**
@@ -180,20 +167,7 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
 
   /** The current metadata file of a table, read from the catalog database (never cached). */
   public Optional<String> metadataLocation(TableIdentifier id) {
-    String sql = "SELECT metadata_location FROM iceberg_tables WHERE catalog_name = ? AND table_namespace = ?"
-        + " AND table_name = ?" + TABLE_FILTER;
-    return db.call(conn -> {
-      try (PreparedStatement ps = conn.prepareStatement(sql)) {
-        ps.setString(1, name);
-        ps.setString(2, namespaceString(id.namespace()));
-        ps.setString(3, id.name());
-        try (ResultSet rs = ps.executeQuery()) {
-          return rs.next() ? Optional.ofNullable(rs.getString(1)) : Optional.empty();
-        }
-      } catch (SQLException e) {
-        throw new CatalogException("Cannot read catalog entry of " + id + ": " + e.getMessage(), e);
-      }
-    });
+    return pointers.metadataLocation(id);
   }
 
   /**
@@ -215,50 +189,7 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
    */
   boolean swap(TableIdentifier id, String expected, String newLocation, List<FileDigests.Digest> digests) {
     checkWritable();
-    CommitGate.pass();
-    return db.transaction(id.toString(), conn -> {
-      if (!swapLocked(conn, id, expected, newLocation)) {
-        return false;
-      }
-      DigestStore.record(conn, digests);
-      return true;
-    });
-  }
-
-  private boolean swapLocked(Connection conn, TableIdentifier id, String expected, String newLocation) {
-    try {
-      if (expected == null) {
-        String sql = "INSERT INTO iceberg_tables (catalog_name, table_namespace, table_name, metadata_location,"
-            + " previous_metadata_location, iceberg_type) VALUES (?,?,?,?,null,'TABLE')";
-        try (PreparedStatement ps = conn.prepareStatement(sql)) {
-          ps.setString(1, name);
-          ps.setString(2, namespaceString(id.namespace()));
-          ps.setString(3, id.name());
-          ps.setString(4, newLocation);
-          ps.executeUpdate();
-          return true;
-        } catch (SQLException e) {
-          if (e.getMessage() != null && e.getMessage().contains("UNIQUE")) {
-            throw new AlreadyExistsException("Table already exists: %s", id);
-          }
-          throw e;
-        }
-      }
-      String sql = "UPDATE iceberg_tables SET metadata_location = ?, previous_metadata_location = ?"
-          + " WHERE catalog_name = ? AND table_namespace = ? AND table_name = ? AND metadata_location = ?"
-          + TABLE_FILTER;
-      try (PreparedStatement ps = conn.prepareStatement(sql)) {
-        ps.setString(1, newLocation);
-        ps.setString(2, expected);
-        ps.setString(3, name);
-        ps.setString(4, namespaceString(id.namespace()));
-        ps.setString(5, id.name());
-        ps.setString(6, expected);
-        return ps.executeUpdate() == 1;
-      }
-    } catch (SQLException e) {
-      throw new CatalogException("Cannot commit " + id + " to the catalog: " + e.getMessage(), e);
-    }
+    return pointers.swap(id, expected, newLocation, digests);
   }
 
   /**
@@ -272,30 +203,7 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
    */
   public boolean swapAll(List<SqliteTableOperations.Prepared> swaps, List<FileDigests.Digest> digests) {
     checkWritable();
-    CommitGate.pass();
-    return db.transaction(swaps.size() + " tables", conn -> {
-      String sql = "UPDATE iceberg_tables SET metadata_location = ?, previous_metadata_location = ?"
-          + " WHERE catalog_name = ? AND table_namespace = ? AND table_name = ? AND metadata_location = ?"
-          + TABLE_FILTER;
-      try (PreparedStatement ps = conn.prepareStatement(sql)) {
-        for (SqliteTableOperations.Prepared p : swaps) {
-          if (p.expected() == null) {
-            throw new IllegalArgumentException("a multi-table commit cannot create " + p.id());
-          }
-          ps.setString(1, p.location());
-          ps.setString(2, p.expected());
-          ps.setString(3, name);
-          ps.setString(4, namespaceString(p.id().namespace()));
-          ps.setString(5, p.id().name());
-          ps.setString(6, p.expected());
-          if (ps.executeUpdate() != 1) {
-            return false;
-          }
-        }
-      }
-      DigestStore.record(conn, digests);
-      return true;
-    });
+    return pointers.swapAll(swaps, digests);
   }
 
   /** The checksums of the files Floe wrote, recorded with the commits. */
@@ -308,23 +216,7 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
    * the catalog's state (any commit or DDL, by any process, changes it).
    */
   public Map<TableIdentifier, String> tableLocations() {
-    String sql = "SELECT table_namespace, table_name, metadata_location FROM iceberg_tables WHERE catalog_name = ?"
-        + TABLE_FILTER + " ORDER BY table_namespace, table_name";
-    Map<TableIdentifier, String> result = new java.util.LinkedHashMap<>();
-    db.run(conn -> {
-      try (PreparedStatement ps = conn.prepareStatement(sql)) {
-        ps.setString(1, name);
-        try (ResultSet rs = ps.executeQuery()) {
-          while (rs.next()) {
-            result.put(TableIdentifier.of(Namespace.of(rs.getString(1).split("\\.")), rs.getString(2)),
-                rs.getString(3));
-          }
-        }
-      } catch (SQLException e) {
-        throw new CatalogException("Cannot list tables: " + e.getMessage(), e);
-      }
-    });
-    return result;
+    return pointers.tableLocations();
   }
 
   // ---------------------------------------------------------------- sequences (serial columns)
@@ -376,23 +268,7 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
     if (!namespaceExists(namespace)) {
       throw new NoSuchNamespaceException("Namespace does not exist: %s", namespace);
     }
-    String sql = "SELECT table_name FROM iceberg_tables WHERE catalog_name = ? AND table_namespace = ?"
-        + TABLE_FILTER + " ORDER BY table_name";
-    List<TableIdentifier> result = new ArrayList<>();
-    db.run(conn -> {
-      try (PreparedStatement ps = conn.prepareStatement(sql)) {
-        ps.setString(1, name);
-        ps.setString(2, namespaceString(namespace));
-        try (ResultSet rs = ps.executeQuery()) {
-          while (rs.next()) {
-            result.add(TableIdentifier.of(namespace, rs.getString(1)));
-          }
-        }
-      } catch (SQLException e) {
-        throw new CatalogException("Cannot list tables: " + e.getMessage(), e);
-      }
-    });
-    return result;
+    return pointers.tables(namespace);
   }
 
   @Override
@@ -403,19 +279,7 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
       return false;
     }
     TableMetadata last = purge ? TableMetadataParser.read(io, location.get()) : null;
-    String sql = "DELETE FROM iceberg_tables WHERE catalog_name = ? AND table_namespace = ? AND table_name = ?"
-        + TABLE_FILTER;
-    boolean deleted = db.call(conn -> {
-      try (PreparedStatement ps = conn.prepareStatement(sql)) {
-        ps.setString(1, name);
-        ps.setString(2, namespaceString(id.namespace()));
-        ps.setString(3, id.name());
-        return ps.executeUpdate() != 0;
-      } catch (SQLException e) {
-        throw new CatalogException("Cannot drop " + id + ": " + e.getMessage(), e);
-      }
-    });
-    if (!deleted) {
+    if (!pointers.delete(id)) {
       return false;
     }
     if (last != null) {
@@ -463,25 +327,7 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
     if (metadataLocation(to).isPresent()) {
       throw new AlreadyExistsException("Table already exists: %s", to);
     }
-    String sql = "UPDATE iceberg_tables SET table_namespace = ?, table_name = ? WHERE catalog_name = ?"
-        + " AND table_namespace = ? AND table_name = ?" + TABLE_FILTER;
-    db.run(conn -> {
-      try (PreparedStatement ps = conn.prepareStatement(sql)) {
-        ps.setString(1, namespaceString(to.namespace()));
-        ps.setString(2, to.name());
-        ps.setString(3, name);
-        ps.setString(4, namespaceString(from.namespace()));
-        ps.setString(5, from.name());
-        if (ps.executeUpdate() != 1) {
-          throw new NoSuchTableException("Table does not exist: %s", from);
-        }
-      } catch (SQLException e) {
-        if (e.getMessage() != null && e.getMessage().contains("UNIQUE")) {
-          throw new AlreadyExistsException("Table already exists: %s", to);
-        }
-        throw new CatalogException("Cannot rename " + from + ": " + e.getMessage(), e);
-      }
-    });
+    pointers.rename(from, to);
   }
 
   // ---------------------------------------------------------------- namespaces
@@ -548,10 +394,6 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
   @Override
   public boolean namespaceExists(Namespace namespace) {
     return namespaces.exists(namespace);
-  }
-
-  private static String namespaceString(Namespace namespace) {
-    return CatalogDatabase.namespaceString(namespace);
   }
 
   private void checkWritable() {
