@@ -1,21 +1,12 @@
 package dev.floe.catalog;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.TreeSet;
-import java.util.UUID;
 import org.apache.iceberg.BaseMetastoreCatalog;
 import org.apache.iceberg.CatalogUtil;
 import org.apache.iceberg.TableMetadata;
@@ -28,7 +19,6 @@ import org.apache.iceberg.exceptions.AlreadyExistsException;
 import org.apache.iceberg.exceptions.CommitStateUnknownException;
 import org.apache.iceberg.exceptions.NamespaceNotEmptyException;
 import org.apache.iceberg.exceptions.NoSuchNamespaceException;
-import org.apache.iceberg.exceptions.NoSuchTableException;
 import org.apache.iceberg.io.FileIO;
 
 /**
@@ -111,27 +101,7 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
 
   @Override
   protected String defaultWarehouseLocation(TableIdentifier identifier) {
-    for (String level : identifier.namespace().levels()) {
-      Locations.nameProblem(level, true).ifPresent(p -> {
-        throw new IllegalArgumentException("invalid schema name \"" + level + "\": " + p);
-      });
-    }
-    Locations.nameProblem(identifier.name(), false).ifPresent(p -> {
-      throw new IllegalArgumentException("invalid table name \"" + identifier.name() + "\": " + p);
-    });
-    StringBuilder dir = new StringBuilder(warehouse);
-    for (String level : identifier.namespace().levels()) {
-      dir.append('/').append(level);
-    }
-    dir.append('/').append(identifier.name());
-    String location = dir.toString();
-    // A dropped table's files (DROP without PURGE) or a renamed table's directory may still sit
-    // there; a new table never shares a directory with anything.
-    Path path = Path.of(location);
-    if (Files.exists(path)) {
-      location = location + "-" + UUID.randomUUID().toString().replace("-", "");
-    }
-    return location;
+    return TableDirectories.newLocation(warehouse, identifier);
   }
 
   @Override
@@ -284,38 +254,11 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
     }
     if (last != null) {
       CatalogUtil.dropTableData(io, last);
-      deleteLeftovers(Path.of(stripScheme(last.location())));
-      digestStore.forgetUnder(Path.of(stripScheme(last.location())).toAbsolutePath().normalize().toString());
+      Path directory = Path.of(TableDirectories.stripScheme(last.location()));
+      TableDirectories.deleteLeftovers(directory);
+      digestStore.forgetUnder(directory.toAbsolutePath().normalize().toString());
     }
     return true;
-  }
-
-  /** After a purge, removes what Iceberg's file lists do not name (version hint) and empty directories. */
-  private static void deleteLeftovers(Path tableDir) {
-    try {
-      Files.deleteIfExists(tableDir.resolve("metadata").resolve(VersionHint.FILE_NAME));
-      if (Files.isDirectory(tableDir)) {
-        try (var walk = Files.walk(tableDir)) {
-          walk.sorted(java.util.Comparator.reverseOrder())
-              .filter(Files::isDirectory)
-              .forEach(dir -> {
-                try (var entries = Files.list(dir)) {
-                  if (entries.findAny().isEmpty()) {
-                    Files.delete(dir);
-                  }
-                } catch (IOException e) {
-                  throw new UncheckedIOException(e);
-                }
-              });
-        }
-      }
-    } catch (IOException | UncheckedIOException e) {
-      // The table is gone from the catalog; leftover empty directories are harmless.
-    }
-  }
-
-  static String stripScheme(String location) {
-    return LocalFileIO.toPath(location).toString();
   }
 
   @Override
