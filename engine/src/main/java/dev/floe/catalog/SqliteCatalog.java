@@ -29,16 +29,37 @@ import org.apache.iceberg.io.FileIO;
  * <p>A table's current metadata is one row; a commit is a compare-and-swap of its
  * {@code metadata_location} in one SQLite transaction (synchronous=FULL, so the swap is durable when it
  * returns). SQLite runs in WAL mode so other processes can read while Floe writes.
+ *
+ * <p>This class is the catalog's public face: Iceberg's {@code Catalog} and {@code SupportsNamespaces}
+ * contract (what must exist, which exception says what, that a read-only catalog refuses every write)
+ * and Floe's own entry points. The rows are read and written by package-private classes, as Iceberg's
+ * JdbcCatalog keeps its SQL in JdbcUtil and its commits in JdbcTableOperations:
+ * <ul>
+ *   <li>{@link CatalogDatabase}: the connection, the schema, the catalog id, and the lock;
+ *   <li>{@link TablePointers}: {@code iceberg_tables}, the pointer reads and swaps, list, rename, drop;
+ *   <li>{@link NamespaceStore}: {@code iceberg_namespace_properties};
+ *   <li>{@link SequenceStore}: {@code floe_sequences}, the counters of serial columns;
+ *   <li>{@link DigestStore}: {@code floe_file_digests}, read by {@link FileDigests};
+ *   <li>{@link TableDirectories}: where a new table's directory goes, what a purge leaves to delete.
+ * </ul>
+ *
+ * <p><b>Concurrency.</b> This class holds no lock and no connection. The one lock is
+ * {@link CatalogDatabase}'s monitor, which guards the SQLite connection for one statement or one
+ * transaction at a time; nothing but SQLite runs while it is held, so it is always the innermost lock
+ * (callers may hold {@code commit.Committer.lock} or a {@link SqliteTableOperations} monitor). A check
+ * here followed by a write (create a namespace that does not exist, rename to a free name) takes the
+ * lock once per statement, not around the pair, as it always has; the rows' primary keys refuse the
+ * loser of such a race. A commit passes {@link CommitGate} before it takes the lock.
  */
 public final class SqliteCatalog extends BaseMetastoreCatalog implements SupportsNamespaces {
   private final String name;
   private final String warehouse;
   private final FileIO io;
+  private final boolean readOnly;
   private final CatalogDatabase db;
   private final TablePointers pointers;
   private final NamespaceStore namespaces;
   private final SequenceStore sequences;
-  private final boolean readOnly;
   private final DigestStore digestStore;
   private final FileDigests fileDigests;
 
@@ -46,13 +67,13 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
     this.name = name;
     this.warehouse = warehouse;
     this.io = io;
+    this.readOnly = db.readOnly();
     this.db = db;
     this.pointers = new TablePointers(db, name);
     this.namespaces = new NamespaceStore(db, name);
     this.sequences = new SequenceStore(db, name);
     this.digestStore = new DigestStore(db);
     this.fileDigests = new FileDigests(digestStore);
-    this.readOnly = db.readOnly();
   }
 
   /**
@@ -109,8 +130,6 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
     return identifier.namespace().levels().length >= 1;
   }
 
-  // ---------------------------------------------------------------- table pointers
-
   /** The warehouse identity this catalog database carries ({@link CatalogDatabase#catalogId}). */
   Optional<String> catalogId() {
     return db.catalogId();
@@ -119,6 +138,8 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
   void setCatalogId(String id) {
     db.setCatalogId(id);
   }
+
+  // ---------------------------------------------------------------- table pointers
 
   /** The metadata file a table pointed to before its current one, as the catalog remembers it. */
   public Optional<String> previousMetadataLocation(TableIdentifier id) {
@@ -189,6 +210,46 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
     return pointers.tableLocations();
   }
 
+  @Override
+  public List<TableIdentifier> listTables(Namespace namespace) {
+    if (!namespaceExists(namespace)) {
+      throw new NoSuchNamespaceException("Namespace does not exist: %s", namespace);
+    }
+    return pointers.tables(namespace);
+  }
+
+  @Override
+  public boolean dropTable(TableIdentifier id, boolean purge) {
+    checkWritable();
+    Optional<String> location = metadataLocation(id);
+    if (location.isEmpty()) {
+      return false;
+    }
+    TableMetadata last = purge ? TableMetadataParser.read(io, location.get()) : null;
+    if (!pointers.delete(id)) {
+      return false;
+    }
+    if (last != null) {
+      CatalogUtil.dropTableData(io, last);
+      Path directory = Path.of(TableDirectories.stripScheme(last.location()));
+      TableDirectories.deleteLeftovers(directory);
+      digestStore.forgetUnder(directory.toAbsolutePath().normalize().toString());
+    }
+    return true;
+  }
+
+  @Override
+  public void renameTable(TableIdentifier from, TableIdentifier to) {
+    checkWritable();
+    if (!namespaceExists(to.namespace())) {
+      throw new NoSuchNamespaceException("Namespace does not exist: %s", to.namespace());
+    }
+    if (metadataLocation(to).isPresent()) {
+      throw new AlreadyExistsException("Table already exists: %s", to);
+    }
+    pointers.rename(from, to);
+  }
+
   // ---------------------------------------------------------------- sequences (serial columns)
 
   /** Creates (or restarts at 1) a sequence; durable when it returns. */
@@ -231,46 +292,6 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
   public long reserve(String sequence, int count) {
     checkWritable();
     return sequences.reserve(sequence, count);
-  }
-
-  @Override
-  public List<TableIdentifier> listTables(Namespace namespace) {
-    if (!namespaceExists(namespace)) {
-      throw new NoSuchNamespaceException("Namespace does not exist: %s", namespace);
-    }
-    return pointers.tables(namespace);
-  }
-
-  @Override
-  public boolean dropTable(TableIdentifier id, boolean purge) {
-    checkWritable();
-    Optional<String> location = metadataLocation(id);
-    if (location.isEmpty()) {
-      return false;
-    }
-    TableMetadata last = purge ? TableMetadataParser.read(io, location.get()) : null;
-    if (!pointers.delete(id)) {
-      return false;
-    }
-    if (last != null) {
-      CatalogUtil.dropTableData(io, last);
-      Path directory = Path.of(TableDirectories.stripScheme(last.location()));
-      TableDirectories.deleteLeftovers(directory);
-      digestStore.forgetUnder(directory.toAbsolutePath().normalize().toString());
-    }
-    return true;
-  }
-
-  @Override
-  public void renameTable(TableIdentifier from, TableIdentifier to) {
-    checkWritable();
-    if (!namespaceExists(to.namespace())) {
-      throw new NoSuchNamespaceException("Namespace does not exist: %s", to.namespace());
-    }
-    if (metadataLocation(to).isPresent()) {
-      throw new AlreadyExistsException("Table already exists: %s", to);
-    }
-    pointers.rename(from, to);
   }
 
   // ---------------------------------------------------------------- namespaces
