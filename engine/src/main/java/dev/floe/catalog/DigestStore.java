@@ -16,8 +16,8 @@ import java.util.Map;
  * The {@code floe_file_digests} rows of the catalog database: the length and CRC-32C of each file Floe
  * wrote, keyed by its absolute local path. {@link FileDigests} decides what to record and check; this
  * class only reads and writes the rows. Digests are written in the transaction of the pointer swap that
- * first names the files ({@link #record}, called by {@link TablePointers}); everything else takes the
- * database's lock for one statement ({@link CatalogDatabase}).
+ * first names the files ({@link #record}, called by {@link TablePointers}); every other method takes the
+ * database's lock once ({@link CatalogDatabase}), a lookup for all its chunks of 500.
  */
 final class DigestStore {
   private final CatalogDatabase db;

@@ -18,10 +18,10 @@ import org.apache.iceberg.catalog.Namespace;
 /**
  * The namespaces (schemas) of the catalog database, as JdbcCatalog keeps them: a namespace exists when
  * it has a row in {@code iceberg_namespace_properties} (Floe writes {@code exists=true} when it creates
- * one) or a table in {@code iceberg_tables}. This class reads and writes those rows; the rules of
+ * one) or any row in {@code iceberg_tables}. This class reads and writes those rows; the rules of
  * Iceberg's {@code SupportsNamespaces} (what must exist, what must be empty, read-only refusal) are
- * {@link SqliteCatalog}'s. Each method is one statement (or two reads) under the database's lock
- * ({@link CatalogDatabase}).
+ * {@link SqliteCatalog}'s. Each method takes the database's lock once ({@link CatalogDatabase}), for
+ * one statement, one batch, or its two reads.
  */
 final class NamespaceStore {
   private final CatalogDatabase db;

@@ -9,9 +9,9 @@ import java.util.UUID;
 import org.apache.iceberg.catalog.TableIdentifier;
 
 /**
- * A table's directory on the local file system: where a new table's goes ({@code <warehouse>/<schema>/<table>},
- * made unique when something is already there), and what is left of it after a purge. No catalog rows
- * and no lock: this is file work, done outside the database's lock.
+ * A table's directory on the local file system: where a new table's goes
+ * ({@code <warehouse>/<schema>/<table>}, made unique when something is already there), and what is left
+ * of it after a purge. No catalog rows and no lock: this is file work, done outside the database's lock.
  */
 final class TableDirectories {
   private TableDirectories() {}
