@@ -34,12 +34,12 @@ public final class FileDigests {
 
   private static final String MISSING = "it is missing";
 
-  private final SqliteCatalog catalog;
+  private final DigestStore store;
   /** Files this process has checked (files are immutable: a path is never rewritten). */
   private final Set<String> verified = ConcurrentHashMap.newKeySet();
 
-  FileDigests(SqliteCatalog catalog) {
-    this.catalog = catalog;
+  FileDigests(DigestStore store) {
+    this.store = store;
   }
 
   /** Whether Floe records the digest of a file of this name: data and delete files, manifests, metadata. */
@@ -86,7 +86,7 @@ public final class FileDigests {
     if (unchecked.isEmpty()) {
       return List.of();
     }
-    Map<String, Digest> expected = catalog.digests(unchecked.stream().map(FileDigests::local).toList());
+    Map<String, Digest> expected = store.digests(unchecked.stream().map(FileDigests::local).toList());
     List<Problem> problems = compare(expected.values());
     if (!problems.isEmpty()) {
       Problem p = problems.get(0);
@@ -125,7 +125,7 @@ public final class FileDigests {
 
   /** Reads every file with a recorded digest again, and says which do not match. */
   public List<Problem> check(Collection<String> locations) {
-    return compare(catalog.digests(locations.stream().filter(FileDigests::isLocal).map(FileDigests::local).toList())
+    return compare(store.digests(locations.stream().filter(FileDigests::isLocal).map(FileDigests::local).toList())
         .values());
   }
 
@@ -153,7 +153,7 @@ public final class FileDigests {
 
   /** How many of {@code locations} have a recorded digest. */
   public int known(Collection<String> locations) {
-    return catalog.digests(locations.stream().filter(FileDigests::isLocal).map(FileDigests::local).toList()).size();
+    return store.digests(locations.stream().filter(FileDigests::isLocal).map(FileDigests::local).toList()).size();
   }
 
   /** Drops the digests of files that were deleted. */
@@ -161,6 +161,6 @@ public final class FileDigests {
     List<String> keys = locations.stream().filter(FileDigests::isLocal).map(FileDigests::local).toList();
     verified.removeAll(locations);
     verified.removeAll(keys);
-    catalog.forgetDigests(keys);
+    store.forget(keys);
   }
 }

@@ -26,13 +26,14 @@ final class PointerSwap {
 
   private PointerSwap() {}
 
-  /** The statements of the transaction: false rolls it back. */
+  /** The statements of the transaction, on the connection it is open on: false rolls it back. */
   interface SqlWork {
-    boolean run() throws SQLException;
+    boolean run(Connection conn) throws SQLException;
   }
 
   /**
-   * Runs {@code work} in one SQLite transaction on {@code conn} (the caller holds the catalog's lock):
+   * Runs {@code work} in one SQLite transaction on {@code conn} (the caller holds its lock,
+   * {@link CatalogDatabase#transaction}):
    * committed when it returns true, rolled back when it returns false or fails.
    */
   static boolean run(Connection conn, String what, SqlWork work) {
@@ -46,7 +47,7 @@ final class PointerSwap {
     try {
       boolean done;
       try {
-        done = work.run();
+        done = work.run(conn);
       } catch (SQLException | RuntimeException e) {
         rollback(conn, what, e);
         throw e instanceof RuntimeException r ? r

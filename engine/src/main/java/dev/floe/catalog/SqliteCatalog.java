@@ -1,24 +1,12 @@
 package dev.floe.catalog;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Properties;
 import java.util.Set;
-import java.util.TreeSet;
-import java.util.UUID;
 import org.apache.iceberg.BaseMetastoreCatalog;
 import org.apache.iceberg.CatalogUtil;
 import org.apache.iceberg.TableMetadata;
@@ -31,7 +19,6 @@ import org.apache.iceberg.exceptions.AlreadyExistsException;
 import org.apache.iceberg.exceptions.CommitStateUnknownException;
 import org.apache.iceberg.exceptions.NamespaceNotEmptyException;
 import org.apache.iceberg.exceptions.NoSuchNamespaceException;
-import org.apache.iceberg.exceptions.NoSuchTableException;
 import org.apache.iceberg.io.FileIO;
 
 /**
@@ -42,31 +29,51 @@ import org.apache.iceberg.io.FileIO;
  * <p>A table's current metadata is one row; a commit is a compare-and-swap of its
  * {@code metadata_location} in one SQLite transaction (synchronous=FULL, so the swap is durable when it
  * returns). SQLite runs in WAL mode so other processes can read while Floe writes.
+ *
+ * <p>This class is the catalog's public face: Iceberg's {@code Catalog} and {@code SupportsNamespaces}
+ * contract (what must exist, which exception says what, that a read-only catalog refuses every write)
+ * and Floe's own entry points. The rows are read and written by package-private classes, as Iceberg's
+ * JdbcCatalog keeps its SQL in JdbcUtil and its commits in JdbcTableOperations:
+ * <ul>
+ *   <li>{@link CatalogDatabase}: the connection, the schema, the catalog id, and the lock;
+ *   <li>{@link TablePointers}: {@code iceberg_tables}, the pointer reads and swaps, list, rename, drop;
+ *   <li>{@link NamespaceStore}: {@code iceberg_namespace_properties};
+ *   <li>{@link SequenceStore}: {@code floe_sequences}, the counters of serial columns;
+ *   <li>{@link DigestStore}: {@code floe_file_digests}, read by {@link FileDigests};
+ *   <li>{@link TableDirectories}: where a new table's directory goes, what a purge leaves to delete.
+ * </ul>
+ *
+ * <p><b>Concurrency.</b> This class holds no lock and no connection. The one lock is
+ * {@link CatalogDatabase}'s monitor, which guards the SQLite connection for one statement or one
+ * transaction at a time; nothing but SQLite runs while it is held, so it is always the innermost lock
+ * (callers may hold {@code commit.Committer.lock} or a {@link SqliteTableOperations} monitor). A check
+ * here followed by a write (create a namespace that does not exist, rename to a free name) takes the
+ * lock once per statement, not around the pair, as it always has; the rows' primary keys refuse the
+ * loser of such a race. A commit passes {@link CommitGate} before it takes the lock.
  */
 public final class SqliteCatalog extends BaseMetastoreCatalog implements SupportsNamespaces {
-  private static final String CREATE_TABLES =
-      "CREATE TABLE iceberg_tables(catalog_name VARCHAR(255) NOT NULL,table_namespace VARCHAR(255) NOT NULL,"
-          + "table_name VARCHAR(255) NOT NULL,metadata_location VARCHAR(1000),previous_metadata_location VARCHAR(1000),"
-          + "PRIMARY KEY (catalog_name, table_namespace, table_name))";
-  private static final String ADD_TYPE_COLUMN = "ALTER TABLE iceberg_tables ADD COLUMN iceberg_type VARCHAR(5)";
-  private static final String CREATE_NAMESPACE_PROPERTIES =
-      "CREATE TABLE iceberg_namespace_properties(catalog_name VARCHAR(255) NOT NULL,namespace VARCHAR(255) NOT NULL,"
-          + "property_key VARCHAR(255),property_value VARCHAR(1000),PRIMARY KEY (catalog_name, namespace, property_key))";
-  private static final String TABLE_FILTER = " AND (iceberg_type = 'TABLE' OR iceberg_type IS NULL)";
-
   private final String name;
   private final String warehouse;
   private final FileIO io;
-  private final Connection conn;
   private final boolean readOnly;
-  private final FileDigests fileDigests = new FileDigests(this);
+  private final CatalogDatabase db;
+  private final TablePointers pointers;
+  private final NamespaceStore namespaces;
+  private final SequenceStore sequences;
+  private final DigestStore digestStore;
+  private final FileDigests fileDigests;
 
-  private SqliteCatalog(String name, String warehouse, FileIO io, Connection conn, boolean readOnly) {
+  private SqliteCatalog(String name, String warehouse, FileIO io, CatalogDatabase db) {
     this.name = name;
     this.warehouse = warehouse;
     this.io = io;
-    this.conn = conn;
-    this.readOnly = readOnly;
+    this.readOnly = db.readOnly();
+    this.db = db;
+    this.pointers = new TablePointers(db, name);
+    this.namespaces = new NamespaceStore(db, name);
+    this.sequences = new SequenceStore(db, name);
+    this.digestStore = new DigestStore(db);
+    this.fileDigests = new FileDigests(digestStore);
   }
 
   /**
@@ -78,67 +85,11 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
    */
   public static SqliteCatalog open(String name, Path warehouse, FileIO io, boolean readOnly) {
     Path db = warehouse.resolve("catalog.db");
-    Properties props = new Properties();
-    props.setProperty("busy_timeout", "10000");
-    props.setProperty("journal_mode", "WAL");
-    props.setProperty("synchronous", "FULL");
-    props.setProperty("foreign_keys", "false");
     try {
-      Connection conn = DriverManager.getConnection("jdbc:sqlite:" + db.toAbsolutePath(), props);
-      SqliteCatalog catalog =
-          new SqliteCatalog(name, warehouse.toAbsolutePath().normalize().toString(), io, conn, readOnly);
-      if (!readOnly) {
-        catalog.createSchemaIfMissing();
-      }
-      return catalog;
+      return new SqliteCatalog(name, warehouse.toAbsolutePath().normalize().toString(), io,
+          CatalogDatabase.open(db, readOnly));
     } catch (SQLException e) {
       throw new CatalogException("Cannot open catalog database " + db + ": " + e.getMessage(), e);
-    }
-  }
-
-  private void createSchemaIfMissing() throws SQLException {
-    synchronized (this) {
-      Set<String> tables = new TreeSet<>();
-      try (Statement st = conn.createStatement();
-          ResultSet rs = st.executeQuery("SELECT name FROM sqlite_master WHERE type = 'table'")) {
-        while (rs.next()) {
-          tables.add(rs.getString(1));
-        }
-      }
-      try (Statement st = conn.createStatement()) {
-        if (!tables.contains("iceberg_tables")) {
-          st.execute(CREATE_TABLES);
-          st.execute(ADD_TYPE_COLUMN);
-        } else if (!hasTypeColumn()) {
-          st.execute(ADD_TYPE_COLUMN);
-        }
-        if (!tables.contains("iceberg_namespace_properties")) {
-          st.execute(CREATE_NAMESPACE_PROPERTIES);
-        }
-        if (!tables.contains("floe_meta")) {
-          st.execute("CREATE TABLE floe_meta (key VARCHAR(255) NOT NULL PRIMARY KEY, value VARCHAR(1000))");
-        }
-        if (!tables.contains("floe_file_digests")) {
-          st.execute("CREATE TABLE floe_file_digests (location VARCHAR(1000) NOT NULL PRIMARY KEY, length INTEGER NOT "
-              + "NULL, crc32c INTEGER NOT NULL)");
-        }
-        if (!tables.contains("floe_sequences")) {
-          st.execute("CREATE TABLE floe_sequences (catalog_name VARCHAR(255) NOT NULL, sequence_name VARCHAR(767) "
-              + "NOT NULL, next_value INTEGER NOT NULL, PRIMARY KEY (catalog_name, sequence_name))");
-        }
-      }
-    }
-  }
-
-  private boolean hasTypeColumn() throws SQLException {
-    try (Statement st = conn.createStatement();
-        ResultSet rs = st.executeQuery("PRAGMA table_info(iceberg_tables)")) {
-      while (rs.next()) {
-        if ("iceberg_type".equalsIgnoreCase(rs.getString("name"))) {
-          return true;
-        }
-      }
-      return false;
     }
   }
 
@@ -171,27 +122,7 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
 
   @Override
   protected String defaultWarehouseLocation(TableIdentifier identifier) {
-    for (String level : identifier.namespace().levels()) {
-      Locations.nameProblem(level, true).ifPresent(p -> {
-        throw new IllegalArgumentException("invalid schema name \"" + level + "\": " + p);
-      });
-    }
-    Locations.nameProblem(identifier.name(), false).ifPresent(p -> {
-      throw new IllegalArgumentException("invalid table name \"" + identifier.name() + "\": " + p);
-    });
-    StringBuilder dir = new StringBuilder(warehouse);
-    for (String level : identifier.namespace().levels()) {
-      dir.append('/').append(level);
-    }
-    dir.append('/').append(identifier.name());
-    String location = dir.toString();
-    // A dropped table's files (DROP without PURGE) or a renamed table's directory may still sit
-    // there; a new table never shares a directory with anything.
-    Path path = Path.of(location);
-    if (Files.exists(path)) {
-      location = location + "-" + UUID.randomUUID().toString().replace("-", "");
-    }
-    return location;
+    return TableDirectories.newLocation(warehouse, identifier);
   }
 
   @Override
@@ -199,54 +130,20 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
     return identifier.namespace().levels().length >= 1;
   }
 
-  // ---------------------------------------------------------------- table pointers
-
-  /**
-   * The warehouse identity this catalog database carries (also kept in {@code .floe/catalog-id}, so that
-   * an emptied or replaced catalog.db is noticed, see {@link Warehouse}); empty if it carries none.
-   */
+  /** The warehouse identity this catalog database carries ({@link CatalogDatabase#catalogId}). */
   Optional<String> catalogId() {
-    synchronized (this) {
-      try (Statement st = conn.createStatement();
-          ResultSet rs = st.executeQuery("SELECT value FROM floe_meta WHERE key = 'catalog-id'")) {
-        return rs.next() ? Optional.ofNullable(rs.getString(1)) : Optional.empty();
-      } catch (SQLException e) {
-        if (e.getMessage() != null && e.getMessage().contains("no such table")) {
-          return Optional.empty();
-        }
-        throw new CatalogException("Cannot read the catalog: " + e.getMessage(), e);
-      }
-    }
+    return db.catalogId();
   }
 
   void setCatalogId(String id) {
-    synchronized (this) {
-      try (PreparedStatement ps = conn.prepareStatement(
-          "INSERT OR REPLACE INTO floe_meta (key, value) VALUES ('catalog-id', ?)")) {
-        ps.setString(1, id);
-        ps.executeUpdate();
-      } catch (SQLException e) {
-        throw new CatalogException("Cannot write the catalog: " + e.getMessage(), e);
-      }
-    }
+    db.setCatalogId(id);
   }
+
+  // ---------------------------------------------------------------- table pointers
 
   /** The metadata file a table pointed to before its current one, as the catalog remembers it. */
   public Optional<String> previousMetadataLocation(TableIdentifier id) {
-    String sql = "SELECT previous_metadata_location FROM iceberg_tables WHERE catalog_name = ? AND table_namespace = ?"
-        + " AND table_name = ?" + TABLE_FILTER;
-    synchronized (this) {
-      try (PreparedStatement ps = conn.prepareStatement(sql)) {
-        ps.setString(1, name);
-        ps.setString(2, namespaceString(id.namespace()));
-        ps.setString(3, id.name());
-        try (ResultSet rs = ps.executeQuery()) {
-          return rs.next() ? Optional.ofNullable(rs.getString(1)) : Optional.empty();
-        }
-      } catch (SQLException e) {
-        throw new CatalogException("Cannot read the catalog: " + e.getMessage(), e);
-      }
-    }
+    return pointers.previousMetadataLocation(id);
   }
 
   /**
@@ -261,20 +158,7 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
 
   /** The current metadata file of a table, read from the catalog database (never cached). */
   public Optional<String> metadataLocation(TableIdentifier id) {
-    String sql = "SELECT metadata_location FROM iceberg_tables WHERE catalog_name = ? AND table_namespace = ?"
-        + " AND table_name = ?" + TABLE_FILTER;
-    synchronized (this) {
-      try (PreparedStatement ps = conn.prepareStatement(sql)) {
-        ps.setString(1, name);
-        ps.setString(2, namespaceString(id.namespace()));
-        ps.setString(3, id.name());
-        try (ResultSet rs = ps.executeQuery()) {
-          return rs.next() ? Optional.ofNullable(rs.getString(1)) : Optional.empty();
-        }
-      } catch (SQLException e) {
-        throw new CatalogException("Cannot read catalog entry of " + id + ": " + e.getMessage(), e);
-      }
-    }
+    return pointers.metadataLocation(id);
   }
 
   /**
@@ -296,57 +180,7 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
    */
   boolean swap(TableIdentifier id, String expected, String newLocation, List<FileDigests.Digest> digests) {
     checkWritable();
-    CommitGate.pass();
-    synchronized (this) {
-      return atomically(id.toString(), () -> {
-        if (!swapLocked(id, expected, newLocation)) {
-          return false;
-        }
-        record(digests);
-        return true;
-      });
-    }
-  }
-
-  /** Runs {@code work} in one SQLite transaction on this catalog's connection ({@link PointerSwap#run}). */
-  private boolean atomically(String what, PointerSwap.SqlWork work) {
-    return PointerSwap.run(conn, what, work);
-  }
-
-  private boolean swapLocked(TableIdentifier id, String expected, String newLocation) {
-    try {
-      if (expected == null) {
-        String sql = "INSERT INTO iceberg_tables (catalog_name, table_namespace, table_name, metadata_location,"
-            + " previous_metadata_location, iceberg_type) VALUES (?,?,?,?,null,'TABLE')";
-        try (PreparedStatement ps = conn.prepareStatement(sql)) {
-          ps.setString(1, name);
-          ps.setString(2, namespaceString(id.namespace()));
-          ps.setString(3, id.name());
-          ps.setString(4, newLocation);
-          ps.executeUpdate();
-          return true;
-        } catch (SQLException e) {
-          if (e.getMessage() != null && e.getMessage().contains("UNIQUE")) {
-            throw new AlreadyExistsException("Table already exists: %s", id);
-          }
-          throw e;
-        }
-      }
-      String sql = "UPDATE iceberg_tables SET metadata_location = ?, previous_metadata_location = ?"
-          + " WHERE catalog_name = ? AND table_namespace = ? AND table_name = ? AND metadata_location = ?"
-          + TABLE_FILTER;
-      try (PreparedStatement ps = conn.prepareStatement(sql)) {
-        ps.setString(1, newLocation);
-        ps.setString(2, expected);
-        ps.setString(3, name);
-        ps.setString(4, namespaceString(id.namespace()));
-        ps.setString(5, id.name());
-        ps.setString(6, expected);
-        return ps.executeUpdate() == 1;
-      }
-    } catch (SQLException e) {
-      throw new CatalogException("Cannot commit " + id + " to the catalog: " + e.getMessage(), e);
-    }
+    return pointers.swap(id, expected, newLocation, digests);
   }
 
   /**
@@ -360,32 +194,7 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
    */
   public boolean swapAll(List<SqliteTableOperations.Prepared> swaps, List<FileDigests.Digest> digests) {
     checkWritable();
-    CommitGate.pass();
-    synchronized (this) {
-      return atomically(swaps.size() + " tables", () -> {
-        String sql = "UPDATE iceberg_tables SET metadata_location = ?, previous_metadata_location = ?"
-            + " WHERE catalog_name = ? AND table_namespace = ? AND table_name = ? AND metadata_location = ?"
-            + TABLE_FILTER;
-        try (PreparedStatement ps = conn.prepareStatement(sql)) {
-          for (SqliteTableOperations.Prepared p : swaps) {
-            if (p.expected() == null) {
-              throw new IllegalArgumentException("a multi-table commit cannot create " + p.id());
-            }
-            ps.setString(1, p.location());
-            ps.setString(2, p.expected());
-            ps.setString(3, name);
-            ps.setString(4, namespaceString(p.id().namespace()));
-            ps.setString(5, p.id().name());
-            ps.setString(6, p.expected());
-            if (ps.executeUpdate() != 1) {
-              return false;
-            }
-          }
-        }
-        record(digests);
-        return true;
-      });
-    }
+    return pointers.swapAll(swaps, digests);
   }
 
   /** The checksums of the files Floe wrote, recorded with the commits. */
@@ -393,107 +202,52 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
     return fileDigests;
   }
 
-  /** Writes file digests, in the caller's transaction. */
-  private void record(List<FileDigests.Digest> digests) throws SQLException {
-    if (digests.isEmpty()) {
-      return;
-    }
-    try (PreparedStatement ps = conn.prepareStatement(
-        "INSERT OR REPLACE INTO floe_file_digests (location, length, crc32c) VALUES (?, ?, ?)")) {
-      for (FileDigests.Digest d : digests) {
-        ps.setString(1, d.location());
-        ps.setLong(2, d.length());
-        ps.setInt(3, d.crc32c());
-        ps.addBatch();
-      }
-      ps.executeBatch();
-    }
-  }
-
-  /** The recorded digests of those of {@code locations} (local paths) that have one. */
-  Map<String, FileDigests.Digest> digests(java.util.Collection<String> locations) {
-    Map<String, FileDigests.Digest> out = new java.util.HashMap<>();
-    List<String> all = new ArrayList<>(locations);
-    synchronized (this) {
-      for (int from = 0; from < all.size(); from += 500) {
-        List<String> chunk = all.subList(from, Math.min(all.size(), from + 500));
-        String sql = "SELECT location, length, crc32c FROM floe_file_digests WHERE location IN ("
-            + String.join(",", java.util.Collections.nCopies(chunk.size(), "?")) + ")";
-        try (PreparedStatement ps = conn.prepareStatement(sql)) {
-          for (int k = 0; k < chunk.size(); k++) {
-            ps.setString(k + 1, chunk.get(k));
-          }
-          try (ResultSet rs = ps.executeQuery()) {
-            while (rs.next()) {
-              out.put(rs.getString(1), new FileDigests.Digest(rs.getString(1), rs.getLong(2), rs.getInt(3)));
-            }
-          }
-        } catch (SQLException e) {
-          if (e.getMessage() != null && e.getMessage().contains("no such table")) {
-            return out; // a warehouse no writer has opened since digests were introduced
-          }
-          throw new CatalogException("Cannot read file digests: " + e.getMessage(), e);
-        }
-      }
-    }
-    return out;
-  }
-
-  /** Forgets the digests of every file under a directory (a purged table's). */
-  private void forgetDigestsUnder(String directory) {
-    synchronized (this) {
-      try (PreparedStatement ps = conn.prepareStatement(
-          "DELETE FROM floe_file_digests WHERE substr(location, 1, ?) = ?")) {
-        String prefix = directory.endsWith("/") ? directory : directory + "/";
-        ps.setInt(1, prefix.length());
-        ps.setString(2, prefix);
-        ps.executeUpdate();
-      } catch (SQLException e) {
-        throw new CatalogException("Cannot forget file digests: " + e.getMessage(), e);
-      }
-    }
-  }
-
-  /** Forgets the digests of deleted files. */
-  void forgetDigests(java.util.Collection<String> locations) {
-    if (readOnly || locations.isEmpty()) {
-      return;
-    }
-    synchronized (this) {
-      try (PreparedStatement ps = conn.prepareStatement("DELETE FROM floe_file_digests WHERE location = ?")) {
-        for (String l : locations) {
-          ps.setString(1, l);
-          ps.addBatch();
-        }
-        ps.executeBatch();
-      } catch (SQLException e) {
-        throw new CatalogException("Cannot forget file digests: " + e.getMessage(), e);
-      }
-    }
-  }
-
   /**
    * Every table of this catalog with its current metadata file, read in one query: a cheap fingerprint of
    * the catalog's state (any commit or DDL, by any process, changes it).
    */
   public Map<TableIdentifier, String> tableLocations() {
-    String sql = "SELECT table_namespace, table_name, metadata_location FROM iceberg_tables WHERE catalog_name = ?"
-        + TABLE_FILTER + " ORDER BY table_namespace, table_name";
-    Map<TableIdentifier, String> result = new java.util.LinkedHashMap<>();
-    synchronized (this) {
-      try (PreparedStatement ps = conn.prepareStatement(sql)) {
-        ps.setString(1, name);
-        try (ResultSet rs = ps.executeQuery()) {
-          while (rs.next()) {
-            result.put(TableIdentifier.of(Namespace.of(rs.getString(1).split("\\.")), rs.getString(2)),
-                rs.getString(3));
-          }
-        }
-      } catch (SQLException e) {
-        throw new CatalogException("Cannot list tables: " + e.getMessage(), e);
-      }
+    return pointers.tableLocations();
+  }
+
+  @Override
+  public List<TableIdentifier> listTables(Namespace namespace) {
+    if (!namespaceExists(namespace)) {
+      throw new NoSuchNamespaceException("Namespace does not exist: %s", namespace);
     }
-    return result;
+    return pointers.tables(namespace);
+  }
+
+  @Override
+  public boolean dropTable(TableIdentifier id, boolean purge) {
+    checkWritable();
+    Optional<String> location = metadataLocation(id);
+    if (location.isEmpty()) {
+      return false;
+    }
+    TableMetadata last = purge ? TableMetadataParser.read(io, location.get()) : null;
+    if (!pointers.delete(id)) {
+      return false;
+    }
+    if (last != null) {
+      CatalogUtil.dropTableData(io, last);
+      Path directory = Path.of(TableDirectories.stripScheme(last.location()));
+      TableDirectories.deleteLeftovers(directory);
+      digestStore.forgetUnder(directory.toAbsolutePath().normalize().toString());
+    }
+    return true;
+  }
+
+  @Override
+  public void renameTable(TableIdentifier from, TableIdentifier to) {
+    checkWritable();
+    if (!namespaceExists(to.namespace())) {
+      throw new NoSuchNamespaceException("Namespace does not exist: %s", to.namespace());
+    }
+    if (metadataLocation(to).isPresent()) {
+      throw new AlreadyExistsException("Table already exists: %s", to);
+    }
+    pointers.rename(from, to);
   }
 
   // ---------------------------------------------------------------- sequences (serial columns)
@@ -506,86 +260,29 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
   /** Creates (or restarts at {@code start}) a sequence; durable when it returns. */
   public void createSequence(String sequence, long start) {
     checkWritable();
-    synchronized (this) {
-      try (PreparedStatement ps = conn.prepareStatement(
-          "INSERT OR REPLACE INTO floe_sequences (catalog_name, sequence_name, next_value) VALUES (?, ?, ?)")) {
-        ps.setString(1, name);
-        ps.setString(2, sequence);
-        ps.setLong(3, start);
-        ps.executeUpdate();
-      } catch (SQLException e) {
-        throw new CatalogException("Cannot create sequence " + sequence + ": " + e.getMessage(), e);
-      }
-    }
+    sequences.create(sequence, start);
   }
 
   /** Makes {@code next} the value a sequence hands out next (setval); durable when it returns. */
   public void restartSequence(String sequence, long next) {
     checkWritable();
-    synchronized (this) {
-      try (PreparedStatement ps = conn.prepareStatement(
-          "UPDATE floe_sequences SET next_value = ? WHERE catalog_name = ? AND sequence_name = ?")) {
-        ps.setLong(1, next);
-        ps.setString(2, name);
-        ps.setString(3, sequence);
-        if (ps.executeUpdate() == 0) {
-          throw new CatalogException("Sequence does not exist: " + sequence, null);
-        }
-      } catch (SQLException e) {
-        throw new CatalogException("Cannot set sequence " + sequence + ": " + e.getMessage(), e);
-      }
-    }
+    sequences.restart(sequence, next);
   }
 
   /** Every sequence of this catalog ({@code schema.name}). */
   public List<String> sequenceNames() {
-    List<String> names = new ArrayList<>();
-    synchronized (this) {
-      try (PreparedStatement ps = conn.prepareStatement(
-          "SELECT sequence_name FROM floe_sequences WHERE catalog_name = ? ORDER BY sequence_name")) {
-        ps.setString(1, name);
-        try (ResultSet rs = ps.executeQuery()) {
-          while (rs.next()) {
-            names.add(rs.getString(1));
-          }
-        }
-      } catch (SQLException e) {
-        // a catalog written by an older Floe has no sequences table
-        return names;
-      }
-    }
-    return names;
+    return sequences.names();
   }
 
   /** Whether a sequence exists. */
   public boolean sequenceExists(String sequence) {
-    synchronized (this) {
-      try (PreparedStatement ps = conn.prepareStatement(
-          "SELECT 1 FROM floe_sequences WHERE catalog_name = ? AND sequence_name = ?")) {
-        ps.setString(1, name);
-        ps.setString(2, sequence);
-        try (ResultSet rs = ps.executeQuery()) {
-          return rs.next();
-        }
-      } catch (SQLException e) {
-        throw new CatalogException("Cannot read sequence " + sequence + ": " + e.getMessage(), e);
-      }
-    }
+    return sequences.exists(sequence);
   }
 
   /** Drops a sequence; false if there was none. */
   public boolean dropSequence(String sequence) {
     checkWritable();
-    synchronized (this) {
-      try (PreparedStatement ps = conn.prepareStatement(
-          "DELETE FROM floe_sequences WHERE catalog_name = ? AND sequence_name = ?")) {
-        ps.setString(1, name);
-        ps.setString(2, sequence);
-        return ps.executeUpdate() == 1;
-      } catch (SQLException e) {
-        throw new CatalogException("Cannot drop sequence " + sequence + ": " + e.getMessage(), e);
-      }
-    }
+    return sequences.drop(sequence);
   }
 
   /**
@@ -594,135 +291,7 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
    */
   public long reserve(String sequence, int count) {
     checkWritable();
-    synchronized (this) {
-      try (PreparedStatement ps = conn.prepareStatement("UPDATE floe_sequences SET next_value = next_value + ? "
-          + "WHERE catalog_name = ? AND sequence_name = ? RETURNING next_value - ?")) {
-        ps.setInt(1, count);
-        ps.setString(2, name);
-        ps.setString(3, sequence);
-        ps.setInt(4, count);
-        try (ResultSet rs = ps.executeQuery()) {
-          if (!rs.next()) {
-            throw new CatalogException("Sequence does not exist: " + sequence, null);
-          }
-          return rs.getLong(1);
-        }
-      } catch (SQLException e) {
-        throw new CatalogException("Cannot advance sequence " + sequence + ": " + e.getMessage(), e);
-      }
-    }
-  }
-
-  @Override
-  public List<TableIdentifier> listTables(Namespace namespace) {
-    if (!namespaceExists(namespace)) {
-      throw new NoSuchNamespaceException("Namespace does not exist: %s", namespace);
-    }
-    String sql = "SELECT table_name FROM iceberg_tables WHERE catalog_name = ? AND table_namespace = ?"
-        + TABLE_FILTER + " ORDER BY table_name";
-    List<TableIdentifier> result = new ArrayList<>();
-    synchronized (this) {
-      try (PreparedStatement ps = conn.prepareStatement(sql)) {
-        ps.setString(1, name);
-        ps.setString(2, namespaceString(namespace));
-        try (ResultSet rs = ps.executeQuery()) {
-          while (rs.next()) {
-            result.add(TableIdentifier.of(namespace, rs.getString(1)));
-          }
-        }
-      } catch (SQLException e) {
-        throw new CatalogException("Cannot list tables: " + e.getMessage(), e);
-      }
-    }
-    return result;
-  }
-
-  @Override
-  public boolean dropTable(TableIdentifier id, boolean purge) {
-    checkWritable();
-    Optional<String> location = metadataLocation(id);
-    if (location.isEmpty()) {
-      return false;
-    }
-    TableMetadata last = purge ? TableMetadataParser.read(io, location.get()) : null;
-    String sql = "DELETE FROM iceberg_tables WHERE catalog_name = ? AND table_namespace = ? AND table_name = ?"
-        + TABLE_FILTER;
-    synchronized (this) {
-      try (PreparedStatement ps = conn.prepareStatement(sql)) {
-        ps.setString(1, name);
-        ps.setString(2, namespaceString(id.namespace()));
-        ps.setString(3, id.name());
-        if (ps.executeUpdate() == 0) {
-          return false;
-        }
-      } catch (SQLException e) {
-        throw new CatalogException("Cannot drop " + id + ": " + e.getMessage(), e);
-      }
-    }
-    if (last != null) {
-      CatalogUtil.dropTableData(io, last);
-      deleteLeftovers(Path.of(stripScheme(last.location())));
-      forgetDigestsUnder(Path.of(stripScheme(last.location())).toAbsolutePath().normalize().toString());
-    }
-    return true;
-  }
-
-  /** After a purge, removes what Iceberg's file lists do not name (version hint) and empty directories. */
-  private static void deleteLeftovers(Path tableDir) {
-    try {
-      Files.deleteIfExists(tableDir.resolve("metadata").resolve(VersionHint.FILE_NAME));
-      if (Files.isDirectory(tableDir)) {
-        try (var walk = Files.walk(tableDir)) {
-          walk.sorted(java.util.Comparator.reverseOrder())
-              .filter(Files::isDirectory)
-              .forEach(dir -> {
-                try (var entries = Files.list(dir)) {
-                  if (entries.findAny().isEmpty()) {
-                    Files.delete(dir);
-                  }
-                } catch (IOException e) {
-                  throw new UncheckedIOException(e);
-                }
-              });
-        }
-      }
-    } catch (IOException | UncheckedIOException e) {
-      // The table is gone from the catalog; leftover empty directories are harmless.
-    }
-  }
-
-  static String stripScheme(String location) {
-    return LocalFileIO.toPath(location).toString();
-  }
-
-  @Override
-  public void renameTable(TableIdentifier from, TableIdentifier to) {
-    checkWritable();
-    if (!namespaceExists(to.namespace())) {
-      throw new NoSuchNamespaceException("Namespace does not exist: %s", to.namespace());
-    }
-    if (metadataLocation(to).isPresent()) {
-      throw new AlreadyExistsException("Table already exists: %s", to);
-    }
-    String sql = "UPDATE iceberg_tables SET table_namespace = ?, table_name = ? WHERE catalog_name = ?"
-        + " AND table_namespace = ? AND table_name = ?" + TABLE_FILTER;
-    synchronized (this) {
-      try (PreparedStatement ps = conn.prepareStatement(sql)) {
-        ps.setString(1, namespaceString(to.namespace()));
-        ps.setString(2, to.name());
-        ps.setString(3, name);
-        ps.setString(4, namespaceString(from.namespace()));
-        ps.setString(5, from.name());
-        if (ps.executeUpdate() != 1) {
-          throw new NoSuchTableException("Table does not exist: %s", from);
-        }
-      } catch (SQLException e) {
-        if (e.getMessage() != null && e.getMessage().contains("UNIQUE")) {
-          throw new AlreadyExistsException("Table already exists: %s", to);
-        }
-        throw new CatalogException("Cannot rename " + from + ": " + e.getMessage(), e);
-      }
-    }
+    return sequences.reserve(sequence, count);
   }
 
   // ---------------------------------------------------------------- namespaces
@@ -739,47 +308,12 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
     Map<String, String> props = new LinkedHashMap<>();
     props.put("exists", "true");
     props.putAll(metadata);
-    insertProperties(namespace, props);
+    namespaces.insertProperties(namespace, props);
   }
 
   @Override
   public List<Namespace> listNamespaces(Namespace parent) {
-    Set<String> names = new TreeSet<>();
-    synchronized (this) {
-      try (PreparedStatement a = conn.prepareStatement(
-              "SELECT DISTINCT table_namespace FROM iceberg_tables WHERE catalog_name = ?");
-          PreparedStatement b = conn.prepareStatement(
-              "SELECT DISTINCT namespace FROM iceberg_namespace_properties WHERE catalog_name = ?")) {
-        for (PreparedStatement ps : List.of(a, b)) {
-          ps.setString(1, name);
-          try (ResultSet rs = ps.executeQuery()) {
-            while (rs.next()) {
-              names.add(rs.getString(1));
-            }
-          }
-        }
-      } catch (SQLException e) {
-        throw new CatalogException("Cannot list namespaces: " + e.getMessage(), e);
-      }
-    }
-    List<Namespace> result = new ArrayList<>();
-    String prefix = parent.isEmpty() ? "" : namespaceString(parent) + ".";
-    int depth = parent.levels().length + 1;
-    Set<String> seen = new TreeSet<>();
-    for (String n : names) {
-      if (!n.startsWith(prefix)) {
-        continue;
-      }
-      String[] levels = n.split("\\.");
-      if (levels.length < depth) {
-        continue;
-      }
-      String[] child = java.util.Arrays.copyOf(levels, depth);
-      if (seen.add(String.join(".", child))) {
-        result.add(Namespace.of(child));
-      }
-    }
-    return result;
+    return namespaces.children(parent);
   }
 
   @Override
@@ -787,24 +321,7 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
     if (!namespaceExists(namespace)) {
       throw new NoSuchNamespaceException("Namespace does not exist: %s", namespace);
     }
-    Map<String, String> props = new LinkedHashMap<>();
-    synchronized (this) {
-      try (PreparedStatement ps = conn.prepareStatement(
-          "SELECT property_key, property_value FROM iceberg_namespace_properties WHERE catalog_name = ? AND namespace = ?")) {
-        ps.setString(1, name);
-        ps.setString(2, namespaceString(namespace));
-        try (ResultSet rs = ps.executeQuery()) {
-          while (rs.next()) {
-            if (rs.getString(1) != null) {
-              props.put(rs.getString(1), rs.getString(2));
-            }
-          }
-        }
-      } catch (SQLException e) {
-        throw new CatalogException("Cannot load namespace " + namespace + ": " + e.getMessage(), e);
-      }
-    }
-    return props;
+    return namespaces.properties(namespace);
   }
 
   @Override
@@ -816,16 +333,7 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
     if (!listTables(namespace).isEmpty()) {
       throw new NamespaceNotEmptyException("Namespace %s is not empty", namespace);
     }
-    synchronized (this) {
-      try (PreparedStatement ps = conn.prepareStatement(
-          "DELETE FROM iceberg_namespace_properties WHERE catalog_name = ? AND namespace = ?")) {
-        ps.setString(1, name);
-        ps.setString(2, namespaceString(namespace));
-        ps.executeUpdate();
-      } catch (SQLException e) {
-        throw new CatalogException("Cannot drop namespace " + namespace + ": " + e.getMessage(), e);
-      }
-    }
+    namespaces.delete(namespace);
     return true;
   }
 
@@ -836,75 +344,20 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
       throw new NoSuchNamespaceException("Namespace does not exist: %s", namespace);
     }
     removeProperties(namespace, properties.keySet());
-    insertProperties(namespace, properties);
+    namespaces.insertProperties(namespace, properties);
     return true;
   }
 
   @Override
   public boolean removeProperties(Namespace namespace, Set<String> properties) {
     checkWritable();
-    synchronized (this) {
-      try (PreparedStatement ps = conn.prepareStatement(
-          "DELETE FROM iceberg_namespace_properties WHERE catalog_name = ? AND namespace = ? AND property_key = ?")) {
-        for (String key : properties) {
-          ps.setString(1, name);
-          ps.setString(2, namespaceString(namespace));
-          ps.setString(3, key);
-          ps.addBatch();
-        }
-        ps.executeBatch();
-      } catch (SQLException e) {
-        throw new CatalogException("Cannot update namespace " + namespace + ": " + e.getMessage(), e);
-      }
-    }
+    namespaces.removeProperties(namespace, properties);
     return true;
-  }
-
-  private void insertProperties(Namespace namespace, Map<String, String> props) {
-    synchronized (this) {
-      try (PreparedStatement ps = conn.prepareStatement(
-          "INSERT INTO iceberg_namespace_properties (catalog_name, namespace, property_key, property_value)"
-              + " VALUES (?,?,?,?)")) {
-        for (Map.Entry<String, String> e : props.entrySet()) {
-          ps.setString(1, name);
-          ps.setString(2, namespaceString(namespace));
-          ps.setString(3, e.getKey());
-          ps.setString(4, e.getValue());
-          ps.addBatch();
-        }
-        ps.executeBatch();
-      } catch (SQLException e) {
-        throw new CatalogException("Cannot write namespace " + namespace + ": " + e.getMessage(), e);
-      }
-    }
   }
 
   @Override
   public boolean namespaceExists(Namespace namespace) {
-    String ns = namespaceString(namespace);
-    synchronized (this) {
-      try (PreparedStatement a = conn.prepareStatement(
-              "SELECT 1 FROM iceberg_namespace_properties WHERE catalog_name = ? AND namespace = ? LIMIT 1");
-          PreparedStatement b = conn.prepareStatement(
-              "SELECT 1 FROM iceberg_tables WHERE catalog_name = ? AND table_namespace = ? LIMIT 1")) {
-        for (PreparedStatement ps : List.of(a, b)) {
-          ps.setString(1, name);
-          ps.setString(2, ns);
-          try (ResultSet rs = ps.executeQuery()) {
-            if (rs.next()) {
-              return true;
-            }
-          }
-        }
-        return false;
-      } catch (SQLException e) {
-        throw new CatalogException("Cannot read namespace " + namespace + ": " + e.getMessage(), e);
-      }
-    }
-  }
-
-  static String namespaceString(Namespace namespace) {
-    return String.join(".", namespace.levels());
+    return namespaces.exists(namespace);
   }
 
   private void checkWritable() {
@@ -915,13 +368,7 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
 
   @Override
   public void close() {
-    synchronized (this) {
-      try {
-        conn.close();
-      } catch (SQLException e) {
-        throw new CatalogException("Cannot close catalog: " + e.getMessage(), e);
-      }
-    }
+    db.close();
   }
 
   /** A catalog database failure (I/O, corruption, lock timeout). */

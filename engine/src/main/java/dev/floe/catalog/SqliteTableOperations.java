@@ -198,7 +198,7 @@ public final class SqliteTableOperations implements TableOperations, SwapCount {
    */
   public synchronized Prepared prepare(TableMetadata base, TableMetadata metadata) {
     String directory = metadataDirectory(metadata);
-    int version = nextVersion(base, Path.of(SqliteCatalog.stripScheme(directory)));
+    int version = nextVersion(base, Path.of(TableDirectories.stripScheme(directory)));
     String location;
     for (int attempt = 0; ; attempt++) {
       location = directory + "/" + VersionHint.metadataFileName(version);
@@ -217,7 +217,7 @@ public final class SqliteTableOperations implements TableOperations, SwapCount {
     }
     Path hint = null;
     try {
-      hint = VersionHint.prepare(Path.of(SqliteCatalog.stripScheme(directory)), version);
+      hint = VersionHint.prepare(Path.of(TableDirectories.stripScheme(directory)), version);
     } catch (RuntimeException e) {
       // The hint only helps catalog-less readers, and the next commit rewrites it.
       LOG.warn("Cannot prepare the version hint of {}: {}", id, e.getMessage());
