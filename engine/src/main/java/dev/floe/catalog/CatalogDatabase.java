@@ -63,7 +63,16 @@ final class CatalogDatabase {
     Connection conn = DriverManager.getConnection("jdbc:sqlite:" + file.toAbsolutePath(), props);
     CatalogDatabase db = new CatalogDatabase(conn, readOnly);
     if (!readOnly) {
-      db.createSchemaIfMissing();
+      try {
+        db.createSchemaIfMissing();
+      } catch (SQLException | RuntimeException e) {
+        try {
+          conn.close(); // nothing will use it: the catalog did not open
+        } catch (SQLException closing) {
+          e.addSuppressed(closing);
+        }
+        throw e;
+      }
     }
     return db;
   }
