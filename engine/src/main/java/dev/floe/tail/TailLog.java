@@ -3,7 +3,6 @@ package dev.floe.tail;
 import dev.floe.FloeException;
 import dev.floe.SqlState;
 import dev.floe.sql.Lexer;
-import dev.floe.types.TypeMapping;
 import dev.floe.write.Inserter;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -12,14 +11,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.TreeMap;
-import java.util.UUID;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
 import org.apache.iceberg.util.PropertyUtil;
-import org.duckdb.DuckDBAppender;
 import org.duckdb.DuckDBConnection;
 
 /**
@@ -116,50 +112,16 @@ public final class TailLog implements AutoCloseable {
   private String publishedMetadata;
   static final String CLAIM_FILE = "publishing";
   private final Schema schema;
-  private final int offsetIndex;
   private final RowCodec codec;
-  /** The log this process writes; null when it follows another's ({@link #tailer}). */
+  /** The log this process writes; null when it follows another's. */
   private final Wal wal;
-  private final WalTailer tailer;
-  private final Map<Integer, Schema> schemas;
   private final DuckDBConnection mirrorDuck;
   private final DuckDBConnection sealDuck;
-  private final String prefix;
   private final Object sealLock = new Object();
   private final ThreadLocal<RowCodec.Buffer> buffers = ThreadLocal.withInitial(() -> new RowCodec.Buffer(256));
-
-  // durable rows not yet in the memtable, in offset order; guarded by pending
-  private final List<Wal.Durable> pending = new ArrayList<>();
-  private volatile long durableEnd;
-  /** When the oldest row not yet sealed became durable (System.nanoTime), or 0: none. */
-  private volatile long unsealedSince;
-
-  // the memtable; guarded by this
-  private final List<Generation> generations = new ArrayList<>();
-  private final TreeMap<Long, Integer> pins = new TreeMap<>();
-  private long syncedEnd;
-  private long through;
-  private int generationCount;
+  /** The unsealed rows; guarded by this. */
+  private final Memtable memtable;
   private volatile boolean closed;
-
-  /**
-   * A DuckDB table holding the unsealed rows with offsets in [first, end), and bounds of its columns
-   * (kept as rows arrive), with which a query's filter skips it as Iceberg skips a file.
-   */
-  private static final class Generation {
-    final String name;
-    final long first;
-    long end;
-    boolean open = true;
-    final ColumnBounds bounds;
-
-    Generation(String name, long first, Schema schema) {
-      this.name = name;
-      this.first = first;
-      this.end = first;
-      this.bounds = new ColumnBounds(schema);
-    }
-  }
 
   private TailLog(Host host, Table table, Config config, Path dir, boolean readOnly) {
     this.host = host;
@@ -167,44 +129,40 @@ public final class TailLog implements AutoCloseable {
     this.dir = dir;
     this.schema = table.schema();
     this.claimed = Math.max(evicted(table), readClaim(dir));
-    this.schemas = table.schemas();
     Types.NestedField offset = schema.findField(OFFSET_COLUMN);
     if (offset == null || offset.type().typeId() != Type.TypeID.LONG) {
       throw new FloeException(SqlState.DATA_CORRUPTED, "table " + table.name() + " has a tail but no bigint column "
           + OFFSET_COLUMN);
     }
-    this.offsetIndex = schema.columns().indexOf(offset);
     this.codec = new RowCodec(logColumns(schema));
-    this.through = through(table);
-    this.syncedEnd = through;
-    this.prefix = "__floe_tail_" + UUID.randomUUID().toString().replace("-", "") + "_";
+    long through = through(table);
     this.mirrorDuck = host.connect();
     this.sealDuck = readOnly ? null : host.connect();
+    // a read-only memtable follows the log another process writes
+    this.memtable = new Memtable(this, host, schema, table.schemas(), codec, schema.columns().indexOf(offset),
+        through, readOnly ? new WalTailer(dir) : null, mirrorDuck);
     if (readOnly) {
       this.wal = null;
-      this.tailer = new WalTailer(dir);
-      this.durableEnd = through;
     } else {
-      this.tailer = null;
       List<Wal.Durable> replayed = new ArrayList<>();
       try {
         this.wal = Wal.open(dir, config.segmentBytes(), Math.max(through, start(table)), r -> {
           if (r.end() <= through) {
             return; // the table holds these rows
           }
-          replayed.add(rowsFrom(r, through));
-        }, this::durable);
+          replayed.add(memtable.rowsFrom(r, through));
+        }, memtable::durable);
       } catch (RuntimeException e) {
         closeQuietly(); // a damaged log (XX001) fails every use until it is repaired: keep no connections
         throw e;
       }
-      this.durableEnd = wal.nextOffset();
+      memtable.durableFrom(wal.nextOffset());
       if (!replayed.isEmpty()) {
-        durable(replayed);
+        memtable.durable(replayed);
       }
     }
     synchronized (this) {
-      newGeneration(through);
+      memtable.start();
     }
   }
 
@@ -215,17 +173,6 @@ public final class TailLog implements AutoCloseable {
     } catch (SQLException ignored) {
       // failing anyway
     }
-  }
-
-  /** A replayed record's rows from offset {@code from} on. */
-  private Wal.Durable rowsFrom(Wal.Record r, long from) {
-    List<Object[]> rows = decode(schemas, r);
-    long first = r.first();
-    if (first < from) {
-      rows = rows.subList((int) (from - first), rows.size());
-      first = from;
-    }
-    return new Wal.Durable(first, rows.size(), rows);
   }
 
   /**
@@ -275,34 +222,6 @@ public final class TailLog implements AutoCloseable {
     return "true".equalsIgnoreCase(properties.get(TAIL_PROPERTY));
   }
 
-  /** Rows of a replayed record, mapped from the schema it was written with to the current one. */
-  private List<Object[]> decode(Map<Integer, Schema> schemas, Wal.Record r) {
-    if (r.schemaId() == schema.schemaId()) {
-      return codec.decode(r.payload(), r.count());
-    }
-    Schema written = schemas.get(r.schemaId());
-    if (written == null) {
-      throw new FloeException(SqlState.DATA_CORRUPTED, "log record at offset " + r.first()
-          + " was written with schema " + r.schemaId() + ", which the table does not have");
-    }
-    List<Types.NestedField> from = logColumns(written);
-    List<Types.NestedField> to = logColumns(schema);
-    List<Object[]> old = new RowCodec(from).decode(r.payload(), r.count());
-    List<Object[]> rows = new ArrayList<>(old.size());
-    for (Object[] o : old) {
-      Object[] row = new Object[to.size()];
-      for (int i = 0; i < to.size(); i++) {
-        for (int j = 0; j < from.size(); j++) {
-          if (from.get(j).fieldId() == to.get(i).fieldId()) {
-            row[i] = o[j];
-          }
-        }
-      }
-      rows.add(row);
-    }
-    return rows;
-  }
-
   /** The table's schema the log was opened with. */
   public Schema schema() {
     return schema;
@@ -348,13 +267,13 @@ public final class TailLog implements AutoCloseable {
     if (buffer.array().length > 1 << 20) {
       buffers.remove(); // do not keep a large batch's buffer
     }
-    if (pendingRows > MAX_PENDING_ROWS && moving.compareAndSet(false, true)) {
+    if (memtable.pendingRows() > MAX_PENDING_ROWS && moving.compareAndSet(false, true)) {
       // Nobody has read or sealed for a while (no advancer running): the rows waiting in the JVM heap
       // move into the memtable, at the cost of this one append.
       try {
         synchronized (this) {
           if (!closed) {
-            sync();
+            memtable.sync();
           }
         }
       } finally {
@@ -367,185 +286,33 @@ public final class TailLog implements AutoCloseable {
   /** Durable rows waiting in the heap beyond which an append moves them into the memtable itself. */
   static final long MAX_PENDING_ROWS = 100_000;
   private final java.util.concurrent.atomic.AtomicBoolean moving = new java.util.concurrent.atomic.AtomicBoolean();
-  private volatile long pendingRows;
-
-  /** Called by the log, in offset order, once records are durable. */
-  private void durable(List<Wal.Durable> records) {
-    synchronized (pending) {
-      if (unsealedSince == 0) {
-        unsealedSince = System.nanoTime();
-      }
-      pending.addAll(records);
-      Wal.Durable last = records.get(records.size() - 1);
-      durableEnd = last.first() + last.count();
-      for (Wal.Durable d : records) {
-        pendingRows += d.count();
-      }
-    }
-  }
 
   /** The offset the next appended row will get. */
   public long endOffset() {
-    if (tailer != null) {
+    if (wal == null) {
       synchronized (this) {
-        sync();
+        memtable.sync();
       }
     }
-    return durableEnd;
+    return memtable.durableEnd();
   }
 
   /** Rows acknowledged but not yet in the table. */
   public long bufferedRows() {
     synchronized (this) {
-      return durableEnd - through;
+      return memtable.durableEnd() - memtable.through();
     }
   }
 
   /** The watermark as this log last committed or found it. */
   public synchronized long sealedThrough() {
-    return through;
-  }
-
-  /** Moves rows made durable since the last call into the memtable. Holding this. */
-  private void sync() {
-    if (tailer != null) {
-      follow();
-      return;
-    }
-    List<Wal.Durable> batch;
-    synchronized (pending) {
-      if (pending.isEmpty()) {
-        return;
-      }
-      batch = new ArrayList<>(pending);
-      pending.clear();
-      pendingRows = 0;
-    }
-    load(batch);
-  }
-
-  /** Read-only: takes what the writer added to the log since the last look. Holding this. */
-  private void follow() {
-    List<Wal.Record> records;
-    try {
-      records = tailer.poll(() -> through(host.table()));
-    } catch (java.io.IOException e) {
-      throw new FloeException(SqlState.IO_ERROR, "cannot read the log of this table: " + e.getMessage(), e);
-    }
-    for (Wal.Record r : records) {
-      if (r.end() <= syncedEnd) {
-        continue;
-      }
-      if (r.first() > syncedEnd) {
-        // rows between were sealed and their segments evicted before this reader saw them: the table
-        // holds them, and the memtable goes on from here
-        closeGeneration(r.first());
-      }
-      load(List.of(rowsFrom(r, syncedEnd)));
-      durableEnd = syncedEnd;
-    }
-  }
-
-  /** Ends the open generation (if it has rows) and starts the next at {@code first}. Holding this. */
-  private void closeGeneration(long first) {
-    Generation g = generations.get(generations.size() - 1);
-    if (g.end == g.first) {
-      execute("DROP TABLE memory.main." + Lexer.quoteIdentifier(g.name));
-      generations.remove(generations.size() - 1);
-    } else {
-      g.open = false;
-    }
-    newGeneration(first);
-    syncedEnd = first;
-  }
-
-  /** Appends durable rows (contiguous from {@link #syncedEnd}) to the open generation. Holding this. */
-  private void load(List<Wal.Durable> batch) {
-    Generation g = generations.get(generations.size() - 1);
-    List<Types.NestedField> columns = schema.columns();
-    try (DuckDBAppender a = mirrorDuck.createAppender("memory", "main", g.name)) {
-      for (Wal.Durable d : batch) {
-        @SuppressWarnings("unchecked")
-        List<Object[]> rows = (List<Object[]>) d.attachment();
-        long offset = d.first();
-        for (Object[] row : rows) {
-          a.beginRow();
-          int v = 0;
-          for (int c = 0; c < columns.size(); c++) {
-            Object value = c == offsetIndex ? (Object) offset : row[v++];
-            appendValue(a, columns.get(c).type(), value);
-            g.bounds.add(c, value);
-          }
-          g.bounds.row();
-          a.endRow();
-          offset++;
-        }
-      }
-      a.flush();
-    } catch (SQLException | RuntimeException e) {
-      // the memtable may hold part of the batch: it cannot be trusted, and the log is reopened from disk
-      broken();
-      throw new FloeException(SqlState.INTERNAL_ERROR, "cannot move log rows into the memtable: " + e.getMessage()
-          + "; the tail is reopened from its log", e);
-    }
-    Wal.Durable last = batch.get(batch.size() - 1);
-    syncedEnd = last.first() + last.count();
-    g.end = syncedEnd;
+    return memtable.through();
   }
 
   private void checkWritable() {
     if (wal == null) {
       throw new FloeException(SqlState.READ_ONLY_SQL_TRANSACTION, "the log is open read-only here: another "
           + "process writes it");
-    }
-  }
-
-  private static void appendValue(DuckDBAppender a, Type type, Object v) throws SQLException {
-    if (v == null) {
-      a.appendNull();
-      return;
-    }
-    switch (type.typeId()) {
-      case BOOLEAN -> a.append((boolean) (Boolean) v);
-      case INTEGER -> a.append((int) (Integer) v);
-      case LONG -> a.append((long) (Long) v);
-      case FLOAT -> a.append((float) (Float) v);
-      case DOUBLE -> a.append((double) (Double) v);
-      case DATE -> a.appendEpochDays((Integer) v);
-      case TIME -> a.appendDayMicros((Long) v);
-      case TIMESTAMP -> a.appendEpochMicros((Long) v);
-      case TIMESTAMP_NANO -> a.appendEpochNanos((Long) v);
-      case STRING -> a.append((String) v);
-      case UUID -> a.append((UUID) v);
-      case DECIMAL -> a.append((java.math.BigDecimal) v);
-      case BINARY, FIXED -> {
-        ByteBuffer b = ((ByteBuffer) v).duplicate();
-        byte[] bytes = new byte[b.remaining()];
-        b.get(bytes);
-        a.append(bytes);
-      }
-      default -> throw new IllegalStateException("unexpected type " + type);
-    }
-  }
-
-  /** Starts a memtable generation at {@code first}. Holding this. */
-  private void newGeneration(long first) {
-    String name = prefix + (generationCount++);
-    StringBuilder ddl = new StringBuilder("CREATE TABLE memory.main.").append(Lexer.quoteIdentifier(name)).append(" (");
-    List<Types.NestedField> columns = schema.columns();
-    for (int c = 0; c < columns.size(); c++) {
-      ddl.append(c > 0 ? ", " : "").append(Lexer.quoteIdentifier(columns.get(c).name())).append(' ')
-          .append(TypeMapping.duckdbType(columns.get(c).type()));
-    }
-    execute(ddl.append(')').toString());
-    generations.add(new Generation(name, first, schema));
-  }
-
-  private void execute(String sql) {
-    try (var st = mirrorDuck.createStatement()) {
-      st.execute(sql);
-    } catch (SQLException e) {
-      throw new FloeException(SqlState.INTERNAL_ERROR, "memtable: " + e.getMessage(), e);
     }
   }
 
@@ -617,8 +384,7 @@ public final class TailLog implements AutoCloseable {
           return;
         }
         released = true;
-        pins.computeIfPresent(from, (k, n) -> n == 1 ? null : n - 1);
-        dropSealedGenerations();
+        memtable.unpin(from);
       }
     }
   }
@@ -632,42 +398,7 @@ public final class TailLog implements AutoCloseable {
    */
   public synchronized java.util.Optional<Pin> pin(long from) {
     checkOpen();
-    if (tailer != null && from > through) {
-      // a reader learns the writer's seals from the snapshots it reads: older generations can go
-      through = from;
-      if (generations.get(generations.size() - 1).end > generations.get(generations.size() - 1).first) {
-        closeGeneration(syncedEnd);
-      }
-      dropSealedGenerations();
-    }
-    if (from < floor()) {
-      return java.util.Optional.empty();
-    }
-    sync();
-    long end = Math.max(syncedEnd, from);
-    List<String> tables = new ArrayList<>();
-    List<org.apache.iceberg.DataFile> bounds = new ArrayList<>();
-    for (Generation g : generations) {
-      if (g.end > from && g.first < end) {
-        tables.add(g.name);
-        bounds.add(g.bounds.asFile(g.name));
-      }
-    }
-    pins.merge(from, 1, Integer::sum);
-    return java.util.Optional.of(new Pin(from, end, tables, bounds));
-  }
-
-  /** The lowest offset the memtable still holds rows from. Holding this. */
-  private long floor() {
-    return generations.isEmpty() ? syncedEnd : generations.get(0).first;
-  }
-
-  /** Drops generations the table holds that no reader pins. Holding this. */
-  private void dropSealedGenerations() {
-    long keep = pins.isEmpty() ? through : Math.min(through, pins.firstKey());
-    while (generations.size() > 1 && !generations.get(0).open && generations.get(0).end <= keep) {
-      execute("DROP TABLE memory.main." + Lexer.quoteIdentifier(generations.remove(0).name));
-    }
+    return memtable.pin(from).map(p -> new Pin(from, p.end(), p.tables(), p.bounds()));
   }
 
   /**
@@ -685,42 +416,26 @@ public final class TailLog implements AutoCloseable {
       String sql;
       synchronized (this) {
         checkOpen();
-        from = through;
-        sync();
-        to = syncedEnd;
+        from = memtable.through();
+        memtable.sync();
+        to = memtable.syncedEnd();
         if (to == from) {
           return 0;
         }
-        long since = unsealedSince;
+        long since = memtable.unsealedSince();
         long ageMillis = since == 0 ? 0 : (System.nanoTime() - since) / 1_000_000;
         if (!flush && to - from < config.sealRows() && ageMillis < config.sealAgeMillis()) {
           return 0;
         }
         // the rows sealed stay readable from the closed generations until the commit moves the watermark
-        Generation g = generations.get(generations.size() - 1);
-        g.open = false;
-        newGeneration(to);
-        List<String> parts = new ArrayList<>();
-        for (Generation s : generations) {
-          if (s.end > from && s.first < to) {
-            parts.add("SELECT * FROM memory.main." + Lexer.quoteIdentifier(s.name) + " WHERE "
-                + Lexer.quoteIdentifier(OFFSET_COLUMN) + " >= " + from + " AND " + Lexer.quoteIdentifier(OFFSET_COLUMN)
-                + " < " + to);
-          }
-        }
-        sql = String.join(" UNION ALL ", parts);
-        // rows appended from here on are the next seal's; their age counts from now at the latest
-        synchronized (pending) {
-          unsealedSince = durableEnd > to ? System.nanoTime() : 0;
-        }
+        sql = memtable.cut(from, to);
       }
       commitSeal(from, to, sql);
       synchronized (this) {
-        through = to;
         if (stagedSince == 0) {
           stagedSince = System.nanoTime();
         }
-        dropSealedGenerations();
+        memtable.sealed(to);
       }
       return to - from;
     }
@@ -780,7 +495,7 @@ public final class TailLog implements AutoCloseable {
       try {
         seal(true);
         synchronized (this) {
-          start = through;
+          start = memtable.through();
         }
         Table table = host.table();
         checkWatermark(table, start);
@@ -790,12 +505,7 @@ public final class TailLog implements AutoCloseable {
           commitRows(table, end, written);
         }
         synchronized (this) {
-          through = end;
-          synchronized (pending) {
-            durableEnd = end;
-          }
-          closeGeneration(end);
-          dropSealedGenerations();
+          memtable.ingested(end);
         }
         return start;
       } finally {
@@ -937,7 +647,7 @@ public final class TailLog implements AutoCloseable {
     synchronized (this) {
       publishedThrough = to;
       publishedMetadata = metadata;
-      stagedSince = through > to ? System.nanoTime() : 0;
+      stagedSince = memtable.through() > to ? System.nanoTime() : 0;
     }
     return to;
   }
@@ -1025,7 +735,7 @@ public final class TailLog implements AutoCloseable {
   /** Every row with a lower offset is in the published table, as far as this process knows. */
   public synchronized long publishedThrough() {
     if (host.published().isEmpty()) {
-      return through;
+      return memtable.through();
     }
     return Math.max(publishedThrough, evicted(host.table()));
   }
@@ -1077,7 +787,7 @@ public final class TailLog implements AutoCloseable {
       publish(true);
       evict();
     }
-    return durableEnd;
+    return memtable.durableEnd();
   }
 
   /**
@@ -1168,7 +878,7 @@ public final class TailLog implements AutoCloseable {
     long t;
     synchronized (this) {
       checkOpen();
-      t = through;
+      t = memtable.through();
     }
     int segments = wal.evictBelow(t);
     if (host.published().isPresent()) {
@@ -1187,7 +897,7 @@ public final class TailLog implements AutoCloseable {
   }
 
   /** The memtable is not to be trusted: the log stops here and is opened again from disk. Holding this. */
-  private void broken() {
+  void broken() {
     stop();
   }
 
@@ -1197,14 +907,7 @@ public final class TailLog implements AutoCloseable {
     if (wal != null) {
       wal.close();
     }
-    for (Generation g : generations) {
-      try (var st = mirrorDuck.createStatement()) {
-        st.execute("DROP TABLE IF EXISTS memory.main." + Lexer.quoteIdentifier(g.name));
-      } catch (SQLException ignored) {
-        // failing or closing anyway
-      }
-    }
-    generations.clear();
+    memtable.drop();
   }
 
   /**
@@ -1213,14 +916,8 @@ public final class TailLog implements AutoCloseable {
    */
   public synchronized ColumnBounds.Summary memtableBounds() {
     checkOpen();
-    sync();
-    ColumnBounds all = new ColumnBounds(schema);
-    for (Generation g : generations) {
-      if (g.end > through) {
-        all.merge(g.bounds);
-      }
-    }
-    return all.summary();
+    memtable.sync();
+    return memtable.bounds();
   }
 
   public boolean isOpen() {
