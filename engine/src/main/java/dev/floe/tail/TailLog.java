@@ -4,7 +4,6 @@ import dev.floe.FloeException;
 import dev.floe.SqlState;
 import dev.floe.sql.Lexer;
 import dev.floe.write.Inserter;
-import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -97,30 +96,20 @@ public final class TailLog implements AutoCloseable {
   private final Host host;
   private final Config config;
   private final Path dir;
-  /**
-   * Publishing to object storage: the offset below which staged files may be in the published table
-   * (claimed in the file {@value #CLAIM_FILE} before a publish commits, so that compaction never merges
-   * them with files that are not); what this process last learned the published table holds.
-   */
-  private long claimed;
-  private long publishedThrough = -1;
-  /** When rows were first staged since the last publish (System.nanoTime), or 0. Guarded by this. */
-  private long stagedSince;
-  /** After failed publishes: how many in a row, and when an advance may try again. Guarded by this. */
-  private int publishFailures;
-  private long publishRetryAt = System.nanoTime();
-  private String publishedMetadata;
-  static final String CLAIM_FILE = "publishing";
   private final Schema schema;
   private final RowCodec codec;
   /** The log this process writes; null when it follows another's. */
   private final Wal wal;
   private final DuckDBConnection mirrorDuck;
   private final DuckDBConnection sealDuck;
-  private final Object sealLock = new Object();
+  /** One change of the table's files by this log at a time. */
+  final Object sealLock = new Object();
+  /** One publish at a time; the seal lock is held only to choose and claim the files. */
+  final Object publishLock = new Object();
   private final ThreadLocal<RowCodec.Buffer> buffers = ThreadLocal.withInitial(() -> new RowCodec.Buffer(256));
   /** The unsealed rows; guarded by this. */
   private final Memtable memtable;
+  private final Publishing publishing;
   private volatile boolean closed;
 
   private TailLog(Host host, Table table, Config config, Path dir, boolean readOnly) {
@@ -128,7 +117,7 @@ public final class TailLog implements AutoCloseable {
     this.config = config;
     this.dir = dir;
     this.schema = table.schema();
-    this.claimed = Math.max(evicted(table), readClaim(dir));
+    long claimed = Math.max(evicted(table), Publishing.readClaim(dir));
     Types.NestedField offset = schema.findField(OFFSET_COLUMN);
     if (offset == null || offset.type().typeId() != Type.TypeID.LONG) {
       throw new FloeException(SqlState.DATA_CORRUPTED, "table " + table.name() + " has a tail but no bigint column "
@@ -141,6 +130,7 @@ public final class TailLog implements AutoCloseable {
     // a read-only memtable follows the log another process writes
     this.memtable = new Memtable(this, host, schema, table.schemas(), codec, schema.columns().indexOf(offset),
         through, readOnly ? new WalTailer(dir) : null, mirrorDuck);
+    this.publishing = new Publishing(this, host, config, dir, schema, memtable, claimed);
     if (readOnly) {
       this.wal = null;
     } else {
@@ -432,9 +422,7 @@ public final class TailLog implements AutoCloseable {
       }
       commitSeal(from, to, sql);
       synchronized (this) {
-        if (stagedSince == 0) {
-          stagedSince = System.nanoTime();
-        }
+        publishing.staged();
         memtable.sealed(to);
       }
       return to - from;
@@ -465,7 +453,7 @@ public final class TailLog implements AutoCloseable {
   /**
    * Commits files of rows below {@code to} with the watermark moved to it (the committer deletes them if
    * they do not commit). Holding the seal lock, so the published-version properties the snapshot's
-   * summary repeats (which only {@link #evictPublished} moves, also under it) are as read.
+   * summary repeats (which only {@link Publishing#evict} moves, also under it) are as read.
    */
   private void commitRows(Table table, long to, Inserter.Written written) {
     Map<String, String> summary = new java.util.HashMap<>();
@@ -526,7 +514,7 @@ public final class TailLog implements AutoCloseable {
       checkOpen();
       long from;
       synchronized (this) {
-        from = host.published().isPresent() ? claimed : Long.MIN_VALUE;
+        from = host.published().isPresent() ? publishing.claimed() : Long.MIN_VALUE;
       }
       return host.compact(sealDuck, all, from);
     }
@@ -546,185 +534,7 @@ public final class TailLog implements AutoCloseable {
    */
   public long publish(boolean flush) {
     checkWritable();
-    Optional<Published> target = host.published();
-    if (target.isEmpty()) {
-      return sealedThrough();
-    }
-    synchronized (publishLock) {
-      synchronized (sealLock) {
-        checkOpen();
-        Table staging = host.table();
-        synchronized (this) {
-          if (publishedThrough >= 0 && through(staging) <= publishedThrough) {
-            return publishedThrough; // nothing staged since the last publish
-          }
-          long since = stagedSince;
-          long now = System.nanoTime();
-          if (!flush && ((since != 0 && now - since < config.publishAgeMillis() * 1_000_000)
-              || now - publishRetryAt < 0)) {
-            // let staged files settle (compaction) first; after a failure, wait before trying again
-            return Math.max(publishedThrough, evicted(staging));
-          }
-        }
-      }
-      try {
-        long published = publishStaged(target.get());
-        synchronized (this) {
-          publishFailures = 0;
-        }
-        return published;
-      } catch (RuntimeException e) {
-        synchronized (this) {
-          // a machine cut off from S3 tries again after 1, 2, 4 ... 60 s (an explicit publish at once)
-          publishRetryAt = System.nanoTime() + Math.min(60_000L, 1000L << Math.min(publishFailures++, 6)) * 1_000_000;
-        }
-        throw e;
-      }
-    }
-  }
-
-  /** One publish at a time; the seal lock is held only to choose and claim the files. */
-  private final Object publishLock = new Object();
-
-  /**
-   * Publishes what is staged (see {@link #publish}). Holding the publish lock: the requests to object
-   * storage run without the seal lock, so seals go on meanwhile. The files are chosen and claimed
-   * under it, and compaction leaves claimed files alone.
-   */
-  private long publishStaged(Published published) {
-    Table staging = host.table();
-    Table table = published.current().orElse(null);
-    if (table == null) {
-      if (staging.properties().containsKey(Published.METADATA_PROPERTY)) {
-        throw new FloeException(SqlState.DATA_CORRUPTED, "the published table " + published.location()
-            + " is gone, but " + staging.name() + " published rows to it");
-      }
-      table = published.create(staging.schema(), staging.spec(), staging.sortOrder(),
-          ((org.apache.iceberg.HasTableOperations) staging).operations().current().formatVersion(),
-          publishedProperties(staging.properties()), staging.uuid().toString());
-    } else if (!staging.properties().containsKey(Published.METADATA_PROPERTY)
-        && !staging.uuid().toString().equals(table.properties().get(Published.LOG_PROPERTY))) {
-      throw new FloeException(SqlState.DUPLICATE_TABLE, "a table is published at " + published.location()
-          + " already, by another log");
-    }
-    long at = Published.through(table);
-    long to;
-    Map<org.apache.iceberg.DataFile, Path> local = new java.util.LinkedHashMap<>();
-    synchronized (sealLock) {
-      checkOpen();
-      staging = host.table();
-      long evicted = evicted(staging);
-      synchronized (this) {
-        if (at < evicted || at > claimed) {
-          // this log published at least what its staging table let go of, and at most what its
-          // publishes claimed (committed, not yet evicted); anything else was published by another process
-          throw new FloeException(SqlState.OBJECT_NOT_IN_PREREQUISITE_STATE, "the published table "
-              + published.location() + " holds offsets below " + at + " but this log published below " + evicted
-              + ": another process publishes to it (was the log restored elsewhere?)");
-        }
-        publishedThrough = at;
-        publishedMetadata = ((org.apache.iceberg.HasTableOperations) table).operations().current()
-            .metadataFileLocation();
-      }
-      to = through(staging);
-      if (to <= at) {
-        return at;
-      }
-      for (org.apache.iceberg.DataFile f : stagedFiles(staging)) {
-        long[] range = offsets(f);
-        if (range[1] < at) {
-          continue; // published before: the next evict lets it go
-        }
-        if (range[0] < at) {
-          throw new FloeException(SqlState.DATA_CORRUPTED, "staged file " + f.location() + " holds offsets "
-              + range[0] + ".." + range[1] + " on both sides of the published watermark " + at);
-        }
-        local.put(f, dev.floe.catalog.LocalFileIO.toPath(f.location()));
-      }
-      claim(to); // from here compaction leaves these files alone, and they stay until evict
-    }
-    String metadata = published.publish(host.committer(), table, local, at, to);
-    synchronized (this) {
-      publishedThrough = to;
-      publishedMetadata = metadata;
-      stagedSince = memtable.through() > to ? System.nanoTime() : 0;
-    }
-    return to;
-  }
-
-  /** Properties the published table takes from the staging table: all but the log's own. */
-  private static Map<String, String> publishedProperties(Map<String, String> staging) {
-    Map<String, String> props = new java.util.HashMap<>();
-    staging.forEach((k, v) -> {
-      if (!k.startsWith("floe.tail.") && !k.equals(TAIL_PROPERTY)) {
-        props.put(k, v);
-      }
-    });
-    return props;
-  }
-
-  /** The data files of the staging table's current snapshot (a log's staging table has no deletes). */
-  private static List<org.apache.iceberg.DataFile> stagedFiles(Table staging) {
-    List<org.apache.iceberg.DataFile> files = new ArrayList<>();
-    if (staging.currentSnapshot() == null) {
-      return files;
-    }
-    try (var tasks = staging.newScan().useSnapshot(staging.currentSnapshot().snapshotId()).includeColumnStats()
-        .planFiles()) {
-      for (org.apache.iceberg.FileScanTask t : tasks) {
-        if (!t.deletes().isEmpty()) {
-          throw new FloeException(SqlState.DATA_CORRUPTED, "staged file " + t.file().location()
-              + " has deletes: the rows of a published log do not change");
-        }
-        files.add(t.file());
-      }
-    } catch (java.io.IOException e) {
-      throw new FloeException(SqlState.IO_ERROR, "cannot list the staged files: " + e.getMessage(), e);
-    }
-    return files;
-  }
-
-  /** The lowest and highest offset in a file, from its Iceberg metrics. */
-  private long[] offsets(org.apache.iceberg.DataFile f) {
-    int id = schema.findField(OFFSET_COLUMN).fieldId();
-    ByteBuffer lower = f.lowerBounds() == null ? null : f.lowerBounds().get(id);
-    ByteBuffer upper = f.upperBounds() == null ? null : f.upperBounds().get(id);
-    if (lower == null || upper == null) {
-      throw new FloeException(SqlState.DATA_CORRUPTED, "staged file " + f.location() + " has no bounds on "
-          + OFFSET_COLUMN);
-    }
-    return new long[] {
-        org.apache.iceberg.types.Conversions.<Long>fromByteBuffer(Types.LongType.get(), lower),
-        org.apache.iceberg.types.Conversions.<Long>fromByteBuffer(Types.LongType.get(), upper)};
-  }
-
-  /**
-   * Removes from the staging table the files whose rows the published table holds (as the last publish
-   * found it), recording the published version that holds them, in one staging commit.
-   */
-  private void evictPublished() {
-    long at;
-    String metadata;
-    synchronized (this) {
-      at = publishedThrough;
-      metadata = publishedMetadata;
-    }
-    Table staging = host.table();
-    if (metadata == null || at <= evicted(staging)) {
-      return;
-    }
-    List<org.apache.iceberg.DataFile> gone = new ArrayList<>();
-    for (org.apache.iceberg.DataFile f : stagedFiles(staging)) {
-      if (offsets(f)[1] < at) {
-        gone.add(f);
-      }
-    }
-    Map<String, String> published = Map.of(Published.EVICTED_PROPERTY, Long.toString(at),
-        Published.METADATA_PROPERTY, metadata);
-    dev.floe.commit.TableChange change = gone.isEmpty()
-        ? dev.floe.commit.TableChange.properties(published, java.util.Set.of())
-        : dev.floe.commit.TableChange.delete(gone).withSummary(published).withProperties(published, java.util.Set.of());
-    host.committer().commit(host.id(), staging, change);
+    return publishing.publish(flush);
   }
 
   /** Staging table property {@value Published#EVICTED_PROPERTY}: rows below it left for the published table. */
@@ -734,42 +544,7 @@ public final class TailLog implements AutoCloseable {
 
   /** Every row with a lower offset is in the published table, as far as this process knows. */
   public synchronized long publishedThrough() {
-    if (host.published().isEmpty()) {
-      return memtable.through();
-    }
-    return Math.max(publishedThrough, evicted(host.table()));
-  }
-
-  /** Records, durably, that staged files below {@code to} may be in the published table from now on. */
-  private void claim(long to) {
-    synchronized (this) {
-      if (to <= claimed) {
-        return;
-      }
-      claimed = to;
-    }
-    Path file = dir.resolve(CLAIM_FILE);
-    Path tmp = dir.resolve(CLAIM_FILE + ".tmp");
-    try {
-      java.nio.file.Files.writeString(tmp, Long.toString(to));
-      dev.floe.catalog.LocalFileIO.syncFile(tmp);
-      java.nio.file.Files.move(tmp, file, java.nio.file.StandardCopyOption.ATOMIC_MOVE,
-          java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-      dev.floe.catalog.LocalFileIO.syncDirectory(dir);
-    } catch (java.io.IOException e) {
-      throw new FloeException(SqlState.IO_ERROR, "cannot record a publish in " + file + ": " + e.getMessage(), e);
-    }
-  }
-
-  private static long readClaim(Path dir) {
-    try {
-      return Long.parseLong(java.nio.file.Files.readString(dir.resolve(CLAIM_FILE)).strip());
-    } catch (java.nio.file.NoSuchFileException e) {
-      return 0;
-    } catch (java.io.IOException | NumberFormatException e) {
-      throw new FloeException(SqlState.DATA_CORRUPTED, "cannot read " + dir.resolve(CLAIM_FILE) + ": "
-          + e.getMessage(), e);
-    }
+    return publishing.publishedThrough();
   }
 
   /**
@@ -803,15 +578,15 @@ public final class TailLog implements AutoCloseable {
       checkOpen();
       int expired = host.reclaim(config.graceMillis());
       Optional<Published> target = host.published();
-      boolean publishing;
+      boolean reached;
       synchronized (this) {
-        publishing = publishedThrough >= 0; // this process reached the published table
+        reached = publishing.reached(); // this process reached the published table
       }
       if (target.isPresent()) {
         // local copies of published files beyond the cache's size go, least recently used first
         target.get().io().trim(config.cacheBytes(), config.graceMillis());
       }
-      if (target.isPresent() && publishing) {
+      if (target.isPresent() && reached) {
         try {
           expired += target.get().reclaim(config.graceMillis());
         } catch (RuntimeException e) {
@@ -882,10 +657,7 @@ public final class TailLog implements AutoCloseable {
     }
     int segments = wal.evictBelow(t);
     if (host.published().isPresent()) {
-      synchronized (sealLock) {
-        checkOpen();
-        evictPublished();
-      }
+      publishing.evict();
     }
     return segments;
   }
@@ -924,7 +696,7 @@ public final class TailLog implements AutoCloseable {
     return !closed;
   }
 
-  private void checkOpen() {
+  void checkOpen() {
     if (closed) {
       throw new FloeException(SqlState.OBJECT_NOT_IN_PREREQUISITE_STATE, "the tail of this table is closed");
     }
