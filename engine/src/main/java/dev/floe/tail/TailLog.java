@@ -110,6 +110,7 @@ public final class TailLog implements AutoCloseable {
   /** The unsealed rows; guarded by this. */
   private final Memtable memtable;
   private final Publishing publishing;
+  private final Sealing sealing;
   private volatile boolean closed;
 
   private TailLog(Host host, Table table, Config config, Path dir, boolean readOnly) {
@@ -151,6 +152,7 @@ public final class TailLog implements AutoCloseable {
         memtable.durable(replayed);
       }
     }
+    this.sealing = new Sealing(this, host, config, memtable, publishing, wal, sealDuck);
     synchronized (this) {
       memtable.start();
     }
@@ -400,71 +402,7 @@ public final class TailLog implements AutoCloseable {
    */
   public long seal(boolean flush) {
     checkWritable();
-    synchronized (sealLock) {
-      long from;
-      long to;
-      String sql;
-      synchronized (this) {
-        checkOpen();
-        from = memtable.through();
-        memtable.sync();
-        to = memtable.syncedEnd();
-        if (to == from) {
-          return 0;
-        }
-        long since = memtable.unsealedSince();
-        long ageMillis = since == 0 ? 0 : (System.nanoTime() - since) / 1_000_000;
-        if (!flush && to - from < config.sealRows() && ageMillis < config.sealAgeMillis()) {
-          return 0;
-        }
-        // the rows sealed stay readable from the closed generations until the commit moves the watermark
-        sql = memtable.cut(from, to);
-      }
-      commitSeal(from, to, sql);
-      synchronized (this) {
-        publishing.staged();
-        memtable.sealed(to);
-      }
-      return to - from;
-    }
-  }
-
-  private void commitSeal(long from, long to, String rowsSql) {
-    Table table = host.table();
-    checkWatermark(table, from);
-    Inserter.Written written;
-    try {
-      written = Inserter.write(sealDuck, table, table.schema(), rowsSql, host.scratch(), -1);
-    } catch (Inserter.WriteFailure e) {
-      throw e.as("seal rows " + from + ".." + to + " of " + table.name());
-    }
-    commitRows(table, to, written);
-  }
-
-  private static void checkWatermark(Table table, long from) {
-    long tableThrough = through(table);
-    if (tableThrough != from) {
-      throw new FloeException(SqlState.OBJECT_NOT_IN_PREREQUISITE_STATE, "table " + table.name()
-          + " holds offsets below " + tableThrough + " but its tail expected " + from
-          + ": another process is sealing it");
-    }
-  }
-
-  /**
-   * Commits files of rows below {@code to} with the watermark moved to it (the committer deletes them if
-   * they do not commit). Holding the seal lock, so the published-version properties the snapshot's
-   * summary repeats (which only {@link Publishing#evict} moves, also under it) are as read.
-   */
-  private void commitRows(Table table, long to, Inserter.Written written) {
-    Map<String, String> summary = new java.util.HashMap<>();
-    summary.put(THROUGH_PROPERTY, Long.toString(to));
-    for (String k : List.of(Published.EVICTED_PROPERTY, Published.METADATA_PROPERTY)) {
-      if (table.properties().containsKey(k)) {
-        summary.put(k, table.properties().get(k)); // what time travel to this snapshot reads from S3
-      }
-    }
-    host.committer().commit(host.id(), table, dev.floe.commit.TableChange.append(written.files())
-        .withSummary(summary).withProperties(Map.of(THROUGH_PROPERTY, Long.toString(to)), java.util.Set.of()));
+    return sealing.seal(flush);
   }
 
   /**
@@ -476,30 +414,7 @@ public final class TailLog implements AutoCloseable {
    */
   public long ingest(java.util.function.LongFunction<Inserter.Written> writer) {
     checkWritable();
-    synchronized (sealLock) {
-      wal.pause();
-      long start = -1;
-      long end = -1;
-      try {
-        seal(true);
-        synchronized (this) {
-          start = memtable.through();
-        }
-        Table table = host.table();
-        checkWatermark(table, start);
-        Inserter.Written written = writer.apply(start);
-        end = start + written.rows();
-        if (written.rows() > 0) {
-          commitRows(table, end, written);
-        }
-        synchronized (this) {
-          memtable.ingested(end);
-        }
-        return start;
-      } finally {
-        wal.resume(end);
-      }
-    }
+    return sealing.ingest(writer);
   }
 
   /**
@@ -510,14 +425,7 @@ public final class TailLog implements AutoCloseable {
    */
   public int compact(boolean all) {
     checkWritable();
-    synchronized (sealLock) {
-      checkOpen();
-      long from;
-      synchronized (this) {
-        from = host.published().isPresent() ? publishing.claimed() : Long.MIN_VALUE;
-      }
-      return host.compact(sealDuck, all, from);
-    }
+    return sealing.compact(all);
   }
 
   /**
