@@ -9,7 +9,6 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.types.Type;
@@ -111,6 +110,7 @@ public final class TailLog implements AutoCloseable {
   private final Memtable memtable;
   private final Publishing publishing;
   private final Sealing sealing;
+  private final Reclaim reclaim;
   private volatile boolean closed;
 
   private TailLog(Host host, Table table, Config config, Path dir, boolean readOnly) {
@@ -153,6 +153,7 @@ public final class TailLog implements AutoCloseable {
       }
     }
     this.sealing = new Sealing(this, host, config, memtable, publishing, wal, sealDuck);
+    this.reclaim = new Reclaim(this, host, config, publishing);
     synchronized (this) {
       memtable.start();
     }
@@ -482,28 +483,7 @@ public final class TailLog implements AutoCloseable {
    */
   public int reclaim() {
     checkWritable();
-    synchronized (sealLock) {
-      checkOpen();
-      int expired = host.reclaim(config.graceMillis());
-      Optional<Published> target = host.published();
-      boolean reached;
-      synchronized (this) {
-        reached = publishing.reached(); // this process reached the published table
-      }
-      if (target.isPresent()) {
-        // local copies of published files beyond the cache's size go, least recently used first
-        target.get().io().trim(config.cacheBytes(), config.graceMillis());
-      }
-      if (target.isPresent() && reached) {
-        try {
-          expired += target.get().reclaim(config.graceMillis());
-        } catch (RuntimeException e) {
-          // object storage is away (or another writer took the table, which publish reports): the
-          // published table's old snapshots wait for the next reclaim
-        }
-      }
-      return expired;
-    }
+    return reclaim.reclaim();
   }
 
   /**
@@ -514,10 +494,7 @@ public final class TailLog implements AutoCloseable {
    */
   public int sweep() {
     checkWritable();
-    synchronized (sealLock) {
-      checkOpen();
-      return host.sweep(config.graceMillis());
-    }
+    return reclaim.sweep();
   }
 
   /**
