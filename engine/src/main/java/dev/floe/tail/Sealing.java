@@ -137,6 +137,14 @@ final class Sealing {
     }
   }
 
+  /** See {@link TailLog#sealedWhile}. */
+  <T> T sealedWhile(java.util.function.Supplier<T> change) {
+    synchronized (log.sealLock) {
+      seal(true);
+      return change.get();
+    }
+  }
+
   /** See {@link TailLog#compact}. */
   int compact(boolean all) {
     synchronized (log.sealLock) {

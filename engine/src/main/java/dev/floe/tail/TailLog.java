@@ -419,6 +419,20 @@ public final class TailLog implements AutoCloseable {
   }
 
   /**
+   * Seals every unsealed row, then runs {@code change} with none of this log's steps that change the
+   * table's files (seal, ingest, compaction, the choice of files to publish, eviction, reclaim, sweep)
+   * running until it returns: for a change the log's rows must not straddle, such as ALTER TABLE's.
+   * {@code change} may take the table's commit lock (this holds the seal lock, which comes first; see
+   * the class comment) and may close the log.
+   *
+   * @return what {@code change} returns
+   */
+  public <T> T sealedWhile(java.util.function.Supplier<T> change) {
+    checkWritable();
+    return sealing.sealedWhile(change);
+  }
+
+  /**
    * Merges runs of small sealed files into files of the table's target size; with {@code all}, every
    * run of two or more.
    *
