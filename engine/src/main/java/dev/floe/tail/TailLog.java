@@ -29,6 +29,33 @@ import org.duckdb.DuckDBConnection;
  * the table's files), one generation per seal: rows reach them from the durable log lazily, when a
  * query or seal needs them, so an append costs only its log write. A generation is dropped once the
  * table holds its rows and no reader still needs it ({@link Pin}).
+ *
+ * <p><b>Its parts.</b> This class is what callers use: it opens and closes the log, appends, pins, and
+ * runs the steps in order ({@link #advance}, {@link #retire}). {@link Memtable} holds the unsealed rows;
+ * {@link Sealing} writes them (or ingested rows) into the table's files and compacts those;
+ * {@link Publishing} publishes sealed rows to object storage and evicts them from the staging table;
+ * {@link Reclaim} deletes what no reader can still need.
+ *
+ * <p><b>Locks</b>, in the order a thread takes them: holding one, it takes only those below it.
+ * <ol>
+ *   <li>{@link #publishLock}: one publish at a time, held across the requests to object storage
+ *       ({@link Publishing#publish}).
+ *   <li>{@link #sealLock}: one change of the table's files by this log at a time, held across the
+ *       commit it makes: seal, ingest and compaction ({@link Sealing}), choosing and claiming the files
+ *       to publish and evicting published ones ({@link Publishing}), reclaim and sweep ({@link Reclaim}),
+ *       {@link #close}, and what a caller runs in {@link #sealedWhile} (ALTER TABLE).
+ *   <li>The table's commit lock ({@code commit.Committer.lock}), taken by those commits. Whoever holds
+ *       it takes no seal lock: a statement that seals the log and then commits under the commit lock
+ *       takes the seal lock first, with {@link #sealedWhile}.
+ *   <li>The log's monitor ({@code synchronized} on this object) guards the memtable (its generations,
+ *       pins and the watermark), what this process knows of the published table ({@link Publishing}'s
+ *       fields) and closing. It is held briefly: never across a commit, a Parquet write or a request to
+ *       object storage, and never while waiting for a seal or publish lock.
+ *   <li>{@code Memtable.pending}: durable rows not yet moved into the memtable. The log's flusher takes
+ *       it from {@link Wal} holding none of these, and nothing is taken while holding it.
+ * </ol>
+ * {@link Wal}'s own lock comes below the monitor: closing the log under the monitor waits for a flush
+ * in progress, which takes only {@code Memtable.pending}.
  */
 public final class TailLog implements AutoCloseable {
   /** Table property: {@code true} when the table has a tail. */
@@ -101,12 +128,12 @@ public final class TailLog implements AutoCloseable {
   private final Wal wal;
   private final DuckDBConnection mirrorDuck;
   private final DuckDBConnection sealDuck;
-  /** One change of the table's files by this log at a time. */
-  final Object sealLock = new Object();
-  /** One publish at a time; the seal lock is held only to choose and claim the files. */
+  /** One publish at a time; the seal lock is held only to choose and claim the files (see the class comment). */
   final Object publishLock = new Object();
+  /** One change of the table's files by this log at a time (see the class comment). */
+  final Object sealLock = new Object();
   private final ThreadLocal<RowCodec.Buffer> buffers = ThreadLocal.withInitial(() -> new RowCodec.Buffer(256));
-  /** The unsealed rows; guarded by this. */
+  /** The unsealed rows; guarded by the log's monitor. */
   private final Memtable memtable;
   private final Publishing publishing;
   private final Sealing sealing;
@@ -567,12 +594,15 @@ public final class TailLog implements AutoCloseable {
     return wal.segmentCount();
   }
 
-  /** The memtable is not to be trusted: the log stops here and is opened again from disk. Holding this. */
+  /**
+   * The memtable is not to be trusted: the log stops here and is opened again from disk. Holding the
+   * log's monitor.
+   */
   void broken() {
     stop();
   }
 
-  /** Stops the log and drops the memtable. Holding this. */
+  /** Stops the log and drops the memtable. Holding the log's monitor. */
   private void stop() {
     closed = true;
     if (wal != null) {
