@@ -426,15 +426,47 @@ final class Ddl {
       }
       throw FloeException.undefinedTable(id.name(), s.name().position());
     }
-    synchronized (tables.committer().lock(id)) {
-      return alterTable(s, id, found.get());
+    Table table = found.get();
+    if (!TailLog.hasTail(table) || renameOnly(s)) {
+      synchronized (tables.committer().lock(id)) {
+        return alterTable(s, id, table, false);
+      }
     }
+    // The log's rows are of the old schema: they are all sealed, and none is sealed again until the log is
+    // reopened on the new one. The log's seal lock, which ensures that, is taken before the table's commit
+    // lock, in the order the log's own seals take them (docs/ARCHITECTURE.md, "Concurrency").
+    checkAlter(s, id, table); // an ALTER that is refused seals nothing
+    return session.engine().tails().sealedWhile(id, table, () -> {
+      Result result;
+      synchronized (tables.committer().lock(id)) {
+        result = alterTable(s, id, table, true);
+      }
+      session.engine().tails().reopen(table.uuid().toString());
+      if (!TailLog.hasTail(session.engine().tables().current(id).orElseThrow())) {
+        session.engine().tails().dropped(table.uuid().toString()); // every row is sealed: the log goes
+      }
+      return result;
+    });
   }
 
-  private Result alterTable(Ast.AlterTable s, TableIdentifier id, Table table) {
+  /** Alters the table, holding its commit lock; {@code sealed}: holding its tail's seal lock, all sealed. */
+  private Result alterTable(Ast.AlterTable s, TableIdentifier id, Table table, boolean sealed) {
     table.refresh();
-    boolean tail = TailLog.hasTail(table);
-    boolean renameOnly = s.actions().stream().allMatch(a -> a instanceof RenameTable);
+    checkAlter(s, id, table);
+    if (!sealed && TailLog.hasTail(table) && !renameOnly(s)) {
+      // another ALTER TABLE gave it a tail since it was read: the log's rows were not sealed
+      throw new FloeException(SqlState.SERIALIZATION_FAILURE,
+          "could not alter table \"" + id.name() + "\": it was changed concurrently");
+    }
+    return alterTableChecked(s, id, table);
+  }
+
+  private static boolean renameOnly(Ast.AlterTable s) {
+    return s.actions().stream().allMatch(a -> a instanceof RenameTable);
+  }
+
+  /** Refuses what the table of a published log, or a tail's offset column, cannot take. */
+  private void checkAlter(Ast.AlterTable s, TableIdentifier id, Table table) {
     if (dev.floe.tail.Published.location(table.properties()).isPresent()) {
       for (AlterAction action : s.actions()) {
         if (!(action instanceof RenameTable || action instanceof SetProperties || action instanceof UnsetProperties)) {
@@ -445,22 +477,11 @@ final class Ddl {
         }
       }
     }
-    if (tail && !renameOnly) {
+    if (TailLog.hasTail(table) && !renameOnly(s)) {
       for (AlterAction action : s.actions()) {
         checkTailColumn(action, id);
       }
-      // the log's rows are of the old schema: seal them all, and reopen the log on the new one
-      session.engine().tails().flush(id, table);
-      table.refresh();
     }
-    Result result = alterTableChecked(s, id, table);
-    if (tail && !renameOnly) {
-      session.engine().tails().reopen(table.uuid().toString());
-      if (!TailLog.hasTail(session.engine().tables().current(id).orElseThrow())) {
-        session.engine().tails().dropped(table.uuid().toString()); // every row is sealed: the log goes
-      }
-    }
-    return result;
   }
 
   /**

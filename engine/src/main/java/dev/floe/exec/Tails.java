@@ -53,6 +53,16 @@ final class Tails implements AutoCloseable {
   }
 
   /**
+   * Seals every unsealed row of the table, if it has a tail, and runs {@code change} with no seal of the
+   * log running until it returns (see {@link TailLog#sealedWhile}); {@code change} may take the table's
+   * commit lock. Without a tail, just runs {@code change}.
+   */
+  <T> T sealedWhile(TableIdentifier id, Table table, java.util.function.Supplier<T> change) {
+    Optional<TailLog> log = of(id, table);
+    return log.isPresent() ? log.get().sealedWhile(change) : change.get();
+  }
+
+  /**
    * Retires the table's log (see {@link TailLog#retire}): the table keeps its rows and becomes a plain
    * table, marked with the offset the log ended at; the log's files go.
    */

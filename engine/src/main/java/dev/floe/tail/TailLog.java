@@ -3,23 +3,17 @@ package dev.floe.tail;
 import dev.floe.FloeException;
 import dev.floe.SqlState;
 import dev.floe.sql.Lexer;
-import dev.floe.types.TypeMapping;
 import dev.floe.write.Inserter;
-import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import java.util.TreeMap;
-import java.util.UUID;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
 import org.apache.iceberg.util.PropertyUtil;
-import org.duckdb.DuckDBAppender;
 import org.duckdb.DuckDBConnection;
 
 /**
@@ -35,6 +29,33 @@ import org.duckdb.DuckDBConnection;
  * the table's files), one generation per seal: rows reach them from the durable log lazily, when a
  * query or seal needs them, so an append costs only its log write. A generation is dropped once the
  * table holds its rows and no reader still needs it ({@link Pin}).
+ *
+ * <p><b>Its parts.</b> This class is what callers use: it opens and closes the log, appends, pins, and
+ * runs the steps in order ({@link #advance}, {@link #retire}). {@link Memtable} holds the unsealed rows;
+ * {@link Sealing} writes them (or ingested rows) into the table's files and compacts those;
+ * {@link Publishing} publishes sealed rows to object storage and evicts them from the staging table;
+ * {@link Reclaim} deletes what no reader can still need.
+ *
+ * <p><b>Locks</b>, in the order a thread takes them: holding one, it takes only those below it.
+ * <ol>
+ *   <li>{@link #publishLock}: one publish at a time, held across the requests to object storage
+ *       ({@link Publishing#publish}).
+ *   <li>{@link #sealLock}: one change of the table's files by this log at a time, held across the
+ *       commit it makes: seal, ingest and compaction ({@link Sealing}), choosing and claiming the files
+ *       to publish and evicting published ones ({@link Publishing}), reclaim and sweep ({@link Reclaim}),
+ *       {@link #close}, and what a caller runs in {@link #sealedWhile} (ALTER TABLE).
+ *   <li>The table's commit lock ({@code commit.Committer.lock}), taken by those commits. Whoever holds
+ *       it takes no seal lock: a statement that seals the log and then commits under the commit lock
+ *       takes the seal lock first, with {@link #sealedWhile}.
+ *   <li>The log's monitor ({@code synchronized} on this object) guards the memtable (its generations,
+ *       pins and the watermark), what this process knows of the published table ({@link Publishing}'s
+ *       fields) and closing. It is held briefly: never across a commit, a Parquet write or a request to
+ *       object storage, and never while waiting for a seal or publish lock.
+ *   <li>{@code Memtable.pending}: durable rows not yet moved into the memtable. The log's flusher takes
+ *       it from {@link Wal} holding none of these, and nothing is taken while holding it.
+ * </ol>
+ * {@link Wal}'s own lock comes below the monitor: closing the log under the monitor waits for a flush
+ * in progress, which takes only {@code Memtable.pending}.
  */
 public final class TailLog implements AutoCloseable {
   /** Table property: {@code true} when the table has a tail. */
@@ -101,110 +122,67 @@ public final class TailLog implements AutoCloseable {
   private final Host host;
   private final Config config;
   private final Path dir;
-  /**
-   * Publishing to object storage: the offset below which staged files may be in the published table
-   * (claimed in the file {@value #CLAIM_FILE} before a publish commits, so that compaction never merges
-   * them with files that are not); what this process last learned the published table holds.
-   */
-  private long claimed;
-  private long publishedThrough = -1;
-  /** When rows were first staged since the last publish (System.nanoTime), or 0. Guarded by this. */
-  private long stagedSince;
-  /** After failed publishes: how many in a row, and when an advance may try again. Guarded by this. */
-  private int publishFailures;
-  private long publishRetryAt = System.nanoTime();
-  private String publishedMetadata;
-  static final String CLAIM_FILE = "publishing";
   private final Schema schema;
-  private final int offsetIndex;
   private final RowCodec codec;
-  /** The log this process writes; null when it follows another's ({@link #tailer}). */
+  /** The log this process writes; null when it follows another's. */
   private final Wal wal;
-  private final WalTailer tailer;
-  private final Map<Integer, Schema> schemas;
   private final DuckDBConnection mirrorDuck;
   private final DuckDBConnection sealDuck;
-  private final String prefix;
-  private final Object sealLock = new Object();
+  /** One publish at a time; the seal lock is held only to choose and claim the files (see the class comment). */
+  final Object publishLock = new Object();
+  /** One change of the table's files by this log at a time (see the class comment). */
+  final Object sealLock = new Object();
   private final ThreadLocal<RowCodec.Buffer> buffers = ThreadLocal.withInitial(() -> new RowCodec.Buffer(256));
-
-  // durable rows not yet in the memtable, in offset order; guarded by pending
-  private final List<Wal.Durable> pending = new ArrayList<>();
-  private volatile long durableEnd;
-  /** When the oldest row not yet sealed became durable (System.nanoTime), or 0: none. */
-  private volatile long unsealedSince;
-
-  // the memtable; guarded by this
-  private final List<Generation> generations = new ArrayList<>();
-  private final TreeMap<Long, Integer> pins = new TreeMap<>();
-  private long syncedEnd;
-  private long through;
-  private int generationCount;
+  /** The unsealed rows; guarded by the log's monitor. */
+  private final Memtable memtable;
+  private final Publishing publishing;
+  private final Sealing sealing;
+  private final Reclaim reclaim;
   private volatile boolean closed;
-
-  /**
-   * A DuckDB table holding the unsealed rows with offsets in [first, end), and bounds of its columns
-   * (kept as rows arrive), with which a query's filter skips it as Iceberg skips a file.
-   */
-  private static final class Generation {
-    final String name;
-    final long first;
-    long end;
-    boolean open = true;
-    final ColumnBounds bounds;
-
-    Generation(String name, long first, Schema schema) {
-      this.name = name;
-      this.first = first;
-      this.end = first;
-      this.bounds = new ColumnBounds(schema);
-    }
-  }
 
   private TailLog(Host host, Table table, Config config, Path dir, boolean readOnly) {
     this.host = host;
     this.config = config;
     this.dir = dir;
     this.schema = table.schema();
-    this.claimed = Math.max(evicted(table), readClaim(dir));
-    this.schemas = table.schemas();
+    long claimed = Math.max(evicted(table), Publishing.readClaim(dir));
     Types.NestedField offset = schema.findField(OFFSET_COLUMN);
     if (offset == null || offset.type().typeId() != Type.TypeID.LONG) {
       throw new FloeException(SqlState.DATA_CORRUPTED, "table " + table.name() + " has a tail but no bigint column "
           + OFFSET_COLUMN);
     }
-    this.offsetIndex = schema.columns().indexOf(offset);
     this.codec = new RowCodec(logColumns(schema));
-    this.through = through(table);
-    this.syncedEnd = through;
-    this.prefix = "__floe_tail_" + UUID.randomUUID().toString().replace("-", "") + "_";
+    long through = through(table);
     this.mirrorDuck = host.connect();
     this.sealDuck = readOnly ? null : host.connect();
+    // a read-only memtable follows the log another process writes
+    this.memtable = new Memtable(this, host, schema, table.schemas(), codec, schema.columns().indexOf(offset),
+        through, readOnly ? new WalTailer(dir) : null, mirrorDuck);
+    this.publishing = new Publishing(this, host, config, dir, schema, memtable, claimed);
     if (readOnly) {
       this.wal = null;
-      this.tailer = new WalTailer(dir);
-      this.durableEnd = through;
     } else {
-      this.tailer = null;
       List<Wal.Durable> replayed = new ArrayList<>();
       try {
         this.wal = Wal.open(dir, config.segmentBytes(), Math.max(through, start(table)), r -> {
           if (r.end() <= through) {
             return; // the table holds these rows
           }
-          replayed.add(rowsFrom(r, through));
-        }, this::durable);
+          replayed.add(memtable.rowsFrom(r, through));
+        }, memtable::durable);
       } catch (RuntimeException e) {
         closeQuietly(); // a damaged log (XX001) fails every use until it is repaired: keep no connections
         throw e;
       }
-      this.durableEnd = wal.nextOffset();
+      memtable.durableFrom(wal.nextOffset());
       if (!replayed.isEmpty()) {
-        durable(replayed);
+        memtable.durable(replayed);
       }
     }
+    this.sealing = new Sealing(this, host, config, memtable, publishing, wal, sealDuck);
+    this.reclaim = new Reclaim(this, host, config, publishing);
     synchronized (this) {
-      newGeneration(through);
+      memtable.start();
     }
   }
 
@@ -215,17 +193,6 @@ public final class TailLog implements AutoCloseable {
     } catch (SQLException ignored) {
       // failing anyway
     }
-  }
-
-  /** A replayed record's rows from offset {@code from} on. */
-  private Wal.Durable rowsFrom(Wal.Record r, long from) {
-    List<Object[]> rows = decode(schemas, r);
-    long first = r.first();
-    if (first < from) {
-      rows = rows.subList((int) (from - first), rows.size());
-      first = from;
-    }
-    return new Wal.Durable(first, rows.size(), rows);
   }
 
   /**
@@ -275,34 +242,6 @@ public final class TailLog implements AutoCloseable {
     return "true".equalsIgnoreCase(properties.get(TAIL_PROPERTY));
   }
 
-  /** Rows of a replayed record, mapped from the schema it was written with to the current one. */
-  private List<Object[]> decode(Map<Integer, Schema> schemas, Wal.Record r) {
-    if (r.schemaId() == schema.schemaId()) {
-      return codec.decode(r.payload(), r.count());
-    }
-    Schema written = schemas.get(r.schemaId());
-    if (written == null) {
-      throw new FloeException(SqlState.DATA_CORRUPTED, "log record at offset " + r.first()
-          + " was written with schema " + r.schemaId() + ", which the table does not have");
-    }
-    List<Types.NestedField> from = logColumns(written);
-    List<Types.NestedField> to = logColumns(schema);
-    List<Object[]> old = new RowCodec(from).decode(r.payload(), r.count());
-    List<Object[]> rows = new ArrayList<>(old.size());
-    for (Object[] o : old) {
-      Object[] row = new Object[to.size()];
-      for (int i = 0; i < to.size(); i++) {
-        for (int j = 0; j < from.size(); j++) {
-          if (from.get(j).fieldId() == to.get(i).fieldId()) {
-            row[i] = o[j];
-          }
-        }
-      }
-      rows.add(row);
-    }
-    return rows;
-  }
-
   /** The table's schema the log was opened with. */
   public Schema schema() {
     return schema;
@@ -348,13 +287,13 @@ public final class TailLog implements AutoCloseable {
     if (buffer.array().length > 1 << 20) {
       buffers.remove(); // do not keep a large batch's buffer
     }
-    if (pendingRows > MAX_PENDING_ROWS && moving.compareAndSet(false, true)) {
+    if (memtable.pendingRows() > MAX_PENDING_ROWS && moving.compareAndSet(false, true)) {
       // Nobody has read or sealed for a while (no advancer running): the rows waiting in the JVM heap
       // move into the memtable, at the cost of this one append.
       try {
         synchronized (this) {
           if (!closed) {
-            sync();
+            memtable.sync();
           }
         }
       } finally {
@@ -367,185 +306,33 @@ public final class TailLog implements AutoCloseable {
   /** Durable rows waiting in the heap beyond which an append moves them into the memtable itself. */
   static final long MAX_PENDING_ROWS = 100_000;
   private final java.util.concurrent.atomic.AtomicBoolean moving = new java.util.concurrent.atomic.AtomicBoolean();
-  private volatile long pendingRows;
-
-  /** Called by the log, in offset order, once records are durable. */
-  private void durable(List<Wal.Durable> records) {
-    synchronized (pending) {
-      if (unsealedSince == 0) {
-        unsealedSince = System.nanoTime();
-      }
-      pending.addAll(records);
-      Wal.Durable last = records.get(records.size() - 1);
-      durableEnd = last.first() + last.count();
-      for (Wal.Durable d : records) {
-        pendingRows += d.count();
-      }
-    }
-  }
 
   /** The offset the next appended row will get. */
   public long endOffset() {
-    if (tailer != null) {
+    if (wal == null) {
       synchronized (this) {
-        sync();
+        memtable.sync();
       }
     }
-    return durableEnd;
+    return memtable.durableEnd();
   }
 
   /** Rows acknowledged but not yet in the table. */
   public long bufferedRows() {
     synchronized (this) {
-      return durableEnd - through;
+      return memtable.durableEnd() - memtable.through();
     }
   }
 
   /** The watermark as this log last committed or found it. */
   public synchronized long sealedThrough() {
-    return through;
-  }
-
-  /** Moves rows made durable since the last call into the memtable. Holding this. */
-  private void sync() {
-    if (tailer != null) {
-      follow();
-      return;
-    }
-    List<Wal.Durable> batch;
-    synchronized (pending) {
-      if (pending.isEmpty()) {
-        return;
-      }
-      batch = new ArrayList<>(pending);
-      pending.clear();
-      pendingRows = 0;
-    }
-    load(batch);
-  }
-
-  /** Read-only: takes what the writer added to the log since the last look. Holding this. */
-  private void follow() {
-    List<Wal.Record> records;
-    try {
-      records = tailer.poll(() -> through(host.table()));
-    } catch (java.io.IOException e) {
-      throw new FloeException(SqlState.IO_ERROR, "cannot read the log of this table: " + e.getMessage(), e);
-    }
-    for (Wal.Record r : records) {
-      if (r.end() <= syncedEnd) {
-        continue;
-      }
-      if (r.first() > syncedEnd) {
-        // rows between were sealed and their segments evicted before this reader saw them: the table
-        // holds them, and the memtable goes on from here
-        closeGeneration(r.first());
-      }
-      load(List.of(rowsFrom(r, syncedEnd)));
-      durableEnd = syncedEnd;
-    }
-  }
-
-  /** Ends the open generation (if it has rows) and starts the next at {@code first}. Holding this. */
-  private void closeGeneration(long first) {
-    Generation g = generations.get(generations.size() - 1);
-    if (g.end == g.first) {
-      execute("DROP TABLE memory.main." + Lexer.quoteIdentifier(g.name));
-      generations.remove(generations.size() - 1);
-    } else {
-      g.open = false;
-    }
-    newGeneration(first);
-    syncedEnd = first;
-  }
-
-  /** Appends durable rows (contiguous from {@link #syncedEnd}) to the open generation. Holding this. */
-  private void load(List<Wal.Durable> batch) {
-    Generation g = generations.get(generations.size() - 1);
-    List<Types.NestedField> columns = schema.columns();
-    try (DuckDBAppender a = mirrorDuck.createAppender("memory", "main", g.name)) {
-      for (Wal.Durable d : batch) {
-        @SuppressWarnings("unchecked")
-        List<Object[]> rows = (List<Object[]>) d.attachment();
-        long offset = d.first();
-        for (Object[] row : rows) {
-          a.beginRow();
-          int v = 0;
-          for (int c = 0; c < columns.size(); c++) {
-            Object value = c == offsetIndex ? (Object) offset : row[v++];
-            appendValue(a, columns.get(c).type(), value);
-            g.bounds.add(c, value);
-          }
-          g.bounds.row();
-          a.endRow();
-          offset++;
-        }
-      }
-      a.flush();
-    } catch (SQLException | RuntimeException e) {
-      // the memtable may hold part of the batch: it cannot be trusted, and the log is reopened from disk
-      broken();
-      throw new FloeException(SqlState.INTERNAL_ERROR, "cannot move log rows into the memtable: " + e.getMessage()
-          + "; the tail is reopened from its log", e);
-    }
-    Wal.Durable last = batch.get(batch.size() - 1);
-    syncedEnd = last.first() + last.count();
-    g.end = syncedEnd;
+    return memtable.through();
   }
 
   private void checkWritable() {
     if (wal == null) {
       throw new FloeException(SqlState.READ_ONLY_SQL_TRANSACTION, "the log is open read-only here: another "
           + "process writes it");
-    }
-  }
-
-  private static void appendValue(DuckDBAppender a, Type type, Object v) throws SQLException {
-    if (v == null) {
-      a.appendNull();
-      return;
-    }
-    switch (type.typeId()) {
-      case BOOLEAN -> a.append((boolean) (Boolean) v);
-      case INTEGER -> a.append((int) (Integer) v);
-      case LONG -> a.append((long) (Long) v);
-      case FLOAT -> a.append((float) (Float) v);
-      case DOUBLE -> a.append((double) (Double) v);
-      case DATE -> a.appendEpochDays((Integer) v);
-      case TIME -> a.appendDayMicros((Long) v);
-      case TIMESTAMP -> a.appendEpochMicros((Long) v);
-      case TIMESTAMP_NANO -> a.appendEpochNanos((Long) v);
-      case STRING -> a.append((String) v);
-      case UUID -> a.append((UUID) v);
-      case DECIMAL -> a.append((java.math.BigDecimal) v);
-      case BINARY, FIXED -> {
-        ByteBuffer b = ((ByteBuffer) v).duplicate();
-        byte[] bytes = new byte[b.remaining()];
-        b.get(bytes);
-        a.append(bytes);
-      }
-      default -> throw new IllegalStateException("unexpected type " + type);
-    }
-  }
-
-  /** Starts a memtable generation at {@code first}. Holding this. */
-  private void newGeneration(long first) {
-    String name = prefix + (generationCount++);
-    StringBuilder ddl = new StringBuilder("CREATE TABLE memory.main.").append(Lexer.quoteIdentifier(name)).append(" (");
-    List<Types.NestedField> columns = schema.columns();
-    for (int c = 0; c < columns.size(); c++) {
-      ddl.append(c > 0 ? ", " : "").append(Lexer.quoteIdentifier(columns.get(c).name())).append(' ')
-          .append(TypeMapping.duckdbType(columns.get(c).type()));
-    }
-    execute(ddl.append(')').toString());
-    generations.add(new Generation(name, first, schema));
-  }
-
-  private void execute(String sql) {
-    try (var st = mirrorDuck.createStatement()) {
-      st.execute(sql);
-    } catch (SQLException e) {
-      throw new FloeException(SqlState.INTERNAL_ERROR, "memtable: " + e.getMessage(), e);
     }
   }
 
@@ -617,8 +404,7 @@ public final class TailLog implements AutoCloseable {
           return;
         }
         released = true;
-        pins.computeIfPresent(from, (k, n) -> n == 1 ? null : n - 1);
-        dropSealedGenerations();
+        memtable.unpin(from);
       }
     }
   }
@@ -632,42 +418,7 @@ public final class TailLog implements AutoCloseable {
    */
   public synchronized java.util.Optional<Pin> pin(long from) {
     checkOpen();
-    if (tailer != null && from > through) {
-      // a reader learns the writer's seals from the snapshots it reads: older generations can go
-      through = from;
-      if (generations.get(generations.size() - 1).end > generations.get(generations.size() - 1).first) {
-        closeGeneration(syncedEnd);
-      }
-      dropSealedGenerations();
-    }
-    if (from < floor()) {
-      return java.util.Optional.empty();
-    }
-    sync();
-    long end = Math.max(syncedEnd, from);
-    List<String> tables = new ArrayList<>();
-    List<org.apache.iceberg.DataFile> bounds = new ArrayList<>();
-    for (Generation g : generations) {
-      if (g.end > from && g.first < end) {
-        tables.add(g.name);
-        bounds.add(g.bounds.asFile(g.name));
-      }
-    }
-    pins.merge(from, 1, Integer::sum);
-    return java.util.Optional.of(new Pin(from, end, tables, bounds));
-  }
-
-  /** The lowest offset the memtable still holds rows from. Holding this. */
-  private long floor() {
-    return generations.isEmpty() ? syncedEnd : generations.get(0).first;
-  }
-
-  /** Drops generations the table holds that no reader pins. Holding this. */
-  private void dropSealedGenerations() {
-    long keep = pins.isEmpty() ? through : Math.min(through, pins.firstKey());
-    while (generations.size() > 1 && !generations.get(0).open && generations.get(0).end <= keep) {
-      execute("DROP TABLE memory.main." + Lexer.quoteIdentifier(generations.remove(0).name));
-    }
+    return memtable.pin(from).map(p -> new Pin(from, p.end(), p.tables(), p.bounds()));
   }
 
   /**
@@ -679,89 +430,7 @@ public final class TailLog implements AutoCloseable {
    */
   public long seal(boolean flush) {
     checkWritable();
-    synchronized (sealLock) {
-      long from;
-      long to;
-      String sql;
-      synchronized (this) {
-        checkOpen();
-        from = through;
-        sync();
-        to = syncedEnd;
-        if (to == from) {
-          return 0;
-        }
-        long since = unsealedSince;
-        long ageMillis = since == 0 ? 0 : (System.nanoTime() - since) / 1_000_000;
-        if (!flush && to - from < config.sealRows() && ageMillis < config.sealAgeMillis()) {
-          return 0;
-        }
-        // the rows sealed stay readable from the closed generations until the commit moves the watermark
-        Generation g = generations.get(generations.size() - 1);
-        g.open = false;
-        newGeneration(to);
-        List<String> parts = new ArrayList<>();
-        for (Generation s : generations) {
-          if (s.end > from && s.first < to) {
-            parts.add("SELECT * FROM memory.main." + Lexer.quoteIdentifier(s.name) + " WHERE "
-                + Lexer.quoteIdentifier(OFFSET_COLUMN) + " >= " + from + " AND " + Lexer.quoteIdentifier(OFFSET_COLUMN)
-                + " < " + to);
-          }
-        }
-        sql = String.join(" UNION ALL ", parts);
-        // rows appended from here on are the next seal's; their age counts from now at the latest
-        synchronized (pending) {
-          unsealedSince = durableEnd > to ? System.nanoTime() : 0;
-        }
-      }
-      commitSeal(from, to, sql);
-      synchronized (this) {
-        through = to;
-        if (stagedSince == 0) {
-          stagedSince = System.nanoTime();
-        }
-        dropSealedGenerations();
-      }
-      return to - from;
-    }
-  }
-
-  private void commitSeal(long from, long to, String rowsSql) {
-    Table table = host.table();
-    checkWatermark(table, from);
-    Inserter.Written written;
-    try {
-      written = Inserter.write(sealDuck, table, table.schema(), rowsSql, host.scratch(), -1);
-    } catch (Inserter.WriteFailure e) {
-      throw e.as("seal rows " + from + ".." + to + " of " + table.name());
-    }
-    commitRows(table, to, written);
-  }
-
-  private static void checkWatermark(Table table, long from) {
-    long tableThrough = through(table);
-    if (tableThrough != from) {
-      throw new FloeException(SqlState.OBJECT_NOT_IN_PREREQUISITE_STATE, "table " + table.name()
-          + " holds offsets below " + tableThrough + " but its tail expected " + from
-          + ": another process is sealing it");
-    }
-  }
-
-  /**
-   * Commits files of rows below {@code to} with the watermark moved to it (the committer deletes them if
-   * they do not commit). Holding the seal lock, so the published-version properties the snapshot's
-   * summary repeats (which only {@link #evictPublished} moves, also under it) are as read.
-   */
-  private void commitRows(Table table, long to, Inserter.Written written) {
-    Map<String, String> summary = new java.util.HashMap<>();
-    summary.put(THROUGH_PROPERTY, Long.toString(to));
-    for (String k : List.of(Published.EVICTED_PROPERTY, Published.METADATA_PROPERTY)) {
-      if (table.properties().containsKey(k)) {
-        summary.put(k, table.properties().get(k)); // what time travel to this snapshot reads from S3
-      }
-    }
-    host.committer().commit(host.id(), table, dev.floe.commit.TableChange.append(written.files())
-        .withSummary(summary).withProperties(Map.of(THROUGH_PROPERTY, Long.toString(to)), java.util.Set.of()));
+    return sealing.seal(flush);
   }
 
   /**
@@ -773,35 +442,21 @@ public final class TailLog implements AutoCloseable {
    */
   public long ingest(java.util.function.LongFunction<Inserter.Written> writer) {
     checkWritable();
-    synchronized (sealLock) {
-      wal.pause();
-      long start = -1;
-      long end = -1;
-      try {
-        seal(true);
-        synchronized (this) {
-          start = through;
-        }
-        Table table = host.table();
-        checkWatermark(table, start);
-        Inserter.Written written = writer.apply(start);
-        end = start + written.rows();
-        if (written.rows() > 0) {
-          commitRows(table, end, written);
-        }
-        synchronized (this) {
-          through = end;
-          synchronized (pending) {
-            durableEnd = end;
-          }
-          closeGeneration(end);
-          dropSealedGenerations();
-        }
-        return start;
-      } finally {
-        wal.resume(end);
-      }
-    }
+    return sealing.ingest(writer);
+  }
+
+  /**
+   * Seals every unsealed row, then runs {@code change} with none of this log's steps that change the
+   * table's files (seal, ingest, compaction, the choice of files to publish, eviction, reclaim, sweep)
+   * running until it returns: for a change the log's rows must not straddle, such as ALTER TABLE's.
+   * {@code change} may take the table's commit lock (this holds the seal lock, which comes first; see
+   * the class comment) and may close the log.
+   *
+   * @return what {@code change} returns
+   */
+  public <T> T sealedWhile(java.util.function.Supplier<T> change) {
+    checkWritable();
+    return sealing.sealedWhile(change);
   }
 
   /**
@@ -812,14 +467,7 @@ public final class TailLog implements AutoCloseable {
    */
   public int compact(boolean all) {
     checkWritable();
-    synchronized (sealLock) {
-      checkOpen();
-      long from;
-      synchronized (this) {
-        from = host.published().isPresent() ? claimed : Long.MIN_VALUE;
-      }
-      return host.compact(sealDuck, all, from);
-    }
+    return sealing.compact(all);
   }
 
   /**
@@ -836,185 +484,7 @@ public final class TailLog implements AutoCloseable {
    */
   public long publish(boolean flush) {
     checkWritable();
-    Optional<Published> target = host.published();
-    if (target.isEmpty()) {
-      return sealedThrough();
-    }
-    synchronized (publishLock) {
-      synchronized (sealLock) {
-        checkOpen();
-        Table staging = host.table();
-        synchronized (this) {
-          if (publishedThrough >= 0 && through(staging) <= publishedThrough) {
-            return publishedThrough; // nothing staged since the last publish
-          }
-          long since = stagedSince;
-          long now = System.nanoTime();
-          if (!flush && ((since != 0 && now - since < config.publishAgeMillis() * 1_000_000)
-              || now - publishRetryAt < 0)) {
-            // let staged files settle (compaction) first; after a failure, wait before trying again
-            return Math.max(publishedThrough, evicted(staging));
-          }
-        }
-      }
-      try {
-        long published = publishStaged(target.get());
-        synchronized (this) {
-          publishFailures = 0;
-        }
-        return published;
-      } catch (RuntimeException e) {
-        synchronized (this) {
-          // a machine cut off from S3 tries again after 1, 2, 4 ... 60 s (an explicit publish at once)
-          publishRetryAt = System.nanoTime() + Math.min(60_000L, 1000L << Math.min(publishFailures++, 6)) * 1_000_000;
-        }
-        throw e;
-      }
-    }
-  }
-
-  /** One publish at a time; the seal lock is held only to choose and claim the files. */
-  private final Object publishLock = new Object();
-
-  /**
-   * Publishes what is staged (see {@link #publish}). Holding the publish lock: the requests to object
-   * storage run without the seal lock, so seals go on meanwhile. The files are chosen and claimed
-   * under it, and compaction leaves claimed files alone.
-   */
-  private long publishStaged(Published published) {
-    Table staging = host.table();
-    Table table = published.current().orElse(null);
-    if (table == null) {
-      if (staging.properties().containsKey(Published.METADATA_PROPERTY)) {
-        throw new FloeException(SqlState.DATA_CORRUPTED, "the published table " + published.location()
-            + " is gone, but " + staging.name() + " published rows to it");
-      }
-      table = published.create(staging.schema(), staging.spec(), staging.sortOrder(),
-          ((org.apache.iceberg.HasTableOperations) staging).operations().current().formatVersion(),
-          publishedProperties(staging.properties()), staging.uuid().toString());
-    } else if (!staging.properties().containsKey(Published.METADATA_PROPERTY)
-        && !staging.uuid().toString().equals(table.properties().get(Published.LOG_PROPERTY))) {
-      throw new FloeException(SqlState.DUPLICATE_TABLE, "a table is published at " + published.location()
-          + " already, by another log");
-    }
-    long at = Published.through(table);
-    long to;
-    Map<org.apache.iceberg.DataFile, Path> local = new java.util.LinkedHashMap<>();
-    synchronized (sealLock) {
-      checkOpen();
-      staging = host.table();
-      long evicted = evicted(staging);
-      synchronized (this) {
-        if (at < evicted || at > claimed) {
-          // this log published at least what its staging table let go of, and at most what its
-          // publishes claimed (committed, not yet evicted); anything else was published by another process
-          throw new FloeException(SqlState.OBJECT_NOT_IN_PREREQUISITE_STATE, "the published table "
-              + published.location() + " holds offsets below " + at + " but this log published below " + evicted
-              + ": another process publishes to it (was the log restored elsewhere?)");
-        }
-        publishedThrough = at;
-        publishedMetadata = ((org.apache.iceberg.HasTableOperations) table).operations().current()
-            .metadataFileLocation();
-      }
-      to = through(staging);
-      if (to <= at) {
-        return at;
-      }
-      for (org.apache.iceberg.DataFile f : stagedFiles(staging)) {
-        long[] range = offsets(f);
-        if (range[1] < at) {
-          continue; // published before: the next evict lets it go
-        }
-        if (range[0] < at) {
-          throw new FloeException(SqlState.DATA_CORRUPTED, "staged file " + f.location() + " holds offsets "
-              + range[0] + ".." + range[1] + " on both sides of the published watermark " + at);
-        }
-        local.put(f, dev.floe.catalog.LocalFileIO.toPath(f.location()));
-      }
-      claim(to); // from here compaction leaves these files alone, and they stay until evict
-    }
-    String metadata = published.publish(host.committer(), table, local, at, to);
-    synchronized (this) {
-      publishedThrough = to;
-      publishedMetadata = metadata;
-      stagedSince = through > to ? System.nanoTime() : 0;
-    }
-    return to;
-  }
-
-  /** Properties the published table takes from the staging table: all but the log's own. */
-  private static Map<String, String> publishedProperties(Map<String, String> staging) {
-    Map<String, String> props = new java.util.HashMap<>();
-    staging.forEach((k, v) -> {
-      if (!k.startsWith("floe.tail.") && !k.equals(TAIL_PROPERTY)) {
-        props.put(k, v);
-      }
-    });
-    return props;
-  }
-
-  /** The data files of the staging table's current snapshot (a log's staging table has no deletes). */
-  private static List<org.apache.iceberg.DataFile> stagedFiles(Table staging) {
-    List<org.apache.iceberg.DataFile> files = new ArrayList<>();
-    if (staging.currentSnapshot() == null) {
-      return files;
-    }
-    try (var tasks = staging.newScan().useSnapshot(staging.currentSnapshot().snapshotId()).includeColumnStats()
-        .planFiles()) {
-      for (org.apache.iceberg.FileScanTask t : tasks) {
-        if (!t.deletes().isEmpty()) {
-          throw new FloeException(SqlState.DATA_CORRUPTED, "staged file " + t.file().location()
-              + " has deletes: the rows of a published log do not change");
-        }
-        files.add(t.file());
-      }
-    } catch (java.io.IOException e) {
-      throw new FloeException(SqlState.IO_ERROR, "cannot list the staged files: " + e.getMessage(), e);
-    }
-    return files;
-  }
-
-  /** The lowest and highest offset in a file, from its Iceberg metrics. */
-  private long[] offsets(org.apache.iceberg.DataFile f) {
-    int id = schema.findField(OFFSET_COLUMN).fieldId();
-    ByteBuffer lower = f.lowerBounds() == null ? null : f.lowerBounds().get(id);
-    ByteBuffer upper = f.upperBounds() == null ? null : f.upperBounds().get(id);
-    if (lower == null || upper == null) {
-      throw new FloeException(SqlState.DATA_CORRUPTED, "staged file " + f.location() + " has no bounds on "
-          + OFFSET_COLUMN);
-    }
-    return new long[] {
-        org.apache.iceberg.types.Conversions.<Long>fromByteBuffer(Types.LongType.get(), lower),
-        org.apache.iceberg.types.Conversions.<Long>fromByteBuffer(Types.LongType.get(), upper)};
-  }
-
-  /**
-   * Removes from the staging table the files whose rows the published table holds (as the last publish
-   * found it), recording the published version that holds them, in one staging commit.
-   */
-  private void evictPublished() {
-    long at;
-    String metadata;
-    synchronized (this) {
-      at = publishedThrough;
-      metadata = publishedMetadata;
-    }
-    Table staging = host.table();
-    if (metadata == null || at <= evicted(staging)) {
-      return;
-    }
-    List<org.apache.iceberg.DataFile> gone = new ArrayList<>();
-    for (org.apache.iceberg.DataFile f : stagedFiles(staging)) {
-      if (offsets(f)[1] < at) {
-        gone.add(f);
-      }
-    }
-    Map<String, String> published = Map.of(Published.EVICTED_PROPERTY, Long.toString(at),
-        Published.METADATA_PROPERTY, metadata);
-    dev.floe.commit.TableChange change = gone.isEmpty()
-        ? dev.floe.commit.TableChange.properties(published, java.util.Set.of())
-        : dev.floe.commit.TableChange.delete(gone).withSummary(published).withProperties(published, java.util.Set.of());
-    host.committer().commit(host.id(), staging, change);
+    return publishing.publish(flush);
   }
 
   /** Staging table property {@value Published#EVICTED_PROPERTY}: rows below it left for the published table. */
@@ -1024,42 +494,7 @@ public final class TailLog implements AutoCloseable {
 
   /** Every row with a lower offset is in the published table, as far as this process knows. */
   public synchronized long publishedThrough() {
-    if (host.published().isEmpty()) {
-      return through;
-    }
-    return Math.max(publishedThrough, evicted(host.table()));
-  }
-
-  /** Records, durably, that staged files below {@code to} may be in the published table from now on. */
-  private void claim(long to) {
-    synchronized (this) {
-      if (to <= claimed) {
-        return;
-      }
-      claimed = to;
-    }
-    Path file = dir.resolve(CLAIM_FILE);
-    Path tmp = dir.resolve(CLAIM_FILE + ".tmp");
-    try {
-      java.nio.file.Files.writeString(tmp, Long.toString(to));
-      dev.floe.catalog.LocalFileIO.syncFile(tmp);
-      java.nio.file.Files.move(tmp, file, java.nio.file.StandardCopyOption.ATOMIC_MOVE,
-          java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-      dev.floe.catalog.LocalFileIO.syncDirectory(dir);
-    } catch (java.io.IOException e) {
-      throw new FloeException(SqlState.IO_ERROR, "cannot record a publish in " + file + ": " + e.getMessage(), e);
-    }
-  }
-
-  private static long readClaim(Path dir) {
-    try {
-      return Long.parseLong(java.nio.file.Files.readString(dir.resolve(CLAIM_FILE)).strip());
-    } catch (java.nio.file.NoSuchFileException e) {
-      return 0;
-    } catch (java.io.IOException | NumberFormatException e) {
-      throw new FloeException(SqlState.DATA_CORRUPTED, "cannot read " + dir.resolve(CLAIM_FILE) + ": "
-          + e.getMessage(), e);
-    }
+    return publishing.publishedThrough();
   }
 
   /**
@@ -1077,7 +512,7 @@ public final class TailLog implements AutoCloseable {
       publish(true);
       evict();
     }
-    return durableEnd;
+    return memtable.durableEnd();
   }
 
   /**
@@ -1089,28 +524,7 @@ public final class TailLog implements AutoCloseable {
    */
   public int reclaim() {
     checkWritable();
-    synchronized (sealLock) {
-      checkOpen();
-      int expired = host.reclaim(config.graceMillis());
-      Optional<Published> target = host.published();
-      boolean publishing;
-      synchronized (this) {
-        publishing = publishedThrough >= 0; // this process reached the published table
-      }
-      if (target.isPresent()) {
-        // local copies of published files beyond the cache's size go, least recently used first
-        target.get().io().trim(config.cacheBytes(), config.graceMillis());
-      }
-      if (target.isPresent() && publishing) {
-        try {
-          expired += target.get().reclaim(config.graceMillis());
-        } catch (RuntimeException e) {
-          // object storage is away (or another writer took the table, which publish reports): the
-          // published table's old snapshots wait for the next reclaim
-        }
-      }
-      return expired;
-    }
+    return reclaim.reclaim();
   }
 
   /**
@@ -1121,10 +535,7 @@ public final class TailLog implements AutoCloseable {
    */
   public int sweep() {
     checkWritable();
-    synchronized (sealLock) {
-      checkOpen();
-      return host.sweep(config.graceMillis());
-    }
+    return reclaim.sweep();
   }
 
   /**
@@ -1168,14 +579,11 @@ public final class TailLog implements AutoCloseable {
     long t;
     synchronized (this) {
       checkOpen();
-      t = through;
+      t = memtable.through();
     }
     int segments = wal.evictBelow(t);
     if (host.published().isPresent()) {
-      synchronized (sealLock) {
-        checkOpen();
-        evictPublished();
-      }
+      publishing.evict();
     }
     return segments;
   }
@@ -1186,25 +594,21 @@ public final class TailLog implements AutoCloseable {
     return wal.segmentCount();
   }
 
-  /** The memtable is not to be trusted: the log stops here and is opened again from disk. Holding this. */
-  private void broken() {
+  /**
+   * The memtable is not to be trusted: the log stops here and is opened again from disk. Holding the
+   * log's monitor.
+   */
+  void broken() {
     stop();
   }
 
-  /** Stops the log and drops the memtable. Holding this. */
+  /** Stops the log and drops the memtable. Holding the log's monitor. */
   private void stop() {
     closed = true;
     if (wal != null) {
       wal.close();
     }
-    for (Generation g : generations) {
-      try (var st = mirrorDuck.createStatement()) {
-        st.execute("DROP TABLE IF EXISTS memory.main." + Lexer.quoteIdentifier(g.name));
-      } catch (SQLException ignored) {
-        // failing or closing anyway
-      }
-    }
-    generations.clear();
+    memtable.drop();
   }
 
   /**
@@ -1213,21 +617,15 @@ public final class TailLog implements AutoCloseable {
    */
   public synchronized ColumnBounds.Summary memtableBounds() {
     checkOpen();
-    sync();
-    ColumnBounds all = new ColumnBounds(schema);
-    for (Generation g : generations) {
-      if (g.end > through) {
-        all.merge(g.bounds);
-      }
-    }
-    return all.summary();
+    memtable.sync();
+    return memtable.bounds();
   }
 
   public boolean isOpen() {
     return !closed;
   }
 
-  private void checkOpen() {
+  void checkOpen() {
     if (closed) {
       throw new FloeException(SqlState.OBJECT_NOT_IN_PREREQUISITE_STATE, "the tail of this table is closed");
     }

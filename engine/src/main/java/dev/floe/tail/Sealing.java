@@ -1,0 +1,159 @@
+package dev.floe.tail;
+
+import dev.floe.FloeException;
+import dev.floe.SqlState;
+import dev.floe.write.Inserter;
+import java.util.List;
+import java.util.Map;
+import org.apache.iceberg.Table;
+import org.duckdb.DuckDBConnection;
+
+/**
+ * A tail's way into the table's files (see {@link TailLog#seal}, {@link TailLog#ingest},
+ * {@link TailLog#compact}): unsealed rows written as Parquet and committed with the watermark moved past
+ * them; rows ingested straight into files with the next offsets; small sealed files merged.
+ *
+ * <p><b>Locks.</b> Each of these holds the log's seal lock throughout, so the log changes the table's
+ * files one step at a time, and takes the table's commit lock inside it (by committing); the log's
+ * monitor only briefly, to read and move the memtable's state, never across a commit.
+ */
+final class Sealing {
+  private final TailLog log;
+  private final TailLog.Host host;
+  private final TailLog.Config config;
+  private final Memtable memtable;
+  private final Publishing publishing;
+  /** The log, to hold appends back while an ingest takes offsets. */
+  private final Wal wal;
+  /** The connection seals and compactions write files with. */
+  private final DuckDBConnection duck;
+
+  Sealing(TailLog log, TailLog.Host host, TailLog.Config config, Memtable memtable, Publishing publishing,
+      Wal wal, DuckDBConnection duck) {
+    this.log = log;
+    this.host = host;
+    this.config = config;
+    this.memtable = memtable;
+    this.publishing = publishing;
+    this.wal = wal;
+    this.duck = duck;
+  }
+
+  /** See {@link TailLog#seal}. */
+  long seal(boolean flush) {
+    synchronized (log.sealLock) {
+      long from;
+      long to;
+      String sql;
+      synchronized (log) {
+        log.checkOpen();
+        from = memtable.through();
+        memtable.sync();
+        to = memtable.syncedEnd();
+        if (to == from) {
+          return 0;
+        }
+        long since = memtable.unsealedSince();
+        long ageMillis = since == 0 ? 0 : (System.nanoTime() - since) / 1_000_000;
+        if (!flush && to - from < config.sealRows() && ageMillis < config.sealAgeMillis()) {
+          return 0;
+        }
+        // the rows sealed stay readable from the closed generations until the commit moves the watermark
+        sql = memtable.cut(from, to);
+      }
+      commitSeal(from, to, sql);
+      synchronized (log) {
+        publishing.staged();
+        memtable.sealed(to);
+      }
+      return to - from;
+    }
+  }
+
+  private void commitSeal(long from, long to, String rowsSql) {
+    Table table = host.table();
+    checkWatermark(table, from);
+    Inserter.Written written;
+    try {
+      written = Inserter.write(duck, table, table.schema(), rowsSql, host.scratch(), -1);
+    } catch (Inserter.WriteFailure e) {
+      throw e.as("seal rows " + from + ".." + to + " of " + table.name());
+    }
+    commitRows(table, to, written);
+  }
+
+  private static void checkWatermark(Table table, long from) {
+    long tableThrough = TailLog.through(table);
+    if (tableThrough != from) {
+      throw new FloeException(SqlState.OBJECT_NOT_IN_PREREQUISITE_STATE, "table " + table.name()
+          + " holds offsets below " + tableThrough + " but its tail expected " + from
+          + ": another process is sealing it");
+    }
+  }
+
+  /**
+   * Commits files of rows below {@code to} with the watermark moved to it (the committer deletes them if
+   * they do not commit). Holding the seal lock, so the published-version properties the snapshot's
+   * summary repeats (which only {@link Publishing#evict} moves, also under it) are as read.
+   */
+  private void commitRows(Table table, long to, Inserter.Written written) {
+    Map<String, String> summary = new java.util.HashMap<>();
+    summary.put(TailLog.THROUGH_PROPERTY, Long.toString(to));
+    for (String k : List.of(Published.EVICTED_PROPERTY, Published.METADATA_PROPERTY)) {
+      if (table.properties().containsKey(k)) {
+        summary.put(k, table.properties().get(k)); // what time travel to this snapshot reads from S3
+      }
+    }
+    host.committer().commit(host.id(), table, dev.floe.commit.TableChange.append(written.files())
+        .withSummary(summary)
+        .withProperties(Map.of(TailLog.THROUGH_PROPERTY, Long.toString(to)), java.util.Set.of()));
+  }
+
+  /** See {@link TailLog#ingest}. */
+  long ingest(java.util.function.LongFunction<Inserter.Written> writer) {
+    synchronized (log.sealLock) {
+      wal.pause();
+      long start = -1;
+      long end = -1;
+      try {
+        seal(true);
+        synchronized (log) {
+          start = memtable.through();
+        }
+        Table table = host.table();
+        checkWatermark(table, start);
+        Inserter.Written written = writer.apply(start);
+        end = start + written.rows();
+        if (written.rows() > 0) {
+          commitRows(table, end, written);
+        }
+        synchronized (log) {
+          memtable.ingested(end);
+        }
+        return start;
+      } finally {
+        wal.resume(end);
+      }
+    }
+  }
+
+  /** See {@link TailLog#sealedWhile}. */
+  <T> T sealedWhile(java.util.function.Supplier<T> change) {
+    synchronized (log.sealLock) {
+      seal(true);
+      return change.get();
+    }
+  }
+
+  /** See {@link TailLog#compact}. */
+  int compact(boolean all) {
+    synchronized (log.sealLock) {
+      log.checkOpen();
+      long from;
+      synchronized (log) {
+        from = host.published().isPresent() ? publishing.claimed() : Long.MIN_VALUE;
+      }
+      return host.compact(duck, all, from);
+    }
+  }
+}
