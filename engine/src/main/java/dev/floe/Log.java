@@ -74,10 +74,10 @@ public final class Log {
     String withClause() {
       StringBuilder with = new StringBuilder("'floe.tail.seal-rows' = '" + sealRows + "', 'floe.tail.seal-age-ms' = '"
           + sealAgeMillis + "', 'floe.tail.segment-bytes' = '" + segmentBytes + "'"
-          + (startOffset > 0 ? ", '" + TailLog.START_PROPERTY + "' = '" + startOffset + "'" : ""));
+          + (startOffset > 0 ? ", '" + FloeProperties.TAIL_START + "' = '" + startOffset + "'" : ""));
       if (publishTo != null) {
         with.append(", publish_to = ").append(Lexer.quoteString(publishTo));
-        storage.forEach((k, v) -> with.append(", ").append(Lexer.quoteString(dev.floe.tail.Published.STORAGE_PREFIX + k))
+        storage.forEach((k, v) -> with.append(", ").append(Lexer.quoteString(FloeProperties.PUBLISH_STORAGE_PREFIX + k))
             .append(" = ").append(Lexer.quoteString(v)));
       }
       return with.toString();

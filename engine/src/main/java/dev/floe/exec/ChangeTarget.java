@@ -1,5 +1,6 @@
 package dev.floe.exec;
 
+import dev.floe.FloeProperties;
 import dev.floe.Column;
 import dev.floe.FloeException;
 import dev.floe.SqlState;
@@ -52,7 +53,7 @@ record ChangeTarget(TableIdentifier id, Table live, Schema schema, List<Column> 
         throw FloeException.syntax("multiple assignments to same column \"" + col.name() + "\"", assign.position());
       }
       if (assign.value().isPresent()
-          && "always".equals(live.properties().get(Ddl.IDENTITY_PROPERTY + col.fieldId()))) {
+          && "always".equals(live.properties().get(FloeProperties.COLUMN_IDENTITY + col.fieldId()))) {
         throw new FloeException(SqlState.GENERATED_ALWAYS, "column \"" + col.name() + "\" can only be updated to "
             + "DEFAULT", "Column \"" + col.name() + "\" is an identity column defined as GENERATED ALWAYS.", null,
             assign.position(), null);

@@ -1,5 +1,6 @@
 package dev.floe.exec;
 
+import dev.floe.FloeProperties;
 import dev.floe.Column;
 import dev.floe.FloeException;
 import dev.floe.Result;
@@ -36,7 +37,7 @@ public final class CopyFrom implements AutoCloseable {
       target = probe.columns();
     }
     boolean tail = columnsAsWritten.isEmpty() && session.tableInfo(table)
-        .map(t -> "true".equals(t.properties().get(dev.floe.tail.TailLog.TAIL_PROPERTY))).orElse(false);
+        .map(t -> "true".equals(t.properties().get(FloeProperties.TAIL))).orElse(false);
     if (tail) {
       // as PostgreSQL leaves generated columns out of COPY's default list: the tail numbers its rows
       target = target.stream().filter(c -> !c.name().equals(dev.floe.tail.TailLog.OFFSET_COLUMN)).toList();

@@ -1,5 +1,6 @@
 package dev.floe.exec;
 
+import dev.floe.FloeProperties;
 import dev.floe.FloeException;
 import dev.floe.Result;
 import dev.floe.SqlState;
@@ -141,9 +142,6 @@ final class Ddl {
     return schema + "." + parts.get(parts.size() - 1);
   }
 
-  /** Table property marking an identity column: {@value}{@code <field id>} = always | by default. */
-  static final String IDENTITY_PROPERTY = "floe.column-identity.";
-
   /** CREATE TABLE with column definitions (CREATE TABLE AS is in {@link Inserts}). */
   Result createTable(Ast.CreateTable s) {
     TableIdentifier id = tables.require(s.name(), session.currentSchema());
@@ -185,9 +183,9 @@ final class Ddl {
         // serial / identity: the default is the next value of the column's own sequence
         String sequence = id.namespace() + "." + id.name() + "_" + c.name() + "_seq";
         sequences.add(sequence);
-        props.put(Inserts.DEFAULT_PROPERTY + fieldId, Sequences.nextValueSql(sequence));
+        props.put(FloeProperties.COLUMN_DEFAULT + fieldId, Sequences.nextValueSql(sequence));
         if (!c.identity().get().equals("serial")) {
-          props.put(IDENTITY_PROPERTY + fieldId, c.identity().get());
+          props.put(FloeProperties.COLUMN_IDENTITY + fieldId, c.identity().get());
         }
       } else if (c.defaultSql().isPresent()) {
         if (formatVersion >= 3 && session.constants().isConstant(c.defaultSql().get())) {
@@ -196,17 +194,17 @@ final class Ddl {
         } else {
           // now(), gen_random_uuid(), or a v1/v2 table: an expression Floe evaluates for each row it writes
           checkDefaultExpression(c, type);
-          props.put(Inserts.DEFAULT_PROPERTY + fieldId, c.defaultSql().get());
+          props.put(FloeProperties.COLUMN_DEFAULT + fieldId, c.defaultSql().get());
         }
       }
       fields.add(f.build());
       if (TypeMapping.needsDeclaredType(c.type())) {
-        props.put(TypeMapping.declaredTypeProperty(fieldId), TypeMapping.declaredTypeText(c.type()));
+        props.put(FloeProperties.columnSqlType(fieldId), TypeMapping.declaredTypeText(c.type()));
       }
       fieldId++;
     }
     if (dev.floe.tail.Published.location(props).isPresent() || props.keySet().stream()
-        .anyMatch(k -> k.startsWith(dev.floe.tail.Published.STORAGE_PREFIX))) {
+        .anyMatch(k -> k.startsWith(FloeProperties.PUBLISH_STORAGE_PREFIX))) {
       if (!TailLog.hasTail(props) || dev.floe.tail.Published.location(props).isEmpty()) {
         throw new FloeException(SqlState.INVALID_PARAMETER_VALUE, "publish_to and its storage properties are "
             + "for a table with a tail: WITH (tail = true, publish_to = 's3://bucket/path')", null, null,
@@ -608,7 +606,7 @@ final class Ddl {
       update.commit();
       if (TypeMapping.needsDeclaredType(c.type())) {
         int newId = txn.table().schema().findField(c.name()).fieldId();
-        txn.updateProperties().set(TypeMapping.declaredTypeProperty(newId), TypeMapping.declaredTypeText(c.type()))
+        txn.updateProperties().set(FloeProperties.columnSqlType(newId), TypeMapping.declaredTypeText(c.type()))
             .commit();
       }
     } else if (action instanceof DropColumn d) {
@@ -624,7 +622,7 @@ final class Ddl {
         }
       }
       txn.updateSchema().deleteColumn(f.name()).commit();
-      String declared = TypeMapping.declaredTypeProperty(f.fieldId());
+      String declared = FloeProperties.columnSqlType(f.fieldId());
       if (txn.table().properties().containsKey(declared)) {
         txn.updateProperties().remove(declared).commit();
       }
@@ -638,7 +636,7 @@ final class Ddl {
     } else if (action instanceof AlterColumnType t) {
       Types.NestedField f = field(schema, t.name(), id, t.position(), false);
       SqlType current = TypeMapping.fromIceberg(f.type(),
-          Optional.ofNullable(txn.table().properties().get(TypeMapping.declaredTypeProperty(f.fieldId()))));
+          Optional.ofNullable(txn.table().properties().get(FloeProperties.columnSqlType(f.fieldId()))));
       Type target = TypeMapping.toIceberg(t.type());
       boolean sameStorage = target.equals(f.type());
       if (!sameStorage && !widens(f.type(), target)) {
@@ -654,7 +652,7 @@ final class Ddl {
       if (!sameStorage) {
         txn.updateSchema().updateColumn(f.name(), target.asPrimitiveType()).commit();
       }
-      String declared = TypeMapping.declaredTypeProperty(f.fieldId());
+      String declared = FloeProperties.columnSqlType(f.fieldId());
       UpdateProperties props = txn.updateProperties();
       if (TypeMapping.needsDeclaredType(t.type())) {
         props.set(declared, TypeMapping.declaredTypeText(t.type()));
@@ -706,8 +704,8 @@ final class Ddl {
       }
       for (String key : options.properties().keySet()) {
         boolean publishing = dev.floe.tail.Published.location(table.properties()).isPresent();
-        if (key.startsWith(dev.floe.tail.Published.LOCATION_PROPERTY) || key.startsWith(dev.floe.tail.Published.STORAGE_PREFIX)
-            || (publishing && key.equals(TailLog.TAIL_PROPERTY) && !TailLog.hasTail(options.properties()))) {
+        if (key.startsWith(FloeProperties.PUBLISH_TO) || key.startsWith(FloeProperties.PUBLISH_STORAGE_PREFIX)
+            || (publishing && key.equals(FloeProperties.TAIL) && !TailLog.hasTail(options.properties()))) {
           throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "cannot set \"" + key + "\" of table \"" + id.name()
               + "\": where and how a log publishes is set when it is created", null,
               publishing ? "Log.retire() publishes every row and ends the log." : null, 0, null);
@@ -724,7 +722,7 @@ final class Ddl {
     } else if (action instanceof UnsetProperties u) {
       UpdateProperties update = txn.updateProperties();
       for (String key : u.keys()) {
-        if (key.startsWith("floe.tail.publish") && txn.table().properties().containsKey(key)) {
+        if (key.startsWith(FloeProperties.PUBLISH_PREFIX) && txn.table().properties().containsKey(key)) {
           throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "cannot reset \"" + key + "\" of table \""
               + id.name() + "\": where and how a log publishes is set when it is created");
         }
@@ -735,7 +733,7 @@ final class Ddl {
           throw new FloeException(SqlState.UNDEFINED_OBJECT, "table \"" + id.name() + "\" has no property \"" + key
               + "\"");
         }
-        if (key.toLowerCase(Locale.ROOT).startsWith("floe.column.")) {
+        if (key.toLowerCase(Locale.ROOT).startsWith(FloeProperties.COLUMN_PREFIX)) {
           throw new FloeException(SqlState.INVALID_PARAMETER_VALUE, "property \"" + key + "\" is managed by Floe");
         }
         update.remove(key);

@@ -1,5 +1,6 @@
 package dev.floe.exec;
 
+import dev.floe.FloeProperties;
 import dev.floe.FloeConfig;
 import dev.floe.FloeException;
 import dev.floe.SnapshotInfo;
@@ -345,7 +346,7 @@ public final class Engine implements AutoCloseable {
           + " is not a log's table: it has no bigint column " + dev.floe.tail.TailLog.OFFSET_COLUMN);
     }
     long reached = dev.floe.tail.TailLog.through(table);
-    for (String key : List.of(dev.floe.tail.TailLog.RETIRED_PROPERTY, dev.floe.tail.TailLog.START_PROPERTY)) {
+    for (String key : List.of(FloeProperties.TAIL_RETIRED, FloeProperties.TAIL_START)) {
       reached = Math.max(reached, org.apache.iceberg.util.PropertyUtil.propertyAsLong(table.properties(), key, 0));
     }
     Object max = fileBounds(id).columns().get(dev.floe.tail.TailLog.OFFSET_COLUMN).upper();
@@ -354,10 +355,10 @@ public final class Engine implements AutoCloseable {
     }
     long start = Math.addExact(reached, window);
     committer.commit(id, table, dev.floe.commit.TableChange.properties(java.util.Map.of(
-        dev.floe.tail.TailLog.TAIL_PROPERTY, "true",
-        dev.floe.tail.TailLog.START_PROPERTY, Long.toString(start),
-        dev.floe.tail.TailLog.THROUGH_PROPERTY, Long.toString(start)), java.util.Set.of(
-        dev.floe.tail.TailLog.RETIRED_PROPERTY)));
+        FloeProperties.TAIL, "true",
+        FloeProperties.TAIL_START, Long.toString(start),
+        FloeProperties.TAIL_THROUGH, Long.toString(start)), java.util.Set.of(
+        FloeProperties.TAIL_RETIRED)));
     return id;
   }
 
@@ -412,15 +413,15 @@ public final class Engine implements AutoCloseable {
       }
       long start = Math.addExact(reached, window);
       java.util.Map<String, String> props = new java.util.HashMap<>(pub.properties());
-      props.keySet().removeIf(k -> k.startsWith("floe.tail.") || k.equals(org.apache.iceberg.TableProperties.COMMIT_NUM_RETRIES)
+      props.keySet().removeIf(k -> k.startsWith(FloeProperties.TAIL_PREFIX) || k.equals(org.apache.iceberg.TableProperties.COMMIT_NUM_RETRIES)
           || k.startsWith("write.metadata."));
-      props.put(dev.floe.tail.TailLog.TAIL_PROPERTY, "true");
-      props.put(dev.floe.tail.Published.LOCATION_PROPERTY, published.location());
-      storage.forEach((k, v) -> props.put(dev.floe.tail.Published.STORAGE_PREFIX + k, v));
-      props.put(dev.floe.tail.TailLog.START_PROPERTY, Long.toString(start));
-      props.put(dev.floe.tail.TailLog.THROUGH_PROPERTY, Long.toString(start));
-      props.put(dev.floe.tail.Published.EVICTED_PROPERTY, Long.toString(at));
-      props.put(dev.floe.tail.Published.METADATA_PROPERTY,
+      props.put(FloeProperties.TAIL, "true");
+      props.put(FloeProperties.PUBLISH_TO, published.location());
+      storage.forEach((k, v) -> props.put(FloeProperties.PUBLISH_STORAGE_PREFIX + k, v));
+      props.put(FloeProperties.TAIL_START, Long.toString(start));
+      props.put(FloeProperties.TAIL_THROUGH, Long.toString(start));
+      props.put(FloeProperties.PUBLISHED_THROUGH, Long.toString(at));
+      props.put(FloeProperties.PUBLISHED_METADATA,
           ((org.apache.iceberg.HasTableOperations) pub).operations().current().metadataFileLocation());
       String tableLocation = tables.catalog().newTableLocation(id);
       org.apache.iceberg.TableMetadata staging = org.apache.iceberg.TableMetadata.buildFromEmpty(

@@ -1,5 +1,6 @@
 package dev.floe.exec;
 
+import dev.floe.FloeProperties;
 import dev.floe.Column;
 import dev.floe.FloeException;
 import dev.floe.Result;
@@ -129,7 +130,7 @@ final class Inserts {
     Map<String, String> provided = new HashMap<>();
     for (int k = 0; k < targets.size(); k++) {
       Column target = targets.get(k);
-      String identity = table.properties().get(Ddl.IDENTITY_PROPERTY + target.fieldId());
+      String identity = table.properties().get(FloeProperties.COLUMN_IDENTITY + target.fieldId());
       if (identity != null && s.overriding().equals(Optional.of("user"))) {
         continue; // OVERRIDING USER VALUE: the given values are ignored, the sequence supplies them
       }
@@ -263,7 +264,7 @@ final class Inserts {
       }
       fields.add(Types.NestedField.optional(k + 1, name, TypeMapping.toIceberg(type)));
       if (TypeMapping.needsDeclaredType(type)) {
-        props.put(TypeMapping.declaredTypeProperty(k + 1), TypeMapping.declaredTypeText(type));
+        props.put(FloeProperties.columnSqlType(k + 1), TypeMapping.declaredTypeText(type));
       }
     }
     SessionContext.checkTableColumns(fields.size());
@@ -460,18 +461,10 @@ final class Inserts {
     };
   }
 
-  /**
-   * Table property holding a column's DEFAULT expression when it is not an Iceberg default (it is not a
-   * constant, such as {@code now()} or {@code gen_random_uuid()}, or the table is format version 1 or 2):
-   * {@value #DEFAULT_PROPERTY}{@code <field id>}. Floe evaluates it for each row it writes; other engines
-   * do not know it.
-   */
-  public static final String DEFAULT_PROPERTY = "floe.column-default.";
-
   /** The expression a column's default is, unevaluated (a property's text, or the Iceberg write default). */
   static String rawDefault(Schema schema, java.util.Map<String, String> properties, Column c) {
     Types.NestedField f = schema.findField(c.fieldId());
-    String expression = properties.get(DEFAULT_PROPERTY + c.fieldId());
+    String expression = properties.get(FloeProperties.COLUMN_DEFAULT + c.fieldId());
     if (expression != null) {
       return "(" + expression + ")";
     }

@@ -1,5 +1,6 @@
 package dev.floe.exec;
 
+import dev.floe.FloeProperties;
 import dev.floe.Column;
 import dev.floe.FloeException;
 import dev.floe.SqlState;
@@ -364,7 +365,7 @@ final class PgCatalog {
     }
     Map<Integer, String> defaults = new HashMap<>();
     for (Types.NestedField f : t.schema().columns()) {
-      String expression = t.properties().get(Inserts.DEFAULT_PROPERTY + f.fieldId());
+      String expression = t.properties().get(FloeProperties.COLUMN_DEFAULT + f.fieldId());
       if (expression != null) {
         // a serial column's default, as PostgreSQL shows it
         defaults.put(f.fieldId(), expression.replaceAll("^" + Sequences.FUNCTION + "\\('(.*)'\\)$",

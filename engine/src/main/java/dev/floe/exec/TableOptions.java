@@ -1,5 +1,6 @@
 package dev.floe.exec;
 
+import dev.floe.FloeProperties;
 import dev.floe.FloeException;
 import dev.floe.SqlState;
 import dev.floe.sql.Ast.PartitionField;
@@ -81,13 +82,13 @@ record TableOptions(Map<String, String> properties, List<PartitionField> partiti
           sortedBy = Optional.of(fields);
         }
         case "location" -> location = Optional.of(scalar(key, value));
-        case "publish_to" -> props.put(dev.floe.tail.Published.LOCATION_PROPERTY, scalar(key, value));
-        case "tail", dev.floe.tail.TailLog.TAIL_PROPERTY -> {
+        case "publish_to" -> props.put(FloeProperties.PUBLISH_TO, scalar(key, value));
+        case "tail", FloeProperties.TAIL -> {
           String v = scalar(key, value).toLowerCase(Locale.ROOT);
           if (!v.equals("true") && !v.equals("false")) {
             throw bad(value, "tail must be true or false, not " + v);
           }
-          props.put(dev.floe.tail.TailLog.TAIL_PROPERTY, v);
+          props.put(FloeProperties.TAIL, v);
         }
         case "format", "write.format.default" -> {
           String v = scalar(key, value);

@@ -1,5 +1,6 @@
 package dev.floe.exec;
 
+import dev.floe.FloeProperties;
 import dev.floe.FloeException;
 import dev.floe.SqlState;
 import dev.floe.tail.Published;
@@ -71,8 +72,8 @@ final class Tails implements AutoCloseable {
         "table \"" + id.name() + "\" has no tail"));
     long end = log.retire();
     Table live = engine.tables().current(id).orElseThrow(() -> FloeException.undefinedTable(id.name()));
-    engine.committer().commit(id, live, dev.floe.commit.TableChange.properties(Map.of(TailLog.TAIL_PROPERTY,
-        "false", TailLog.RETIRED_PROPERTY, Long.toString(end)), java.util.Set.of()));
+    engine.committer().commit(id, live, dev.floe.commit.TableChange.properties(Map.of(FloeProperties.TAIL,
+        "false", FloeProperties.TAIL_RETIRED, Long.toString(end)), java.util.Set.of()));
     dropped(table.uuid().toString());
     return end;
   }
@@ -263,10 +264,10 @@ final class Tails implements AutoCloseable {
     if (historic && snapshot.isPresent()) {
       for (org.apache.iceberg.Snapshot s = snapshot.get(); s != null && metadata == null;
           s = s.parentId() == null ? null : table.snapshot(s.parentId())) {
-        metadata = s.summary().get(Published.METADATA_PROPERTY);
+        metadata = s.summary().get(FloeProperties.PUBLISHED_METADATA);
       }
     } else {
-      metadata = table.properties().get(Published.METADATA_PROPERTY);
+      metadata = table.properties().get(FloeProperties.PUBLISHED_METADATA);
     }
     return metadata == null ? Optional.empty() : Optional.of(p.get().at(metadata));
   }

@@ -1,5 +1,6 @@
 package dev.floe.tail;
 
+import dev.floe.FloeProperties;
 import dev.floe.FloeException;
 import dev.floe.SqlState;
 import dev.floe.catalog.CachedFileIO;
@@ -50,19 +51,6 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
  * the network, and only the data files a query cannot skip are fetched.
  */
 public final class Published implements AutoCloseable {
-  /** Staging table property: the {@code s3://} location of the published table. */
-  public static final String LOCATION_PROPERTY = "floe.tail.publish-to";
-  /** Staging table properties with this prefix configure the object store (S3FileIO properties). */
-  public static final String STORAGE_PREFIX = "floe.tail.publish.";
-  /**
-   * Staging table property (and snapshot summary): rows with lower offsets were published and left
-   * the staging table; the published table holds them at {@link #METADATA_PROPERTY}.
-   */
-  public static final String EVICTED_PROPERTY = "floe.tail.published";
-  /** Staging table property (and snapshot summary): the published metadata file holding those rows. */
-  public static final String METADATA_PROPERTY = "floe.tail.published-metadata";
-  /** Published table property: the UUID of the staging table whose log publishes to it. */
-  public static final String LOG_PROPERTY = "floe.tail.log";
   private static final Set<String> CREDENTIALS = Set.of("s3.access-key-id", "s3.secret-access-key",
       "s3.session-token", "client.credentials-provider", "rest.access-key-id", "rest.secret-access-key",
       "rest.session-token");
@@ -143,15 +131,15 @@ public final class Published implements AutoCloseable {
   public static Map<String, String> storage(Map<String, String> tableProperties) {
     Map<String, String> storage = new HashMap<>();
     tableProperties.forEach((k, v) -> {
-      if (k.startsWith(STORAGE_PREFIX)) {
-        storage.put(k.substring(STORAGE_PREFIX.length()), v);
+      if (k.startsWith(FloeProperties.PUBLISH_STORAGE_PREFIX)) {
+        storage.put(k.substring(FloeProperties.PUBLISH_STORAGE_PREFIX.length()), v);
       }
     });
     return storage;
   }
 
   public static Optional<String> location(Map<String, String> tableProperties) {
-    return Optional.ofNullable(tableProperties.get(LOCATION_PROPERTY)).filter(s -> !s.isBlank());
+    return Optional.ofNullable(tableProperties.get(FloeProperties.PUBLISH_TO)).filter(s -> !s.isBlank());
   }
 
   private static String stripSlash(String l) {
@@ -192,8 +180,8 @@ public final class Published implements AutoCloseable {
   public synchronized Table create(Schema schema, PartitionSpec spec, SortOrder order, int formatVersion,
       Map<String, String> properties, String stagingUuid) {
     Map<String, String> props = new HashMap<>(properties);
-    props.put(LOG_PROPERTY, stagingUuid);
-    props.put(TailLog.THROUGH_PROPERTY, "0");
+    props.put(FloeProperties.PUBLISHED_LOG, stagingUuid);
+    props.put(FloeProperties.TAIL_THROUGH, "0");
     // a conflict means another writer: it must be seen, not retried over
     props.put(TableProperties.COMMIT_NUM_RETRIES, "0");
     props.put(TableProperties.METADATA_DELETE_AFTER_COMMIT_ENABLED, "true");
@@ -215,7 +203,7 @@ public final class Published implements AutoCloseable {
 
   /** The published table's watermark: every row with a lower offset is in it. */
   public static long through(Table table) {
-    return PropertyUtil.propertyAsLong(table.properties(), TailLog.THROUGH_PROPERTY, 0);
+    return PropertyUtil.propertyAsLong(table.properties(), FloeProperties.TAIL_THROUGH, 0);
   }
 
   /**
@@ -248,7 +236,7 @@ public final class Published implements AutoCloseable {
     }
     // No lock: this publish, synchronized on the published table, is its one writer here. The uploads
     // stay if the commit fails: the next publish uploads the same names again.
-    Map<String, String> through = Map.of(TailLog.THROUGH_PROPERTY, Long.toString(to));
+    Map<String, String> through = Map.of(FloeProperties.TAIL_THROUGH, Long.toString(to));
     try {
       committer.commit(null, table, dev.floe.commit.TableChange.append(uploaded).withWritten(List.of())
           .withSummary(through).withProperties(through, Set.of()));

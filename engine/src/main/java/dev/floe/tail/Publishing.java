@@ -1,5 +1,6 @@
 package dev.floe.tail;
 
+import dev.floe.FloeProperties;
 import dev.floe.FloeException;
 import dev.floe.SqlState;
 import java.nio.ByteBuffer;
@@ -142,15 +143,15 @@ final class Publishing {
     Table staging = host.table();
     Table table = published.current().orElse(null);
     if (table == null) {
-      if (staging.properties().containsKey(Published.METADATA_PROPERTY)) {
+      if (staging.properties().containsKey(FloeProperties.PUBLISHED_METADATA)) {
         throw new FloeException(SqlState.DATA_CORRUPTED, "the published table " + published.location()
             + " is gone, but " + staging.name() + " published rows to it");
       }
       table = published.create(staging.schema(), staging.spec(), staging.sortOrder(),
           ((org.apache.iceberg.HasTableOperations) staging).operations().current().formatVersion(),
           publishedProperties(staging.properties()), staging.uuid().toString());
-    } else if (!staging.properties().containsKey(Published.METADATA_PROPERTY)
-        && !staging.uuid().toString().equals(table.properties().get(Published.LOG_PROPERTY))) {
+    } else if (!staging.properties().containsKey(FloeProperties.PUBLISHED_METADATA)
+        && !staging.uuid().toString().equals(table.properties().get(FloeProperties.PUBLISHED_LOG))) {
       throw new FloeException(SqlState.DUPLICATE_TABLE, "a table is published at " + published.location()
           + " already, by another log");
     }
@@ -203,7 +204,7 @@ final class Publishing {
   private static Map<String, String> publishedProperties(Map<String, String> staging) {
     Map<String, String> props = new java.util.HashMap<>();
     staging.forEach((k, v) -> {
-      if (!k.startsWith("floe.tail.") && !k.equals(TailLog.TAIL_PROPERTY)) {
+      if (!k.startsWith(FloeProperties.TAIL_PREFIX) && !k.equals(FloeProperties.TAIL)) {
         props.put(k, v);
       }
     });
@@ -266,8 +267,8 @@ final class Publishing {
         gone.add(f);
       }
     }
-    Map<String, String> published = Map.of(Published.EVICTED_PROPERTY, Long.toString(at),
-        Published.METADATA_PROPERTY, metadata);
+    Map<String, String> published = Map.of(FloeProperties.PUBLISHED_THROUGH, Long.toString(at),
+        FloeProperties.PUBLISHED_METADATA, metadata);
     dev.floe.commit.TableChange change = gone.isEmpty()
         ? dev.floe.commit.TableChange.properties(published, java.util.Set.of())
         : dev.floe.commit.TableChange.delete(gone).withSummary(published).withProperties(published, java.util.Set.of());

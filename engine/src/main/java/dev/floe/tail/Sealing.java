@@ -1,5 +1,6 @@
 package dev.floe.tail;
 
+import dev.floe.FloeProperties;
 import dev.floe.FloeException;
 import dev.floe.SqlState;
 import dev.floe.write.Inserter;
@@ -98,15 +99,15 @@ final class Sealing {
    */
   private void commitRows(Table table, long to, Inserter.Written written) {
     Map<String, String> summary = new java.util.HashMap<>();
-    summary.put(TailLog.THROUGH_PROPERTY, Long.toString(to));
-    for (String k : List.of(Published.EVICTED_PROPERTY, Published.METADATA_PROPERTY)) {
+    summary.put(FloeProperties.TAIL_THROUGH, Long.toString(to));
+    for (String k : List.of(FloeProperties.PUBLISHED_THROUGH, FloeProperties.PUBLISHED_METADATA)) {
       if (table.properties().containsKey(k)) {
         summary.put(k, table.properties().get(k)); // what time travel to this snapshot reads from S3
       }
     }
     host.committer().commit(host.id(), table, dev.floe.commit.TableChange.append(written.files())
         .withSummary(summary)
-        .withProperties(Map.of(TailLog.THROUGH_PROPERTY, Long.toString(to)), java.util.Set.of()));
+        .withProperties(Map.of(FloeProperties.TAIL_THROUGH, Long.toString(to)), java.util.Set.of()));
   }
 
   /** See {@link TailLog#ingest}. */

@@ -1,5 +1,6 @@
 package dev.floe.tail;
 
+import dev.floe.FloeProperties;
 import dev.floe.FloeException;
 import dev.floe.SqlState;
 import dev.floe.sql.Lexer;
@@ -20,7 +21,7 @@ import org.duckdb.DuckDBConnection;
  * The durable tail of one table (docs/tail.md): rows appended to a write-ahead log ({@link Wal}) and
  * acknowledged once it is fsynced, readable at once, and sealed into the table's Parquet files later.
  *
- * <p><b>Tiers and watermarks.</b> Every row gets an offset. The table property {@value #THROUGH_PROPERTY}
+ * <p><b>Tiers and watermarks.</b> Every row gets an offset. The table property {@value FloeProperties#TAIL_THROUGH}
  * says which offsets the table holds: all below it. It moves only in the commit that adds the sealed
  * files, so a reader that read a table snapshot with watermark {@code T} takes exactly the unsealed
  * rows with offsets from {@code T} on: every row once, whatever seals happen meanwhile.
@@ -58,12 +59,6 @@ import org.duckdb.DuckDBConnection;
  * in progress, which takes only {@code Memtable.pending}.
  */
 public final class TailLog implements AutoCloseable {
-  /** Table property: {@code true} when the table has a tail. */
-  public static final String TAIL_PROPERTY = "floe.tail";
-  /** Table property: every row with a lower offset is in the table's files (or was deleted there). */
-  public static final String THROUGH_PROPERTY = "floe.tail.through";
-  /** Table property: the first offset this log may hand out (a successor's or a restore's start). */
-  public static final String START_PROPERTY = "floe.tail.start-offset";
   /** The column holding each row's offset. */
   public static final String OFFSET_COLUMN = "_offset";
 
@@ -77,12 +72,12 @@ public final class TailLog implements AutoCloseable {
 
     static Config of(Map<String, String> properties) {
       return new Config(
-          PropertyUtil.propertyAsLong(properties, "floe.tail.segment-bytes", DEFAULT.segmentBytes),
-          PropertyUtil.propertyAsLong(properties, "floe.tail.seal-rows", DEFAULT.sealRows),
-          PropertyUtil.propertyAsLong(properties, "floe.tail.seal-age-ms", DEFAULT.sealAgeMillis),
-          PropertyUtil.propertyAsLong(properties, "floe.tail.grace-ms", DEFAULT.graceMillis),
-          PropertyUtil.propertyAsLong(properties, "floe.tail.cache-bytes", DEFAULT.cacheBytes),
-          PropertyUtil.propertyAsLong(properties, "floe.tail.publish-age-ms", DEFAULT.publishAgeMillis));
+          PropertyUtil.propertyAsLong(properties, FloeProperties.TAIL_SEGMENT_BYTES, DEFAULT.segmentBytes),
+          PropertyUtil.propertyAsLong(properties, FloeProperties.TAIL_SEAL_ROWS, DEFAULT.sealRows),
+          PropertyUtil.propertyAsLong(properties, FloeProperties.TAIL_SEAL_AGE_MS, DEFAULT.sealAgeMillis),
+          PropertyUtil.propertyAsLong(properties, FloeProperties.TAIL_GRACE_MS, DEFAULT.graceMillis),
+          PropertyUtil.propertyAsLong(properties, FloeProperties.TAIL_CACHE_BYTES, DEFAULT.cacheBytes),
+          PropertyUtil.propertyAsLong(properties, FloeProperties.TAIL_PUBLISH_AGE_MS, DEFAULT.publishAgeMillis));
     }
   }
 
@@ -227,11 +222,11 @@ public final class TailLog implements AutoCloseable {
 
   /** The table's watermark: every offset below it is in the table. */
   public static long through(Table table) {
-    return Math.max(PropertyUtil.propertyAsLong(table.properties(), THROUGH_PROPERTY, 0), start(table));
+    return Math.max(PropertyUtil.propertyAsLong(table.properties(), FloeProperties.TAIL_THROUGH, 0), start(table));
   }
 
   private static long start(Table table) {
-    return PropertyUtil.propertyAsLong(table.properties(), START_PROPERTY, 0);
+    return PropertyUtil.propertyAsLong(table.properties(), FloeProperties.TAIL_START, 0);
   }
 
   public static boolean hasTail(Table table) {
@@ -239,7 +234,7 @@ public final class TailLog implements AutoCloseable {
   }
 
   public static boolean hasTail(Map<String, String> properties) {
-    return "true".equalsIgnoreCase(properties.get(TAIL_PROPERTY));
+    return "true".equalsIgnoreCase(properties.get(FloeProperties.TAIL));
   }
 
   /** The table's schema the log was opened with. */
@@ -489,7 +484,7 @@ public final class TailLog implements AutoCloseable {
 
   /** Staging table property {@value Published#EVICTED_PROPERTY}: rows below it left for the published table. */
   public static long evicted(Table staging) {
-    return PropertyUtil.propertyAsLong(staging.properties(), Published.EVICTED_PROPERTY, 0);
+    return PropertyUtil.propertyAsLong(staging.properties(), FloeProperties.PUBLISHED_THROUGH, 0);
   }
 
   /** Every row with a lower offset is in the published table, as far as this process knows. */
@@ -565,9 +560,6 @@ public final class TailLog implements AutoCloseable {
     }
     return sealed;
   }
-
-  /** Table property set when a log is retired: the offset after its last row. */
-  public static final String RETIRED_PROPERTY = "floe.tail.retired-at";
 
   /**
    * Deletes the log segments whose rows the table holds.

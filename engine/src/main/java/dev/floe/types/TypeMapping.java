@@ -1,5 +1,6 @@
 package dev.floe.types;
 
+import dev.floe.FloeProperties;
 import dev.floe.Column;
 import dev.floe.FloeException;
 import dev.floe.SqlState;
@@ -28,10 +29,6 @@ public final class TypeMapping {
   private static final Pattern DECIMAL = Pattern.compile("DECIMAL\\((\\d+),\\s*(\\d+)\\)");
 
   private TypeMapping() {}
-
-  public static String declaredTypeProperty(int fieldId) {
-    return "floe.column." + fieldId + ".sql-type";
-  }
 
   /** The Iceberg type that stores values of {@code type}. */
   public static Type toIceberg(SqlType type) {
@@ -107,7 +104,7 @@ public final class TypeMapping {
   public static List<Column> columns(Schema schema, Map<String, String> properties) {
     List<Column> result = new ArrayList<>();
     for (Types.NestedField f : schema.columns()) {
-      Optional<String> declared = Optional.ofNullable(properties.get(declaredTypeProperty(f.fieldId())));
+      Optional<String> declared = Optional.ofNullable(properties.get(FloeProperties.columnSqlType(f.fieldId())));
       result.add(new Column(f.name(), fromIceberg(f.type(), declared), f.isOptional(), f.fieldId()));
     }
     return result;

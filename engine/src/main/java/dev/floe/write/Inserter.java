@@ -1,5 +1,6 @@
 package dev.floe.write;
 
+import dev.floe.FloeProperties;
 import dev.floe.FloeException;
 import dev.floe.SqlState;
 import dev.floe.catalog.Durable;
@@ -58,9 +59,6 @@ import org.apache.iceberg.util.PropertyUtil;
  */
 public final class Inserter {
   private static final String PID = "__floe_pid";
-
-  /** Table property: rows per Parquet row group in files Floe writes. */
-  public static final String ROW_GROUP_ROWS = "write.parquet.row-group-size-rows";
 
   /**
    * Small row groups let a lookup on the sort column decode only the few rows around the key; scans
@@ -486,9 +484,9 @@ public final class Inserter {
         .collect(Collectors.joining(", ", "{", "}"));
     StringBuilder options = new StringBuilder("FORMAT parquet, FIELD_IDS ").append(fieldIds)
         .append(", COMPRESSION ").append(duckCodec).append(", FILE_SIZE_BYTES ").append(Math.max(targetSize, 1 << 20));
-    long rowGroupRows = PropertyUtil.propertyAsLong(table.properties(), ROW_GROUP_ROWS, DEFAULT_ROW_GROUP_ROWS);
+    long rowGroupRows = PropertyUtil.propertyAsLong(table.properties(), FloeProperties.ROW_GROUP_ROWS, DEFAULT_ROW_GROUP_ROWS);
     if (rowGroupRows < 1) {
-      throw new FloeException(SqlState.INVALID_PARAMETER_VALUE, ROW_GROUP_ROWS + " must be positive");
+      throw new FloeException(SqlState.INVALID_PARAMETER_VALUE, FloeProperties.ROW_GROUP_ROWS + " must be positive");
     }
     return options.append(", ROW_GROUP_SIZE ").append(rowGroupRows).toString();
   }
