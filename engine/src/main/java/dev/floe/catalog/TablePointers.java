@@ -38,24 +38,16 @@ final class TablePointers {
   }
 
   Optional<String> previousMetadataLocation(TableIdentifier id) {
-    String sql = "SELECT previous_metadata_location FROM iceberg_tables WHERE catalog_name = ? AND table_namespace = ?"
-        + " AND table_name = ?" + TABLE_FILTER;
-    return db.call(conn -> {
-      try (PreparedStatement ps = conn.prepareStatement(sql)) {
-        ps.setString(1, catalogName);
-        ps.setString(2, namespaceString(id.namespace()));
-        ps.setString(3, id.name());
-        try (ResultSet rs = ps.executeQuery()) {
-          return rs.next() ? Optional.ofNullable(rs.getString(1)) : Optional.empty();
-        }
-      } catch (SQLException e) {
-        throw new CatalogException("Cannot read the catalog: " + e.getMessage(), e);
-      }
-    });
+    return location(id, "previous_metadata_location", "Cannot read the catalog: ");
   }
 
   Optional<String> metadataLocation(TableIdentifier id) {
-    String sql = "SELECT metadata_location FROM iceberg_tables WHERE catalog_name = ? AND table_namespace = ?"
+    return location(id, "metadata_location", "Cannot read catalog entry of " + id + ": ");
+  }
+
+  /** One of a table's metadata locations ({@code column}); empty when the table is not in the catalog. */
+  private Optional<String> location(TableIdentifier id, String column, String failure) {
+    String sql = "SELECT " + column + " FROM iceberg_tables WHERE catalog_name = ? AND table_namespace = ?"
         + " AND table_name = ?" + TABLE_FILTER;
     return db.call(conn -> {
       try (PreparedStatement ps = conn.prepareStatement(sql)) {
@@ -66,7 +58,7 @@ final class TablePointers {
           return rs.next() ? Optional.ofNullable(rs.getString(1)) : Optional.empty();
         }
       } catch (SQLException e) {
-        throw new CatalogException("Cannot read catalog entry of " + id + ": " + e.getMessage(), e);
+        throw new CatalogException(failure + e.getMessage(), e);
       }
     });
   }

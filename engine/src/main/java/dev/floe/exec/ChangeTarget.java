@@ -26,17 +26,7 @@ record ChangeTarget(TableIdentifier id, Table live, Schema schema, List<Column> 
 
   /** The column of this name: exactly, else ignoring case. */
   Optional<Column> column(String name) {
-    for (Column c : columns) {
-      if (c.name().equals(name)) {
-        return Optional.of(c);
-      }
-    }
-    for (Column c : columns) {
-      if (c.name().equalsIgnoreCase(name)) {
-        return Optional.of(c);
-      }
-    }
-    return Optional.empty();
+    return Inserts.find(columns, name);
   }
 
   /** The column of this name, or PostgreSQL's 42703 at {@code position}. */

@@ -479,7 +479,8 @@ final class Inserts {
         : "CAST(" + raw + " AS " + TypeMapping.duckdbType(f.type()) + ")";
   }
 
-  private static Optional<Column> find(List<Column> columns, String name) {
+  /** The column of this name among {@code columns}: exactly, else ignoring case. */
+  static Optional<Column> find(List<Column> columns, String name) {
     for (Column c : columns) {
       if (c.name().equals(name)) {
         return Optional.of(c);
