@@ -51,15 +51,18 @@ final class DmlParser {
       } else if (t.isOp(")")) {
         depth--;
       } else if (depth == 0 && t.isKeyword("insert")) {
-        String ctes = sql.substring(tokens.get(i).start(), t.start());
-        Insert insert = new DmlParser(new TokenCursor(sql.substring(t.start()))).insert();
+        in.seek(k);
+        Insert insert = insert();
         if (insert.source().isEmpty()) {
           throw unexpected(t);
         }
+        // The source query, with the CTEs before it: "INSERT INTO t (...)" between them is blanked, so
+        // every character keeps its place and positions in the query are the statement's.
         Query source = insert.source().get();
+        int from = tokens.get(i).start();
+        String text = sql.substring(from, t.start()) + " ".repeat(source.offset() - t.start()) + source.text();
         return new Insert(insert.table(), insert.alias(), insert.columns(), insert.overriding(),
-            Optional.of(new Query(ctes + source.text(), 0)), insert.onConflict().map(c -> shifted(c, t.start())),
-            insert.returning().map(r -> shifted(r, t.start())));
+            Optional.of(new Query(text, from)), insert.onConflict(), insert.returning());
       } else if (depth == 0 && (t.isKeyword("update") || t.isKeyword("delete") || t.isKeyword("merge"))) {
         // WITH ctes UPDATE/DELETE/MERGE ...: the CTEs are visible to the statement's FROM, USING and
         // source, as in PostgreSQL.
@@ -77,18 +80,6 @@ final class DmlParser {
       }
     }
     return null;
-  }
-
-  private static Fragment shifted(Fragment f, int by) {
-    return new Fragment(f.text(), f.offset() + by);
-  }
-
-  private static OnConflict shifted(OnConflict c, int by) {
-    List<Assignment> set = new ArrayList<>();
-    for (Assignment a : c.set()) {
-      set.add(new Assignment(a.column(), a.value().map(v -> shifted(v, by)), a.position() + by));
-    }
-    return new OnConflict(c.columns(), c.doNothing(), set, c.where().map(w -> shifted(w, by)), c.position() + by);
   }
 
   Insert insert() {
