@@ -111,19 +111,61 @@ final class ColumnChunkReader {
   /** Rows (indexes in the row group) whose value equals {@code key}: Integer, Long or byte[]. */
   List<Integer> find(Object key) {
     List<Integer> hits = new ArrayList<>();
+    int dictionaryId = -2; // -2: not looked up yet; -1: the dictionary does not hold the key
     for (Page p : pages) {
       Decoded d = decode(p);
-      int nonNull = 0;
-      for (int r = 0; r < p.rows(); r++) {
-        if (d.defined != null && !d.defined[r]) {
-          continue;
+      if (d.ids != null && dictionaryId == -2) {
+        dictionaryId = dictionary.indexOf(key);
+      }
+      // the values of the page's defined rows that equal the key, by their index among those values
+      int[] matches = d.ids != null ? matches(d.ids, dictionaryId) : d.plain.indexesOf(key);
+      if (matches.length == 0) {
+        continue;
+      }
+      if (d.defined == null) {
+        for (int m : matches) {
+          hits.add((int) (p.firstRow() + m));
         }
-        if (d.equals(nonNull++, key)) {
+        continue;
+      }
+      int nonNull = 0;
+      int next = 0;
+      for (int r = 0; r < p.rows() && next < matches.length; r++) {
+        if (d.defined[r] && nonNull++ == matches[next]) {
           hits.add((int) (p.firstRow() + r));
+          next++;
         }
       }
     }
     return hits;
+  }
+
+  /** The indexes of {@code ids} equal to {@code id} (none for -1). */
+  private static int[] matches(int[] ids, int id) {
+    Hits hits = new Hits();
+    for (int k = 0; id >= 0 && k < ids.length; k++) {
+      if (ids[k] == id) {
+        hits.add(k);
+      }
+    }
+    return hits.toArray();
+  }
+
+  /** A growing list of ascending indexes. */
+  private static final class Hits {
+    private int[] out = new int[4];
+    private int n;
+
+    void add(int k) {
+      if (n == out.length) {
+        out = Arrays.copyOf(out, n * 2);
+      }
+      out[n++] = k;
+    }
+
+    int[] toArray() {
+      return Arrays.copyOf(out, n);
+    }
   }
 
   /**
@@ -166,10 +208,6 @@ final class ColumnChunkReader {
 
     Object value(int k) {
       return ids != null ? dictionary.value(ids[k]) : plain.value(k);
-    }
-
-    boolean equals(int k, Object key) {
-      return ids != null ? dictionary.equals(ids[k], key) : plain.equals(k, key);
     }
   }
 
@@ -295,6 +333,14 @@ final class ColumnChunkReader {
     }
   }
 
+  /**
+   * Zstd decompression contexts for reuse: making one allocates zstd's native state, which cost more
+   * than decompressing a point read's page. At most this many are kept (native memory a context frees
+   * only when closed); more readers at once make their own and close them.
+   */
+  private static final java.util.concurrent.BlockingQueue<com.github.luben.zstd.ZstdDecompressCtx> ZSTD =
+      new java.util.concurrent.ArrayBlockingQueue<>(2 * Runtime.getRuntime().availableProcessors());
+
   private byte[] decompress(int offset, int compressed, int uncompressed) {
     switch (codec) {
       case UNCOMPRESSED -> {
@@ -302,8 +348,21 @@ final class ColumnChunkReader {
       }
       case ZSTD -> {
         byte[] out = new byte[uncompressed];
-        long n = com.github.luben.zstd.Zstd.decompressByteArray(out, 0, uncompressed, bytes, offset, compressed);
-        if (com.github.luben.zstd.Zstd.isError(n) || n != uncompressed) {
+        com.github.luben.zstd.ZstdDecompressCtx zstd = ZSTD.poll();
+        if (zstd == null) {
+          zstd = new com.github.luben.zstd.ZstdDecompressCtx();
+        }
+        int n;
+        try {
+          n = zstd.decompressByteArray(out, 0, uncompressed, bytes, offset, compressed);
+        } catch (com.github.luben.zstd.ZstdException e) {
+          n = -1;
+        } finally {
+          if (!ZSTD.offer(zstd)) {
+            zstd.close();
+          }
+        }
+        if (n != uncompressed) {
           throw new IllegalStateException("a zstd page of column " + String.join(".", column.getPath())
               + " does not decompress to its size");
         }
@@ -341,9 +400,9 @@ final class ColumnChunkReader {
         ends[k] = at + 4 + length;
         at = ends[k];
       }
-      return new Values(b, starts, ends);
+      return new Values(b, count, starts, ends);
     }
-    return new Values(b, null, null);
+    return new Values(b, count, null, null);
   }
 
   /** PLAIN-encoded values of this chunk's type; binary ones located by their offsets. */
@@ -352,8 +411,11 @@ final class ColumnChunkReader {
     final int base;
     final int[] starts;
     final int[] ends;
+    /** How many values there are. */
+    final int count;
 
-    Values(ByteBuffer b, int[] starts, int[] ends) {
+    Values(ByteBuffer b, int count, int[] starts, int[] ends) {
+      this.count = count;
       this.b = b;
       this.base = b.position();
       this.starts = starts;
@@ -381,7 +443,47 @@ final class ColumnChunkReader {
       };
     }
 
-    boolean equals(int k, Object key) {
+    /**
+     * The indexes of the values equal to {@code key} (Integer, Long or byte[]), ascending; integer keys
+     * are unboxed once and compared in a loop of their own.
+     */
+    int[] indexesOf(Object key) {
+      Hits hits = new Hits();
+      if (type == PrimitiveTypeName.INT64) {
+        long v = (Long) key;
+        for (int k = 0, at = base; k < count; k++, at += 8) {
+          if (b.getLong(at) == v) {
+            hits.add(k);
+          }
+        }
+      } else if (type == PrimitiveTypeName.INT32) {
+        int v = (Integer) key;
+        for (int k = 0, at = base; k < count; k++, at += 4) {
+          if (b.getInt(at) == v) {
+            hits.add(k);
+          }
+        }
+      } else {
+        for (int k = 0; k < count; k++) {
+          if (equals(k, key)) {
+            hits.add(k);
+          }
+        }
+      }
+      return hits.toArray();
+    }
+
+    /** The index of the first value equal to {@code key}, or -1. */
+    int indexOf(Object key) {
+      for (int k = 0; k < count; k++) {
+        if (equals(k, key)) {
+          return k;
+        }
+      }
+      return -1;
+    }
+
+    private boolean equals(int k, Object key) {
       return switch (type) {
         case INT32 -> b.getInt(base + 4 * k) == (Integer) key;
         case INT64 -> b.getLong(base + 8 * k) == (Long) key;

@@ -199,6 +199,19 @@ class ColumnChunkReaderTest {
         }
         assertThat(new ColumnChunkReader(ch, chunk(b, name), name).find("name-14é".getBytes(StandardCharsets.UTF_8)))
             .isEqualTo(expected);
+        // an int32 key with many rows among NULL runs; keys no page (and no dictionary) holds
+        ColumnDescriptor small = schema.getColumns().get(1);
+        List<Integer> ones = new ArrayList<>();
+        for (int i = 0; i < b.getRowCount(); i++) {
+          if (Integer.valueOf(1).equals(rows.get((int) (first + i))[1])) {
+            ones.add(i);
+          }
+        }
+        assertThat(new ColumnChunkReader(ch, chunk(b, small), small).find(1)).isEqualTo(ones);
+        assertThat(new ColumnChunkReader(ch, chunk(b, small), small).find(99)).isEmpty();
+        assertThat(new ColumnChunkReader(ch, chunk(b, id), id).find(-5L)).isEmpty();
+        assertThat(new ColumnChunkReader(ch, chunk(b, name), name).find("absent".getBytes(StandardCharsets.UTF_8)))
+            .isEmpty();
         first += b.getRowCount();
       }
     }

@@ -308,11 +308,18 @@ final class Settings {
     }
   }
 
-  /** A duration setting: an integer in milliseconds, or a number with a unit (us, ms, s, min, h, d). */
+  /** A duration: a number with an optional unit. */
+  private static final java.util.regex.Pattern DURATION =
+      java.util.regex.Pattern.compile("(-?\\d+(?:\\.\\d+)?)\\s*(us|ms|s|min|h|d)?");
+
+  /**
+   * A duration setting: an integer in milliseconds, or a number with a unit (us, ms, s, min, h, d). Read
+   * for every statement (statement_timeout, idle_in_transaction_session_timeout), so its pattern is
+   * compiled once.
+   */
   static long millis(String name, String value) {
     String v = value.trim().toLowerCase(Locale.ROOT);
-    java.util.regex.Matcher m = java.util.regex.Pattern.compile("(-?\\d+(?:\\.\\d+)?)\\s*(us|ms|s|min|h|d)?")
-        .matcher(v);
+    java.util.regex.Matcher m = DURATION.matcher(v);
     if (!m.matches()) {
       throw invalid(name, value, "Valid units for this parameter are \"us\", \"ms\", \"s\", \"min\", \"h\", and \"d\".");
     }
