@@ -241,7 +241,8 @@ public final class QueryBench {
   static void appendResults(Path out, CharSequence section) throws IOException {
     String existing = Files.exists(out) ? Files.readString(out) : "# Benchmark results\n\n"
         + "Absolute times on a shared 2-core machine are noisy; compare the ratios.\n\n";
-    Files.writeString(out, existing + section);
+    // one blank line between sections, whatever the last one (or a hand edit) ended with
+    Files.writeString(out, existing.stripTrailing() + "\n\n" + section);
     System.err.println("results appended to " + out);
   }
 
