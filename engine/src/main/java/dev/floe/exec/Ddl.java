@@ -435,6 +435,7 @@ final class Ddl {
     // lock, in the order the log's own seals take them (docs/ARCHITECTURE.md, "Concurrency").
     checkAlter(s, id, table); // an ALTER that is refused seals nothing
     return session.engine().tails().sealedWhile(id, table, () -> {
+      table.refresh(); // the seal committed: alter the table as it is now
       Result result;
       synchronized (tables.committer().lock(id)) {
         result = alterTable(s, id, table, true);
@@ -453,10 +454,14 @@ final class Ddl {
     checkAlter(s, id, table);
     if (!sealed && TailLog.hasTail(table) && !renameOnly(s)) {
       // another ALTER TABLE gave it a tail since it was read: the log's rows were not sealed
-      throw new FloeException(SqlState.SERIALIZATION_FAILURE,
-          "could not alter table \"" + id.name() + "\": it was changed concurrently");
+      throw changedConcurrently(id, null);
     }
     return alterTableChecked(s, id, table);
+  }
+
+  private static FloeException changedConcurrently(TableIdentifier id, Throwable cause) {
+    return new FloeException(SqlState.SERIALIZATION_FAILURE,
+        "could not alter table \"" + id.name() + "\": it was changed concurrently", cause);
   }
 
   private static boolean renameOnly(Ast.AlterTable s) {
@@ -541,8 +546,7 @@ final class Ddl {
     try {
       txn.commitTransaction();
     } catch (CommitFailedException e) {
-      throw new FloeException(SqlState.SERIALIZATION_FAILURE,
-          "could not alter table \"" + id.name() + "\": it was changed concurrently", e);
+      throw changedConcurrently(id, e);
     }
     for (RenameTable r : renames) {
       TableIdentifier to = rename(id, r);
