@@ -738,8 +738,6 @@ class TailTest {
   @Test
   void tableOptionsAreChecked() {
     try (Database db = open()) {
-      assertThatThrownBy(() -> db.sql("CREATE TABLE a (id int PRIMARY KEY) WITH (tail = true)").close())
-          .hasFieldOrPropertyWithValue("sqlState", SqlState.FEATURE_NOT_SUPPORTED);
       assertThatThrownBy(() -> db.sql("CREATE TABLE a (_offset int) WITH (tail = true)").close())
           .hasFieldOrPropertyWithValue("sqlState", SqlState.DUPLICATE_COLUMN);
       assertThatThrownBy(() -> db.sql("CREATE TABLE a (l int[]) WITH (tail = true)").close())

@@ -42,6 +42,10 @@ record ChangeTarget(TableIdentifier id, Table live, Schema schema, List<Column> 
       if (set.put(col.name(), assign) != null) {
         throw FloeException.syntax("multiple assignments to same column \"" + col.name() + "\"", assign.position());
       }
+      if (col.name().equals(dev.floe.tail.TailLog.OFFSET_COLUMN) && dev.floe.tail.TailLog.hasTail(live)) {
+        throw new FloeException(SqlState.GENERATED_ALWAYS, "column \"" + col.name() + "\" can only be updated to "
+            + "DEFAULT", "The tail of table \"" + id.name() + "\" numbers its rows.", null, assign.position(), null);
+      }
       if (assign.value().isPresent()
           && "always".equals(live.properties().get(FloeProperties.COLUMN_IDENTITY + col.fieldId()))) {
         throw new FloeException(SqlState.GENERATED_ALWAYS, "column \"" + col.name() + "\" can only be updated to "
@@ -50,6 +54,52 @@ record ChangeTarget(TableIdentifier id, Table live, Schema schema, List<Column> 
       }
     }
     return set;
+  }
+
+  /**
+   * Whether the table has a keyed tail (a tail and a primary key): its changes are versions of keys
+   * appended to the log (docs/tail.md, "Keyed tables").
+   */
+  boolean keyedTail() {
+    return dev.floe.tail.TailLog.hasTail(live) && !keys.isEmpty();
+  }
+
+  /**
+   * For a keyed tail, the change query's columns carrying the key of the target row (alias {@code a},
+   * quoted) a change removes, {@code , a.k AS __floe_old0, ...}; otherwise nothing.
+   */
+  String oldKeys(String a) {
+    if (!keyedTail()) {
+      return "";
+    }
+    StringBuilder b = new StringBuilder();
+    for (int k = 0; k < keys.size(); k++) {
+      b.append(", ").append(a).append('.').append(Lexer.quoteIdentifier(keys.get(k))).append(" AS ")
+          .append(oldKey(k));
+    }
+    return b.toString();
+  }
+
+  /** The names of {@link #oldKeys}' columns, each after a comma (nothing without a keyed tail). */
+  String oldKeyNames() {
+    StringBuilder b = new StringBuilder();
+    for (int k = 0; keyedTail() && k < keys.size(); k++) {
+      b.append(", ").append(oldKey(k));
+    }
+    return b.toString();
+  }
+
+  /** A SELECT list naming {@link #oldKeys}' columns as the key columns, for the change table {@code from}. */
+  String oldKeysAsKeys() {
+    StringBuilder b = new StringBuilder();
+    for (int k = 0; k < keys.size(); k++) {
+      b.append(k > 0 ? ", " : "").append(oldKey(k)).append(" AS ").append(Lexer.quoteIdentifier(keys.get(k)));
+    }
+    return b.toString();
+  }
+
+  private static String oldKey(int k) {
+    return "__floe_old" + k;
   }
 
   /** The SQL of a column's default, of its stored type. */

@@ -225,10 +225,9 @@ final class Ddl {
         throw new FloeException(SqlState.DUPLICATE_COLUMN, "column \"" + TailLog.OFFSET_COLUMN + "\" is reserved "
             + "in a table with a tail: it holds each appended row's offset", null, null, s.name().position(), null);
       }
-      if (!keyIds.isEmpty()) {
-        throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "a table with a tail cannot have a primary key",
-            null, "Appends are acknowledged without reading the table; upsert with MERGE or INSERT ... ON CONFLICT "
-            + "into a table without a tail.", s.name().position(), null);
+      if (!keyIds.isEmpty() && dev.floe.tail.Published.location(props).isPresent()) {
+        throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "a table with a primary key cannot publish its "
+            + "log: a published log is append-only", s.name().position());
       }
       fields.add(Types.NestedField.optional(fieldId, TailLog.OFFSET_COLUMN, Types.LongType.get()));
       try {
@@ -240,7 +239,11 @@ final class Ddl {
     SessionContext.checkTableColumns(fields.size());
     Schema schema = new Schema(fields, keyIds);
     PartitionSpec spec = TableOptions.spec(schema, options.partitioning());
-    SortOrder order = TableOptions.sortOrder(schema, options.sortedBy().orElse(List.of()));
+    // a keyed tail's seals look rows up by key: sorted by it, its files' key bounds leave most out
+    List<Ast.SortField> sortedBy = options.sortedBy().orElse(TailLog.hasTail(props) && !keyIds.isEmpty()
+        ? s.primaryKey().stream().map(k -> new Ast.SortField(k, false, false, s.name().position())).toList()
+        : List.of());
+    SortOrder order = TableOptions.sortOrder(schema, sortedBy);
     Catalog.TableBuilder builder = tables.catalog().buildTable(id, schema).withPartitionSpec(spec)
         .withSortOrder(order).withProperties(props);
     String location = tables.newLocation(options.location(), id);
@@ -496,9 +499,6 @@ final class Ddl {
     if (schema.caseInsensitiveFindField(TailLog.OFFSET_COLUMN) != null) {
       throw new FloeException(SqlState.DUPLICATE_COLUMN, "table \"" + id.name() + "\" has a column \""
           + TailLog.OFFSET_COLUMN + "\", which a tail needs for its offsets");
-    }
-    if (!schema.identifierFieldIds().isEmpty()) {
-      throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "a table with a tail cannot have a primary key");
     }
     txn.updateSchema().addColumn(TailLog.OFFSET_COLUMN, Types.LongType.get()).commit();
     TailLog.checkSchema(txn.table().schema());

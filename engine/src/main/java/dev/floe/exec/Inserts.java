@@ -143,6 +143,14 @@ final class Inserts {
       provided.put(target.name(), "q." + Lexer.quoteIdentifier("s" + k));
     }
     String rowsSql = rowsSql(id.name(), schema, table.properties(), columns, provided, sourceSql, targets.size());
+    if (tail && TailLog.keyed(schema)) {
+      if (tables.inTransaction()) {
+        throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "cannot insert into table \"" + id.name()
+            + "\" in a transaction block: it has a keyed tail (a tail and a primary key)", null,
+            "Run the statement outside the block (autocommit).", s.table().position(), null);
+      }
+      return new Mutations(session, tables).insert(s, rowsSql, positions); // a keyed change of its log
+    }
     if (tail) {
       return appendToTail(s, id, table, targets, rowsSql, positions);
     }

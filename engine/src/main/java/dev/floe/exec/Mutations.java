@@ -89,9 +89,11 @@ final class Mutations {
             + "\" in a transaction block: it has a tail", null, "Run the statement outside the block (autocommit).",
             name.position(), null);
       }
-      // the statement changes rows wherever they are: the unsealed ones are sealed into files first
-      session.engine().tails().flush(id, live);
-      live = tables.live(id).orElseThrow(() -> FloeException.undefinedTable(id.name()));
+      if (versions == null) {
+        // the statement changes rows wherever they are: the unsealed ones are sealed into files first
+        session.engine().tails().flush(id, live);
+        live = tables.live(id).orElseThrow(() -> FloeException.undefinedTable(id.name()));
+      }
     }
     Schema schema = live.schema();
     List<String> keys = new ArrayList<>();
@@ -100,6 +102,71 @@ final class Mutations {
     }
     return new ChangeTarget(id, live, schema, TypeMapping.columns(schema, live.properties()), alias.orElse(id.name()),
         keys);
+  }
+
+  /** While a keyed tail's change runs (see {@link #keyed}): where its versions go; null otherwise. */
+  private dev.floe.tail.TailLog.Versions versions;
+  private dev.floe.tail.TailLog versionsLog;
+
+  /**
+   * Runs a row-level statement on {@code name}: for a table with a keyed tail (a tail and a primary key)
+   * as one of its log's keyed changes ({@link dev.floe.tail.TailLog#change}): the statement reads the
+   * newest version of every key (memtable and files), and instead of writing files it appends the
+   * versions it decides, acknowledged once durable. Otherwise (and in a transaction block, which
+   * {@link #target} refuses for a tail) it just runs.
+   */
+  private Result keyed(dev.floe.sql.QualifiedName name, java.util.function.Supplier<Result> statement) {
+    if (tables.inTransaction()) {
+      return statement.get();
+    }
+    TableIdentifier id = tables.require(name, session.currentSchema());
+    Optional<Table> table = tables.snapshotOf(id);
+    if (table.isEmpty() || !dev.floe.tail.TailLog.hasTail(table.get())
+        || !dev.floe.tail.TailLog.keyed(table.get().schema())) {
+      return statement.get();
+    }
+    dev.floe.tail.TailLog log = session.engine().tails().of(id, table.get()).orElseThrow();
+    dev.floe.catalog.CommitGate.pass(); // the append is the commit
+    return log.change(v -> {
+      versions = v;
+      versionsLog = log;
+      try {
+        return statement.get();
+      } finally {
+        versions = null;
+        versionsLog = null;
+      }
+    });
+  }
+
+  /**
+   * A keyed tail's change: the deletions of the keys {@code deletedKeys} selects (columns named as the
+   * keys; null: none) and the rows of {@code newRows} (cast and checked, in column order) appended to
+   * its log as one record, in that order.
+   */
+  private void appendVersions(ChangeTarget t, String deletedKeys, String newRows) {
+    List<org.apache.iceberg.types.Types.NestedField> fields = versionsLog.rowColumns();
+    List<Object[]> deleted = new ArrayList<>();
+    if (deletedKeys != null) {
+      List<org.apache.iceberg.types.Types.NestedField> keyFields = new ArrayList<>();
+      List<Integer> at = new ArrayList<>();
+      for (int i = 0; i < fields.size(); i++) {
+        if (t.schema().identifierFieldIds().contains(fields.get(i).fieldId())) {
+          keyFields.add(fields.get(i));
+          at.add(i);
+        }
+      }
+      for (Object[] key : Inserts.tailRows(session, keyFields, "(" + deletedKeys + ") AS d", o -> 0)) {
+        Object[] row = new Object[fields.size()];
+        for (int k = 0; k < at.size(); k++) {
+          row[at.get(k)] = key[k];
+        }
+        deleted.add(row);
+      }
+    }
+    List<Object[]> rows = newRows == null ? List.of() : Inserts.tailRows(session, fields, "(" + newRows + ") AS r",
+        o -> 0);
+    versions.append(deleted, rows);
   }
 
   /** Drops the statement's temporary tables, except small ones the next statement will replace. */
@@ -114,6 +181,10 @@ final class Mutations {
   // ------------------------------------------------------------------ DELETE
 
   Result delete(Ast.Delete s) {
+    return keyed(s.table(), () -> deleteRows(s));
+  }
+
+  private Result deleteRows(Ast.Delete s) {
     ChangeTarget t = target(s.table(), s.alias());
     String a = Lexer.quoteIdentifier(t.alias());
     // Only a USING join can name a target row twice.
@@ -124,6 +195,7 @@ final class Mutations {
         c.add(", " + a + "." + Lexer.quoteIdentifier(col.name()));
       }
     }
+    c.add(t.oldKeys(a));
     c.add(" FROM " + Relations.TARGET + " AS " + a);
     s.using().ifPresent(u -> c.add(", ").add(u));
     s.where().ifPresent(w -> c.add(" WHERE ").add(w));
@@ -133,8 +205,10 @@ final class Mutations {
     String changes = materialize("chg", bound.sql(), bound::originalPosition);
     long count = temps.count(changes, "");
     Optional<String> returning = s.returning().map(r -> returningTable(r, "SELECT * EXCLUDE (" + FILE + ", " + POS
-        + ") FROM " + changes, t.alias(), relations));
-    if (count > 0) {
+        + t.oldKeyNames() + ") FROM " + changes, t.alias(), relations));
+    if (count > 0 && t.keyedTail()) {
+      appendVersions(t, "SELECT " + t.oldKeysAsKeys() + " FROM " + changes, null);
+    } else if (count > 0) {
       DeltaWriter.Deleted deleted = count <= Inserter.FEW_ROWS ? small.read(changes, false).deleted()
           : new DeltaWriter.Deleted("SELECT " + FILE + ", " + POS + " FROM " + changes, count, null);
       commit(t, relations, read, deleted, null, t.mode(TableProperties.DELETE_MODE), Optional.empty());
@@ -145,6 +219,10 @@ final class Mutations {
   // ------------------------------------------------------------------ UPDATE
 
   Result update(Ast.Update s) {
+    return keyed(s.table(), () -> updateRows(s));
+  }
+
+  private Result updateRows(Ast.Update s) {
     ChangeTarget t = target(s.table(), s.alias());
     String a = Lexer.quoteIdentifier(t.alias());
     Map<String, Ast.Assignment> set = t.assignments(s.set());
@@ -164,6 +242,7 @@ final class Mutations {
       }
       c.add(" AS " + value(k));
     }
+    c.add(t.oldKeys(a));
     c.add(" FROM " + Relations.TARGET + " AS " + a);
     s.from().ifPresent(f -> c.add(", ").add(f));
     s.where().ifPresent(w -> c.add(" WHERE ").add(w));
@@ -174,7 +253,8 @@ final class Mutations {
     long count = temps.count(changes, "");
     // A small change is read once: the column types for the assignment check, the positions, and the
     // values (which become the new rows, when nothing is left for DuckDB to do to them).
-    SmallChanges.Few few = count > 0 && count <= Inserter.FEW_ROWS ? small.read(changes, true) : null;
+    SmallChanges.Few few = count > 0 && count <= Inserter.FEW_ROWS && !t.keyedTail() ? small.read(changes, true)
+        : null;
     checkAssignable(t, bound, few != null ? few.types() : temps.columnTypes(changes), set, 2);
     Set<String> unchanged = new HashSet<>();
     t.columns().forEach(col -> unchanged.add(col.name()));
@@ -188,6 +268,12 @@ final class Mutations {
           : new DeltaWriter.Deleted("SELECT " + FILE + ", " + POS + " FROM " + changes, count, null);
       if (keysChange) {
         keys.check(t, newRows, deleted.sql(), relations);
+      }
+      if (t.keyedTail()) {
+        // a row whose key changes leaves its old key deleted
+        appendVersions(t, keysChange ? "SELECT " + t.oldKeysAsKeys() + " FROM " + changes : null,
+            "SELECT * FROM " + newRows);
+        return result("UPDATE " + count, returning);
       }
       List<Record> records = few != null ? small.updated(t, few, set) : null;
       commit(t, relations, read, deleted, records != null ? Inserter.Rows.records(records)
@@ -222,6 +308,10 @@ final class Mutations {
   // ------------------------------------------------------------------ MERGE
 
   Result merge(Ast.Merge s) {
+    return keyed(s.table(), () -> mergeRows(s));
+  }
+
+  private Result mergeRows(Ast.Merge s) {
     ChangeTarget t = target(s.table(), s.alias());
     MergeQuery merge = MergeQuery.of(t, s);
     Composer c = merge.query();
@@ -242,8 +332,13 @@ final class Mutations {
       String newRows = newRows(t, changes, " WHERE " + merge.adds());
       String deleted = "SELECT " + FILE + ", " + POS + " FROM " + changes + " WHERE " + merge.removes();
       keys.check(t, newRows, deleted, relations);
-      commit(t, relations, read, DeltaWriter.Deleted.of(deleted), Inserter.Rows.query("SELECT * FROM " + newRows,
-          count), t.mode(TableProperties.MERGE_MODE), keys.filter(t, newRows));
+      if (t.keyedTail()) {
+        appendVersions(t, "SELECT " + t.oldKeysAsKeys() + " FROM " + changes + " WHERE " + merge.removes(),
+            "SELECT * FROM " + newRows);
+      } else {
+        commit(t, relations, read, DeltaWriter.Deleted.of(deleted), Inserter.Rows.query("SELECT * FROM " + newRows,
+            count), t.mode(TableProperties.MERGE_MODE), keys.filter(t, newRows));
+      }
     }
     return result("MERGE " + count, Optional.empty());
   }
@@ -257,6 +352,10 @@ final class Mutations {
    * @param rows a DuckDB query of the rows to insert, already cast and checked, in column order
    */
   Result insert(Ast.Insert s, String rows, IntUnaryOperator positions) {
+    return keyed(s.table(), () -> insertRows(s, rows, positions));
+  }
+
+  private Result insertRows(Ast.Insert s, String rows, IntUnaryOperator positions) {
     ChangeTarget t = target(s.table(), s.alias());
     String proposed = materialize("ins", rows, positions);
     Optional<Ast.OnConflict> conflict = s.onConflict();
@@ -322,6 +421,7 @@ final class Mutations {
       }
       c.add(" AS " + value(k));
     }
+    c.add(t.oldKeys(a));
     c.add(" FROM " + proposed + " AS excluded JOIN " + Relations.TARGET + " AS " + a + " ON " + on);
     conflict.get().where().ifPresent(w -> c.add(" WHERE ").add(w));
     QueryBinder.Bound bound = session.bind(c.text(), c::position, relations);
@@ -337,7 +437,13 @@ final class Mutations {
     long count = temps.count(all, "");
     Optional<String> returning = s.returning().map(r -> returningTable(r, "SELECT * FROM " + all, t.alias(),
         relations));
-    if (count > 0) {
+    if (count > 0 && t.keyedTail()) {
+      boolean keysChange = t.keys().stream().anyMatch(set::containsKey);
+      if (keysChange) {
+        keys.check(t, all, "SELECT " + FILE + ", " + POS + " FROM " + changes, relations);
+      }
+      appendVersions(t, keysChange ? "SELECT " + t.oldKeysAsKeys() + " FROM " + changes : null, "SELECT * FROM " + all);
+    } else if (count > 0) {
       DeltaWriter.Deleted deleted = DeltaWriter.Deleted.of("SELECT " + FILE + ", " + POS + " FROM " + changes);
       commit(t, relations, read, deleted, Inserter.Rows.query("SELECT * FROM " + all, count),
           t.mode(TableProperties.UPDATE_MODE), keys.filter(t, all));
@@ -355,7 +461,9 @@ final class Mutations {
     long count = temps.count(table, "");
     Optional<String> returning = s.returning().map(r -> returningTable(r, "SELECT * FROM " + table, t.alias(),
         relations == null ? session.relations() : relations));
-    if (count > 0) {
+    if (count > 0 && t.keyedTail()) {
+      appendVersions(t, null, "SELECT * FROM " + table);
+    } else if (count > 0) {
       List<Record> few = small.newRows(t, table);
       commit(t, relations, null, null, few != null ? Inserter.Rows.records(few)
           : Inserter.Rows.query("SELECT * FROM " + table, count),
@@ -373,6 +481,17 @@ final class Mutations {
       targets.add(target(name, Optional.empty()));
     }
     for (ChangeTarget t : targets) {
+      if (t.keyedTail()) {
+        // no keyed change runs meanwhile: its versions, decided from rows the truncation removes,
+        // would be sealed after it
+        dev.floe.tail.TailLog log = session.engine().tails().of(t.id(), t.live()).orElseThrow();
+        log.change(v -> {
+          session.engine().tails().flush(t.id(), t.live());
+          tables.committer().commit(t.id(), tables.live(t.id()).orElseThrow(), this::truncation);
+          return null;
+        });
+        continue;
+      }
       // Every data and delete file the table has when its turn to commit comes: a metadata-only commit.
       tables.committer().commit(t.id(), t.live(), this::truncation);
     }

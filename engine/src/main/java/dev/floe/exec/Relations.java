@@ -133,8 +133,15 @@ final class Relations implements QueryBinder.Resolver {
       }
       targetResolved = true;
       Table t = table(target).orElseThrow(() -> FloeException.undefinedTable(target.name()));
+      // a keyed tail's statement changes the newest versions of keys, in the memtable too; any other
+      // tail was sealed first
+      Optional<TailLog.Pin> unsealed = Optional.empty();
+      if (TailLog.hasTail(t) && TailLog.keyed(t.schema())) {
+        unsealed = unsealed(target, t);
+        t = seen.get(target).orElseThrow(); // a stale snapshot was read again
+      }
       return Optional.of(new TableRelation(planner, files, t, Optional.ofNullable(t.currentSnapshot()), t.schema(),
-          false, qualified(target), true, Optional.empty(), Optional.empty(), pointReads, targetScans::add));
+          false, qualified(target), true, unsealed, Optional.empty(), pointReads, targetScans::add));
     }
     Optional<String> systemSql = system.apply(parts);
     if (systemSql.isPresent()) {
@@ -288,6 +295,9 @@ final class Relations implements QueryBinder.Resolver {
     return name.substring(name.lastIndexOf('.') + 1);
   }
 
+  /** What a keyed tail's memtable rows carry as their file in a row-level statement's target. */
+  static final String MEMTABLE_ROWS = "<memtable>";
+
   /** A data table at a snapshot. */
   static final class TableRelation implements QueryBinder.Relation {
     final ScanPlanner planner;
@@ -372,10 +382,34 @@ final class Relations implements QueryBinder.Resolver {
             dev.floe.types.TypeMapping.duckdbType(c, schema.findField(c.fieldId()).type())).append(") AS ").append(
             dev.floe.sql.Lexer.quoteIdentifier(c.name()));
       }
+      if (unsealed.get().keyed()) {
+        return keyed(scan, unsealed.get(), columns);
+      }
       // a filter the memtable's column bounds rule out leaves the memtable out, as planning leaves out files
       Optional<String> rows = unsealed.get().sql(columns.toString(), filter);
       return rows.isEmpty() ? scan : scan + "\nUNION ALL\n" + rows.get();
     }
+    /**
+     * A keyed tail's rows: the files' rows of keys with no version in the memtable, and the newest
+     * version of every other key unless it deletes the key. Every version is read whatever the filter
+     * (an older one must not stand in for a newer that does not match), and in a row-level statement's
+     * target the memtable's rows are named by their offsets ({@value #MEMTABLE_ROWS}, offset).
+     */
+    private String keyed(String scan, TailLog.Pin pin, StringBuilder columns) {
+      if (rowIds) {
+        columns.append(", '").append(MEMTABLE_ROWS).append("' AS ").append(dev.floe.read.ScanSql.ROW_FILE).append(", ")
+            .append(dev.floe.sql.Lexer.quoteIdentifier(TailLog.OFFSET_COLUMN)).append(" AS ")
+            .append(dev.floe.read.ScanSql.ROW_POSITION);
+      }
+      StringBuilder on = new StringBuilder();
+      for (int id : schema.identifierFieldIds()) {
+        String k = dev.floe.sql.Lexer.quoteIdentifier(schema.findField(id).name());
+        on.append(on.length() > 0 ? " AND " : "").append("__floe_k.").append(k).append(" = __floe_s.").append(k);
+      }
+      return "SELECT * FROM (" + scan + ") AS __floe_s WHERE NOT EXISTS (SELECT 1 FROM (" + pin.versionKeys()
+          + ") AS __floe_k WHERE " + on + ")\nUNION ALL\n" + pin.newest(columns.toString());
+    }
+
     /**
      * When the filter requires a column to equal a value that a point read can look up, the planned
      * files' rows with that value, read in the JVM and given to DuckDB as literals: DuckDB then plans and

@@ -342,6 +342,11 @@ final class Tails implements AutoCloseable {
       public Optional<Published> published() {
         return Tails.this.published(table());
       }
+
+      @Override
+      public dev.floe.commit.TableChange fold(DuckDBConnection duck, Table table, String versions) {
+        return KeyedFold.fold(engine, duck, table, versions);
+      }
     };
   }
 

@@ -40,6 +40,14 @@ final class Memtable {
   private final WalTailer tailer;
   private final DuckDBConnection duck;
   private final String prefix;
+  /** A keyed log's memtable: versions of keys, with the tombstone flag last, loaded as they are queued. */
+  private final boolean keyed;
+
+  /**
+   * What a keyed change attaches to its record: its rows are in the memtable already ({@link #loaded}),
+   * and being durable only moves the durable end.
+   */
+  static final Object LOADED = new Object();
 
   // durable rows not yet in the memtable, in offset order; guarded by pending
   private final List<Wal.Durable> pending = new ArrayList<>();
@@ -95,6 +103,7 @@ final class Memtable {
     this.tailer = tailer;
     this.duck = duck;
     this.prefix = "__floe_tail_" + UUID.randomUUID().toString().replace("-", "") + "_";
+    this.keyed = TailLog.keyed(schema);
   }
 
   /** Starts the first generation, at the watermark. Holding the log's monitor. */
@@ -155,8 +164,8 @@ final class Memtable {
       throw new FloeException(SqlState.DATA_CORRUPTED, "log record at offset " + r.first()
           + " was written with schema " + r.schemaId() + ", which the table does not have");
     }
-    List<Types.NestedField> from = TailLog.logColumns(written);
-    List<Types.NestedField> to = TailLog.logColumns(schema);
+    List<Types.NestedField> from = TailLog.recordColumns(written);
+    List<Types.NestedField> to = TailLog.recordColumns(schema);
     List<Object[]> old = new RowCodec(from).decode(r.payload(), r.count());
     List<Object[]> rows = new ArrayList<>(old.size());
     for (Object[] o : old) {
@@ -179,13 +188,31 @@ final class Memtable {
       if (unsealedSince == 0) {
         unsealedSince = System.nanoTime();
       }
-      pending.addAll(records);
       Wal.Durable last = records.get(records.size() - 1);
       durableEnd = last.first() + last.count();
       for (Wal.Durable d : records) {
-        pendingRows += d.count();
+        if (d.attachment() != LOADED) {
+          pending.add(d);
+          pendingRows += d.count();
+        }
       }
     }
+  }
+
+  /**
+   * A keyed change's versions, queued in the log at {@code first} and not yet durable, loaded at once
+   * (after the durable rows still waiting): the change's own later reads and the next changes read them,
+   * other readers only once they are durable (their pins end at the durable end). Holding the log's
+   * monitor.
+   */
+  void loaded(long first, List<Object[]> rows) {
+    sync();
+    if (first != syncedEnd) {
+      log.broken();
+      throw new FloeException(SqlState.INTERNAL_ERROR, "a keyed change's versions at offset " + first
+          + " do not follow the memtable's end " + syncedEnd + "; the tail is reopened from its log");
+    }
+    load(List.of(new Wal.Durable(first, rows.size(), rows)));
   }
 
   /** Moves rows made durable since the last call into the memtable. Holding the log's monitor. */
@@ -264,6 +291,9 @@ final class Memtable {
             appendValue(a, columns.get(c).type(), value);
             g.bounds.add(c, value);
           }
+          if (keyed) {
+            appendValue(a, Types.BooleanType.get(), row[v]); // the tombstone flag
+          }
           g.bounds.row();
           a.endRow();
           offset++;
@@ -318,6 +348,9 @@ final class Memtable {
       ddl.append(c > 0 ? ", " : "").append(Lexer.quoteIdentifier(columns.get(c).name())).append(' ')
           .append(TypeMapping.duckdbType(columns.get(c).type()));
     }
+    if (keyed) {
+      ddl.append(", ").append(TailLog.DELETED_COLUMN).append(" BOOLEAN");
+    }
     execute(ddl.append(')').toString());
     generations.add(new Generation(name, first, schema));
   }
@@ -335,7 +368,7 @@ final class Memtable {
    * {@link TailLog#pin}); empty if the memtable no longer holds rows from {@code from}. Holding the log's
    * monitor.
    */
-  Optional<Pinned> pin(long from) {
+  Optional<Pinned> pin(long from, boolean writer) {
     if (tailer != null && from > through) {
       // a reader learns the writer's seals from the snapshots it reads: older generations can go
       through = from;
@@ -348,7 +381,8 @@ final class Memtable {
       return Optional.empty();
     }
     sync();
-    long end = Math.max(syncedEnd, from);
+    // a keyed memtable holds versions queued and not yet durable: only a keyed change reads those
+    long end = Math.max(writer ? syncedEnd : Math.min(syncedEnd, durableEnd), from);
     List<String> tables = new ArrayList<>();
     List<org.apache.iceberg.DataFile> bounds = new ArrayList<>();
     for (Generation g : generations) {

@@ -50,7 +50,8 @@ final class Sealing {
         log.checkOpen();
         from = memtable.through();
         memtable.sync();
-        to = memtable.syncedEnd();
+        // a keyed memtable may hold versions queued and not yet durable: those are the next seal's
+        to = Math.min(memtable.syncedEnd(), memtable.durableEnd());
         if (to == from) {
           return 0;
         }
@@ -74,6 +75,13 @@ final class Sealing {
   private void commitSeal(long from, long to, String rowsSql) {
     Table table = host.table();
     checkWatermark(table, from);
+    if (log.keyed()) {
+      // the newest version of each key replaces the table's row of it: one row delta, with the watermark
+      dev.floe.commit.TableChange fold = host.fold(duck, table, rowsSql);
+      host.committer().commit(host.id(), table, (fold.changesFiles() ? fold.withSummary(watermarkSummary(table, to))
+          : fold).withProperties(Map.of(FloeProperties.TAIL_THROUGH, Long.toString(to)), java.util.Set.of()));
+      return;
+    }
     Inserter.Written written;
     try {
       written = Inserter.write(duck, table, table.schema(), rowsSql, host.scratch(), -1);
@@ -98,6 +106,13 @@ final class Sealing {
    * summary repeats (which only {@link Publishing#evict} moves, also under it) are as read.
    */
   private void commitRows(Table table, long to, Inserter.Written written) {
+    host.committer().commit(host.id(), table, dev.floe.commit.TableChange.append(written.files())
+        .withSummary(watermarkSummary(table, to))
+        .withProperties(Map.of(FloeProperties.TAIL_THROUGH, Long.toString(to)), java.util.Set.of()));
+  }
+
+  /** What the snapshot of a commit moving the watermark to {@code to} records in its summary. */
+  private static Map<String, String> watermarkSummary(Table table, long to) {
     Map<String, String> summary = new java.util.HashMap<>();
     summary.put(FloeProperties.TAIL_THROUGH, Long.toString(to));
     for (String k : List.of(FloeProperties.PUBLISHED_THROUGH, FloeProperties.PUBLISHED_METADATA)) {
@@ -105,13 +120,15 @@ final class Sealing {
         summary.put(k, table.properties().get(k)); // what time travel to this snapshot reads from S3
       }
     }
-    host.committer().commit(host.id(), table, dev.floe.commit.TableChange.append(written.files())
-        .withSummary(summary)
-        .withProperties(Map.of(FloeProperties.TAIL_THROUGH, Long.toString(to)), java.util.Set.of()));
+    return summary;
   }
 
   /** See {@link TailLog#ingest}. */
   long ingest(java.util.function.LongFunction<Inserter.Written> writer) {
+    if (log.keyed()) {
+      throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "cannot ingest into a table with a primary key: its "
+          + "log takes keyed changes, which read the table");
+    }
     synchronized (log.sealLock) {
       wal.pause();
       long start = -1;

@@ -63,6 +63,15 @@ public final class TailLog implements AutoCloseable {
   public static final String OFFSET_COLUMN = "_offset";
 
   /**
+   * A keyed log's tombstone flag: the last value of each of its records' rows and a column of its
+   * memtable, true when the row is the deletion of its key (its other columns then NULL).
+   */
+  public static final String DELETED_COLUMN = "__floe_deleted";
+
+  private static final Types.NestedField DELETED = Types.NestedField.optional(Integer.MAX_VALUE - 1, DELETED_COLUMN,
+      Types.BooleanType.get());
+
+  /**
    * Sizing: when a seal without {@code flush} cuts the memtable; how long files a snapshot stopped
    * naming, or nothing names, are kept for readers (reclaim, sweep).
    */
@@ -112,6 +121,15 @@ public final class TailLog implements AutoCloseable {
 
     /** Deletes unreferenced files older than {@code graceMillis}; returns how many. */
     int sweep(long graceMillis);
+
+    /**
+     * A keyed log's seal: the change (not committed) that makes the newest of the versions
+     * {@code versions} selects (rows of the table's columns and {@value #DELETED_COLUMN}) the table's
+     * row of its key, on {@code duck}: the table's live row of each key deleted by position (deletion
+     * vectors or position deletes, never equality deletes), the newest versions that are not deletions
+     * written as new rows.
+     */
+    dev.floe.commit.TableChange fold(DuckDBConnection duck, Table table, String versions);
   }
 
   private final Host host;
@@ -119,6 +137,10 @@ public final class TailLog implements AutoCloseable {
   private final Path dir;
   private final Schema schema;
   private final RowCodec codec;
+  /** Whether the table has a primary key: its log holds versions of keys (see {@link #change}). */
+  private final boolean keyed;
+  /** Held by a keyed change from its first read to the queueing of its versions (see {@link #change}). */
+  private final java.util.concurrent.locks.ReentrantLock keyedLock = new java.util.concurrent.locks.ReentrantLock();
   /** The log this process writes; null when it follows another's. */
   private final Wal wal;
   private final DuckDBConnection mirrorDuck;
@@ -146,7 +168,8 @@ public final class TailLog implements AutoCloseable {
       throw new FloeException(SqlState.DATA_CORRUPTED, "table " + table.name() + " has a tail but no bigint column "
           + OFFSET_COLUMN);
     }
-    this.codec = new RowCodec(logColumns(schema));
+    this.codec = new RowCodec(recordColumns(schema));
+    this.keyed = keyed(schema);
     long through = through(table);
     this.mirrorDuck = host.connect();
     this.sealDuck = readOnly ? null : host.connect();
@@ -215,6 +238,28 @@ public final class TailLog implements AutoCloseable {
     return columns;
   }
 
+  /**
+   * The columns a log record's rows hold: {@link #logColumns}, and for a keyed table (one with a primary
+   * key) the tombstone flag {@value #DELETED_COLUMN} last.
+   */
+  static List<Types.NestedField> recordColumns(Schema schema) {
+    List<Types.NestedField> columns = logColumns(schema);
+    if (keyed(schema)) {
+      columns.add(DELETED);
+    }
+    return columns;
+  }
+
+  /** Whether a tail of a table of this schema is keyed: the table has a primary key. */
+  public static boolean keyed(Schema schema) {
+    return !schema.identifierFieldIds().isEmpty();
+  }
+
+  /** Whether this log holds versions of keys (its table has a primary key). */
+  public boolean keyed() {
+    return keyed;
+  }
+
   /** Checks that a table of this schema can have a tail. */
   public static void checkSchema(Schema schema) {
     RowCodec.check(logColumns(schema));
@@ -255,6 +300,10 @@ public final class TailLog implements AutoCloseable {
    */
   public long extend(List<Object[]> rows) {
     checkWritable();
+    if (keyed) {
+      throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "the table has a primary key: its log takes keyed "
+          + "changes (INSERT, UPDATE, DELETE, ON CONFLICT), not plain appends");
+    }
     if (rows.isEmpty()) {
       return endOffset();
     }
@@ -265,19 +314,7 @@ public final class TailLog implements AutoCloseable {
     try {
       first = wal.append(buffer.array(), buffer.position(), rows.size(), schema.schemaId(), List.copyOf(rows));
     } catch (FloeException e) {
-      if (SqlState.IO_ERROR.equals(e.sqlState())) {
-        synchronized (this) {
-          if (!closed) {
-            broken(); // the log accepts nothing more: the next use opens it again from disk
-          }
-        }
-      }
-      if (SqlState.OBJECT_NOT_IN_PREREQUISITE_STATE.equals(e.sqlState())) {
-        // closed under the appender (ALTER, DROP, retire): the record was not written
-        throw new FloeException(SqlState.SERIALIZATION_FAILURE, "the table's tail closed while appending (the table "
-            + "was altered, dropped or its log retired); nothing was appended", null, "Retry the append.", 0, e);
-      }
-      throw e;
+      throw appendFailed(e);
     }
     if (buffer.array().length > 1 << 20) {
       buffers.remove(); // do not keep a large batch's buffer
@@ -296,6 +333,104 @@ public final class TailLog implements AutoCloseable {
       }
     }
     return first;
+  }
+
+  /**
+   * A failed write of the log: a failed fsync closes it (the next use opens it again from disk); one
+   * closed under the appender (ALTER, DROP, retire) wrote nothing and is retried.
+   */
+  private FloeException appendFailed(FloeException e) {
+    if (SqlState.IO_ERROR.equals(e.sqlState())) {
+      synchronized (this) {
+        if (!closed) {
+          broken(); // the log accepts nothing more: the next use opens it again from disk
+        }
+      }
+    }
+    if (SqlState.OBJECT_NOT_IN_PREREQUISITE_STATE.equals(e.sqlState())) {
+      return new FloeException(SqlState.SERIALIZATION_FAILURE, "the table's tail closed while appending (the table "
+          + "was altered, dropped or its log retired); nothing was appended", null, "Retry the append.", 0, e);
+    }
+    return e;
+  }
+
+  /** Appends versions of keys inside a {@link #change}. */
+  public interface Versions {
+    /**
+     * Queues versions as one log record: the deletions of the keys in {@code deleted}, then the rows
+     * {@code rows} (both values of {@link #rowColumns()}, the rows already checked; of a deleted row only
+     * its key columns are kept), so a key both deleted and given a row keeps the row. The change's later
+     * reads see them at once, everyone else once they are durable.
+     *
+     * @return the offset of the first
+     */
+    long append(List<Object[]> deleted, List<Object[]> rows);
+  }
+
+  /**
+   * A keyed change (docs/tail.md, "Keyed tables"): {@code body} reads the table (the pins it takes see
+   * every version queued before it, durable or not) and appends the versions it decides with the
+   * {@link Versions} it is given. Keyed changes of the log run one at a time from their first read to
+   * the queueing of their versions, so each reads the newest version of every key, and they are ordered
+   * by the log; the call returns once its versions are durable, sharing fsyncs with the others.
+   *
+   * @return what {@code body} returns
+   */
+  public <T> T change(java.util.function.Function<Versions, T> body) {
+    checkWritable();
+    if (!keyed) {
+      throw new IllegalStateException("the table has no primary key");
+    }
+    List<Wal.Ticket> tickets = new ArrayList<>();
+    T result;
+    keyedLock.lock();
+    try {
+      result = body.apply((deleted, added) -> {
+        if (deleted.isEmpty() && added.isEmpty()) {
+          return endOffset();
+        }
+        RowCodec.Buffer buffer = buffers.get();
+        buffer.reset();
+        List<Object[]> rows = new ArrayList<>(deleted.size() + added.size());
+        List<Types.NestedField> columns = rowColumns();
+        for (Object[] d : deleted) {
+          Object[] row = new Object[columns.size() + 1];
+          for (int i = 0; i < columns.size(); i++) {
+            if (schema.identifierFieldIds().contains(columns.get(i).fieldId())) {
+              row[i] = d[i];
+            }
+          }
+          row[columns.size()] = Boolean.TRUE;
+          rows.add(row);
+        }
+        for (Object[] a : added) {
+          rows.add(java.util.Arrays.copyOf(a, columns.size() + 1));
+        }
+        codec.encode(rows, buffer);
+        Wal.Ticket ticket;
+        try {
+          ticket = wal.enqueue(buffer.array(), buffer.position(), rows.size(), schema.schemaId(), Memtable.LOADED);
+        } catch (FloeException e) {
+          throw appendFailed(e);
+        }
+        tickets.add(ticket);
+        synchronized (this) {
+          checkOpen();
+          memtable.loaded(ticket.first(), rows);
+        }
+        return ticket.first();
+      });
+    } finally {
+      keyedLock.unlock();
+    }
+    for (Wal.Ticket t : tickets) {
+      try {
+        wal.await(t);
+      } catch (FloeException e) {
+        throw appendFailed(e);
+      }
+    }
+    return result;
   }
 
   /** Durable rows waiting in the heap beyond which an append moves them into the memtable itself. */
@@ -365,6 +500,50 @@ public final class TailLog implements AutoCloseable {
     }
 
     /**
+     * Whether the rows are versions of keys (the table has a primary key): a reader takes the newest
+     * version of each key from here ({@link #newest}) and the table's rows of the others only
+     * ({@link #versionKeys}).
+     */
+    public boolean keyed() {
+      return keyed;
+    }
+
+    /** Every version pinned, all columns and the tombstone flag. */
+    private String versions() {
+      List<String> parts = new ArrayList<>();
+      for (String t : tables) {
+        parts.add("SELECT * FROM memory.main." + Lexer.quoteIdentifier(t) + " WHERE " + Lexer.quoteIdentifier(
+            OFFSET_COLUMN) + " >= " + from + " AND " + Lexer.quoteIdentifier(OFFSET_COLUMN) + " < " + end);
+      }
+      return String.join(" UNION ALL ", parts);
+    }
+
+    /** The key columns, quoted and joined, prefixed by {@code qualifier}. */
+    public String keyList(String qualifier) {
+      StringBuilder keys = new StringBuilder();
+      for (int id : schema.identifierFieldIds()) {
+        keys.append(keys.length() > 0 ? ", " : "").append(qualifier).append(Lexer.quoteIdentifier(
+            schema.findField(id).name()));
+      }
+      return keys.toString();
+    }
+
+    /** A keyed log's: a SELECT of the key columns of every version pinned (the keys the table's rows lose). */
+    public String versionKeys() {
+      return "SELECT DISTINCT " + keyList("") + " FROM (" + versions() + ") AS __floe_v";
+    }
+
+    /**
+     * A keyed log's: a SELECT of {@code columns} (DuckDB expressions over the table's columns) of the
+     * newest version pinned of each key, keys deleted by it left out.
+     */
+    public String newest(String columns) {
+      return "SELECT " + columns + " FROM (SELECT * FROM (" + versions() + ") AS __floe_v QUALIFY row_number() OVER "
+          + "(PARTITION BY " + keyList("") + " ORDER BY " + Lexer.quoteIdentifier(OFFSET_COLUMN) + " DESC) = 1) "
+          + "AS __floe_n WHERE " + DELETED_COLUMN + " IS NOT TRUE";
+    }
+
+    /**
      * A SELECT of the pinned unsealed rows: {@code columns} (DuckDB expressions over the table's
      * columns, quoted names) in order.
      */
@@ -413,7 +592,8 @@ public final class TailLog implements AutoCloseable {
    */
   public synchronized java.util.Optional<Pin> pin(long from) {
     checkOpen();
-    return memtable.pin(from).map(p -> new Pin(from, p.end(), p.tables(), p.bounds()));
+    // a keyed change reads the versions queued before it too (see change)
+    return memtable.pin(from, keyedLock.isHeldByCurrentThread()).map(p -> new Pin(from, p.end(), p.tables(), p.bounds()));
   }
 
   /**

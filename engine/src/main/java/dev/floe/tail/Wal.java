@@ -298,6 +298,20 @@ final class Wal implements AutoCloseable {
    *     log accepts nothing more until it is reopened)
    */
   long append(byte[] bytes, int length, int count, int schemaId, Object attachment) {
+    return await(enqueue(bytes, length, count, schemaId, attachment));
+  }
+
+  /** A queued record: its first offset, and its place in the queue ({@link #await} waits for it). */
+  record Ticket(long first, long seq) {}
+
+  /**
+   * Queues a record of {@code count} rows (its payload: {@code bytes[0, length)}), taking its offsets,
+   * without waiting for it to be durable: records are written in the order they are queued, so one
+   * that is durable implies every record queued before it is.
+   *
+   * @throws FloeException 58030 if the log cannot be written; 55000 when it is closed
+   */
+  Ticket enqueue(byte[] bytes, int length, int count, int schemaId, Object attachment) {
     if (length > MAX_PAYLOAD) {
       throw new FloeException(SqlState.PROGRAM_LIMIT_EXCEEDED, "a batch of " + length
           + " bytes is larger than a log record may be (" + MAX_PAYLOAD + " bytes); append it in parts");
@@ -306,8 +320,6 @@ final class Wal implements AutoCloseable {
     ByteBuffer b = ByteBuffer.wrap(record).order(ByteOrder.LITTLE_ENDIAN);
     long first;
     long seq;
-    List<Queued> batch;
-    long upTo;
     lock.lock();
     try {
       while (paused && !closed) {
@@ -329,6 +341,21 @@ final class Wal implements AutoCloseable {
     } finally {
       lock.unlock();
     }
+    return new Ticket(first, seq);
+  }
+
+  /**
+   * Waits until a queued record is durable.
+   *
+   * @return the first offset of its rows
+   * @throws FloeException 58030 if the log cannot be written (the record was not acknowledged, and the
+   *     log accepts nothing more until it is reopened)
+   */
+  long await(Ticket ticket) {
+    long first = ticket.first();
+    long seq = ticket.seq();
+    List<Queued> batch;
+    long upTo;
     // Wait until a flush covers this record, or become the one who flushes everything queued. Waiters
     // park outside the lock and are unparked by the flush that covers them, so a flush releases its
     // appenders at once rather than one lock hand-off after another.

@@ -1,0 +1,192 @@
+package dev.floe;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.floe.testing.IcebergClients;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.apache.iceberg.FileContent;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.data.IcebergGenerics;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.jdbc.JdbcCatalog;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A table with a keyed tail (a tail and a primary key): INSERT, UPDATE, DELETE and ON CONFLICT are
+ * versions of keys in the log, every read sees the newest version of each key, and a seal folds them
+ * into the table in one commit with position deletes, which Iceberg's own reader reads.
+ */
+class KeyedTailTest {
+  @TempDir
+  Path dir;
+
+  private static List<String> rows(Database db, String sql) {
+    List<String> out = new ArrayList<>();
+    try (Result r = db.sql(sql)) {
+      for (Row row : r) {
+        List<String> cells = new ArrayList<>();
+        for (int i = 0; i < r.columns().size(); i++) {
+          cells.add(row.getString(i));
+        }
+        out.add(String.join("|", cells));
+      }
+    }
+    return out;
+  }
+
+  private static String tag(Database db, String sql) {
+    try (Result r = db.sql(sql)) {
+      return r.commandTag();
+    }
+  }
+
+  /** The table as Iceberg's generic reader reads it: "id|bal" sorted, and whether any delete is an equality delete. */
+  private List<String> iceberg(String table) throws Exception {
+    List<String> out = new ArrayList<>();
+    try (JdbcCatalog catalog = IcebergClients.jdbcCatalog(dir)) {
+      Table t = catalog.loadTable(TableIdentifier.of("public", table));
+      try (CloseableIterable<FileScanTask> tasks = t.newScan().planFiles()) {
+        for (FileScanTask task : tasks) {
+          task.deletes().forEach(d -> assertThat(d.content()).isNotEqualTo(FileContent.EQUALITY_DELETES));
+        }
+      }
+      try (CloseableIterable<Record> it = IcebergGenerics.read(t).build()) {
+        it.forEach(r -> out.add(r.getField("id") + "|" + r.getField("bal")));
+      }
+    }
+    out.sort(null);
+    return out;
+  }
+
+  @Test
+  void keyedChangesAreVersionsReadNewestAndFoldedBySeal() throws Exception {
+    try (Database db = Floe.open(dir)) {
+      db.sql("CREATE TABLE acc (id bigint PRIMARY KEY, bal bigint, note text) WITH (tail = true)").close();
+      assertThat(tag(db, "INSERT INTO acc VALUES (1, 10, 'a'), (2, 20, 'b'), (3, 30, 'c')")).isEqualTo("INSERT 0 3");
+      assertThat(tag(db, "UPDATE acc SET bal = bal + 1 WHERE id = 2")).isEqualTo("UPDATE 1");
+      assertThat(tag(db, "DELETE FROM acc WHERE id = 3")).isEqualTo("DELETE 1");
+      assertThat(tag(db, "UPDATE acc SET bal = 0 WHERE id = 3")).isEqualTo("UPDATE 0");
+      assertThat(rows(db, "SELECT id, bal, note FROM acc ORDER BY id")).containsExactly("1|10|a", "2|21|b");
+      // nothing has been committed to the table: the statements are versions in the log
+      assertThat(db.table("acc").snapshots()).isEmpty();
+
+      Log log = db.openLog("acc");
+      log.seal(true);
+      assertThat(db.table("acc").snapshots()).hasSize(1);
+      assertThat(rows(db, "SELECT id, bal, note FROM acc ORDER BY id")).containsExactly("1|10|a", "2|21|b");
+      assertThat(iceberg("acc")).containsExactly("1|10", "2|21");
+
+      // versions over sealed rows: the seal deletes the rows they replace by position
+      db.sql("UPDATE acc SET bal = bal * 10 WHERE id = 1").close();
+      db.sql("DELETE FROM acc WHERE id = 2").close();
+      db.sql("INSERT INTO acc VALUES (3, 33, 'again'), (4, 40, 'd')").close();
+      db.sql("INSERT INTO acc VALUES (4, 1, 'x'), (5, 50, 'e') ON CONFLICT (id) DO UPDATE SET bal = acc.bal + excluded.bal")
+          .close();
+      db.sql("INSERT INTO acc VALUES (1, 0, 'no') ON CONFLICT DO NOTHING").close();
+      List<String> expected = List.of("1|100|a", "3|33|again", "4|41|d", "5|50|e");
+      assertThat(rows(db, "SELECT id, bal, note FROM acc ORDER BY id")).isEqualTo(expected);
+      assertThat(rows(db, "SELECT bal FROM acc WHERE id = 4")).containsExactly("41");
+      assertThat(rows(db, "SELECT count(*), sum(bal) FROM acc")).containsExactly("4|224");
+      log.seal(true);
+      assertThat(db.table("acc").snapshots()).hasSize(2);
+      assertThat(rows(db, "SELECT id, bal, note FROM acc ORDER BY id")).isEqualTo(expected);
+      assertThat(iceberg("acc")).containsExactly("1|100", "3|33", "4|41", "5|50");
+      // time travel reads a sealed version
+      long first = db.table("acc").snapshots().get(0).snapshotId();
+      assertThat(rows(db, "SELECT id, bal FROM acc FOR VERSION AS OF " + first + " ORDER BY id"))
+          .containsExactly("1|10", "2|21");
+
+      // unsealed versions survive a restart
+      db.sql("UPDATE acc SET bal = -1 WHERE id = 5").close();
+    }
+    try (Database db = Floe.open(dir)) {
+      assertThat(rows(db, "SELECT id, bal FROM acc ORDER BY id")).containsExactly("1|100", "3|33", "4|41", "5|-1");
+    }
+  }
+
+  @Test
+  void theKeyIsUniqueAcrossTheLogAndTheFiles() {
+    try (Database db = Floe.open(dir)) {
+      db.sql("CREATE TABLE k (id int PRIMARY KEY, v text) WITH (tail = true)").close();
+      db.sql("INSERT INTO k VALUES (1, 'sealed')").close();
+      db.openLog("k").seal(true);
+      db.sql("INSERT INTO k VALUES (2, 'unsealed')").close();
+      for (String dup : List.of("INSERT INTO k VALUES (1, 'x')", "INSERT INTO k VALUES (2, 'x')",
+          "INSERT INTO k VALUES (3, 'x'), (3, 'y')", "UPDATE k SET id = 2 WHERE id = 1")) {
+        assertThatThrownBy(() -> db.sql(dup).close()).as(dup)
+            .hasFieldOrPropertyWithValue("sqlState", SqlState.UNIQUE_VIOLATION);
+      }
+      assertThatThrownBy(() -> db.sql("INSERT INTO k VALUES (NULL, 'x')").close())
+          .hasFieldOrPropertyWithValue("sqlState", SqlState.NOT_NULL_VIOLATION);
+      assertThatThrownBy(() -> db.sql("UPDATE k SET _offset = 5 WHERE id = 1").close())
+          .hasFieldOrPropertyWithValue("sqlState", SqlState.GENERATED_ALWAYS);
+      // a key deleted (in the files or the log) can be inserted again; a key's change moves it
+      db.sql("DELETE FROM k WHERE id IN (1, 2)").close();
+      db.sql("INSERT INTO k VALUES (1, 'new'), (2, 'new')").close();
+      db.sql("UPDATE k SET id = id + 10").close();
+      assertThat(rows(db, "SELECT id, v FROM k ORDER BY id")).containsExactly("11|new", "12|new");
+      db.openLog("k").seal(true);
+      assertThat(rows(db, "SELECT id, v FROM k ORDER BY id")).containsExactly("11|new", "12|new");
+      db.sql("TRUNCATE k").close();
+      assertThat(rows(db, "SELECT count(*) FROM k")).containsExactly("0");
+    }
+  }
+
+  @Test
+  void keyedWritesAreRefusedInATransactionBlock() {
+    try (Database db = Floe.open(dir); Session s = db.connect()) {
+      db.sql("CREATE TABLE k (id int PRIMARY KEY, v text) WITH (tail = true)").close();
+      s.sql("BEGIN").close();
+      assertThatThrownBy(() -> s.sql("INSERT INTO k VALUES (1, 'x')").close())
+          .hasFieldOrPropertyWithValue("sqlState", SqlState.FEATURE_NOT_SUPPORTED);
+      s.sql("ROLLBACK").close();
+    }
+  }
+
+  @Test
+  void concurrentIncrementsOfOneKeyAreOrderedByTheLog() throws Exception {
+    int threads = 8;
+    int each = 50;
+    try (Database db = Floe.open(dir)) {
+      db.sql("CREATE TABLE hot (id int PRIMARY KEY, n bigint) WITH (tail = true)").close();
+      db.sql("INSERT INTO hot VALUES (1, 0), (2, 0)").close();
+      ExecutorService pool = Executors.newFixedThreadPool(threads + 1);
+      List<Future<?>> done = new ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        done.add(pool.submit(() -> {
+          try (Session s = db.connect()) {
+            for (int i = 0; i < each; i++) {
+              s.sql("UPDATE hot SET n = n + 1 WHERE id = 1").close();
+            }
+          }
+          return null;
+        }));
+      }
+      done.add(pool.submit(() -> {
+        Log log = db.openLog("hot");
+        for (int i = 0; i < 20; i++) {
+          log.seal(true);
+          Thread.sleep(5);
+        }
+        return null;
+      }));
+      for (Future<?> f : done) {
+        f.get();
+      }
+      pool.shutdown();
+      assertThat(rows(db, "SELECT id, n FROM hot ORDER BY id")).containsExactly("1|" + threads * each, "2|0");
+      db.openLog("hot").seal(true);
+      assertThat(rows(db, "SELECT id, n FROM hot ORDER BY id")).containsExactly("1|" + threads * each, "2|0");
+    }
+  }
+}
