@@ -65,7 +65,12 @@ final class PointQueries {
     Optional<QueryBinder.Relation> resolved = relations.resolve(shape.table(), Optional.empty(),
         shape.tablePosition());
     if (resolved.isEmpty() || !(resolved.get() instanceof Relations.TableRelation r) || r.rowIds || r.historic
-        || r.published.isPresent() || r.unsealed.isPresent() && !r.unsealed.get().isEmpty()) {
+        || r.published.isPresent()) {
+      return Optional.empty();
+    }
+    // a keyed tail's unsealed versions are looked up in the JVM too; an append-only tail's are not
+    Optional<dev.floe.tail.TailLog.Pin> unsealed = r.unsealed.filter(p -> !p.isEmpty());
+    if (unsealed.isPresent() && !unsealed.get().keyed()) {
       return Optional.empty();
     }
     List<Column> tableColumns = r.columns();
@@ -102,6 +107,19 @@ final class PointQueries {
       fields.add(new PointReader.Field(c.fieldId(), t, c.type().kind()));
     }
     PointReader.Field keyField = new PointReader.Field(key.fieldId(), keyType, key.type().kind());
+    if (unsealed.isPresent()) {
+      if (r.schema.identifierFieldIds().size() != 1 || !r.schema.identifierFieldIds().contains(key.fieldId())) {
+        return Optional.empty(); // not a lookup of the key: the newest versions are DuckDB's to pick
+      }
+      Optional<dev.floe.tail.TailLog.Version> version = unsealed.get().version(value);
+      if (version.isPresent()) {
+        List<Object[]> rows = new ArrayList<>();
+        if (!version.get().deleted() && shape.limit() != 0) {
+          rows.add(versionValues(unsealed.get(), version.get(), selected, fields));
+        }
+        return Optional.of(result(session, r, shape, selected, names, rows));
+      }
+    }
 
     // Iceberg's bounds of a uuid column, as read from DuckDB's footers, do not order like the values (a
     // lookup pruned by them missed rows): uuid keys are pruned by the row groups' own statistics only
@@ -113,6 +131,32 @@ final class PointQueries {
     }
     List<Object[]> rows = new ArrayList<>();
     hits.get().forEach(h -> rows.add(h.values()));
+    return Optional.of(result(session, r, shape, selected, names, rows));
+  }
+
+  /** The selected columns of a keyed tail's version, as a point read of a file gives them. */
+  private static Object[] versionValues(dev.floe.tail.TailLog.Pin pin, dev.floe.tail.TailLog.Version v,
+      List<Column> selected, List<PointReader.Field> fields) {
+    List<org.apache.iceberg.types.Types.NestedField> columns = pin.columns();
+    Object[] row = new Object[selected.size()];
+    for (int k = 0; k < selected.size(); k++) {
+      Column c = selected.get(k);
+      if (c.name().equals(dev.floe.tail.TailLog.OFFSET_COLUMN)) {
+        row[k] = v.offset();
+        continue;
+      }
+      for (int i = 0; i < columns.size(); i++) {
+        if (columns.get(i).fieldId() == c.fieldId()) {
+          row[k] = PointReader.rowValue(v.values()[i], fields.get(k));
+        }
+      }
+    }
+    return row;
+  }
+
+  /** The rows found, as the result the general path would give. */
+  private static dev.floe.Result result(SessionContext session, Relations.TableRelation r, Shape shape,
+      List<Column> selected, List<String> names, List<Object[]> rows) {
     // as QueryBinder says where output columns come from: a lone * or plain column references only
     boolean stars = shape.items().stream().anyMatch(i -> i.column() == null);
     boolean traced = !stars || shape.items().size() == 1 && !shape.qualifiedStar();
@@ -126,8 +170,8 @@ final class PointQueries {
       origins.add(traced ? Optional.of(new QueryBinder.Origin(r.qualifiedName(), c)) : Optional.empty());
     }
     served.incrementAndGet();
-    return Optional.of(new RowsResult(List.copyOf(out), rows, session.engine().allocator(), origins,
-        o -> session.engine().pgCatalog().origin(o)));
+    return new RowsResult(List.copyOf(out), rows, session.engine().allocator(), origins,
+        o -> session.engine().pgCatalog().origin(o));
   }
 
   /** The table column named exactly {@code name}, when no other column has that name in another case. */

@@ -360,6 +360,12 @@ final class Relations implements QueryBinder.Resolver {
       if (scans != null) {
         scans.accept(new TargetScan(plan, filter));
       }
+      if (unsealed.isPresent() && !unsealed.get().isEmpty() && unsealed.get().keyed()) {
+        Optional<String> point = keyedPoint(plan, filter, unsealed.get());
+        if (point.isPresent()) {
+          return point.get();
+        }
+      }
       String scan = pointRows(plan, filter).orElseGet(() -> ScanSql.relation(plan, table.io(), files, rowIds));
       if (published.isPresent() && published.get().currentSnapshot() != null) {
         // rows the log published to object storage and let go of: the files planning keeps are read
@@ -408,6 +414,71 @@ final class Relations implements QueryBinder.Resolver {
       }
       return "SELECT * FROM (" + scan + ") AS __floe_s WHERE NOT EXISTS (SELECT 1 FROM (" + pin.versionKeys()
           + ") AS __floe_k WHERE " + on + ")\nUNION ALL\n" + pin.newest(columns.toString());
+    }
+
+    /**
+     * A keyed tail's rows of one key, when the filter requires its (one-column) key to equal a value:
+     * the key's newest version in the memtable, found in the JVM (none if it deletes the key), or
+     * without one the files' rows of the key (a point read where one can, the planned scan otherwise),
+     * with nothing to subtract: no DuckDB window over the memtable, no anti-join.
+     */
+    private Optional<String> keyedPoint(ScanPlan plan, Expression filter, TailLog.Pin pin) {
+      if (schema.identifierFieldIds().size() != 1) {
+        return Optional.empty();
+      }
+      org.apache.iceberg.types.Types.NestedField keyField = schema.findField(
+          schema.identifierFieldIds().iterator().next());
+      for (UnboundPredicate<?> p : equalities(filter, new ArrayList<>())) {
+        if (!((NamedReference<?>) p.term()).name().equals(keyField.name())) {
+          continue;
+        }
+        dev.floe.Column keyColumn = plan.columns().stream().filter(c -> c.fieldId() == keyField.fieldId())
+            .findFirst().orElse(null);
+        Object key = keyColumn == null ? null : keyValue(keyColumn.type().kind(), p.literal().value());
+        if (key == null) {
+          return Optional.empty();
+        }
+        Optional<TailLog.Version> version = pin.version(key);
+        if (version.isEmpty()) {
+          // no version of the key is pinned: the files hold its row, if any
+          return Optional.of(pointRows(plan, filter).orElseGet(() -> ScanSql.relation(plan, table.io(), files,
+              rowIds)));
+        }
+        if (version.get().deleted()) {
+          return Optional.of(ScanSql.relation(plan, List.of(), rowIds)); // no rows
+        }
+        return Optional.of(versionRow(plan, pin, version.get()));
+      }
+      return Optional.empty();
+    }
+
+    /** A memtable version as a one-row relation of the plan's columns (and row ids, in a target). */
+    private String versionRow(ScanPlan plan, TailLog.Pin pin, TailLog.Version v) {
+      List<org.apache.iceberg.types.Types.NestedField> logColumns = pin.columns();
+      StringBuilder sql = new StringBuilder("SELECT ");
+      List<dev.floe.Column> columns = plan.columns();
+      for (int k = 0; k < columns.size(); k++) {
+        dev.floe.Column c = columns.get(k);
+        org.apache.iceberg.types.Type type = plan.schema().findField(c.fieldId()).type();
+        Object value = null;
+        if (c.name().equals(TailLog.OFFSET_COLUMN)) {
+          value = v.offset();
+        } else {
+          for (int i = 0; i < logColumns.size(); i++) {
+            if (logColumns.get(i).fieldId() == c.fieldId()) {
+              value = v.values()[i];
+            }
+          }
+        }
+        sql.append(k > 0 ? ", " : "").append("CAST(").append(dev.floe.types.SqlLiterals.of(type, value)).append(" AS ")
+            .append(dev.floe.types.TypeMapping.duckdbType(c, type)).append(") AS ")
+            .append(dev.floe.sql.Lexer.quoteIdentifier(c.name()));
+      }
+      if (rowIds) {
+        sql.append(", '").append(MEMTABLE_ROWS).append("' AS ").append(ScanSql.ROW_FILE).append(", CAST(")
+            .append(v.offset()).append(" AS BIGINT) AS ").append(ScanSql.ROW_POSITION);
+      }
+      return sql.toString();
     }
 
     /**

@@ -317,6 +317,31 @@ public final class PointReader {
     };
   }
 
+  /**
+   * A value in Iceberg's internal representation (as a keyed tail's memtable holds it) as the Java type
+   * {@link dev.floe.Row} gives, the same a point read of a file gives.
+   */
+  public static Object rowValue(Object v, Field f) {
+    if (v == null) {
+      return null;
+    }
+    return switch (f.type().typeId()) {
+      case INTEGER -> f.kind() == SqlType.Kind.SMALLINT ? (Object) (short) (int) (Integer) v : v;
+      case DATE -> LocalDate.ofEpochDay((Integer) v);
+      case TIME -> LocalTime.ofNanoOfDay((Long) v * 1000L);
+      case TIMESTAMP -> ((Types.TimestampType) f.type()).shouldAdjustToUTC()
+          ? DateTimeUtil.timestamptzFromMicros((Long) v) : DateTimeUtil.timestampFromMicros((Long) v);
+      case STRING -> v.toString();
+      case BINARY -> {
+        ByteBuffer b = ((ByteBuffer) v).duplicate();
+        byte[] bytes = new byte[b.remaining()];
+        b.get(bytes);
+        yield bytes;
+      }
+      default -> v;
+    };
+  }
+
   /** Whether Floe's writers store this Iceberg type as this Parquet column (so its values read exactly). */
   static boolean stored(Type type, PrimitiveType p) {
     LogicalTypeAnnotation logical = p.getLogicalTypeAnnotation();

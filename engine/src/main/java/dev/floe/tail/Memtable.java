@@ -42,6 +42,8 @@ final class Memtable {
   private final String prefix;
   /** A keyed log's memtable: versions of keys, with the tombstone flag last, loaded as they are queued. */
   private final boolean keyed;
+  /** A keyed memtable's versions by key (null otherwise); guarded by the log's monitor. */
+  private final KeyIndex index;
 
   /**
    * What a keyed change attaches to its record: its rows are in the memtable already ({@link #loaded}),
@@ -104,6 +106,27 @@ final class Memtable {
     this.duck = duck;
     this.prefix = "__floe_tail_" + UUID.randomUUID().toString().replace("-", "") + "_";
     this.keyed = TailLog.keyed(schema);
+    if (keyed) {
+      List<Types.NestedField> columns = TailLog.recordColumns(schema);
+      int[] keys = new int[schema.identifierFieldIds().size()];
+      int k = 0;
+      for (int i = 0; i < columns.size(); i++) {
+        if (schema.identifierFieldIds().contains(columns.get(i).fieldId())) {
+          keys[k++] = i;
+        }
+      }
+      this.index = new KeyIndex(keys);
+    } else {
+      this.index = null;
+    }
+  }
+
+  /**
+   * A keyed memtable's newest version of {@code key} (normalized, {@link KeyIndex#normalize}) with an
+   * offset in [from, end), or null when it has none there. Holding the log's monitor.
+   */
+  KeyIndex.Version version(Object key, long from, long end) {
+    return index.newest(key, from, end);
   }
 
   /** Starts the first generation, at the watermark. Holding the log's monitor. */
@@ -293,6 +316,7 @@ final class Memtable {
           }
           if (keyed) {
             appendValue(a, Types.BooleanType.get(), row[v]); // the tombstone flag
+            index.add(offset, row);
           }
           g.bounds.row();
           a.endRow();
@@ -410,7 +434,11 @@ final class Memtable {
   private void dropSealedGenerations() {
     long keep = pins.isEmpty() ? through : Math.min(through, pins.firstKey());
     while (generations.size() > 1 && !generations.get(0).open && generations.get(0).end <= keep) {
-      execute("DROP TABLE memory.main." + Lexer.quoteIdentifier(generations.remove(0).name));
+      Generation g = generations.remove(0);
+      execute("DROP TABLE memory.main." + Lexer.quoteIdentifier(g.name));
+      if (index != null) {
+        index.dropBelow(g.end);
+      }
     }
   }
 
@@ -484,5 +512,8 @@ final class Memtable {
       }
     }
     generations.clear();
+    if (index != null) {
+      index.clear();
+    }
   }
 }

@@ -518,6 +518,30 @@ public final class TailLog implements AutoCloseable {
       return String.join(" UNION ALL ", parts);
     }
 
+    /**
+     * A keyed log's newest pinned version of {@code key} (the key's value, or for a key of several
+     * columns the list of their values, in the table's internal representation), read in the JVM; empty
+     * when no version of the key is pinned, so the table's files hold its row, if any.
+     */
+    public java.util.Optional<Version> version(Object key) {
+      synchronized (TailLog.this) {
+        if (released) {
+          throw new IllegalStateException("the pin was released");
+        }
+        KeyIndex.Version v = memtable.version(KeyIndex.normalize(key), from, end);
+        if (v == null) {
+          return java.util.Optional.empty();
+        }
+        return java.util.Optional.of(new Version(v.offset(), v.deleted(),
+            java.util.Arrays.copyOf(v.row(), v.row().length - 1)));
+      }
+    }
+
+    /** The columns of a {@link Version}'s values. */
+    public List<Types.NestedField> columns() {
+      return logColumns(schema);
+    }
+
     /** The key columns, quoted and joined, prefixed by {@code qualifier}. */
     public String keyList(String qualifier) {
       StringBuilder keys = new StringBuilder();
@@ -582,6 +606,12 @@ public final class TailLog implements AutoCloseable {
       }
     }
   }
+
+  /**
+   * A version of a key in a keyed log: its offset, whether it deletes the key, and its values (of
+   * {@link #rowColumns()}, Iceberg's internal representation; of a deletion only the key's are set).
+   */
+  public record Version(long offset, boolean deleted, Object[] values) {}
 
   /**
    * Pins the unsealed rows a reader of a table snapshot with watermark {@code from} must add: those with
