@@ -83,6 +83,7 @@ record MergeQuery(Composer query, String removes, String adds) {
       }
       c.add(" END AS " + Mutations.value(col));
     }
+    c.add(t.oldKeys(a)); // a keyed tail deletes the removed rows by key
     c.add(" FROM ").add(s.source()).add(" LEFT JOIN " + Relations.TARGET + " AS " + a + " ON ").add(s.on());
     List<String> removing = new ArrayList<>();
     List<String> adding = new ArrayList<>();
