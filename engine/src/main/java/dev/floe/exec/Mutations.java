@@ -169,6 +169,34 @@ final class Mutations {
     versions.append(deleted, rows);
   }
 
+  /**
+   * The distinct values of a one-column key in a few proposed rows (a keyed tail's INSERT reads only
+   * those keys' rows: {@link Relations#targetKeys}); empty for a key of several columns or of another
+   * type, or for many rows.
+   */
+  private Optional<List<Object>> proposedKeys(ChangeTarget t, String proposed) {
+    if (t.keys().size() != 1 || temps.count(proposed, "") > dev.floe.read.ScanSql.MAX_POINT_ROWS) {
+      return Optional.empty();
+    }
+    org.apache.iceberg.types.Type type = t.schema().findField(t.keys().get(0)).type();
+    if (type.typeId() != org.apache.iceberg.types.Type.TypeID.INTEGER
+        && type.typeId() != org.apache.iceberg.types.Type.TypeID.LONG
+        && type.typeId() != org.apache.iceberg.types.Type.TypeID.STRING) {
+      return Optional.empty();
+    }
+    List<Object> keys = new ArrayList<>();
+    try (var st = session.duck().createStatement(); var rs = st.executeQuery("SELECT DISTINCT " + t.keyColumns("")
+        + " FROM " + proposed + " WHERE " + t.keyColumns("") + " IS NOT NULL")) {
+      while (rs.next()) {
+        Object v = rs.getObject(1);
+        keys.add(v instanceof Number n ? (Object) n.longValue() : v.toString());
+      }
+    } catch (java.sql.SQLException e) {
+      throw DuckErrors.map(e, o -> 0);
+    }
+    return Optional.of(keys);
+  }
+
   /** Drops the statement's temporary tables, except small ones the next statement will replace. */
   void cleanup() {
     temps.cleanup();
@@ -381,6 +409,9 @@ final class Mutations {
     }
     String keyList = t.keyColumns("");
     Relations relations = session.relations().target(t.id());
+    if (t.keyedTail()) {
+      proposedKeys(t, proposed).ifPresent(relations::targetKeys);
+    }
     if (conflict.isEmpty()) {
       small.newRows(t, proposed); // read once: their keys for the check, the rows for the write
       keys.check(t, proposed, null, relations);

@@ -25,6 +25,7 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.expressions.And;
 import org.apache.iceberg.expressions.Expression;
+import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.expressions.NamedReference;
 import org.apache.iceberg.expressions.UnboundPredicate;
 import org.apache.iceberg.util.SnapshotUtil;
@@ -51,6 +52,18 @@ final class Relations implements QueryBinder.Resolver {
   private TableIdentifier target;
   /** Whether {@link #TARGET} was resolved since {@link #target} named it: it stands for one reference. */
   private boolean targetResolved;
+  /** The only keys of the target the statement can touch (null: any); see {@link #targetKeys}. */
+  private List<Object> targetKeys;
+
+  /**
+   * Says that the statement reads only the rows of the target with these values of its one-column
+   * primary key (an INSERT's proposed keys, which its checks and ON CONFLICT join on): a keyed tail's
+   * target is then read as those keys' rows alone, each looked up in the JVM.
+   */
+  Relations targetKeys(List<Object> keys) {
+    this.targetKeys = List.copyOf(keys);
+    return this;
+  }
   /** The scans of {@link #TARGET} since {@link #target} named it. */
   private final List<TargetScan> targetScans = new ArrayList<>();
   /** The statement is a network client's: see {@link QueryBinder.Resolver#clientSql()}. */
@@ -102,6 +115,9 @@ final class Relations implements QueryBinder.Resolver {
 
   /** Makes {@link #TARGET} stand for {@code id}, read with row ids. */
   Relations target(TableIdentifier id) {
+    if (!id.equals(target)) {
+      targetKeys = null;
+    }
     this.target = id;
     targetResolved = false;
     targetScans.clear();
@@ -140,8 +156,10 @@ final class Relations implements QueryBinder.Resolver {
         unsealed = unsealed(target, t);
         t = seen.get(target).orElseThrow(); // a stale snapshot was read again
       }
-      return Optional.of(new TableRelation(planner, files, t, Optional.ofNullable(t.currentSnapshot()), t.schema(),
-          false, qualified(target), true, unsealed, Optional.empty(), pointReads, targetScans::add));
+      TableRelation relation = new TableRelation(planner, files, t, Optional.ofNullable(t.currentSnapshot()),
+          t.schema(), false, qualified(target), true, unsealed, Optional.empty(), pointReads, targetScans::add);
+      relation.onlyKeys = targetKeys;
+      return Optional.of(relation);
     }
     Optional<String> systemSql = system.apply(parts);
     if (systemSql.isPresent()) {
@@ -313,6 +331,8 @@ final class Relations implements QueryBinder.Resolver {
     final Optional<Table> published;
     /** Whether a key lookup may read its rows in the JVM ({@link #pointRows}). */
     final boolean pointReads;
+    /** A keyed tail target's only keys the statement touches (null: any; see Relations#targetKeys). */
+    List<Object> onlyKeys;
     /** Told of each scan the relation's SQL makes (a row-level statement's target); null: nobody. */
     private final java.util.function.Consumer<TargetScan> scans;
 
@@ -361,7 +381,8 @@ final class Relations implements QueryBinder.Resolver {
         scans.accept(new TargetScan(plan, filter));
       }
       if (unsealed.isPresent() && !unsealed.get().isEmpty() && unsealed.get().keyed()) {
-        Optional<String> point = keyedPoint(plan, filter, unsealed.get());
+        Optional<String> point = onlyKeys != null ? keyedRows(plan, filter, unsealed.get(), onlyKeys)
+            : keyedPoint(plan, filter, unsealed.get());
         if (point.isPresent()) {
           return point.get();
         }
@@ -450,6 +471,36 @@ final class Relations implements QueryBinder.Resolver {
         return Optional.of(versionRow(plan, pin, version.get()));
       }
       return Optional.empty();
+    }
+
+    /**
+     * A keyed tail's rows of the given keys (of its one-column key), each read as {@link #keyedPoint}
+     * reads one; empty when a key's rows cannot be read so (the general SQL then reads them).
+     */
+    private Optional<String> keyedRows(ScanPlan plan, Expression filter, TailLog.Pin pin, List<Object> keys) {
+      if (schema.identifierFieldIds().size() != 1 || keys.isEmpty() || keys.size() > ScanSql.MAX_POINT_ROWS) {
+        return Optional.empty();
+      }
+      String key = schema.findField(schema.identifierFieldIds().iterator().next()).name();
+      List<String> parts = new ArrayList<>();
+      for (Object k : keys) {
+        Expression one = Expressions.equal(key, k);
+        ScanPlan keyPlan = ScanPlan.plan(planner, table, snapshot, one, historic);
+        Optional<TailLog.Version> version = pin.version(k);
+        if (version.isPresent()) {
+          if (!version.get().deleted()) {
+            parts.add(versionRow(keyPlan, pin, version.get()));
+          }
+          continue;
+        }
+        Optional<String> rows = pointRows(keyPlan, one);
+        if (rows.isEmpty()) {
+          return Optional.empty();
+        }
+        parts.add(rows.get());
+      }
+      return Optional.of(parts.isEmpty() ? ScanSql.relation(plan, List.of(), rowIds)
+          : String.join("\nUNION ALL\n", parts));
     }
 
     /** A memtable version as a one-row relation of the plan's columns (and row ids, in a target). */
