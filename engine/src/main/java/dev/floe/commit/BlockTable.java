@@ -33,6 +33,15 @@ public interface BlockTable {
    */
   TableChange folded();
 
-  /** Deletes every file the block's statements wrote to the table (the block does not commit). */
+  /**
+   * The committer rebased {@link #folded} on the table's current state (row-level conflicts): this is
+   * what commits now, and its {@link TableChange#written} files are the block's too.
+   */
+  void rebased(TableChange change);
+
+  /**
+   * Deletes every file the block's statements wrote to the table, and those a rebase wrote (the block
+   * does not commit).
+   */
   void abandon();
 }

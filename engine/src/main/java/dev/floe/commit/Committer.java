@@ -98,8 +98,26 @@ public final class Committer {
     void committed(Table table, Long parentId, FloeCommit.Committed committed, FloeCommit.Change change);
   }
 
+  /**
+   * Applies a row delta that failed validation again on the table's current state when only its delete
+   * files collided with the winner's and none of its rows did ({@code write.DeleteRebase}): row-level
+   * conflicts instead of file-level ones.
+   */
+  @FunctionalInterface
+  public interface Rebaser {
+    /**
+     * The change rebased on {@code table}'s current state (it wrote the delete files that takes, and
+     * deleted its own it no longer names), or empty when the conflict stands.
+     */
+    Optional<TableChange> rebase(Table table, TableChange change);
+  }
+
+  /** How many times a change is rebased before its conflict stands (each time another commit won). */
+  static final int REBASES = 4;
+
   private final SqliteCatalog catalog;
   private final Planner planner;
+  private final Rebaser rebaser;
   private final Runnable beforeCommit;
   private final FloeCommit floe = new FloeCommit();
   private final Map<TableIdentifier, Object> locks = new ConcurrentHashMap<>();
@@ -111,9 +129,15 @@ public final class Committer {
    *     tests make commits overlap with it ({@code FloeConfig.beforeCommit})
    */
   public Committer(SqliteCatalog catalog, Planner planner, Runnable beforeCommit) {
+    this(catalog, planner, beforeCommit, null);
+  }
+
+  /** @param rebaser what rebases a row delta that lost a race on a file only (null: none does) */
+  public Committer(SqliteCatalog catalog, Planner planner, Runnable beforeCommit, Rebaser rebaser) {
     this.catalog = catalog;
     this.planner = planner;
     this.beforeCommit = beforeCommit;
+    this.rebaser = rebaser;
   }
 
   /**
@@ -151,6 +175,44 @@ public final class Committer {
   }
 
   private Committed commitLocked(Table table, TableChange change) {
+    for (int rebases = 0; ; rebases++) {
+      try {
+        return commitOnce(table, change);
+      } catch (Rebase r) {
+        if (rebases >= REBASES) {
+          throw failed(table, change, r.conflict, STATEMENT_HINT);
+        }
+        change = r.rebased;
+      }
+    }
+  }
+
+  /** A change that lost the race on files only, rebased: commit it again. */
+  private static final class Rebase extends RuntimeException {
+    final TableChange rebased;
+    final RuntimeException conflict;
+
+    Rebase(TableChange rebased, RuntimeException conflict) {
+      super(null, null, false, false);
+      this.rebased = rebased;
+      this.conflict = conflict;
+    }
+  }
+
+  /** The change rebased after {@code e}, when {@code e} is a validation failure a rebase may resolve. */
+  private Optional<TableChange> rebased(Table table, TableChange change, RuntimeException e) {
+    if (rebaser == null || !(e instanceof ValidationException) || change.kind() != TableChange.Kind.ROW_DELTA) {
+      return Optional.empty();
+    }
+    try {
+      return rebaser.rebase(table, change);
+    } catch (RuntimeException failed) {
+      e.addSuppressed(failed);
+      return Optional.empty();
+    }
+  }
+
+  private Committed commitOnce(Table table, TableChange change) {
     if (change.isEmpty()) {
       return new Committed(table.currentSnapshot(), Committed.How.NOTHING);
     }
@@ -174,6 +236,10 @@ public final class Committer {
       }
     } catch (RuntimeException e) {
       if (!swapped(ops, swaps)) {
+        Optional<TableChange> rebased = rebased(table, change, e);
+        if (rebased.isPresent()) {
+          throw new Rebase(rebased.get(), e);
+        }
         throw failed(table, change, e, STATEMENT_HINT);
       }
       // The pointer moved: the change is the table's. Only what follows the swap failed.
@@ -295,21 +361,30 @@ public final class Committer {
           done.put(t.id(), new Committed(current.currentSnapshot(), Committed.How.NOTHING));
           continue;
         }
-        Snapshot snapshot;
-        try {
-          snapshot = IcebergChange.apply(live, change); // validates against the table's current state
-          current = ops.current();
-        } catch (ValidationException e) {
-          throw conflict(e.getMessage(), BLOCK_HINT, e);
+        Snapshot snapshot = null;
+        for (int rebases = 0; snapshot == null; rebases++) {
+          try {
+            snapshot = IcebergChange.apply(live, change); // validates against the table's current state
+            current = ops.current();
+          } catch (ValidationException e) {
+            // under every table's lock: the state it rebases on is the one it commits on
+            Optional<TableChange> rebased = rebases < REBASES ? rebased(live, change, e) : Optional.empty();
+            if (rebased.isEmpty()) {
+              throw conflict(e.getMessage(), BLOCK_HINT, e);
+            }
+            t.rebased(rebased.get());
+            change = rebased.get();
+          }
         }
+        Snapshot applied = snapshot;
         FileIO io = live.io();
         unapply.add(() -> {
-          for (ManifestFile m : snapshot.allManifests(io)) {
-            if (m.snapshotId() != null && m.snapshotId() == snapshot.snapshotId()) {
+          for (ManifestFile m : applied.allManifests(io)) {
+            if (m.snapshotId() != null && m.snapshotId() == applied.snapshotId()) {
               io.deleteFile(m.path());
             }
           }
-          io.deleteFile(snapshot.manifestListLocation());
+          io.deleteFile(applied.manifestListLocation());
         });
         TableMetadata updated = TableMetadata.buildFrom(current).setBranchSnapshot(snapshot, SnapshotRef.MAIN_BRANCH)
             .build();

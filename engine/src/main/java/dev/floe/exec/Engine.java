@@ -61,7 +61,7 @@ public final class Engine implements AutoCloseable {
         scratch.resolve("vectors")), warehouse.digests());
     this.allocator = new RootAllocator();
     this.committer = new dev.floe.commit.Committer(warehouse.catalog(), planner::committed,
-        config.beforeCommit().orElse(null));
+        config.beforeCommit().orElse(null), new dev.floe.write.DeleteRebase());
     this.tables = new Tables(warehouse.catalog(), warehouse.locations(), committer);
     this.sequences = new Sequences(warehouse.catalog());
     this.sequences.register(root);

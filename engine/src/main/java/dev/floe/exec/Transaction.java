@@ -125,8 +125,24 @@ final class Transaction {
     }
 
     @Override
+    public void rebased(TableChange change) {
+      folded = change;
+      rebaseWritten.addAll(change.written());
+    }
+
+    /** Files a rebase wrote for the block's COMMIT. */
+    final List<String> rebaseWritten = new java.util.ArrayList<>();
+
+    @Override
     public void abandon() {
       deleteWritten(table, base, ops.current(), Set.of());
+      for (String f : rebaseWritten) {
+        try {
+          table.io().deleteFile(f);
+        } catch (RuntimeException e) {
+          // an unreferenced file: harmless, swept by orphan cleanup
+        }
+      }
     }
   }
 

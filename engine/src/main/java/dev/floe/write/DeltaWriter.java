@@ -462,7 +462,17 @@ public final class DeltaWriter {
    * DuckDB connection), measured as it is written; deleted again if writing fails.
    */
   private static DeleteFile positionDeletesInJvm(Table table, DataFile data, long[] positions) {
-    String location = deleteFileLocation(table, data);
+    return positionDeletesInJvm(table, data.location(), data.specId(), data.partition(), positions);
+  }
+
+  /**
+   * Writes a Parquet position-delete file of {@code positions} (sorted, distinct) of one data file, given
+   * by its location, partition spec and partition.
+   */
+  static DeleteFile positionDeletesInJvm(Table table, String dataLocation, int specId, StructLike partition,
+      long[] positions) {
+    String location = Inserter.dataLocation(table, table.specs().get(specId), partition,
+        UUID.randomUUID() + "-deletes.parquet");
     try {
       prepare(location);
       Schema schema = DeleteSchemaUtil.pathPosSchema();
@@ -471,7 +481,7 @@ public final class DeltaWriter {
       try (appender) {
         // the writer encodes each row as it is added, so one record serves them all
         GenericRecord r = GenericRecord.create(schema);
-        r.set(0, data.location());
+        r.set(0, dataLocation);
         for (long pos : positions) {
           r.set(1, pos);
           appender.add(r);
@@ -479,15 +489,15 @@ public final class DeltaWriter {
       }
       Durable.later(LocalFileIO.toPath(location));
       dev.floe.read.PositionDeletes.remember(location, positions);
-      return FileMetadata.deleteFileBuilder(table.specs().get(data.specId()))
+      return FileMetadata.deleteFileBuilder(table.specs().get(specId))
           .ofPositionDeletes()
           .withPath(location)
           .withFormat(FileFormat.PARQUET)
           .withFileSizeInBytes(appender.length())
           .withMetrics(appender.metrics())
           .withSplitOffsets(appender.splitOffsets())
-          .withPartition(data.partition())
-          .withReferencedDataFile(data.location())
+          .withPartition(partition)
+          .withReferencedDataFile(dataLocation)
           .build();
     } catch (java.io.IOException e) {
       quietlyDelete(table, location);
@@ -644,6 +654,25 @@ public final class DeltaWriter {
   }
 
   /** Merges each file's new positions with its previous vector and writes the vectors (Puffin). */
+  /**
+   * Writes one deletion vector of {@code positions} of one data file (location, spec, partition) in a
+   * Puffin file of its own.
+   */
+  static DeleteFile deletionVectorInJvm(Table table, String dataLocation, int specId, StructLike partition,
+      long[] positions) {
+    OutputFileFactory files = OutputFileFactory.builderFor(table, 1, System.nanoTime())
+        .format(FileFormat.PUFFIN).operationId(UUID.randomUUID().toString()).build();
+    BaseDVFileWriter writer = new BaseDVFileWriter(files, location -> null);
+    for (long pos : positions) {
+      writer.delete(dataLocation, pos, table.specs().get(specId), partition);
+    }
+    List<DeleteFile> written = finish(writer).deleteFiles();
+    if (written.size() != 1) {
+      throw new IllegalStateException("one deletion vector expected, " + written.size() + " written");
+    }
+    return written.get(0);
+  }
+
   private static DeleteWriteResult finish(BaseDVFileWriter writer) {
     try {
       writer.close();

@@ -294,6 +294,11 @@ class CommitterTest {
     }
 
     @Override
+    public void rebased(TableChange rebased) {
+      // the tests' blocks do not rebase
+    }
+
+    @Override
     public void abandon() {
       abandoned.add(id);
       change.written().forEach(f -> new LocalFileIO().deleteFile(f));

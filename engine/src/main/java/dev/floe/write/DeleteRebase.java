@@ -1,0 +1,191 @@
+package dev.floe.write;
+
+import dev.floe.commit.TableChange;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.FileContent;
+import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.data.BaseDeleteLoader;
+import org.apache.iceberg.deletes.PositionDeleteIndex;
+import org.apache.iceberg.expressions.InclusiveMetricsEvaluator;
+import org.apache.iceberg.util.ContentFileUtil;
+
+/**
+ * Row-level conflicts for row deltas: a change that lost the race to commit because another commit
+ * added deletes to a data file it deletes from is applied again on the table's current state, when the
+ * rows it deletes are not rows the winner deleted. Its delete file for each such data file is replaced by
+ * one holding the winner's positions and its own (one deletion vector per data file, as v3 requires; one
+ * position-delete file per data file on v2), and the winner's delete files for it are removed in its
+ * place. It does not rebase (the conflict stands, 40001) when the winner deleted one of the same rows,
+ * removed or rewrote a data file the change deletes from (or that it removes whole), wrote equality
+ * deletes or deletes not scoped to one file, or, for a change that adds primary keys, added data files
+ * that may hold them.
+ */
+public final class DeleteRebase implements dev.floe.commit.Committer.Rebaser {
+  @Override
+  public Optional<TableChange> rebase(Table table, TableChange change) {
+    if (change.kind() != TableChange.Kind.ROW_DELTA || change.parentId() == null) {
+      return Optional.empty();
+    }
+    table.refresh();
+    Snapshot current = table.currentSnapshot();
+    List<Snapshot> since = new ArrayList<>(); // newest first
+    for (Snapshot s = current; s != null && s.snapshotId() != change.parentId();
+        s = s.parentId() == null ? null : table.snapshot(s.parentId())) {
+      since.add(s);
+      if (s.parentId() == null) {
+        return Optional.empty(); // the change's parent is not an ancestor: the table was rolled back or replaced
+      }
+    }
+    if (since.isEmpty()) {
+      return Optional.empty();
+    }
+    java.util.Collections.reverse(since);
+    Set<String> touched = new HashSet<>(change.validation().referenced());
+    Set<String> removedWhole = new HashSet<>();
+    change.removedData().forEach(d -> removedWhole.add(d.location()));
+    touched.addAll(removedWhole);
+    InclusiveMetricsEvaluator keys = change.validation().keys() == null ? null
+        : new InclusiveMetricsEvaluator(table.schema(), change.validation().keys());
+    // the file-scoped deletes of each touched data file as they stand now, starting from those the change replaces
+    Map<String, Map<String, DeleteFile>> live = new LinkedHashMap<>();
+    Set<String> moved = new HashSet<>();
+    for (Snapshot s : since) {
+      for (DataFile d : s.removedDataFiles(table.io())) {
+        if (touched.contains(d.location())) {
+          return Optional.empty();
+        }
+      }
+      if (keys != null) {
+        for (DataFile d : s.addedDataFiles(table.io())) {
+          if (keys.eval(d)) {
+            return Optional.empty();
+          }
+        }
+      }
+      for (DeleteFile d : s.removedDeleteFiles(table.io())) {
+        String f = ContentFileUtil.referencedDataFileLocation(d);
+        if (f != null && touched.contains(f)) {
+          live.computeIfAbsent(f, k -> startingFrom(change, f)).remove(key(d));
+        }
+      }
+      for (DeleteFile d : s.addedDeleteFiles(table.io())) {
+        String f = d.content() == FileContent.POSITION_DELETES ? ContentFileUtil.referencedDataFileLocation(d) : null;
+        if (f == null) {
+          return Optional.empty(); // equality deletes, or deletes of many files: the rows cannot be told apart
+        }
+        if (touched.contains(f)) {
+          if (removedWhole.contains(f)) {
+            return Optional.empty();
+          }
+          moved.add(f);
+          live.computeIfAbsent(f, k -> startingFrom(change, f)).put(key(d), d);
+        }
+      }
+    }
+    if (moved.isEmpty()) {
+      return Optional.empty(); // it failed for another reason: a real conflict
+    }
+    BaseDeleteLoader loader = new BaseDeleteLoader(d -> table.io().newInputFile(d));
+    List<DeleteFile> added = new ArrayList<>(change.addedDeletes());
+    List<DeleteFile> removed = new ArrayList<>(change.removedDeletes());
+    List<String> written = new ArrayList<>();
+    List<String> dropped = new ArrayList<>();
+    try {
+      for (String f : moved) {
+        List<DeleteFile> ourOld = scoped(change.removedDeletes(), f);
+        List<DeleteFile> ourNew = scoped(change.addedDeletes(), f);
+        if (ourNew.isEmpty()) {
+          return Optional.empty();
+        }
+        PositionDeleteIndex before = loader.loadPositionDeletes(ourOld, f);
+        PositionDeleteIndex ours = loader.loadPositionDeletes(ourNew, f);
+        List<DeleteFile> winners = new ArrayList<>(live.get(f).values());
+        PositionDeleteIndex now = loader.loadPositionDeletes(winners, f);
+        List<Long> mine = new ArrayList<>();
+        boolean[] same = new boolean[1];
+        ours.forEach(pos -> {
+          if (!before.isDeleted(pos)) {
+            mine.add(pos);
+            same[0] |= now.isDeleted(pos);
+          }
+        });
+        if (same[0]) {
+          return Optional.empty(); // the winner deleted a row this change deletes: first committer wins
+        }
+        java.util.TreeSet<Long> merged = new java.util.TreeSet<>(mine);
+        now.forEach(merged::add);
+        long[] positions = merged.stream().mapToLong(Long::longValue).toArray();
+        DeleteFile template = ourNew.get(0);
+        DeleteFile rebased = template.format() == FileFormat.PUFFIN
+            ? DeltaWriter.deletionVectorInJvm(table, f, template.specId(), template.partition(), positions)
+            : DeltaWriter.positionDeletesInJvm(table, f, template.specId(), template.partition(), positions);
+        written.add(rebased.location());
+        added.removeAll(ourNew);
+        added.add(rebased);
+        removed.removeAll(ourOld);
+        removed.addAll(winners);
+        ourNew.forEach(d -> dropped.add(d.location()));
+      }
+    } catch (RuntimeException e) {
+      written.forEach(table.io()::deleteFile);
+      throw e;
+    }
+    // the change's own files it no longer adds (a deletion vector's Puffin file only when no other of its
+    // vectors is still added)
+    Set<String> stillAdded = new HashSet<>();
+    added.forEach(d -> stillAdded.add(d.location()));
+    List<String> keep = new ArrayList<>();
+    for (String w : change.written()) {
+      if (dropped.contains(w) && !stillAdded.contains(w)) {
+        table.io().deleteFile(w);
+      } else {
+        keep.add(w);
+      }
+    }
+    keep.addAll(written);
+    return Optional.of(new TableChange(change.kind(), current.snapshotId(), change.addedData(), added,
+        change.removedData(), dedupe(removed), change.validation(), change.summary(), change.setProperties(),
+        change.removedProperties(), keep));
+  }
+
+  /** The deletes of data file {@code f} the change replaces: where the data file's deletes stood for it. */
+  private static Map<String, DeleteFile> startingFrom(TableChange change, String f) {
+    Map<String, DeleteFile> out = new LinkedHashMap<>();
+    for (DeleteFile d : scoped(change.removedDeletes(), f)) {
+      out.put(key(d), d);
+    }
+    return out;
+  }
+
+  private static List<DeleteFile> scoped(List<DeleteFile> deletes, String f) {
+    List<DeleteFile> out = new ArrayList<>();
+    for (DeleteFile d : deletes) {
+      if (f.equals(ContentFileUtil.referencedDataFileLocation(d))) {
+        out.add(d);
+      }
+    }
+    return out;
+  }
+
+  private static String key(DeleteFile d) {
+    return d.location() + "@" + d.contentOffset();
+  }
+
+  private static List<DeleteFile> dedupe(List<DeleteFile> files) {
+    Map<String, DeleteFile> out = new LinkedHashMap<>();
+    for (DeleteFile d : files) {
+      out.putIfAbsent(key(d), d);
+    }
+    return new ArrayList<>(out.values());
+  }
+}
