@@ -142,6 +142,45 @@ class KeyedTailTest {
     }
   }
 
+  /** One-key UPDATEs and DELETEs (decided in the JVM) end as the same statements on a table without a tail. */
+  @Test
+  void oneKeyChangesMatchAPlainTable() {
+    try (Database db = Floe.open(dir)) {
+      String columns = "(id int PRIMARY KEY, s smallint, n int, b bigint, v varchar(3), nn int NOT NULL)";
+      db.sql("CREATE TABLE plain " + columns).close();
+      db.sql("CREATE TABLE keyed " + columns + " WITH (tail = true)").close();
+      for (String t : List.of("plain", "keyed")) {
+        db.sql("INSERT INTO " + t + " VALUES (1, 32767, 2147483647, 9223372036854775807, 'a', 1), "
+            + "(2, -32768, -2147483648, -9223372036854775808, NULL, 2), (3, 0, 0, 0, 'c', 3), (4, NULL, NULL, NULL, "
+            + "'d', 4)").close();
+      }
+      db.openLog("keyed").seal(true);
+      List<String> statements = List.of(
+          "UPDATE %s SET s = s + 1 WHERE id = 1", "UPDATE %s SET n = n + 1 WHERE id = 1",
+          "UPDATE %s SET b = b + 1 WHERE id = 1", "UPDATE %s SET s = s - 1 WHERE id = 2",
+          "UPDATE %s SET b = b - 1 WHERE id = 2", "UPDATE %s SET v = 'abcd' WHERE id = 3",
+          "UPDATE %s SET nn = NULL WHERE id = 3", "UPDATE %s SET n = n + 1 WHERE id = 4",
+          "UPDATE %s SET s = s - 7, v = 'ab', nn = nn + 10 WHERE id = 3", "UPDATE %s SET n = '7' WHERE id = '3'",
+          "UPDATE %s SET n = n + '5'::int4, b = 12 WHERE 3 = id", "UPDATE %s AS x SET b = x.b - 2 WHERE x.id = 3",
+          "UPDATE %s SET n = n + 1 WHERE id = 99", "UPDATE %s SET id = 5 WHERE id = 4",
+          "DELETE FROM %s WHERE id = 2", "DELETE FROM %s WHERE id = 2", "DELETE FROM %s WHERE id = 99",
+          "UPDATE %s SET n = n + 1 WHERE id = 2");
+      for (String st : statements) {
+        List<String> outcomes = new ArrayList<>();
+        for (String t : List.of("plain", "keyed")) {
+          try (Result r = db.sql(String.format(st, t))) {
+            outcomes.add(r.commandTag());
+          } catch (FloeException e) {
+            outcomes.add(e.sqlState() + " " + e.getMessage().replace(t, "T"));
+          }
+        }
+        assertThat(outcomes.get(1)).as(st).isEqualTo(outcomes.get(0));
+        assertThat(rows(db, "SELECT id, s, n, b, v, nn FROM keyed ORDER BY id")).as(st)
+            .isEqualTo(rows(db, "SELECT id, s, n, b, v, nn FROM plain ORDER BY id"));
+      }
+    }
+  }
+
   @Test
   void keyedWritesAreRefusedInATransactionBlock() {
     try (Database db = Floe.open(dir); Session s = db.connect()) {

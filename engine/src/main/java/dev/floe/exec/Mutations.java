@@ -214,6 +214,12 @@ final class Mutations {
 
   private Result deleteRows(Ast.Delete s) {
     ChangeTarget t = target(s.table(), s.alias());
+    if (versions != null) {
+      Optional<Result> one = PointUpdates.delete(session, t, s, versions); // one key, decided in the JVM
+      if (one.isPresent()) {
+        return one.get();
+      }
+    }
     String a = Lexer.quoteIdentifier(t.alias());
     // Only a USING join can name a target row twice.
     Composer c = with(s.with()).add("SELECT " + (s.using().isPresent() ? "DISTINCT " : "") + a + "." + FILE + ", "
@@ -252,6 +258,12 @@ final class Mutations {
 
   private Result updateRows(Ast.Update s) {
     ChangeTarget t = target(s.table(), s.alias());
+    if (versions != null) {
+      Optional<Result> one = PointUpdates.update(session, t, s, versions); // one key, decided in the JVM
+      if (one.isPresent()) {
+        return one.get();
+      }
+    }
     String a = Lexer.quoteIdentifier(t.alias());
     Map<String, Ast.Assignment> set = t.assignments(s.set());
     // Only a FROM join can name a target row twice; PostgreSQL then updates it once, with one of them.

@@ -372,7 +372,7 @@ final class PointQueries {
         : null;
   }
 
-  private static String unqualified(List<String> ref, String qualifier) {
+  static String unqualified(List<String> ref, String qualifier) {
     if (ref.size() > 2 || ref.size() == 2 && !ref.get(0).equals(qualifier)) {
       return null;
     }
@@ -380,7 +380,7 @@ final class PointQueries {
   }
 
   /** A constant: a number, a plain string, {@code CAST('..' AS type)} or {@code '..'::type}. */
-  private static Constant constant(List<Token> t, int[] at) {
+  static Constant constant(List<Token> t, int[] at) {
     Token first = t.get(at[0]);
     if (first.isOp("-") && peek(t, at[0] + 1).type() == Token.Type.NUMBER) {
       at[0] += 2;
@@ -433,7 +433,7 @@ final class PointQueries {
   }
 
   /** A possibly qualified name ({@code a}, {@code a.b}, or {@code a.*} as [a, *]); null if none is here. */
-  private static List<String> name(List<Token> t, int[] at) {
+  static List<String> name(List<Token> t, int[] at) {
     Token first = t.get(at[0]);
     if (!plainName(first)) {
       return null;
@@ -485,7 +485,7 @@ final class PointQueries {
     return t.get(Math.min(i, t.size() - 1));
   }
 
-  private static boolean keyword(List<Token> t, int[] at, String word) {
+  static boolean keyword(List<Token> t, int[] at, String word) {
     if (t.get(at[0]).isKeyword(word)) {
       at[0]++;
       return true;
@@ -493,7 +493,7 @@ final class PointQueries {
     return false;
   }
 
-  private static boolean op(List<Token> t, int[] at, String op) {
+  static boolean op(List<Token> t, int[] at, String op) {
     if (t.get(at[0]).isOp(op)) {
       at[0]++;
       return true;

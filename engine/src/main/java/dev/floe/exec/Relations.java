@@ -503,6 +503,73 @@ final class Relations implements QueryBinder.Resolver {
           : String.join("\nUNION ALL\n", parts));
     }
 
+    /**
+     * The table's row of a one-column primary key as this relation reads it, in the JVM: the values of
+     * {@link #columns()} in Iceberg's internal representation; an empty Optional when the key has no
+     * row; null when it cannot be told here (the files cannot be point-read, or hold it twice).
+     */
+    Optional<Object[]> keyRow(Object key) {
+      if (schema.identifierFieldIds().size() != 1 || historic || published.isPresent()) {
+        return null;
+      }
+      List<dev.floe.Column> columns = columns();
+      if (unsealed.isPresent() && !unsealed.get().isEmpty()) {
+        if (!unsealed.get().keyed()) {
+          return null;
+        }
+        Optional<TailLog.Version> version = unsealed.get().version(key);
+        if (version.isPresent()) {
+          if (version.get().deleted()) {
+            return Optional.empty();
+          }
+          List<org.apache.iceberg.types.Types.NestedField> logColumns = unsealed.get().columns();
+          Object[] row = new Object[columns.size()];
+          for (int k = 0; k < columns.size(); k++) {
+            if (columns.get(k).name().equals(TailLog.OFFSET_COLUMN)) {
+              row[k] = version.get().offset();
+            }
+            for (int i = 0; i < logColumns.size(); i++) {
+              if (logColumns.get(i).fieldId() == columns.get(k).fieldId()) {
+                row[k] = version.get().values()[i];
+              }
+            }
+          }
+          return Optional.of(row);
+        }
+      }
+      org.apache.iceberg.types.Types.NestedField keyField = schema.findField(schema.identifierFieldIds().iterator().next());
+      List<PointReader.Field> fields = new ArrayList<>();
+      PointReader.Field keyRead = null;
+      for (dev.floe.Column c : columns) {
+        org.apache.iceberg.types.Type type = schema.findField(c.fieldId()).type();
+        if (!PointReader.readable(type, c.type().kind())) {
+          return null;
+        }
+        PointReader.Field f = new PointReader.Field(c.fieldId(), type, c.type().kind());
+        fields.add(f);
+        if (c.fieldId() == keyField.fieldId()) {
+          keyRead = f;
+          if (!PointReader.keyable(c.type().kind())) {
+            return null;
+          }
+        }
+      }
+      ScanPlan plan = ScanPlan.plan(planner, table, snapshot, Expressions.equal(keyField.name(), key), false);
+      Optional<List<PointReader.Hit>> hits = PointReader.scan(plan, files, keyRead, key, fields, 2);
+      if (hits.isEmpty() || hits.get().size() > 1) {
+        return null;
+      }
+      if (hits.get().isEmpty()) {
+        return Optional.empty();
+      }
+      Object[] values = hits.get().get(0).values();
+      Object[] row = new Object[columns.size()];
+      for (int k = 0; k < columns.size(); k++) {
+        row[k] = dev.floe.types.IcebergValues.internal(fields.get(k).type(), values[k]);
+      }
+      return Optional.of(row);
+    }
+
     /** A memtable version as a one-row relation of the plan's columns (and row ids, in a target). */
     private String versionRow(ScanPlan plan, TailLog.Pin pin, TailLog.Version v) {
       List<org.apache.iceberg.types.Types.NestedField> logColumns = pin.columns();

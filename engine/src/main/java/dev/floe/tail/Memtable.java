@@ -44,6 +44,12 @@ final class Memtable {
   private final boolean keyed;
   /** A keyed memtable's versions by key (null otherwise); guarded by the log's monitor. */
   private final KeyIndex index;
+  /**
+   * A keyed memtable's versions in the index and not yet in its DuckDB tables, contiguous from
+   * {@link #syncedEnd} (a one-row DuckDB append costs more than the rest of a keyed change): they move
+   * in when SQL needs them ({@link #flushUnloaded}). Guarded by the log's monitor.
+   */
+  private final List<Object[]> unloaded = new ArrayList<>();
 
   /**
    * What a keyed change attaches to its record: its rows are in the memtable already ({@link #loaded}),
@@ -149,6 +155,27 @@ final class Memtable {
     return syncedEnd;
   }
 
+  /**
+   * The offset after the last row the memtable holds, in its DuckDB tables or (keyed) only indexed so
+   * far. Holding the log's monitor.
+   */
+  long heldEnd() {
+    return syncedEnd + unloaded.size();
+  }
+
+  /**
+   * Moves a keyed memtable's indexed versions into its DuckDB tables, for SQL that reads them. Holding
+   * the log's monitor.
+   */
+  void flushUnloaded() {
+    if (unloaded.isEmpty()) {
+      return;
+    }
+    List<Object[]> rows = new ArrayList<>(unloaded);
+    unloaded.clear();
+    load(List.of(new Wal.Durable(syncedEnd, rows.size(), rows)), true);
+  }
+
   /** When the oldest row not yet sealed became durable (System.nanoTime), or 0: none. */
   long unsealedSince() {
     return unsealedSince;
@@ -230,12 +257,16 @@ final class Memtable {
    */
   void loaded(long first, List<Object[]> rows) {
     sync();
-    if (first != syncedEnd) {
+    if (first != heldEnd()) {
       log.broken();
       throw new FloeException(SqlState.INTERNAL_ERROR, "a keyed change's versions at offset " + first
-          + " do not follow the memtable's end " + syncedEnd + "; the tail is reopened from its log");
+          + " do not follow the memtable's end " + heldEnd() + "; the tail is reopened from its log");
     }
-    load(List.of(new Wal.Durable(first, rows.size(), rows)));
+    long offset = first;
+    for (Object[] row : rows) {
+      index.add(offset++, row);
+    }
+    unloaded.addAll(rows);
   }
 
   /** Moves rows made durable since the last call into the memtable. Holding the log's monitor. */
@@ -273,7 +304,7 @@ final class Memtable {
         // holds them, and the memtable goes on from here
         closeGeneration(r.first());
       }
-      load(List.of(rowsFrom(r, syncedEnd)));
+      load(List.of(rowsFrom(r, syncedEnd)), false);
       durableEnd = syncedEnd;
     }
   }
@@ -299,6 +330,11 @@ final class Memtable {
    * monitor.
    */
   private void load(List<Wal.Durable> batch) {
+    load(batch, false);
+  }
+
+  /** As {@link #load(List)}; {@code indexed}: a keyed memtable's rows already in its index. */
+  private void load(List<Wal.Durable> batch, boolean indexed) {
     Generation g = generations.get(generations.size() - 1);
     List<Types.NestedField> columns = schema.columns();
     try (DuckDBAppender a = duck.createAppender("memory", "main", g.name)) {
@@ -316,7 +352,9 @@ final class Memtable {
           }
           if (keyed) {
             appendValue(a, Types.BooleanType.get(), row[v]); // the tombstone flag
-            index.add(offset, row);
+            if (!indexed) {
+              index.add(offset, row);
+            }
           }
           g.bounds.row();
           a.endRow();
@@ -406,11 +444,14 @@ final class Memtable {
     }
     sync();
     // a keyed memtable holds versions queued and not yet durable: only a keyed change reads those
-    long end = Math.max(writer ? syncedEnd : Math.min(syncedEnd, durableEnd), from);
+    long end = Math.max(writer ? heldEnd() : Math.min(heldEnd(), durableEnd), from);
     List<String> tables = new ArrayList<>();
     List<org.apache.iceberg.DataFile> bounds = new ArrayList<>();
-    for (Generation g : generations) {
-      if (g.end > from && g.first < end) {
+    for (int i = 0; i < generations.size(); i++) {
+      Generation g = generations.get(i);
+      // the open generation also holds (keyed) the indexed versions flushUnloaded moves in later
+      long gEnd = i == generations.size() - 1 ? Math.max(g.end, heldEnd()) : g.end;
+      if (gEnd > from && g.first < end) {
         tables.add(g.name);
         bounds.add(g.bounds.asFile(g.name));
       }
@@ -512,6 +553,7 @@ final class Memtable {
       }
     }
     generations.clear();
+    unloaded.clear();
     if (index != null) {
       index.clear();
     }

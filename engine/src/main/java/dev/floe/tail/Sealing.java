@@ -50,6 +50,7 @@ final class Sealing {
         log.checkOpen();
         from = memtable.through();
         memtable.sync();
+        memtable.flushUnloaded(); // a keyed memtable's indexed versions, into the tables the seal reads
         // a keyed memtable may hold versions queued and not yet durable: those are the next seal's
         to = Math.min(memtable.syncedEnd(), memtable.durableEnd());
         if (to == from) {

@@ -510,6 +510,7 @@ public final class TailLog implements AutoCloseable {
 
     /** Every version pinned, all columns and the tombstone flag. */
     private String versions() {
+      loadPinned();
       List<String> parts = new ArrayList<>();
       for (String t : tables) {
         parts.add("SELECT * FROM memory.main." + Lexer.quoteIdentifier(t) + " WHERE " + Lexer.quoteIdentifier(
@@ -534,6 +535,15 @@ public final class TailLog implements AutoCloseable {
         }
         return java.util.Optional.of(new Version(v.offset(), v.deleted(),
             java.util.Arrays.copyOf(v.row(), v.row().length - 1)));
+      }
+    }
+
+    /** Makes the memtable's DuckDB tables hold the pinned rows a keyed memtable has only indexed. */
+    private void loadPinned() {
+      synchronized (TailLog.this) {
+        if (!released && keyed) {
+          memtable.flushUnloaded();
+        }
       }
     }
 
@@ -580,6 +590,7 @@ public final class TailLog implements AutoCloseable {
      * match {@code filter} (Iceberg's own file-skipping rules); empty if none can.
      */
     public java.util.Optional<String> sql(String columns, org.apache.iceberg.expressions.Expression filter) {
+      loadPinned();
       org.apache.iceberg.expressions.InclusiveMetricsEvaluator matches = filter == null ? null
           : new org.apache.iceberg.expressions.InclusiveMetricsEvaluator(schema, filter, false);
       List<String> parts = new ArrayList<>();

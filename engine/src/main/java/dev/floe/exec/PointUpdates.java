@@ -1,0 +1,256 @@
+package dev.floe.exec;
+
+import dev.floe.Column;
+import dev.floe.FloeProperties;
+import dev.floe.Result;
+import dev.floe.SqlType;
+import dev.floe.sql.Ast;
+import dev.floe.sql.Lexer;
+import dev.floe.sql.Token;
+import dev.floe.tail.TailLog;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * One-key changes of a keyed tail decided in the JVM, as {@link PointQueries} answers one-key reads:
+ * {@code UPDATE t SET c = c + k, d = k ... WHERE key = k} and {@code DELETE FROM t WHERE key = k}, with
+ * integer arithmetic and integer or text constants. The key's row is read as the general path reads its
+ * target (the newest version in the memtable, else the files' point read), and the new row (or the key's
+ * deletion) is appended as the general path would append it. Anything else — another shape, a NULL, an
+ * overflow, a string too long for its column, a key or identity column assigned, RETURNING, FROM, WITH —
+ * is left to the general path, which gives the same result or raises the precise error.
+ */
+final class PointUpdates {
+  private PointUpdates() {}
+
+  /** The UPDATE's result, or empty when the general path must run it. */
+  static Optional<Result> update(SessionContext session, ChangeTarget t, Ast.Update s, TailLog.Versions versions) {
+    if (s.from().isPresent() || s.returning().isPresent() || s.with().isPresent() || s.where().isEmpty()) {
+      return Optional.empty();
+    }
+    String qualifier = s.alias().orElse(t.id().name());
+    Object key = key(t, s.where().get().text(), qualifier);
+    if (key == null) {
+      return Optional.empty();
+    }
+    List<int[]> targets = new ArrayList<>(); // column index, +1 add / -1 subtract / 0 set
+    List<Object> operands = new ArrayList<>();
+    for (Ast.Assignment a : s.set()) {
+      int k = index(t, a.column());
+      if (k < 0 || a.value().isEmpty()) {
+        return Optional.empty();
+      }
+      Column c = t.columns().get(k);
+      if (t.keys().contains(c.name()) || c.name().equals(TailLog.OFFSET_COLUMN)
+          || t.live().properties().containsKey(FloeProperties.COLUMN_IDENTITY + c.fieldId())) {
+        return Optional.empty();
+      }
+      Object[] parsed = assignment(a.value().get().text(), c, qualifier);
+      if (parsed == null) {
+        return Optional.empty();
+      }
+      targets.add(new int[] {k, (Integer) parsed[0]});
+      operands.add(parsed[1]);
+    }
+    Optional<Object[]> row = currentRow(session, t, key);
+    if (row == null) {
+      return Optional.empty();
+    }
+    if (row.isEmpty()) {
+      return Optional.of(new CommandResult("UPDATE 0", 0));
+    }
+    Object[] values = row.get().clone();
+    for (int i = 0; i < targets.size(); i++) {
+      int k = targets.get(i)[0];
+      int op = targets.get(i)[1];
+      Column c = t.columns().get(k);
+      if (op == 0) {
+        values[k] = stored(c, operands.get(i));
+      } else {
+        if (values[k] == null) {
+          return Optional.empty(); // NULL arithmetic and its constraint checks: the general path's
+        }
+        long current = ((Number) values[k]).longValue();
+        long operand = (Long) operands.get(i);
+        long result;
+        try {
+          result = op > 0 ? Math.addExact(current, operand) : Math.subtractExact(current, operand);
+        } catch (ArithmeticException overflow) {
+          return Optional.empty(); // the general path raises the overflow
+        }
+        Object v = stored(c, result);
+        if (v == null) {
+          return Optional.empty();
+        }
+        values[k] = v;
+      }
+      if (values[k] == null) {
+        return Optional.empty();
+      }
+    }
+    versions.append(List.of(), java.util.Collections.singletonList(logRow(t, values)));
+    return Optional.of(new CommandResult("UPDATE 1", 1));
+  }
+
+  /** The DELETE's result, or empty when the general path must run it. */
+  static Optional<Result> delete(SessionContext session, ChangeTarget t, Ast.Delete s, TailLog.Versions versions) {
+    if (s.using().isPresent() || s.returning().isPresent() || s.with().isPresent() || s.where().isEmpty()) {
+      return Optional.empty();
+    }
+    Object key = key(t, s.where().get().text(), s.alias().orElse(t.id().name()));
+    if (key == null) {
+      return Optional.empty();
+    }
+    Optional<Object[]> row = currentRow(session, t, key);
+    if (row == null) {
+      return Optional.empty();
+    }
+    if (row.isEmpty()) {
+      return Optional.of(new CommandResult("DELETE 0", 0));
+    }
+    versions.append(java.util.Collections.singletonList(logRow(t, row.get())), List.of());
+    return Optional.of(new CommandResult("DELETE 1", 1));
+  }
+
+  /** The row of the key as the statement's target reads it (see {@code TableRelation.keyRow}). */
+  private static Optional<Object[]> currentRow(SessionContext session, ChangeTarget t, Object key) {
+    Relations relations = session.relations().target(t.id());
+    Optional<dev.floe.sql.QueryBinder.Relation> target = relations.resolve(List.of(Relations.TARGET),
+        Optional.empty(), 0);
+    if (target.isEmpty() || !(target.get() instanceof Relations.TableRelation r)) {
+      return null;
+    }
+    return r.keyRow(key);
+  }
+
+  /** A row of the target's columns as the log takes it: without {@code _offset}. */
+  private static Object[] logRow(ChangeTarget t, Object[] values) {
+    List<Object> out = new ArrayList<>(values.length);
+    for (int k = 0; k < values.length; k++) {
+      if (!t.columns().get(k).name().equals(TailLog.OFFSET_COLUMN)) {
+        out.add(values[k]);
+      }
+    }
+    return out.toArray();
+  }
+
+  /** The key's value when {@code where} is exactly {@code key = constant} (either way round); else null. */
+  private static Object key(ChangeTarget t, String where, String qualifier) {
+    if (t.keys().size() != 1) {
+      return null;
+    }
+    List<Token> tokens = tokens(where);
+    if (tokens == null) {
+      return null;
+    }
+    int[] at = {0};
+    List<String> left = PointQueries.name(tokens, at);
+    PointQueries.Constant value;
+    String column;
+    if (left != null) {
+      if (!PointQueries.op(tokens, at, "=")) {
+        return null;
+      }
+      value = PointQueries.constant(tokens, at);
+      column = PointQueries.unqualified(left, qualifier);
+    } else {
+      value = PointQueries.constant(tokens, at);
+      if (value == null || !PointQueries.op(tokens, at, "=")) {
+        return null;
+      }
+      List<String> right = PointQueries.name(tokens, at);
+      column = right == null ? null : PointQueries.unqualified(right, qualifier);
+    }
+    if (value == null || column == null || tokens.get(at[0]).type() != Token.Type.EOF) {
+      return null;
+    }
+    int k = index(t, column);
+    if (k < 0 || !t.keys().contains(t.columns().get(k).name())) {
+      return null;
+    }
+    SqlType.Kind kind = t.columns().get(k).type().kind();
+    return switch (kind) {
+      case SMALLINT, INTEGER, BIGINT, TEXT, VARCHAR -> PointQueries.value(value, kind);
+      default -> null;
+    };
+  }
+
+  /**
+   * An assignment's value: {@code [q.]c + k} / {@code [q.]c - k} of the column itself ({+1 | -1, k}) or a
+   * constant ({0, value}); null for anything else.
+   */
+  private static Object[] assignment(String text, Column c, String qualifier) {
+    List<Token> tokens = tokens(text);
+    if (tokens == null) {
+      return null;
+    }
+    int[] at = {0};
+    SqlType.Kind kind = c.type().kind();
+    boolean integer = kind == SqlType.Kind.SMALLINT || kind == SqlType.Kind.INTEGER || kind == SqlType.Kind.BIGINT;
+    List<String> ref = PointQueries.name(tokens, at);
+    if (ref != null) {
+      String name = PointQueries.unqualified(ref, qualifier);
+      if (!integer || name == null || !name.equals(c.name())) {
+        return null;
+      }
+      int op = PointQueries.op(tokens, at, "+") ? 1 : PointQueries.op(tokens, at, "-") ? -1 : 0;
+      PointQueries.Constant k = op == 0 ? null : PointQueries.constant(tokens, at);
+      if (k == null || tokens.get(at[0]).type() != Token.Type.EOF) {
+        return null;
+      }
+      // the constant as an integer of its own type (a column's kind decides only an untyped string)
+      Object v = PointQueries.value(k, SqlType.Kind.BIGINT);
+      return v == null ? null : new Object[] {op, v};
+    }
+    PointQueries.Constant k = PointQueries.constant(tokens, at);
+    if (k == null || tokens.get(at[0]).type() != Token.Type.EOF) {
+      return null;
+    }
+    Object v = switch (kind) {
+      case SMALLINT, INTEGER, BIGINT, TEXT -> PointQueries.value(k, kind);
+      case VARCHAR -> {
+        Object s = PointQueries.value(k, kind);
+        int length = c.type().precision(); // varchar(n); 0: no limit
+        yield s == null || length > 0 && ((String) s).codePointCount(0, ((String) s).length()) > length ? null : s;
+      }
+      default -> null;
+    };
+    return v == null ? null : new Object[] {0, v};
+  }
+
+  /** A value of the column's kind as the table stores it (Integer for smallint and int); null if out of range. */
+  private static Object stored(Column c, Object v) {
+    return switch (c.type().kind()) {
+      case SMALLINT -> ((Number) v).longValue() < Short.MIN_VALUE || ((Number) v).longValue() > Short.MAX_VALUE
+          ? null : (Object) (int) ((Number) v).longValue();
+      case INTEGER -> ((Number) v).longValue() < Integer.MIN_VALUE || ((Number) v).longValue() > Integer.MAX_VALUE
+          ? null : (Object) (int) ((Number) v).longValue();
+      case BIGINT -> ((Number) v).longValue();
+      default -> v;
+    };
+  }
+
+  /** The index of the column named exactly {@code name} (see {@code PointQueries.column}), or -1. */
+  private static int index(ChangeTarget t, String name) {
+    int found = -1;
+    for (int k = 0; k < t.columns().size(); k++) {
+      String n = t.columns().get(k).name();
+      if (n.equalsIgnoreCase(name)) {
+        if (found >= 0 || !n.equals(name)) {
+          return -1;
+        }
+        found = k;
+      }
+    }
+    return found;
+  }
+
+  private static List<Token> tokens(String text) {
+    try {
+      return Lexer.tokenize(text);
+    } catch (dev.floe.FloeException e) {
+      return null;
+    }
+  }
+}
