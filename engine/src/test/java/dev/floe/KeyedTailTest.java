@@ -164,13 +164,24 @@ class KeyedTailTest {
           "UPDATE %s SET n = n + '5'::int4, b = 12 WHERE 3 = id", "UPDATE %s AS x SET b = x.b - 2 WHERE x.id = 3",
           "UPDATE %s SET n = n + 1 WHERE id = 99", "UPDATE %s SET id = 5 WHERE id = 4",
           "DELETE FROM %s WHERE id = 2", "DELETE FROM %s WHERE id = 2", "DELETE FROM %s WHERE id = 99",
-          "UPDATE %s SET n = n + 1 WHERE id = 2");
+          "UPDATE %s SET n = n + 1 WHERE id = 2",
+          "INSERT INTO %s VALUES (10, 1, 2, 3, 'x', 5)", "INSERT INTO %s VALUES (10, 1, 2, 3, 'x', 5)",
+          "INSERT INTO %s (id, nn) VALUES (11, 1)", "INSERT INTO %s (id) VALUES (12)",
+          "INSERT INTO %s VALUES (13, 1, 2, 3, 'toolong', 5)", "INSERT INTO %s VALUES ('15', '1', '2', '3', 'w', '8')",
+          "INSERT INTO %1$s VALUES (10, 1, 2, 3, 'y', 6) ON CONFLICT (id) DO UPDATE SET nn = %1$s.nn + excluded.nn, "
+              + "v = excluded.v",
+          "INSERT INTO %s VALUES (14, 1, 2, 3, 'z', 7) ON CONFLICT (id) DO UPDATE SET nn = excluded.nn",
+          "INSERT INTO %s VALUES (10, 1, 2, 3, 'q', 6) ON CONFLICT DO NOTHING",
+          "INSERT INTO %s AS x VALUES (10, 1, 2, 3, 'q', 6) ON CONFLICT (id) DO UPDATE SET b = x.b - 1",
+          "INSERT INTO %1$s VALUES (10, 32767, 2, 3, 'q', 6) ON CONFLICT (id) DO UPDATE SET s = %1$s.s + excluded.s",
+          "INSERT INTO %1$s VALUES (10, 7, 2, 3, 'q', 6) ON CONFLICT (id) DO UPDATE SET s = %1$s.s - 1, n = 4");
       for (String st : statements) {
         List<String> outcomes = new ArrayList<>();
         for (String t : List.of("plain", "keyed")) {
           try (Result r = db.sql(String.format(st, t))) {
             outcomes.add(r.commandTag());
           } catch (FloeException e) {
+            // (the DETAIL's failing row differs: the keyed table has one more column, _offset)
             outcomes.add(e.sqlState() + " " + e.getMessage().replace(t, "T"));
           }
         }

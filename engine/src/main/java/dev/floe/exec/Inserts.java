@@ -66,6 +66,12 @@ final class Inserts {
         : Optional.empty();
     Table table = tailTable.isPresent() ? tailTable.get() : tables.live(id).orElseThrow(() -> FloeException.undefinedTable(id.name(), s.table().position()));
     Schema schema = table.schema();
+    if (TailLog.hasTail(table) && TailLog.keyed(schema) && !tables.inTransaction()) {
+      Optional<Result> one = new Mutations(session, tables).insertOne(s); // one row of constants, in the JVM
+      if (one.isPresent()) {
+        return one.get();
+      }
+    }
     List<Column> columns = TypeMapping.columns(schema, table.properties());
 
     List<Column> targets = new ArrayList<>();

@@ -391,6 +391,15 @@ final class Mutations {
    *
    * @param rows a DuckDB query of the rows to insert, already cast and checked, in column order
    */
+  /**
+   * A one-row INSERT of constants into a keyed tail decided in the JVM ({@link PointUpdates#insert}), as
+   * one keyed change; empty when the general path must run it.
+   */
+  Optional<Result> insertOne(Ast.Insert s) {
+    return Optional.ofNullable(keyed(s.table(), () -> versions == null ? null
+        : PointUpdates.insert(session, target(s.table(), s.alias()), s, versions).orElse(null)));
+  }
+
   Result insert(Ast.Insert s, String rows, IntUnaryOperator positions) {
     return keyed(s.table(), () -> insertRows(s, rows, positions));
   }

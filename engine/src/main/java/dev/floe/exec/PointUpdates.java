@@ -113,6 +113,191 @@ final class PointUpdates {
     return Optional.of(new CommandResult("DELETE 1", 1));
   }
 
+  /**
+   * The INSERT's result, or empty when the general path must run it: one row of constants
+   * ({@code VALUES (...)}), the columns not given without a default and nullable, and at most
+   * {@code ON CONFLICT [(key)] DO NOTHING} or {@code DO UPDATE SET} assignments of constants, of
+   * {@code excluded.c}, or of the column plus or minus either.
+   */
+  static Optional<Result> insert(SessionContext session, ChangeTarget t, Ast.Insert s, TailLog.Versions versions) {
+    if (t.keys().size() != 1 || s.returning().isPresent() || s.overriding().isPresent() || s.source().isEmpty()) {
+      return Optional.empty();
+    }
+    List<Token> tokens = tokens(s.source().get().text());
+    if (tokens == null) {
+      return Optional.empty();
+    }
+    int[] at = {0};
+    if (!PointQueries.keyword(tokens, at, "values") || !PointQueries.op(tokens, at, "(")) {
+      return Optional.empty();
+    }
+    List<PointQueries.Constant> constants = new ArrayList<>();
+    do {
+      PointQueries.Constant c = PointQueries.constant(tokens, at);
+      if (c == null) {
+        return Optional.empty();
+      }
+      constants.add(c);
+    } while (PointQueries.op(tokens, at, ","));
+    if (!PointQueries.op(tokens, at, ")")) {
+      return Optional.empty();
+    }
+    PointQueries.op(tokens, at, ";");
+    if (tokens.get(at[0]).type() != Token.Type.EOF) {
+      return Optional.empty();
+    }
+    List<Integer> given = new ArrayList<>();
+    if (s.columns().isEmpty()) {
+      for (int k = 0; k < t.columns().size(); k++) {
+        if (!t.columns().get(k).name().equals(TailLog.OFFSET_COLUMN)) {
+          given.add(k);
+        }
+      }
+    } else {
+      for (String name : s.columns()) {
+        int k = index(t, name);
+        if (k < 0 || given.contains(k) || t.columns().get(k).name().equals(TailLog.OFFSET_COLUMN)) {
+          return Optional.empty();
+        }
+        given.add(k);
+      }
+    }
+    if (given.size() != constants.size()) {
+      return Optional.empty();
+    }
+    Object[] proposed = new Object[t.columns().size()];
+    for (int k = 0; k < t.columns().size(); k++) {
+      Column c = t.columns().get(k);
+      int i = given.indexOf(k);
+      if (i < 0) {
+        // not given: NULL, unless the column has a default, is an identity column, or is NOT NULL
+        if (!c.name().equals(TailLog.OFFSET_COLUMN) && (t.schema().findField(c.fieldId()).isRequired()
+            || t.live().properties().containsKey(FloeProperties.COLUMN_DEFAULT + c.fieldId())
+            || t.live().properties().containsKey(FloeProperties.COLUMN_IDENTITY + c.fieldId()))) {
+          return Optional.empty();
+        }
+        continue;
+      }
+      if (t.live().properties().containsKey(FloeProperties.COLUMN_IDENTITY + c.fieldId())) {
+        return Optional.empty();
+      }
+      Object v = constant(c, constants.get(i));
+      if (v == null) {
+        return Optional.empty();
+      }
+      proposed[k] = v;
+    }
+    int keyIndex = index(t, t.keys().get(0));
+    Optional<Ast.OnConflict> conflict = s.onConflict();
+    if (conflict.isPresent() && !conflict.get().columns().isEmpty() && (conflict.get().columns().size() != 1
+        || index(t, conflict.get().columns().get(0)) != keyIndex)) {
+      return Optional.empty();
+    }
+    if (conflict.isPresent() && (conflict.get().where().isPresent()
+        || !conflict.get().doNothing() && conflict.get().columns().isEmpty())) {
+      return Optional.empty();
+    }
+    Object key = t.columns().get(keyIndex).type().kind() == SqlType.Kind.TEXT
+        || t.columns().get(keyIndex).type().kind() == SqlType.Kind.VARCHAR ? proposed[keyIndex]
+        : (Object) ((Number) proposed[keyIndex]).longValue();
+    Optional<Object[]> row = currentRow(session, t, key);
+    if (row == null) {
+      return Optional.empty();
+    }
+    Object[] written = proposed;
+    if (row.isPresent()) {
+      if (conflict.isEmpty()) {
+        return Optional.empty(); // the general path raises 23505 with its detail
+      }
+      if (conflict.get().doNothing()) {
+        return Optional.of(new CommandResult("INSERT 0 0", 0));
+      }
+      String qualifier = s.alias().orElse(t.id().name());
+      written = row.get().clone();
+      for (Ast.Assignment a : conflict.get().set()) {
+        int k = index(t, a.column());
+        if (k < 0 || k == keyIndex || a.value().isEmpty() || t.columns().get(k).name().equals(TailLog.OFFSET_COLUMN)
+            || t.live().properties().containsKey(FloeProperties.COLUMN_IDENTITY + t.columns().get(k).fieldId())) {
+          return Optional.empty();
+        }
+        Object v = upsertValue(t, a.value().get().text(), k, qualifier, row.get(), proposed);
+        if (v == null) {
+          return Optional.empty();
+        }
+        written[k] = v;
+      }
+    }
+    versions.append(List.of(), java.util.Collections.singletonList(logRow(t, written)));
+    return Optional.of(new CommandResult("INSERT 0 1", 1));
+  }
+
+  /** A constant as column {@code c} stores it, checked; null when the general path must decide. */
+  private static Object constant(Column c, PointQueries.Constant k) {
+    Object v = switch (c.type().kind()) {
+      case SMALLINT, INTEGER, BIGINT, TEXT -> PointQueries.value(k, c.type().kind());
+      case VARCHAR -> {
+        Object str = PointQueries.value(k, SqlType.Kind.VARCHAR);
+        int length = c.type().precision(); // varchar(n); 0: no limit
+        yield str == null || length > 0 && ((String) str).codePointCount(0, ((String) str).length()) > length
+            ? null : str;
+      }
+      default -> null;
+    };
+    return v == null ? null : stored(c, v);
+  }
+
+  /**
+   * A DO UPDATE assignment's value for column k: a constant, {@code excluded.d}, or the column itself
+   * plus or minus either (integers); null for anything else, a NULL operand or an overflow.
+   */
+  private static Object upsertValue(ChangeTarget t, String text, int k, String qualifier, Object[] current,
+      Object[] proposed) {
+    List<Token> tokens = tokens(text);
+    if (tokens == null) {
+      return null;
+    }
+    Column c = t.columns().get(k);
+    int[] at = {0};
+    Object first = operand(t, tokens, at, c, qualifier, current, proposed);
+    if (first == null) {
+      return null;
+    }
+    int op = PointQueries.op(tokens, at, "+") ? 1 : PointQueries.op(tokens, at, "-") ? -1 : 0;
+    if (op == 0) {
+      return tokens.get(at[0]).type() == Token.Type.EOF ? first : null;
+    }
+    Object second = operand(t, tokens, at, c, qualifier, current, proposed);
+    boolean integer = c.type().kind() == SqlType.Kind.SMALLINT || c.type().kind() == SqlType.Kind.INTEGER
+        || c.type().kind() == SqlType.Kind.BIGINT;
+    if (second == null || !integer || tokens.get(at[0]).type() != Token.Type.EOF) {
+      return null;
+    }
+    try {
+      long a = ((Number) first).longValue();
+      long b = ((Number) second).longValue();
+      return stored(c, op > 0 ? Math.addExact(a, b) : Math.subtractExact(a, b));
+    } catch (ArithmeticException overflow) {
+      return null;
+    }
+  }
+
+  /** A constant, {@code excluded.d} or the target's own column c, as column c stores values; null otherwise. */
+  private static Object operand(ChangeTarget t, List<Token> tokens, int[] at, Column c, String qualifier,
+      Object[] current, Object[] proposed) {
+    List<String> ref = PointQueries.name(tokens, at);
+    if (ref == null) {
+      PointQueries.Constant k = PointQueries.constant(tokens, at);
+      return k == null ? null : constant(c, k);
+    }
+    if (ref.size() == 2 && ref.get(0).equals("excluded")) {
+      int d = index(t, ref.get(1));
+      return d < 0 || t.columns().get(d).type().kind() != c.type().kind() ? null : proposed[d];
+    }
+    // the target's column, qualified (what an unqualified name means here is left to the general path)
+    String name = ref.size() == 2 ? PointQueries.unqualified(ref, qualifier) : null;
+    return name != null && name.equals(c.name()) ? current[index(t, name)] : null;
+  }
+
   /** The row of the key as the statement's target reads it (see {@code TableRelation.keyRow}). */
   private static Optional<Object[]> currentRow(SessionContext session, ChangeTarget t, Object key) {
     Relations relations = session.relations().target(t.id());
