@@ -269,6 +269,46 @@ class FloeMutationsReadBySparkTest {
     Canonical.assertSame("Spark", expected, sf.sparkRows("SELECT * FROM floe.public." + t + " ORDER BY k"));
   }
 
+  /**
+   * A keyed tail (a tail and a primary key): its statements are versions in the log, and each seal folds them
+   * into one snapshot with position deletes (v2) or deletion vectors (v3). Spark reads every sealed version as
+   * Floe reads it, the current one and each earlier one by time travel.
+   */
+  @Test
+  void sparkReadsEverySealedVersionOfAKeyedTail() {
+    for (int version : new int[] {2, 3}) {
+      SparkFloe sf = SparkFloe.get();
+      String t = "fm_keyed_v" + version;
+      sf.floeExec("CREATE TABLE " + t + " (k integer PRIMARY KEY, v text, c bigint) WITH (tail = true, format_version = "
+          + version + ")");
+      floe(sf, "INSERT INTO " + t + " VALUES (1, 'a', 0), (2, 'b', 0), (3, 'c', 0), (4, 'd', 0)", "INSERT 0 4");
+      Map<Long, List<List<String>>> sealed = new LinkedHashMap<>();
+      List<List<String>> statements = List.of(
+          List.of("UPDATE " + t + " SET c = c + 1 WHERE k = 1", "UPDATE 1", "DELETE FROM " + t + " WHERE k = 2",
+              "DELETE 1", "INSERT INTO " + t + " VALUES (3, 'C', 5) ON CONFLICT (k) DO UPDATE SET v = excluded.v, c = "
+                  + t + ".c + excluded.c", "INSERT 0 1", "INSERT INTO " + t + " VALUES (5, 'e', 0)", "INSERT 0 1",
+              "UPDATE " + t + " SET v = upper(v) WHERE c = 0", "UPDATE 2"),
+          List.of("UPDATE " + t + " SET c = c + 10 WHERE k = 1", "UPDATE 1", "UPDATE " + t + " SET c = c + 10 WHERE k = 1",
+              "UPDATE 1", "DELETE FROM " + t + " WHERE k = 5", "DELETE 1", "INSERT INTO " + t + " VALUES (2, 'again', 2)",
+              "INSERT 0 1", "UPDATE " + t + " SET k = 6 WHERE k = 4", "UPDATE 1"));
+      for (int round = -1; round < statements.size(); round++) {
+        if (round >= 0) {
+          List<String> batch = statements.get(round);
+          for (int i = 0; i < batch.size(); i += 2) {
+            floe(sf, batch.get(i), batch.get(i + 1));
+          }
+        }
+        sf.floe.openLog(t).seal(true);
+        List<List<String>> floeRows = sf.floeRows("SELECT * FROM public." + t + " ORDER BY k");
+        Canonical.assertSame("Spark after seal " + round, floeRows, sf.sparkRows("SELECT * FROM floe.public." + t
+            + " ORDER BY k"));
+        sealed.put(SparkMutationsReadByFloeTest.currentSnapshot(sf, t), floeRows);
+      }
+      sealed.forEach((snapshot, rows) -> Canonical.assertSame("Spark at sealed version " + snapshot, rows,
+          sf.sparkRows("SELECT * FROM floe.public." + t + " VERSION AS OF " + snapshot + " ORDER BY k")));
+    }
+  }
+
   @Test
   void truncate() {
     for (int version : new int[] {2, 3}) {
