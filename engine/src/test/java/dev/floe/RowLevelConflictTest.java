@@ -115,6 +115,151 @@ class RowLevelConflictTest {
     assertThat(rows.stream().mapToLong(r -> (Long) r.getField("bal")).sum()).isEqualTo(threads * each);
   }
 
+  /**
+   * Randomized against a model of first-committer-wins per row: sessions interleave transaction blocks of
+   * one-row and two-row UPDATEs and DELETEs (and autocommit statements) on one data file. A block's COMMIT
+   * must fail with 40001 exactly when a block that committed after the block's snapshot changed one of the
+   * rows it changed; every statement's count, and the table after every COMMIT, must be the model's.
+   */
+  @ParameterizedTest(name = "format v{0}")
+  @ValueSource(ints = {2, 3})
+  void conflictsAreExactlyTheSameRowConflictsOfTheModel(int formatVersion) throws Exception {
+    java.util.SplittableRandom rnd = new java.util.SplittableRandom(Long.getLong("rowconflict.seed", 31L) * formatVersion);
+    int sessions = 4;
+    int rows = 40;
+    try (Database db = Floe.open(dir)) {
+      db.sql("CREATE TABLE t (id int PRIMARY KEY, bal bigint NOT NULL) WITH ('format-version' = '" + formatVersion
+          + "')").close();
+      db.sql("INSERT INTO t SELECT i, 0 FROM range(" + rows + ") r(i)").close();
+      java.util.TreeMap<Integer, Long> model = new java.util.TreeMap<>();
+      for (int i = 0; i < rows; i++) {
+        model.put(i, 0L);
+      }
+      List<java.util.Set<Integer>> committed = new ArrayList<>(); // write set of each commit, in commit order
+      Session[] s = new Session[sessions];
+      java.util.TreeMap<Integer, Long>[] view = new java.util.TreeMap[sessions]; // null: no snapshot yet
+      int[] snapshotAt = new int[sessions]; // commits the snapshot saw
+      List<java.util.Set<Integer>> writes = new ArrayList<>();
+      boolean[] inBlock = new boolean[sessions];
+      int conflicts = 0;
+      int rebased = 0;
+      for (int k = 0; k < sessions; k++) {
+        s[k] = db.connect();
+        writes.add(new java.util.HashSet<>());
+      }
+      try {
+        for (int step = 0; step < 300; step++) {
+          int k = rnd.nextInt(sessions);
+          String context = "step " + step + ", session " + k;
+          if (!inBlock[k] && rnd.nextInt(4) == 0) {
+            // an autocommit statement: its own snapshot, committed at once
+            int id = rnd.nextInt(rows);
+            long d = 1 + rnd.nextInt(9);
+            String tag = tag(s[k], "UPDATE t SET bal = bal + " + d + " WHERE id = " + id);
+            boolean present = model.containsKey(id);
+            assertThat(tag).as(context).isEqualTo(present ? "UPDATE 1" : "UPDATE 0");
+            if (present) {
+              model.put(id, model.get(id) + d);
+              committed.add(java.util.Set.of(id));
+            }
+            continue;
+          }
+          if (!inBlock[k]) {
+            s[k].sql("BEGIN").close();
+            inBlock[k] = true;
+            view[k] = null;
+            writes.get(k).clear();
+            continue;
+          }
+          if (view[k] != null && rnd.nextInt(3) == 0) {
+            boolean conflict = false;
+            for (int c = snapshotAt[k]; c < committed.size(); c++) {
+              conflict |= committed.get(c).stream().anyMatch(writes.get(k)::contains);
+            }
+            FloeException failed = null;
+            try {
+              s[k].sql("COMMIT").close();
+            } catch (FloeException e) {
+              failed = e;
+            }
+            inBlock[k] = false;
+            if (conflict) {
+              assertThat(failed).as(context + ": COMMIT of a block that changed a row changed since its snapshot")
+                  .isNotNull();
+              assertThat(failed.sqlState()).isEqualTo(SqlState.SERIALIZATION_FAILURE);
+              conflicts++;
+              continue;
+            }
+            assertThat(failed).as(context + ": COMMIT of a block whose rows no later commit changed").isNull();
+            if (snapshotAt[k] < committed.size() && !writes.get(k).isEmpty()) {
+              rebased++;
+            }
+            for (int id : writes.get(k)) {
+              if (view[k].containsKey(id)) {
+                model.put(id, view[k].get(id));
+              } else {
+                model.remove(id);
+              }
+            }
+            if (!writes.get(k).isEmpty()) {
+              committed.add(java.util.Set.copyOf(writes.get(k)));
+            }
+            assertThat(rowsOf(db)).as(context + ": after COMMIT").isEqualTo(model);
+            continue;
+          }
+          if (view[k] == null) {
+            view[k] = new java.util.TreeMap<>(model); // the block's snapshot: at its first statement
+            snapshotAt[k] = committed.size();
+          }
+          int id = rnd.nextInt(rows);
+          int other = rnd.nextInt(rows);
+          boolean delete = rnd.nextInt(5) == 0;
+          boolean two = rnd.nextInt(4) == 0 && other != id;
+          List<Integer> ids = two ? List.of(id, other) : List.of(id);
+          long d = 1 + rnd.nextInt(9);
+          String where = two ? "id IN (" + id + ", " + other + ")" : "id = " + id;
+          String tag = tag(s[k], delete ? "DELETE FROM t WHERE " + where : "UPDATE t SET bal = bal + " + d + " WHERE "
+              + where);
+          int n = 0;
+          for (int i : ids) {
+            if (view[k].containsKey(i)) {
+              n++;
+              writes.get(k).add(i);
+              if (delete) {
+                view[k].remove(i);
+              } else {
+                view[k].put(i, view[k].get(i) + d);
+              }
+            }
+          }
+          assertThat(tag).as(context).isEqualTo((delete ? "DELETE " : "UPDATE ") + n);
+        }
+      } finally {
+        for (Session x : s) {
+          x.close();
+        }
+      }
+      assertThat(conflicts).as("same-row conflicts").isPositive();
+      assertThat(rebased).as("blocks committed over a later commit to their file").isPositive();
+    }
+  }
+
+  private static String tag(Session s, String sql) {
+    try (Result r = s.sql(sql)) {
+      return r.commandTag();
+    }
+  }
+
+  private static java.util.TreeMap<Integer, Long> rowsOf(Database db) {
+    java.util.TreeMap<Integer, Long> out = new java.util.TreeMap<>();
+    try (Result r = db.sql("SELECT id, bal FROM t")) {
+      for (Row row : r) {
+        out.put((int) row.getLong(0), row.getLong(1));
+      }
+    }
+    return out;
+  }
+
   /** The table as Iceberg's generic reader reads it; on v3, at most one deletion vector per data file. */
   private List<Record> iceberg(int formatVersion) throws Exception {
     List<Record> out = new ArrayList<>();

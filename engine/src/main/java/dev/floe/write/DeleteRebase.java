@@ -93,7 +93,12 @@ public final class DeleteRebase implements dev.floe.commit.Committer.Rebaser {
       }
     }
     if (moved.isEmpty()) {
-      return Optional.empty(); // it failed for another reason: a real conflict
+      // Iceberg's check found deletes it could not tell apart from this change's rows (a position-delete
+      // file has no column bounds, so any new one "may match" the rows read), but none is of a file this
+      // change touches: it applies as it is on the current snapshot
+      return Optional.of(new TableChange(change.kind(), current.snapshotId(), change.addedData(),
+          change.addedDeletes(), change.removedData(), change.removedDeletes(), change.validation(), change.summary(),
+          change.setProperties(), change.removedProperties(), change.written()));
     }
     BaseDeleteLoader loader = new BaseDeleteLoader(d -> table.io().newInputFile(d));
     List<DeleteFile> added = new ArrayList<>(change.addedDeletes());
