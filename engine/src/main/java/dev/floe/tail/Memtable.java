@@ -267,6 +267,9 @@ final class Memtable {
       index.add(offset++, row);
     }
     unloaded.addAll(rows);
+    if (unloaded.size() > TailLog.MAX_PENDING_ROWS) {
+      flushUnloaded(); // nothing has read or sealed for a while: bound what waits in the heap
+    }
   }
 
   /** Moves rows made durable since the last call into the memtable. Holding the log's monitor. */

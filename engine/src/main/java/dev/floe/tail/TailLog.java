@@ -79,10 +79,17 @@ public final class TailLog implements AutoCloseable {
       long publishAgeMillis) {
     public static final Config DEFAULT = new Config(64L << 20, 1_000_000, 10_000, 600_000, 1L << 30, 60_000);
 
-    static Config of(Map<String, String> properties) {
+    /**
+     * A keyed log's default seal size: its unsealed versions are also held in the JVM ({@link KeyIndex}),
+     * so it seals at a tenth of an append-only log's.
+     */
+    static final long KEYED_SEAL_ROWS = 100_000;
+
+    static Config of(Map<String, String> properties, boolean keyed) {
       return new Config(
           PropertyUtil.propertyAsLong(properties, FloeProperties.TAIL_SEGMENT_BYTES, DEFAULT.segmentBytes),
-          PropertyUtil.propertyAsLong(properties, FloeProperties.TAIL_SEAL_ROWS, DEFAULT.sealRows),
+          PropertyUtil.propertyAsLong(properties, FloeProperties.TAIL_SEAL_ROWS, keyed ? KEYED_SEAL_ROWS
+              : DEFAULT.sealRows),
           PropertyUtil.propertyAsLong(properties, FloeProperties.TAIL_SEAL_AGE_MS, DEFAULT.sealAgeMillis),
           PropertyUtil.propertyAsLong(properties, FloeProperties.TAIL_GRACE_MS, DEFAULT.graceMillis),
           PropertyUtil.propertyAsLong(properties, FloeProperties.TAIL_CACHE_BYTES, DEFAULT.cacheBytes),
@@ -219,7 +226,7 @@ public final class TailLog implements AutoCloseable {
    */
   public static TailLog open(Host host, Path dir) {
     Table table = host.table();
-    return new TailLog(host, table, Config.of(table.properties()), dir, false);
+    return new TailLog(host, table, Config.of(table.properties(), keyed(table.schema())), dir, false);
   }
 
   /**
@@ -228,7 +235,7 @@ public final class TailLog implements AutoCloseable {
    */
   public static TailLog openReadOnly(Host host, Path dir) {
     Table table = host.table();
-    return new TailLog(host, table, Config.of(table.properties()), dir, true);
+    return new TailLog(host, table, Config.of(table.properties(), keyed(table.schema())), dir, true);
   }
 
   /** The columns a log record holds: the table's, without {@value #OFFSET_COLUMN}. */
