@@ -60,25 +60,28 @@ public final class DeleteRebase implements dev.floe.commit.Committer.Rebaser {
     Map<String, Map<String, DeleteFile>> live = new LinkedHashMap<>();
     Set<String> moved = new HashSet<>();
     for (Snapshot s : since) {
-      for (DataFile d : s.removedDataFiles(table.io())) {
+      // read with the table's partition specs (reading them from each manifest is deprecated, and logged)
+      org.apache.iceberg.SnapshotChanges changes = org.apache.iceberg.SnapshotChanges.builderFor(table).snapshot(s)
+          .build();
+      for (DataFile d : changes.removedDataFiles()) {
         if (touched.contains(d.location())) {
           return Optional.empty();
         }
       }
       if (keys != null) {
-        for (DataFile d : s.addedDataFiles(table.io())) {
+        for (DataFile d : changes.addedDataFiles()) {
           if (keys.eval(d)) {
             return Optional.empty();
           }
         }
       }
-      for (DeleteFile d : s.removedDeleteFiles(table.io())) {
+      for (DeleteFile d : changes.removedDeleteFiles()) {
         String f = ContentFileUtil.referencedDataFileLocation(d);
         if (f != null && touched.contains(f)) {
           live.computeIfAbsent(f, k -> startingFrom(change, f)).remove(key(d));
         }
       }
-      for (DeleteFile d : s.addedDeleteFiles(table.io())) {
+      for (DeleteFile d : changes.addedDeleteFiles()) {
         String f = d.content() == FileContent.POSITION_DELETES ? ContentFileUtil.referencedDataFileLocation(d) : null;
         if (f == null) {
           return Optional.empty(); // equality deletes, or deletes of many files: the rows cannot be told apart
