@@ -192,6 +192,32 @@ class KeyedTailTest {
     }
   }
 
+  /** Seals add deletes to earlier files at every window; compaction merges them without their deleted rows. */
+  @Test
+  void compactionMergesSealedFilesWithTheirDeletes() throws Exception {
+    try (Database db = Floe.open(dir)) {
+      db.sql("CREATE TABLE acc (id bigint PRIMARY KEY, bal bigint) WITH (tail = true)").close();
+      db.sql("INSERT INTO acc SELECT i, 0 FROM range(1, 201) t(i)").close();
+      Log log = db.openLog("acc");
+      log.seal(true);
+      java.util.Random r = new java.util.Random(3);
+      for (int window = 0; window < 6; window++) {
+        for (int i = 0; i < 20; i++) {
+          db.sql("UPDATE acc SET bal = bal + 1 WHERE id = " + (1 + r.nextInt(200))).close();
+        }
+        db.sql("DELETE FROM acc WHERE id = " + (1 + r.nextInt(200))).close();
+        log.seal(true);
+      }
+      List<String> before = rows(db, "SELECT id, bal FROM acc ORDER BY id");
+      List<String> beforeIceberg = iceberg("acc");
+      assertThat(rows(db, "SELECT count(*) FROM \"acc$files\" WHERE content = 0")).containsExactly("7");
+      assertThat(log.compact(true)).isEqualTo(7);
+      assertThat(rows(db, "SELECT count(*) FROM \"acc$files\"")).containsExactly("1"); // no delete file left
+      assertThat(rows(db, "SELECT id, bal FROM acc ORDER BY id")).isEqualTo(before);
+      assertThat(iceberg("acc")).isEqualTo(beforeIceberg);
+    }
+  }
+
   @Test
   void keyedWritesAreRefusedInATransactionBlock() {
     try (Database db = Floe.open(dir); Session s = db.connect()) {

@@ -69,6 +69,7 @@ final class IcebergChange {
           rewrite.validateFromSnapshot(change.parentId()); // the files it rewrites got no deletes since
         }
         change.removedData().forEach(rewrite::deleteFile);
+        change.removedDeletes().forEach(rewrite::deleteFile); // deletes of the removed files alone
         change.addedData().forEach(rewrite::addFile);
         yield rewrite;
       }

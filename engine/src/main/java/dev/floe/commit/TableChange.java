@@ -103,9 +103,18 @@ public record TableChange(Kind kind, Long parentId, List<DataFile> addedData, Li
 
   /** {@code removed} rewritten as {@code added} (which the change wrote), from snapshot {@code parentId}. */
   public static TableChange rewrite(long parentId, List<DataFile> removed, List<DataFile> added) {
+    return rewrite(parentId, removed, List.of(), added);
+  }
+
+  /**
+   * {@code removed} rewritten as {@code added} without the rows {@code removedDeletes} (deletes of the
+   * removed files alone) delete, which go with them; from snapshot {@code parentId}.
+   */
+  public static TableChange rewrite(long parentId, List<DataFile> removed, List<DeleteFile> removedDeletes,
+      List<DataFile> added) {
     List<String> written = new ArrayList<>(added.size());
     added.forEach(f -> written.add(f.location()));
-    return new TableChange(Kind.REWRITE, parentId, added, List.of(), removed, List.of(),
+    return new TableChange(Kind.REWRITE, parentId, added, List.of(), removed, removedDeletes,
         new Validation(null, null, true, List.of()), Map.of(), Map.of(), Set.of(), written);
   }
 

@@ -28,8 +28,11 @@ import org.apache.iceberg.util.PropertyUtil;
  * ({@code write.target-file-size-bytes}), sorted by its sort order, in one Iceberg rewrite per run:
  * what a table fed by many small commits (a tail's seals) needs to stay fast to read.
  *
- * <p>A file is small below three quarters of the target. Files with deletes are left alone (a
- * row-level statement rewrites or drops them). Within a partition, the small files are merged oldest
+ * <p>A file is small below three quarters of the target. A file whose deletes are all its own (position
+ * deletes or deletion vectors naming it alone, as Floe writes them) is rewritten without its deleted rows,
+ * and its deletes go in the same commit: a keyed tail's seals add such deletes to earlier files at every
+ * seal, and the files would otherwise never merge. Files with other deletes (equality deletes, deletes of
+ * several files) are left alone. Within a partition, the small files are merged oldest
  * first, in runs of about the target size; a partition's files are merged once there are at least
  * {@value #MIN_INPUT_FILES} of them or they add up to the target, so a file is not rewritten again and
  * again while its partition fills. The rewrite is validated from the snapshot it read: a concurrent
@@ -69,7 +72,7 @@ final class Compaction {
     Map<List<Object>, List<FileScanTask>> partitions = new LinkedHashMap<>();
     for (FileScanTask task : engine.planner().plan(table, snapshot, table.schema(), null)) {
       DataFile f = task.file();
-      if (task.deletes().isEmpty() && f.fileSizeInBytes() < target * 3 / 4 && offsetsFrom(table, f, fromOffset)) {
+      if (ownDeletesOnly(task) && f.fileSizeInBytes() < target * 3 / 4 && offsetsFrom(table, f, fromOffset)) {
         partitions.computeIfAbsent(partitionKey(f), k -> new ArrayList<>()).add(task);
       }
     }
@@ -97,6 +100,17 @@ final class Compaction {
       }
     }
     return done;
+  }
+
+  /** Whether every delete of the task's file is a position delete or deletion vector of that file alone. */
+  private static boolean ownDeletesOnly(FileScanTask task) {
+    for (org.apache.iceberg.DeleteFile d : task.deletes()) {
+      if (d.content() != org.apache.iceberg.FileContent.POSITION_DELETES
+          || !task.file().location().equals(org.apache.iceberg.util.ContentFileUtil.referencedDataFileLocation(d))) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** Whether every {@code _offset} in the file is at least {@code from} (unknown bounds: no). */
@@ -128,22 +142,28 @@ final class Compaction {
     ScanPlan plan = new ScanPlan(table, Optional.of(snapshot), table.schema(),
         TypeMapping.columns(table.schema(), table.properties()), run);
     String rows = ScanSql.relation(plan, table.io(), engine.files());
+    boolean deletes = run.stream().anyMatch(t -> !t.deletes().isEmpty());
+    long before = deletes ? count(duck, rows, id) : run.stream().mapToLong(t -> t.file().recordCount()).sum();
     Inserter.Written written;
     try {
       written = Inserter.write(duck, table, table.schema(), rows, engine.scratch(), -1);
     } catch (Inserter.WriteFailure e) {
       throw e.as("compact table " + id.name());
     }
-    long before = run.stream().mapToLong(t -> t.file().recordCount()).sum();
     if (written.rows() != before) {
       Inserter.deleteFiles(table, written.files());
       throw new FloeException(SqlState.INTERNAL_ERROR, "compaction of " + id.name() + " read " + written.rows()
           + " rows from files holding " + before);
     }
     List<DataFile> removed = new ArrayList<>(run.size());
-    run.forEach(t -> removed.add(t.file()));
+    Map<String, org.apache.iceberg.DeleteFile> removedDeletes = new LinkedHashMap<>();
+    for (FileScanTask t : run) {
+      removed.add(t.file());
+      t.deletes().forEach(d -> removedDeletes.putIfAbsent(d.location() + "@" + d.contentOffset(), d));
+    }
     try {
-      engine.committer().commit(id, table, TableChange.rewrite(snapshot.snapshotId(), removed, written.files()));
+      engine.committer().commit(id, table, TableChange.rewrite(snapshot.snapshotId(), removed,
+          List.copyOf(removedDeletes.values()), written.files()));
     } catch (FloeException e) {
       if (SqlState.SERIALIZATION_FAILURE.equals(e.sqlState())) {
         return Result.NONE; // a concurrent change to these files (the committer deleted ours): try again later
@@ -151,5 +171,15 @@ final class Compaction {
       throw e;
     }
     return new Result(run.size(), written.files().size(), before);
+  }
+
+  /** The rows of a relation, counted (what a rewrite of files with deletes must write). */
+  private static long count(Connection duck, String rows, TableIdentifier id) {
+    try (var st = duck.createStatement(); var rs = st.executeQuery("SELECT count(*) FROM (" + rows + ") AS r")) {
+      rs.next();
+      return rs.getLong(1);
+    } catch (java.sql.SQLException e) {
+      throw new FloeException(SqlState.INTERNAL_ERROR, "compact table " + id.name() + ": " + e.getMessage(), e);
+    }
   }
 }
