@@ -179,27 +179,11 @@ class KeyedTailDifferentialTest {
   }
 
   private static List<String> rows(Database db, String sql) {
-    try (Result r = db.sql(sql)) {
-      return rows(r);
-    }
+    return dev.floe.testing.Rows.of(db, sql);
   }
 
   private static List<String> rows(Session s, String sql) {
-    try (Result r = s.sql(sql)) {
-      return rows(r);
-    }
-  }
-
-  private static List<String> rows(Result r) {
-    List<String> out = new ArrayList<>();
-    for (Row row : r) {
-      List<String> cells = new ArrayList<>();
-      for (int i = 0; i < r.columns().size(); i++) {
-        cells.add(Objects.toString(row.get(i)));
-      }
-      out.add(String.join("|", cells));
-    }
-    return out;
+    return dev.floe.testing.Rows.of(s, sql);
   }
 
   /** The table as Iceberg's generic reader reads it, sorted by id; no equality delete anywhere. */

@@ -31,17 +31,7 @@ class KeyedTailTest {
   Path dir;
 
   private static List<String> rows(Database db, String sql) {
-    List<String> out = new ArrayList<>();
-    try (Result r = db.sql(sql)) {
-      for (Row row : r) {
-        List<String> cells = new ArrayList<>();
-        for (int i = 0; i < r.columns().size(); i++) {
-          cells.add(row.getString(i));
-        }
-        out.add(String.join("|", cells));
-      }
-    }
-    return out;
+    return dev.floe.testing.Rows.of(db, sql);
   }
 
   private static String tag(Database db, String sql) {
