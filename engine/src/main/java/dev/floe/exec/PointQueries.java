@@ -69,7 +69,7 @@ final class PointQueries {
       return Optional.empty();
     }
     // a keyed tail's unsealed versions are looked up in the JVM too; an append-only tail's are not
-    Optional<dev.floe.tail.TailLog.Pin> unsealed = r.unsealed.filter(p -> !p.isEmpty());
+    Optional<dev.floe.tail.Pin> unsealed = r.unsealed.filter(p -> !p.isEmpty());
     if (unsealed.isPresent() && !unsealed.get().keyed()) {
       return Optional.empty();
     }
@@ -111,7 +111,7 @@ final class PointQueries {
       if (r.schema.identifierFieldIds().size() != 1 || !r.schema.identifierFieldIds().contains(key.fieldId())) {
         return Optional.empty(); // not a lookup of the key: the newest versions are DuckDB's to pick
       }
-      Optional<dev.floe.tail.TailLog.Version> version = unsealed.get().version(value);
+      Optional<dev.floe.tail.Pin.Version> version = unsealed.get().version(value);
       if (version.isPresent()) {
         List<Object[]> rows = new ArrayList<>();
         if (!version.get().deleted() && shape.limit() != 0) {
@@ -135,7 +135,7 @@ final class PointQueries {
   }
 
   /** The selected columns of a keyed tail's version, as a point read of a file gives them. */
-  private static Object[] versionValues(dev.floe.tail.TailLog.Pin pin, dev.floe.tail.TailLog.Version v,
+  private static Object[] versionValues(dev.floe.tail.Pin pin, dev.floe.tail.Pin.Version v,
       List<Column> selected, List<PointReader.Field> fields) {
     List<org.apache.iceberg.types.Types.NestedField> columns = pin.columns();
     Object[] row = new Object[selected.size()];

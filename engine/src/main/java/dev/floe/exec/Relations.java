@@ -11,6 +11,7 @@ import dev.floe.read.Versions;
 import dev.floe.read.ScanSql;
 import dev.floe.sql.QueryBinder;
 import dev.floe.sql.TimeTravel;
+import dev.floe.tail.Pin;
 import dev.floe.tail.TailLog;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -45,8 +46,8 @@ final class Relations implements QueryBinder.Resolver {
   /** Tails of the tables read (null: none are read, as in a read-only warehouse's helper). */
   private final Tails tails;
   /** Where pins go: the session releases them when the statement has started. */
-  private final java.util.function.Consumer<TailLog.Pin> pinned;
-  private final Map<TableIdentifier, Optional<TailLog.Pin>> pins = new HashMap<>();
+  private final java.util.function.Consumer<Pin> pinned;
+  private final Map<TableIdentifier, Optional<Pin>> pins = new HashMap<>();
   /** The name a row-level statement's SQL uses for its target table, which is read with row ids. */
   static final String TARGET = "__floe_target__";
   private TableIdentifier target;
@@ -86,7 +87,7 @@ final class Relations implements QueryBinder.Resolver {
    */
   Relations(Tables tables, ScanPlanner planner, ScanFiles files, String defaultSchema, Evaluator evaluator,
       java.util.function.Function<List<String>, Optional<String>> system, Tails tails,
-      java.util.function.Consumer<TailLog.Pin> pinned, boolean clientSql, dev.floe.read.RowStage stage,
+      java.util.function.Consumer<Pin> pinned, boolean clientSql, dev.floe.read.RowStage stage,
       boolean pointReads) {
     this.pointReads = pointReads;
     this.clientSql = clientSql;
@@ -151,7 +152,7 @@ final class Relations implements QueryBinder.Resolver {
       Table t = table(target).orElseThrow(() -> FloeException.undefinedTable(target.name()));
       // a keyed tail's statement changes the newest versions of keys, in the memtable too; any other
       // tail was sealed first
-      Optional<TailLog.Pin> unsealed = Optional.empty();
+      Optional<Pin> unsealed = Optional.empty();
       if (TailLog.hasTail(t) && TailLog.keyed(t.schema())) {
         unsealed = unsealed(target, t);
         t = seen.get(target).orElseThrow(); // a stale snapshot was read again
@@ -190,7 +191,7 @@ final class Relations implements QueryBinder.Resolver {
     }
     Table t = table.get();
     boolean historic = timeTravel.isPresent();
-    Optional<TailLog.Pin> unsealed = Optional.empty();
+    Optional<Pin> unsealed = Optional.empty();
     if (!historic) {
       unsealed = unsealed(id.get(), t);
       t = seen.get(id.get()).orElseThrow(); // a stale snapshot was read again
@@ -210,11 +211,11 @@ final class Relations implements QueryBinder.Resolver {
    * lacks (a seal committed after the snapshot was read), the table is read again; a transaction block
    * cannot, and fails with 40001.
    */
-  private Optional<TailLog.Pin> unsealed(TableIdentifier id, Table t) {
+  private Optional<Pin> unsealed(TableIdentifier id, Table t) {
     if (tails == null || !TailLog.hasTail(t)) {
       return Optional.empty();
     }
-    Optional<TailLog.Pin> known = pins.get(id);
+    Optional<Pin> known = pins.get(id);
     if (known != null) {
       return known;
     }
@@ -225,11 +226,11 @@ final class Relations implements QueryBinder.Resolver {
     Optional<Transaction> block = tables.transaction();
     if (block.isPresent() && block.get().tailPin(id).isPresent()) {
       // the block read this table before: the same unsealed rows again (its snapshot)
-      Optional<TailLog.Pin> held = block.get().tailPin(id);
+      Optional<Pin> held = block.get().tailPin(id);
       pins.put(id, held);
       return held;
     }
-    Optional<TailLog.Pin> pin = log.get().pin(TailLog.through(t));
+    Optional<Pin> pin = log.get().pin(TailLog.through(t));
     if (pin.isEmpty() && !tables.inTransaction()) {
       Optional<Table> again = tables.snapshotOf(id);
       seen.put(id, again);
@@ -326,7 +327,7 @@ final class Relations implements QueryBinder.Resolver {
     final boolean historic;
     final List<String> name;
     final boolean rowIds;
-    final Optional<TailLog.Pin> unsealed;
+    final Optional<Pin> unsealed;
     /** A log's published table on object storage, as of the version this snapshot names. */
     final Optional<Table> published;
     /** Whether a key lookup may read its rows in the JVM ({@link #pointRows}). */
@@ -337,13 +338,13 @@ final class Relations implements QueryBinder.Resolver {
     private final java.util.function.Consumer<TargetScan> scans;
 
     TableRelation(ScanPlanner planner, ScanFiles files, Table table, Optional<Snapshot> snapshot, Schema schema,
-        boolean historic, List<String> name, boolean rowIds, Optional<TailLog.Pin> unsealed,
+        boolean historic, List<String> name, boolean rowIds, Optional<Pin> unsealed,
         Optional<Table> published, boolean pointReads) {
       this(planner, files, table, snapshot, schema, historic, name, rowIds, unsealed, published, pointReads, null);
     }
 
     TableRelation(ScanPlanner planner, ScanFiles files, Table table, Optional<Snapshot> snapshot, Schema schema,
-        boolean historic, List<String> name, boolean rowIds, Optional<TailLog.Pin> unsealed,
+        boolean historic, List<String> name, boolean rowIds, Optional<Pin> unsealed,
         Optional<Table> published, boolean pointReads, java.util.function.Consumer<TargetScan> scans) {
       this.scans = scans;
       this.pointReads = pointReads;
@@ -422,7 +423,7 @@ final class Relations implements QueryBinder.Resolver {
      * (an older one must not stand in for a newer that does not match), and in a row-level statement's
      * target the memtable's rows are named by their offsets ({@value #MEMTABLE_ROWS}, offset).
      */
-    private String keyed(String scan, TailLog.Pin pin, StringBuilder columns) {
+    private String keyed(String scan, Pin pin, StringBuilder columns) {
       if (rowIds) {
         columns.append(", '").append(MEMTABLE_ROWS).append("' AS ").append(dev.floe.read.ScanSql.ROW_FILE).append(", ")
             .append(dev.floe.sql.Lexer.quoteIdentifier(TailLog.OFFSET_COLUMN)).append(" AS ")
@@ -443,7 +444,7 @@ final class Relations implements QueryBinder.Resolver {
      * without one the files' rows of the key (a point read where one can, the planned scan otherwise),
      * with nothing to subtract: no DuckDB window over the memtable, no anti-join.
      */
-    private Optional<String> keyedPoint(ScanPlan plan, Expression filter, TailLog.Pin pin) {
+    private Optional<String> keyedPoint(ScanPlan plan, Expression filter, Pin pin) {
       if (schema.identifierFieldIds().size() != 1) {
         return Optional.empty();
       }
@@ -459,7 +460,7 @@ final class Relations implements QueryBinder.Resolver {
         if (key == null) {
           return Optional.empty();
         }
-        Optional<TailLog.Version> version = pin.version(key);
+        Optional<Pin.Version> version = pin.version(key);
         if (version.isEmpty()) {
           // no version of the key is pinned: the files hold its row, if any
           return Optional.of(pointRows(plan, filter).orElseGet(() -> ScanSql.relation(plan, table.io(), files,
@@ -477,7 +478,7 @@ final class Relations implements QueryBinder.Resolver {
      * A keyed tail's rows of the given keys (of its one-column key), each read as {@link #keyedPoint}
      * reads one; empty when a key's rows cannot be read so (the general SQL then reads them).
      */
-    private Optional<String> keyedRows(ScanPlan plan, Expression filter, TailLog.Pin pin, List<Object> keys) {
+    private Optional<String> keyedRows(ScanPlan plan, Expression filter, Pin pin, List<Object> keys) {
       if (schema.identifierFieldIds().size() != 1 || keys.isEmpty() || keys.size() > ScanSql.MAX_POINT_ROWS) {
         return Optional.empty();
       }
@@ -486,7 +487,7 @@ final class Relations implements QueryBinder.Resolver {
       for (Object k : keys) {
         Expression one = Expressions.equal(key, k);
         ScanPlan keyPlan = ScanPlan.plan(planner, table, snapshot, one, historic);
-        Optional<TailLog.Version> version = pin.version(k);
+        Optional<Pin.Version> version = pin.version(k);
         if (version.isPresent()) {
           if (!version.get().deleted()) {
             parts.add(versionRow(keyPlan, pin, version.get()));
@@ -517,7 +518,7 @@ final class Relations implements QueryBinder.Resolver {
         if (!unsealed.get().keyed()) {
           return null;
         }
-        Optional<TailLog.Version> version = unsealed.get().version(key);
+        Optional<Pin.Version> version = unsealed.get().version(key);
         if (version.isPresent()) {
           if (version.get().deleted()) {
             return Optional.empty();
@@ -571,7 +572,7 @@ final class Relations implements QueryBinder.Resolver {
     }
 
     /** A memtable version as a one-row relation of the plan's columns (and row ids, in a target). */
-    private String versionRow(ScanPlan plan, TailLog.Pin pin, TailLog.Version v) {
+    private String versionRow(ScanPlan plan, Pin pin, Pin.Version v) {
       List<org.apache.iceberg.types.Types.NestedField> logColumns = pin.columns();
       StringBuilder sql = new StringBuilder("SELECT ");
       List<dev.floe.Column> columns = plan.columns();

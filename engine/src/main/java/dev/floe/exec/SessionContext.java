@@ -222,10 +222,10 @@ public final class SessionContext implements AutoCloseable {
    * Unsealed tail rows the statement read stay in the memtable until here: its query has started, and
    * DuckDB shows it the rows it began with to its end.
    */
-  private final List<dev.floe.tail.TailLog.Pin> pins = new java.util.ArrayList<>();
+  private final List<dev.floe.tail.Pin> pins = new java.util.ArrayList<>();
 
   private void releasePins() {
-    for (dev.floe.tail.TailLog.Pin p : pins) {
+    for (dev.floe.tail.Pin p : pins) {
       p.close();
     }
     pins.clear();

@@ -342,18 +342,18 @@ final class Transaction {
    * The block's hold on a tail table's unsealed rows: taken at its first read of the table, so every
    * statement of the block reads the same rows (the block's snapshot), and released when it ends.
    */
-  private final java.util.Map<TableIdentifier, dev.floe.tail.TailLog.Pin> tailPins = new java.util.HashMap<>();
+  private final java.util.Map<TableIdentifier, dev.floe.tail.Pin> tailPins = new java.util.HashMap<>();
 
-  java.util.Optional<dev.floe.tail.TailLog.Pin> tailPin(TableIdentifier id) {
+  java.util.Optional<dev.floe.tail.Pin> tailPin(TableIdentifier id) {
     return java.util.Optional.ofNullable(tailPins.get(id));
   }
 
-  void holdTailPin(TableIdentifier id, dev.floe.tail.TailLog.Pin pin) {
+  void holdTailPin(TableIdentifier id, dev.floe.tail.Pin pin) {
     tailPins.put(id, pin);
   }
 
   private void releaseTailPins() {
-    tailPins.values().forEach(dev.floe.tail.TailLog.Pin::close);
+    tailPins.values().forEach(dev.floe.tail.Pin::close);
     tailPins.clear();
   }
 

@@ -29,7 +29,7 @@ import org.duckdb.DuckDBConnection;
  * <p><b>The memtable</b> is DuckDB tables in the engine's in-memory database (queries union them with
  * the table's files), one generation per seal: rows reach them from the durable log lazily, when a
  * query or seal needs them, so an append costs only its log write. A generation is dropped once the
- * table holds its rows and no reader still needs it ({@link Pin}).
+ * table holds its rows and no reader still needs it (a {@link Pin}, in its own file).
  *
  * <p><b>Its parts.</b> This class is what callers use: it opens and closes the log, appends, pins, and
  * runs the steps in order ({@link #advance}, {@link #retire}). {@link Memtable} holds the unsealed rows;
@@ -39,6 +39,8 @@ import org.duckdb.DuckDBConnection;
  *
  * <p><b>Locks</b>, in the order a thread takes them: holding one, it takes only those below it.
  * <ol>
+ *   <li>{@link #keyedLock}: a keyed table's one change at a time ({@link #change}), held from the
+ *       change's first read to the queueing of its record, never across the fsync wait.
  *   <li>{@link #publishLock}: one publish at a time, held across the requests to object storage
  *       ({@link Publishing#publish}).
  *   <li>{@link #sealLock}: one change of the table's files by this log at a time, held across the
@@ -474,164 +476,6 @@ public final class TailLog implements AutoCloseable {
   }
 
   /**
-   * A reader's hold on the unsealed rows after a watermark: they stay in the memtable until it is
-   * closed. Close it once the query reading them has started (DuckDB then sees them to its end).
-   */
-  public final class Pin implements AutoCloseable {
-    private final long from;
-    private final long end;
-    private final List<String> tables;
-    private final List<org.apache.iceberg.DataFile> bounds;
-    private boolean released;
-
-    private Pin(long from, long end, List<String> tables, List<org.apache.iceberg.DataFile> bounds) {
-      this.from = from;
-      this.end = end;
-      this.tables = tables;
-      this.bounds = bounds;
-    }
-
-    /** The first offset this reader takes from the memtable (the watermark of the snapshot it read). */
-    public long from() {
-      return from;
-    }
-
-    /** The offset after the last row this reader sees. */
-    public long end() {
-      return end;
-    }
-
-    /** Whether there are unsealed rows to read. */
-    public boolean isEmpty() {
-      return end <= from;
-    }
-
-    /**
-     * Whether the rows are versions of keys (the table has a primary key): a reader takes the newest
-     * version of each key from here ({@link #newest}) and the table's rows of the others only
-     * ({@link #versionKeys}).
-     */
-    public boolean keyed() {
-      return keyed;
-    }
-
-    /** Every version pinned, all columns and the tombstone flag. */
-    private String versions() {
-      loadPinned();
-      List<String> parts = new ArrayList<>();
-      for (String t : tables) {
-        parts.add("SELECT * FROM memory.main." + Lexer.quoteIdentifier(t) + " WHERE " + Lexer.quoteIdentifier(
-            OFFSET_COLUMN) + " >= " + from + " AND " + Lexer.quoteIdentifier(OFFSET_COLUMN) + " < " + end);
-      }
-      return String.join(" UNION ALL ", parts);
-    }
-
-    /**
-     * A keyed log's newest pinned version of {@code key} (the key's value, or for a key of several
-     * columns the list of their values, in the table's internal representation), read in the JVM; empty
-     * when no version of the key is pinned, so the table's files hold its row, if any.
-     */
-    public java.util.Optional<Version> version(Object key) {
-      synchronized (TailLog.this) {
-        if (released) {
-          throw new IllegalStateException("the pin was released");
-        }
-        KeyIndex.Version v = memtable.version(KeyIndex.normalize(key), from, end);
-        if (v == null) {
-          return java.util.Optional.empty();
-        }
-        return java.util.Optional.of(new Version(v.offset(), v.deleted(),
-            java.util.Arrays.copyOf(v.row(), v.row().length - 1)));
-      }
-    }
-
-    /** Makes the memtable's DuckDB tables hold the pinned rows a keyed memtable has only indexed. */
-    private void loadPinned() {
-      synchronized (TailLog.this) {
-        if (!released && keyed) {
-          memtable.flushUnloaded();
-        }
-      }
-    }
-
-    /** The columns of a {@link Version}'s values. */
-    public List<Types.NestedField> columns() {
-      return logColumns(schema);
-    }
-
-    /** The key columns, quoted and joined, prefixed by {@code qualifier}. */
-    public String keyList(String qualifier) {
-      StringBuilder keys = new StringBuilder();
-      for (int id : schema.identifierFieldIds()) {
-        keys.append(keys.length() > 0 ? ", " : "").append(qualifier).append(Lexer.quoteIdentifier(
-            schema.findField(id).name()));
-      }
-      return keys.toString();
-    }
-
-    /** A keyed log's: a SELECT of the key columns of every version pinned (the keys the table's rows lose). */
-    public String versionKeys() {
-      return "SELECT DISTINCT " + keyList("") + " FROM (" + versions() + ") AS __floe_v";
-    }
-
-    /**
-     * A keyed log's: a SELECT of {@code columns} (DuckDB expressions over the table's columns) of the
-     * newest version pinned of each key, keys deleted by it left out.
-     */
-    public String newest(String columns) {
-      return "SELECT " + columns + " FROM (SELECT * FROM (" + versions() + ") AS __floe_v QUALIFY row_number() OVER "
-          + "(PARTITION BY " + keyList("") + " ORDER BY " + Lexer.quoteIdentifier(OFFSET_COLUMN) + " DESC) = 1) "
-          + "AS __floe_n WHERE " + DELETED_COLUMN + " IS NOT TRUE";
-    }
-
-    /**
-     * A SELECT of the pinned unsealed rows: {@code columns} (DuckDB expressions over the table's
-     * columns, quoted names) in order.
-     */
-    public String sql(String columns) {
-      return sql(columns, null).orElseThrow();
-    }
-
-    /**
-     * As {@link #sql(String)}, leaving out the memtable generations whose column bounds show no row can
-     * match {@code filter} (Iceberg's own file-skipping rules); empty if none can.
-     */
-    public java.util.Optional<String> sql(String columns, org.apache.iceberg.expressions.Expression filter) {
-      loadPinned();
-      org.apache.iceberg.expressions.InclusiveMetricsEvaluator matches = filter == null ? null
-          : new org.apache.iceberg.expressions.InclusiveMetricsEvaluator(schema, filter, false);
-      List<String> parts = new ArrayList<>();
-      for (int i = 0; i < tables.size(); i++) {
-        if (matches != null && !matches.eval(bounds.get(i))) {
-          continue;
-        }
-        String t = tables.get(i);
-        parts.add("SELECT " + columns + " FROM memory.main." + Lexer.quoteIdentifier(t) + " WHERE "
-            + Lexer.quoteIdentifier(OFFSET_COLUMN) + " >= " + from + " AND " + Lexer.quoteIdentifier(OFFSET_COLUMN)
-            + " < " + end);
-      }
-      return parts.isEmpty() ? java.util.Optional.empty() : java.util.Optional.of(String.join(" UNION ALL ", parts));
-    }
-
-    @Override
-    public void close() {
-      synchronized (TailLog.this) {
-        if (released) {
-          return;
-        }
-        released = true;
-        memtable.unpin(from);
-      }
-    }
-  }
-
-  /**
-   * A version of a key in a keyed log: its offset, whether it deletes the key, and its values (of
-   * {@link #rowColumns()}, Iceberg's internal representation; of a deletion only the key's are set).
-   */
-  public record Version(long offset, boolean deleted, Object[] values) {}
-
-  /**
    * Pins the unsealed rows a reader of a table snapshot with watermark {@code from} must add: those with
    * offsets from {@code from} to the end of what is durable now.
    *
@@ -641,7 +485,8 @@ public final class TailLog implements AutoCloseable {
   public synchronized java.util.Optional<Pin> pin(long from) {
     checkOpen();
     // a keyed change reads the versions queued before it too (see change)
-    return memtable.pin(from, keyedLock.isHeldByCurrentThread()).map(p -> new Pin(from, p.end(), p.tables(), p.bounds()));
+    return memtable.pin(from, keyedLock.isHeldByCurrentThread()).map(p -> new Pin(this, memtable, schema, keyed, from, p.end(), p.tables(),
+        p.bounds()));
   }
 
   /**
