@@ -72,7 +72,8 @@ class ConcurrencyTest {
       try (Result r = db.sql("SELECT count(*) FROM t")) {
         assertThat(r.toList().get(0).getLong(0)).isEqualTo((long) batch * writes);
       }
-      assertThat(db.table("t").snapshots()).hasSize(writes);
+      // concurrent appends that meet at the commit lock share a snapshot (group commit)
+      assertThat(db.table("t").snapshots()).isNotEmpty().hasSizeLessThanOrEqualTo(writes);
     }
   }
 }

@@ -88,7 +88,7 @@ import org.apache.iceberg.io.FileIO;
  */
 public final class Committer {
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Committer.class);
-  private static final String STATEMENT_HINT = "Retry the statement: another commit changed the rows it read.";
+  static final String STATEMENT_HINT = "Retry the statement: another commit changed the rows it read.";
   private static final String BLOCK_HINT =
       "Retry the transaction: another transaction changed what this one read or wrote.";
 
@@ -121,6 +121,7 @@ public final class Committer {
   private final Runnable beforeCommit;
   private final FloeCommit floe = new FloeCommit();
   private final Map<TableIdentifier, Object> locks = new ConcurrentHashMap<>();
+  private final GroupCommit groups = new GroupCommit(this);
 
   /**
    * @param catalog where a transaction block's tables swap their pointers together
@@ -150,12 +151,18 @@ public final class Committer {
 
   /**
    * Commits {@code change} to {@code table} (named {@code id}; null for a table outside the catalog,
-   * such as a log's published table, whose one writer serialises its commits itself).
+   * such as a log's published table, whose one writer serialises its commits itself). An append or row
+   * delta of files alone that finds the table's lock taken may share its snapshot with the other
+   * statements waiting for it ({@link GroupCommit}): it is still validated, and fails, alone.
    *
    * @throws FloeException 40001 on a conflict, 08007 when the outcome is unknown; any other error as it
    *     came. In every case but 08007 the change left nothing behind
    */
   public Committed commit(TableIdentifier id, Table table, TableChange change) {
+    if (id != null && GroupCommit.groupable(table, change)) {
+      runHook();
+      return groups.commit(id, table, change); // with the statements waiting for the lock with it
+    }
     return commit(id, table, t -> change);
   }
 
@@ -174,7 +181,7 @@ public final class Committer {
     }
   }
 
-  private Committed commitLocked(Table table, TableChange change) {
+  Committed commitLocked(Table table, TableChange change) {
     for (int rebases = 0; ; rebases++) {
       try {
         return commitOnce(table, change);
@@ -200,7 +207,7 @@ public final class Committer {
   }
 
   /** The change rebased after {@code e}, when {@code e} is a validation failure a rebase may resolve. */
-  private Optional<TableChange> rebased(Table table, TableChange change, RuntimeException e) {
+  Optional<TableChange> rebased(Table table, TableChange change, RuntimeException e) {
     if (rebaser == null || !(e instanceof ValidationException) || change.kind() != TableChange.Kind.ROW_DELTA) {
       return Optional.empty();
     }
@@ -437,7 +444,7 @@ public final class Committer {
    * The error to raise for a commit of {@code change} that failed with {@code e} before any swap: its
    * written files deleted, unless the outcome is unknown.
    */
-  private static RuntimeException failed(Table table, TableChange change, RuntimeException e, String hint) {
+  static RuntimeException failed(Table table, TableChange change, RuntimeException e, String hint) {
     if (e instanceof CommitStateUnknownException) {
       return unknown("table " + table.name(), e);
     }

@@ -5,28 +5,21 @@ import dev.floe.SqlState;
 import dev.floe.catalog.Durable;
 import dev.floe.commit.BlockTable;
 import dev.floe.commit.Committed;
+import dev.floe.commit.StagedSnapshots;
 import dev.floe.commit.StagingOperations;
 import dev.floe.commit.TableChange;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import org.apache.iceberg.BaseTable;
-import org.apache.iceberg.ContentFile;
-import org.apache.iceberg.DataFile;
-import org.apache.iceberg.DataFiles;
-import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.LocationProviders;
-import org.apache.iceberg.ManifestFile;
-import org.apache.iceberg.Snapshot;
-import org.apache.iceberg.SnapshotChanges;
 import org.apache.iceberg.StaticTableOperations;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableMetadata;
@@ -104,22 +97,19 @@ final class Transaction {
 
     @Override
     public Optional<TableMetadata> single() {
-      return between(base, ops.current()).size() == 1 ? Optional.of(ops.current()) : Optional.empty();
+      return StagedSnapshots.between(base, ops.current()).size() == 1 ? Optional.of(ops.current()) : Optional.empty();
     }
 
     @Override
     public TableChange folded() {
       if (folded == null) {
-        Net net = net(this);
+        StagedSnapshots.Net net = StagedSnapshots.net(table, base, ops.current());
         // a statement that did not say what it read may have read anything
         Expression read = ops.conflictFilter == null || ops.noted < ops.commits ? null : ops.conflictFilter;
         boolean untouched = !net.removedData.isEmpty() || !net.addedDeletes.isEmpty()
             || !net.removedDeletes.isEmpty();
-        Snapshot from = base.currentSnapshot();
-        folded = TableChange.rowDelta(from == null ? null : from.snapshotId(), List.copyOf(net.addedData.values()),
-            List.copyOf(net.addedDeletes.values()), List.copyOf(net.removedData.values()),
-            List.copyOf(net.removedDeletes.values()), new TableChange.Validation(read, ops.keys, untouched,
-                net.referenced), List.of()); // what the statements wrote is the block's: abandon() deletes it
+        // what the statements wrote is the block's: abandon() deletes it
+        folded = net.rowDelta(base, new TableChange.Validation(read, ops.keys, untouched, List.of()), List.of());
       }
       return folded;
     }
@@ -135,7 +125,7 @@ final class Transaction {
 
     @Override
     public void abandon() {
-      deleteWritten(table, base, ops.current(), Set.of());
+      StagedSnapshots.deleteWritten(table, base, ops.current(), Set.of());
       for (String f : rebaseWritten) {
         try {
           table.io().deleteFile(f);
@@ -317,7 +307,7 @@ final class Transaction {
     appends.forEach((id, a) -> a.rows().subList(s.appends().get(id), a.rows().size()).clear());
     for (Written w : List.copyOf(written.values())) {
       TableState then = s.tables().get(w.id);
-      deleteWritten(w.table, then != null ? then.metadata() : w.base, w.ops.current(), Set.of());
+      StagedSnapshots.deleteWritten(w.table, then != null ? then.metadata() : w.base, w.ops.current(), Set.of());
       if (then == null) {
         written.remove(w.id);
       } else {
@@ -423,117 +413,13 @@ final class Transaction {
         continue; // the block's own snapshot is the table's: everything it names stays
       }
       try {
-        deleteWritten(w.table, w.base, w.ops.current(), kept(w.folded()));
+        StagedSnapshots.deleteWritten(w.table, w.base, w.ops.current(), StagedSnapshots.kept(w.folded()));
       } catch (RuntimeException e) {
         // unreferenced files: harmless, swept by orphan cleanup
       }
     }
     written.clear();
     savepoints.clear();
-  }
-
-  /** A block's change to one table, from its snapshot to its private state: files in, files out. */
-  private static final class Net {
-    final Map<String, DataFile> addedData = new LinkedHashMap<>();
-    final Map<String, DeleteFile> addedDeletes = new LinkedHashMap<>();
-    final Map<String, DataFile> removedData = new LinkedHashMap<>();
-    final Map<String, DeleteFile> removedDeletes = new LinkedHashMap<>();
-    final List<String> referenced = new ArrayList<>();
-
-    boolean isEmpty() {
-      return addedData.isEmpty() && addedDeletes.isEmpty() && removedData.isEmpty() && removedDeletes.isEmpty();
-    }
-  }
-
-  private static String key(ContentFile<?> f) {
-    return f.location() + (f instanceof DeleteFile d && d.contentOffset() != null ? "@" + d.contentOffset() : "");
-  }
-
-  /** The snapshots from {@code base} (exclusive) to {@code to} (inclusive), oldest first. */
-  private static List<Snapshot> between(TableMetadata base, TableMetadata to) {
-    Long stop = base.currentSnapshot() == null ? null : base.currentSnapshot().snapshotId();
-    List<Snapshot> out = new ArrayList<>();
-    for (Snapshot s = to.currentSnapshot(); s != null && (stop == null || s.snapshotId() != stop);
-        s = s.parentId() == null ? null : to.snapshot(s.parentId())) {
-      out.add(0, s);
-    }
-    return out;
-  }
-
-  /** What one snapshot added and removed (read with the table's specs, from the manifests it wrote). */
-  private static SnapshotChanges changes(Table table, Snapshot s) {
-    return SnapshotChanges.builderFor(table).snapshot(s).build();
-  }
-
-  private static Net net(Written w) {
-    Net net = new Net();
-    for (Snapshot s : between(w.base, w.ops.current())) {
-      SnapshotChanges changes = changes(w.table, s);
-      for (DataFile f : changes.addedDataFiles()) {
-        // added again by the commit, which gives new rows their row ids (format 3)
-        net.addedData.put(f.location(), DataFiles.builder(w.ops.current().specsById().get(f.specId())).copy(f)
-            .withFirstRowId(null).build());
-      }
-      for (DataFile f : changes.removedDataFiles()) {
-        if (net.addedData.remove(f.location()) == null) {
-          net.removedData.put(f.location(), f.copy());
-        }
-      }
-      for (DeleteFile f : changes.addedDeleteFiles()) {
-        net.addedDeletes.put(key(f), f.copy());
-      }
-      for (DeleteFile f : changes.removedDeleteFiles()) {
-        if (net.addedDeletes.remove(key(f)) == null) {
-          net.removedDeletes.put(key(f), f.copy());
-        }
-      }
-    }
-    // (files it removes are checked by Iceberg's validateDeletedFiles: still there, no new deletes)
-    Set<String> referenced = new HashSet<>();
-    for (DeleteFile d : net.addedDeletes.values()) {
-      if (d.referencedDataFile() != null && !net.addedData.containsKey(d.referencedDataFile())) {
-        referenced.add(d.referencedDataFile());
-      }
-    }
-    net.referenced.addAll(referenced);
-    return net;
-  }
-
-  /** The files a commit of {@code change} keeps (its additions). */
-  private static Set<String> kept(TableChange change) {
-    Set<String> kept = new HashSet<>();
-    change.addedData().forEach(f -> kept.add(f.location()));
-    change.addedDeletes().forEach(d -> kept.add(d.location()));
-    return kept;
-  }
-
-  /**
-   * Deletes what the snapshots after {@code base} up to {@code to} wrote — manifest lists, the manifests
-   * they added, data and delete files they added — except the files in {@code keep}.
-   */
-  private static void deleteWritten(Table table, TableMetadata base, TableMetadata to, Set<String> keep) {
-    FileIO io = table.io();
-    for (Snapshot s : between(base, to)) {
-      SnapshotChanges changes = changes(table, s);
-      for (DataFile f : changes.addedDataFiles()) {
-        if (!keep.contains(f.location())) {
-          io.deleteFile(f.location());
-        }
-      }
-      Set<String> deletes = new HashSet<>();
-      changes.addedDeleteFiles().forEach(d -> deletes.add(d.location()));
-      for (String location : deletes) {
-        if (!keep.contains(location)) {
-          io.deleteFile(location);
-        }
-      }
-      for (ManifestFile m : s.allManifests(io)) {
-        if (m.snapshotId() != null && m.snapshotId() == s.snapshotId()) {
-          io.deleteFile(m.path());
-        }
-      }
-      io.deleteFile(s.manifestListLocation());
-    }
   }
 
   /**

@@ -103,7 +103,7 @@ public final class DeleteRebase implements dev.floe.commit.Committer.Rebaser {
           change.addedDeletes(), change.removedData(), change.removedDeletes(), change.validation(), change.summary(),
           change.setProperties(), change.removedProperties(), change.written()));
     }
-    BaseDeleteLoader loader = new BaseDeleteLoader(d -> table.io().newInputFile(d));
+    BaseDeleteLoader loader = dev.floe.read.DeletionVectors.loader(table.io());
     List<DeleteFile> added = new ArrayList<>(change.addedDeletes());
     List<DeleteFile> removed = new ArrayList<>(change.removedDeletes());
     List<String> written = new ArrayList<>();
