@@ -40,7 +40,8 @@ final class ColumnChunkReader {
   private final PrimitiveTypeName type;
   private final int width;
   private final CompressionCodecName codec;
-  private final byte[] bytes;
+  /** The chunk as stored; null once every page is decoded ({@link #decodeAll}). */
+  private byte[] bytes;
   private final List<Page> pages = new ArrayList<>();
   private Values dictionary;
 
@@ -107,6 +108,34 @@ final class ColumnChunkReader {
       in.skip(h.getCompressed_page_size());
     }
   }
+
+  /**
+   * Decodes every page now and lets go of the stored bytes: the reader is then read-only, safe to share
+   * between threads once published, and searches sorted integer pages by bisection.
+   *
+   * @return this reader
+   */
+  ColumnChunkReader decodeAll() {
+    long size = 0;
+    for (Page p : pages) {
+      Decoded d = decode(p);
+      if (d.plain != null) {
+        d.plain.checkAscending();
+      }
+      size += p.header().getUncompressed_page_size() + (d.ids != null ? 4L * d.ids.length : 0)
+          + (d.defined != null ? d.defined.length : 0);
+    }
+    footprint = size + (dictionary != null ? dictionary.b.capacity() : 0);
+    bytes = null;
+    return this;
+  }
+
+  /** Roughly the heap a reader {@link #decodeAll decoded whole} holds, in bytes. */
+  long footprint() {
+    return footprint;
+  }
+
+  private long footprint;
 
   /** Rows (indexes in the row group) whose value equals {@code key}: Integer, Long or byte[]. */
   List<Integer> find(Object key) {
@@ -212,7 +241,15 @@ final class ColumnChunkReader {
   }
 
   private Decoded decode(Page p) {
-    return decoded.computeIfAbsent(p, this::decodePage);
+    Decoded d = decoded.get(p);
+    if (d == null) {
+      if (bytes == null) {
+        throw new IllegalStateException("a page of a shared reader was not decoded");
+      }
+      d = decodePage(p);
+      decoded.put(p, d);
+    }
+    return d;
   }
 
   private Decoded decodePage(Page p) {
@@ -413,6 +450,8 @@ final class ColumnChunkReader {
     final int[] ends;
     /** How many values there are. */
     final int count;
+    /** Integer values known to be in ascending order ({@link #checkAscending}): searched by bisection. */
+    boolean ascending;
 
     Values(ByteBuffer b, int count, int[] starts, int[] ends) {
       this.count = count;
@@ -449,7 +488,22 @@ final class ColumnChunkReader {
      */
     int[] indexesOf(Object key) {
       Hits hits = new Hits();
-      if (type == PrimitiveTypeName.INT64) {
+      if (ascending) {
+        long v = ((Number) key).longValue();
+        int lo = 0;
+        int hi = count; // the first index whose value is >= v
+        while (lo < hi) {
+          int mid = (lo + hi) >>> 1;
+          if (integer(mid) < v) {
+            lo = mid + 1;
+          } else {
+            hi = mid;
+          }
+        }
+        for (int k = lo; k < count && integer(k) == v; k++) {
+          hits.add(k);
+        }
+      } else if (type == PrimitiveTypeName.INT64) {
         long v = (Long) key;
         for (int k = 0, at = base; k < count; k++, at += 8) {
           if (b.getLong(at) == v) {
@@ -471,6 +525,23 @@ final class ColumnChunkReader {
         }
       }
       return hits.toArray();
+    }
+
+    private long integer(int k) {
+      return type == PrimitiveTypeName.INT64 ? b.getLong(base + 8 * k) : b.getInt(base + 4 * k);
+    }
+
+    /** Notes whether the values are integers in ascending order (a table sorted by its key has them so). */
+    void checkAscending() {
+      if (type != PrimitiveTypeName.INT64 && type != PrimitiveTypeName.INT32) {
+        return;
+      }
+      for (int k = 1; k < count; k++) {
+        if (integer(k) < integer(k - 1)) {
+          return;
+        }
+      }
+      ascending = true;
     }
 
     /** The index of the first value equal to {@code key}, or -1. */
