@@ -216,8 +216,12 @@ final class ColumnChunkReader {
       int r = 0;
       while (next < rows.size() && rows.get(next) < p.firstRow() + p.rows()) {
         int target = (int) (rows.get(next) - p.firstRow());
+        if (d.defined == null) {
+          nonNull = target; // every row before it has a value
+          r = target;
+        }
         for (; r < target; r++) {
-          if (d.defined == null || d.defined[r]) {
+          if (d.defined[r]) {
             nonNull++;
           }
         }
@@ -309,9 +313,22 @@ final class ColumnChunkReader {
     return d;
   }
 
+  /** Which rows are defined; null when all are (one run of the highest level, as writers give it). */
   private static boolean[] defined(ByteBuffer levels, int rows, int maxDef) {
+    int width = BytesUtils.getWidthFromMaxInt(maxDef);
+    ByteBuffer peek = levels.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+    int header = uleb(peek);
+    if ((header & 1) == 0 && header >>> 1 >= rows) {
+      int value = 0;
+      for (int k = 0; k < (width + 7) / 8; k++) {
+        value |= (peek.get() & 0xff) << (8 * k);
+      }
+      if (value == maxDef) {
+        return null;
+      }
+    }
     int[] l = new int[rows];
-    rle(levels, BytesUtils.getWidthFromMaxInt(maxDef), l, rows);
+    rle(levels, width, l, rows);
     boolean[] defined = new boolean[rows];
     for (int i = 0; i < rows; i++) {
       defined[i] = l[i] == maxDef;

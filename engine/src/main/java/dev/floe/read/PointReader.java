@@ -222,20 +222,21 @@ public final class PointReader {
   }
 
   /**
-   * Key columns of row groups read before, decoded whole ({@link ColumnChunkReader#decodeAll}), the most
-   * recently used kept up to a budget of heap: a lookup in a row group read before decompresses and
-   * decodes nothing (measured: decompressing the key page was three quarters of a point read's time
-   * on a 1M-row table). Data files never change, so a chunk is known by its file and row group.
+   * Column chunks of row groups read before, decoded whole ({@link ColumnChunkReader#decodeAll}), the
+   * most recently used kept up to a budget of heap: a lookup in a row group read before decompresses
+   * and decodes nothing (measured: decompressing the key page was three quarters of a point read's time
+   * on a 1M-row table, and the value column's page most of the rest of a keyed UPDATE's). Data files
+   * never change, so a chunk is known by its file, row group and column.
    */
-  private static final KeyChunks KEY_CHUNKS = new KeyChunks(64L << 20);
+  private static final Chunks CHUNKS = new Chunks(64L << 20);
 
-  static final class KeyChunks {
+  static final class Chunks {
     private final long budget;
     private long used;
     private final java.util.LinkedHashMap<String, ColumnChunkReader> chunks =
         new java.util.LinkedHashMap<>(16, 0.75f, true);
 
-    KeyChunks(long budget) {
+    Chunks(long budget) {
       this.budget = budget;
     }
 
@@ -291,7 +292,7 @@ public final class PointReader {
         BlockMetaData block = plan.footer().getBlocks().get(g);
         long first = block.getRowIndexOffset() >= 0 ? block.getRowIndexOffset() : rowOffset(plan.footer(), g);
         List<Integer> hits = new ArrayList<>();
-        ColumnChunkReader keys = KEY_CHUNKS.get(location, g, keyColumn, () -> new ColumnChunkReader(file,
+        ColumnChunkReader keys = CHUNKS.get(location, g, keyColumn, () -> new ColumnChunkReader(file,
             chunk(block, keyColumn), keyColumn));
         for (int row : keys.find(search)) {
           if (deletes != null && deleted == null) {
@@ -311,7 +312,8 @@ public final class PointReader {
         for (Field f : fields) {
           if (!values.containsKey(f.id())) {
             ColumnDescriptor c = plan.columns().get(f.id());
-            Object[] raw = (c == keyColumn ? keys : new ColumnChunkReader(file, chunk(block, c), c)).valuesAt(hits);
+            Object[] raw = (c == keyColumn ? keys : CHUNKS.get(location, g, c, () -> new ColumnChunkReader(file,
+                chunk(block, c), c))).valuesAt(hits);
             for (int h = 0; h < raw.length; h++) {
               raw[h] = raw[h] == null ? null : value(raw[h], c.getPrimitiveType(), f);
             }
