@@ -149,6 +149,59 @@ class TailTest {
     }
   }
 
+  /**
+   * A one-row INSERT of constants into a tail without a key is decided in the JVM: it gives what the
+   * general path (the same rows inserted two at a time) gives, refuses what it refuses, and in a block
+   * is queued until COMMIT like any other.
+   */
+  @Test
+  void oneRowInsertsOfConstantsGiveWhatTheGeneralPathGives() {
+    try (Database db = open(); Session s = db.connect()) {
+      for (String t : List.of("one", "two")) {
+        db.sql("CREATE TABLE " + t + " (id bigint NOT NULL, small smallint, name varchar(4), note text, n int) "
+            + "WITH (tail = true)").close();
+      }
+      String[] values = {"(1, 2, 'ab', 'x', 3)", "(2, NULL, NULL, NULL, NULL)", "(3, -32768, 'abcd', 'é''s', -7)",
+          "(4, 7, 'z', '', 2147483647)"};
+      for (String v : values) {
+        db.sql("INSERT INTO one VALUES " + v).close();
+      }
+      db.sql("INSERT INTO one (note, id) VALUES ('named', 5)").close();
+      db.sql("INSERT INTO two VALUES " + values[0] + ", " + values[1]).close();
+      db.sql("INSERT INTO two VALUES " + values[2] + ", " + values[3]).close();
+      db.sql("INSERT INTO two (note, id) SELECT 'named', 5").close();
+      String cols = "SELECT id, small, name, note, n FROM ";
+      assertThat(rows(db, cols + "one ORDER BY id")).isEqualTo(rows(db, cols + "two ORDER BY id")).hasSize(5);
+      assertThat(rows(db, "SELECT _offset FROM one ORDER BY id")).containsExactly("0", "1", "2", "3", "4");
+
+      for (String bad : List.of("(NULL, 1, 'a', 'b', 1)", "(6, 32768, 'a', 'b', 1)", "(6, 1, 'abcde', 'b', 1)",
+          "(6, 1, 'a', 'b', 2147483648)", "('x', 1, 'a', 'b', 1)", "(6, 1, 2, 3, 4, 5)")) {
+        String sqlState = null;
+        try {
+          db.sql("INSERT INTO two VALUES " + bad).close();
+        } catch (FloeException e) {
+          sqlState = e.sqlState();
+        }
+        assertThat(sqlState).as(bad).isNotNull();
+        String general = sqlState;
+        assertThatThrownBy(() -> db.sql("INSERT INTO one VALUES " + bad).close()).as(bad)
+            .hasFieldOrPropertyWithValue("sqlState", general);
+      }
+      assertThatThrownBy(() -> db.sql("INSERT INTO one (id, _offset) VALUES (6, 9)").close())
+          .hasFieldOrPropertyWithValue("sqlState", SqlState.GENERATED_ALWAYS);
+      assertThat(count(db, "one")).isEqualTo(5);
+
+      s.sql("BEGIN").close();
+      s.sql("INSERT INTO one VALUES (6, 1, 'q', 'r', 1)").close();
+      assertThat(count(db, "one")).isEqualTo(5); // queued: others see it at COMMIT
+      s.sql("COMMIT").close();
+      s.sql("BEGIN").close();
+      s.sql("INSERT INTO one VALUES (7, 1, 'q', 'r', 1)").close();
+      s.sql("ROLLBACK").close();
+      assertThat(rows(db, "SELECT id FROM one WHERE id > 5")).containsExactly("6");
+    }
+  }
+
   @Test
   void rowLevelStatementsSealFirstAndSeeEveryRow() {
     try (Database db = open()) {

@@ -36,7 +36,8 @@ import java.util.regex.Pattern;
  *   <li>the same mix's UPDATE alone on a Floe table without a tail (synchronous: one Iceberg commit per
  *       statement), to compare the two write paths;
  *   <li>prepared point lookups at 4 clients (tps, p50 from pgbench's per-transaction log);
- *   <li>single-row autocommit INSERTs at 4 clients into a keyed tail, and into a plain table;
+ *   <li>single-row autocommit INSERTs at 4 clients into a keyed tail, and into a table without a key,
+ *       synchronous (group commit) and with a tail;
  *   <li>a keyed upsert's acknowledgement latency (p50, p99), embedded (Session API) and over pgwire (pgjdbc).
  * </ul>
  */
@@ -48,6 +49,7 @@ public final class OltpBench {
   private static final String INSERT_KEYED = "\\set id random(%d, 1000000000000)\n"
       + "INSERT INTO ins_keyed VALUES (:id, 1);\n";
   private static final String INSERT_PLAIN = "\\set id random(1, 1000000000000)\nINSERT INTO ins_plain VALUES (:id, 1);\n";
+  private static final String INSERT_TAIL = "\\set id random(1, 1000000000000)\nINSERT INTO ins_tail VALUES (:id, 1);\n";
 
   public static void main(String[] args) throws Exception {
     long rows = 1_000_000;
@@ -114,12 +116,16 @@ public final class OltpBench {
       f = pgbench(floe.port(), "floe", 4, Math.min(seconds, 30), String.format(Locale.ROOT, INSERT_KEYED, rows + 1),
           null);
       Pgbench fPlain = pgbench(floe.port(), "floe", 4, Math.min(seconds, 30), INSERT_PLAIN, null);
+      Pgbench fTail = pgbench(floe.port(), "floe", 4, Math.min(seconds, 30), INSERT_TAIL, null);
       p = pgbench(pg.port, "postgres", 4, Math.min(seconds, 30), String.format(Locale.ROOT, INSERT_KEYED, rows + 1),
           null);
+      Pgbench pPlain = pgbench(pg.port, "postgres", 4, Math.min(seconds, 30), INSERT_PLAIN, null);
       table.add(ratio("single-row autocommit INSERT, 4 clients, into a keyed tail (PostgreSQL: a table with a "
           + "primary key): tps", f.tps, p.tps, "tps"));
-      table.add(ratio("single-row autocommit INSERT, 4 clients, into a plain table (no tail, no key): tps",
-          fPlain.tps, p.tps, "tps"));
+      table.add(ratio("single-row autocommit INSERT, 4 clients, into a table without a key, synchronous (no tail; "
+          + "group commit; PostgreSQL: a table without a key): tps", fPlain.tps, pPlain.tps, "tps"));
+      table.add(ratio("single-row autocommit INSERT, 4 clients, into a table without a key, with a tail "
+          + "(PostgreSQL: a table without a key): tps", fTail.tps, pPlain.tps, "tps"));
 
       double[] embedded = embeddedUpserts(db, upserts, rows);
       double[] wire = wireUpserts(floeUrl, upserts, rows);
@@ -146,15 +152,18 @@ public final class OltpBench {
     db.sql("INSERT INTO acc_sync SELECT i, 0 FROM range(1, " + (rows + 1) + ") t(i)").close();
     db.sql("CREATE TABLE ins_keyed (id bigint PRIMARY KEY, v int) WITH (tail = true)").close();
     db.sql("CREATE TABLE ins_plain (id bigint, v int)").close();
+    db.sql("CREATE TABLE ins_tail (id bigint, v int) WITH (tail = true)").close();
   }
 
   private static void setUpPostgres(String url, long rows) throws SQLException {
     try (Connection c = DriverManager.getConnection(url, "floe", ""); Statement st = c.createStatement()) {
       st.execute("DROP TABLE IF EXISTS acc");
       st.execute("DROP TABLE IF EXISTS ins_keyed");
+      st.execute("DROP TABLE IF EXISTS ins_plain");
       st.execute("CREATE TABLE acc (id bigint PRIMARY KEY, bal bigint NOT NULL)");
       st.execute("INSERT INTO acc SELECT i, 0 FROM generate_series(1, " + rows + ") AS g(i)");
       st.execute("CREATE TABLE ins_keyed (id bigint PRIMARY KEY, v int)");
+      st.execute("CREATE TABLE ins_plain (id bigint, v int)");
       st.execute("VACUUM ANALYZE acc");
     }
   }

@@ -71,6 +71,12 @@ final class Inserts {
       if (one.isPresent()) {
         return one.get();
       }
+    } else if (TailLog.hasTail(table) && !TailLog.keyed(schema) && s.onConflict().isEmpty()) {
+      Object[] one = new Mutations(session, tables).tailRow(s); // one row of constants, in the JVM
+      if (one != null) {
+        tailAppend(id, table).applyAsLong(java.util.Collections.singletonList(one));
+        return new CommandResult("INSERT 0 1", 1);
+      }
     }
     List<Column> columns = TypeMapping.columns(schema, table.properties());
 
@@ -189,23 +195,32 @@ final class Inserts {
           + "\", which has a tail: appends do not read the table", s.table().position());
     }
     TailLog log = session.engine().tails().of(id, table).orElseThrow();
-    Optional<dev.floe.exec.Transaction> block = tables.transaction();
-    // in a block the rows are queued, and appended at COMMIT (no offsets yet: -1)
-    java.util.function.ToLongFunction<List<Object[]>> append = block.isPresent()
-        ? rows -> {
-          block.get().append(id, log, rows);
-          return -1;
-        }
-        : rows -> {
-          dev.floe.catalog.CommitGate.pass(); // the append is the commit
-          return log.extend(rows);
-        };
+    java.util.function.ToLongFunction<List<Object[]>> append = tailAppend(id, table);
     if (s.returning().isPresent()) {
       return new Mutations(session, tables).appendToTail(s, log, rowsSql, positions, append);
     }
     List<Object[]> rows = tailRows(session, log.rowColumns(), "(" + rowsSql + ") AS r", positions);
     append.applyAsLong(rows);
     return new CommandResult("INSERT 0 " + rows.size(), rows.size());
+  }
+
+  /**
+   * How rows checked for a table with a tail are appended: to its log, durably, returning the first
+   * row's offset; in a transaction block queued, and appended at its COMMIT (no offsets yet: -1).
+   */
+  private java.util.function.ToLongFunction<List<Object[]>> tailAppend(TableIdentifier id, Table table) {
+    TailLog log = session.engine().tails().of(id, table).orElseThrow();
+    Optional<dev.floe.exec.Transaction> block = tables.transaction();
+    if (block.isPresent()) {
+      return rows -> {
+        block.get().append(id, log, rows);
+        return -1;
+      };
+    }
+    return rows -> {
+      dev.floe.catalog.CommitGate.pass(); // the append is the commit
+      return log.extend(rows);
+    };
   }
 
   /**

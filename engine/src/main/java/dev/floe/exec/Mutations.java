@@ -386,12 +386,6 @@ final class Mutations {
   // ------------------------------------------------------------------ INSERT with keys, ON CONFLICT, RETURNING
 
   /**
-   * INSERT that needs more than an append: the table has a primary key (new keys must be new), or the
-   * statement has ON CONFLICT or RETURNING.
-   *
-   * @param rows a DuckDB query of the rows to insert, already cast and checked, in column order
-   */
-  /**
    * A one-row INSERT of constants into a keyed tail decided in the JVM ({@link PointUpdates#insert}), as
    * one keyed change; empty when the general path must run it.
    */
@@ -399,6 +393,23 @@ final class Mutations {
     return Optional.ofNullable(keyed(s.table(), () -> versions == null ? null
         : PointUpdates.insert(session, target(s.table(), s.alias()), s, versions).orElse(null)));
   }
+
+  /**
+   * The log row of a one-row INSERT of constants into a table with a tail and no key, decided in the
+   * JVM ({@link PointUpdates#proposed}); null when the general path must compute it.
+   */
+  Object[] tailRow(Ast.Insert s) {
+    ChangeTarget t = target(s.table(), s.alias(), false);
+    Object[] proposed = PointUpdates.proposed(t, s);
+    return proposed == null ? null : PointUpdates.logRow(t, proposed);
+  }
+
+  /**
+   * INSERT that needs more than an append: the table has a primary key (new keys must be new), or the
+   * statement has ON CONFLICT or RETURNING.
+   *
+   * @param rows a DuckDB query of the rows to insert, already cast and checked, in column order
+   */
 
   Result insert(Ast.Insert s, String rows, IntUnaryOperator positions) {
     return keyed(s.table(), () -> insertRows(s, rows, positions));

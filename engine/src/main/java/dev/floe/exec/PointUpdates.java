@@ -120,72 +120,12 @@ final class PointUpdates {
    * {@code excluded.c}, or of the column plus or minus either.
    */
   static Optional<Result> insert(SessionContext session, ChangeTarget t, Ast.Insert s, TailLog.Versions versions) {
-    if (t.keys().size() != 1 || s.returning().isPresent() || s.overriding().isPresent() || s.source().isEmpty()) {
+    if (t.keys().size() != 1) {
       return Optional.empty();
     }
-    List<Token> tokens = tokens(s.source().get().text());
-    if (tokens == null) {
+    Object[] proposed = proposed(t, s);
+    if (proposed == null) {
       return Optional.empty();
-    }
-    int[] at = {0};
-    if (!PointQueries.keyword(tokens, at, "values") || !PointQueries.op(tokens, at, "(")) {
-      return Optional.empty();
-    }
-    List<PointQueries.Constant> constants = new ArrayList<>();
-    do {
-      PointQueries.Constant c = PointQueries.constant(tokens, at);
-      if (c == null) {
-        return Optional.empty();
-      }
-      constants.add(c);
-    } while (PointQueries.op(tokens, at, ","));
-    if (!PointQueries.op(tokens, at, ")")) {
-      return Optional.empty();
-    }
-    PointQueries.op(tokens, at, ";");
-    if (tokens.get(at[0]).type() != Token.Type.EOF) {
-      return Optional.empty();
-    }
-    List<Integer> given = new ArrayList<>();
-    if (s.columns().isEmpty()) {
-      for (int k = 0; k < t.columns().size(); k++) {
-        if (!t.columns().get(k).name().equals(TailLog.OFFSET_COLUMN)) {
-          given.add(k);
-        }
-      }
-    } else {
-      for (String name : s.columns()) {
-        int k = index(t, name);
-        if (k < 0 || given.contains(k) || t.columns().get(k).name().equals(TailLog.OFFSET_COLUMN)) {
-          return Optional.empty();
-        }
-        given.add(k);
-      }
-    }
-    if (given.size() != constants.size()) {
-      return Optional.empty();
-    }
-    Object[] proposed = new Object[t.columns().size()];
-    for (int k = 0; k < t.columns().size(); k++) {
-      Column c = t.columns().get(k);
-      int i = given.indexOf(k);
-      if (i < 0) {
-        // not given: NULL, unless the column has a default, is an identity column, or is NOT NULL
-        if (!c.name().equals(TailLog.OFFSET_COLUMN) && (t.schema().findField(c.fieldId()).isRequired()
-            || t.live().properties().containsKey(FloeProperties.COLUMN_DEFAULT + c.fieldId())
-            || t.live().properties().containsKey(FloeProperties.COLUMN_IDENTITY + c.fieldId()))) {
-          return Optional.empty();
-        }
-        continue;
-      }
-      if (t.live().properties().containsKey(FloeProperties.COLUMN_IDENTITY + c.fieldId())) {
-        return Optional.empty();
-      }
-      Object v = constant(c, constants.get(i));
-      if (v == null) {
-        return Optional.empty();
-      }
-      proposed[k] = v;
     }
     int keyIndex = index(t, t.keys().get(0));
     Optional<Ast.OnConflict> conflict = s.onConflict();
@@ -229,6 +169,82 @@ final class PointUpdates {
     }
     versions.append(List.of(), java.util.Collections.singletonList(logRow(t, written)));
     return Optional.of(new CommandResult("INSERT 0 1", 1));
+  }
+
+  /**
+   * The row a one-row {@code INSERT … VALUES (constants)} proposes, by the target's columns ({@code
+   * _offset} NULL): the columns not given without a default and nullable, every value checked against
+   * its column's type; null when the general path must decide (another shape, RETURNING, a default).
+   */
+  static Object[] proposed(ChangeTarget t, Ast.Insert s) {
+    if (s.returning().isPresent() || s.overriding().isPresent() || s.source().isEmpty()) {
+      return null;
+    }
+    List<Token> tokens = tokens(s.source().get().text());
+    if (tokens == null) {
+      return null;
+    }
+    int[] at = {0};
+    if (!PointQueries.keyword(tokens, at, "values") || !PointQueries.op(tokens, at, "(")) {
+      return null;
+    }
+    List<PointQueries.Constant> constants = new ArrayList<>();
+    do {
+      PointQueries.Constant c = PointQueries.constant(tokens, at);
+      if (c == null) {
+        return null;
+      }
+      constants.add(c);
+    } while (PointQueries.op(tokens, at, ","));
+    if (!PointQueries.op(tokens, at, ")")) {
+      return null;
+    }
+    PointQueries.op(tokens, at, ";");
+    if (tokens.get(at[0]).type() != Token.Type.EOF) {
+      return null;
+    }
+    List<Integer> given = new ArrayList<>();
+    if (s.columns().isEmpty()) {
+      for (int k = 0; k < t.columns().size(); k++) {
+        if (!t.columns().get(k).name().equals(TailLog.OFFSET_COLUMN)) {
+          given.add(k);
+        }
+      }
+    } else {
+      for (String name : s.columns()) {
+        int k = index(t, name);
+        if (k < 0 || given.contains(k) || t.columns().get(k).name().equals(TailLog.OFFSET_COLUMN)) {
+          return null;
+        }
+        given.add(k);
+      }
+    }
+    if (given.size() != constants.size()) {
+      return null;
+    }
+    Object[] proposed = new Object[t.columns().size()];
+    for (int k = 0; k < t.columns().size(); k++) {
+      Column c = t.columns().get(k);
+      int i = given.indexOf(k);
+      if (i < 0) {
+        // not given: NULL, unless the column has a default, is an identity column, or is NOT NULL
+        if (!c.name().equals(TailLog.OFFSET_COLUMN) && (t.schema().findField(c.fieldId()).isRequired()
+            || t.live().properties().containsKey(FloeProperties.COLUMN_DEFAULT + c.fieldId())
+            || t.live().properties().containsKey(FloeProperties.COLUMN_IDENTITY + c.fieldId()))) {
+          return null;
+        }
+        continue;
+      }
+      if (t.live().properties().containsKey(FloeProperties.COLUMN_IDENTITY + c.fieldId())) {
+        return null;
+      }
+      Object v = constant(c, constants.get(i));
+      if (v == null) {
+        return null;
+      }
+      proposed[k] = v;
+    }
+    return proposed;
   }
 
   /** A constant as column {@code c} stores it, checked; null when the general path must decide. */
@@ -310,7 +326,7 @@ final class PointUpdates {
   }
 
   /** A row of the target's columns as the log takes it: without {@code _offset}. */
-  private static Object[] logRow(ChangeTarget t, Object[] values) {
+  static Object[] logRow(ChangeTarget t, Object[] values) {
     List<Object> out = new ArrayList<>(values.length);
     for (int k = 0; k < values.length; k++) {
       if (!t.columns().get(k).name().equals(TailLog.OFFSET_COLUMN)) {

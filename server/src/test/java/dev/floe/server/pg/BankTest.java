@@ -141,6 +141,71 @@ class BankTest {
     }
   }
 
+  /**
+   * Conflicts are per row: when no two clients ever touch the same account (client k moves money
+   * between accounts 2k and 2k+1, all of them rows of the same one or two data files, merge-on-read),
+   * no transfer aborts, however their commits interleave.
+   */
+  @org.junit.jupiter.api.Test
+  void transfersBetweenDisjointAccountsNeverAbort() throws Exception {
+    try (PgTestServer floe = new PgTestServer(dir.resolve("wh"))) {
+      try (Connection c = floe.connect(); Statement st = c.createStatement()) {
+        for (String t : List.of("bank_a", "bank_b")) {
+          st.execute("CREATE TABLE " + t + " (id int NOT NULL, balance int NOT NULL) WITH (format_version = 3)");
+        }
+        st.execute("INSERT INTO bank_a SELECT i, " + START + " FROM range(0, 10) r(i)");
+        st.execute("INSERT INTO bank_b SELECT i, " + START + " FROM range(10, 20) r(i)");
+      }
+      long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Math.min(RUN_MILLIS, 4_000));
+      AtomicLong transfers = new AtomicLong();
+      Map<String, String> errors = new ConcurrentHashMap<>();
+      ExecutorService pool = Executors.newFixedThreadPool(8);
+      List<Future<?>> clients = new ArrayList<>();
+      for (int k = 0; k < 8; k++) {
+        int mine = 2 * k;
+        clients.add(pool.submit(() -> {
+          Random random = new Random(mine);
+          try (Connection c = floe.connect()) {
+            c.setAutoCommit(false);
+            while (System.nanoTime() < deadline) {
+              boolean up = random.nextBoolean();
+              int from = up ? mine : mine + 1;
+              int to = up ? mine + 1 : mine;
+              try {
+                int balance = balance(c, from);
+                balance(c, to);
+                int amount = Math.min(balance, 1 + random.nextInt(20));
+                move(c, from, -amount);
+                move(c, to, amount);
+                c.commit();
+                transfers.incrementAndGet();
+              } catch (SQLException e) {
+                errors.put(e.getSQLState() + " " + e.getMessage(), "accounts " + mine + ", " + (mine + 1));
+                c.rollback();
+              }
+            }
+          }
+          return null;
+        }));
+      }
+      for (Future<?> f : clients) {
+        f.get(RUN_MILLIS + 120_000, TimeUnit.MILLISECONDS);
+      }
+      pool.shutdown();
+      System.err.printf("[BankTest] disjoint accounts: %d transfers%n", transfers.get());
+      assertThat(errors).isEmpty();
+      assertThat(transfers.get()).isGreaterThan(8);
+      try (Connection c = floe.connect(); Statement st = c.createStatement()) {
+        assertThat(single(st, "SELECT (SELECT sum(balance) FROM bank_a) + (SELECT sum(balance) FROM bank_b)"))
+            .isEqualTo((long) ACCOUNTS * START);
+        for (int k = 0; k < 8; k++) {
+          assertThat(single(st, "SELECT sum(balance) FROM " + table(2 * k) + " WHERE id IN (" + 2 * k + ", "
+              + (2 * k + 1) + ")")).as("accounts %d and %d", 2 * k, 2 * k + 1).isEqualTo(2L * START);
+        }
+      }
+    }
+  }
+
   private static String table(int account) {
     return account < 10 ? "bank_a" : "bank_b";
   }
