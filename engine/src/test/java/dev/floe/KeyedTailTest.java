@@ -208,6 +208,34 @@ class KeyedTailTest {
     }
   }
 
+  /** RETURNING gives each new version's offset, the one the row then reads with. */
+  @Test
+  void returningGivesTheOffsetsOfTheNewVersions() {
+    try (Database db = Floe.open(dir)) {
+      db.sql("CREATE TABLE acc (id bigint PRIMARY KEY, bal bigint NOT NULL) WITH (tail = true)").close();
+      List<String> inserted = rows(db, "INSERT INTO acc VALUES (1, 10), (2, 20), (3, 30) RETURNING id, _offset");
+      assertThat(inserted).hasSize(3).doesNotContainNull().allSatisfy(r -> assertThat(r).doesNotContain("null"));
+      assertThat(inserted).containsExactlyInAnyOrderElementsOf(rows(db, "SELECT id, _offset FROM acc"));
+
+      List<String> updated = rows(db, "UPDATE acc SET bal = bal + 1 WHERE id >= 2 RETURNING id, bal, _offset");
+      assertThat(updated).hasSize(2).containsExactlyInAnyOrderElementsOf(
+          rows(db, "SELECT id, bal, _offset FROM acc WHERE id >= 2"));
+      // new versions, numbered after the inserts' offsets 0, 1 and 2
+      assertThat(rows(db, "SELECT count(*) FROM acc WHERE id >= 2 AND _offset > 2")).containsExactly("2");
+
+      List<String> upserted = rows(db, "INSERT INTO acc VALUES (3, 0), (4, 40) ON CONFLICT (id) DO UPDATE "
+          + "SET bal = excluded.bal RETURNING id, bal, _offset");
+      assertThat(upserted).hasSize(2).containsExactlyInAnyOrderElementsOf(
+          rows(db, "SELECT id, bal, _offset FROM acc WHERE id >= 3"));
+      // a statement whose RETURNING fails appends nothing
+      long before = Long.parseLong(rows(db, "SELECT max(_offset) FROM acc").get(0));
+      assertThatThrownBy(() -> db.sql("INSERT INTO acc VALUES (5, 1) RETURNING 1 / 0").close())
+          .isInstanceOf(FloeException.class);
+      assertThat(rows(db, "SELECT count(*) FROM acc WHERE id = 5")).containsExactly("0");
+      assertThat(Long.parseLong(rows(db, "SELECT max(_offset) FROM acc").get(0))).isEqualTo(before);
+    }
+  }
+
   @Test
   void keyedWritesAreRefusedInATransactionBlock() {
     try (Database db = Floe.open(dir); Session s = db.connect()) {

@@ -145,6 +145,34 @@ final class Mutations {
    * its log as one record, in that order.
    */
   private void appendVersions(ChangeTarget t, String deletedKeys, String newRows) {
+    appendVersionsFrom(t, deletedKeys, newRows == null ? null : "(" + newRows + ") AS r");
+  }
+
+  /**
+   * {@link #appendVersions} of the rows of temporary table {@code rowsTable}; with RETURNING, that is
+   * evaluated again over the new rows with the offsets the log gave them (the evaluation before the
+   * append only checked it, as for an append to a tail) and its table returned.
+   */
+  private Optional<String> appendVersions(ChangeTarget t, String deletedKeys, String rowsTable,
+      Optional<String> returning, Ast.Fragment returningList, Relations relations) {
+    if (returning.isEmpty()) {
+      appendVersions(t, deletedKeys, "SELECT * FROM " + rowsTable);
+      return returning;
+    }
+    String numbered = materialize("num", "SELECT *, row_number() OVER () AS __floe_rn FROM " + rowsTable, o -> 0);
+    long first = appendVersionsFrom(t, deletedKeys, numbered + " AS r ORDER BY r.__floe_rn");
+    return Optional.of(returningTable(returningList, "SELECT * EXCLUDE (__floe_rn) REPLACE (" + first
+        + " + __floe_rn - 1 AS " + Lexer.quoteIdentifier(dev.floe.tail.TailLog.OFFSET_COLUMN) + ") FROM " + numbered,
+        t.alias(), relations));
+  }
+
+  /**
+   * As {@link #appendVersions}, the new rows being those of {@code rowsFrom} (what follows FROM, in the
+   * order the versions take).
+   *
+   * @return the offset of the first new row
+   */
+  private long appendVersionsFrom(ChangeTarget t, String deletedKeys, String rowsFrom) {
     List<org.apache.iceberg.types.Types.NestedField> fields = versionsLog.rowColumns();
     List<Object[]> deleted = new ArrayList<>();
     if (deletedKeys != null) {
@@ -164,9 +192,8 @@ final class Mutations {
         deleted.add(row);
       }
     }
-    List<Object[]> rows = newRows == null ? List.of() : Inserts.tailRows(session, fields, "(" + newRows + ") AS r",
-        o -> 0);
-    versions.append(deleted, rows);
+    List<Object[]> rows = rowsFrom == null ? List.of() : Inserts.tailRows(session, fields, rowsFrom, o -> 0);
+    return versions.append(deleted, rows) + deleted.size();
   }
 
   /**
@@ -311,9 +338,8 @@ final class Mutations {
       }
       if (t.keyedTail()) {
         // a row whose key changes leaves its old key deleted
-        appendVersions(t, keysChange ? "SELECT " + t.oldKeysAsKeys() + " FROM " + changes : null,
-            "SELECT * FROM " + newRows);
-        return result("UPDATE " + count, returning);
+        return result("UPDATE " + count, appendVersions(t, keysChange ? "SELECT " + t.oldKeysAsKeys() + " FROM "
+            + changes : null, newRows, returning, s.returning().orElse(null), relations));
       }
       List<Record> records = few != null ? small.updated(t, few, set) : null;
       commit(t, relations, read, deleted, records != null ? Inserter.Rows.records(records)
@@ -505,7 +531,8 @@ final class Mutations {
       if (keysChange) {
         keys.check(t, all, "SELECT " + FILE + ", " + POS + " FROM " + changes, relations);
       }
-      appendVersions(t, keysChange ? "SELECT " + t.oldKeysAsKeys() + " FROM " + changes : null, "SELECT * FROM " + all);
+      returning = appendVersions(t, keysChange ? "SELECT " + t.oldKeysAsKeys() + " FROM " + changes : null, all,
+          returning, s.returning().orElse(null), relations);
     } else if (count > 0) {
       DeltaWriter.Deleted deleted = DeltaWriter.Deleted.of("SELECT " + FILE + ", " + POS + " FROM " + changes);
       commit(t, relations, read, deleted, Inserter.Rows.query("SELECT * FROM " + all, count),
@@ -525,7 +552,8 @@ final class Mutations {
     Optional<String> returning = s.returning().map(r -> returningTable(r, "SELECT * FROM " + table, t.alias(),
         relations == null ? session.relations() : relations));
     if (count > 0 && t.keyedTail()) {
-      appendVersions(t, null, "SELECT * FROM " + table);
+      returning = appendVersions(t, null, table, returning, s.returning().orElse(null),
+          relations == null ? session.relations() : relations);
     } else if (count > 0) {
       List<Record> few = small.newRows(t, table);
       commit(t, relations, null, null, few != null ? Inserter.Rows.records(few)
