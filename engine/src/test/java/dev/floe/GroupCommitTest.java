@@ -37,15 +37,24 @@ class GroupCommitTest {
 
   /** Runs {@code statements}, each in its own session, as one group; returns each one's error or null. */
   private static List<FloeException> group(Database db, List<String> statements) throws Exception {
+    return group(db, statements, List.of());
+  }
+
+  /** As {@link #group(Database, List)}, cancelling the statements at {@code cancel} while they wait. */
+  private static List<FloeException> group(Database db, List<String> statements, List<Integer> cancel)
+      throws Exception {
     Object lock = commitLock(db);
     List<Thread> threads = new ArrayList<>();
     List<CompletableFuture<FloeException>> outcomes = new ArrayList<>();
+    List<Session> sessions = new ArrayList<>();
     synchronized (lock) {
       for (String sql : statements) {
         CompletableFuture<FloeException> outcome = new CompletableFuture<>();
         outcomes.add(outcome);
+        Session session = db.connect();
+        sessions.add(session);
         Thread t = new Thread(() -> {
-          try (Session s = db.connect()) {
+          try (Session s = session) {
             s.sql(sql).close();
             outcome.complete(null);
           } catch (FloeException e) {
@@ -58,6 +67,7 @@ class GroupCommitTest {
         t.start();
         waitBlocked(t); // queued, waiting for the lock: in arrival order
       }
+      cancel.forEach(k -> sessions.get(k).cancel());
     }
     List<FloeException> out = new ArrayList<>();
     for (CompletableFuture<FloeException> o : outcomes) {
@@ -182,6 +192,32 @@ class GroupCommitTest {
           .doesNotContainKey(7L);
       assertThat(rows.values().stream().mapToLong(Long::longValue).sum()).isEqualTo(101);
       assertThat(iceberg(formatVersion)).isEqualTo(rows);
+    }
+  }
+
+  /**
+   * A statement cancelled while it waits fails alone with 57014 and commits nothing, whichever of the
+   * group commits it (the first queued is the likeliest leader); the others commit in one snapshot.
+   */
+  @Test
+  void aStatementCancelledWhileItWaitsFailsAlone() throws Exception {
+    try (Database db = Floe.open(dir)) {
+      db.sql("CREATE TABLE t (id bigint PRIMARY KEY, bal bigint NOT NULL)").close();
+      db.sql("INSERT INTO t SELECT i, 0 FROM range(10) r(i)").close();
+      int before = snapshots(db);
+      List<FloeException> errors = group(db, List.of(
+          "UPDATE t SET bal = 1 WHERE id = 1",
+          "UPDATE t SET bal = 2 WHERE id = 2",
+          "UPDATE t SET bal = 3 WHERE id = 3",
+          "UPDATE t SET bal = 4 WHERE id = 4"), List.of(0, 2));
+      for (int k : List.of(0, 2)) {
+        assertThat(errors.get(k)).as("statement %d", k).isNotNull().extracting(FloeException::sqlState)
+            .isEqualTo(SqlState.QUERY_CANCELED);
+      }
+      assertThat(errors.get(1)).isNull();
+      assertThat(errors.get(3)).isNull();
+      assertThat(snapshots(db)).isEqualTo(before + 1);
+      assertThat(rows(db)).containsEntry(1L, 0L).containsEntry(2L, 2L).containsEntry(3L, 0L).containsEntry(4L, 4L);
     }
   }
 

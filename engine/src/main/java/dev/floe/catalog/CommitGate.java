@@ -11,8 +11,10 @@ import java.util.function.Supplier;
  * success, as in PostgreSQL.
  *
  * <p>The statement travels with its thread: every commit path reaches the swap on the thread that runs
- * the statement, so the one call at the swap covers them all. Commits made by no statement (the tail
- * advancer's seals) have no gate and always pass.
+ * the statement, so the one call at the swap covers them all, with one exception: a group commit
+ * ({@code commit.GroupCommit}) swaps on one statement's thread for several, and passes each one's gate
+ * itself first ({@link #current}). Commits made by no statement (the tail advancer's seals) have no gate
+ * and always pass.
  */
 public final class CommitGate {
   /** A running statement's side of the gate. */
@@ -42,6 +44,19 @@ public final class CommitGate {
       }
     }
   }
+
+  /**
+   * The statement running on this thread, for a commit another thread makes on its behalf (a group
+   * commit's leader passes each statement's gate, then swaps for all of them under {@link #NONE}); one
+   * that always passes when no statement runs here.
+   */
+  public static Statement current() {
+    Statement statement = CURRENT.get();
+    return statement != null ? statement : NONE;
+  }
+
+  /** No statement's gate: what a commit runs under once the statements it makes have passed theirs. */
+  public static final Statement NONE = () -> { };
 
   /**
    * Called just before a change becomes durable and visible.

@@ -1,5 +1,6 @@
 package dev.floe.commit;
 
+import dev.floe.catalog.CommitGate;
 import dev.floe.catalog.Durable;
 import java.util.ArrayList;
 import java.util.List;
@@ -11,17 +12,12 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import org.apache.iceberg.BaseTable;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.HasTableOperations;
-import org.apache.iceberg.LocationProviders;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.TableOperations;
 import org.apache.iceberg.catalog.TableIdentifier;
-import org.apache.iceberg.encryption.EncryptionManager;
-import org.apache.iceberg.exceptions.CommitFailedException;
 import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.expressions.Expressions;
-import org.apache.iceberg.io.FileIO;
-import org.apache.iceberg.io.LocationProvider;
 
 /**
  * Group commit of synchronous statements: the changes of statements that reach a table's commit lock
@@ -39,7 +35,8 @@ import org.apache.iceberg.io.LocationProvider;
  *
  * <p>Files a statement wrote are made durable by the commit that names them: a statement hands its
  * thread's registrations ({@link Durable#take}) to the group, and the leader adopts them before it
- * commits.
+ * commits. Likewise its point of no return ({@link CommitGate}): the leader passes each statement's
+ * gate before the group's swap, which runs under none.
  */
 final class GroupCommit {
   private final Committer committer;
@@ -54,6 +51,8 @@ final class GroupCommit {
     final Table table;
     final TableChange change;
     final Durable.Registrations files;
+    /** The statement's point of no return, passed by whoever commits it. */
+    final CommitGate.Statement gate;
     /** Set by the thread that settles the member, read by the member's thread under the same lock. */
     boolean done;
     Committed result;
@@ -61,10 +60,11 @@ final class GroupCommit {
     /** The change as it was accepted into the group (rebased, perhaps). */
     TableChange accepted;
 
-    Member(Table table, TableChange change, Durable.Registrations files) {
+    Member(Table table, TableChange change, Durable.Registrations files, CommitGate.Statement gate) {
       this.table = table;
       this.change = change;
       this.files = files;
+      this.gate = gate;
     }
 
     void succeed(Committed committed) {
@@ -92,7 +92,7 @@ final class GroupCommit {
 
   /** Commits {@code change} to table {@code id}, alone or with those that wait for the lock with it. */
   Committed commit(TableIdentifier id, Table table, TableChange change) {
-    Member me = new Member(table, change, Durable.take());
+    Member me = new Member(table, change, Durable.take(), CommitGate.current());
     Queue<Member> queue = waiting.computeIfAbsent(id, k -> new ConcurrentLinkedQueue<>());
     queue.add(me);
     synchronized (committer.lock(id)) {
@@ -105,7 +105,7 @@ final class GroupCommit {
           if (m.table.uuid().equals(table.uuid())) {
             batch.add(m);
           } else {
-            settle(List.of(m), m.table, m.change); // the name's earlier table, dropped since: alone
+            commitTogether(m.table, List.of(m)); // the name's earlier table, dropped since: alone
           }
         }
         if (batch.size() == 1) {
@@ -121,7 +121,30 @@ final class GroupCommit {
     }
   }
 
-  private void commitTogether(Table table, List<Member> batch) {
+  /**
+   * Commits a batch of several statements' changes as one. Each statement passes its point of no return
+   * first (a cancelled one fails alone, with 57014, its files deleted); the swap then runs under no
+   * statement's gate, so the leader's own cancellation cannot fail the others.
+   */
+  private void commitTogether(Table table, List<Member> members) {
+    List<Member> batch = new ArrayList<>();
+    for (Member m : members) {
+      try {
+        m.gate.pass();
+        batch.add(m);
+      } catch (RuntimeException cancelled) {
+        m.fail(Committer.failed(table, m.change, cancelled, Committer.STATEMENT_HINT));
+      }
+    }
+    if (!batch.isEmpty()) {
+      CommitGate.guard(CommitGate.NONE, () -> {
+        commitPassed(table, batch);
+        return null;
+      });
+    }
+  }
+
+  private void commitPassed(Table table, List<Member> batch) {
     if (batch.stream().allMatch(m -> m.change.kind() == TableChange.Kind.APPEND)) {
       List<DataFile> files = new ArrayList<>();
       batch.forEach(m -> files.addAll(m.change.addedData()));
@@ -130,7 +153,7 @@ final class GroupCommit {
     }
     TableOperations real = ((HasTableOperations) table).operations();
     TableMetadata base = real.refresh();
-    Private ops = new Private(real, base);
+    PrivateOperations ops = new PrivateOperations(real, base);
     Table staged = new BaseTable(ops, table.name());
     List<Member> accepted = new ArrayList<>();
     for (Member m : batch) {
@@ -199,59 +222,5 @@ final class GroupCommit {
     }
     return StagedSnapshots.net(staged, base, to).rowDelta(base, new TableChange.Validation(read, keys, untouched,
         List.of()), written);
-  }
-
-  /** A table's operations for a group: its state is private, and a commit moves no catalog pointer. */
-  private static final class Private implements TableOperations {
-    private final TableOperations real;
-    private TableMetadata current;
-
-    Private(TableOperations real, TableMetadata base) {
-      this.real = real;
-      this.current = base;
-    }
-
-    @Override
-    public TableMetadata current() {
-      return current;
-    }
-
-    @Override
-    public TableMetadata refresh() {
-      return current;
-    }
-
-    @Override
-    public void commit(TableMetadata base, TableMetadata metadata) {
-      if (base != current) {
-        throw new CommitFailedException("Cannot commit: the group's state changed since the change was planned");
-      }
-      current = metadata;
-    }
-
-    @Override
-    public FileIO io() {
-      return real.io();
-    }
-
-    @Override
-    public EncryptionManager encryption() {
-      return real.encryption();
-    }
-
-    @Override
-    public String metadataFileLocation(String fileName) {
-      return real.metadataFileLocation(fileName);
-    }
-
-    @Override
-    public LocationProvider locationProvider() {
-      return LocationProviders.locationsFor(current.location(), current.properties());
-    }
-
-    @Override
-    public long newSnapshotId() {
-      return real.newSnapshotId();
-    }
   }
 }

@@ -19,19 +19,15 @@ import java.util.Optional;
 import java.util.Set;
 import org.apache.iceberg.BaseTable;
 import org.apache.iceberg.HasTableOperations;
-import org.apache.iceberg.LocationProviders;
 import org.apache.iceberg.StaticTableOperations;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.TableMetadataParser;
 import org.apache.iceberg.TableOperations;
 import org.apache.iceberg.catalog.TableIdentifier;
-import org.apache.iceberg.encryption.EncryptionManager;
 import org.apache.iceberg.exceptions.CommitFailedException;
 import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.expressions.Expressions;
-import org.apache.iceberg.io.FileIO;
-import org.apache.iceberg.io.LocationProvider;
 
 /**
  * A transaction block of one session (snapshot isolation, docs/transactions.md).
@@ -426,9 +422,7 @@ final class Transaction {
    * A table's operations inside a block: its current metadata is the block's private state; a commit
    * replaces it (once the statement's files are on disk) and moves no catalog pointer.
    */
-  private static final class TxnOps implements StagingOperations {
-    private final TableOperations real;
-    private TableMetadata current;
+  private static final class TxnOps extends dev.floe.commit.PrivateOperations implements StagingOperations {
     /** The statements' commits so far. */
     int commits;
     /** How many of them said what they read ({@link #staged}). */
@@ -440,13 +434,8 @@ final class Transaction {
     private final List<dev.floe.catalog.FileDigests.Digest> digests;
 
     TxnOps(TableOperations real, TableMetadata base, List<dev.floe.catalog.FileDigests.Digest> digests) {
-      this.real = real;
-      this.current = base;
+      super(real, base);
       this.digests = digests;
-    }
-
-    void reset(TableMetadata metadata) {
-      this.current = metadata;
     }
 
     @Override
@@ -461,48 +450,13 @@ final class Transaction {
     }
 
     @Override
-    public TableMetadata current() {
-      return current;
-    }
-
-    @Override
-    public TableMetadata refresh() {
-      return current;
-    }
-
-    @Override
     public void commit(TableMetadata base, TableMetadata metadata) {
-      if (base != current) {
+      if (base != current()) {
         throw new CommitFailedException("Cannot commit: the transaction's state changed since the change was planned");
       }
       digests.addAll(Durable.now()); // the statement's files are on disk before the block may commit them
-      current = metadata;
+      super.commit(base, metadata);
       commits++;
-    }
-
-    @Override
-    public FileIO io() {
-      return real.io();
-    }
-
-    @Override
-    public EncryptionManager encryption() {
-      return real.encryption();
-    }
-
-    @Override
-    public String metadataFileLocation(String fileName) {
-      return real.metadataFileLocation(fileName);
-    }
-
-    @Override
-    public LocationProvider locationProvider() {
-      return LocationProviders.locationsFor(current.location(), current.properties());
-    }
-
-    @Override
-    public long newSnapshotId() {
-      return real.newSnapshotId();
     }
   }
 }

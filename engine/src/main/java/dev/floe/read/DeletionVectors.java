@@ -227,42 +227,11 @@ public final class DeletionVectors implements AutoCloseable {
   }
 
   /**
-   * Iceberg's loader of delete files, reading on the calling thread. Its default runs each read on a
-   * worker pool and polls for the results every 10 ms, so every load, however small, took 10 ms or
-   * more (measured: most of a contended commit's time under the table's lock was that sleep).
+   * Iceberg's loader of delete files, reading on the calling thread ({@link InlineExecutor}): with its
+   * default pool every load, however small, took 10 ms or more (measured: most of a contended commit's
+   * time under the table's lock was that sleep).
    */
   public static BaseDeleteLoader loader(org.apache.iceberg.io.FileIO io) {
-    return new BaseDeleteLoader(io::newInputFile, INLINE);
+    return new BaseDeleteLoader(io::newInputFile, InlineExecutor.INSTANCE);
   }
-
-  /** Runs each task on the thread that submits it: the futures are done before the loader polls them. */
-  private static final java.util.concurrent.ExecutorService INLINE = new java.util.concurrent.AbstractExecutorService() {
-    @Override
-    public void execute(Runnable task) {
-      task.run();
-    }
-
-    @Override
-    public void shutdown() {}
-
-    @Override
-    public List<Runnable> shutdownNow() {
-      return List.of();
-    }
-
-    @Override
-    public boolean isShutdown() {
-      return false;
-    }
-
-    @Override
-    public boolean isTerminated() {
-      return false;
-    }
-
-    @Override
-    public boolean awaitTermination(long timeout, java.util.concurrent.TimeUnit unit) {
-      return false;
-    }
-  };
 }
