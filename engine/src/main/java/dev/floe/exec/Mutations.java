@@ -78,7 +78,7 @@ final class Mutations {
   private ChangeTarget target(dev.floe.sql.QualifiedName name, Optional<String> alias, boolean seal) {
     TableIdentifier id = tables.require(name, session.currentSchema());
     Table live = (seal ? tables.live(id) : tables.snapshotOf(id)).orElseThrow(() -> FloeException.undefinedTable(id.name(), name.position()));
-    if (dev.floe.tail.Published.location(live.properties()).isPresent()) {
+    if (seal && dev.floe.tail.Published.location(live.properties()).isPresent()) { // appends are its rows
       throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "cannot change rows of table \"" + id.name()
           + "\": its log publishes to " + dev.floe.tail.Published.location(live.properties()).get()
           + ", and a published log is append-only", name.position());
@@ -436,7 +436,6 @@ final class Mutations {
    *
    * @param rows a DuckDB query of the rows to insert, already cast and checked, in column order
    */
-
   Result insert(Ast.Insert s, String rows, IntUnaryOperator positions) {
     return keyed(s.table(), () -> insertRows(s, rows, positions));
   }
