@@ -29,7 +29,10 @@ import org.junit.jupiter.params.provider.MethodSource;
  * Randomized differential test of keyed tails against a trusted model, a native DuckDB table with the
  * same primary key: seeded random INSERTs (some of existing keys: 23505 on both sides), ON CONFLICT DO
  * UPDATE / DO NOTHING, UPDATEs by key, by group and of the key itself, DELETEs, MERGEs, interleaved with
- * seals, restarts, and a transaction block that must keep reading what it first read. After every step
+ * seals, restarts, and transaction blocks: one that must keep reading what it first read, or one that
+ * writes too, compared statement by statement with a copy of the model as the block saw it, whose COMMIT
+ * must apply exactly its changes or fail with 40001 only if others wrote meanwhile, and never lose an
+ * update (first committer wins per key). After every step
  * the whole table, a point lookup and an aggregate must equal the model's; at the end, sealed, Iceberg's
  * generic reader must read the model's rows and no delete file may be an equality delete.
  *
@@ -58,28 +61,87 @@ class KeyedTailDifferentialTest {
         exec(model, "CREATE TABLE t " + columns);
         db.sql("CREATE TABLE t " + columns + " WITH (tail = true"
             + (rnd.nextBoolean() ? ", 'format-version' = '2'" : "") + ")").close();
+        exec(model, "CREATE SCHEMA blk");
+        exec(model, "CREATE TABLE blk.t " + columns); // what the writing block sees
         Session block = null;
         List<String> blockSaw = null;
+        boolean writing = false;
+        boolean savepoint = false;
+        int othersChanged = 0;
+        int[] commits = new int[3]; // writing blocks committed, failed with 40001, rolled back after an error // statements that changed the table outside the block while it was open
         for (int step = 0; step < steps; step++) {
-          String sql = statement(rnd);
-          String context = "seed " + seed + " step " + step + ": " + sql;
-          String modelError = null;
-          try {
-            exec(model, sql);
-          } catch (SQLException e) {
-            modelError = e.getMessage();
+          if (block != null && writing && rnd.nextInt(2) == 0) {
+            // a statement of the writing block, against the model's copy of the table as the block saw it
+            String sql = statement(rnd, writing && block != null ? 8 : 40); // a writing block contends
+            String context = "seed " + seed + " step " + step + " (block): " + sql;
+            if (!savepoint && rnd.nextInt(6) == 0) {
+              block.sql("SAVEPOINT sp").close();
+              exec(model, "CREATE OR REPLACE TABLE blk.sp AS SELECT * FROM blk.t");
+              savepoint = true;
+            } else if (savepoint && rnd.nextInt(6) == 0) {
+              block.sql("ROLLBACK TO SAVEPOINT sp").close();
+              exec(model, "DELETE FROM blk.t");
+              exec(model, "INSERT INTO blk.t SELECT * FROM blk.sp");
+            }
+            String modelError = null;
+            try {
+              exec(model, "SET schema = 'blk'");
+              exec(model, sql);
+            } catch (SQLException e) {
+              modelError = e.getMessage();
+            } finally {
+              exec(model, "SET schema = 'main'");
+            }
+            String floeState = null;
+            try {
+              block.sql(sql).close();
+            } catch (FloeException e) {
+              floeState = e.sqlState();
+            }
+            assertThat(floeState == null).as(context + " (model: " + modelError + ", Floe: " + floeState + ")")
+                .isEqualTo(modelError == null);
+            if (floeState != null) {
+              // the block failed: ROLLBACK, and nothing it did is seen
+              if (modelError.contains("uplicate key")) {
+                assertThat(floeState).as(context).isEqualTo(SqlState.UNIQUE_VIOLATION);
+              }
+              block.sql("ROLLBACK").close();
+              block.close();
+              block = null;
+              commits[2]++;
+            } else {
+              assertThat(rows(block, "SELECT id, grp, v, n FROM t ORDER BY id")).as(context + ": the block reads")
+                  .isEqualTo(modelRows(model, "SELECT id, grp, v, n FROM blk.t ORDER BY id"));
+              int id = rnd.nextInt(40);
+              assertThat(rows(block, "SELECT n, v, grp FROM t WHERE id = " + id)).as(context + ": lookup of " + id)
+                  .isEqualTo(modelRows(model, "SELECT n, v, grp FROM blk.t WHERE id = " + id));
+            }
+          } else {
+            String sql = statement(rnd, writing && block != null ? 8 : 40); // a writing block contends
+            String context = "seed " + seed + " step " + step + ": " + sql;
+            boolean duringBlock = block != null && writing;
+            String modelError = null;
+            try {
+              exec(model, sql);
+            } catch (SQLException e) {
+              modelError = e.getMessage();
+            }
+            String floeState = null;
+            try {
+              db.sql(sql).close();
+            } catch (FloeException e) {
+              floeState = e.sqlState();
+            }
+            assertThat(floeState == null).as(context + " (model: " + modelError + ", Floe: " + floeState + ")")
+                .isEqualTo(modelError == null);
+            if (floeState != null && modelError.contains("uplicate key")) {
+              assertThat(floeState).as(context).isEqualTo(SqlState.UNIQUE_VIOLATION);
+            }
+            if (duringBlock && floeState == null) {
+              othersChanged++; // even a statement that changed no row's values may have written versions
+            }
           }
-          String floeState = null;
-          try {
-            db.sql(sql).close();
-          } catch (FloeException e) {
-            floeState = e.sqlState();
-          }
-          assertThat(floeState == null).as(context + " (model: " + modelError + ", Floe: " + floeState + ")")
-              .isEqualTo(modelError == null);
-          if (floeState != null && modelError.contains("uplicate key")) {
-            assertThat(floeState).as(context).isEqualTo(SqlState.UNIQUE_VIOLATION);
-          }
+          String context = "seed " + seed + " step " + step;
           int action = rnd.nextInt(20);
           if (action == 0) {
             db.openLog("t").seal(true);
@@ -90,16 +152,50 @@ class KeyedTailDifferentialTest {
             }
             db.close();
             db = Floe.open(warehouse);
-          } else if (action == 2 && block == null) {
+          } else if ((action == 2 || action == 5 || action == 6) && block == null) {
             block = db.connect();
             block.sql("BEGIN").close();
             blockSaw = rows(block, "SELECT id, grp, v, n FROM t ORDER BY id");
-          } else if (action == 3 && block != null) {
+            writing = rnd.nextInt(3) > 0;
+            savepoint = false;
+            othersChanged = 0;
+            exec(model, "DELETE FROM blk.t");
+            exec(model, "INSERT INTO blk.t SELECT * FROM main.t");
+            exec(model, "CREATE OR REPLACE TABLE blk.start AS SELECT * FROM main.t");
+          } else if (action == 3 && block != null && !writing) {
             assertThat(rows(block, "SELECT id, grp, v, n FROM t ORDER BY id")).as(context + ": a block's second read")
                 .isEqualTo(blockSaw);
             block.sql("COMMIT").close();
             block.close();
             block = null;
+          } else if ((action == 3 || action == 4) && block != null && writing) {
+            // COMMIT of the writing block: first committer wins, per key
+            String changed = "SELECT coalesce(a.id, b.id) FROM %s AS a FULL JOIN blk.start AS b ON a.id = b.id "
+                + "WHERE a.id IS NULL OR b.id IS NULL OR (a.grp, a.v, a.n) IS DISTINCT FROM (b.grp, b.v, b.n)";
+            List<String> mine = modelRows(model, String.format(changed, "blk.t"));
+            List<String> theirs = modelRows(model, String.format(changed, "main.t"));
+            String state = null;
+            try {
+              block.sql("COMMIT").close();
+            } catch (FloeException e) {
+              state = e.sqlState();
+            }
+            block.close();
+            block = null;
+            if (state == null) {
+              List<String> both = new ArrayList<>(mine);
+              both.retainAll(theirs);
+              assertThat(both).as(context + ": keys whose change by another a COMMIT overwrote").isEmpty();
+              String keys = "SELECT id FROM (" + String.format(changed, "blk.t") + ") AS c(id)";
+              exec(model, "DELETE FROM main.t WHERE id IN (" + keys + ")");
+              exec(model, "INSERT INTO main.t SELECT * FROM blk.t WHERE id IN (" + keys + ")");
+              commits[0]++;
+            } else {
+              assertThat(state).as(context + ": COMMIT").isEqualTo(SqlState.SERIALIZATION_FAILURE);
+              assertThat(othersChanged).as(context + ": COMMIT failed though nothing else wrote the table")
+                  .isGreaterThan(0);
+              commits[1]++;
+            }
           }
           assertThat(rows(db, "SELECT id, grp, v, n FROM t ORDER BY id")).as(context)
               .isEqualTo(modelRows(model, "SELECT id, grp, v, n FROM t ORDER BY id"));
@@ -109,6 +205,8 @@ class KeyedTailDifferentialTest {
           assertThat(rows(db, "SELECT grp, count(*), sum(n) FROM t GROUP BY grp ORDER BY grp")).as(context)
               .isEqualTo(modelRows(model, "SELECT grp, count(*), sum(n) FROM t GROUP BY grp ORDER BY grp"));
         }
+        System.out.println("[KeyedTailDifferentialTest] seed " + seed + ": writing blocks committed " + commits[0]
+            + ", failed with 40001 " + commits[1] + ", rolled back after an error " + commits[2]);
         if (block != null) {
           block.close();
         }
@@ -126,9 +224,9 @@ class KeyedTailDifferentialTest {
     }
   }
 
-  /** A random statement, the same text for both sides. */
-  private static String statement(SplittableRandom rnd) {
-    int id = rnd.nextInt(40);
+  /** A random statement, the same text for both sides, mostly of the first {@code keys} keys. */
+  private static String statement(SplittableRandom rnd, int keys) {
+    int id = rnd.nextInt(keys);
     int grp = rnd.nextInt(4);
     return switch (rnd.nextInt(12)) {
       case 0, 1 -> "INSERT INTO t VALUES (" + id + ", " + grp + ", " + text(rnd) + ", " + rnd.nextInt(100) + ")";

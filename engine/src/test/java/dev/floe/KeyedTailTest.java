@@ -34,6 +34,16 @@ class KeyedTailTest {
     return dev.floe.testing.Rows.of(db, sql);
   }
 
+  private static List<String> rows(Session s, String sql) {
+    return dev.floe.testing.Rows.of(s, sql);
+  }
+
+  private static String tag(Session s, String sql) {
+    try (Result r = s.sql(sql)) {
+      return r.commandTag();
+    }
+  }
+
   private static String tag(Database db, String sql) {
     try (Result r = db.sql(sql)) {
       return r.commandTag();
@@ -42,6 +52,11 @@ class KeyedTailTest {
 
   /** The table as Iceberg's generic reader reads it: "id|bal" sorted, and whether any delete is an equality delete. */
   private List<String> iceberg(String table) throws Exception {
+    return iceberg(table, "bal");
+  }
+
+  /** As {@link #iceberg(String)}, "id|column". */
+  private List<String> iceberg(String table, String column) throws Exception {
     List<String> out = new ArrayList<>();
     try (JdbcCatalog catalog = IcebergClients.jdbcCatalog(dir)) {
       Table t = catalog.loadTable(TableIdentifier.of("public", table));
@@ -51,7 +66,7 @@ class KeyedTailTest {
         }
       }
       try (CloseableIterable<Record> it = IcebergGenerics.read(t).build()) {
-        it.forEach(r -> out.add(r.getField("id") + "|" + r.getField("bal")));
+        it.forEach(r -> out.add(r.getField("id") + "|" + r.getField(column)));
       }
     }
     out.sort(null);
@@ -237,11 +252,135 @@ class KeyedTailTest {
   }
 
   @Test
-  void keyedWritesAreRefusedInATransactionBlock() {
-    try (Database db = Floe.open(dir); Session s = db.connect()) {
-      db.sql("CREATE TABLE k (id int PRIMARY KEY, v text) WITH (tail = true)").close();
+  void aBlockChangesKeysAsItsOwnVersionsAndAppendsThemAtCommit() throws Exception {
+    try (Database db = Floe.open(dir); Session s = db.connect(); Session other = db.connect()) {
+      db.sql("CREATE TABLE k (id int PRIMARY KEY, v text, n int) WITH (tail = true)").close();
+      db.sql("INSERT INTO k VALUES (1, 'a', 10), (2, 'b', 20), (3, 'c', 30)").close();
+      db.openLog("k").seal(true);
+      db.sql("UPDATE k SET n = 21 WHERE id = 2").close(); // an unsealed version under the block's
       s.sql("BEGIN").close();
-      assertThatThrownBy(() -> s.sql("INSERT INTO k VALUES (1, 'x')").close())
+      assertThat(tag(s, "UPDATE k SET n = n + 1 WHERE id = 1")).isEqualTo("UPDATE 1");
+      assertThat(tag(s, "UPDATE k SET n = n + 1 WHERE id = 2")).isEqualTo("UPDATE 1");
+      assertThat(tag(s, "DELETE FROM k WHERE id = 3")).isEqualTo("DELETE 1");
+      assertThat(tag(s, "INSERT INTO k VALUES (4, 'd', 40)")).isEqualTo("INSERT 0 1");
+      assertThat(tag(s, "INSERT INTO k VALUES (5, 'e', 50), (6, 'f', 60)")).isEqualTo("INSERT 0 2");
+      assertThat(tag(s, "INSERT INTO k VALUES (1, 'x', 0) ON CONFLICT (id) DO UPDATE SET n = k.n * 100"))
+          .isEqualTo("INSERT 0 1");
+      s.sql("SAVEPOINT a").close();
+      assertThatThrownBy(() -> s.sql("INSERT INTO k VALUES (4, 'dup', 0)").close())
+          .hasFieldOrPropertyWithValue("sqlState", SqlState.UNIQUE_VIOLATION);
+      s.sql("ROLLBACK TO SAVEPOINT a").close();
+      s.sql("SAVEPOINT b").close();
+      s.sql("UPDATE k SET v = 'gone' WHERE id >= 5").close();
+      s.sql("DELETE FROM k WHERE id = 6").close();
+      assertThat(rows(s, "SELECT id, v FROM k WHERE id >= 5 ORDER BY id")).containsExactly("5|gone");
+      s.sql("ROLLBACK TO SAVEPOINT b").close();
+      List<String> mine = List.of("1|a|1100", "2|b|22", "4|d|40", "5|e|50", "6|f|60");
+      // the block reads its own versions, by SQL and by key; nobody else sees them
+      assertThat(rows(s, "SELECT id, v, n FROM k ORDER BY id")).isEqualTo(mine);
+      assertThat(rows(s, "SELECT n FROM k WHERE id = 1")).containsExactly("1100");
+      assertThat(rows(s, "SELECT n FROM k WHERE id = 3")).isEmpty();
+      assertThat(rows(s, "SELECT count(*), sum(n) FROM k")).containsExactly("5|1272");
+      assertThat(rows(other, "SELECT id, v, n FROM k ORDER BY id")).containsExactly("1|a|10", "2|b|21", "3|c|30");
+      assertThat(rows(other, "SELECT n FROM k WHERE id = 1")).containsExactly("10");
+      // a seal meanwhile changes nothing for the block
+      db.openLog("k").seal(true);
+      assertThat(rows(s, "SELECT id, v, n FROM k ORDER BY id")).isEqualTo(mine);
+      s.sql("COMMIT").close();
+      assertThat(rows(db, "SELECT id, v, n FROM k ORDER BY id")).isEqualTo(mine);
+      assertThat(rows(other, "SELECT n FROM k WHERE id = 3")).isEmpty();
+      db.openLog("k").seal(true);
+      assertThat(iceberg("k", "n")).containsExactly("1|1100", "2|22", "4|40", "5|50", "6|60");
+      assertThat(rows(db, "SELECT id, v, n FROM k ORDER BY id")).isEqualTo(mine);
+    }
+    try (Database db = Floe.open(dir)) {
+      assertThat(rows(db, "SELECT id, n FROM k ORDER BY id")).containsExactly("1|1100", "2|22", "4|40", "5|50", "6|60");
+    }
+  }
+
+  @Test
+  void aBlockThatChangedAKeyAnotherChangedSinceFailsAtCommit() {
+    try (Database db = Floe.open(dir); Session s = db.connect(); Session t = db.connect()) {
+      db.sql("CREATE TABLE k (id int PRIMARY KEY, n int) WITH (tail = true)").close();
+      db.sql("INSERT INTO k VALUES (1, 0), (2, 0), (3, 0)").close();
+      // different keys: both commit
+      s.sql("BEGIN").close();
+      t.sql("BEGIN").close();
+      s.sql("UPDATE k SET n = n + 1 WHERE id = 1").close();
+      t.sql("UPDATE k SET n = n + 1 WHERE id = 2").close();
+      db.sql("UPDATE k SET n = n + 1 WHERE id = 3").close();
+      s.sql("COMMIT").close();
+      t.sql("COMMIT").close();
+      assertThat(rows(db, "SELECT id, n FROM k ORDER BY id")).containsExactly("1|1", "2|1", "3|1");
+      // the same key: the first to commit wins, the other fails and changes nothing
+      s.sql("BEGIN").close();
+      t.sql("BEGIN").close();
+      s.sql("UPDATE k SET n = n + 10 WHERE id = 1").close();
+      s.sql("UPDATE k SET n = n + 10 WHERE id = 2").close();
+      t.sql("DELETE FROM k WHERE id = 1").close();
+      t.sql("COMMIT").close();
+      assertThatThrownBy(() -> s.sql("COMMIT").close())
+          .hasFieldOrPropertyWithValue("sqlState", SqlState.SERIALIZATION_FAILURE);
+      assertThat(rows(db, "SELECT id, n FROM k ORDER BY id")).containsExactly("2|1", "3|1");
+      // an autocommit change of the key, sealed before the COMMIT, counts as well
+      s.sql("BEGIN").close();
+      s.sql("INSERT INTO k VALUES (1, 5)").close();
+      db.sql("INSERT INTO k VALUES (1, 7)").close();
+      db.openLog("k").seal(true);
+      assertThatThrownBy(() -> s.sql("COMMIT").close())
+          .hasFieldOrPropertyWithValue("sqlState", SqlState.SERIALIZATION_FAILURE);
+      // and so does a TRUNCATE, which removed the rows the block changed
+      s.sql("BEGIN").close();
+      s.sql("UPDATE k SET n = 99 WHERE id = 2").close();
+      db.sql("TRUNCATE k").close();
+      assertThatThrownBy(() -> s.sql("COMMIT").close())
+          .hasFieldOrPropertyWithValue("sqlState", SqlState.SERIALIZATION_FAILURE);
+      assertThat(rows(db, "SELECT count(*) FROM k")).containsExactly("0");
+      // a block that changed nothing commits whatever happened
+      s.sql("BEGIN").close();
+      s.sql("UPDATE k SET n = 1 WHERE id = 42").close();
+      db.sql("INSERT INTO k VALUES (42, 0)").close();
+      s.sql("COMMIT").close();
+      assertThat(rows(db, "SELECT n FROM k WHERE id = 42")).containsExactly("0");
+    }
+  }
+
+  @Test
+  void aBlockChangingAKeyedTableChangesNothingElse() {
+    try (Database db = Floe.open(dir); Session s = db.connect()) {
+      db.sql("CREATE TABLE k (id int PRIMARY KEY, n int) WITH (tail = true)").close();
+      db.sql("CREATE TABLE k2 (id int PRIMARY KEY, n int) WITH (tail = true)").close();
+      db.sql("CREATE TABLE plain (id int, n int)").close();
+      db.sql("CREATE TABLE events (id int) WITH (tail = true)").close();
+      for (String second : List.of("INSERT INTO k2 VALUES (1, 1)", "INSERT INTO plain VALUES (1, 1)",
+          "INSERT INTO events VALUES (1)")) {
+        s.sql("BEGIN").close();
+        s.sql("INSERT INTO k VALUES (1, 1)").close();
+        assertThatThrownBy(() -> s.sql(second).close()).as(second)
+            .hasFieldOrPropertyWithValue("sqlState", SqlState.FEATURE_NOT_SUPPORTED);
+        s.sql("ROLLBACK").close();
+        s.sql("BEGIN").close();
+        s.sql(second).close();
+        assertThatThrownBy(() -> s.sql("INSERT INTO k VALUES (1, 1)").close()).as(second)
+            .hasFieldOrPropertyWithValue("sqlState", SqlState.FEATURE_NOT_SUPPORTED);
+        s.sql("ROLLBACK").close();
+      }
+      s.sql("BEGIN READ ONLY").close();
+      assertThatThrownBy(() -> s.sql("UPDATE k SET n = 2 WHERE id = 1").close())
+          .hasFieldOrPropertyWithValue("sqlState", SqlState.READ_ONLY_SQL_TRANSACTION);
+      s.sql("ROLLBACK").close();
+      // a block whose keyed change was rolled back to a savepoint may write elsewhere
+      s.sql("BEGIN").close();
+      s.sql("SAVEPOINT a").close();
+      s.sql("INSERT INTO k VALUES (1, 1)").close();
+      s.sql("ROLLBACK TO SAVEPOINT a").close();
+      s.sql("INSERT INTO plain VALUES (2, 2)").close();
+      s.sql("COMMIT").close();
+      assertThat(rows(db, "SELECT count(*) FROM k")).containsExactly("0");
+      assertThat(rows(db, "SELECT id FROM plain")).containsExactly("2");
+      // a keyless tail's rows are still not changed in a block
+      s.sql("BEGIN").close();
+      assertThatThrownBy(() -> s.sql("DELETE FROM events").close())
           .hasFieldOrPropertyWithValue("sqlState", SqlState.FEATURE_NOT_SUPPORTED);
       s.sql("ROLLBACK").close();
     }

@@ -236,6 +236,50 @@ def scenario_tail():
     out("offsets go on", cb.fetchone())
 
 
+def scenario_keyed_tail():
+    # a keyed tail (a primary key and a tail) from psycopg2's default mode: the UPDATEs and upserts are
+    # the block's own versions until commit appends them; a block that changed a key another changed
+    # since it read it fails at commit with 40001 and changes nothing
+    a, b, ca, cb = connection_pair()
+    ca.execute("CREATE TABLE acc (id integer PRIMARY KEY, bal integer NOT NULL) WITH (tail = true)")
+    a.commit()
+    ca.executemany("INSERT INTO acc VALUES (%s, %s)", [(1, 100), (2, 100), (3, 100)])
+    a.commit()
+    ca.execute("UPDATE acc SET bal = bal - 30 WHERE id = %s", (1,))
+    ca.execute("UPDATE acc SET bal = bal + 30 WHERE id = %s", (2,))
+    ca.execute("INSERT INTO acc VALUES (4, 5) ON CONFLICT (id) DO UPDATE SET bal = acc.bal + excluded.bal")
+    ca.execute("SELECT id, bal FROM acc ORDER BY id")
+    out("in the block", ca.fetchall())
+    cb.execute("SELECT id, bal FROM acc ORDER BY id")
+    out("others before commit", cb.fetchall())
+    b.commit()
+    a.commit()
+    cb.execute("SELECT id, bal FROM acc ORDER BY id")
+    out("others after commit", cb.fetchall())
+    b.commit()
+    ca.execute("UPDATE acc SET bal = 0 WHERE id = %s", (3,))
+    cb.execute("UPDATE acc SET bal = 1 WHERE id = %s", (3,))
+    b.commit()
+    try:
+        a.commit()
+        out("no error at commit")
+    except psycopg2.Error as e:
+        out(type(e).__name__, e.pgcode, repr(e.diag.message_primary))
+    cb.execute("SELECT bal FROM acc WHERE id = 3")
+    out("the first committer's", cb.fetchone())
+    b.commit()
+    ca.execute("UPDATE acc SET bal = 7 WHERE id = 3")
+    error(ca, "INSERT INTO acc2 VALUES (1)")
+    a.rollback()
+    ca.execute("CREATE TABLE other (id integer)")
+    a.commit()
+    ca.execute("UPDATE acc SET bal = 7 WHERE id = 3")
+    error(ca, "INSERT INTO other VALUES (1)")
+    a.rollback()
+    cb.execute("SELECT bal FROM acc WHERE id = 3")
+    out("after rollback", cb.fetchone())
+
+
 def scenario_isolation():
     conn = connect()
     conn.set_session(isolation_level="SERIALIZABLE", readonly=True)

@@ -44,6 +44,9 @@ import java.util.regex.Pattern;
 public final class OltpBench {
   private static final String MIX = "\\set id random(1, %d)\nUPDATE acc SET bal = bal + 1 WHERE id = :id;\n"
       + "SELECT bal FROM acc WHERE id = :id;\n";
+  /** The mix inside a transaction block, as a driver with autocommit off sends it. */
+  private static final String BLOCK_MIX = "\\set id random(1, %d)\nBEGIN;\nUPDATE acc SET bal = bal + 1 WHERE id = :id;\n"
+      + "SELECT bal FROM acc WHERE id = :id;\nEND;\n";
   private static final String SYNC_UPDATE = "\\set id random(1, %d)\nUPDATE acc_sync SET bal = bal + 1 WHERE id = :id;\n";
   private static final String LOOKUP = "\\set id random(1, %d)\nSELECT bal FROM acc WHERE id = :id;\n";
   private static final String INSERT_KEYED = "\\set id random(%d, 1000000000000)\n"
@@ -94,6 +97,14 @@ public final class OltpBench {
         table.add(new String[] {what + ": Floe's tps, last interval / first", String.format(Locale.ROOT,
             "%.0f → %.0f (%.2f)", f.firstInterval, f.lastInterval, f.lastInterval / f.firstInterval), "", ""});
       }
+      Pgbench fBlock = pgbench(floe.port(), "floe", 4, Math.min(seconds, 30),
+          String.format(Locale.ROOT, BLOCK_MIX, rows), null);
+      Pgbench pBlock = pgbench(pg.port, "postgres", 4, Math.min(seconds, 30),
+          String.format(Locale.ROOT, BLOCK_MIX, rows), null);
+      table.add(ratio("the mix in a transaction block (BEGIN; UPDATE; SELECT; END), 4 clients: tps", fBlock.tps,
+          pBlock.tps, "tps"));
+      table.add(new String[] {"the mix in a transaction block, 4 clients: failed transactions (40001)",
+          Long.toString(fBlock.failed), Long.toString(pBlock.failed), ""});
       table.add(new String[] {"Floe's keyed-tail table after the mix: data files, delete files, bytes on disk "
           + "(data + metadata) / bytes of its live rows' Parquet", files(db, warehouse), "", ""});
 

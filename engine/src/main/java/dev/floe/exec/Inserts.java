@@ -66,7 +66,7 @@ final class Inserts {
         : Optional.empty();
     Table table = tailTable.isPresent() ? tailTable.get() : tables.live(id).orElseThrow(() -> FloeException.undefinedTable(id.name(), s.table().position()));
     Schema schema = table.schema();
-    if (TailLog.hasTail(table) && TailLog.keyed(schema) && !tables.inTransaction()) {
+    if (TailLog.hasTail(table) && TailLog.keyed(schema)) {
       Optional<Result> one = new Mutations(session, tables).insertOne(s); // one row of constants, in the JVM
       if (one.isPresent()) {
         return one.get();
@@ -156,11 +156,6 @@ final class Inserts {
     }
     String rowsSql = rowsSql(id.name(), schema, table.properties(), columns, provided, sourceSql, targets.size());
     if (tail && TailLog.keyed(schema)) {
-      if (tables.inTransaction()) {
-        throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "cannot insert into table \"" + id.name()
-            + "\" in a transaction block: it has a keyed tail (a tail and a primary key)", null,
-            "Run the statement outside the block (autocommit).", s.table().position(), null);
-      }
       return new Mutations(session, tables).insert(s, rowsSql, positions); // a keyed change of its log
     }
     if (tail) {

@@ -77,14 +77,17 @@ final class Mutations {
    */
   private ChangeTarget target(dev.floe.sql.QualifiedName name, Optional<String> alias, boolean seal) {
     TableIdentifier id = tables.require(name, session.currentSchema());
-    Table live = (seal ? tables.live(id) : tables.snapshotOf(id)).orElseThrow(() -> FloeException.undefinedTable(id.name(), name.position()));
+    // a block's keyed change goes to its own versions: the table is read, never taken as the block's copy
+    boolean blockVersions = versions != null && tables.inTransaction();
+    Table live = (seal && !blockVersions ? tables.live(id) : tables.snapshotOf(id)).orElseThrow(
+        () -> FloeException.undefinedTable(id.name(), name.position()));
     if (seal && dev.floe.tail.Published.location(live.properties()).isPresent()) { // appends are its rows
       throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "cannot change rows of table \"" + id.name()
           + "\": its log publishes to " + dev.floe.tail.Published.location(live.properties()).get()
           + ", and a published log is append-only", name.position());
     }
     if (seal && dev.floe.tail.TailLog.hasTail(live)) {
-      if (tables.inTransaction()) {
+      if (tables.inTransaction() && !blockVersions) {
         throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "cannot change rows of table \"" + id.name()
             + "\" in a transaction block: it has a tail", null, "Run the statement outside the block (autocommit).",
             name.position(), null);
@@ -112,13 +115,10 @@ final class Mutations {
    * Runs a row-level statement on {@code name}: for a table with a keyed tail (a tail and a primary key)
    * as one of its log's keyed changes ({@link dev.floe.tail.TailLog#change}): the statement reads the
    * newest version of every key (memtable and files), and instead of writing files it appends the
-   * versions it decides, acknowledged once durable. Otherwise (and in a transaction block, which
-   * {@link #target} refuses for a tail) it just runs.
+   * versions it decides, acknowledged once durable; in a transaction block, the block's own versions
+   * ({@link dev.floe.tail.Draft}), which its COMMIT appends. Otherwise it just runs.
    */
   private Result keyed(dev.floe.sql.QualifiedName name, java.util.function.Supplier<Result> statement) {
-    if (tables.inTransaction()) {
-      return statement.get();
-    }
     TableIdentifier id = tables.require(name, session.currentSchema());
     Optional<Table> table = tables.snapshotOf(id);
     if (table.isEmpty() || !dev.floe.tail.TailLog.hasTail(table.get())
@@ -126,17 +126,27 @@ final class Mutations {
       return statement.get();
     }
     dev.floe.tail.TailLog log = session.engine().tails().of(id, table.get()).orElseThrow();
+    Optional<Transaction> block = tables.transaction();
+    if (block.isPresent()) {
+      // the block reads the table through its pin, its own versions over the pinned ones
+      dev.floe.tail.Pin pin = session.relations().tailPin(id).orElseThrow();
+      return withVersions(block.get().keyedVersions(id, pin, session.duck()), log, statement);
+    }
     dev.floe.catalog.CommitGate.pass(); // the append is the commit
-    return log.change(v -> {
-      versions = v;
-      versionsLog = log;
-      try {
-        return statement.get();
-      } finally {
-        versions = null;
-        versionsLog = null;
-      }
-    });
+    return log.change(v -> withVersions(v, log, statement));
+  }
+
+  /** Runs {@code statement} with its keyed change's versions going to {@code v}. */
+  private Result withVersions(dev.floe.tail.TailLog.Versions v, dev.floe.tail.TailLog log,
+      java.util.function.Supplier<Result> statement) {
+    versions = v;
+    versionsLog = log;
+    try {
+      return statement.get();
+    } finally {
+      versions = null;
+      versionsLog = null;
+    }
   }
 
   /**

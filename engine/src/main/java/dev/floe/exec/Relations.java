@@ -136,6 +136,15 @@ final class Relations implements QueryBinder.Resolver {
     return targetScans.get(0);
   }
 
+  /**
+   * The unsealed rows of table {@code id}'s tail this statement reads, pinned now if they are not yet
+   * (in a transaction block, the block's pin); empty if the table has no tail.
+   */
+  Optional<Pin> tailPin(TableIdentifier id) {
+    Optional<Table> t = table(id);
+    return t.isEmpty() ? Optional.empty() : unsealed(id, t.get());
+  }
+
   /** The table as this statement reads it (resolved once per statement). */
   Optional<Table> statementTable(TableIdentifier id) {
     return table(id);

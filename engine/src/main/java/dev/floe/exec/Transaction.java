@@ -136,7 +136,8 @@ final class Transaction {
    * A savepoint: each written table's private state then, with what its COMMIT would validate, and how
    * many rows the block had queued for each tail.
    */
-  private record Savepoint(String name, Map<TableIdentifier, TableState> tables, Map<TableIdentifier, Integer> appends) {}
+  private record Savepoint(String name, Map<TableIdentifier, TableState> tables, Map<TableIdentifier, Integer> appends,
+      Map<TableIdentifier, Integer> versions) {}
 
   /** Rows the block appends to a table's tail: queued, and appended as one log record at COMMIT. */
   private record PendingAppend(dev.floe.tail.TailLog log, List<Object[]> rows) {}
@@ -152,7 +153,7 @@ final class Transaction {
       throw new FloeException(SqlState.READ_ONLY_SQL_TRANSACTION,
           "cannot append to table \"" + id.name() + "\" in a read-only transaction");
     }
-    if (!written.isEmpty()) {
+    if (!written.isEmpty() || keyedWrites().isPresent()) {
       throw mixed(id);
     }
     appends.computeIfAbsent(id, k -> new PendingAppend(log, new ArrayList<>())).rows().addAll(rows);
@@ -162,6 +163,79 @@ final class Transaction {
     return new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "a transaction block cannot both append to a table "
         + "with a tail and change other rows (table \"" + id.name() + "\")", null,
         "Its COMMIT would be two steps, a log append and a catalog commit; use a block for each.", 0, null);
+  }
+
+  /**
+   * Where the block's change of a keyed tail's rows puts its versions: its own ({@link dev.floe.tail.Draft},
+   * over what it reads through {@code pin}), appended to the log at COMMIT as one record. Such a block
+   * changes one table, and nothing else, so that its COMMIT is one atomic step.
+   */
+  dev.floe.tail.TailLog.Versions keyedVersions(TableIdentifier id, dev.floe.tail.Pin pin, java.sql.Connection duck) {
+    if (readOnly) {
+      throw new FloeException(SqlState.READ_ONLY_SQL_TRANSACTION,
+          "cannot write table \"" + id.name() + "\" in a read-only transaction");
+    }
+    if (!written.isEmpty() || !appends.isEmpty()) {
+      throw mixedKeyed(id);
+    }
+    Optional<TableIdentifier> other = keyedWrites().filter(t -> !t.equals(id));
+    if (other.isPresent()) {
+      throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "a transaction block can change the rows of only one "
+          + "table with a keyed tail: it changed table \"" + other.get().name() + "\", not table \"" + id.name()
+          + "\"", null, "Each keyed table's changes are one record of its own log; use a block for each.", 0, null);
+    }
+    if (!keyedBase.containsKey(id)) {
+      org.apache.iceberg.Snapshot read = snapshotOf(id).map(Table::currentSnapshot).orElse(null);
+      keyedBase.put(id, read == null ? -1L : read.snapshotId());
+    }
+    return pin.draft(duck).versions();
+  }
+
+  /** The snapshot of each keyed table the block changes as it read it (-1: none), checked at COMMIT. */
+  private final Map<TableIdentifier, Long> keyedBase = new HashMap<>();
+
+  /** The keyed table whose rows the block changed, if any (its versions are not all rolled back). */
+  private Optional<TableIdentifier> keyedWrites() {
+    for (Map.Entry<TableIdentifier, dev.floe.tail.Pin> e : tailPins.entrySet()) {
+      if (e.getValue().draft().filter(d -> !d.isEmpty()).isPresent()) {
+        return Optional.of(e.getKey());
+      }
+    }
+    return Optional.empty();
+  }
+
+  private static FloeException mixedKeyed(TableIdentifier id) {
+    return new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "a transaction block cannot both change rows of a "
+        + "table with a keyed tail (table \"" + id.name() + "\") and write other tables", null,
+        "Its COMMIT would be two steps, a log append and a catalog commit; use a block for each.", 0, null);
+  }
+
+  /**
+   * At COMMIT of a block that changed a keyed table, holding its log's keyed change: the table's files
+   * changed since the block read them only by the log's own seals and by compactions (which keep the
+   * rows); anything else (TRUNCATE, another engine's write) may have changed rows the block changed,
+   * and fails the COMMIT with 40001.
+   */
+  private void checkOnlySealed(TableIdentifier id) {
+    long base = keyedBase.getOrDefault(id, -1L);
+    Table now = tables.current(id).orElseThrow(() -> conflict(id, "it was dropped"));
+    org.apache.iceberg.Snapshot s = now.currentSnapshot();
+    while (s != null && s.snapshotId() != base) {
+      if (!s.summary().containsKey(dev.floe.FloeProperties.TAIL_THROUGH)
+          && !org.apache.iceberg.DataOperations.REPLACE.equals(s.operation())) {
+        throw conflict(id, "it was changed by another transaction");
+      }
+      s = s.parentId() == null ? null : now.snapshot(s.parentId());
+    }
+    if (s == null && base != -1L) {
+      throw conflict(id, "its history was rewritten");
+    }
+  }
+
+  private static FloeException conflict(TableIdentifier id, String why) {
+    return new FloeException(SqlState.SERIALIZATION_FAILURE, "could not serialize access due to concurrent update",
+        "Table \"" + id.name() + "\" changed since the transaction read it: " + why + ".", "Retry the transaction.", 0,
+        null);
   }
 
   private record TableState(TableMetadata metadata, Expression conflictFilter, Expression keys, int commits,
@@ -244,12 +318,15 @@ final class Transaction {
       throw new FloeException(SqlState.READ_ONLY_SQL_TRANSACTION,
           "cannot write table \"" + id.name() + "\" in a read-only transaction");
     }
-    if (!appends.isEmpty()) {
-      throw mixed(id);
-    }
     Optional<Table> live = tables.current(id);
     if (live.isEmpty()) {
       return Optional.empty();
+    }
+    if (!appends.isEmpty()) {
+      throw mixed(id);
+    }
+    if (keyedWrites().isPresent()) {
+      throw mixedKeyed(keyedWrites().get());
     }
     Optional<TableMetadata> base = pinnedMetadata(id, live.get());
     if (base.isEmpty()) {
@@ -285,7 +362,9 @@ final class Transaction {
         w.ops.commits, w.ops.noted)));
     Map<TableIdentifier, Integer> queued = new HashMap<>();
     appends.forEach((id, a) -> queued.put(id, a.rows().size()));
-    savepoints.push(new Savepoint(name, tables, queued));
+    Map<TableIdentifier, Integer> versions = new HashMap<>();
+    tailPins.forEach((id, p) -> p.draft().ifPresent(d -> versions.put(id, d.size())));
+    savepoints.push(new Savepoint(name, tables, queued, versions));
   }
 
   boolean hasSavepoint(String name) {
@@ -301,6 +380,7 @@ final class Transaction {
     Savepoint s = savepoints.peek();
     appends.entrySet().removeIf(e -> !s.appends().containsKey(e.getKey()));
     appends.forEach((id, a) -> a.rows().subList(s.appends().get(id), a.rows().size()).clear());
+    tailPins.forEach((id, p) -> p.draft().ifPresent(d -> d.truncate(s.versions().getOrDefault(id, 0))));
     for (Written w : List.copyOf(written.values())) {
       TableState then = s.tables().get(w.id);
       StagedSnapshots.deleteWritten(w.table, then != null ? then.metadata() : w.base, w.ops.current(), Set.of());
@@ -372,7 +452,22 @@ final class Transaction {
       throw new IllegalStateException("a failed transaction cannot commit");
     }
     ended = true;
-    releaseTailPins();
+    try {
+      commitWrites();
+    } finally {
+      releaseTailPins();
+    }
+  }
+
+  private void commitWrites() {
+    Optional<TableIdentifier> keyed = keyedWrites();
+    if (keyed.isPresent()) {
+      // a block that changed a keyed table changes nothing else: its COMMIT is one record of the log
+      dev.floe.catalog.CommitGate.pass();
+      tailPins.get(keyed.get()).draft().orElseThrow().commit(() -> checkOnlySealed(keyed.get()));
+      savepoints.clear();
+      return;
+    }
     if (!appends.isEmpty()) {
       // a block that appends changes nothing else: its COMMIT is the log records, acknowledged when durable
       List<TableIdentifier> ids = new ArrayList<>(appends.keySet());

@@ -34,6 +34,19 @@ final class KeyIndex {
     this.keys = keys;
   }
 
+  /** An index of the records of a keyed log of a table of {@code schema}. */
+  static KeyIndex of(org.apache.iceberg.Schema schema) {
+    List<org.apache.iceberg.types.Types.NestedField> columns = TailLog.recordColumns(schema);
+    int[] keys = new int[schema.identifierFieldIds().size()];
+    int k = 0;
+    for (int i = 0; i < columns.size(); i++) {
+      if (schema.identifierFieldIds().contains(columns.get(i).fieldId())) {
+        keys[k++] = i;
+      }
+    }
+    return new KeyIndex(keys);
+  }
+
   /** Adds a version; offsets arrive in increasing order. */
   void add(long offset, Object[] row) {
     Object key = keyOf(row);
@@ -73,13 +86,36 @@ final class KeyIndex {
     }
   }
 
+  /** Forgets the versions with offsets from {@code from} on (the newest ones). */
+  void dropFrom(long from) {
+    while (!offsets.isEmpty() && offsets.peekLast() >= from) {
+      offsets.removeLast();
+      Object key = order.removeLast();
+      List<Version> versions = byKey.get(key);
+      versions.remove(versions.size() - 1); // the newest of the key is this one
+      if (versions.isEmpty()) {
+        byKey.remove(key);
+      }
+    }
+  }
+
+  /** The newest version of every key, in no particular order. */
+  List<Version> newestOfEach() {
+    List<Version> newest = new ArrayList<>(byKey.size());
+    for (List<Version> versions : byKey.values()) {
+      newest.add(versions.get(versions.size() - 1));
+    }
+    return newest;
+  }
+
   void clear() {
     byKey.clear();
     order.clear();
     offsets.clear();
   }
 
-  private Object keyOf(Object[] row) {
+  /** The key of a record's row, normalized. */
+  Object keyOf(Object[] row) {
     if (keys.length == 1) {
       return normalize(row[keys[0]]);
     }

@@ -112,19 +112,7 @@ final class Memtable {
     this.duck = duck;
     this.prefix = "__floe_tail_" + UUID.randomUUID().toString().replace("-", "") + "_";
     this.keyed = TailLog.keyed(schema);
-    if (keyed) {
-      List<Types.NestedField> columns = TailLog.recordColumns(schema);
-      int[] keys = new int[schema.identifierFieldIds().size()];
-      int k = 0;
-      for (int i = 0; i < columns.size(); i++) {
-        if (schema.identifierFieldIds().contains(columns.get(i).fieldId())) {
-          keys[k++] = i;
-        }
-      }
-      this.index = new KeyIndex(keys);
-    } else {
-      this.index = null;
-    }
+    this.index = keyed ? KeyIndex.of(schema) : null;
   }
 
   /**
@@ -376,7 +364,8 @@ final class Memtable {
     g.end = syncedEnd;
   }
 
-  private static void appendValue(DuckDBAppender a, Type type, Object v) throws SQLException {
+  /** Appends a value of Iceberg's internal representation of {@code type} to the appender's row. */
+  static void appendValue(DuckDBAppender a, Type type, Object v) throws SQLException {
     if (v == null) {
       a.appendNull();
       return;
@@ -407,17 +396,25 @@ final class Memtable {
   /** Starts a memtable generation at {@code first}. Holding the log's monitor. */
   private void newGeneration(long first) {
     String name = prefix + (generationCount++);
-    StringBuilder ddl = new StringBuilder("CREATE TABLE memory.main.").append(Lexer.quoteIdentifier(name)).append(" (");
+    execute("CREATE TABLE memory.main." + Lexer.quoteIdentifier(name) + " (" + columnsDdl(schema) + ")");
+    generations.add(new Generation(name, first, schema));
+  }
+
+  /**
+   * The columns of a DuckDB table of a log's rows, as in CREATE TABLE: the table's (with the offset),
+   * and for a keyed log the tombstone flag last.
+   */
+  static String columnsDdl(Schema schema) {
+    StringBuilder ddl = new StringBuilder();
     List<Types.NestedField> columns = schema.columns();
     for (int c = 0; c < columns.size(); c++) {
       ddl.append(c > 0 ? ", " : "").append(Lexer.quoteIdentifier(columns.get(c).name())).append(' ')
           .append(TypeMapping.duckdbType(columns.get(c).type()));
     }
-    if (keyed) {
+    if (TailLog.keyed(schema)) {
       ddl.append(", ").append(TailLog.DELETED_COLUMN).append(" BOOLEAN");
     }
-    execute(ddl.append(')').toString());
-    generations.add(new Generation(name, first, schema));
+    return ddl.toString();
   }
 
   private void execute(String sql) {

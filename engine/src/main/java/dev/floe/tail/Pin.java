@@ -20,6 +20,8 @@ public final class Pin implements AutoCloseable {
   private final List<String> tables;
   private final List<org.apache.iceberg.DataFile> bounds;
   private boolean released;
+  /** A transaction block's own versions over the pinned ones (null: it changed nothing). */
+  private Draft draft;
 
   Pin(TailLog log, Memtable memtable, Schema schema, boolean keyed, long from, long end, List<String> tables,
       List<org.apache.iceberg.DataFile> bounds) {
@@ -43,9 +45,46 @@ public final class Pin implements AutoCloseable {
     return end;
   }
 
-  /** Whether there are unsealed rows to read. */
+  /** Whether there are unsealed rows to read (or versions of the block holding it). */
   public boolean isEmpty() {
-    return end <= from;
+    return end <= from && (draft == null || draft.isEmpty());
+  }
+
+  TailLog log() {
+    return log;
+  }
+
+  /**
+   * The versions a transaction block holding this pin decides itself, read over the pinned ones by
+   * every read through the pin (a keyed log's only); made at the block's first change, its DuckDB table
+   * on the block's session's connection {@code duck}.
+   */
+  public Draft draft(java.sql.Connection duck) {
+    if (!keyed) {
+      throw new IllegalStateException("the table has no primary key");
+    }
+    if (draft == null) {
+      draft = new Draft(this, schema, duck);
+    }
+    return draft;
+  }
+
+  /** The block's versions, if it made any ({@link #draft}). */
+  public java.util.Optional<Draft> draft() {
+    return java.util.Optional.ofNullable(draft);
+  }
+
+  /**
+   * Whether the log has a version of {@code key} (normalized) that this pin does not see: appended
+   * after it was taken. The memtable keeps them while the pin holds.
+   */
+  boolean changedSince(Object key) {
+    synchronized (log) {
+      if (released) {
+        throw new IllegalStateException("the pin was released");
+      }
+      return memtable.version(key, end, Long.MAX_VALUE) != null;
+    }
   }
 
   /**
@@ -57,13 +96,16 @@ public final class Pin implements AutoCloseable {
     return keyed;
   }
 
-  /** Every version pinned, all columns and the tombstone flag. */
+  /** Every version pinned, all columns and the tombstone flag, then the block's own ({@link #draft}). */
   private String versions() {
     loadPinned();
     List<String> parts = new ArrayList<>();
     for (String t : tables) {
       parts.add("SELECT * FROM memory.main." + Lexer.quoteIdentifier(t) + " WHERE " + Lexer.quoteIdentifier(
           TailLog.OFFSET_COLUMN) + " >= " + from + " AND " + Lexer.quoteIdentifier(TailLog.OFFSET_COLUMN) + " < " + end);
+    }
+    if (draft != null && !draft.isEmpty()) {
+      parts.add(draft.sql());
     }
     return String.join(" UNION ALL ", parts);
   }
@@ -78,7 +120,11 @@ public final class Pin implements AutoCloseable {
       if (released) {
         throw new IllegalStateException("the pin was released");
       }
-      KeyIndex.Version v = memtable.version(KeyIndex.normalize(key), from, end);
+      Object normalized = KeyIndex.normalize(key);
+      KeyIndex.Version v = draft == null ? null : draft.version(normalized);
+      if (v == null) {
+        v = memtable.version(normalized, from, end);
+      }
       if (v == null) {
         return java.util.Optional.empty();
       }
@@ -163,6 +209,9 @@ public final class Pin implements AutoCloseable {
       }
       released = true;
       memtable.unpin(from);
+    }
+    if (draft != null) {
+      draft.drop();
     }
   }
 

@@ -400,21 +400,7 @@ public final class TailLog implements AutoCloseable {
         }
         RowCodec.Buffer buffer = buffers.get();
         buffer.reset();
-        List<Object[]> rows = new ArrayList<>(deleted.size() + added.size());
-        List<Types.NestedField> columns = rowColumns();
-        for (Object[] d : deleted) {
-          Object[] row = new Object[columns.size() + 1];
-          for (int i = 0; i < columns.size(); i++) {
-            if (schema.identifierFieldIds().contains(columns.get(i).fieldId())) {
-              row[i] = d[i];
-            }
-          }
-          row[columns.size()] = Boolean.TRUE;
-          rows.add(row);
-        }
-        for (Object[] a : added) {
-          rows.add(java.util.Arrays.copyOf(a, columns.size() + 1));
-        }
+        List<Object[]> rows = records(schema, deleted, added);
         codec.encode(rows, buffer);
         Wal.Ticket ticket;
         try {
@@ -440,6 +426,29 @@ public final class TailLog implements AutoCloseable {
       }
     }
     return result;
+  }
+
+  /**
+   * A keyed change's versions as its log record holds them (see {@link Versions#append}): the deletions,
+   * their key columns and the tombstone flag set, then the rows, the flag unset.
+   */
+  static List<Object[]> records(Schema schema, List<Object[]> deleted, List<Object[]> added) {
+    List<Object[]> rows = new ArrayList<>(deleted.size() + added.size());
+    List<Types.NestedField> columns = logColumns(schema);
+    for (Object[] d : deleted) {
+      Object[] row = new Object[columns.size() + 1];
+      for (int i = 0; i < columns.size(); i++) {
+        if (schema.identifierFieldIds().contains(columns.get(i).fieldId())) {
+          row[i] = d[i];
+        }
+      }
+      row[columns.size()] = Boolean.TRUE;
+      rows.add(row);
+    }
+    for (Object[] a : added) {
+      rows.add(java.util.Arrays.copyOf(a, columns.size() + 1));
+    }
+    return rows;
   }
 
   /** Durable rows waiting in the heap beyond which an append moves them into the memtable itself. */

@@ -206,6 +206,135 @@ class BankTest {
     }
   }
 
+  /**
+   * The bank on a keyed tail (one table, a primary key and a tail): transfers in pgjdbc transaction
+   * blocks (autocommit off) are the block's own versions until COMMIT appends them as one log record,
+   * which fails with 40001 only when another committed a change of one of its two accounts since the
+   * block read it. Readers sum in one statement and in two statements of one block, while the log is
+   * sealed again and again: every sum is the same, and 40001 is the only error.
+   */
+  @org.junit.jupiter.api.Test
+  void keyedTailTransfersInBlocksKeepTheTotal() throws Exception {
+    try (PgTestServer floe = new PgTestServer(dir.resolve("wh"))) {
+      try (Connection c = floe.connect(); Statement st = c.createStatement()) {
+        st.execute("CREATE TABLE bank_k (id int PRIMARY KEY, balance int NOT NULL) WITH (tail = true)");
+        st.execute("INSERT INTO bank_k SELECT i, " + START + " FROM range(0, " + ACCOUNTS + ") r(i)");
+      }
+      long total = (long) ACCOUNTS * START;
+      long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Math.min(RUN_MILLIS, 5_000));
+      AtomicLong transfers = new AtomicLong();
+      AtomicLong aborts = new AtomicLong();
+      AtomicLong seals = new AtomicLong();
+      Map<String, String> unexpected = new ConcurrentHashMap<>();
+      List<Long> wrongTotals = java.util.Collections.synchronizedList(new ArrayList<>());
+      ExecutorService pool = Executors.newFixedThreadPool(11);
+      List<Future<?>> clients = new ArrayList<>();
+      for (int k = 0; k < 8; k++) {
+        long seed = 2000L + k;
+        clients.add(pool.submit(() -> {
+          Random random = new Random(seed);
+          try (Connection c = floe.connect()) {
+            c.setAutoCommit(false);
+            while (System.nanoTime() < deadline) {
+              int from = random.nextInt(ACCOUNTS);
+              int to = (from + 1 + random.nextInt(ACCOUNTS - 1)) % ACCOUNTS;
+              int amount = 1 + random.nextInt(20);
+              try {
+                int balance = keyedBalance(c, from);
+                if (balance < amount) {
+                  c.rollback();
+                  continue;
+                }
+                keyedMove(c, from, -amount);
+                keyedMove(c, to, amount);
+                assertThat(keyedBalance(c, from)).isEqualTo(balance - amount); // the block reads its own change
+                c.commit();
+                transfers.incrementAndGet();
+              } catch (SQLException e) {
+                if ("40001".equals(e.getSQLState())) {
+                  aborts.incrementAndGet();
+                } else {
+                  unexpected.put(e.getSQLState() + " " + e.getMessage(), "transfer");
+                }
+                c.rollback();
+              }
+            }
+          }
+          return null;
+        }));
+      }
+      for (int k = 0; k < 2; k++) {
+        boolean twoStatements = k == 1;
+        clients.add(pool.submit(() -> {
+          try (Connection c = floe.connect()) {
+            c.setAutoCommit(false);
+            while (System.nanoTime() < deadline) {
+              try (Statement st = c.createStatement()) {
+                long sum = twoStatements
+                    ? single(st, "SELECT sum(balance) FROM bank_k WHERE id < 10")
+                        + single(st, "SELECT sum(balance) FROM bank_k WHERE id >= 10")
+                    : single(st, "SELECT sum(balance) FROM bank_k");
+                c.commit();
+                if (sum != total) {
+                  wrongTotals.add(sum);
+                }
+              } catch (SQLException e) {
+                unexpected.put(e.getSQLState() + " " + e.getMessage(), "read");
+                c.rollback();
+              }
+            }
+          }
+          return null;
+        }));
+      }
+      clients.add(pool.submit(() -> {
+        dev.floe.Log log = floe.db.openLog("bank_k");
+        while (System.nanoTime() < deadline) {
+          log.seal(true);
+          seals.incrementAndGet();
+          Thread.sleep(200);
+        }
+        return null;
+      }));
+      for (Future<?> f : clients) {
+        f.get(RUN_MILLIS + 120_000, TimeUnit.MILLISECONDS);
+      }
+      pool.shutdown();
+      System.err.printf("[BankTest] keyed tail: %d transfers, %d aborted (40001), %d seals%n", transfers.get(),
+          aborts.get(), seals.get());
+      assertThat(unexpected).isEmpty();
+      assertThat(wrongTotals).isEmpty();
+      assertThat(transfers.get()).isPositive();
+      try (Connection c = floe.connect(); Statement st = c.createStatement()) {
+        assertThat(single(st, "SELECT sum(balance) FROM bank_k")).isEqualTo(total);
+        assertThat(single(st, "SELECT count(*) FROM bank_k WHERE balance < 0")).isZero();
+        assertThat(single(st, "SELECT count(*) FROM bank_k")).isEqualTo(ACCOUNTS);
+      }
+      floe.db.openLog("bank_k").seal(true);
+      try (Connection c = floe.connect(); Statement st = c.createStatement()) {
+        assertThat(single(st, "SELECT sum(balance) FROM bank_k")).isEqualTo(total);
+      }
+    }
+  }
+
+  private static int keyedBalance(Connection c, int account) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("SELECT balance FROM bank_k WHERE id = ?")) {
+      ps.setInt(1, account);
+      try (ResultSet rs = ps.executeQuery()) {
+        assertThat(rs.next()).isTrue();
+        return rs.getInt(1);
+      }
+    }
+  }
+
+  private static void keyedMove(Connection c, int account, int amount) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("UPDATE bank_k SET balance = balance + ? WHERE id = ?")) {
+      ps.setInt(1, amount);
+      ps.setInt(2, account);
+      assertThat(ps.executeUpdate()).isEqualTo(1);
+    }
+  }
+
   private static String table(int account) {
     return account < 10 ? "bank_a" : "bank_b";
   }

@@ -302,6 +302,25 @@ class PsycopgTest {
   }
 
   /**
+   * A keyed tail from psycopg2's default mode (every statement in a block the client commits): the
+   * block reads its own changes, others see them at commit, a block that lost a key to another fails
+   * with 40001, and a block that changed a keyed table writes no other.
+   */
+  @Test
+  void psycopg2ChangesAKeyedTailInTransactions() {
+    psycopg2("keyed_tail", """
+        in the block [(1, 70), (2, 130), (3, 100), (4, 5)]
+        others before commit [(1, 100), (2, 100), (3, 100)]
+        others after commit [(1, 70), (2, 130), (3, 100), (4, 5)]
+        SerializationFailure 40001 'could not serialize access due to concurrent update'
+        the first committer's (1,)
+        UndefinedTable 42P01 'relation "acc2" does not exist' 13
+        FeatureNotSupported 0A000 'a transaction block cannot both change rows of a table with a keyed tail (table "acc") and write other tables' None
+        after rollback (1,)
+        """);
+  }
+
+  /**
    * conn.transaction() blocks, a nested one as a savepoint rolled back by an exception, and a rollback
    * that undoes an INSERT (PostgreSQL's count 2, no notice).
    */
