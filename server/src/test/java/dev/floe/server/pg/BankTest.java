@@ -240,14 +240,14 @@ class BankTest {
               int to = (from + 1 + random.nextInt(ACCOUNTS - 1)) % ACCOUNTS;
               int amount = 1 + random.nextInt(20);
               try {
-                int balance = keyedBalance(c, from);
+                int balance = balance(c, "bank_k", from);
                 if (balance < amount) {
                   c.rollback();
                   continue;
                 }
-                keyedMove(c, from, -amount);
-                keyedMove(c, to, amount);
-                assertThat(keyedBalance(c, from)).isEqualTo(balance - amount); // the block reads its own change
+                move(c, "bank_k", from, -amount);
+                move(c, "bank_k", to, amount);
+                assertThat(balance(c, "bank_k", from)).isEqualTo(balance - amount); // the block reads its own change
                 c.commit();
                 transfers.incrementAndGet();
               } catch (SQLException e) {
@@ -317,30 +317,16 @@ class BankTest {
     }
   }
 
-  private static int keyedBalance(Connection c, int account) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement("SELECT balance FROM bank_k WHERE id = ?")) {
-      ps.setInt(1, account);
-      try (ResultSet rs = ps.executeQuery()) {
-        assertThat(rs.next()).isTrue();
-        return rs.getInt(1);
-      }
-    }
-  }
-
-  private static void keyedMove(Connection c, int account, int amount) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement("UPDATE bank_k SET balance = balance + ? WHERE id = ?")) {
-      ps.setInt(1, amount);
-      ps.setInt(2, account);
-      assertThat(ps.executeUpdate()).isEqualTo(1);
-    }
-  }
-
   private static String table(int account) {
     return account < 10 ? "bank_a" : "bank_b";
   }
 
   private static int balance(Connection c, int account) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement("SELECT balance FROM " + table(account) + " WHERE id = ?")) {
+    return balance(c, table(account), account);
+  }
+
+  private static int balance(Connection c, String table, int account) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("SELECT balance FROM " + table + " WHERE id = ?")) {
       ps.setInt(1, account);
       try (ResultSet rs = ps.executeQuery()) {
         assertThat(rs.next()).isTrue();
@@ -350,8 +336,11 @@ class BankTest {
   }
 
   private static void move(Connection c, int account, int amount) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement("UPDATE " + table(account) + " SET balance = balance + ? "
-        + "WHERE id = ?")) {
+    move(c, table(account), account, amount);
+  }
+
+  private static void move(Connection c, String table, int account, int amount) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("UPDATE " + table + " SET balance = balance + ? WHERE id = ?")) {
       ps.setInt(1, amount);
       ps.setInt(2, account);
       assertThat(ps.executeUpdate()).isEqualTo(1);
