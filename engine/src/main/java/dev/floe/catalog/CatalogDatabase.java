@@ -140,6 +140,35 @@ final class CatalogDatabase {
     }
   }
 
+  /** Statements prepared once and kept, by their text (used only under this object's monitor). */
+  private final java.util.Map<String, PreparedStatement> prepared = new java.util.HashMap<>();
+
+  /**
+   * {@code sql} prepared on the connection once and kept: a statement run for every query (a table's
+   * pointer) is not parsed by SQLite every time. Only inside {@link #call}, {@link #run} or {@link
+   * #transaction}; a caller whose statement failed calls {@link #forget}.
+   */
+  PreparedStatement prepared(String sql) throws SQLException {
+    PreparedStatement ps = prepared.get(sql);
+    if (ps == null) {
+      ps = conn.prepareStatement(sql);
+      prepared.put(sql, ps);
+    }
+    return ps;
+  }
+
+  /** Closes a kept statement that failed: the next {@link #prepared} prepares it again. */
+  void forget(String sql) {
+    PreparedStatement ps = prepared.remove(sql);
+    if (ps != null) {
+      try {
+        ps.close();
+      } catch (SQLException ignored) {
+        // it is dropped either way
+      }
+    }
+  }
+
   /** {@link #call} for work that returns nothing. */
   void run(Consumer<Connection> work) {
     synchronized (this) {
@@ -190,6 +219,10 @@ final class CatalogDatabase {
   void close() {
     run(conn -> {
       try {
+        for (PreparedStatement ps : prepared.values()) {
+          ps.close();
+        }
+        prepared.clear();
         conn.close();
       } catch (SQLException e) {
         throw new SqliteCatalog.CatalogException("Cannot close catalog: " + e.getMessage(), e);

@@ -28,6 +28,13 @@ import org.apache.iceberg.exceptions.NoSuchTableException;
  */
 final class TablePointers {
   private static final String TABLE_FILTER = " AND (iceberg_type = 'TABLE' OR iceberg_type IS NULL)";
+  private static final String CURRENT_SQL = locationSql("metadata_location");
+  private static final String PREVIOUS_SQL = locationSql("previous_metadata_location");
+
+  private static String locationSql(String column) {
+    return "SELECT " + column + " FROM iceberg_tables WHERE catalog_name = ? AND table_namespace = ?"
+        + " AND table_name = ?" + TABLE_FILTER;
+  }
 
   private final CatalogDatabase db;
   private final String catalogName;
@@ -47,10 +54,10 @@ final class TablePointers {
 
   /** One of a table's metadata locations ({@code column}); empty when the table is not in the catalog. */
   private Optional<String> location(TableIdentifier id, String column, String failure) {
-    String sql = "SELECT " + column + " FROM iceberg_tables WHERE catalog_name = ? AND table_namespace = ?"
-        + " AND table_name = ?" + TABLE_FILTER;
+    String sql = column.equals("metadata_location") ? CURRENT_SQL : PREVIOUS_SQL;
     return db.call(conn -> {
-      try (PreparedStatement ps = conn.prepareStatement(sql)) {
+      try {
+        PreparedStatement ps = db.prepared(sql); // read for every statement: prepared once
         ps.setString(1, catalogName);
         ps.setString(2, namespaceString(id.namespace()));
         ps.setString(3, id.name());
@@ -58,6 +65,7 @@ final class TablePointers {
           return rs.next() ? Optional.ofNullable(rs.getString(1)) : Optional.empty();
         }
       } catch (SQLException e) {
+        db.forget(sql);
         throw new CatalogException(failure + e.getMessage(), e);
       }
     });

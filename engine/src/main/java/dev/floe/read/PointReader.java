@@ -287,12 +287,12 @@ public final class PointReader {
     Object physical = physical(value, keyColumn.getPrimitiveType());
     Object search = physical instanceof Binary b ? b.getBytes() : physical;
     Deleted deleted = null;
-    try (FileChannel file = FileChannel.open(path, StandardOpenOption.READ)) {
+    try (LazyChannel file = new LazyChannel(path)) {
       for (int g : plan.groups()) {
         BlockMetaData block = plan.footer().getBlocks().get(g);
         long first = block.getRowIndexOffset() >= 0 ? block.getRowIndexOffset() : rowOffset(plan.footer(), g);
         List<Integer> hits = new ArrayList<>();
-        ColumnChunkReader keys = CHUNKS.get(location, g, keyColumn, () -> new ColumnChunkReader(file,
+        ColumnChunkReader keys = CHUNKS.get(location, g, keyColumn, () -> new ColumnChunkReader(file.get(),
             chunk(block, keyColumn), keyColumn));
         for (int row : keys.find(search)) {
           if (deletes != null && deleted == null) {
@@ -312,7 +312,7 @@ public final class PointReader {
         for (Field f : fields) {
           if (!values.containsKey(f.id())) {
             ColumnDescriptor c = plan.columns().get(f.id());
-            Object[] raw = (c == keyColumn ? keys : CHUNKS.get(location, g, c, () -> new ColumnChunkReader(file,
+            Object[] raw = (c == keyColumn ? keys : CHUNKS.get(location, g, c, () -> new ColumnChunkReader(file.get(),
                 chunk(block, c), c))).valuesAt(hits);
             for (int h = 0; h < raw.length; h++) {
               raw[h] = raw[h] == null ? null : value(raw[h], c.getPrimitiveType(), f);
@@ -335,6 +335,30 @@ public final class PointReader {
       throw new Unreadable(e.getMessage());
     } catch (IOException | RuntimeException e) {
       throw new FloeException(SqlState.DATA_CORRUPTED, "cannot read data file " + path + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** A data file opened when a chunk not cached is read: a lookup of cached chunks opens no file. */
+  private static final class LazyChannel implements AutoCloseable {
+    private final Path path;
+    private FileChannel channel;
+
+    LazyChannel(Path path) {
+      this.path = path;
+    }
+
+    FileChannel get() throws IOException {
+      if (channel == null) {
+        channel = FileChannel.open(path, StandardOpenOption.READ);
+      }
+      return channel;
+    }
+
+    @Override
+    public void close() throws IOException {
+      if (channel != null) {
+        channel.close();
+      }
     }
   }
 

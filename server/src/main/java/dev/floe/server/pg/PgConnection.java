@@ -281,6 +281,11 @@ final class PgConnection implements Runnable {
     return idle;
   }
 
+  /** The server's clock tick: the running statement's timeout and client watch ({@link StatementClock#tick}). */
+  void tick(long nowNanos) {
+    sessions.clock().tick(nowNanos);
+  }
+
   private void closeSocket() {
     try {
       socket.close();

@@ -146,10 +146,11 @@ public final class PgServer implements AutoCloseable {
           t.setDaemon(true);
           return t;
         });
-    // Every statement arms a timer (its timeout, at most the server's ceiling) and cancels it when done: a
-    // cancelled timer leaves the queue at once, not an hour later.
+    // an idle-in-transaction timer is cancelled by the client's next message: it leaves the queue at once
     pool.setRemoveOnCancelPolicy(true);
     this.timers = pool;
+    // statement timeouts and client watches: one tick for all connections instead of a timer per statement
+    pool.scheduleAtFixedRate(this::tick, TICK_MILLIS, TICK_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS);
     this.users = new dev.floe.server.auth.Users(database.warehouse());
     this.acceptor = new Thread(this::acceptLoop, "floe-pg-accept");
     this.acceptor.setDaemon(true);
@@ -206,6 +207,24 @@ public final class PgServer implements AutoCloseable {
 
   Set<String> databaseNames() {
     return databaseNames;
+  }
+
+  /**
+   * How often running statements are checked against their deadline (statement_timeout, the server's
+   * ceiling) and for how long they have run (a client watch starts after 100 ms): a timeout fires at most
+   * this much late.
+   */
+  static final long TICK_MILLIS = 10;
+
+  private void tick() {
+    long now = System.nanoTime();
+    for (PgConnection c : connections.values()) {
+      try {
+        c.tick(now);
+      } catch (RuntimeException e) {
+        LOG.warn("statement clock of connection {} failed", c.processId(), e);
+      }
+    }
   }
 
   ScheduledExecutorService timers() {

@@ -318,6 +318,9 @@ final class Settings {
    * compiled once.
    */
   static long millis(String name, String value) {
+    if (!value.isEmpty() && value.length() <= 9 && value.chars().allMatch(c -> c >= '0' && c <= '9')) {
+      return Long.parseLong(value); // plain milliseconds, as the defaults and most clients set them
+    }
     String v = value.trim().toLowerCase(Locale.ROOT);
     java.util.regex.Matcher m = DURATION.matcher(v);
     if (!m.matches()) {

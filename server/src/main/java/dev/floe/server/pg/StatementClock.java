@@ -3,7 +3,6 @@ package dev.floe.server.pg;
 import dev.floe.FloeException;
 import dev.floe.Session;
 import dev.floe.SqlState;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
@@ -13,7 +12,8 @@ import java.util.function.Supplier;
  * (its rows included; nested starts share it): statement_timeout (never beyond the server's
  * {@code --max-statement-time}), a CancelRequest, and, once the client has sent all the statement reads
  * and it has run a while, a watch for the client disconnecting. Each of them cancels the statement's
- * engine session; a cancelled write commits nothing (docs/server.md).
+ * engine session; a cancelled write commits nothing (docs/server.md). The server's clock tick checks the
+ * deadline and the run time ({@link #tick}); starting and ending a statement only writes fields.
  */
 final class StatementClock {
   /** How long a statement runs before the server starts watching for its client going away. */
@@ -36,8 +36,8 @@ final class StatementClock {
   private volatile boolean timedOut;
   /** Set when the running statement is to stop (a CancelRequest, its timeout); checked while COPY data arrives. */
   private volatile boolean cancelRequested;
-  /** The statement's run while one runs. */
-  private Run current;
+  /** The statement's run while one runs (read by the server's clock tick). */
+  private volatile Run current;
 
   StatementClock(PgServer server, LongSupplier statementTimeout, Supplier<ClientInput> input) {
     this.server = server;
@@ -96,10 +96,26 @@ final class StatementClock {
     return r;
   }
 
+  /**
+   * Called by the server's clock tick ({@link PgServer#TICK_MILLIS}) from its timer thread: times out the
+   * running statement past its deadline, and starts watching its client once it has run a while. A statement
+   * arms no timer of its own: it only writes when it started and its deadline, which costs a statement
+   * nothing (a timer per statement woke the timer thread twice per statement: a third of a point lookup's
+   * system time).
+   */
+  void tick(long nowNanos) {
+    Run r = current;
+    if (r != null) {
+      r.tick(nowNanos);
+    }
+  }
+
   private final class Run implements Timing {
     private final Session in;
-    private final ScheduledFuture<?> timer;
-    private ScheduledFuture<?> watchStart;
+    private final long startedNanos;
+    /** When the statement times out ({@code Long.MAX_VALUE}: never). */
+    private final long deadlineNanos;
+    private boolean watchWanted;
     private ClientInput.Watch watch;
     private boolean closed;
 
@@ -114,26 +130,30 @@ final class StatementClock {
       timedOut = false;
       active = in;
       running = true;
-      timer = timeout <= 0 ? null : server.timers().schedule(() -> {
-        timedOut = true;
-        cancelRequested = true;
-        in.cancel();
-      }, timeout, TimeUnit.MILLISECONDS);
+      startedNanos = System.nanoTime();
+      deadlineNanos = timeout <= 0 ? Long.MAX_VALUE : startedNanos + TimeUnit.MILLISECONDS.toNanos(timeout);
     }
 
     /** From now on the client sends nothing this statement reads: watch for it going away. */
     synchronized void watchClient() {
-      ClientInput client = input.get();
-      if (client == null || watchStart != null || closed) {
-        return;
+      watchWanted = true;
+    }
+
+    synchronized void tick(long now) {
+      if (closed) {
+        return; // ended meanwhile: its session may already run the next statement
       }
-      watchStart = server.timers().schedule(() -> {
-        synchronized (this) {
-          if (!closed) {
-            watch = client.watch(server.watchers(), in::cancel);
-          }
+      if (!timedOut && deadlineNanos != Long.MAX_VALUE && now - deadlineNanos >= 0) {
+        timedOut = true;
+        cancelRequested = true;
+        in.cancel();
+      }
+      if (watchWanted && watch == null && now - startedNanos >= TimeUnit.MILLISECONDS.toNanos(WATCH_AFTER_MILLIS)) {
+        ClientInput client = input.get();
+        if (client != null) {
+          watch = client.watch(server.watchers(), in::cancel);
         }
-      }, WATCH_AFTER_MILLIS, TimeUnit.MILLISECONDS);
+      }
     }
 
     @Override
@@ -143,15 +163,9 @@ final class StatementClock {
         closed = true;
         running = false;
         w = watch;
-        if (watchStart != null) {
-          watchStart.cancel(false);
-        }
       }
       if (w != null) {
         w.stop(); // before the connection reads again
-      }
-      if (timer != null) {
-        timer.cancel(false);
       }
       current = null;
     }
