@@ -93,7 +93,6 @@ public final class PointReader {
     files.verify(plan); // a damaged file is XX001 naming it, never rows read from it
     org.apache.iceberg.io.FileIO io = plan.table().io();
     List<Plan> plans = new ArrayList<>();
-    List<PositionDeleteIndex> deletes = new ArrayList<>();
     int groups = 0;
     for (org.apache.iceberg.FileScanTask task : plan.tasks()) {
       if (task.file().format() != org.apache.iceberg.FileFormat.PARQUET) {
@@ -122,6 +121,9 @@ public final class PointReader {
     List<Hit> hits = new ArrayList<>();
     try {
       for (int k = 0; k < plans.size() && hits.size() < limit; k++) {
+        if (plans.get(k).groups().isEmpty()) {
+          continue; // no row group of the file may hold the key
+        }
         org.apache.iceberg.FileScanTask task = plan.tasks().get(k);
         String location = task.file().location();
         read(dev.floe.catalog.LocalFileIO.toPath(location), location, plans.get(k), key, value, fields,
@@ -212,8 +214,10 @@ public final class PointReader {
     List<Integer> groups = new ArrayList<>();
     if (physical != null) {
       List<BlockMetaData> blocks = footer.getBlocks();
+      org.apache.parquet.hadoop.metadata.ColumnPath keyPath =
+          org.apache.parquet.hadoop.metadata.ColumnPath.get(keyColumn.getPath());
       for (int g = 0; g < blocks.size(); g++) {
-        if (blocks.get(g).getRowCount() > 0 && mayContain(chunk(blocks.get(g), keyColumn), physical)) {
+        if (blocks.get(g).getRowCount() > 0 && mayContain(chunk(blocks.get(g), keyPath), physical)) {
           groups.add(g);
         }
       }
@@ -233,7 +237,7 @@ public final class PointReader {
   static final class Chunks {
     private final long budget;
     private long used;
-    private final java.util.LinkedHashMap<String, ColumnChunkReader> chunks =
+    private final java.util.LinkedHashMap<Key, ColumnChunkReader> chunks =
         new java.util.LinkedHashMap<>(16, 0.75f, true);
 
     Chunks(long budget) {
@@ -244,8 +248,11 @@ public final class PointReader {
       ColumnChunkReader load() throws IOException;
     }
 
+    /** A chunk: its file (the location's hash is cached by the task's String), row group and column. */
+    private record Key(String location, int group, int fieldId) {}
+
     ColumnChunkReader get(String location, int group, ColumnDescriptor column, Load load) throws IOException {
-      String key = location + "#" + group + "#" + String.join(".", column.getPath());
+      Key key = new Key(location, group, column.getPrimitiveType().getId().intValue());
       synchronized (this) {
         ColumnChunkReader cached = chunks.get(key);
         if (cached != null) {
@@ -484,12 +491,18 @@ public final class PointReader {
   }
 
   private static ColumnChunkMetaData chunk(BlockMetaData block, ColumnDescriptor c) {
-    for (ColumnChunkMetaData m : block.getColumns()) {
-      if (m.getPath().equals(org.apache.parquet.hadoop.metadata.ColumnPath.get(c.getPath()))) {
-        return m;
+    return chunk(block, org.apache.parquet.hadoop.metadata.ColumnPath.get(c.getPath()));
+  }
+
+  /** A row group's chunk of a column (by index: this runs for every row group of every file a lookup plans). */
+  private static ColumnChunkMetaData chunk(BlockMetaData block, org.apache.parquet.hadoop.metadata.ColumnPath path) {
+    List<ColumnChunkMetaData> columns = block.getColumns();
+    for (int i = 0, n = columns.size(); i < n; i++) {
+      if (columns.get(i).getPath().equals(path)) {
+        return columns.get(i);
       }
     }
-    throw new IllegalStateException("row group without column " + String.join(".", c.getPath()));
+    throw new IllegalStateException("row group without column " + path.toDotString());
   }
 
   private static long rowOffset(ParquetMetadata footer, int group) {
