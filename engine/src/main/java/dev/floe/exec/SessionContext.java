@@ -175,7 +175,7 @@ public final class SessionContext implements AutoCloseable {
    * @throws FloeException with the statement's SQLSTATE; nothing the statement did is visible then
    */
   public Result execute(String sql) {
-    List<SqlScript.Part> parts = SqlScript.split(sql);
+    List<SqlScript.Part> parts = SqlScript.splitOne(sql);
     if (parts.isEmpty()) {
       closeOpenResult();
       return new CommandResult("EMPTY", 0);
