@@ -22,18 +22,42 @@ final class IcebergChange {
 
   /** Commits {@code change} to {@code table}; returns the table's snapshot after it. */
   static Snapshot commit(Table table, TableChange change) {
-    if (!change.changesFiles()) {
-      properties(table.updateProperties(), change).commit();
-    } else if (change.setProperties().isEmpty() && change.removedProperties().isEmpty()) {
-      operation(table, change).commit();
-    } else {
-      // the snapshot and the properties in one metadata version
-      Transaction txn = table.newTransaction();
-      operation(txn.table(), change).commit();
-      properties(txn.updateProperties(), change).commit();
-      txn.commitTransaction();
+    try {
+      if (!change.changesFiles()) {
+        properties(table.updateProperties(), change).commit();
+      } else if (change.setProperties().isEmpty() && change.removedProperties().isEmpty()) {
+        operation(table, change).commit();
+      } else {
+        // the snapshot and the properties in one metadata version
+        Transaction txn = table.newTransaction();
+        operation(txn.table(), change).commit();
+        properties(txn.updateProperties(), change).commit();
+        txn.commitTransaction();
+      }
+    } catch (IllegalArgumentException e) {
+      throw historyRewritten(table, change, e);
     }
     return table.currentSnapshot();
+  }
+
+  /**
+   * Iceberg's validation of a change whose parent is no longer an ancestor of the current snapshot (the
+   * table was rolled back since the change read it, by Floe or another engine) fails a precondition: that
+   * is a conflict like any other, so it is reported as Iceberg's validation failures are.
+   */
+  private static RuntimeException historyRewritten(Table table, TableChange change, IllegalArgumentException e) {
+    if (change.parentId() == null) {
+      return e;
+    }
+    table.refresh();
+    Snapshot current = table.currentSnapshot();
+    if (current != null && org.apache.iceberg.util.SnapshotUtil.isAncestorOf(table, current.snapshotId(),
+        change.parentId())) {
+      return e;
+    }
+    return new org.apache.iceberg.exceptions.ValidationException(e, "the table's history was rewritten since "
+        + "snapshot %s was read (it was rolled back): that snapshot is not an ancestor of the current one",
+        change.parentId());
   }
 
   /** Adds {@code change} to {@code txn} (a create-table transaction), which the caller then commits. */
@@ -52,7 +76,11 @@ final class IcebergChange {
    * in with its other tables').
    */
   static Snapshot apply(Table table, TableChange change) {
-    return operation(table, change).apply();
+    try {
+      return operation(table, change).apply();
+    } catch (IllegalArgumentException e) {
+      throw historyRewritten(table, change, e);
+    }
   }
 
   private static SnapshotUpdate<?> operation(Table table, TableChange change) {

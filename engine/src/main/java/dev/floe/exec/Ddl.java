@@ -473,6 +473,9 @@ final class Ddl {
 
   /** Refuses what the table of a published log, or a tail's offset column, cannot take. */
   private void checkAlter(Ast.AlterTable s, TableIdentifier id, Table table) {
+    if (TailLog.hasTail(table) && s.actions().get(0) instanceof Ast.Execute e) {
+      TableProcedures.checkTail(id, e);
+    }
     if (dev.floe.tail.Published.location(table.properties()).isPresent()) {
       for (AlterAction action : s.actions()) {
         if (!(action instanceof RenameTable || action instanceof SetProperties || action instanceof UnsetProperties)) {
@@ -530,6 +533,9 @@ final class Ddl {
   }
 
   private Result alterTableChecked(Ast.AlterTable s, TableIdentifier id, Table table) {
+    if (s.actions().get(0) instanceof Ast.Execute e) {
+      return TableProcedures.run(session, id, table, e); // EXECUTE is the statement's only action
+    }
     List<RenameTable> renames = new ArrayList<>();
     Transaction txn = table.newTransaction();
     for (AlterAction action : s.actions()) {

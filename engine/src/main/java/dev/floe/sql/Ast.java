@@ -286,7 +286,28 @@ public final class Ast {
 
   public sealed interface AlterAction
       permits AddColumn, DropColumn, RenameColumn, AlterColumnType, DropNotNull, SetProperties, UnsetProperties,
-          RenameTable {}
+          RenameTable, Execute {}
+
+  /**
+   * {@code ALTER TABLE t EXECUTE procedure(args)}: a table procedure, as Trino's Iceberg connector names
+   * them ({@code rollback_to_snapshot(id)}); it is the statement's only action.
+   *
+   * @param position 1-based offset of the procedure's name
+   */
+  public record Execute(String procedure, List<ProcedureArgument> arguments, int position) implements AlterAction {
+    public Execute {
+      arguments = List.copyOf(arguments);
+    }
+  }
+
+  /**
+   * A procedure's argument: a constant, positional or named ({@code name => value}).
+   *
+   * @param name the argument's name, or null when positional
+   * @param value the constant's text: a number's digits (with its sign) or a string's value
+   * @param string whether it was written as a string
+   */
+  public record ProcedureArgument(String name, String value, boolean string, int position) {}
 
   public record AddColumn(ColumnDef column, boolean ifNotExists) implements AlterAction {}
 

@@ -509,11 +509,46 @@ final class DdlParser {
     boolean ifExists = ifExists();
     QualifiedName name = in.qualifiedName();
     List<AlterAction> actions = new ArrayList<>();
+    if (in.acceptKeyword("execute")) {
+      actions.add(execute());
+      in.expectEnd();
+      return new AlterTable(name, ifExists, actions);
+    }
     do {
       actions.add(alterAction());
     } while (in.acceptOp(","));
     in.expectEnd();
     return new AlterTable(name, ifExists, actions);
+  }
+
+  /** {@code procedure([name =>] constant, ...)} after EXECUTE. */
+  private Ast.Execute execute() {
+    Token procedure = in.peek();
+    String name = in.identifier();
+    List<Ast.ProcedureArgument> arguments = new ArrayList<>();
+    in.expectOp("(");
+    if (!in.acceptOp(")")) {
+      do {
+        Token at = in.peek();
+        String argument = null;
+        if (in.peekAt(1).isOp("=>")) {
+          argument = in.identifier();
+          in.expectOp("=>");
+        }
+        boolean negative = in.acceptOp("-");
+        Token value = in.next();
+        if (value.type() == Token.Type.NUMBER) {
+          arguments.add(new Ast.ProcedureArgument(argument, (negative ? "-" : "") + value.text(), false,
+              at.position()));
+        } else if (value.type() == Token.Type.STRING && !negative) {
+          arguments.add(new Ast.ProcedureArgument(argument, value.value(), true, at.position()));
+        } else {
+          throw unexpected(value);
+        }
+      } while (in.acceptOp(","));
+      in.expectOp(")");
+    }
+    return new Ast.Execute(name, arguments, procedure.position());
   }
 
   private AlterAction alterAction() {

@@ -1,0 +1,124 @@
+package dev.floe.exec;
+
+import dev.floe.FloeException;
+import dev.floe.Result;
+import dev.floe.SqlState;
+import dev.floe.sql.Ast;
+import java.util.List;
+import java.util.Optional;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.Transaction;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.exceptions.CommitFailedException;
+import org.apache.iceberg.util.SnapshotUtil;
+
+/**
+ * {@code ALTER TABLE t EXECUTE procedure(...)}: what an operator does to a table's versions, named as
+ * Trino's Iceberg connector names them. {@code rollback_to_snapshot(snapshot_id)} and Floe's
+ * {@code rollback_to_version(version)} (the sequence number {@code AS OF VERSION} takes) make an earlier
+ * version of the table current again, as one commit: the versions after it stay in the history (time
+ * travel reads them) until they are expired. Only a version the current one descends from can be rolled
+ * back to, so a rollback never resurrects a branch of history that was itself rolled back. A running
+ * transaction block that read a later version fails its COMMIT with 40001 (its parent is no longer an
+ * ancestor). Runs holding the table's commit lock ({@link Ddl}).
+ */
+final class TableProcedures {
+  private TableProcedures() {}
+
+  private static final String PROCEDURES = "Table procedures: rollback_to_snapshot(snapshot_id), "
+      + "rollback_to_version(version).";
+
+  static Result run(SessionContext session, TableIdentifier id, Table table, Ast.Execute e) {
+    String name = e.procedure();
+    return switch (name) {
+      case "rollback_to_snapshot" -> rollback(session, id, table, e,
+          snapshot(table, id, argument(e, "snapshot_id"), false));
+      case "rollback_to_version" -> rollback(session, id, table, e,
+          snapshot(table, id, argument(e, "version"), true));
+      default -> throw new FloeException(SqlState.UNDEFINED_FUNCTION, "procedure " + name + " does not exist",
+          null, PROCEDURES, e.position(), null);
+    };
+  }
+
+  /** Refuses a procedure a table with a tail cannot take (called before its log is sealed). */
+  static void checkTail(TableIdentifier id, Ast.Execute e) {
+    if (e.procedure().startsWith("rollback_to_")) {
+      throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "cannot roll back table \"" + id.name()
+          + "\": it has a tail", null, "Its log holds acknowledged rows that an earlier version does not have; "
+          + "retire the log first (docs/tail.md), or read the earlier version with AS OF VERSION.", e.position(), null);
+    }
+  }
+
+  /** The procedure's one argument, a bigint, positional or named {@code name}. */
+  private static Ast.ProcedureArgument argument(Ast.Execute e, String name) {
+    List<Ast.ProcedureArgument> args = e.arguments();
+    if (args.size() != 1 || args.get(0).name() != null && !args.get(0).name().equals(name)
+        || args.get(0).string()) {
+      throw new FloeException(SqlState.UNDEFINED_FUNCTION, "procedure " + e.procedure() + "(" + signature(args)
+          + ") does not exist", null, e.procedure() + " takes one argument, " + name + " (bigint).", e.position(),
+          null);
+    }
+    return args.get(0);
+  }
+
+  private static String signature(List<Ast.ProcedureArgument> args) {
+    StringBuilder b = new StringBuilder();
+    for (Ast.ProcedureArgument a : args) {
+      if (b.length() > 0) {
+        b.append(", ");
+      }
+      if (a.name() != null) {
+        b.append(a.name()).append(" => ");
+      }
+      b.append(a.string() ? "unknown" : a.value().contains(".") ? "numeric" : "bigint");
+    }
+    return b.toString();
+  }
+
+  /** The snapshot an argument names: by id, or by version (sequence number). */
+  private static Snapshot snapshot(Table table, TableIdentifier id, Ast.ProcedureArgument arg, boolean version) {
+    long value;
+    try {
+      value = Long.parseLong(arg.value());
+    } catch (NumberFormatException ex) {
+      throw new FloeException(SqlState.INVALID_PARAMETER_VALUE, "invalid " + (version ? "version" : "snapshot id")
+          + ": " + arg.value(), null, null, arg.position(), null);
+    }
+    Optional<Snapshot> found = Optional.empty();
+    for (Snapshot s : table.snapshots()) {
+      if (version ? s.sequenceNumber() == value : s.snapshotId() == value) {
+        found = Optional.of(s);
+      }
+    }
+    return found.orElseThrow(() -> new FloeException(SqlState.INVALID_PARAMETER_VALUE, "table \"" + id.name()
+        + "\" has no " + (version ? "version " : "snapshot ") + value, null, "\"" + id.name() + "$snapshots\" lists "
+        + "its snapshots and their versions (sequence numbers); expired ones are gone.", arg.position(), null));
+  }
+
+  private static Result rollback(SessionContext session, TableIdentifier id, Table table, Ast.Execute e,
+      Snapshot target) {
+    Snapshot current = table.currentSnapshot();
+    if (current != null && current.snapshotId() == target.snapshotId()) {
+      session.notice("table \"" + id.name() + "\" is at snapshot " + target.snapshotId() + " (version "
+          + target.sequenceNumber() + ") already");
+      return new CommandResult("ALTER TABLE", 0);
+    }
+    if (current == null || !SnapshotUtil.isAncestorOf(table, current.snapshotId(), target.snapshotId())) {
+      throw new FloeException(SqlState.INVALID_PARAMETER_VALUE, "snapshot " + target.snapshotId() + " (version "
+          + target.sequenceNumber() + ") is not in the current history of table \"" + id.name() + "\"", null,
+          "Only a version the current one descends from can be rolled back to.", e.position(), null);
+    }
+    Transaction txn = table.newTransaction();
+    txn.manageSnapshots().rollbackTo(target.snapshotId()).commit();
+    try {
+      txn.commitTransaction();
+    } catch (CommitFailedException ex) {
+      throw new FloeException(SqlState.SERIALIZATION_FAILURE, "could not alter table \"" + id.name()
+          + "\": it was changed concurrently", ex);
+    }
+    session.notice("table \"" + id.name() + "\" rolled back to snapshot " + target.snapshotId() + " (version "
+        + target.sequenceNumber() + ")");
+    return new CommandResult("ALTER TABLE", 0);
+  }
+}
