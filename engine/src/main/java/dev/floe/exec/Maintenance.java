@@ -56,6 +56,8 @@ final class Maintenance {
           replacedBefore = Math.max(replacedBefore, s.timestampMillis());
         }
       }
+      // and nothing a live reader may still read (a statement, a block, a time-travel read: ReaderPins)
+      replacedBefore = Math.min(replacedBefore, engine.tables().readerPins().keepFrom(id, table));
       Snapshot current = table.currentSnapshot();
       for (Snapshot s : table.snapshots()) {
         if (s.timestampMillis() < replacedBefore && (current == null || s.snapshotId() != current.snapshotId())) {

@@ -48,6 +48,8 @@ final class Relations implements QueryBinder.Resolver {
   /** Where pins go: the session releases them when the statement has started. */
   private final java.util.function.Consumer<Pin> pinned;
   private final Map<TableIdentifier, Optional<Pin>> pins = new HashMap<>();
+  /** Where holds of time-travel reads go: the statement releases them with its result. */
+  private final java.util.function.Consumer<ReaderPins.Hold> held;
   /** The name a row-level statement's SQL uses for its target table, which is read with row ids. */
   static final String TARGET = "__floe_target__";
   private TableIdentifier target;
@@ -87,8 +89,9 @@ final class Relations implements QueryBinder.Resolver {
    */
   Relations(Tables tables, ScanPlanner planner, ScanFiles files, String defaultSchema, Evaluator evaluator,
       java.util.function.Function<List<String>, Optional<String>> system, Tails tails,
-      java.util.function.Consumer<Pin> pinned, boolean clientSql, dev.floe.read.RowStage stage,
-      boolean pointReads) {
+      java.util.function.Consumer<Pin> pinned, java.util.function.Consumer<ReaderPins.Hold> held, boolean clientSql,
+      dev.floe.read.RowStage stage, boolean pointReads) {
+    this.held = held;
     this.pointReads = pointReads;
     this.clientSql = clientSql;
     this.stage = stage;
@@ -208,6 +211,9 @@ final class Relations implements QueryBinder.Resolver {
     Optional<Snapshot> snapshot = timeTravel.isPresent()
         ? Optional.of(snapshot(t, timeTravel.get()))
         : Optional.ofNullable(t.currentSnapshot());
+    if (historic) {
+      held.accept(tables.readerPins().hold(id.get(), snapshot.get(), "time-travel read"));
+    }
     Schema schema = historic && snapshot.isPresent() ? ScanPlan.schemaOf(t, snapshot.get()) : t.schema();
     Optional<Table> published = tails == null ? Optional.empty() : tails.publishedTier(t, snapshot, historic);
     return Optional.of(new TableRelation(planner, files, t, snapshot, schema, historic, qualified(id.get()), false,

@@ -205,11 +205,28 @@ public final class SessionContext implements AutoCloseable {
       }
       statements.forgetClosed();
     }
+    // The statement's holds on what it reads: the first taken before it reads any table, then one per
+    // time-travel read. They end with the statement: DuckDB has read every file it needs when its query
+    // returns (its results are materialized), so a result left open holds nothing back.
+    List<ReaderPins.Hold> outer = statementHolds;
+    List<ReaderPins.Hold> mine = new java.util.ArrayList<>();
+    mine.add(engine.tables().readerPins().hold("statement"));
+    statementHolds = mine;
     try {
       return dev.floe.catalog.CommitGate.guard(this::passCommitPoint, () -> dispatchMapped(part, parsed));
     } finally {
+      statementHolds = outer;
       releasePins();
+      release(mine);
     }
+  }
+
+  /** Where the running statement's holds go ({@link Relations} adds time-travel reads' holds). */
+  private List<ReaderPins.Hold> statementHolds = new java.util.ArrayList<>();
+
+  private static void release(List<ReaderPins.Hold> holds) {
+    holds.forEach(ReaderPins.Hold::close);
+    holds.clear();
   }
 
   private void closeOpenResult() {
@@ -432,6 +449,7 @@ public final class SessionContext implements AutoCloseable {
       return ParameterTypes.infer(this, sql, count);
     } finally {
       releasePins();
+      release(statementHolds); // a time-travel read's, when no statement runs
     }
   }
 
@@ -450,7 +468,7 @@ public final class SessionContext implements AutoCloseable {
       QueryBinder.Bound inner = QueryBinder.bind("SELECT " + expression, 0, this::serializeSql, relations[0]);
       return evaluate(inner.sql().substring("SELECT ".length()));
     }, parts -> PgCatalog.systemName(parts).isPresent() ? engine.pgCatalog().relation(parts) : java.util.Optional.empty(),
-        engine.tails(), pins::add, client && !floeSql, new StagedRows(duck), pointReads());
+        engine.tails(), pins::add, h -> statementHolds.add(h), client && !floeSql, new StagedRows(duck), pointReads());
     return relations[0];
   }
 

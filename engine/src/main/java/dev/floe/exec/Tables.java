@@ -30,18 +30,25 @@ final class Tables {
   private final dev.floe.commit.Committer committer;
   /** The transaction block these tables are seen from, or null (each statement commits). */
   private final Transaction transaction;
+  /** What live readers hold: snapshot expiry keeps what they may read. */
+  private final ReaderPins readerPins;
 
   Tables(SqliteCatalog catalog, dev.floe.catalog.Locations locations, dev.floe.commit.Committer committer) {
-    this(catalog, locations, new ConcurrentHashMap<>(), committer, null);
+    this(catalog, locations, new ConcurrentHashMap<>(), committer, null, new ReaderPins());
   }
 
   private Tables(SqliteCatalog catalog, dev.floe.catalog.Locations locations, Map<TableIdentifier, Table> loaded,
-      dev.floe.commit.Committer committer, Transaction transaction) {
+      dev.floe.commit.Committer committer, Transaction transaction, ReaderPins readerPins) {
     this.catalog = catalog;
     this.locations = locations;
     this.loaded = loaded;
     this.committer = committer;
     this.transaction = transaction;
+    this.readerPins = readerPins;
+  }
+
+  ReaderPins readerPins() {
+    return readerPins;
   }
 
   /**
@@ -49,7 +56,7 @@ final class Tables {
    * ({@link Transaction}).
    */
   Tables in(Transaction t) {
-    return new Tables(catalog, locations, loaded, committer, t);
+    return new Tables(catalog, locations, loaded, committer, t, readerPins);
   }
 
   /** The transaction block these tables are seen from, if any. */

@@ -279,9 +279,22 @@ final class Transaction {
 
   private Map<TableIdentifier, String> pinned() {
     if (pinned == null) {
+      if (hold == null) {
+        hold = tables.readerPins().hold("transaction block"); // before the catalog is read: see ReaderPins
+      }
       pinned = tables.catalog().tableLocations();
     }
     return pinned;
+  }
+
+  /** The block's hold on the versions it reads, from its snapshot to its end (null before its first read). */
+  private ReaderPins.Hold hold;
+
+  private void releaseHold() {
+    if (hold != null) {
+      hold.close();
+      hold = null;
+    }
   }
 
   boolean wrote(TableIdentifier id) {
@@ -427,6 +440,7 @@ final class Transaction {
   void rollback() {
     ended = true;
     releaseTailPins();
+    releaseHold();
     appends.clear();
     for (Written w : written.values()) {
       try {
@@ -456,6 +470,7 @@ final class Transaction {
       commitWrites();
     } finally {
       releaseTailPins();
+      releaseHold();
     }
   }
 

@@ -1,0 +1,124 @@
+package dev.floe.exec;
+
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.TableIdentifier;
+
+/**
+ * What live readers hold, as LMDB's reader table: every running statement (until its result is closed),
+ * every open transaction block and every time-travel read registers a hold saying "I may read a version
+ * current at or after this moment", before it reads any table's metadata. Snapshot expiry keeps, for
+ * each table, every snapshot that was current at or after the oldest hold on it ({@link #keepFrom}), so
+ * it never removes a snapshot, or a file, that a live reader may still read — however long the reader
+ * runs, and with any grace period, zero included.
+ *
+ * <p>Holds are times, not snapshot ids: a reader registers one before it knows which snapshot it will
+ * read, so there is no moment between reading a table's metadata and registering in which expiry could
+ * take the snapshot away. Snapshot timestamps come from the committers' clocks, so a hold keeps
+ * {@value #CLOCK_MARGIN_MILLIS} ms more than its time says (Iceberg accepts snapshot timestamps up to a
+ * minute out of order).
+ *
+ * <p>Registering and releasing a hold is one concurrent set operation: cheap enough for every statement.
+ */
+public final class ReaderPins {
+  static final long CLOCK_MARGIN_MILLIS = 60_000;
+
+  private final Set<Hold> holds = ConcurrentHashMap.newKeySet();
+
+  /** A reader's hold. Closing it (more than once is harmless) releases it. */
+  public final class Hold implements AutoCloseable {
+    private final TableIdentifier table;
+    private final long sinceMillis;
+    private final String holder;
+
+    private Hold(TableIdentifier table, long sinceMillis, String holder) {
+      this.table = table;
+      this.sinceMillis = sinceMillis;
+      this.holder = holder;
+    }
+
+    /** The table held, or empty when the hold covers every table (a statement's, a block's). */
+    public Optional<TableIdentifier> table() {
+      return Optional.ofNullable(table);
+    }
+
+    /** The versions kept: those current at or after this time (epoch milliseconds). */
+    public long sinceMillis() {
+      return sinceMillis;
+    }
+
+    /** Who holds it: a statement, a transaction block, a time-travel read. */
+    public String holder() {
+      return holder;
+    }
+
+    @Override
+    public void close() {
+      holds.remove(this);
+    }
+
+    @Override
+    public String toString() {
+      return holder + " since " + java.time.Instant.ofEpochMilli(sinceMillis) + (table == null ? "" : " on " + table);
+    }
+  }
+
+  /** A hold on every table, from now: taken before the reader reads any table's metadata. */
+  public Hold hold(String holder) {
+    return add(new Hold(null, System.currentTimeMillis(), holder));
+  }
+
+  /** A hold on one version of one table (a time-travel read of {@code snapshot}). */
+  public Hold hold(TableIdentifier table, Snapshot snapshot, String holder) {
+    return add(new Hold(table, snapshot.timestampMillis(), holder));
+  }
+
+  private Hold add(Hold h) {
+    holds.add(h);
+    return h;
+  }
+
+  /** The oldest hold, if any (what keeps the most history). */
+  public Optional<Hold> oldest() {
+    Hold oldest = null;
+    for (Hold h : holds) {
+      if (oldest == null || h.sinceMillis < oldest.sinceMillis) {
+        oldest = h;
+      }
+    }
+    return Optional.ofNullable(oldest);
+  }
+
+  /** How many holds there are. */
+  public int count() {
+    return holds.size();
+  }
+
+  /**
+   * The timestamp from which expiry must keep {@code table}'s snapshots ({@code Long.MAX_VALUE}: no hold
+   * on it): the snapshot that was current when its oldest hold began (the newest committed before it, by
+   * the clock margin), and everything after it.
+   */
+  long keepFrom(TableIdentifier id, Table table) {
+    long since = Long.MAX_VALUE;
+    for (Hold h : holds) {
+      if (h.table == null || h.table.equals(id)) {
+        since = Math.min(since, h.sinceMillis);
+      }
+    }
+    if (since == Long.MAX_VALUE) {
+      return Long.MAX_VALUE;
+    }
+    long at = since - CLOCK_MARGIN_MILLIS;
+    long keepFrom = Long.MIN_VALUE; // no snapshot before the hold: keep them all
+    for (Snapshot s : table.snapshots()) {
+      if (s.timestampMillis() <= at) {
+        keepFrom = Math.max(keepFrom, s.timestampMillis());
+      }
+    }
+    return keepFrom;
+  }
+}
