@@ -22,7 +22,8 @@ import org.apache.iceberg.types.Types;
 /**
  * Iceberg metadata tables, addressed as Trino names them: {@code "orders$snapshots"}, {@code $history},
  * {@code $files}, {@code $manifests}, {@code $partitions}, {@code $refs} (and every other Iceberg metadata
- * table: {@code $entries}, {@code $all_files}, ...), plus Trino's {@code $properties}. Rows come from
+ * table: {@code $entries}, {@code $all_files}, ...), plus Trino's {@code $properties} and Floe's
+ * {@code $health} ({@link TableHealth}). Rows come from
  * Iceberg's own metadata table implementations, handed to DuckDB through a {@link RowStage} (bound, not
  * written into SQL).
  */
@@ -40,7 +41,7 @@ public final class MetadataTables {
 
   /** Whether {@code kind} names a metadata table. */
   public static boolean isKnown(String kind) {
-    if (kind.equalsIgnoreCase("properties")) {
+    if (kind.equalsIgnoreCase("properties") || kind.equalsIgnoreCase(TableHealth.NAME)) {
       return true;
     }
     try {
@@ -58,6 +59,9 @@ public final class MetadataTables {
   public static String relation(Table table, String kind, Optional<Snapshot> snapshot, RowStage stage) {
     if (kind.equalsIgnoreCase("properties")) {
       return properties(table, stage);
+    }
+    if (kind.equalsIgnoreCase(TableHealth.NAME)) {
+      return TableHealth.relation(table, snapshot, stage);
     }
     MetadataTableType type = MetadataTableType.from(kind.toUpperCase(Locale.ROOT));
     Table meta = MetadataTableUtils.createMetadataTableInstance(table, type);
