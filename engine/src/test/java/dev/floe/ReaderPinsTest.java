@@ -71,4 +71,32 @@ class ReaderPinsTest {
       assertThat(db.table("t").snapshots()).extracting(s -> s.snapshotId()).doesNotContain(first);
     }
   }
+
+  @Test
+  void expireSnapshotsWithZeroRetentionKeepsWhatAnOpenBlockReadsAndDeletesTheRestsFiles() throws Exception {
+    try (Database db = Floe.open(dir)) {
+      exec(db, "CREATE TABLE p (id int, v text)");
+      exec(db, "INSERT INTO p SELECT i, 'a' || i FROM range(0, 100) r(i)");
+      java.nio.file.Path data = dir.resolve("public").resolve("p").resolve("data");
+      try (Transaction tx = db.begin()) {
+        assertThat(Rows.of(tx, "SELECT count(*) FROM p")).containsExactly("100");
+        exec(db, "DELETE FROM p"); // the block's file leaves the current version
+        exec(db, "INSERT INTO p VALUES (1000, 'new')");
+        exec(db, "ALTER TABLE p EXECUTE expire_snapshots(retention_threshold => '0s')");
+        assertThat(Rows.of(tx, "SELECT count(*), min(v) FROM p")).containsExactly("100|a0");
+        tx.commit();
+      }
+      assertThat(Rows.of(db, "SELECT count(*) FROM \"p$snapshots\"")).containsExactly("3");
+      long before;
+      try (java.util.stream.Stream<java.nio.file.Path> s = java.nio.file.Files.list(data)) {
+        before = s.count();
+      }
+      exec(db, "ALTER TABLE p EXECUTE expire_snapshots(retention_threshold => '0s')");
+      assertThat(Rows.of(db, "SELECT count(*) FROM \"p$snapshots\"")).containsExactly("1");
+      try (java.util.stream.Stream<java.nio.file.Path> s = java.nio.file.Files.list(data)) {
+        assertThat(s.count()).as("the deleted rows' file is gone").isEqualTo(before - 1);
+      }
+      assertThat(Rows.of(db, "SELECT id, v FROM p")).containsExactly("1000|new");
+    }
+  }
 }

@@ -478,7 +478,8 @@ final class Ddl {
     }
     if (dev.floe.tail.Published.location(table.properties()).isPresent()) {
       for (AlterAction action : s.actions()) {
-        if (!(action instanceof RenameTable || action instanceof SetProperties || action instanceof UnsetProperties)) {
+        if (!(action instanceof RenameTable || action instanceof SetProperties || action instanceof UnsetProperties
+            || action instanceof Ast.Execute x && x.procedure().equals("expire_snapshots"))) {
           // the published table on object storage has the schema the log was created with
           throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "cannot change the columns or layout of table \""
               + id.name() + "\": its log publishes to " + dev.floe.tail.Published.location(table.properties()).get(),

@@ -45,31 +45,72 @@ final class Maintenance {
    * @return the number of snapshots expired
    */
   static int reclaim(Engine engine, TableIdentifier id, long graceMillis) {
-    int expirable = 0;
+    int expirable;
     synchronized (engine.committer().lock(id)) {
       Table table = engine.tables().current(id).orElseThrow(() -> FloeException.undefinedTable(id.name()));
-      long cutoff = System.currentTimeMillis() - graceMillis;
-      // the newest snapshot committed before the cut-off: every older one was replaced at least then
-      long replacedBefore = Long.MIN_VALUE;
-      for (Snapshot s : table.snapshots()) {
-        if (s.timestampMillis() <= cutoff) {
-          replacedBefore = Math.max(replacedBefore, s.timestampMillis());
-        }
-      }
-      // and nothing a live reader may still read (a statement, a block, a time-travel read: ReaderPins)
-      replacedBefore = Math.min(replacedBefore, engine.tables().readerPins().keepFrom(id, table));
-      Snapshot current = table.currentSnapshot();
-      for (Snapshot s : table.snapshots()) {
-        if (s.timestampMillis() < replacedBefore && (current == null || s.snapshotId() != current.snapshotId())) {
-          expirable++;
-        }
-      }
+      long replacedBefore = replacedBefore(engine, id, table, graceMillis, java.util.Set.of());
+      expirable = expirable(table, replacedBefore);
       if (expirable == 0) {
         return 0;
       }
       table.expireSnapshots().expireOlderThan(replacedBefore).retainLast(1).cleanExpiredFiles(false).commit();
     }
     sweep(engine, id, graceMillis);
+    return expirable;
+  }
+
+  /** What an expiry did. */
+  record Expired(int snapshots, List<String> files) {}
+
+  /**
+   * Expires the versions that stopped being current more than {@code retentionMillis} ago and no live
+   * reader holds (except {@code own}: the holds of the statement asking), deleting exactly the files only
+   * they referenced (Iceberg's reachability cleanup: a file written by a commit still in flight is
+   * referenced by no metadata, so it is never a candidate, whatever the retention). The caller holds the
+   * table's commit lock.
+   */
+  static Expired expire(Engine engine, TableIdentifier id, Table table, long retentionMillis,
+      java.util.Set<ReaderPins.Hold> own) {
+    long replacedBefore = replacedBefore(engine, id, table, retentionMillis, own);
+    int expirable = expirable(table, replacedBefore);
+    if (expirable == 0) {
+      return new Expired(0, List.of());
+    }
+    List<String> deleted = java.util.Collections.synchronizedList(new ArrayList<>());
+    table.expireSnapshots().expireOlderThan(replacedBefore).retainLast(1).cleanExpiredFiles(true)
+        .deleteWith(location -> {
+          table.io().deleteFile(location);
+          deleted.add(location);
+        }).commit();
+    engine.files().digests().forget(deleted);
+    return new Expired(expirable, List.copyOf(deleted));
+  }
+
+  /**
+   * The timestamp below which a snapshot may be expired: the newest snapshot committed before the
+   * cut-off (every older one was replaced at least then), and nothing a live reader may still read (a
+   * statement, a block, a time-travel read: {@link ReaderPins}).
+   */
+  private static long replacedBefore(Engine engine, TableIdentifier id, Table table, long graceMillis,
+      java.util.Set<ReaderPins.Hold> ignoring) {
+    long cutoff = System.currentTimeMillis() - graceMillis;
+    long replacedBefore = Long.MIN_VALUE;
+    for (Snapshot s : table.snapshots()) {
+      if (s.timestampMillis() <= cutoff) {
+        replacedBefore = Math.max(replacedBefore, s.timestampMillis());
+      }
+    }
+    return Math.min(replacedBefore, engine.tables().readerPins().keepFrom(id, table, ignoring));
+  }
+
+  private static int expirable(Table table, long replacedBefore) {
+    int expirable = 0;
+    Snapshot current = table.currentSnapshot();
+    for (Snapshot s : table.snapshots()) {
+      if (s.timestampMillis() < replacedBefore && (current == null || s.snapshotId() != current.snapshotId())) {
+        expirable++;
+      }
+    }
     return expirable;
   }
 

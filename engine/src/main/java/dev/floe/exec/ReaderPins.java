@@ -103,9 +103,14 @@ public final class ReaderPins {
    * the clock margin), and everything after it.
    */
   long keepFrom(TableIdentifier id, Table table) {
+    return keepFrom(id, table, Set.of());
+  }
+
+  /** {@link #keepFrom(TableIdentifier, Table)} but for the holds {@code ignoring} (the asking statement's). */
+  long keepFrom(TableIdentifier id, Table table, Set<Hold> ignoring) {
     long since = Long.MAX_VALUE;
     for (Hold h : holds) {
-      if (h.table == null || h.table.equals(id)) {
+      if ((h.table == null || h.table.equals(id)) && !ignoring.contains(h)) {
         since = Math.min(since, h.sinceMillis);
       }
     }

@@ -224,6 +224,11 @@ public final class SessionContext implements AutoCloseable {
   /** Where the running statement's holds go ({@link Relations} adds time-travel reads' holds). */
   private List<ReaderPins.Hold> statementHolds = new java.util.ArrayList<>();
 
+  /** The running statement's own holds (an expiry it runs does not wait for itself). */
+  java.util.Set<ReaderPins.Hold> statementHolds() {
+    return java.util.Set.copyOf(statementHolds);
+  }
+
   private static void release(List<ReaderPins.Hold> holds) {
     holds.forEach(ReaderPins.Hold::close);
     holds.clear();

@@ -27,7 +27,7 @@ final class TableProcedures {
   private TableProcedures() {}
 
   private static final String PROCEDURES = "Table procedures: rollback_to_snapshot(snapshot_id), "
-      + "rollback_to_version(version).";
+      + "rollback_to_version(version), expire_snapshots(retention_threshold).";
 
   static Result run(SessionContext session, TableIdentifier id, Table table, Ast.Execute e) {
     String name = e.procedure();
@@ -36,6 +36,7 @@ final class TableProcedures {
           snapshot(table, id, argument(e, "snapshot_id"), false));
       case "rollback_to_version" -> rollback(session, id, table, e,
           snapshot(table, id, argument(e, "version"), true));
+      case "expire_snapshots" -> expire(session, id, table, e);
       default -> throw new FloeException(SqlState.UNDEFINED_FUNCTION, "procedure " + name + " does not exist",
           null, PROCEDURES, e.position(), null);
     };
@@ -48,6 +49,54 @@ final class TableProcedures {
           + "\": it has a tail", null, "Its log holds acknowledged rows that an earlier version does not have; "
           + "retire the log first (docs/tail.md), or read the earlier version with AS OF VERSION.", e.position(), null);
     }
+  }
+
+  /**
+   * {@code expire_snapshots(retention_threshold => '7d')}: the versions that stopped being current more
+   * than the retention ago go, and the files only they referenced; a version a live reader holds stays
+   * (docs/maintenance.md). Any retention is honoured, zero included: holds protect live readers, and a
+   * commit in flight has written no file any version names.
+   */
+  private static Result expire(SessionContext session, TableIdentifier id, Table table, Ast.Execute e) {
+    List<Ast.ProcedureArgument> args = e.arguments();
+    if (args.size() != 1 || args.get(0).name() != null && !args.get(0).name().equals("retention_threshold")
+        || !args.get(0).string()) {
+      throw new FloeException(SqlState.UNDEFINED_FUNCTION, "procedure " + e.procedure() + "(" + signature(args)
+          + ") does not exist", null, e.procedure() + " takes one argument, retention_threshold (a duration such as "
+          + "'7d', '12h', '30m', '0s').", e.position(), null);
+    }
+    long retention = duration(args.get(0));
+    Maintenance.Expired done = Maintenance.expire(session.engine(), id, table, retention, session.statementHolds());
+    session.notice("expired " + done.snapshots() + " snapshot(s) of table \"" + id.name() + "\" and deleted "
+        + done.files().size() + " file(s) only they referenced");
+    return new CommandResult("ALTER TABLE", 0);
+  }
+
+  private static final java.util.regex.Pattern DURATION =
+      java.util.regex.Pattern.compile("\\s*(\\d+(?:\\.\\d+)?)\\s*(ns|us|ms|s|m|h|d)\\s*");
+
+  /** A duration as Trino writes them ({@code 7d}, {@code 1.5h}, {@code 0s}), in milliseconds. */
+  private static long duration(Ast.ProcedureArgument arg) {
+    java.util.regex.Matcher m = DURATION.matcher(arg.value());
+    if (!m.matches()) {
+      throw new FloeException(SqlState.INVALID_PARAMETER_VALUE, "invalid duration: \"" + arg.value() + "\"", null,
+          "A number and a unit: ns, us, ms, s, m, h or d ('7d', '30m', '0s').", arg.position(), null);
+    }
+    double n = Double.parseDouble(m.group(1));
+    double millis = switch (m.group(2)) {
+      case "ns" -> n / 1e6;
+      case "us" -> n / 1e3;
+      case "ms" -> n;
+      case "s" -> n * 1e3;
+      case "m" -> n * 60e3;
+      case "h" -> n * 3600e3;
+      default -> n * 86400e3;
+    };
+    if (millis > Long.MAX_VALUE / 2) {
+      throw new FloeException(SqlState.INVALID_PARAMETER_VALUE, "duration out of range: \"" + arg.value() + "\"",
+          arg.position());
+    }
+    return (long) millis;
   }
 
   /** The procedure's one argument, a bigint, positional or named {@code name}. */
