@@ -121,12 +121,31 @@ final class Maintenance {
    * @return the files deleted
    */
   static List<String> sweep(Engine engine, TableIdentifier id, long graceMillis) {
+    Orphans found = orphans(engine, id, graceMillis);
+    if (found.refused().isPresent()) {
+      refuse(id, found.refused().get());
+      return List.of();
+    }
+    return delete(engine, found.files());
+  }
+
+  /**
+   * Files in a table's directories that nothing references and that are older than a grace period, or
+   * why there is no answer ({@code refused}: the directories are not only this table's).
+   */
+  record Orphans(List<Path> files, java.util.Optional<String> refused) {}
+
+  /**
+   * The files under the table's data and metadata directories that no metadata file, manifest list or
+   * manifest of any version references and that are older than {@code graceMillis}. Fail-closed: a
+   * listing or a metadata read that fails is an error, before anything is decided.
+   */
+  static Orphans orphans(Engine engine, TableIdentifier id, long graceMillis) {
     Table table = engine.tables().current(id).orElseThrow(() -> FloeException.undefinedTable(id.name()));
     java.util.Optional<String> problem = engine.locations().sweepProblem(table.location(),
         engine.tables().otherLocations(id));
     if (problem.isPresent()) {
-      refuse(id, problem.get());
-      return List.of();
+      return new Orphans(List.of(), problem);
     }
     Path root = LocalFileIO.toPath(table.location());
     long cutoff = System.currentTimeMillis() - graceMillis;
@@ -159,23 +178,31 @@ final class Maintenance {
     }
     if (!foreign.isEmpty()) {
       // Floe deletes only what it can account for: a directory with other files is not only this table's
-      refuse(id, "its directories hold files no Iceberg table writes, such as " + foreign.get(0));
-      return List.of();
+      return new Orphans(List.of(), java.util.Optional.of("its directories hold files no Iceberg table writes, "
+          + "such as " + foreign.get(0)));
     }
     if (old.isEmpty()) {
-      return List.of();
+      return new Orphans(List.of(), java.util.Optional.empty());
     }
     table.refresh();
     Set<Path> referenced = new HashSet<>();
     for (String l : referenced(table, true)) {
       referenced.add(LocalFileIO.toPath(l).toAbsolutePath().normalize());
     }
-    List<String> deleted = new ArrayList<>();
+    List<Path> orphans = new ArrayList<>();
     for (Path p : old) {
       String name = p.getFileName().toString();
-      if (name.equals("version-hint.text") || referenced.contains(p.toAbsolutePath().normalize())) {
-        continue;
+      if (!name.equals("version-hint.text") && !referenced.contains(p.toAbsolutePath().normalize())) {
+        orphans.add(p);
       }
+    }
+    return new Orphans(orphans, java.util.Optional.empty());
+  }
+
+  /** Deletes {@code files} (orphans found by {@link #orphans}); returns those deleted. */
+  static List<String> delete(Engine engine, List<Path> files) {
+    List<String> deleted = new ArrayList<>();
+    for (Path p : files) {
       try {
         Files.deleteIfExists(p);
         deleted.add(p.toString());

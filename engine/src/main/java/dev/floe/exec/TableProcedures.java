@@ -27,7 +27,8 @@ final class TableProcedures {
   private TableProcedures() {}
 
   private static final String PROCEDURES = "Table procedures: rollback_to_snapshot(snapshot_id), "
-      + "rollback_to_version(version), expire_snapshots(retention_threshold).";
+      + "rollback_to_version(version), expire_snapshots(retention_threshold), "
+      + "remove_orphan_files(retention_threshold, dry_run).";
 
   static Result run(SessionContext session, TableIdentifier id, Table table, Ast.Execute e) {
     String name = e.procedure();
@@ -37,6 +38,7 @@ final class TableProcedures {
       case "rollback_to_version" -> rollback(session, id, table, e,
           snapshot(table, id, argument(e, "version"), true));
       case "expire_snapshots" -> expire(session, id, table, e);
+      case "remove_orphan_files" -> removeOrphans(session, id, e);
       default -> throw new FloeException(SqlState.UNDEFINED_FUNCTION, "procedure " + name + " does not exist",
           null, PROCEDURES, e.position(), null);
     };
@@ -69,6 +71,64 @@ final class TableProcedures {
     Maintenance.Expired done = Maintenance.expire(session.engine(), id, table, retention, session.statementHolds());
     session.notice("expired " + done.snapshots() + " snapshot(s) of table \"" + id.name() + "\" and deleted "
         + done.files().size() + " file(s) only they referenced");
+    return new CommandResult("ALTER TABLE", 0);
+  }
+
+  /** Orphans younger than this are never removed: a commit still being written may be about to name them. */
+  static final long MIN_ORPHAN_RETENTION_MILLIS = 3_600_000;
+
+  /**
+   * {@code remove_orphan_files(retention_threshold => '7d', dry_run => true)}: files in the table's
+   * directories that no version references and older than the retention (default 7 days, at least an
+   * hour: files of a commit still being written are referenced by nothing yet). A dry run (the default)
+   * says what it would delete; {@code dry_run => false} deletes. Fail-closed: if the directories hold
+   * files no Iceberg table writes, or a listing or metadata read fails, nothing is deleted.
+   */
+  private static Result removeOrphans(SessionContext session, TableIdentifier id, Ast.Execute e) {
+    long retention = 7L * 86_400_000;
+    boolean dryRun = true;
+    for (int k = 0; k < e.arguments().size(); k++) {
+      Ast.ProcedureArgument a = e.arguments().get(k);
+      String name = a.name() != null ? a.name() : k == 0 ? "retention_threshold" : k == 1 ? "dry_run" : "?";
+      if (name.equals("retention_threshold") && a.string()) {
+        retention = duration(a);
+      } else if (name.equals("dry_run") && a.string() && (a.value().equalsIgnoreCase("true")
+          || a.value().equalsIgnoreCase("false"))) {
+        dryRun = a.value().equalsIgnoreCase("true");
+      } else {
+        throw new FloeException(SqlState.UNDEFINED_FUNCTION, "procedure " + e.procedure() + "("
+            + signature(e.arguments()) + ") does not exist", null, e.procedure() + " takes retention_threshold (a "
+            + "duration such as '7d') and dry_run ('true' or 'false'), both optional.", e.position(), null);
+      }
+    }
+    if (retention < MIN_ORPHAN_RETENTION_MILLIS) {
+      throw new FloeException(SqlState.INVALID_PARAMETER_VALUE, "retention_threshold of remove_orphan_files must "
+          + "be at least 1h", null, "A file younger than that may belong to a commit still being written.",
+          e.position(), null);
+    }
+    Maintenance.Orphans found = Maintenance.orphans(session.engine(), id, retention);
+    if (found.refused().isPresent()) {
+      throw new FloeException(SqlState.OBJECT_NOT_IN_PREREQUISITE_STATE, "cannot remove orphan files of table \""
+          + id.name() + "\": " + found.refused().get(), e.position());
+    }
+    long bytes = 0;
+    for (java.nio.file.Path p : found.files()) {
+      bytes += p.toFile().length();
+    }
+    if (dryRun) {
+      StringBuilder b = new StringBuilder("dry run: would delete " + found.files().size() + " orphan file(s) of "
+          + "table \"" + id.name() + "\" (" + bytes + " bytes)");
+      found.files().stream().limit(20).forEach(p -> b.append("\n  ").append(p));
+      if (found.files().size() > 20) {
+        b.append("\n  ...");
+      }
+      session.notice(b.append(found.files().isEmpty() ? "" : "\nRun with dry_run => 'false' to delete them.")
+          .toString());
+    } else {
+      List<String> deleted = Maintenance.delete(session.engine(), found.files());
+      session.notice("deleted " + deleted.size() + " orphan file(s) of table \"" + id.name() + "\" (" + bytes
+          + " bytes)");
+    }
     return new CommandResult("ALTER TABLE", 0);
   }
 

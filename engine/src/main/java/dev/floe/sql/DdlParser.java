@@ -542,6 +542,9 @@ final class DdlParser {
               at.position()));
         } else if (value.type() == Token.Type.STRING && !negative) {
           arguments.add(new Ast.ProcedureArgument(argument, value.value(), true, at.position()));
+        } else if ((value.isKeyword("true") || value.isKeyword("false")) && !negative) {
+          // a boolean is given to the procedure as its text, as the string 'true' would be
+          arguments.add(new Ast.ProcedureArgument(argument, value.value(), true, at.position()));
         } else {
           throw unexpected(value);
         }
