@@ -64,26 +64,47 @@ final class Maintenance {
 
   /**
    * Expires the versions that stopped being current more than {@code retentionMillis} ago and no live
-   * reader holds (except {@code own}: the holds of the statement asking), deleting exactly the files only
-   * they referenced (Iceberg's reachability cleanup: a file written by a commit still in flight is
-   * referenced by no metadata, so it is never a candidate, whatever the retention). The caller holds the
-   * table's commit lock.
+   * reader holds (except {@code own}: the holds of the statement asking), and deletes the files that only
+   * they referenced: those the versions before named and the versions after do not (data and delete
+   * files, manifests, manifest lists; never a metadata file, which the metadata log keeps). A file of a
+   * commit still in flight is named by neither, so it is never a candidate, whatever the retention. The
+   * caller holds the table's commit lock.
    */
   static Expired expire(Engine engine, TableIdentifier id, Table table, long retentionMillis,
       java.util.Set<ReaderPins.Hold> own) {
+    return expire(engine, id, table, retentionMillis, 1, own);
+  }
+
+  /** {@link #expire}, keeping at least the newest {@code minSnapshots} versions of the current history. */
+  static Expired expire(Engine engine, TableIdentifier id, Table table, long retentionMillis, int minSnapshots,
+      java.util.Set<ReaderPins.Hold> own) {
     long replacedBefore = replacedBefore(engine, id, table, retentionMillis, own);
-    int expirable = expirable(table, replacedBefore);
-    if (expirable == 0) {
+    if (expirable(table, replacedBefore) == 0) {
       return new Expired(0, List.of());
     }
-    List<String> deleted = java.util.Collections.synchronizedList(new ArrayList<>());
-    table.expireSnapshots().expireOlderThan(replacedBefore).retainLast(1).cleanExpiredFiles(true)
-        .deleteWith(location -> {
-          table.io().deleteFile(location);
-          deleted.add(location);
-        }).commit();
+    int before = count(table);
+    Set<String> named = referenced(table, false);
+    table.expireSnapshots().expireOlderThan(replacedBefore).retainLast(Math.max(1, minSnapshots))
+        .cleanExpiredFiles(false).commit();
+    table.refresh();
+    named.removeAll(referenced(table, false));
+    List<String> deleted = new ArrayList<>();
+    for (String location : named) {
+      if (!location.endsWith(".metadata.json")) {
+        table.io().deleteFile(location);
+        deleted.add(location);
+      }
+    }
     engine.files().digests().forget(deleted);
-    return new Expired(expirable, List.copyOf(deleted));
+    return new Expired(before - count(table), List.copyOf(deleted));
+  }
+
+  private static int count(Table table) {
+    int n = 0;
+    for (Snapshot ignored : table.snapshots()) {
+      n++;
+    }
+    return n;
   }
 
   /**

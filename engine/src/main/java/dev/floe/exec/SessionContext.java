@@ -169,6 +169,11 @@ public final class SessionContext implements AutoCloseable {
     notices.accept(dev.floe.Notice.notice(message));
   }
 
+  /** Sends a notice of any severity (INFO of VACUUM VERBOSE, a WARNING). */
+  void notice(dev.floe.Notice notice) {
+    notices.accept(notice);
+  }
+
   /**
    * Executes one statement (a trailing semicolon is allowed).
    *

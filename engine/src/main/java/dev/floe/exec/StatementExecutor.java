@@ -53,6 +53,11 @@ final class StatementExecutor implements Ast.Visitor<Result> {
   }
 
   @Override
+  public Result vacuum(Ast.Vacuum v) {
+    return Vacuum.run(session, v);
+  }
+
+  @Override
   public Result truncate(Ast.Truncate t) {
     return session.mutate(m -> m.truncate(t));
   }

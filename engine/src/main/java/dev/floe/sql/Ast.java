@@ -29,7 +29,8 @@ public final class Ast {
    */
   public sealed interface Statement
       permits Query, Explain, CreateSchema, DropSchema, CreateTable, DropTable, AlterTable, Insert, Delete, Update,
-          Merge, Truncate, ShowTables, ShowSchemas, Describe, CreateSequence, DropSequence, TransactionControl {
+          Merge, Truncate, ShowTables, ShowSchemas, Describe, CreateSequence, DropSequence, TransactionControl,
+          Vacuum {
     /** What the statement is; schema, table and sequence definitions are DDL unless they say otherwise. */
     default StatementKind kind() {
       return StatementKind.DDL;
@@ -81,6 +82,10 @@ public final class Ast {
     }
 
     default R truncate(Truncate s) {
+      return otherwise(s);
+    }
+
+    default R vacuum(Vacuum s) {
       return otherwise(s);
     }
 
@@ -435,6 +440,21 @@ public final class Ast {
     @Override
     public StatementKind kind() {
       return StatementKind.TRUNCATE;
+    }
+  }
+
+  /**
+   * {@code VACUUM [FULL] [VERBOSE] [ANALYZE] [table, ...]} or {@code VACUUM (option, ...) [table, ...]}:
+   * maintenance of the named tables (none: every table) by their policies.
+   */
+  public record Vacuum(List<QualifiedName> tables, boolean full, boolean verbose) implements Statement {
+    public Vacuum {
+      tables = List.copyOf(tables);
+    }
+
+    @Override
+    public <R> R accept(Visitor<R> visitor) {
+      return visitor.vacuum(this);
     }
   }
 

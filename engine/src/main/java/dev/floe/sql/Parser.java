@@ -27,7 +27,7 @@ import java.util.Set;
 public final class Parser {
   private static final Set<String> QUERY_STARTS = Set.of("select", "with", "values", "from", "table");
   private static final Set<String> LATER_STATEMENTS =
-      Set.of("copy", "reset", "grant", "revoke", "vacuum", "analyze", "call",
+      Set.of("copy", "reset", "grant", "revoke", "analyze", "call",
           "prepare", "execute", "deallocate", "listen", "notify", "lock", "comment", "discard");
 
   private final TokenCursor in;
@@ -90,6 +90,52 @@ public final class Parser {
 
   // ------------------------------------------------------------------ statements
 
+  /** VACUUM in PostgreSQL's two forms; ANALYZE and FREEZE are accepted and have nothing to do. */
+  private Statement vacuum() {
+    in.expectKeyword("vacuum");
+    boolean full = false;
+    boolean verbose = false;
+    if (in.acceptOp("(")) {
+      do {
+        Token option = in.next();
+        String name = option.value();
+        boolean on = true;
+        if (in.peek().type() != Token.Type.OP || !(in.peek().isOp(",") || in.peek().isOp(")"))) {
+          Token value = in.next();
+          on = !(value.isKeyword("false") || value.isKeyword("off") || value.value().equals("0"));
+        }
+        switch (name) {
+          case "full" -> full = on;
+          case "verbose" -> verbose = on;
+          case "analyze", "freeze", "disable_page_skipping", "skip_locked", "index_cleanup", "process_toast",
+              "truncate", "parallel", "process_main", "skip_database_stats", "only_database_stats",
+              "buffer_usage_limit" -> { }
+          default -> throw new FloeException(SqlState.SYNTAX_ERROR, "unrecognized VACUUM option \"" + name + "\"",
+              option.position());
+        }
+      } while (in.acceptOp(","));
+      in.expectOp(")");
+    } else {
+      full = in.acceptKeyword("full");
+      in.acceptKeyword("freeze");
+      verbose = in.acceptKeyword("verbose");
+      in.acceptKeyword("analyze");
+      in.acceptKeyword("analyse");
+    }
+    java.util.List<QualifiedName> tables = new java.util.ArrayList<>();
+    if (in.peek().type() != Token.Type.EOF) {
+      do {
+        tables.add(in.qualifiedName());
+        if (in.peek().isOp("(")) {
+          throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "VACUUM of a table's columns is not supported",
+              in.peek().position());
+        }
+      } while (in.acceptOp(","));
+    }
+    in.expectEnd();
+    return new Ast.Vacuum(tables, full, verbose);
+  }
+
   private Statement statement() {
     Token first = in.peek();
     if (first.type() == Token.Type.EOF) {
@@ -118,6 +164,7 @@ public final class Parser {
       case "merge" -> new DmlParser(in).merge();
       case "truncate" -> new DmlParser(in).truncate();
       case "show" -> show();
+      case "vacuum" -> vacuum();
       case "begin", "start", "commit", "end", "rollback", "abort", "savepoint", "release" ->
           new TransactionParser(in).transactionControl();
       case "set" -> {
