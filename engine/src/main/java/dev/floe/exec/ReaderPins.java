@@ -8,7 +8,7 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
 
 /**
- * What live readers hold, as LMDB's reader table: every running statement (until its result is closed),
+ * What live readers hold, as LMDB's reader table: every running statement (to its end: DuckDB materializes results),
  * every open transaction block and every time-travel read registers a hold saying "I may read a version
  * current at or after this moment", before it reads any table's metadata. Snapshot expiry keeps, for
  * each table, every snapshot that was current at or after the oldest hold on it ({@link #keepFrom}), so

@@ -48,7 +48,7 @@ final class Relations implements QueryBinder.Resolver {
   /** Where pins go: the session releases them when the statement has started. */
   private final java.util.function.Consumer<Pin> pinned;
   private final Map<TableIdentifier, Optional<Pin>> pins = new HashMap<>();
-  /** Where holds of time-travel reads go: the statement releases them with its result. */
+  /** Where holds of time-travel reads go: the statement releases them when it ends. */
   private final java.util.function.Consumer<ReaderPins.Hold> held;
   /** The name a row-level statement's SQL uses for its target table, which is read with row ids. */
   static final String TARGET = "__floe_target__";
