@@ -59,10 +59,39 @@ class OrphanFilesTest {
       assertThat(Rows.of(db, "SELECT id FROM t")).containsExactly("2");
       assertThat(Rows.of(db, "SELECT count(*) FROM t AS OF VERSION 1")).containsExactly("2");
 
-      assertThatThrownBy(() -> s.sql("ALTER TABLE t EXECUTE remove_orphan_files('10m')").close())
+      assertThatThrownBy(() -> s.sql("ALTER TABLE t EXECUTE remove_orphan_files('10 parsecs')").close())
           .isInstanceOfSatisfying(FloeException.class, e -> assertThat(e.sqlState()).isEqualTo("22023"));
       assertThatThrownBy(() -> s.sql("ALTER TABLE t EXECUTE remove_orphan_files(dry_run => 'maybe')").close())
           .isInstanceOfSatisfying(FloeException.class, e -> assertThat(e.sqlState()).isEqualTo("42883"));
+    }
+  }
+
+  /**
+   * A zero retention is honoured, and a file that a write still in flight may have written is not taken:
+   * one modified after an open transaction block began stays until the block ends.
+   */
+  @Test
+  void zeroRetentionSparesWhatAWriteInFlightMayHaveWritten() throws Exception {
+    try (Database db = Floe.open(dir); Session s = db.connect(); Session writer = db.connect()) {
+      s.sql("CREATE TABLE t (id int)").close();
+      s.sql("INSERT INTO t VALUES (1)").close();
+      Path data = dir.resolve("public").resolve("t").resolve("data");
+      Path crashed = old(data.resolve("crashed-write.parquet"));
+      writer.sql("BEGIN").close();
+      writer.sql("INSERT INTO t VALUES (2)").close();
+      Thread.sleep(1_100); // past the file system's time resolution margin
+      Path inFlight = data.resolve("in-flight.parquet");
+      Files.write(inFlight, new byte[] {1});
+
+      s.sql("ALTER TABLE t EXECUTE remove_orphan_files(retention_threshold => '0s', dry_run => false)").close();
+      assertThat(crashed).doesNotExist();
+      assertThat(inFlight).as("written after the open block began").exists();
+      writer.sql("COMMIT").close();
+      assertThat(Rows.of(db, "SELECT id FROM t ORDER BY id")).containsExactly("1", "2");
+
+      s.sql("ALTER TABLE t EXECUTE remove_orphan_files(retention_threshold => '0s', dry_run => false)").close();
+      assertThat(inFlight).doesNotExist();
+      assertThat(Rows.of(db, "SELECT id FROM t ORDER BY id")).containsExactly("1", "2");
     }
   }
 

@@ -75,7 +75,10 @@ public final class Engine implements AutoCloseable {
   /** Runs the tiers of every open tail (see {@link Tails#advanceAll}). */
   public void advanceTails(boolean flush) {
     if (!config.readOnly()) {
-      tails.advanceAll(flush);
+      // the files its seals and compactions write are in flight until they commit (orphan removal)
+      try (ReaderPins.Hold ignored = tables.readerPins().hold("tail maintenance")) {
+        tails.advanceAll(flush);
+      }
     }
   }
 

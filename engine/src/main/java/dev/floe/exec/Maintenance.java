@@ -142,7 +142,7 @@ final class Maintenance {
    * @return the files deleted
    */
   static List<String> sweep(Engine engine, TableIdentifier id, long graceMillis) {
-    Orphans found = orphans(engine, id, graceMillis);
+    Orphans found = orphans(engine, id, graceMillis, java.util.Set.of());
     if (found.refused().isPresent()) {
       refuse(id, found.refused().get());
       return List.of();
@@ -158,10 +158,13 @@ final class Maintenance {
 
   /**
    * The files under the table's data and metadata directories that no metadata file, manifest list or
-   * manifest of any version references and that are older than {@code graceMillis}. Fail-closed: a
-   * listing or a metadata read that fails is an error, before anything is decided.
+   * manifest of any version references, that are older than {@code graceMillis} and that no write of
+   * this process still in flight may have written: a file modified after the oldest hold of a running
+   * statement, transaction block or background writer ({@link ReaderPins#writesFrom}, but for the
+   * caller's own {@code ownHolds}) stays, whatever the grace period, zero included. Fail-closed: a listing
+   * or a metadata read that fails is an error, before anything is decided.
    */
-  static Orphans orphans(Engine engine, TableIdentifier id, long graceMillis) {
+  static Orphans orphans(Engine engine, TableIdentifier id, long graceMillis, java.util.Set<ReaderPins.Hold> ownHolds) {
     Table table = engine.tables().current(id).orElseThrow(() -> FloeException.undefinedTable(id.name()));
     java.util.Optional<String> problem = engine.locations().sweepProblem(table.location(),
         engine.tables().otherLocations(id));
@@ -169,7 +172,9 @@ final class Maintenance {
       return new Orphans(List.of(), problem);
     }
     Path root = LocalFileIO.toPath(table.location());
-    long cutoff = System.currentTimeMillis() - graceMillis;
+    // a second's margin: a file system may round modification times down
+    long cutoff = Math.min(System.currentTimeMillis() - graceMillis,
+        engine.tables().readerPins().writesFrom(ownHolds) - 1_000);
     // candidates first, references second: a file committed in between is referenced when looked up
     List<Path> old = new ArrayList<>();
     List<Path> foreign = new ArrayList<>();

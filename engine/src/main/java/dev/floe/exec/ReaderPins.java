@@ -92,6 +92,23 @@ public final class ReaderPins {
     return Optional.ofNullable(oldest);
   }
 
+  /**
+   * The time from which files written in this process may belong to a write still in flight
+   * ({@code Long.MAX_VALUE}: nothing runs): the oldest hold on every table but {@code ignoring}. Every
+   * statement, transaction block and background writer (a tail's seals, the maintainer) holds one from
+   * before it writes its first file, so a file modified before this time was written by a write that has
+   * ended — committed, or left behind for good.
+   */
+  long writesFrom(Set<Hold> ignoring) {
+    long since = Long.MAX_VALUE;
+    for (Hold h : holds) {
+      if (h.table == null && !ignoring.contains(h)) {
+        since = Math.min(since, h.sinceMillis);
+      }
+    }
+    return since;
+  }
+
   /** How many holds there are. */
   public int count() {
     return holds.size();

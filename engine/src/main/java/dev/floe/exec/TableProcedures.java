@@ -74,15 +74,13 @@ final class TableProcedures {
     return new CommandResult("ALTER TABLE", 0);
   }
 
-  /** Orphans younger than this are never removed: a commit still being written may be about to name them. */
-  static final long MIN_ORPHAN_RETENTION_MILLIS = 3_600_000;
-
   /**
    * {@code remove_orphan_files(retention_threshold => '7d', dry_run => true)}: files in the table's
-   * directories that no version references and older than the retention (default 7 days, at least an
-   * hour: files of a commit still being written are referenced by nothing yet). A dry run (the default)
-   * says what it would delete; {@code dry_run => false} deletes. Fail-closed: if the directories hold
-   * files no Iceberg table writes, or a listing or metadata read fails, nothing is deleted.
+   * directories that no version references and older than the retention (default 7 days; any retention,
+   * zero included: a file that a statement, block or background writer of this process still running
+   * may have written is never a candidate). A dry run (the default) says what it would delete;
+   * {@code dry_run => false} deletes. Fail-closed: if the directories hold files no Iceberg table writes,
+   * or a listing or metadata read fails, nothing is deleted.
    */
   private static Result removeOrphans(SessionContext session, TableIdentifier id, Ast.Execute e) {
     long retention = 7L * 86_400_000;
@@ -101,12 +99,7 @@ final class TableProcedures {
             + "duration such as '7d') and dry_run ('true' or 'false'), both optional.", e.position(), null);
       }
     }
-    if (retention < MIN_ORPHAN_RETENTION_MILLIS) {
-      throw new FloeException(SqlState.INVALID_PARAMETER_VALUE, "retention_threshold of remove_orphan_files must "
-          + "be at least 1h", null, "A file younger than that may belong to a commit still being written.",
-          e.position(), null);
-    }
-    Maintenance.Orphans found = Maintenance.orphans(session.engine(), id, retention);
+    Maintenance.Orphans found = Maintenance.orphans(session.engine(), id, retention, session.statementHolds());
     if (found.refused().isPresent()) {
       throw new FloeException(SqlState.OBJECT_NOT_IN_PREREQUISITE_STATE, "cannot remove orphan files of table \""
           + id.name() + "\": " + found.refused().get(), e.position());

@@ -22,8 +22,8 @@ import org.apache.iceberg.util.PropertyUtil;
  *   <li>expiry of versions older than {@code history.expire.max-snapshot-age-ms} (Iceberg's default, 5
  *       days), keeping {@code history.expire.min-snapshots-to-keep} (default 1) and whatever a live reader
  *       holds, with exactly the files only they referenced ({@link Maintenance#expire});</li>
- *   <li>removal of orphan files older than {@code floe.orphan-retention-ms} (default 7 days, at least
- *       an hour; {@link Maintenance#orphans}); a table whose directories hold other files is skipped with
+ *   <li>removal of orphan files older than {@code floe.orphan-retention-ms} (default 7 days) that no
+ *       write in flight may have written ({@link Maintenance#orphans}); a table whose directories hold other files is skipped with
  *       a warning.</li>
  * </ol>
  * Like PostgreSQL's, it cannot run inside a transaction block (25001). VERBOSE reports each table.
@@ -79,9 +79,9 @@ final class Vacuum {
       }
       expired = Maintenance.expire(engine, id, current, maxAge, minKeep, session.statementHolds());
     }
-    long orphanRetention = Math.max(TableProcedures.MIN_ORPHAN_RETENTION_MILLIS, PropertyUtil.propertyAsLong(
-        table.properties(), ORPHAN_RETENTION, 7L * 86_400_000));
-    Maintenance.Orphans orphans = Maintenance.orphans(engine, id, orphanRetention);
+    long orphanRetention = Math.max(0, PropertyUtil.propertyAsLong(table.properties(), ORPHAN_RETENTION,
+        7L * 86_400_000));
+    Maintenance.Orphans orphans = Maintenance.orphans(engine, id, orphanRetention, session.statementHolds());
     int removed = 0;
     if (orphans.refused().isPresent()) {
       session.notice(dev.floe.Notice.warning("01000", "skipping orphan files of \"" + id.name() + "\": "
