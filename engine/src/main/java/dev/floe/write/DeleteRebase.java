@@ -2,6 +2,7 @@ package dev.floe.write;
 
 import dev.floe.commit.TableChange;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -25,8 +26,10 @@ import org.apache.iceberg.util.ContentFileUtil;
  * rows it deletes are not rows the winner deleted. Its delete file for each such data file is replaced by
  * one holding the winner's positions and its own (one deletion vector per data file, as v3 requires; one
  * position-delete file per data file on v2), and the winner's delete files for it are removed in its
- * place. It does not rebase (the conflict stands, 40001) when the winner deleted one of the same rows,
- * removed or rewrote a data file the change deletes from (or that it removes whole), wrote equality
+ * place. A data file the change deletes from that a rewrite (a compaction, of Floe or another engine)
+ * replaced since is followed to where the rewrite moved its rows: writers never lose to compaction. It
+ * does not rebase (the conflict stands, 40001) when the winner deleted one of the same rows,
+ * removed a data file the change deletes from (or that it removes whole) other than by a rewrite, wrote equality
  * deletes or deletes not scoped to one file, or, for a change that adds primary keys, added data files
  * that may hold them.
  */
@@ -59,16 +62,36 @@ public final class DeleteRebase implements dev.floe.commit.Committer.Rebaser {
     // the file-scoped deletes of each touched data file as they stand now, starting from those the change replaces
     Map<String, Map<String, DeleteFile>> live = new LinkedHashMap<>();
     Set<String> moved = new HashSet<>();
+    // touched files a rewrite (compaction) replaced since: their rows are found again where it moved them
+    Map<String, DataFile> relocated = new LinkedHashMap<>();
+    // the files rewrites added since that are still live, and their deletes as they stand now
+    Map<String, DataFile> fresh = new LinkedHashMap<>();
+    Map<String, Map<String, DeleteFile>> freshDeletes = new HashMap<>();
     for (Snapshot s : since) {
       // read with the table's partition specs (reading them from each manifest is deprecated, and logged)
       org.apache.iceberg.SnapshotChanges changes = org.apache.iceberg.SnapshotChanges.builderFor(table).snapshot(s)
           .build();
+      boolean rewrite = org.apache.iceberg.DataOperations.REPLACE.equals(s.operation());
       for (DataFile d : changes.removedDataFiles()) {
-        if (touched.contains(d.location())) {
-          return Optional.empty();
+        if (fresh.remove(d.location()) != null) {
+          freshDeletes.remove(d.location());
+          if (!rewrite) {
+            return Optional.empty(); // a writer dropped a file our rows may have moved to
+          }
+        } else if (touched.contains(d.location())) {
+          if (!rewrite) {
+            return Optional.empty();
+          }
+          relocated.put(d.location(), d);
         }
       }
-      if (keys != null) {
+      if (rewrite) {
+        // a rewrite moves rows and changes none: it adds no primary key
+        for (DataFile d : changes.addedDataFiles()) {
+          fresh.put(d.location(), d);
+          freshDeletes.put(d.location(), new LinkedHashMap<>());
+        }
+      } else if (keys != null) {
         for (DataFile d : changes.addedDataFiles()) {
           if (keys.eval(d)) {
             return Optional.empty();
@@ -80,11 +103,17 @@ public final class DeleteRebase implements dev.floe.commit.Committer.Rebaser {
         if (f != null && touched.contains(f)) {
           live.computeIfAbsent(f, k -> startingFrom(change, f)).remove(key(d));
         }
+        if (f != null && freshDeletes.containsKey(f)) {
+          freshDeletes.get(f).remove(key(d));
+        }
       }
       for (DeleteFile d : changes.addedDeleteFiles()) {
         String f = d.content() == FileContent.POSITION_DELETES ? ContentFileUtil.referencedDataFileLocation(d) : null;
         if (f == null) {
           return Optional.empty(); // equality deletes, or deletes of many files: the rows cannot be told apart
+        }
+        if (freshDeletes.containsKey(f)) {
+          freshDeletes.get(f).put(key(d), d);
         }
         if (touched.contains(f)) {
           if (removedWhole.contains(f)) {
@@ -95,7 +124,8 @@ public final class DeleteRebase implements dev.floe.commit.Committer.Rebaser {
         }
       }
     }
-    if (moved.isEmpty()) {
+    moved.removeAll(relocated.keySet());
+    if (moved.isEmpty() && relocated.isEmpty()) {
       // Iceberg's check found deletes it could not tell apart from this change's rows (a position-delete
       // file has no column bounds, so any new one "may match" the rows read), but none is of a file this
       // change touches: it applies as it is on the current snapshot
@@ -108,6 +138,9 @@ public final class DeleteRebase implements dev.floe.commit.Committer.Rebaser {
     List<DeleteFile> removed = new ArrayList<>(change.removedDeletes());
     List<String> written = new ArrayList<>();
     List<String> dropped = new ArrayList<>();
+    List<DataFile> removedData = new ArrayList<>(change.removedData());
+    removedData.removeIf(d -> relocated.containsKey(d.location()));
+    List<String> referenced = new ArrayList<>(change.validation().referenced());
     try {
       for (String f : moved) {
         List<DeleteFile> ourOld = scoped(change.removedDeletes(), f);
@@ -144,6 +177,11 @@ public final class DeleteRebase implements dev.floe.commit.Committer.Rebaser {
         removed.addAll(winners);
         ourNew.forEach(d -> dropped.add(d.location()));
       }
+      if (!relocated.isEmpty() && !relocate(table, change, loader, relocated, fresh, freshDeletes, added, removed,
+          written, dropped, referenced)) {
+        written.forEach(table.io()::deleteFile);
+        return Optional.empty();
+      }
     } catch (RuntimeException e) {
       written.forEach(table.io()::deleteFile);
       throw e;
@@ -161,9 +199,83 @@ public final class DeleteRebase implements dev.floe.commit.Committer.Rebaser {
       }
     }
     keep.addAll(written);
+    TableChange.Validation v = change.validation();
     return Optional.of(new TableChange(change.kind(), current.snapshotId(), change.addedData(), added,
-        change.removedData(), dedupe(removed), change.validation(), change.summary(), change.setProperties(),
-        change.removedProperties(), keep));
+        removedData, dedupe(removed), new TableChange.Validation(v.read(), v.keys(), v.untouched(), referenced),
+        change.summary(), change.setProperties(), change.removedProperties(), keep));
+  }
+
+  /**
+   * The change's deletes of files a rewrite replaced since, made deletes of the rows where the rewrite
+   * put them: the rows it deleted by position (every row it saw, for a file it removes whole) are found
+   * by value among the live rows of the files rewrites added ({@link MovedRows}), and each such file gets
+   * a delete file holding those positions and its current ones, in place of its current ones. The
+   * change's own deletes of the replaced files go. False when a row is no longer there (a writer deleted
+   * it after the rewrite moved it: first committer wins).
+   */
+  private static boolean relocate(Table table, TableChange change, BaseDeleteLoader loader,
+      Map<String, DataFile> relocated, Map<String, DataFile> fresh, Map<String, Map<String, DeleteFile>> freshDeletes,
+      List<DeleteFile> added, List<DeleteFile> removed, List<String> written, List<String> dropped,
+      List<String> referenced) {
+    Set<String> removedWhole = new HashSet<>();
+    change.removedData().forEach(d -> removedWhole.add(d.location()));
+    Map<DataFile, long[]> sources = new LinkedHashMap<>();
+    for (DataFile f : relocated.values()) {
+      String l = f.location();
+      List<DeleteFile> ourOld = scoped(change.removedDeletes(), l);
+      List<DeleteFile> ourNew = scoped(change.addedDeletes(), l);
+      PositionDeleteIndex before = loader.loadPositionDeletes(ourOld, l);
+      List<Long> mine = new ArrayList<>();
+      if (removedWhole.contains(l)) {
+        for (long pos = 0; pos < f.recordCount(); pos++) {
+          if (!before.isDeleted(pos)) {
+            mine.add(pos);
+          }
+        }
+      } else {
+        loader.loadPositionDeletes(ourNew, l).forEach(pos -> {
+          if (!before.isDeleted(pos)) {
+            mine.add(pos);
+          }
+        });
+      }
+      if (!mine.isEmpty()) {
+        sources.put(f, mine.stream().mapToLong(Long::longValue).toArray());
+      }
+      added.removeAll(ourNew);
+      removed.removeAll(ourOld); // the rewrite removed them with the file
+      ourNew.forEach(d -> dropped.add(d.location()));
+      referenced.remove(l);
+    }
+    if (sources.isEmpty()) {
+      return true;
+    }
+    Map<String, PositionDeleteIndex> now = new HashMap<>();
+    for (String g : fresh.keySet()) {
+      now.put(g, loader.loadPositionDeletes(List.copyOf(freshDeletes.get(g).values()), g));
+    }
+    Optional<Map<String, long[]>> found = MovedRows.find(table, sources, List.copyOf(fresh.values()), now);
+    if (found.isEmpty()) {
+      return false;
+    }
+    boolean vectors = ((org.apache.iceberg.HasTableOperations) table).operations().current().formatVersion() >= 3;
+    for (Map.Entry<String, long[]> e : found.get().entrySet()) {
+      DataFile g = fresh.get(e.getKey());
+      java.util.TreeSet<Long> merged = new java.util.TreeSet<>();
+      for (long pos : e.getValue()) {
+        merged.add(pos);
+      }
+      now.get(g.location()).forEach(merged::add);
+      long[] positions = merged.stream().mapToLong(Long::longValue).toArray();
+      DeleteFile rebased = vectors
+          ? DeltaWriter.deletionVectorInJvm(table, g.location(), g.specId(), g.partition(), positions)
+          : DeltaWriter.positionDeletesInJvm(table, g.location(), g.specId(), g.partition(), positions);
+      written.add(rebased.location());
+      added.add(rebased);
+      removed.addAll(freshDeletes.get(g.location()).values());
+      referenced.add(g.location());
+    }
+    return true;
   }
 
   /** The deletes of data file {@code f} the change replaces: where the data file's deletes stood for it. */
