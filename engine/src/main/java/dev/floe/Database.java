@@ -285,6 +285,55 @@ public final class Database implements AutoCloseable {
     };
   }
 
+  private volatile dev.floe.exec.Maintainer maintainer;
+
+  /**
+   * Starts the background maintainer (docs/maintenance.md): once per {@code every}, each table's
+   * compaction, expiry, manifest rewrite and orphan removal as its policy asks, yielding to a busy
+   * machine. The database runs none unless asked ({@code floe serve} does). Closing the returned handle
+   * stops it after the step it is taking.
+   */
+  public AutoCloseable startMaintainer(java.time.Duration every) {
+    checkOpen();
+    if (readOnly()) {
+      throw new IllegalStateException("a read-only database cannot maintain its tables");
+    }
+    dev.floe.exec.Maintainer m = engine.startMaintainer(every);
+    maintainer = m;
+    return () -> {
+      m.close();
+      if (maintainer == m) {
+        maintainer = null;
+      }
+    };
+  }
+
+  /** The background maintainer's recent steps, oldest first (empty when it is not running). */
+  public java.util.List<MaintenanceRun> maintenanceRuns() {
+    dev.floe.exec.Maintainer m = maintainer;
+    return m == null ? java.util.List.of() : m.runs();
+  }
+
+  /**
+   * Takes the maintenance steps of the named tables ({@code t}, {@code schema.t}; none: every table) now,
+   * by their policies, or with {@code dryRun} says what they would do, reporting each step to
+   * {@code progress} as it ends ({@code floe maintain}).
+   *
+   * @throws FloeException 42P01 for a name that is no table
+   */
+  public void maintain(java.util.List<String> tables, boolean dryRun,
+      java.util.function.Consumer<MaintenanceRun> progress) {
+    checkOpen();
+    if (readOnly() && !dryRun) {
+      throw new FloeException(SqlState.READ_ONLY_SQL_TRANSACTION, "cannot maintain tables in a read-only database");
+    }
+    java.util.List<java.util.List<String>> names = new java.util.ArrayList<>();
+    for (String t : tables) {
+      names.add(Parser.parseName(t).parts());
+    }
+    engine.maintainNow(names, dev.floe.catalog.Warehouse.DEFAULT_NAMESPACE, dryRun, progress);
+  }
+
   void checkOpen() {
     if (closed) {
       throw new IllegalStateException("database is closed");
@@ -295,6 +344,10 @@ public final class Database implements AutoCloseable {
   public void close() {
     if (closed) {
       return;
+    }
+    dev.floe.exec.Maintainer m = maintainer;
+    if (m != null) {
+      m.close(); // before the engine it works on
     }
     closed = true;
     SessionContext s;

@@ -28,7 +28,7 @@ import picocli.CommandLine.Spec;
 final class ServeCommand implements Callable<Integer> {
   /** The settings a config file may hold. */
   static final java.util.List<String> KNOWN = java.util.List.of("warehouse", "pg-host", "pg-port", "max-connections",
-      "memory-limit", "auth", "tls-cert", "tls-key", "tls-self-signed", "tail-advance-ms", "max-statement-time",
+      "memory-limit", "auth", "tls-cert", "tls-key", "tls-self-signed", "tail-advance-ms", "maintain-ms", "max-statement-time",
       "storage-root");
 
   @ParentCommand
@@ -91,6 +91,12 @@ final class ServeCommand implements Callable<Integer> {
       description = "How often the background advancer seals tables' tails (by their size and age triggers) and "
           + "evicts sealed log segments; 0 turns it off. Default: $FLOE_TAIL_ADVANCE_MS if set, else 1000.")
   Integer tailAdvanceMs;
+
+  @Option(names = "--maintain-ms", paramLabel = "MS",
+      description = "How often the background maintainer looks at every table (compaction, snapshot expiry, manifest "
+          + "rewrite, orphan removal, by each table's policy: docs/maintenance.md); 0 turns it off. Default: "
+          + "$FLOE_MAINTAIN_MS if set, else 30000.")
+  Integer maintainMs;
 
   @Option(names = "--config", paramLabel = "FILE",
       description = "A file of settings, one 'name = value' per line, named as the options without their dashes "
@@ -192,12 +198,18 @@ final class ServeCommand implements Callable<Integer> {
     if (advanceMs < 0) {
       throw new ParameterException(spec.commandLine(), "--tail-advance-ms must be 0 (off) or positive");
     }
+    int maintain = intSetting(maintainMs, "maintain-ms", 30_000);
+    if (maintain < 0) {
+      throw new ParameterException(spec.commandLine(), "--maintain-ms must be 0 (off) or positive");
+    }
     Database db = Floe.open(builder.build());
     AutoCloseable advancer = advanceMs > 0 ? db.startTailAdvancer(Duration.ofMillis(advanceMs)) : () -> { };
+    AutoCloseable maintainer = maintain > 0 ? db.startMaintainer(Duration.ofMillis(maintain)) : () -> { };
     PgServer server;
     try {
       server = PgServer.start(db, config);
     } catch (IOException e) {
+      closeQuietly(maintainer);
       closeQuietly(advancer);
       db.close();
       throw new dev.floe.FloeException(dev.floe.SqlState.IO_ERROR, "cannot listen on " + config.host() + ":"
@@ -206,6 +218,7 @@ final class ServeCommand implements Callable<Integer> {
     CountDownLatch stopped = new CountDownLatch(1);
     Thread hook = new Thread(() -> {
       server.shutdown(Duration.ofSeconds(30));
+      closeQuietly(maintainer);
       try {
         advancer.close(); // seals every tail: a clean shutdown leaves the rows in the tables
       } catch (Exception | Error e) {

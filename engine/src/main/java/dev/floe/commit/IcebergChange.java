@@ -99,6 +99,7 @@ final class IcebergChange {
         change.removedData().forEach(rewrite::deleteFile);
         change.removedDeletes().forEach(rewrite::deleteFile); // deletes of the removed files alone
         change.addedData().forEach(rewrite::addFile);
+        change.addedDeletes().forEach(rewrite::addFile); // rows deleted from the rewritten files meanwhile
         yield rewrite;
       }
       case DELETE -> {

@@ -118,6 +118,20 @@ public record TableChange(Kind kind, Long parentId, List<DataFile> addedData, Li
         new Validation(null, null, true, List.of()), Map.of(), Map.of(), Set.of(), written);
   }
 
+  /**
+   * {@code removed} (with {@code removedDeletes}, their deletes) rewritten as {@code added}, less the rows
+   * {@code addedDeletes} delete from the added files (rows deleted from the removed files after the
+   * rewrite read them); from snapshot {@code parentId}. Only the added delete files are the change's own
+   * to delete if it fails: the caller keeps the rewritten data files for another attempt.
+   */
+  public static TableChange rewrite(long parentId, List<DataFile> removed, List<DeleteFile> removedDeletes,
+      List<DataFile> added, List<DeleteFile> addedDeletes) {
+    List<String> written = new ArrayList<>(addedDeletes.size());
+    addedDeletes.forEach(f -> written.add(f.location()));
+    return new TableChange(Kind.REWRITE, parentId, added, addedDeletes, removed, removedDeletes,
+        new Validation(null, null, true, List.of()), Map.of(), Map.of(), Set.of(), written);
+  }
+
   /** Data files dropped whole, validating nothing. */
   public static TableChange delete(List<DataFile> removed) {
     return new TableChange(Kind.DELETE, null, List.of(), List.of(), removed, List.of(), Validation.NONE, Map.of(),

@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.StructLike;
@@ -24,82 +25,155 @@ import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.util.PropertyUtil;
 
 /**
- * Merges runs of small data files into files of the table's target size
- * ({@code write.target-file-size-bytes}), sorted by its sort order, in one Iceberg rewrite per run:
- * what a table fed by many small commits (a tail's seals) needs to stay fast to read.
+ * Merges small data files into files of the table's target size ({@code write.target-file-size-bytes}),
+ * sorted by its sort order, and rewrites files whose deletes hide much of their rows, in one Iceberg
+ * rewrite per run: what a table fed by many small commits needs to stay fast to read.
  *
- * <p>A file is small below three quarters of the target. A file whose deletes are all its own (position
- * deletes or deletion vectors naming it alone, as Floe writes them) is rewritten without its deleted rows,
- * and its deletes go in the same commit: a keyed tail's seals add such deletes to earlier files at every
- * seal, and the files would otherwise never merge. Files with other deletes (equality deletes, deletes of
- * several files) are left alone. Within a partition, the small files are merged oldest
- * first, in runs of about the target size; a partition's files are merged once there are at least
- * {@value #MIN_INPUT_FILES} of them or they add up to the target, so a file is not rewritten again and
- * again while its partition fills. The rewrite is validated from the snapshot it read: a concurrent
- * delete in one of its files makes it give up (the committer's 40001: the files stay as they were, the
- * rewritten ones are deleted, and the next compaction tries again).
+ * <p><b>Which files.</b> A file is small below three quarters of the target; a file is <i>heavy</i> when
+ * its deletes cover at least {@value #DELETE_RATIO_PROPERTY} of its rows (default
+ * {@value #DELETE_RATIO_DEFAULT}), whatever its size. Only files whose deletes are all their own (position
+ * deletes or deletion vectors naming them alone, as Floe writes them) are taken; they are rewritten
+ * without their deleted rows, and the deletes go in the same commit. Within a partition, small files are
+ * grouped by size, smallest first, as an LSM tree's tiers: a file joins the group when it is no larger
+ * than the group so far (or than {@value #TIER_FLOOR_BYTES} bytes), so a big file is not rewritten again
+ * and again to absorb a few small ones; a group is rewritten once it has {@value #MIN_INPUT_FILES} files,
+ * reaches the target, or holds a heavy file. A heavy file too large to be small is rewritten alone. FULL
+ * ({@code all}) merges every group of two or more, tiers aside.
+ *
+ * <p><b>Writers win.</b> The rewrite is decided from one snapshot; when a writer deletes rows of its
+ * input files before it commits, the compaction follows: the rows deleted since are found where the
+ * compaction put them ({@code MovedRows}) and deleted there in the same commit, a few times over; a
+ * writer's commit after the compaction's follows the rows the same way ({@code DeleteRebase}). Only when
+ * an input file went away, or equality deletes arrived, does the compaction give up (its files deleted,
+ * the next run tries again), and it says so ({@link Result#gaveWay}).
  */
 final class Compaction {
   static final int MIN_INPUT_FILES = 4;
+  static final String DELETE_RATIO_PROPERTY = "floe.compaction.delete-ratio";
+  static final String DELETE_RATIO_DEFAULT = "0.2";
+  static final long TIER_FLOOR_BYTES = 8L << 20;
+  /** How many times a rewrite follows writers' deletes before it gives way. */
+  private static final int FOLLOWS = 4;
 
   private Compaction() {}
 
   /** What one compaction did. */
-  record Result(int filesRewritten, int filesWritten, long rows) {
-    static final Result NONE = new Result(0, 0, 0);
+  record Result(int filesRewritten, int filesWritten, long rows, long bytesRewritten, long bytesWritten,
+      int deleteFilesRemoved, int gaveWay) {
+    static final Result NONE = new Result(0, 0, 0, 0, 0, 0, 0);
 
     Result plus(Result o) {
-      return new Result(filesRewritten + o.filesRewritten, filesWritten + o.filesWritten, rows + o.rows);
+      return new Result(filesRewritten + o.filesRewritten, filesWritten + o.filesWritten, rows + o.rows,
+          bytesRewritten + o.bytesRewritten, bytesWritten + o.bytesWritten,
+          deleteFilesRemoved + o.deleteFilesRemoved, gaveWay + o.gaveWay);
     }
   }
 
   static Result compact(Engine engine, TableIdentifier id, Connection duck, boolean all) {
-    return compact(engine, id, duck, all, Long.MIN_VALUE);
+    return compact(engine, id, duck, all, Long.MIN_VALUE, () -> { });
   }
 
   /**
    * As {@link #compact(Engine, TableIdentifier, Connection, boolean)}, leaving out files that may hold
-   * a tail offset below {@code fromOffset} (a log's staged files that may be published already).
+   * a tail offset below {@code fromOffset} (a log's staged files that may be published already), and
+   * calling {@code pace} after each rewrite (the maintainer's way of giving the machine back).
    */
-  static Result compact(Engine engine, TableIdentifier id, Connection duck, boolean all, long fromOffset) {
+  static Result compact(Engine engine, TableIdentifier id, Connection duck, boolean all, long fromOffset,
+      Runnable pace) {
+    Plan plan = plan(engine, id, all, fromOffset);
+    Result done = Result.NONE;
+    for (List<FileScanTask> run : plan.runs()) {
+      done = done.plus(rewrite(engine, plan.table(), plan.snapshot(), id, duck, run));
+      pace.run();
+    }
+    return done;
+  }
+
+  /** The runs of files a compaction would rewrite, each one commit, from the table's current version. */
+  record Plan(Table table, Snapshot snapshot, List<List<FileScanTask>> runs) {
+    int files() {
+      return runs.stream().mapToInt(List::size).sum();
+    }
+
+    long bytes() {
+      return runs.stream().flatMap(List::stream).mapToLong(t -> t.file().fileSizeInBytes()).sum();
+    }
+  }
+
+  static Plan plan(Engine engine, TableIdentifier id, boolean all, long fromOffset) {
     Table table = engine.tables().current(id).orElseThrow(() -> FloeException.undefinedTable(id.name()));
     Snapshot snapshot = table.currentSnapshot();
     if (snapshot == null) {
-      return Result.NONE;
+      return new Plan(table, null, List.of());
     }
     long target = PropertyUtil.propertyAsLong(table.properties(), TableProperties.WRITE_TARGET_FILE_SIZE_BYTES,
         TableProperties.WRITE_TARGET_FILE_SIZE_BYTES_DEFAULT);
+    double heavyRatio = deleteRatio(table);
     Map<List<Object>, List<FileScanTask>> partitions = new LinkedHashMap<>();
+    List<List<FileScanTask>> runs = new ArrayList<>();
     for (FileScanTask task : engine.planner().plan(table, snapshot, table.schema(), null)) {
       DataFile f = task.file();
-      if (ownDeletesOnly(task) && f.fileSizeInBytes() < target * 3 / 4 && offsetsFrom(table, f, fromOffset)) {
-        partitions.computeIfAbsent(partitionKey(f), k -> new ArrayList<>()).add(task);
-      }
-    }
-    Result done = Result.NONE;
-    for (List<FileScanTask> small : partitions.values()) {
-      small.sort(Comparator.comparing((FileScanTask t) -> t.file().dataSequenceNumber(),
-          Comparator.nullsFirst(Comparator.naturalOrder())).thenComparing(t -> t.file().location()));
-      long total = small.stream().mapToLong(t -> t.file().fileSizeInBytes()).sum();
-      if (small.size() < 2 || (!all && small.size() < MIN_INPUT_FILES && total < target)) {
+      if (!ownDeletesOnly(task) || !offsetsFrom(table, f, fromOffset)) {
         continue;
       }
-      List<FileScanTask> run = new ArrayList<>();
-      long size = 0;
-      for (FileScanTask t : small) {
-        run.add(t);
-        size += t.file().fileSizeInBytes();
-        if (size >= target) {
-          done = done.plus(rewrite(engine, table, snapshot, id, duck, run));
-          run = new ArrayList<>();
-          size = 0;
-        }
-      }
-      if (run.size() >= 2) {
-        done = done.plus(rewrite(engine, table, snapshot, id, duck, run));
+      if (f.fileSizeInBytes() < target * 3 / 4) {
+        partitions.computeIfAbsent(partitionKey(f), k -> new ArrayList<>()).add(task);
+      } else if (heavy(task, heavyRatio)) {
+        runs.add(List.of(task));
       }
     }
-    return done;
+    for (List<FileScanTask> small : partitions.values()) {
+      small.sort(Comparator.comparingLong((FileScanTask t) -> t.file().fileSizeInBytes())
+          .thenComparing(t -> t.file().dataSequenceNumber(), Comparator.nullsFirst(Comparator.naturalOrder()))
+          .thenComparing(t -> t.file().location()));
+      List<FileScanTask> group = new ArrayList<>();
+      long size = 0;
+      for (FileScanTask t : small) {
+        long bytes = t.file().fileSizeInBytes();
+        if (!group.isEmpty() && (size + bytes > target || !all && bytes > Math.max(size, TIER_FLOOR_BYTES))) {
+          addRun(runs, group, size, target, all, heavyRatio);
+          group = new ArrayList<>();
+          size = 0;
+        }
+        group.add(t);
+        size += bytes;
+      }
+      addRun(runs, group, size, target, all, heavyRatio);
+    }
+    return new Plan(table, snapshot, runs);
+  }
+
+  private static void addRun(List<List<FileScanTask>> runs, List<FileScanTask> group, long size, long target,
+      boolean all, double heavyRatio) {
+    boolean heavy = group.stream().anyMatch(t -> heavy(t, heavyRatio));
+    if (heavy || group.size() >= 2 && (all || group.size() >= MIN_INPUT_FILES || size >= target)) {
+      runs.add(List.copyOf(group));
+    }
+  }
+
+  /** The delete ratio at which a file is rewritten ({@value #DELETE_RATIO_PROPERTY}). */
+  static double deleteRatio(Table table) {
+    String v = table.properties().getOrDefault(DELETE_RATIO_PROPERTY, DELETE_RATIO_DEFAULT);
+    try {
+      double ratio = Double.parseDouble(v);
+      if (ratio > 0 && ratio <= 1) {
+        return ratio;
+      }
+    } catch (NumberFormatException e) {
+      // below
+    }
+    throw new FloeException(SqlState.INVALID_PARAMETER_VALUE, "invalid value for table property \""
+        + DELETE_RATIO_PROPERTY + "\": \"" + v + "\"", null, "A fraction of a file's rows above 0 and at most 1, "
+        + "such as 0.2.", 0, null);
+  }
+
+  /** Whether the task's deletes hide at least {@code ratio} of its file's rows. */
+  private static boolean heavy(FileScanTask task, double ratio) {
+    long deleted = 0;
+    for (org.apache.iceberg.DeleteFile d : task.deletes()) {
+      deleted += d.recordCount();
+    }
+    return deleted > 0 && deleted >= ratio * task.file().recordCount();
   }
 
   /** Whether every delete of the task's file is a position delete or deletion vector of that file alone. */
@@ -136,7 +210,7 @@ final class Compaction {
 
   private static Result rewrite(Engine engine, Table table, Snapshot snapshot, TableIdentifier id, Connection duck,
       List<FileScanTask> run) {
-    if (run.size() < 2) {
+    if (run.isEmpty()) {
       return Result.NONE;
     }
     ScanPlan plan = new ScanPlan(table, Optional.of(snapshot), table.schema(),
@@ -156,21 +230,141 @@ final class Compaction {
           + " rows from files holding " + before);
     }
     List<DataFile> removed = new ArrayList<>(run.size());
-    Map<String, org.apache.iceberg.DeleteFile> removedDeletes = new LinkedHashMap<>();
+    Map<String, DeleteFile> removedDeletes = new LinkedHashMap<>();
+    long bytesIn = 0;
     for (FileScanTask t : run) {
       removed.add(t.file());
-      t.deletes().forEach(d -> removedDeletes.putIfAbsent(d.location() + "@" + d.contentOffset(), d));
+      bytesIn += t.file().fileSizeInBytes();
+      t.deletes().forEach(d -> removedDeletes.putIfAbsent(key(d), d));
     }
-    try {
-      engine.committer().commit(id, table, TableChange.rewrite(snapshot.snapshotId(), removed,
-          List.copyOf(removedDeletes.values()), written.files()));
-    } catch (FloeException e) {
-      if (SqlState.SERIALIZATION_FAILURE.equals(e.sqlState())) {
-        return Result.NONE; // a concurrent change to these files (the committer deleted ours): try again later
+    // the rewritten files are this method's to delete if it gives way (a followed change is retried with them)
+    TableChange change = TableChange.rewrite(snapshot.snapshotId(), removed, List.copyOf(removedDeletes.values()),
+        written.files(), List.of());
+    for (int follows = 0; ; follows++) {
+      try {
+        engine.committer().commit(id, table, change);
+        break;
+      } catch (FloeException e) {
+        if (!SqlState.SERIALIZATION_FAILURE.equals(e.sqlState())) {
+          throw e;
+        }
+        // a writer deleted rows of these files meanwhile (the committer deleted what the change wrote but
+        // the rewritten files): follow its deletes, or give way
+        Optional<TableChange> followed = follows < FOLLOWS ? follow(table, snapshot, run, written.files()) : Optional.empty();
+        if (followed.isEmpty()) {
+          Inserter.deleteFiles(table, written.files());
+          LOG.info("compaction of {} gave way to a concurrent change of its files", id);
+          return new Result(0, 0, 0, 0, 0, 0, 1);
+        }
+        change = followed.get();
       }
-      throw e;
     }
-    return new Result(run.size(), written.files().size(), before);
+    long bytesOut = written.files().stream().mapToLong(DataFile::fileSizeInBytes).sum();
+    return new Result(run.size(), written.files().size(), before, bytesIn, bytesOut, change.removedDeletes().size(), 0);
+  }
+
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Compaction.class);
+
+  private static String key(DeleteFile d) {
+    return d.location() + "@" + d.contentOffset();
+  }
+
+  /**
+   * The rewrite of {@code run} as {@code written}, on the table's current state: the rows writers deleted
+   * from the run's files since {@code base} (which the rewritten files still hold) deleted from them too,
+   * and the files' deletes as they stand now removed with them. Empty when that cannot be done: a file of
+   * the run is gone, or deletes that do not name one file arrived (equality deletes), or a row is not found.
+   */
+  private static Optional<TableChange> follow(Table table, Snapshot base, List<FileScanTask> run,
+      List<DataFile> written) {
+    table.refresh();
+    Snapshot current = table.currentSnapshot();
+    Map<String, Map<String, DeleteFile>> live = new LinkedHashMap<>();
+    Map<String, DataFile> inputs = new LinkedHashMap<>();
+    for (FileScanTask t : run) {
+      Map<String, DeleteFile> own = new LinkedHashMap<>();
+      t.deletes().forEach(d -> own.put(key(d), d));
+      live.put(t.file().location(), own);
+      inputs.put(t.file().location(), t.file());
+    }
+    java.util.Set<String> gone = new java.util.HashSet<>();
+    List<Snapshot> since = new ArrayList<>();
+    for (Snapshot s = current; s != null && s.snapshotId() != base.snapshotId();
+        s = s.parentId() == null ? null : table.snapshot(s.parentId())) {
+      if (s.parentId() == null) {
+        return Optional.empty(); // rolled back or replaced
+      }
+      since.add(s);
+    }
+    java.util.Collections.reverse(since);
+    for (Snapshot s : since) {
+      org.apache.iceberg.SnapshotChanges changes = org.apache.iceberg.SnapshotChanges.builderFor(table).snapshot(s)
+          .build();
+      for (DataFile d : changes.removedDataFiles()) {
+        if (inputs.containsKey(d.location())) {
+          if (org.apache.iceberg.DataOperations.REPLACE.equals(s.operation())) {
+            return Optional.empty(); // rewritten by someone else
+          }
+          gone.add(d.location()); // a writer deleted every row it had
+        }
+      }
+      for (DeleteFile d : changes.removedDeleteFiles()) {
+        String f = org.apache.iceberg.util.ContentFileUtil.referencedDataFileLocation(d);
+        if (f != null && live.containsKey(f)) {
+          live.get(f).remove(key(d));
+        }
+      }
+      for (DeleteFile d : changes.addedDeleteFiles()) {
+        String f = d.content() == org.apache.iceberg.FileContent.POSITION_DELETES
+            ? org.apache.iceberg.util.ContentFileUtil.referencedDataFileLocation(d) : null;
+        if (f == null) {
+          return Optional.empty();
+        }
+        if (live.containsKey(f)) {
+          live.get(f).put(key(d), d);
+        }
+      }
+    }
+    org.apache.iceberg.data.BaseDeleteLoader loader = dev.floe.read.DeletionVectors.loader(table.io());
+    Map<DataFile, long[]> deletedSince = new LinkedHashMap<>();
+    List<DeleteFile> removedDeletes = new ArrayList<>();
+    for (FileScanTask t : run) {
+      String f = t.file().location();
+      org.apache.iceberg.deletes.PositionDeleteIndex then = loader.loadPositionDeletes(t.deletes(), f);
+      List<Long> fresh = new ArrayList<>();
+      if (gone.contains(f)) {
+        for (long pos = 0; pos < t.file().recordCount(); pos++) {
+          if (!then.isDeleted(pos)) {
+            fresh.add(pos);
+          }
+        }
+      } else {
+        List<DeleteFile> now = List.copyOf(live.get(f).values());
+        removedDeletes.addAll(now);
+        loader.loadPositionDeletes(now, f).forEach(pos -> {
+          if (!then.isDeleted(pos)) {
+            fresh.add(pos);
+          }
+        });
+      }
+      if (!fresh.isEmpty()) {
+        deletedSince.put(t.file(), fresh.stream().mapToLong(Long::longValue).toArray());
+      }
+    }
+    List<DeleteFile> addedDeletes = new ArrayList<>();
+    if (!deletedSince.isEmpty()) {
+      Optional<Map<String, long[]>> found = dev.floe.write.MovedRows.find(table, deletedSince, written, Map.of());
+      if (found.isEmpty()) {
+        return Optional.empty();
+      }
+      for (Map.Entry<String, long[]> e : found.get().entrySet()) {
+        DataFile g = written.stream().filter(w -> w.location().equals(e.getKey())).findFirst().orElseThrow();
+        addedDeletes.add(dev.floe.write.DeltaWriter.deletesOf(table, g, e.getValue()));
+      }
+    }
+    List<DataFile> removed = new ArrayList<>(inputs.values());
+    removed.removeIf(d -> gone.contains(d.location()));
+    return Optional.of(TableChange.rewrite(current.snapshotId(), removed, removedDeletes, written, addedDeletes));
   }
 
   /** The rows of a relation, counted (what a rewrite of files with deletes must write). */

@@ -522,6 +522,27 @@ public final class Engine implements AutoCloseable {
     return tables.identifier(parts, defaultSchema).flatMap(this::tableInfo);
   }
 
+  /**
+   * Takes the maintenance steps of the named tables (empty: every table) now, by their policies, or
+   * with {@code dryRun} says what they would do; each step is reported to {@code progress} as it ends.
+   *
+   * @throws dev.floe.FloeException 42P01 for a name that is no table
+   */
+  public void maintainNow(List<List<String>> names, String defaultSchema, boolean dryRun,
+      java.util.function.Consumer<dev.floe.MaintenanceRun> progress) {
+    List<TableIdentifier> ids = new ArrayList<>();
+    for (List<String> name : names) {
+      ids.add(tables.identifier(name, defaultSchema).filter(id -> tables.live(id).isPresent())
+          .orElseThrow(() -> dev.floe.FloeException.undefinedTable(String.join(".", name))));
+    }
+    Maintainer.maintainNow(this, ids, dryRun, progress);
+  }
+
+  /** Starts the background maintainer ({@link Maintainer}). */
+  public Maintainer startMaintainer(java.time.Duration every) {
+    return Maintainer.start(this, every);
+  }
+
   Optional<TableInfo> tableInfo(TableIdentifier id) {
     return tables.live(id).map(t -> info(id, Tables.frozen(t)));
   }

@@ -99,6 +99,13 @@ final class Maintenance {
     return new Expired(before - count(table), List.copyOf(deleted));
   }
 
+  /** How many versions {@link #expire} would expire now (at most all but {@code minSnapshots}). */
+  static int expirable(Engine engine, TableIdentifier id, Table table, long retentionMillis, int minSnapshots,
+      java.util.Set<ReaderPins.Hold> own) {
+    int n = expirable(table, replacedBefore(engine, id, table, retentionMillis, own));
+    return Math.max(0, Math.min(n, count(table) - Math.max(1, minSnapshots)));
+  }
+
   private static int count(Table table) {
     int n = 0;
     for (Snapshot ignored : table.snapshots()) {
@@ -183,21 +190,26 @@ final class Maintenance {
       if (!Files.isDirectory(d)) {
         continue;
       }
-      try (Stream<Path> files = Files.walk(d)) {
-        for (Path p : files.toList()) {
-          BasicFileAttributes a;
-          try {
-            a = Files.readAttributes(p, BasicFileAttributes.class);
-          } catch (NoSuchFileException e) {
-            continue;
+      try {
+        Files.walkFileTree(d, new java.nio.file.SimpleFileVisitor<>() {
+          @Override
+          public java.nio.file.FileVisitResult visitFile(Path p, BasicFileAttributes a) {
+            if (!a.isRegularFile() || !dev.floe.catalog.Locations.tableFile(p.getFileName().toString())) {
+              foreign.add(p);
+            } else if (a.lastModifiedTime().toMillis() < cutoff) {
+              old.add(p);
+            }
+            return java.nio.file.FileVisitResult.CONTINUE;
           }
-          if (!a.isRegularFile() && !a.isDirectory() || a.isRegularFile()
-              && !dev.floe.catalog.Locations.tableFile(p.getFileName().toString())) {
-            foreign.add(p);
-          } else if (a.isRegularFile() && a.lastModifiedTime().toMillis() < cutoff) {
-            old.add(p);
+
+          @Override
+          public java.nio.file.FileVisitResult visitFileFailed(Path p, IOException e) throws IOException {
+            if (e instanceof NoSuchFileException) {
+              return java.nio.file.FileVisitResult.CONTINUE; // deleted meanwhile (a write that gave up)
+            }
+            throw e;
           }
-        }
+        });
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }

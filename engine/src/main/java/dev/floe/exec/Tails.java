@@ -335,7 +335,7 @@ final class Tails implements AutoCloseable {
 
       @Override
       public int compact(DuckDBConnection duck, boolean all, long fromOffset) {
-        return Compaction.compact(engine, names.get(uuid), duck, all, fromOffset).filesRewritten();
+        return Compaction.compact(engine, names.get(uuid), duck, all, fromOffset, () -> { }).filesRewritten();
       }
 
       @Override

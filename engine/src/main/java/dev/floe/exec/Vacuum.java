@@ -20,8 +20,10 @@ import org.apache.iceberg.util.PropertyUtil;
  *   <li>compaction of small files ({@link Compaction}: giving way to a concurrent writer; FULL merges
  *       every run of two or more) — except on a table with a tail, whose log compacts it by itself;</li>
  *   <li>expiry of versions older than {@code history.expire.max-snapshot-age-ms} (Iceberg's default, 5
- *       days), keeping {@code history.expire.min-snapshots-to-keep} (default 1) and whatever a live reader
- *       holds, with exactly the files only they referenced ({@link Maintenance#expire});</li>
+ *       days) or beyond {@code floe.history.max-snapshots} (500), keeping
+ *       {@code history.expire.min-snapshots-to-keep} (default 1) and whatever a live reader holds, with
+ *       exactly the files only they referenced, and the metadata files that left the metadata log
+ *       ({@link TableMaintenance#expire});</li>
  *   <li>removal of orphan files older than {@code floe.orphan-retention-ms} (default 7 days) that no
  *       write in flight may have written ({@link Maintenance#orphans}); a table whose directories hold other files is skipped with
  *       a warning.</li>
@@ -67,21 +69,13 @@ final class Vacuum {
     if (!TailLog.hasTail(table)) {
       compacted = Compaction.compact(engine, id, session.duck(), v.full());
     }
-    long maxAge = PropertyUtil.propertyAsLong(table.properties(), TableProperties.MAX_SNAPSHOT_AGE_MS,
-        TableProperties.MAX_SNAPSHOT_AGE_MS_DEFAULT);
-    int minKeep = PropertyUtil.propertyAsInt(table.properties(), TableProperties.MIN_SNAPSHOTS_TO_KEEP,
-        TableProperties.MIN_SNAPSHOTS_TO_KEEP_DEFAULT);
-    Maintenance.Expired expired;
-    synchronized (engine.committer().lock(id)) {
-      Table current = engine.tables().current(id).orElse(null);
-      if (current == null) {
-        return;
-      }
-      expired = Maintenance.expire(engine, id, current, maxAge, minKeep, session.statementHolds());
+    MaintenancePolicy policy = MaintenancePolicy.of(table);
+    Maintainer.Done expired = TableMaintenance.expire(engine, id, policy, session.statementHolds());
+    if (expired == null) {
+      return;
     }
-    long orphanRetention = Math.max(0, PropertyUtil.propertyAsLong(table.properties(), ORPHAN_RETENTION,
-        7L * 86_400_000));
-    Maintenance.Orphans orphans = Maintenance.orphans(engine, id, orphanRetention, session.statementHolds());
+    Maintenance.Orphans orphans = Maintenance.orphans(engine, id, policy.orphanRetentionMillis(),
+        session.statementHolds());
     int removed = 0;
     if (orphans.refused().isPresent()) {
       session.notice(dev.floe.Notice.warning("01000", "skipping orphan files of \"" + id.name() + "\": "
@@ -91,8 +85,10 @@ final class Vacuum {
     }
     if (v.verbose()) {
       session.notice(new dev.floe.Notice("INFO", SqlState.SUCCESSFUL_COMPLETION, "vacuuming \"" + id + "\": "
-          + compacted.filesRewritten() + " file(s) compacted into " + compacted.filesWritten() + ", "
-          + expired.snapshots() + " snapshot(s) expired with " + expired.files().size()
+          + compacted.filesRewritten() + " file(s) compacted into " + compacted.filesWritten()
+          + (compacted.gaveWay() > 0 ? " (gave way to concurrent writers " + compacted.gaveWay() + " time(s))" : "")
+          + ", "
+          + expired.snapshotsExpired() + " snapshot(s) expired with " + expired.filesRemoved()
           + " file(s) only they referenced, " + removed + " orphan file(s) removed"));
     }
   }

@@ -258,7 +258,6 @@ public final class DeleteRebase implements dev.floe.commit.Committer.Rebaser {
     if (found.isEmpty()) {
       return false;
     }
-    boolean vectors = ((org.apache.iceberg.HasTableOperations) table).operations().current().formatVersion() >= 3;
     for (Map.Entry<String, long[]> e : found.get().entrySet()) {
       DataFile g = fresh.get(e.getKey());
       java.util.TreeSet<Long> merged = new java.util.TreeSet<>();
@@ -267,9 +266,7 @@ public final class DeleteRebase implements dev.floe.commit.Committer.Rebaser {
       }
       now.get(g.location()).forEach(merged::add);
       long[] positions = merged.stream().mapToLong(Long::longValue).toArray();
-      DeleteFile rebased = vectors
-          ? DeltaWriter.deletionVectorInJvm(table, g.location(), g.specId(), g.partition(), positions)
-          : DeltaWriter.positionDeletesInJvm(table, g.location(), g.specId(), g.partition(), positions);
+      DeleteFile rebased = DeltaWriter.deletesOf(table, g, positions);
       written.add(rebased.location());
       added.add(rebased);
       removed.addAll(freshDeletes.get(g.location()).values());

@@ -461,6 +461,16 @@ public final class DeltaWriter {
    * Writes a data file's position-delete file with Iceberg's Parquet writer (on any thread: it uses no
    * DuckDB connection), measured as it is written; deleted again if writing fails.
    */
+  /**
+   * The deletes of {@code positions} (sorted, distinct) of one data file as the table's format wants
+   * them: a deletion vector on v3, a position-delete file on v2.
+   */
+  public static DeleteFile deletesOf(Table table, DataFile data, long[] positions) {
+    boolean vectors = ((org.apache.iceberg.HasTableOperations) table).operations().current().formatVersion() >= 3;
+    return vectors ? deletionVectorInJvm(table, data.location(), data.specId(), data.partition(), positions)
+        : positionDeletesInJvm(table, data.location(), data.specId(), data.partition(), positions);
+  }
+
   private static DeleteFile positionDeletesInJvm(Table table, DataFile data, long[] positions) {
     return positionDeletesInJvm(table, data.location(), data.specId(), data.partition(), positions);
   }

@@ -41,20 +41,25 @@ import org.apache.iceberg.util.DateTimeUtil;
  * interchangeable: each found position is claimed once). Reads Parquet with Iceberg's generic reader,
  * pruning files and row groups by the rows' values where the column types allow.
  */
-final class MovedRows {
+public final class MovedRows {
   private MovedRows() {}
 
   /** Above this many rows, files are not pruned by the rows' values (the filter would be too large). */
   private static final int MAX_FILTERED_ROWS = 64;
+  /** Up to this many rows of a one-column key are looked for with an IN list. */
+  private static final int MAX_IN_LIST = 100_000;
 
   /**
    * The positions, per target file, of rows equal to those at {@code positions} of each source file, among
    * the targets' rows not in {@code deleted}; empty when a row cannot be found (it was deleted since, so
    * whoever deleted it first wins) or a file is not Parquet.
    */
-  static Optional<Map<String, long[]>> find(Table table, Map<DataFile, long[]> sources, List<DataFile> targets,
+  public static Optional<Map<String, long[]>> find(Table table, Map<DataFile, long[]> sources, List<DataFile> targets,
       Map<String, PositionDeleteIndex> deleted) {
-    Schema schema = table.schema();
+    // a table with a primary key: its key tells rows apart (live rows never share one), and reading
+    // only the key's columns is what makes finding rows in a large file cheap
+    Schema schema = table.schema().identifierFieldIds().isEmpty() ? table.schema()
+        : TypeUtil.select(table.schema(), table.schema().identifierFieldIds());
     Map<List<Object>, Integer> wanted = new HashMap<>();
     List<List<Object>> rows = new ArrayList<>();
     for (Map.Entry<DataFile, long[]> e : sources.entrySet()) {
@@ -160,6 +165,17 @@ final class MovedRows {
    * comparing values.
    */
   private static Expression filter(Schema schema, List<List<Object>> rows) {
+    if (rows.size() > MAX_FILTERED_ROWS && schema.columns().size() == 1 && rows.size() <= MAX_IN_LIST) {
+      List<Object> literals = new ArrayList<>();
+      for (List<Object> row : rows) {
+        Expression term = term(schema.columns().get(0), row.get(0));
+        if (!(term instanceof org.apache.iceberg.expressions.UnboundPredicate<?> p) || p.literal() == null) {
+          return Expressions.alwaysTrue();
+        }
+        literals.add(p.literal().value());
+      }
+      return Expressions.in(schema.columns().get(0).name(), literals);
+    }
     if (rows.size() > MAX_FILTERED_ROWS) {
       return Expressions.alwaysTrue();
     }

@@ -1,0 +1,339 @@
+package dev.floe.exec;
+
+import dev.floe.MaintenanceRun;
+import dev.floe.tail.TailLog;
+import java.lang.management.ManagementFactory;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.duckdb.DuckDBConnection;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The background maintainer: one thread that, once per interval, looks at every table's current version
+ * and does what its policy ({@link MaintenancePolicy}) asks of it, one table and one step at a time —
+ * compaction when the table has many small files or its deletes hide much of its rows, snapshot expiry
+ * when it keeps more history than its policy, a manifest rewrite when its manifests are many, and
+ * orphan removal once a day. Each step is what {@code VACUUM} and the table procedures do by hand,
+ * through the same code and the same commit path: a compaction gives way to writers, expiry keeps what
+ * readers hold.
+ *
+ * <p>It gives the machine back to foreground statements: before a step it waits while the machine's
+ * CPUs are busier than the policy's load limit (up to a bound, so that a table under constant load is
+ * still maintained), and after each rewrite under load it pauses as long as the rewrite took. What it
+ * did is logged and kept ({@link #runs}: the last {@value #KEPT_RUNS} steps).
+ *
+ * <p>{@link #maintainNow} takes the same steps at once, by hand ({@code floe maintain}), or says what they
+ * would do.
+ *
+ * <p>Tables with a tail are compacted and expired by their log; the maintainer rewrites their manifests only.
+ */
+public final class Maintainer implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(Maintainer.class);
+  static final int KEPT_RUNS = 500;
+
+  private final Engine engine;
+  private final long intervalMillis;
+  private final Thread thread;
+  private final ArrayDeque<MaintenanceRun> runs = new ArrayDeque<>();
+  private final Map<TableIdentifier, Long> orphansChecked = new HashMap<>();
+  private final Object wake = new Object();
+  private volatile boolean closed;
+  private DuckDBConnection duck;
+
+  private Maintainer(Engine engine, Duration every) {
+    this.engine = engine;
+    this.intervalMillis = every.toMillis();
+    this.thread = new Thread(this::loop, "floe-maintainer");
+    thread.setDaemon(true);
+    thread.setPriority(Thread.MIN_PRIORITY);
+  }
+
+  /** Starts the maintainer, passing over every table once per {@code every}. */
+  public static Maintainer start(Engine engine, Duration every) {
+    if (every.isNegative() || every.isZero()) {
+      throw new IllegalArgumentException("the maintainer's interval must be positive");
+    }
+    Maintainer m = new Maintainer(engine, every);
+    m.thread.start();
+    return m;
+  }
+
+  /** The steps taken, oldest first (at most the last {@value #KEPT_RUNS}). */
+  public List<MaintenanceRun> runs() {
+    synchronized (runs) {
+      return List.copyOf(runs);
+    }
+  }
+
+  private void record(MaintenanceRun run) {
+    synchronized (runs) {
+      if (runs.size() == KEPT_RUNS) {
+        runs.removeFirst();
+      }
+      runs.addLast(run);
+    }
+    if (run.outcome().startsWith("failed")) {
+      LOG.warn("maintenance of {}: {} ({}) {}", run.table(), run.action(), run.trigger(), run.outcome());
+    } else {
+      LOG.info("maintenance of {}: {} ({}): {} file(s) removed, {} added, {} snapshot(s) expired in {} ms, {}",
+          run.table(), run.action(), run.trigger(), run.filesRemoved(), run.filesAdded(), run.snapshotsExpired(),
+          run.millis(), run.outcome());
+    }
+  }
+
+  private void loop() {
+    while (!closed) {
+      synchronized (wake) {
+        try {
+          wake.wait(intervalMillis);
+        } catch (InterruptedException e) {
+          return;
+        }
+      }
+      if (closed) {
+        return;
+      }
+      try {
+        pass();
+      } catch (RuntimeException e) {
+        LOG.warn("maintenance pass failed: {}", e.toString(), e);
+      }
+    }
+  }
+
+  /** One pass over every table. */
+  void pass() {
+    if (engine.readOnly()) {
+      return;
+    }
+    List<TableIdentifier> ids = new ArrayList<>(engine.tables().catalog().tableLocations().keySet());
+    ids.sort(Comparator.comparing(TableIdentifier::toString));
+    for (TableIdentifier id : ids) {
+      if (closed) {
+        return;
+      }
+      try {
+        maintain(id);
+      } catch (RuntimeException e) {
+        record(new MaintenanceRun(Instant.now(), id.toString(), "pass", "", 0, 0, 0, 0, 0, 0, "failed: " + e.getMessage()));
+      }
+    }
+  }
+
+  /** How a pass decides which steps to take. */
+  enum Mode {
+    /** The background maintainer's: the steps whose triggers fire. */
+    TRIGGERED,
+    /** By hand: every step, by the table's policy. */
+    NOW,
+    /** By hand, changing nothing: what every step would do. */
+    DRY_RUN
+  }
+
+  private void maintain(TableIdentifier id) {
+    Table table = engine.tables().current(id).orElse(null);
+    if (table == null || table.currentSnapshot() == null || !MaintenancePolicy.of(table).enabled()) {
+      return;
+    }
+    long now = System.currentTimeMillis();
+    long checked = orphansChecked.computeIfAbsent(id, k -> now);
+    boolean orphans = now - checked >= MaintenancePolicy.of(table).orphanCheckMillis();
+    if (orphans) {
+      orphansChecked.put(id, now);
+    }
+    steps(engine, id, Mode.TRIGGERED, orphans, this::record, this::awaitQuiet, this::pace, this::connection);
+  }
+
+  private DuckDBConnection connection() {
+    if (duck == null) {
+      duck = engine.connect();
+    }
+    return duck;
+  }
+
+  /**
+   * Takes (or, dry, describes) the maintenance steps of the named tables (none: every table) now, by
+   * their policies, each step reported to {@code progress} as it ends. For {@code floe maintain}.
+   */
+  public static void maintainNow(Engine engine, List<TableIdentifier> ids, boolean dryRun,
+      java.util.function.Consumer<MaintenanceRun> progress) {
+    List<TableIdentifier> tables = new ArrayList<>(ids);
+    if (tables.isEmpty()) {
+      tables.addAll(engine.tables().catalog().tableLocations().keySet());
+      tables.sort(Comparator.comparing(TableIdentifier::toString));
+    }
+    DuckDBConnection[] duck = new DuckDBConnection[1];
+    try {
+      for (TableIdentifier id : tables) {
+        steps(engine, id, dryRun ? Mode.DRY_RUN : Mode.NOW, true, progress, () -> 0L, () -> { }, () -> {
+          if (duck[0] == null) {
+            duck[0] = engine.connect();
+          }
+          return duck[0];
+        });
+      }
+    } finally {
+      if (duck[0] != null) {
+        try {
+          duck[0].close();
+        } catch (java.sql.SQLException e) {
+          LOG.debug("closing a maintenance connection: {}", e.getMessage());
+        }
+      }
+    }
+  }
+
+  private static void steps(Engine engine, TableIdentifier id, Mode mode, boolean orphans,
+      java.util.function.Consumer<MaintenanceRun> report, java.util.function.LongSupplier awaitQuiet,
+      Runnable pace, java.util.function.Supplier<DuckDBConnection> duck) {
+    Table table = engine.tables().current(id).orElse(null);
+    if (table == null || table.currentSnapshot() == null) {
+      return;
+    }
+    MaintenancePolicy policy = MaintenancePolicy.of(table);
+    boolean triggered = mode == Mode.TRIGGERED;
+    boolean dry = mode == Mode.DRY_RUN;
+    boolean tail = TailLog.hasTail(table);
+    if (!tail) {
+      Optional<String> why = triggered ? policy.compactionTrigger(table) : Optional.of("by hand");
+      why.ifPresent(w -> step(engine, id, "compact", w, report, awaitQuiet, hold -> dry
+          ? compactionPlan(engine, id) : compact(engine, id, duck.get(), pace)));
+      table = engine.tables().current(id).orElse(null);
+      if (table == null) {
+        return;
+      }
+      Table t = table;
+      why = triggered ? policy.expiryTrigger(table, System.currentTimeMillis()) : Optional.of("by hand");
+      why.ifPresent(w -> step(engine, id, "expire", w, report, awaitQuiet, hold -> dry
+          ? TableMaintenance.wouldExpire(engine, id, t, policy, Set.of(hold))
+          : TableMaintenance.expire(engine, id, policy, Set.of(hold))));
+    }
+    table = engine.tables().current(id).orElse(null);
+    if (table == null) {
+      return;
+    }
+    policy.manifestTrigger(table).ifPresent(w -> step(engine, id, "rewrite_manifests", w, report, awaitQuiet,
+        hold -> dry ? new Done(0, 0, 0, 0, 0, "dry run: would rewrite them") : TableMaintenance.rewriteManifests(engine, id)));
+    if (orphans && !tail) {
+      step(engine, id, "remove_orphans", triggered ? "daily check" : "by hand", report, awaitQuiet,
+          hold -> TableMaintenance.removeOrphans(engine, id, policy, Set.of(hold), dry));
+    }
+  }
+
+  private static Done compactionPlan(Engine engine, TableIdentifier id) {
+    Compaction.Plan plan = Compaction.plan(engine, id, false, Long.MIN_VALUE);
+    return plan.runs().isEmpty() ? null : new Done(plan.files(), 0, plan.bytes(), 0, 0, "dry run: would rewrite "
+        + plan.files() + " file(s) in " + plan.runs().size() + " commit(s)");
+  }
+
+  /** What one step did (the {@link Run} without its when, what and how long). */
+  record Done(int filesRemoved, int filesAdded, long bytesRemoved, long bytesAdded, int snapshotsExpired,
+      String outcome) {}
+
+  private static void step(Engine engine, TableIdentifier id, String action, String trigger,
+      java.util.function.Consumer<MaintenanceRun> report, java.util.function.LongSupplier awaitQuiet,
+      java.util.function.Function<ReaderPins.Hold, Done> work) {
+    long deferred = awaitQuiet.getAsLong();
+    String why = deferred > 0 ? trigger + ", after waiting " + deferred / 1000 + " s for the load to drop" : trigger;
+    Instant started = Instant.now();
+    long t0 = System.nanoTime();
+    // its own writes are in flight until they commit (orphan removal spares them)
+    try (ReaderPins.Hold hold = engine.tables().readerPins().hold("maintainer")) {
+      Done d = work.apply(hold);
+      if (d != null) {
+        report.accept(new MaintenanceRun(started, id.toString(), action, why, d.filesRemoved(), d.filesAdded(),
+            d.bytesRemoved(), d.bytesAdded(), d.snapshotsExpired(), (System.nanoTime() - t0) / 1_000_000,
+            d.outcome()));
+      }
+    } catch (RuntimeException e) {
+      report.accept(new MaintenanceRun(started, id.toString(), action, why, 0, 0, 0, 0, 0,
+          (System.nanoTime() - t0) / 1_000_000, "failed: " + e.getMessage()));
+    }
+  }
+
+  private static Done compact(Engine engine, TableIdentifier id, DuckDBConnection duck, Runnable pace) {
+    Compaction.Result r = Compaction.compact(engine, id, duck, false, Long.MIN_VALUE, pace);
+    if (r.filesRewritten() == 0 && r.gaveWay() == 0) {
+      return null; // nothing to merge yet (the trigger counts files; the tiers decide)
+    }
+    return new Done(r.filesRewritten() + r.deleteFilesRemoved(), r.filesWritten(), r.bytesRewritten(),
+        r.bytesWritten(), 0, r.gaveWay() > 0 ? "gave way to concurrent writers " + r.gaveWay() + " time(s)" : "done");
+  }
+
+  /** The machine's CPU use over the last moments, 0 to 1 (0 when the JVM cannot tell). */
+  static double cpuLoad() {
+    if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os) {
+      double load = os.getCpuLoad();
+      return load < 0 ? 0 : load;
+    }
+    return 0;
+  }
+
+  private static final long MAX_DEFER_MILLIS = 60_000;
+  private static final double LOAD_LIMIT = 0.8;
+  private long lastStepNanos;
+
+  /** Waits while the machine is busy (at most a minute); returns how long it waited. */
+  private long awaitQuiet() {
+    long start = System.currentTimeMillis();
+    while (!closed && cpuLoad() > LOAD_LIMIT && System.currentTimeMillis() - start < MAX_DEFER_MILLIS) {
+      sleep(1_000);
+    }
+    lastStepNanos = System.nanoTime();
+    return System.currentTimeMillis() - start < 1_000 ? 0 : System.currentTimeMillis() - start;
+  }
+
+  /** After a rewrite: under load, pause as long as it took (at most ten seconds). */
+  private void pace() {
+    long took = (System.nanoTime() - lastStepNanos) / 1_000_000;
+    if (cpuLoad() > LOAD_LIMIT) {
+      sleep(Math.min(took, 10_000));
+    }
+    lastStepNanos = System.nanoTime();
+  }
+
+  private void sleep(long millis) {
+    synchronized (wake) {
+      try {
+        if (!closed) {
+          wake.wait(Math.max(1, millis));
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  /** Stops the maintainer after the step it is taking. */
+  @Override
+  public void close() {
+    closed = true;
+    synchronized (wake) {
+      wake.notifyAll();
+    }
+    try {
+      thread.join(Duration.ofMinutes(1).toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    if (duck != null) {
+      try {
+        duck.close();
+      } catch (java.sql.SQLException e) {
+        LOG.debug("closing the maintainer's connection: {}", e.getMessage());
+      }
+    }
+  }
+}

@@ -1,0 +1,161 @@
+package dev.floe.exec;
+
+import dev.floe.FloeException;
+import dev.floe.SqlState;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableProperties;
+
+/**
+ * What maintenance a table asks for, read from its properties (Iceberg's own where Iceberg has one, so
+ * that every engine reads the same policy): when its files are compacted, how much history it keeps,
+ * when its manifests are rewritten and its orphans removed, and the triggers the background maintainer
+ * checks against the table's current version (from the snapshot's summary and the metadata in memory:
+ * no manifest is read to decide).
+ *
+ * @param enabled {@code floe.maintenance.enabled} (true): whether the background maintainer touches the table
+ * @param minFiles {@code floe.maintenance.min-files} (16): compaction runs once the table has this many
+ *     data files averaging below three quarters of the target size, or this many delete files
+ * @param deleteRatio {@code floe.compaction.delete-ratio} (0.2): a file whose deletes hide this share of its
+ *     rows is rewritten; compaction runs once the table's deletes hide half of that share
+ * @param maxSnapshotAgeMillis {@code history.expire.max-snapshot-age-ms} (Iceberg's 5 days)
+ * @param minSnapshots {@code history.expire.min-snapshots-to-keep} (Iceberg's 1)
+ * @param maxSnapshots {@code floe.history.max-snapshots} (500): at most this many versions are kept
+ *     (besides what readers hold), whatever their age — what bounds the metadata of a table with a commit
+ *     a second (docs/decisions/0007-history-defaults.md)
+ * @param maxManifests {@code floe.maintenance.max-manifests} (100): the manifests are rewritten above this
+ * @param orphanRetentionMillis {@code floe.orphan-retention-ms} (7 days)
+ * @param orphanCheckMillis {@code floe.maintenance.orphan-check-ms} (1 day): how often the maintainer
+ *     looks for orphans
+ */
+record MaintenancePolicy(boolean enabled, int minFiles, double deleteRatio, long maxSnapshotAgeMillis,
+    int minSnapshots, int maxSnapshots, int maxManifests, long orphanRetentionMillis, long orphanCheckMillis) {
+
+  static final String ENABLED = "floe.maintenance.enabled";
+  static final String MIN_FILES = "floe.maintenance.min-files";
+  static final String MAX_SNAPSHOTS = "floe.history.max-snapshots";
+  static final String MAX_MANIFESTS = "floe.maintenance.max-manifests";
+  static final String ORPHAN_RETENTION = "floe.orphan-retention-ms";
+  static final String ORPHAN_CHECK = "floe.maintenance.orphan-check-ms";
+
+  static MaintenancePolicy of(Table table) {
+    Map<String, String> p = table.properties();
+    String enabled = p.getOrDefault(ENABLED, "true");
+    if (!enabled.equalsIgnoreCase("true") && !enabled.equalsIgnoreCase("false")) {
+      throw invalid(ENABLED, enabled, "true or false");
+    }
+    return new MaintenancePolicy(enabled.equalsIgnoreCase("true"),
+        (int) number(p, MIN_FILES, 16, 2),
+        Compaction.deleteRatio(table),
+        number(p, TableProperties.MAX_SNAPSHOT_AGE_MS, TableProperties.MAX_SNAPSHOT_AGE_MS_DEFAULT, 0),
+        (int) number(p, TableProperties.MIN_SNAPSHOTS_TO_KEEP, TableProperties.MIN_SNAPSHOTS_TO_KEEP_DEFAULT, 1),
+        (int) number(p, MAX_SNAPSHOTS, 500, 1),
+        (int) number(p, MAX_MANIFESTS, 100, 2),
+        number(p, ORPHAN_RETENTION, 7L * 86_400_000, 0),
+        number(p, ORPHAN_CHECK, 86_400_000L, 60_000));
+  }
+
+  private static long number(Map<String, String> p, String name, long dflt, long min) {
+    String v = p.get(name);
+    if (v == null) {
+      return dflt;
+    }
+    try {
+      long n = Long.parseLong(v.trim());
+      if (n >= min && n <= Integer.MAX_VALUE * (name.endsWith("-ms") ? 1_000_000L : 1L)) {
+        return n;
+      }
+    } catch (NumberFormatException e) {
+      // below
+    }
+    throw invalid(name, v, "a whole number of at least " + min);
+  }
+
+  private static FloeException invalid(String name, String value, String expected) {
+    return new FloeException(SqlState.INVALID_PARAMETER_VALUE, "invalid value for table property \"" + name
+        + "\": \"" + value + "\"", null, "Expected " + expected + " (docs/maintenance.md).", 0, null);
+  }
+
+  private static long summary(Snapshot s, String key) {
+    String v = s.summary() == null ? null : s.summary().get(key);
+    try {
+      return v == null ? 0 : Long.parseLong(v);
+    } catch (NumberFormatException e) {
+      return 0;
+    }
+  }
+
+  /** Why the table should be compacted now, if it should. */
+  Optional<String> compactionTrigger(Table table) {
+    Snapshot s = table.currentSnapshot();
+    if (s == null) {
+      return Optional.empty();
+    }
+    long target = org.apache.iceberg.util.PropertyUtil.propertyAsLong(table.properties(),
+        TableProperties.WRITE_TARGET_FILE_SIZE_BYTES, TableProperties.WRITE_TARGET_FILE_SIZE_BYTES_DEFAULT);
+    long files = summary(s, "total-data-files");
+    long bytes = summary(s, "total-files-size");
+    long deleteFiles = summary(s, "total-delete-files");
+    long rows = summary(s, "total-records");
+    long deleted = summary(s, "total-position-deletes");
+    if (files >= minFiles && bytes / files < target * 3 / 4) {
+      return Optional.of(files + " data files");
+    }
+    if (deleteFiles >= minFiles) {
+      return Optional.of(deleteFiles + " delete files");
+    }
+    if (deleted > 0 && deleted >= deleteRatio / 2 * rows) {
+      return Optional.of(String.format("deletes hide %.0f%% of the rows", 100.0 * deleted / Math.max(1, rows)));
+    }
+    return Optional.empty();
+  }
+
+  /** Why old versions should be expired now, if they should. */
+  Optional<String> expiryTrigger(Table table, long now) {
+    int count = 0;
+    long oldest = Long.MAX_VALUE;
+    for (Snapshot s : table.snapshots()) {
+      count++;
+      oldest = Math.min(oldest, s.timestampMillis());
+    }
+    if (count <= minSnapshots) {
+      return Optional.empty();
+    }
+    if (count > maxSnapshots) {
+      return Optional.of(count + " snapshots");
+    }
+    if (oldest < now - maxSnapshotAgeMillis) {
+      return Optional.of("snapshots older than " + maxSnapshotAgeMillis / 1000 + " s");
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * The retention that keeps at most {@link #maxSnapshots} versions and none older than the policy's age:
+   * expiry takes the versions replaced before now minus it.
+   */
+  long retentionMillis(Table table, long now) {
+    java.util.List<Long> times = new java.util.ArrayList<>();
+    for (Snapshot s : table.snapshots()) {
+      times.add(s.timestampMillis());
+    }
+    long retention = maxSnapshotAgeMillis;
+    if (times.size() > maxSnapshots) {
+      times.sort(java.util.Comparator.reverseOrder());
+      retention = Math.min(retention, Math.max(0, now - times.get(maxSnapshots - 1)));
+    }
+    return retention;
+  }
+
+  /** Why the manifests should be rewritten now, if they should. */
+  Optional<String> manifestTrigger(Table table) {
+    Snapshot s = table.currentSnapshot();
+    if (s == null) {
+      return Optional.empty();
+    }
+    int n = s.allManifests(table.io()).size();
+    return n > maxManifests ? Optional.of(n + " manifests") : Optional.empty();
+  }
+}

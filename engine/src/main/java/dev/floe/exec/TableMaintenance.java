@@ -1,0 +1,142 @@
+package dev.floe.exec;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.apache.iceberg.HasTableOperations;
+import org.apache.iceberg.ManifestFile;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableMetadata;
+import org.apache.iceberg.catalog.TableIdentifier;
+
+/**
+ * The maintenance steps of one table by its {@link MaintenancePolicy}, as the background maintainer,
+ * {@code VACUUM} and {@code floe maintain} take them: expiry of the history the policy does not keep
+ * (and of the metadata files that left the metadata log), a manifest rewrite, orphan removal. Each
+ * returns what it did.
+ */
+final class TableMaintenance {
+  private TableMaintenance() {}
+
+  /**
+   * Expires the versions the policy does not keep — older than its age, or beyond its count — but what
+   * readers hold (except {@code own}), with the files only they referenced, under the table's commit lock;
+   * then deletes the metadata files older than every one the metadata log still names.
+   */
+  static Maintainer.Done expire(Engine engine, TableIdentifier id, MaintenancePolicy policy,
+      Set<ReaderPins.Hold> own) {
+    Maintenance.Expired expired;
+    synchronized (engine.committer().lock(id)) {
+      Table current = engine.tables().current(id).orElse(null);
+      if (current == null) {
+        return null;
+      }
+      long retention = policy.retentionMillis(current, System.currentTimeMillis());
+      expired = Maintenance.expire(engine, id, current, retention, policy.minSnapshots(), own);
+    }
+    List<String> metadata = oldMetadata(engine, id);
+    return new Maintainer.Done(expired.files().size() + metadata.size(), 0, 0, 0, expired.snapshots(),
+        expired.snapshots() == 0 ? "nothing to expire: readers hold the versions, or none is old enough" : "done");
+  }
+
+  /**
+   * Deletes the table's metadata files that left its metadata log ({@code write.metadata.previous-versions-max}
+   * keeps the newest): those older than the oldest the log names. A metadata file being written by a
+   * commit in flight is newer than every one the log names, so it is never one of them.
+   */
+  static List<String> oldMetadata(Engine engine, TableIdentifier id) {
+    Table table = engine.tables().current(id).orElse(null);
+    if (table == null) {
+      return List.of();
+    }
+    TableMetadata meta = ((HasTableOperations) table).operations().current();
+    Set<String> named = new HashSet<>();
+    long oldest = meta.lastUpdatedMillis();
+    for (TableMetadata.MetadataLogEntry e : meta.previousFiles()) {
+      named.add(dev.floe.catalog.LocalFileIO.toPath(e.file()).toAbsolutePath().normalize().toString());
+      oldest = Math.min(oldest, e.timestampMillis());
+    }
+    if (meta.metadataFileLocation() != null) {
+      named.add(dev.floe.catalog.LocalFileIO.toPath(meta.metadataFileLocation()).toAbsolutePath().normalize()
+          .toString());
+    }
+    Path dir = dev.floe.catalog.LocalFileIO.toPath(table.location()).resolve("metadata");
+    if (!Files.isDirectory(dir)) {
+      return List.of();
+    }
+    long before = oldest - ReaderPins.CLOCK_MARGIN_MILLIS;
+    List<Path> old = new ArrayList<>();
+    try (var files = Files.list(dir)) {
+      for (Path p : (Iterable<Path>) files::iterator) {
+        String name = p.getFileName().toString();
+        if (name.endsWith(".metadata.json") && !named.contains(p.toAbsolutePath().normalize().toString())) {
+          try {
+            if (Files.getLastModifiedTime(p).toMillis() < before) {
+              old.add(p);
+            }
+          } catch (java.nio.file.NoSuchFileException e) {
+            // gone meanwhile
+          }
+        }
+      }
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+    return Maintenance.delete(engine, old);
+  }
+
+  /** Rewrites the table's manifests into few (by partition, of Iceberg's target manifest size). */
+  static Maintainer.Done rewriteManifests(Engine engine, TableIdentifier id) {
+    synchronized (engine.committer().lock(id)) {
+      Table table = engine.tables().current(id).orElse(null);
+      if (table == null || table.currentSnapshot() == null) {
+        return null;
+      }
+      List<ManifestFile> before = table.currentSnapshot().allManifests(table.io());
+      table.rewriteManifests().commit();
+      table.refresh();
+      Snapshot after = table.currentSnapshot();
+      int now = after.allManifests(table.io()).size();
+      long bytes = 0;
+      for (ManifestFile m : before) {
+        bytes += m.length();
+      }
+      return new Maintainer.Done(before.size(), now, bytes, 0, 0, "done");
+    }
+  }
+
+  /** What {@link #expire} would expire now. */
+  static Maintainer.Done wouldExpire(Engine engine, TableIdentifier id, Table table, MaintenancePolicy policy,
+      Set<ReaderPins.Hold> own) {
+    long retention = policy.retentionMillis(table, System.currentTimeMillis());
+    int n = Maintenance.expirable(engine, id, table, retention, policy.minSnapshots(), own);
+    return new Maintainer.Done(0, 0, 0, 0, n, "dry run: would expire " + n + " snapshot(s)");
+  }
+
+  /**
+   * Removes (dry: lists) the orphan files older than the policy's retention that no write in flight may
+   * have written.
+   */
+  static Maintainer.Done removeOrphans(Engine engine, TableIdentifier id, MaintenancePolicy policy,
+      Set<ReaderPins.Hold> own, boolean dry) {
+    Maintenance.Orphans found = Maintenance.orphans(engine, id, policy.orphanRetentionMillis(), own);
+    if (found.refused().isPresent()) {
+      return new Maintainer.Done(0, 0, 0, 0, 0, "skipped: " + found.refused().get());
+    }
+    long bytes = 0;
+    for (Path p : found.files()) {
+      bytes += p.toFile().length();
+    }
+    if (dry) {
+      return new Maintainer.Done(found.files().size(), 0, bytes, 0, 0, "dry run: would delete "
+          + found.files().size() + " orphan file(s)");
+    }
+    List<String> deleted = Maintenance.delete(engine, found.files());
+    return new Maintainer.Done(deleted.size(), 0, bytes, 0, 0, "done");
+  }
+}

@@ -1,0 +1,136 @@
+package dev.floe;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.floe.testing.Rows;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The background maintainer: it compacts and expires a table by its policy's triggers, leaves alone a
+ * table that opted out, records what it did, and keeps what a reader holds; {@link Database#maintain}
+ * takes the same steps at once, or says what they would do.
+ */
+class MaintainerTest {
+  @TempDir
+  Path dir;
+
+  private static void await(BooleanSupplier condition, String what) throws InterruptedException {
+    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("timed out waiting for " + what);
+      }
+      Thread.sleep(100);
+    }
+  }
+
+  private static long number(Database db, String sql) {
+    return Long.parseLong(Rows.of(db, sql).get(0));
+  }
+
+  @Test
+  void compactsAndExpiresByPolicyAndLeavesAnOptedOutTableAlone() throws Exception {
+    try (Database db = Floe.open(dir)) {
+      db.sql("CREATE TABLE t (id int, v text) WITH ('floe.maintenance.min-files' = '8', "
+          + "'floe.history.max-snapshots' = '3')").close();
+      db.sql("CREATE TABLE quiet (id int) WITH ('floe.maintenance.enabled' = 'false')").close();
+      for (int i = 0; i < 12; i++) {
+        db.sql("INSERT INTO t VALUES (" + i + ", 'v" + i + "')").close();
+        db.sql("INSERT INTO quiet VALUES (" + i + ")").close();
+      }
+      db.sql("DELETE FROM t WHERE id = 3").close(); // its file's only row: the file goes
+      try (AutoCloseable m = db.startMaintainer(Duration.ofMillis(200))) {
+        await(() -> number(db, "SELECT data_files FROM \"t$health\"") == 1
+            && number(db, "SELECT snapshots FROM \"t$health\"") <= 3
+            && db.maintenanceRuns().stream().anyMatch(r -> r.snapshotsExpired() > 0), "t compacted and expired");
+        List<MaintenanceRun> runs = db.maintenanceRuns();
+        assertThat(runs).anySatisfy(r -> {
+          assertThat(r.table()).isEqualTo("public.t");
+          assertThat(r.action()).isEqualTo("compact");
+          assertThat(r.trigger()).startsWith("11 data files");
+          assertThat(r.filesRemoved()).isEqualTo(11);
+          assertThat(r.filesAdded()).isEqualTo(1);
+          assertThat(r.outcome()).isEqualTo("done");
+        });
+        assertThat(runs).anySatisfy(r -> {
+          assertThat(r.action()).isEqualTo("expire");
+          assertThat(r.trigger()).contains(" snapshots");
+          assertThat(r.snapshotsExpired()).isPositive();
+        });
+        assertThat(runs).noneMatch(r -> r.table().equals("public.quiet"));
+      }
+      assertThat(Rows.of(db, "SELECT count(*), sum(id) FROM t")).containsExactly("11|63");
+      assertThat(number(db, "SELECT data_files FROM \"quiet$health\"")).isEqualTo(12);
+      assertThat(db.maintenanceRuns()).as("stopped").isEmpty();
+    }
+  }
+
+  @Test
+  void aTransactionBlockKeepsItsVersionFromTheMaintainer() throws Exception {
+    try (Database db = Floe.open(dir); Session reader = db.connect()) {
+      db.sql("CREATE TABLE t (id int) WITH ('floe.maintenance.min-files' = '4', 'floe.history.max-snapshots' = '1')")
+          .close();
+      for (int i = 0; i < 6; i++) {
+        db.sql("INSERT INTO t VALUES (" + i + ")").close();
+      }
+      reader.sql("BEGIN").close();
+      assertThat(Rows.of(reader, "SELECT count(*) FROM t")).containsExactly("6");
+      try (AutoCloseable m = db.startMaintainer(Duration.ofMillis(200))) {
+        await(() -> number(db, "SELECT data_files FROM \"t$health\"") == 1, "t compacted");
+        await(() -> db.maintenanceRuns().stream().anyMatch(r -> r.action().equals("expire")), "an expiry");
+        // the block's version and its six files are still there
+        assertThat(Rows.of(reader, "SELECT count(*), sum(id) FROM t")).containsExactly("6|15");
+        reader.sql("COMMIT").close();
+        await(() -> number(db, "SELECT snapshots FROM \"t$health\"") == 1, "the block's version expired");
+      }
+      assertThat(Rows.of(db, "SELECT count(*), sum(id) FROM t")).containsExactly("6|15");
+    }
+  }
+
+  @Test
+  void maintainNowAndItsDryRun() throws Exception {
+    try (Database db = Floe.open(dir)) {
+      db.sql("CREATE TABLE t (id int) WITH ('history.expire.max-snapshot-age-ms' = '0')").close();
+      for (int i = 0; i < 5; i++) {
+        db.sql("INSERT INTO t VALUES (" + i + ")").close();
+      }
+      Path orphan = dir.resolve("public").resolve("t").resolve("data").resolve("crashed.parquet");
+      Files.write(orphan, new byte[] {1});
+      Files.setLastModifiedTime(orphan, java.nio.file.attribute.FileTime.fromMillis(
+          System.currentTimeMillis() - 8L * 86_400_000));
+
+      List<MaintenanceRun> dry = new ArrayList<>();
+      db.maintain(List.of("t"), true, dry::add);
+      assertThat(dry).extracting(MaintenanceRun::action).containsExactly("compact", "expire", "remove_orphans");
+      assertThat(dry).allSatisfy(r -> assertThat(r.outcome()).startsWith("dry run"));
+      assertThat(dry.get(0).outcome()).isEqualTo("dry run: would rewrite 5 file(s) in 1 commit(s)");
+      assertThat(dry.get(1).outcome()).isEqualTo("dry run: would expire 4 snapshot(s)");
+      assertThat(dry.get(2).outcome()).isEqualTo("dry run: would delete 1 orphan file(s)");
+      assertThat(number(db, "SELECT data_files FROM \"t$health\"")).isEqualTo(5);
+      assertThat(orphan).exists();
+
+      List<MaintenanceRun> done = new ArrayList<>();
+      db.maintain(List.of(), false, done::add);
+      assertThat(done).extracting(MaintenanceRun::action).containsExactly("compact", "expire", "remove_orphans");
+      assertThat(done).allSatisfy(r -> assertThat(r.outcome()).isEqualTo("done"));
+      assertThat(done.get(1).snapshotsExpired()).isEqualTo(5); // the five inserts' (the compaction's is current)
+      assertThat(orphan).doesNotExist();
+      assertThat(Rows.of(db, "SELECT data_files, snapshots FROM \"t$health\"")).containsExactly("1|1");
+      assertThat(Rows.of(db, "SELECT count(*) FROM t")).containsExactly("5");
+
+      assertThatThrownBy(() -> db.maintain(List.of("nope"), true, r -> { }))
+          .isInstanceOfSatisfying(FloeException.class, e -> assertThat(e.sqlState()).isEqualTo("42P01"));
+      db.sql("ALTER TABLE t SET ('floe.history.max-snapshots' = 'many')").close();
+      assertThatThrownBy(() -> db.maintain(List.of("t"), true, r -> { }))
+          .isInstanceOfSatisfying(FloeException.class, e -> assertThat(e.sqlState()).isEqualTo("22023"));
+    }
+  }
+}
