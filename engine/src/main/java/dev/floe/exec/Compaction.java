@@ -80,7 +80,11 @@ final class Compaction {
    */
   static Result compact(Engine engine, TableIdentifier id, Connection duck, boolean all, long fromOffset,
       Runnable pace) {
-    Plan plan = plan(engine, id, all, fromOffset);
+    return compact(engine, plan(engine, id, all, fromOffset, -1), id, duck, pace);
+  }
+
+  /** Rewrites the runs of {@code plan}, calling {@code pace} after each. */
+  static Result compact(Engine engine, Plan plan, TableIdentifier id, Connection duck, Runnable pace) {
     Result done = Result.NONE;
     for (List<FileScanTask> run : plan.runs()) {
       done = done.plus(rewrite(engine, plan.table(), plan.snapshot(), id, duck, run));
@@ -101,6 +105,14 @@ final class Compaction {
   }
 
   static Plan plan(Engine engine, TableIdentifier id, boolean all, long fromOffset) {
+    return plan(engine, id, all, fromOffset, -1);
+  }
+
+  /**
+   * The runs of a compaction; {@code smallBelow}: the size under which a file is small (-1: three
+   * quarters of the table's target size).
+   */
+  static Plan plan(Engine engine, TableIdentifier id, boolean all, long fromOffset, long smallBelow) {
     Table table = engine.tables().current(id).orElseThrow(() -> FloeException.undefinedTable(id.name()));
     Snapshot snapshot = table.currentSnapshot();
     if (snapshot == null) {
@@ -116,7 +128,7 @@ final class Compaction {
       if (!ownDeletesOnly(task) || !offsetsFrom(table, f, fromOffset)) {
         continue;
       }
-      if (f.fileSizeInBytes() < target * 3 / 4) {
+      if (f.fileSizeInBytes() < (smallBelow < 0 ? target * 3 / 4 : smallBelow)) {
         partitions.computeIfAbsent(partitionKey(f), k -> new ArrayList<>()).add(task);
       } else if (heavy(task, heavyRatio)) {
         runs.add(List.of(task));

@@ -428,7 +428,11 @@ final class Ddl {
       throw FloeException.undefinedTable(id.name(), s.name().position());
     }
     Table table = found.get();
-    if (!TailLog.hasTail(table) || renameOnly(s)) {
+    if (s.actions().get(0) instanceof Ast.Execute e && TableProcedures.withoutLock(e)) {
+      AlterChecks.checkAlter(s, id, table);
+      return TableProcedures.run(session, id, table, e); // takes the commit lock only to commit
+    }
+    if (!TailLog.hasTail(table) || AlterChecks.renameOnly(s)) {
       synchronized (tables.committer().lock(id)) {
         return alterTable(s, id, table, false);
       }
@@ -436,7 +440,7 @@ final class Ddl {
     // The log's rows are of the old schema: they are all sealed, and none is sealed again until the log is
     // reopened on the new one. The log's seal lock, which ensures that, is taken before the table's commit
     // lock, in the order the log's own seals take them (docs/ARCHITECTURE.md, "Concurrency").
-    checkAlter(s, id, table); // an ALTER that is refused seals nothing
+    AlterChecks.checkAlter(s, id, table); // an ALTER that is refused seals nothing
     return session.engine().tails().sealedWhile(id, table, () -> {
       table.refresh(); // the seal committed: alter the table as it is now
       Result result;
@@ -454,8 +458,8 @@ final class Ddl {
   /** Alters the table, holding its commit lock; {@code sealed}: holding its tail's seal lock, all sealed. */
   private Result alterTable(Ast.AlterTable s, TableIdentifier id, Table table, boolean sealed) {
     table.refresh();
-    checkAlter(s, id, table);
-    if (!sealed && TailLog.hasTail(table) && !renameOnly(s)) {
+    AlterChecks.checkAlter(s, id, table);
+    if (!sealed && TailLog.hasTail(table) && !AlterChecks.renameOnly(s)) {
       // another ALTER TABLE gave it a tail since it was read: the log's rows were not sealed
       throw changedConcurrently(id, null);
     }
@@ -467,32 +471,6 @@ final class Ddl {
         "could not alter table \"" + id.name() + "\": it was changed concurrently", cause);
   }
 
-  private static boolean renameOnly(Ast.AlterTable s) {
-    return s.actions().stream().allMatch(a -> a instanceof RenameTable);
-  }
-
-  /** Refuses what the table of a published log, or a tail's offset column, cannot take. */
-  private void checkAlter(Ast.AlterTable s, TableIdentifier id, Table table) {
-    if (TailLog.hasTail(table) && s.actions().get(0) instanceof Ast.Execute e) {
-      TableProcedures.checkTail(id, e);
-    }
-    if (dev.floe.tail.Published.location(table.properties()).isPresent()) {
-      for (AlterAction action : s.actions()) {
-        if (!(action instanceof RenameTable || action instanceof SetProperties || action instanceof UnsetProperties
-            || action instanceof Ast.Execute x && x.procedure().equals("expire_snapshots"))) {
-          // the published table on object storage has the schema the log was created with
-          throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "cannot change the columns or layout of table \""
-              + id.name() + "\": its log publishes to " + dev.floe.tail.Published.location(table.properties()).get(),
-              null, null, 0, null);
-        }
-      }
-    }
-    if (TailLog.hasTail(table) && !renameOnly(s)) {
-      for (AlterAction action : s.actions()) {
-        checkTailColumn(action, id);
-      }
-    }
-  }
 
   /**
    * ALTER TABLE ... SET (tail = true): the table gets its offset column (NULL in the rows it has); its
@@ -506,31 +484,6 @@ final class Ddl {
     }
     txn.updateSchema().addColumn(TailLog.OFFSET_COLUMN, Types.LongType.get()).commit();
     TailLog.checkSchema(txn.table().schema());
-  }
-
-  /** The offset column of a table with a tail belongs to its log. */
-  private static void checkTailColumn(AlterAction action, TableIdentifier id) {
-    String column = null;
-    int position = 0;
-    if (action instanceof DropColumn d) {
-      column = d.name();
-      position = d.position();
-    } else if (action instanceof RenameColumn r) {
-      column = r.from();
-      position = r.position();
-    } else if (action instanceof Ast.AlterColumnType t) {
-      column = t.name();
-      position = t.position();
-    } else if (action instanceof AddColumn a && !a.column().name().equalsIgnoreCase(TailLog.OFFSET_COLUMN)) {
-      return;
-    } else if (action instanceof AddColumn a) {
-      column = a.column().name();
-      position = a.column().position();
-    }
-    if (column != null && column.equalsIgnoreCase(TailLog.OFFSET_COLUMN)) {
-      throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "column \"" + TailLog.OFFSET_COLUMN + "\" of table \""
-          + id.name() + "\" holds its tail's offsets and cannot be changed", null, null, position, null);
-    }
   }
 
   private Result alterTableChecked(Ast.AlterTable s, TableIdentifier id, Table table) {

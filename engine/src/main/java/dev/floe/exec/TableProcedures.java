@@ -21,13 +21,13 @@ import org.apache.iceberg.util.SnapshotUtil;
  * travel reads them) until they are expired. Only a version the current one descends from can be rolled
  * back to, so a rollback never resurrects a branch of history that was itself rolled back. A running
  * transaction block that read a later version fails its COMMIT with 40001 (its parent is no longer an
- * ancestor). Runs holding the table's commit lock ({@link Ddl}).
+ * ancestor). Runs holding the table's commit lock ({@link Ddl}), but for {@link #withoutLock} procedures.
  */
 final class TableProcedures {
   private TableProcedures() {}
 
   private static final String PROCEDURES = "Table procedures: rollback_to_snapshot(snapshot_id), "
-      + "rollback_to_version(version), expire_snapshots(retention_threshold), "
+      + "rollback_to_version(version), optimize(file_size_threshold), expire_snapshots(retention_threshold), "
       + "remove_orphan_files(retention_threshold, dry_run).";
 
   static Result run(SessionContext session, TableIdentifier id, Table table, Ast.Execute e) {
@@ -38,14 +38,27 @@ final class TableProcedures {
       case "rollback_to_version" -> rollback(session, id, table, e,
           snapshot(table, id, argument(e, "version"), true));
       case "expire_snapshots" -> expire(session, id, table, e);
+      case "optimize" -> optimize(session, id, table, e);
       case "remove_orphan_files" -> removeOrphans(session, id, e);
       default -> throw new FloeException(SqlState.UNDEFINED_FUNCTION, "procedure " + name + " does not exist",
           null, PROCEDURES, e.position(), null);
     };
   }
 
+  /**
+   * Whether the procedure runs without the table's commit lock: a compaction commits through the
+   * committer, which takes it for the commit only (writers go on meanwhile); orphan removal commits nothing.
+   */
+  static boolean withoutLock(Ast.Execute e) {
+    return e.procedure().equals("optimize") || e.procedure().equals("remove_orphan_files");
+  }
+
   /** Refuses a procedure a table with a tail cannot take (called before its log is sealed). */
   static void checkTail(TableIdentifier id, Ast.Execute e) {
+    if (e.procedure().equals("optimize")) {
+      throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "cannot optimize table \"" + id.name()
+          + "\": it has a tail", null, "Its log compacts it by itself (docs/tail.md).", e.position(), null);
+    }
     if (e.procedure().startsWith("rollback_to_")) {
       throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "cannot roll back table \"" + id.name()
           + "\": it has a tail", null, "Its log holds acknowledged rows that an earlier version does not have; "
@@ -123,6 +136,59 @@ final class TableProcedures {
           + " bytes)");
     }
     return new CommandResult("ALTER TABLE", 0);
+  }
+
+  /**
+   * {@code optimize(file_size_threshold => '100MB')}, Trino's: every data file smaller than the threshold
+   * (default 100 MB) and every file whose deletes hide {@code floe.compaction.delete-ratio} of its rows is
+   * rewritten, per partition, into files of the table's target size, without their deleted rows. It gives
+   * way to writers as every compaction does.
+   */
+  private static Result optimize(SessionContext session, TableIdentifier id, Table table, Ast.Execute e) {
+    long threshold = 100L << 20;
+    List<Ast.ProcedureArgument> args = e.arguments();
+    if (args.size() > 1 || args.size() == 1 && (args.get(0).name() != null
+        && !args.get(0).name().equals("file_size_threshold") || !args.get(0).string())) {
+      throw new FloeException(SqlState.UNDEFINED_FUNCTION, "procedure " + e.procedure() + "(" + signature(args)
+          + ") does not exist", null, e.procedure() + " takes one optional argument, file_size_threshold (a size "
+          + "such as '100MB').", e.position(), null);
+    }
+    if (args.size() == 1) {
+      threshold = size(args.get(0));
+    }
+    Compaction.Plan plan = Compaction.plan(session.engine(), id, true, Long.MIN_VALUE, threshold);
+    Compaction.Result done = Compaction.compact(session.engine(), plan, id, session.duck(), () -> { });
+    session.notice("optimized table \"" + id.name() + "\": " + done.filesRewritten() + " file(s) ("
+        + done.bytesRewritten() + " bytes) rewritten into " + done.filesWritten() + " (" + done.bytesWritten()
+        + " bytes)" + (done.gaveWay() > 0 ? "; gave way to concurrent writers " + done.gaveWay() + " time(s)" : ""));
+    return new CommandResult("ALTER TABLE", 0);
+  }
+
+  private static final java.util.regex.Pattern SIZE =
+      java.util.regex.Pattern.compile("\\s*(\\d+(?:\\.\\d+)?)\\s*(B|kB|MB|GB|TB|PB)?\\s*", java.util.regex.Pattern.CASE_INSENSITIVE);
+
+  /** A data size as Trino writes them ({@code 100MB}, {@code 1.5GB}, {@code 512kB}), in bytes. */
+  private static long size(Ast.ProcedureArgument arg) {
+    java.util.regex.Matcher m = SIZE.matcher(arg.value());
+    if (!m.matches()) {
+      throw new FloeException(SqlState.INVALID_PARAMETER_VALUE, "invalid data size: \"" + arg.value() + "\"", null,
+          "A number and a unit: B, kB, MB, GB, TB or PB ('100MB').", arg.position(), null);
+    }
+    String unit = m.group(2) == null ? "B" : m.group(2).toUpperCase(java.util.Locale.ROOT);
+    int shift = switch (unit) {
+      case "KB" -> 10;
+      case "MB" -> 20;
+      case "GB" -> 30;
+      case "TB" -> 40;
+      case "PB" -> 50;
+      default -> 0;
+    };
+    double bytes = Double.parseDouble(m.group(1)) * (1L << shift);
+    if (bytes > Long.MAX_VALUE / 2) {
+      throw new FloeException(SqlState.INVALID_PARAMETER_VALUE, "data size out of range: \"" + arg.value() + "\"",
+          arg.position());
+    }
+    return (long) bytes;
   }
 
   private static final java.util.regex.Pattern DURATION =

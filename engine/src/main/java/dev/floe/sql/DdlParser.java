@@ -526,6 +526,9 @@ final class DdlParser {
     Token procedure = in.peek();
     String name = in.identifier();
     List<Ast.ProcedureArgument> arguments = new ArrayList<>();
+    if (!in.peek().isOp("(")) {
+      return new Ast.Execute(name, arguments, procedure.position()); // Trino's EXECUTE optimize: no arguments
+    }
     in.expectOp("(");
     if (!in.acceptOp(")")) {
       do {
