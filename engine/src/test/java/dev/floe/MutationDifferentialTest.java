@@ -82,7 +82,12 @@ class MutationDifferentialTest {
    * @param partitionedBy the PARTITIONED BY fields, or null
    */
   record Config(String name, int formatVersion, String mode, String partitionedBy, boolean primaryKey,
-      boolean restart, List<String> options, long seed) {
+      boolean restart, List<String> options, long seed, boolean maintain) {
+    Config(String name, int formatVersion, String mode, String partitionedBy, boolean primaryKey, boolean restart,
+        List<String> options, long seed) {
+      this(name, formatVersion, mode, partitionedBy, primaryKey, restart, options, seed, false);
+    }
+
     @Override
     public String toString() {
       return name;
@@ -104,7 +109,12 @@ class MutationDifferentialTest {
         new Config("cow-v2-grp-pk", 2, COW, "grp", true, true, List.of(), 106),
         new Config("cow-v3-pk", 3, COW, null, true, true,
             List.of("sorted_by = ARRAY['name ASC NULLS FIRST']", "'write.parquet.row-group-size-rows' = '64'"), 107),
-        new Config("cow-v3-bucket-grp", 3, COW, "bucket(4, id), grp", false, false, List.of(), 108));
+        new Config("cow-v3-bucket-grp", 3, COW, "bucket(4, id), grp", false, false, List.of(), 108),
+        // maintenance interleaved at random moments: compaction, expiry and orphan removal change no row
+        new Config("maint-mor-v2-pk", 2, null, null, true, false,
+            List.of("'write.parquet.row-group-size-rows' = '64'"), 111, true),
+        new Config("maint-mor-v3-bucket", 3, MOR, "bucket(4, id)", false, true, List.of(), 112, true),
+        new Config("maint-cow-v2-grp-pk", 2, COW, "grp", true, false, List.of(), 113, true));
   }
 
   @TempDir
@@ -215,6 +225,9 @@ class MutationDifferentialTest {
         }
         execute(next());
       }
+      if (cfg.maintain()) {
+        icebergReads();
+      }
       long ttStart = System.nanoTime();
       timeTravel();
       timeTravelNanos = System.nanoTime() - ttStart;
@@ -291,6 +304,25 @@ class MutationDifferentialTest {
       }
       compare("t", "after restart");
       compare("src", "after restart");
+    }
+
+    /** Iceberg's generic reader reads the model's rows (by id) from what the maintenance left. */
+    void icebergReads() {
+      List<Integer> read = new ArrayList<>();
+      try (org.apache.iceberg.jdbc.JdbcCatalog catalog = dev.floe.testing.IcebergClients.jdbcCatalog(dir);
+          org.apache.iceberg.io.CloseableIterable<org.apache.iceberg.data.Record> it = org.apache.iceberg.data
+              .IcebergGenerics.read(catalog.loadTable(org.apache.iceberg.catalog.TableIdentifier.of("public", "t")))
+              .build()) {
+        it.forEach(r -> read.add((Integer) r.getField("id")));
+      } catch (Exception e) {
+        throw new AssertionError(context("Iceberg's reader", "(generic read)") + e, e);
+      }
+      Collections.sort(read);
+      List<Integer> expected = new ArrayList<>(ids);
+      Collections.sort(expected);
+      if (!read.equals(expected)) {
+        failWith("Iceberg's reader", "(generic read)", read.size() + " rows read, the model has " + expected.size());
+      }
     }
 
     /** Every recorded version reads back, by time travel, as the model's contents at that point. */
@@ -425,6 +457,7 @@ class MutationDifferentialTest {
           case "INSERT" -> "INSERT 0 " + m.count();
           case "TRUNCATE" -> "TRUNCATE TABLE";
           case "ALTER" -> "ALTER TABLE";
+          case "VACUUM" -> "VACUUM";
           default -> s.verb() + " " + m.count();
         };
         if (!expectedTag.equals(f.tag())) {
@@ -456,6 +489,14 @@ class MutationDifferentialTest {
         }
         lastVersion = after;
         versions.put(after, contents);
+        if (s.label().equals("expire") || s.label().startsWith("vacuum")) {
+          // expired versions no longer read: keep the model's record of those the table still has
+          Set<Long> kept = new HashSet<>();
+          for (List<String> v : floeRows("SELECT sequence_number FROM \"t$snapshots\"", "statement " + step)) {
+            kept.add(Long.parseLong(v.get(0).substring(v.get(0).indexOf(':') + 1)));
+          }
+          versions.keySet().removeIf(v -> v != 0 && !kept.contains(v));
+        }
       }
     }
 
@@ -579,6 +620,9 @@ class MutationDifferentialTest {
     // ---------------------------------------------------------------- choosing the next statement
 
     Stmt next() {
+      if (cfg.maintain() && rnd.nextInt(100) < 15) {
+        return maintenance();
+      }
       if (rows.size() < 150) {
         return rnd.nextInt(4) == 0 ? insertValues() : insertSelect();
       }
@@ -611,6 +655,22 @@ class MutationDifferentialTest {
       } else {
         return evolvePartitioning();
       }
+    }
+
+    /** A maintenance statement: the rows stay, the model does nothing. */
+    Stmt maintenance() {
+      return switch (rnd.nextInt(6)) {
+        case 0 -> new Stmt("vacuum-full", "VACUUM", "t", "VACUUM FULL t", "", null);
+        case 1 -> new Stmt("vacuum", "VACUUM", "t", "VACUUM t", "", null);
+        case 2 -> new Stmt("optimize", "ALTER", "t", "ALTER TABLE t EXECUTE optimize", "", null);
+        case 3 -> new Stmt("expire", "ALTER", "t",
+            "ALTER TABLE t EXECUTE expire_snapshots(retention_threshold => '" + (rnd.nextBoolean() ? "0s" : "1h") + "')",
+            "", null);
+        case 4 -> new Stmt("orphans", "ALTER", "t",
+            "ALTER TABLE t EXECUTE remove_orphan_files(retention_threshold => '0s', dry_run => false)", "", null);
+        default -> new Stmt("optimize-small", "ALTER", "t",
+            "ALTER TABLE t EXECUTE optimize(file_size_threshold => '2kB')", "", null);
+      };
     }
 
     // ---------------------------------------------------------------- values
