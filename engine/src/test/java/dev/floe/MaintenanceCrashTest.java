@@ -315,6 +315,9 @@ class MaintenanceCrashTest {
               if (line.startsWith("R ")) {
                 String[] f = line.split(" ");
                 found.get(f[1]).put(Long.parseLong(f[2]), Long.parseLong(f[3]));
+              } else if (line.startsWith("VERIFIED ")) {
+                // every file Floe wrote has its checksum recorded, so verify compared each one's bytes
+                assertThat(line.split(" ")[3]).as("round %d: files without a checksum: %s", round, line).isEqualTo("0");
               } else if (line.equals("READY")) {
                 ready = true;
                 for (var e : streams.entrySet()) {
