@@ -23,7 +23,7 @@ class MaintainerTest {
   Path dir;
 
   private static void await(BooleanSupplier condition, String what) throws InterruptedException {
-    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+    long deadline = System.nanoTime() + Duration.ofSeconds(180).toNanos();
     while (!condition.getAsBoolean()) {
       if (System.nanoTime() > deadline) {
         throw new AssertionError("timed out waiting for " + what);

@@ -64,29 +64,36 @@ final class Maintenance {
 
   /**
    * Expires the versions that stopped being current more than {@code retentionMillis} ago and no live
-   * reader holds (except {@code own}: the holds of the statement asking), and deletes the files that only
-   * they referenced: those the versions before named and the versions after do not (data and delete
-   * files, manifests, manifest lists; never a metadata file, which the metadata log keeps). A file of a
-   * commit still in flight is named by neither, so it is never a candidate, whatever the retention. The
-   * caller holds the table's commit lock.
+   * reader holds (except {@code own}: the holds of the statement asking), keeping the newest
+   * {@code minSnapshots}, and deletes the files that only they referenced: those the versions before
+   * named and the versions after do not (data and delete files, manifests, manifest lists; never a
+   * metadata file, which the metadata log keeps). A file of a commit still in flight is named by neither,
+   * so it is never a candidate, whatever the retention. The table's commit lock is taken for the expiry's
+   * own commit only: the files every version names are read before it (writers go on meanwhile; what they
+   * commit is not a candidate, as it was not named before) and after it (what a writer committed since
+   * only adds names).
    */
-  static Expired expire(Engine engine, TableIdentifier id, Table table, long retentionMillis,
+  static Expired expireBesideWriters(Engine engine, TableIdentifier id, long retentionMillis, int minSnapshots,
       java.util.Set<ReaderPins.Hold> own) {
-    return expire(engine, id, table, retentionMillis, 1, own);
-  }
-
-  /** {@link #expire}, keeping at least the newest {@code minSnapshots} versions of the current history. */
-  static Expired expire(Engine engine, TableIdentifier id, Table table, long retentionMillis, int minSnapshots,
-      java.util.Set<ReaderPins.Hold> own) {
-    long replacedBefore = replacedBefore(engine, id, table, retentionMillis, own);
-    if (expirable(table, replacedBefore) == 0) {
+    Table table = engine.tables().current(id).orElseThrow(() -> FloeException.undefinedTable(id.name()));
+    if (expirable(table, replacedBefore(engine, id, table, retentionMillis, own)) == 0) {
       return new Expired(0, List.of());
     }
-    int before = count(table);
     Set<String> named = referenced(table, false);
-    table.expireSnapshots().expireOlderThan(replacedBefore).retainLast(Math.max(1, minSnapshots))
-        .cleanExpiredFiles(false).commit();
-    table.refresh();
+    int before;
+    int after;
+    synchronized (engine.committer().lock(id)) {
+      table = engine.tables().current(id).orElseThrow(() -> FloeException.undefinedTable(id.name()));
+      long replacedBefore = replacedBefore(engine, id, table, retentionMillis, own);
+      if (expirable(table, replacedBefore) == 0) {
+        return new Expired(0, List.of());
+      }
+      before = count(table);
+      table.expireSnapshots().expireOlderThan(replacedBefore).retainLast(Math.max(1, minSnapshots))
+          .cleanExpiredFiles(false).commit();
+      table.refresh();
+      after = count(table);
+    }
     named.removeAll(referenced(table, false));
     List<String> deleted = new ArrayList<>();
     for (String location : named) {
@@ -96,10 +103,10 @@ final class Maintenance {
       }
     }
     engine.files().digests().forget(deleted);
-    return new Expired(before - count(table), List.copyOf(deleted));
+    return new Expired(before - after, List.copyOf(deleted));
   }
 
-  /** How many versions {@link #expire} would expire now (at most all but {@code minSnapshots}). */
+  /** How many versions {@link #expireBesideWriters} would expire now (at most all but {@code minSnapshots}). */
   static int expirable(Engine engine, TableIdentifier id, Table table, long retentionMillis, int minSnapshots,
       java.util.Set<ReaderPins.Hold> own) {
     int n = expirable(table, replacedBefore(engine, id, table, retentionMillis, own));
@@ -179,8 +186,9 @@ final class Maintenance {
       return new Orphans(List.of(), problem);
     }
     Path root = LocalFileIO.toPath(table.location());
-    // a second's margin: a file system may round modification times down
-    long cutoff = Math.min(System.currentTimeMillis() - graceMillis,
+    // a file system stamps modification times from a coarse clock (up to a tick, 4-10 ms, behind the
+    // one a writer read before writing): a margin below both the cut-off and the oldest writer's start
+    long cutoff = Math.min(System.currentTimeMillis() - graceMillis - 20,
         engine.tables().readerPins().writesFrom(ownHolds) - 1_000);
     // candidates first, references second: a file committed in between is referenced when looked up
     List<Path> old = new ArrayList<>();

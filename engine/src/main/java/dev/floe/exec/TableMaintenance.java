@@ -25,20 +25,17 @@ final class TableMaintenance {
 
   /**
    * Expires the versions the policy does not keep — older than its age, or beyond its count — but what
-   * readers hold (except {@code own}), with the files only they referenced, under the table's commit lock;
-   * then deletes the metadata files older than every one the metadata log still names.
+   * readers hold (except {@code own}), with the files only they referenced, taking the table's commit lock
+   * for the expiry's commit only; then deletes the metadata files older than every one the metadata log still names.
    */
   static Maintainer.Done expire(Engine engine, TableIdentifier id, MaintenancePolicy policy,
       Set<ReaderPins.Hold> own) {
-    Maintenance.Expired expired;
-    synchronized (engine.committer().lock(id)) {
-      Table current = engine.tables().current(id).orElse(null);
-      if (current == null) {
-        return null;
-      }
-      long retention = policy.retentionMillis(current, System.currentTimeMillis());
-      expired = Maintenance.expire(engine, id, current, retention, policy.minSnapshots(), own);
+    Table current = engine.tables().current(id).orElse(null);
+    if (current == null) {
+      return null;
     }
+    long retention = policy.retentionMillis(current, System.currentTimeMillis());
+    Maintenance.Expired expired = Maintenance.expireBesideWriters(engine, id, retention, policy.minSnapshots(), own);
     List<String> metadata = oldMetadata(engine, id);
     return new Maintainer.Done(expired.files().size() + metadata.size(), 0, 0, 0, expired.snapshots(),
         expired.snapshots() == 0 ? "nothing to expire: readers hold the versions, or none is old enough" : "done");

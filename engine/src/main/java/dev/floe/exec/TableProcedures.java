@@ -47,10 +47,12 @@ final class TableProcedures {
 
   /**
    * Whether the procedure runs without the table's commit lock: a compaction commits through the
-   * committer, which takes it for the commit only (writers go on meanwhile); orphan removal commits nothing.
+   * committer, and expiry takes the lock for its commit only (writers go on meanwhile while they read the
+   * table's manifests); orphan removal commits nothing.
    */
   static boolean withoutLock(Ast.Execute e) {
-    return e.procedure().equals("optimize") || e.procedure().equals("remove_orphan_files");
+    return e.procedure().equals("optimize") || e.procedure().equals("remove_orphan_files")
+        || e.procedure().equals("expire_snapshots");
   }
 
   /** Refuses a procedure a table with a tail cannot take (called before its log is sealed). */
@@ -81,7 +83,8 @@ final class TableProcedures {
           + "'7d', '12h', '30m', '0s').", e.position(), null);
     }
     long retention = duration(args.get(0));
-    Maintenance.Expired done = Maintenance.expire(session.engine(), id, table, retention, session.statementHolds());
+    Maintenance.Expired done = Maintenance.expireBesideWriters(session.engine(), id, retention, 1,
+        session.statementHolds());
     session.notice("expired " + done.snapshots() + " snapshot(s) of table \"" + id.name() + "\" and deleted "
         + done.files().size() + " file(s) only they referenced");
     return new CommandResult("ALTER TABLE", 0);
