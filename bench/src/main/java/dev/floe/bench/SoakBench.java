@@ -76,7 +76,8 @@ public final class SoakBench {
 
   record Options(double minutes, double windowMinutes, int clients, long rows, List<String> variants,
       List<Boolean> maintainer, double pgMinutes, int warmupSeconds, int scanRuns, double maxTableGb,
-      int maintainSeconds, Path data, Path out, String label) {
+      int maintainSeconds, Path data, Path out, String label, String compaction, long compactionRows,
+      int compactionFiles, boolean spark, Path sparkClasspath, String sparkHeap) {
     int windowSeconds() {
       return (int) Math.round(windowMinutes * 60);
     }
@@ -101,6 +102,12 @@ public final class SoakBench {
     Path data = Path.of("bench/data");
     Path out = Path.of("bench/RESULTS.md");
     String label = "";
+    String compaction = "on";
+    long compactionRows = 10_000_000;
+    int compactionFiles = 100;
+    boolean spark = true;
+    Path sparkClasspath = Path.of("bench/target/spark-classpath.txt");
+    String sparkHeap = "4g";
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--minutes" -> minutes = Double.parseDouble(args[++i]);
@@ -117,6 +124,12 @@ public final class SoakBench {
         case "--data" -> data = Path.of(args[++i]);
         case "--out" -> out = Path.of(args[++i]);
         case "--label" -> label = args[++i];
+        case "--compaction" -> compaction = args[++i];
+        case "--compaction-rows" -> compactionRows = Long.parseLong(args[++i]);
+        case "--compaction-files" -> compactionFiles = Integer.parseInt(args[++i]);
+        case "--no-spark" -> spark = false;
+        case "--spark-classpath" -> sparkClasspath = Path.of(args[++i]);
+        case "--spark-heap" -> sparkHeap = args[++i];
         default -> throw new IllegalArgumentException("unknown argument " + args[i]);
       }
     }
@@ -135,8 +148,12 @@ public final class SoakBench {
     if (window <= 0 || minutes < window) {
       throw new IllegalArgumentException("--window-minutes must be positive and at most --minutes");
     }
+    if (!List.of("on", "off", "only").contains(compaction)) {
+      throw new IllegalArgumentException("--compaction is on, off or only, not " + compaction);
+    }
     return new Options(minutes, window, clients, rows, variants, maint, pgMinutes == null ? minutes : pgMinutes,
-        warmup, scanRuns, maxTableGb, maintainSeconds, data, out, label);
+        warmup, scanRuns, maxTableGb, maintainSeconds, data, out, label, compaction, compactionRows, compactionFiles,
+        spark, sparkClasspath, sparkHeap);
   }
 
   public static void main(String[] args) throws Exception {
@@ -145,11 +162,12 @@ public final class SoakBench {
         TransactionBench.freePort()) : null;
     Map<String, List<RunResult>> results = new LinkedHashMap<>();
     long t0 = System.nanoTime();
+    String compaction = o.compaction.equals("off") ? null : compaction(o);
     try {
-      if (pg != null) {
+      if (pg != null && !o.compaction.equals("only")) {
         pg.start();
       }
-      for (String variant : o.variants) {
+      for (String variant : o.compaction.equals("only") ? List.<String>of() : o.variants) {
         List<RunResult> runs = new ArrayList<>();
         for (boolean on : o.maintainer) {
           runs.add(floeRun(o, variant, on));
@@ -165,7 +183,108 @@ public final class SoakBench {
       }
     }
     System.err.printf(Locale.ROOT, "soak: done in %.1f min%n", (System.nanoTime() - t0) / 6e10);
-    write(o, args, results);
+    write(o, args, results, compaction);
+  }
+
+  // ---------------------------------------------------------------- compaction vs Spark
+
+  /**
+   * Compaction throughput: a table of {@code --compaction-rows} rows written by {@code --compaction-files}
+   * INSERTs (one small file each), compacted by Floe ({@code floe maintain}'s compaction step, the
+   * maintainer's code without its pacing) and, on a fresh copy of the same table, by Spark's
+   * {@code rewrite_data_files} (a child JVM, as MutationBench runs Spark). Bytes rewritten are the input files'
+   * bytes; the time is the step's (Floe) or the CALL's (Spark, after its SparkSession start and warm-up).
+   */
+  private static String compaction(Options o) throws Exception {
+    MutationBench.Pristine table = MutationBench.Pristine.of(o.data.resolve("soak-compaction-" + o.compactionRows
+        + "-" + o.compactionFiles).toAbsolutePath(), work -> {
+          try (Database db = Floe.open(FloeConfig.builder(work).build())) {
+            db.sql("CREATE TABLE cmp (id bigint PRIMARY KEY, bal bigint NOT NULL)").close();
+            long per = o.compactionRows / o.compactionFiles;
+            for (int f = 0; f < o.compactionFiles; f++) {
+              long from = 1 + f * per;
+              long to = f == o.compactionFiles - 1 ? o.compactionRows + 1 : from + per;
+              db.sql("INSERT INTO cmp SELECT i, (i * 2654435761) % 1000003 FROM range(" + from + ", " + to + ") t(i)")
+                  .close();
+            }
+          }
+        });
+    StringBuilder md = new StringBuilder("### Compaction throughput: Floe vs Spark `rewrite_data_files`\n\n");
+    long[] expected;
+    long files;
+    long bytes;
+    table.restore();
+    MaintenanceRun floeRun = null;
+    try (Database db = Floe.open(FloeConfig.builder(table.work()).build())) {
+      expected = countSum(db, "cmp");
+      try (Result res = db.sql("SELECT data_files, data_bytes FROM \"cmp$health\"")) {
+        Row row = res.iterator().next();
+        files = row.getLong(0);
+        bytes = row.getLong(1);
+      }
+      System.err.println("soak: compaction: Floe, " + files + " files, " + bytes(bytes) + " ...");
+      List<MaintenanceRun> runs = new ArrayList<>();
+      long t0 = System.nanoTime();
+      db.maintain(List.of("cmp"), false, runs::add);
+      double wall = (System.nanoTime() - t0) / 1e9;
+      for (MaintenanceRun m : runs) {
+        if (m.action().equals("compact")) {
+          floeRun = m;
+        }
+      }
+      long[] after = countSum(db, "cmp");
+      long filesAfter;
+      try (Result res = db.sql("SELECT data_files FROM \"cmp$health\"")) {
+        filesAfter = res.iterator().next().getLong(0);
+      }
+      md.append(String.format(Locale.ROOT, "The table: `cmp (id bigint PRIMARY KEY, bal bigint NOT NULL)`, %,d rows "
+          + "written by %d INSERTs: %d data files, %s (`\"cmp$health\"`). Each engine compacts a fresh copy of "
+          + "it.%n%n", o.compactionRows, o.compactionFiles, files, bytes(bytes)));
+      md.append("| engine | files in → out | MB rewritten | s | MB/s rewritten | check |\n|---|---:|---:|---:|---:|---|\n");
+      if (floeRun == null) {
+        md.append("| Floe (`floe maintain`'s compaction step) | | | | | did not compact: ").append(runs).append(" |\n");
+      } else {
+        md.append(String.format(Locale.ROOT, "| Floe (`floe maintain`'s compaction step; maintain took %.1f s in "
+            + "all) | %d → %d | %.1f | %.2f | %.1f | %s |%n", wall, files, filesAfter, floeRun.bytesRemoved() / 1e6,
+            floeRun.millis() / 1e3, floeRun.bytesRemoved() / 1e3 / Math.max(1, floeRun.millis()),
+            Arrays.equals(after, expected) ? "count, sum unchanged" : "**count, sum " + Arrays.toString(after)
+            + " ≠ " + Arrays.toString(expected) + "**"));
+      }
+    }
+    if (!o.spark) {
+      md.append("| Spark | | | | | not measured (--no-spark) |\n");
+    } else {
+      SparkPeer spark = new SparkPeer(o.sparkClasspath.toAbsolutePath(), o.sparkHeap,
+          o.data.resolve("spark-scratch").toAbsolutePath(), 50_000);
+      if (spark.unavailable() != null) {
+        md.append("| Spark | | | | | not measured: ").append(spark.unavailable().replace("|", "\\|")).append(" |\n");
+      } else {
+        table.restore();
+        System.err.println("soak: compaction: Spark rewrite_data_files ...");
+        try {
+          MutationBench.PeerRun run = spark.run(table.work(), "cmp",
+              "CALL {catalog}.system.rewrite_data_files(table => '{table}')");
+          long removed = Long.parseLong(run.summary().getOrDefault("removed-files-size", "0"));
+          String check;
+          try (Database db = Floe.open(FloeConfig.builder(table.work()).build())) {
+            long[] after = countSum(db, "cmp");
+            check = Arrays.equals(after, expected) ? "Floe reads the same count, sum after it"
+                : "**Floe reads count, sum " + Arrays.toString(after) + " ≠ " + Arrays.toString(expected) + "**";
+          }
+          md.append(String.format(Locale.ROOT, "| %s local[2] (SparkSession start %.1f s and warm-up %.1f s not "
+              + "counted) | %s → %s | %.1f | %.2f | %.1f | %s |%n", run.versions(), run.startupSeconds(),
+              run.warmUpSeconds(), run.summary().getOrDefault("deleted-data-files", "?"),
+              run.summary().getOrDefault("added-data-files", "?"), removed / 1e6, run.statementSeconds(),
+              removed / 1e6 / run.statementSeconds(), check));
+        } catch (MutationBench.PeerFailure e) {
+          md.append("| Spark | | | | | failed: ").append(e.getMessage().replace("|", "\\|")).append(" |\n");
+        }
+      }
+    }
+    table.discardWork();
+    md.append('\n');
+    System.err.print(md);
+    return md.toString();
   }
 
   // ---------------------------------------------------------------- one run
@@ -203,6 +322,12 @@ public final class SoakBench {
     long liveDeleteBytes;
     double scanSoaked;
     double scanFresh;
+    /** When the last window's pgbench ended. */
+    java.time.Instant soakEnd;
+    /** The table once the maintainer's last step ended (maintainer on), and its full scan then. */
+    Sample quiet;
+    double scanQuiet;
+    String lateStep;
     long pgTableBytes;
     long pgFreshBytes;
     final List<MaintenanceRun> maintenance = new ArrayList<>();
@@ -271,16 +396,19 @@ public final class SoakBench {
         r.windows.add(win);
         System.err.println("soak: " + what + ": " + describe(win));
       }
+      r.soakEnd = java.time.Instant.now();
+      // What the soak left, measured at once with the maintainer still running, as a user would find it.
+      endFigures(o, variant, db, tableDir, r);
       watch.shutdownNow();
       watch.awaitTermination(1, TimeUnit.MINUTES);
-      if (maintainer != null) {
-        // the end figures are what the soak left, not what a quiet maintainer does next; it stops after the
-        // step it is taking, which is recorded
-        maintainer.close();
-        maintainer = null;
-      }
       collect(db, seen, r);
-      endFigures(o, variant, db, tableDir, r);
+      if (maintainer != null) {
+        // Then what the maintainer gets to once the writes have stopped: its last step, finished.
+        stopMaintainer(db, maintainer, seen, r);
+        maintainer = null;
+        r.quiet = sample(db, tableDir);
+        r.scanQuiet = best(o.scanRuns, () -> countSum(db, "acc"));
+      }
     } finally {
       watch.shutdownNow();
       server.close();
@@ -292,6 +420,36 @@ public final class SoakBench {
     }
     r.maintenance.addAll(seen.values());
     return r;
+  }
+
+  /**
+   * Stops the maintainer after the step it is taking, recording the steps it ends meanwhile. Its handle waits
+   * a minute for the step; a step that takes longer is waited for here but cannot be recorded (the database
+   * reports no steps once its maintainer has stopped).
+   */
+  private static void stopMaintainer(Database db, AutoCloseable maintainer, Map<String, MaintenanceRun> seen,
+      RunResult r) throws InterruptedException {
+    long t0 = System.nanoTime();
+    Thread closer = new Thread(() -> {
+      try {
+        maintainer.close();
+      } catch (Exception e) {
+        r.errors.add("stopping the maintainer: " + e);
+      }
+    }, "soak-stop-maintainer");
+    closer.start();
+    while (closer.isAlive()) {
+      collect(db, seen, r);
+      closer.join(500);
+    }
+    for (Thread t : Thread.getAllStackTraces().keySet()) {
+      if (t.getName().equals("floe-maintainer") && t.isAlive()) {
+        t.join(Duration.ofMinutes(10).toMillis());
+        r.lateStep = String.format(Locale.ROOT, "its last step went on %.0f s after it was told to stop%s "
+            + "(not in the table: the database reports no steps once its maintainer has stopped)",
+            (System.nanoTime() - t0) / 1e9, t.isAlive() ? " and had not ended after 10 minutes" : "");
+      }
+    }
   }
 
   /** Adds the maintainer's steps not seen yet (it keeps its last 500; polled often enough to see them all). */
@@ -315,6 +473,8 @@ public final class SoakBench {
   private static void endFigures(Options o, String variant, Database db, Path tableDir, RunResult r)
       throws IOException {
     r.end = sample(db, tableDir);
+    System.err.println("soak: full scans of the soaked table ...");
+    r.scanSoaked = best(o.scanRuns, () -> countSum(db, "acc"));
     try (Result res = db.sql("SELECT data_bytes, delete_bytes FROM \"acc$health\"")) {
       Row row = res.iterator().next();
       r.liveDataBytes = row.getLong(0);
@@ -324,16 +484,14 @@ public final class SoakBench {
     r.rowsAfter = cs[0];
     r.sumAfter = cs[1];
     expected(o, variant, r);
-    System.err.println("soak: fresh copy and full scans ...");
+    System.err.println("soak: a fresh copy, its full scans ...");
     db.sql("CREATE TABLE fresh (id bigint PRIMARY KEY, bal bigint NOT NULL)").close();
     db.sql("INSERT INTO fresh SELECT id, bal FROM acc ORDER BY id").close();
     r.freshDisk = Footprint.of(tableDir.resolveSibling("fresh"));
     try (Result res = db.sql("SELECT data_bytes FROM \"fresh$health\"")) {
       r.freshDataBytes = res.iterator().next().getLong(0);
     }
-    double[] best = bestScans(o.scanRuns, () -> countSum(db, "acc"), () -> countSum(db, "fresh"));
-    r.scanSoaked = best[0];
-    r.scanFresh = best[1];
+    r.scanFresh = best(o.scanRuns, () -> countSum(db, "fresh"));
     long[] fresh = countSum(db, "fresh");
     if (fresh[0] != r.rowsAfter || fresh[1] != r.sumAfter) {
       r.errors.add("the fresh copy reads " + Arrays.toString(fresh) + ", the soaked table " + r.rowsAfter + ", "
@@ -372,6 +530,22 @@ public final class SoakBench {
 
   interface Scan {
     long[] run() throws Exception;
+  }
+
+  /** Best of {@code n} warm runs (after one warm-up), ms. */
+  private static double best(int n, Scan a) {
+    try {
+      a.run();
+      double best = Double.MAX_VALUE;
+      for (int i = 0; i < n; i++) {
+        long t0 = System.nanoTime();
+        a.run();
+        best = Math.min(best, (System.nanoTime() - t0) / 1e6);
+      }
+      return best;
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   /** Best of {@code n} warm runs of each (one warm-up each, then alternating), ms. */
@@ -560,14 +734,17 @@ public final class SoakBench {
       Files.delete(f);
     }
     // a complete window lasts what -T says; a stopped one, until it was stopped
-    double seconds = exit == 0 ? o.windowSeconds() : Math.max(1e-3, Math.min(elapsed, (last - first) / 1e6));
+    // (a stopped pgbench loses the log lines it had not written out: its tps is not known)
+    double seconds = exit == 0 ? o.windowSeconds()
+        : latencies.n == 0 ? elapsed : Math.max(1e-3, Math.min(elapsed, (last - first) / 1e6));
     int[] sorted = latencies.sorted();
     double mean = 0;
     for (int v : sorted) {
       mean += v;
     }
     mean = sorted.length == 0 ? Double.NaN : mean / sorted.length / 1000.0;
-    return new Window(w, seconds, sorted.length, failed, sorted.length / seconds, percentile(sorted, 50),
+    return new Window(w, seconds, sorted.length, failed, exit != 0 && r.stopped != null ? Double.NaN
+        : sorted.length / seconds, percentile(sorted, 50),
         percentile(sorted, 99), mean, pgbenchTps, sample);
   }
 
@@ -707,7 +884,8 @@ public final class SoakBench {
     return m;
   }
 
-  private static void write(Options o, String[] args, Map<String, List<RunResult>> results) throws IOException {
+  private static void write(Options o, String[] args, Map<String, List<RunResult>> results, String compaction)
+      throws IOException {
     StringBuilder md = new StringBuilder();
     md.append("## Soak: Floe server, synchronous one-row writes, maintainer on / off, vs PostgreSQL 15 — ")
         .append(LocalDate.now()).append(o.label.isEmpty() ? "" : " (" + o.label + ")").append("\n\n");
@@ -731,9 +909,14 @@ public final class SoakBench {
         + "or not; live data bytes: `data_bytes` of `\"acc$health\"` (the current version's data files); fresh: "
         + "the same rows loaded into a new table with the same DDL (`INSERT ... SELECT ... ORDER BY id`). Full "
         + "scan: `SELECT count(*), sum(bal)` embedded (PostgreSQL: over JDBC), best of " + o.scanRuns
-        + " warm runs. The maintainer is stopped when pgbench ends, before the end figures.\n\n");
+        + " warm runs. The end figures are taken as soon as pgbench ends, the maintainer still running (as a user would "
+        + "find the table; the soaked table's scans first, then the fresh copy's); then the maintainer is stopped "
+        + "after its step in progress, and the table measured again.\n\n");
     for (Map.Entry<String, List<RunResult>> e : results.entrySet()) {
       variantSection(md, o, e.getKey(), e.getValue());
+    }
+    if (compaction != null) {
+      md.append(compaction);
     }
     QueryBench.appendResults(o.out, md);
   }
@@ -808,8 +991,9 @@ public final class SoakBench {
       md.append(' ').append(runName(r)).append(" |");
     }
     md.append("\n|---|").append("---:|".repeat(runs.size())).append('\n');
-    row(md, runs, "length", r -> String.format(Locale.ROOT, "%s min%s", trim(r.windows.stream()
-        .mapToDouble(Window::seconds).sum() / 60.0), r.stopped != null ? " (" + r.stopped + ")" : ""));
+    row(md, runs, "length", r -> String.format(Locale.ROOT, "%.1f min%s", r.windows.stream()
+        .mapToDouble(Window::seconds).sum() / 60.0, r.stopped != null ? " (" + r.stopped + "; pgbench was killed: "
+        + "that window's tps is not known, its log lines lost)" : ""));
     row(md, runs, "load of the table", r -> String.format(Locale.ROOT, "%.1f s", r.loadSeconds));
     row(md, runs, "transactions: succeeded / failed", r -> String.format(Locale.ROOT, "%,d / %,d", r.ok, r.failed));
     row(md, runs, "`count(*)`, `sum(bal)` (expected from the log)", r -> String.format(Locale.ROOT,
@@ -835,6 +1019,15 @@ public final class SoakBench {
             (double) r.pgTableBytes / r.pgFreshBytes));
     row(md, runs, "full scan `count(*), sum(bal)`: soaked / fresh, best of " + o.scanRuns, r -> String.format(
         Locale.ROOT, "%.1f / %.1f ms = %.2f×", r.scanSoaked, r.scanFresh, r.scanSoaked / r.scanFresh));
+    if (floe.stream().anyMatch(r -> r.quiet != null)) {
+      row(md, runs, "after the soak, once the maintainer's last step ended: live data / delete files, snapshots; "
+          + "on disk; full scan", r -> r.quiet == null ? "" : String.format(Locale.ROOT, "%d / %d, %d; %s; %.1f ms "
+          + "(%.2f× fresh)", r.quiet.dataFiles, r.quiet.deleteFiles, r.quiet.snapshots,
+          bytes(r.quiet.disk.totalBytes()), r.scanQuiet, r.scanQuiet / r.scanFresh));
+      row(md, runs, "the maintainer's steps after the soak (during the end figures and while it stopped)",
+          r -> r.quiet == null ? "" : stepsBetween(r, r.soakEnd, java.time.Instant.MAX)
+          + (r.lateStep != null ? "; " + r.lateStep : ""));
+    }
     row(md, runs, "problems (pgbench errors, checks)", r -> r.errors.isEmpty() ? "none"
         : String.join("; ", r.errors.stream().limit(5).toList()).replace("|", "\\|")
         + (r.errors.size() > 5 ? "; … (" + r.errors.size() + " in all)" : ""));
@@ -873,7 +1066,13 @@ public final class SoakBench {
   /** The maintainer's steps that started in window {@code w}, by action. */
   private static String stepsIn(RunResult r, int w) {
     java.time.Instant from = w == 0 ? java.time.Instant.MIN : r.windowStarts.get(w);
-    java.time.Instant to = w + 1 < r.windowStarts.size() ? r.windowStarts.get(w + 1) : java.time.Instant.MAX;
+    java.time.Instant to = w + 1 < r.windowStarts.size() ? r.windowStarts.get(w + 1)
+        : r.soakEnd != null ? r.soakEnd : java.time.Instant.MAX;
+    return stepsBetween(r, from, to);
+  }
+
+  /** The maintainer's steps on the soaked table that started in [from, to), by action. */
+  private static String stepsBetween(RunResult r, java.time.Instant from, java.time.Instant to) {
     List<MaintenanceRun> in = r.maintenance.stream().filter(m -> m.table().equals("public.acc")
         && !m.startedAt().isBefore(from) && m.startedAt().isBefore(to)).toList();
     List<String> parts = new ArrayList<>();
