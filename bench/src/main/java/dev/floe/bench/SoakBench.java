@@ -324,7 +324,10 @@ public final class SoakBench {
     double scanFresh;
     /** When the last window's pgbench ended. */
     java.time.Instant soakEnd;
-    /** The table once the maintainer's last step ended (maintainer on), and its full scan then. */
+    /** What {@code floe maintain acc} did after the soak (the maintainer stopped), the table then, its full scan. */
+    final List<MaintenanceRun> byHand = new ArrayList<>();
+    double byHandSeconds;
+    long liveDataBytesQuiet;
     Sample quiet;
     double scanQuiet;
     String lateStep;
@@ -403,11 +406,22 @@ public final class SoakBench {
       watch.awaitTermination(1, TimeUnit.MINUTES);
       collect(db, seen, r);
       if (maintainer != null) {
-        // Then what the maintainer gets to once the writes have stopped: its last step, finished.
-        stopMaintainer(db, maintainer, seen, r);
+        stopMaintainer(db, maintainer, seen, r); // after the step it is taking
         maintainer = null;
-        r.quiet = sample(db, tableDir);
-        r.scanQuiet = best(o.scanRuns, () -> countSum(db, "acc"));
+      }
+      // Then whether the table can be put right once the writes have stopped: `floe maintain acc`.
+      System.err.println("soak: floe maintain acc ...");
+      long m0 = System.nanoTime();
+      db.maintain(List.of("acc"), false, r.byHand::add);
+      r.byHandSeconds = (System.nanoTime() - m0) / 1e9;
+      r.quiet = sample(db, tableDir);
+      try (Result res = db.sql("SELECT data_bytes FROM \"acc$health\"")) {
+        r.liveDataBytesQuiet = res.iterator().next().getLong(0);
+      }
+      r.scanQuiet = best(o.scanRuns, () -> countSum(db, "acc"));
+      long[] after = countSum(db, "acc");
+      if (after[0] != r.rowsAfter || after[1] != r.sumAfter) {
+        r.errors.add("after floe maintain the table reads " + Arrays.toString(after));
       }
     } finally {
       watch.shutdownNow();
@@ -911,7 +925,8 @@ public final class SoakBench {
         + "scan: `SELECT count(*), sum(bal)` embedded (PostgreSQL: over JDBC), best of " + o.scanRuns
         + " warm runs. The end figures are taken as soon as pgbench ends, the maintainer still running (as a user would "
         + "find the table; the soaked table's scans first, then the fresh copy's); then the maintainer is stopped "
-        + "after its step in progress, and the table measured again.\n\n");
+        + "after its step in progress, `floe maintain acc` runs (Database.maintain), and the table is measured "
+        + "again.\n\n");
     for (Map.Entry<String, List<RunResult>> e : results.entrySet()) {
       variantSection(md, o, e.getKey(), e.getValue());
     }
@@ -1019,15 +1034,20 @@ public final class SoakBench {
             (double) r.pgTableBytes / r.pgFreshBytes));
     row(md, runs, "full scan `count(*), sum(bal)`: soaked / fresh, best of " + o.scanRuns, r -> String.format(
         Locale.ROOT, "%.1f / %.1f ms = %.2f×", r.scanSoaked, r.scanFresh, r.scanSoaked / r.scanFresh));
-    if (floe.stream().anyMatch(r -> r.quiet != null)) {
-      row(md, runs, "after the soak, once the maintainer's last step ended: live data / delete files, snapshots; "
-          + "on disk; full scan", r -> r.quiet == null ? "" : String.format(Locale.ROOT, "%d / %d, %d; %s; %.1f ms "
-          + "(%.2f× fresh)", r.quiet.dataFiles, r.quiet.deleteFiles, r.quiet.snapshots,
-          bytes(r.quiet.disk.totalBytes()), r.scanQuiet, r.scanQuiet / r.scanFresh));
-      row(md, runs, "the maintainer's steps after the soak (during the end figures and while it stopped)",
-          r -> r.quiet == null ? "" : stepsBetween(r, r.soakEnd, java.time.Instant.MAX)
+    if (floe.stream().anyMatch(r -> r.maintainer)) {
+      row(md, runs, "the maintainer's steps after the soak (during the end figures, until it stopped after the "
+          + "step it was taking)", r -> !r.maintainer ? "" : stepsBetween(r, r.soakEnd, java.time.Instant.MAX)
           + (r.lateStep != null ? "; " + r.lateStep : ""));
     }
+    row(md, runs, "then `floe maintain acc` (every step at once, by the table's policy), writes stopped: its steps",
+        r -> r.quiet == null ? "" : byHand(r));
+    row(md, runs, "after it: live data / delete files, snapshots; on disk (metadata.json files); newest metadata.json",
+        r -> r.quiet == null ? "" : String.format(Locale.ROOT, "%d / %d, %d; %s (%,d); %s", r.quiet.dataFiles,
+        r.quiet.deleteFiles, r.quiet.snapshots, bytes(r.quiet.disk.totalBytes()), r.quiet.disk.metadataFiles,
+        bytes(r.quiet.metadataBytes)));
+    row(md, runs, "after it: table on disk / live data bytes; full scan / the fresh table's", r -> r.quiet == null
+        ? "" : String.format(Locale.ROOT, "%.2f×; %.1f ms = %.2f×", (double) r.quiet.disk.totalBytes()
+        / r.liveDataBytesQuiet, r.scanQuiet, r.scanQuiet / r.scanFresh));
     row(md, runs, "problems (pgbench errors, checks)", r -> r.errors.isEmpty() ? "none"
         : String.join("; ", r.errors.stream().limit(5).toList()).replace("|", "\\|")
         + (r.errors.size() > 5 ? "; … (" + r.errors.size() + " in all)" : ""));
@@ -1061,6 +1081,17 @@ public final class SoakBench {
       md.append('\n');
       goals(md, r);
     }
+  }
+
+  /** What {@code floe maintain} did, step by step. */
+  private static String byHand(RunResult r) {
+    List<String> parts = new ArrayList<>();
+    for (MaintenanceRun m : r.byHand) {
+      parts.add(String.format(Locale.ROOT, "%s: %,d files out, %,d in, %s snapshots expired, %.1f s, %s", m.action(),
+          m.filesRemoved(), m.filesAdded(), m.snapshotsExpired(), m.millis() / 1e3, m.outcome()));
+    }
+    return String.format(Locale.ROOT, "%.1f s in all: ", r.byHandSeconds) + String.join("; ", parts)
+        .replace("|", "\\|");
   }
 
   /** The maintainer's steps that started in window {@code w}, by action. */
