@@ -322,6 +322,7 @@ public final class SoakBench {
     long liveDeleteBytes;
     double scanSoaked;
     double scanFresh;
+    String scanNote = "";
     /** When the last window's pgbench ended. */
     java.time.Instant soakEnd;
     /** What {@code floe maintain acc} did after the soak (the maintainer stopped), the table then, its full scan. */
@@ -489,6 +490,13 @@ public final class SoakBench {
     r.end = sample(db, tableDir);
     System.err.println("soak: full scans of the soaked table ...");
     r.scanSoaked = best(o.scanRuns, () -> countSum(db, "acc"));
+    try (Result res = db.sql("SELECT data_files, snapshots FROM \"acc$health\"")) {
+      Row row = res.iterator().next();
+      if (row.getLong(0) != r.end.dataFiles) {
+        r.scanNote = String.format(Locale.ROOT, " (the maintainer committed a compaction meanwhile: %,d → %,d data "
+            + "files; the best run may be after it)", r.end.dataFiles, row.getLong(0));
+      }
+    }
     try (Result res = db.sql("SELECT data_bytes, delete_bytes FROM \"acc$health\"")) {
       Row row = res.iterator().next();
       r.liveDataBytes = row.getLong(0);
@@ -1033,7 +1041,7 @@ public final class SoakBench {
         : String.format(Locale.ROOT, "%s / %s = %.2f×", bytes(r.pgTableBytes), bytes(r.pgFreshBytes),
             (double) r.pgTableBytes / r.pgFreshBytes));
     row(md, runs, "full scan `count(*), sum(bal)`: soaked / fresh, best of " + o.scanRuns, r -> String.format(
-        Locale.ROOT, "%.1f / %.1f ms = %.2f×", r.scanSoaked, r.scanFresh, r.scanSoaked / r.scanFresh));
+        Locale.ROOT, "%.1f / %.1f ms = %.2f×%s", r.scanSoaked, r.scanFresh, r.scanSoaked / r.scanFresh, r.scanNote));
     if (floe.stream().anyMatch(r -> r.maintainer)) {
       row(md, runs, "the maintainer's steps after the soak (during the end figures, until it stopped after the "
           + "step it was taking)", r -> !r.maintainer ? "" : stepsBetween(r, r.soakEnd, java.time.Instant.MAX)
