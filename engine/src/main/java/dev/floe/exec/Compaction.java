@@ -365,7 +365,7 @@ final class Compaction {
     }
     List<DeleteFile> addedDeletes = new ArrayList<>();
     if (!deletedSince.isEmpty()) {
-      Optional<Map<String, long[]>> found = dev.floe.write.MovedRows.find(table, deletedSince, written, Map.of());
+      Optional<Map<String, long[]>> found = dev.floe.write.MovedRows.find(table, deletedSince, written, Map.of(), true);
       if (found.isEmpty()) {
         return Optional.empty();
       }

@@ -127,6 +127,9 @@ public final class Maintainer implements AutoCloseable {
       try {
         maintain(id);
       } catch (RuntimeException e) {
+        if (engine.tables().current(id).isEmpty()) {
+          continue; // dropped during the pass
+        }
         record(new MaintenanceRun(Instant.now(), id.toString(), "pass", "", 0, 0, 0, 0, 0, 0, "failed: " + e.getMessage()));
       }
     }
@@ -258,6 +261,9 @@ public final class Maintainer implements AutoCloseable {
             d.outcome()));
       }
     } catch (RuntimeException e) {
+      if (engine.tables().current(id).isEmpty()) {
+        return; // dropped while it was being maintained: nothing failed
+      }
       report.accept(new MaintenanceRun(started, id.toString(), action, why, 0, 0, 0, 0, 0,
           (System.nanoTime() - t0) / 1_000_000, "failed: " + e.getMessage()));
     }

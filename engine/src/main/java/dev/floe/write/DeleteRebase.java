@@ -254,7 +254,7 @@ public final class DeleteRebase implements dev.floe.commit.Committer.Rebaser {
     for (String g : fresh.keySet()) {
       now.put(g, loader.loadPositionDeletes(List.copyOf(freshDeletes.get(g).values()), g));
     }
-    Optional<Map<String, long[]>> found = MovedRows.find(table, sources, List.copyOf(fresh.values()), now);
+    Optional<Map<String, long[]>> found = MovedRows.find(table, sources, List.copyOf(fresh.values()), now, false);
     if (found.isEmpty()) {
       return false;
     }

@@ -55,10 +55,12 @@ public final class MovedRows {
    * whoever deleted it first wins) or a file is not Parquet.
    */
   public static Optional<Map<String, long[]>> find(Table table, Map<DataFile, long[]> sources, List<DataFile> targets,
-      Map<String, PositionDeleteIndex> deleted) {
-    // a table with a primary key: its key tells rows apart (live rows never share one), and reading
-    // only the key's columns is what makes finding rows in a large file cheap
-    Schema schema = table.schema().identifierFieldIds().isEmpty() ? table.schema()
+      Map<String, PositionDeleteIndex> deleted, boolean byKey) {
+    // byKey (a table with a primary key, when the targets hold the same versions of the rows as the
+    // sources: a compaction's own output): the key tells rows apart, and reading only its columns is what
+    // makes finding rows in a large file cheap. Otherwise a newer version of a key may be among the
+    // targets, and only equal values are the same row.
+    Schema schema = !byKey || table.schema().identifierFieldIds().isEmpty() ? table.schema()
         : TypeUtil.select(table.schema(), table.schema().identifierFieldIds());
     Map<List<Object>, Integer> wanted = new HashMap<>();
     List<List<Object>> rows = new ArrayList<>();
@@ -66,8 +68,8 @@ public final class MovedRows {
       if (e.getKey().format() != FileFormat.PARQUET) {
         return Optional.empty();
       }
-      long[] positions = e.getValue().clone();
-      Arrays.sort(positions);
+      long[] positions = Arrays.stream(e.getValue()).sorted().distinct().toArray();
+      int before = rows.size();
       try (CloseableIterable<Record> records = read(table, schema, e.getKey(), Expressions.alwaysTrue())) {
         for (Record r : records) {
           long pos = (Long) r.getField(MetadataColumns.ROW_POSITION.name());
@@ -80,7 +82,7 @@ public final class MovedRows {
       } catch (IOException ex) {
         throw new UncheckedIOException(ex);
       }
-      if (rows.size() < count(sources, e.getKey())) {
+      if (rows.size() - before < positions.length) {
         return Optional.empty(); // positions past the file's end: not rows of it
       }
     }
@@ -125,17 +127,6 @@ public final class MovedRows {
     Map<String, long[]> out = new LinkedHashMap<>();
     found.forEach((f, p) -> out.put(f, p.stream().mapToLong(Long::longValue).sorted().toArray()));
     return Optional.of(out);
-  }
-
-  private static int count(Map<DataFile, long[]> sources, DataFile upTo) {
-    int n = 0;
-    for (Map.Entry<DataFile, long[]> e : sources.entrySet()) {
-      n += (int) Arrays.stream(e.getValue()).distinct().count();
-      if (e.getKey() == upTo) {
-        break;
-      }
-    }
-    return n;
   }
 
   private static CloseableIterable<Record> read(Table table, Schema schema, DataFile file, Expression filter) {
