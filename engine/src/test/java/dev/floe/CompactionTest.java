@@ -72,6 +72,57 @@ class CompactionTest {
     }
   }
 
+  /**
+   * A writer empties one of the compaction's files while it runs (the file leaves the table). Iceberg
+   * lets a replace add no more rows than the files it removes held: the compaction follows when the
+   * other files' earlier deletes leave room for the emptied file's rows (deleted in its output), and
+   * gives way when they do not. Either way nothing fails and the rows are the writer's.
+   */
+  @ParameterizedTest(name = "format v{0}")
+  @ValueSource(ints = {2, 3})
+  void aWriterEmptyingAFileDuringACompactionNeverFailsIt(int formatVersion) throws Exception {
+    AtomicReference<Thread> compactor = new AtomicReference<>();
+    AtomicReference<Runnable> once = new AtomicReference<>();
+    FloeConfig config = FloeConfig.builder(dir).beforeCommit(() -> {
+      if (Thread.currentThread() == compactor.get()) {
+        Runnable r = once.getAndSet(null);
+        if (r != null) {
+          r.run();
+        }
+      }
+    }).build();
+    try (Database db = Floe.open(config); Session s = db.connect(); Session writer = db.connect()) {
+      s.sql("CREATE TABLE t (id int PRIMARY KEY, bal bigint) WITH ('format-version' = '" + formatVersion + "')")
+          .close();
+      for (int i = 0; i < 4; i++) {
+        s.sql("INSERT INTO t SELECT i, 0 FROM range(" + (i * 10) + ", " + (i * 10 + 10) + ") r(i)").close();
+      }
+      // no room: the four files hold 40 rows, all live; emptying one leaves 30 replaced for 40 written
+      once.set(() -> writer.sql("DELETE FROM t WHERE id BETWEEN 10 AND 19").close());
+      compactor.set(Thread.currentThread());
+      String report = verbose(s, "VACUUM VERBOSE t");
+      compactor.set(null);
+      assertThat(once.get()).as("the writer ran inside the compaction").isNull();
+      assertThat(report).contains("gave way");
+      assertThat(Rows.of(db, "SELECT count(*), min(id), max(id) FROM t")).containsExactly("30|0|39");
+      assertThat(Rows.of(db, "SELECT count(*) FROM t WHERE id BETWEEN 10 AND 19")).containsExactly("0");
+
+      // room: 25 of the 30 remaining rows are deleted first, so the files hold more rows than they keep
+      s.sql("DELETE FROM t WHERE id < 5 OR id >= 20 AND id < 40").close();
+      s.sql("INSERT INTO t SELECT i, 0 FROM range(100, 103) r(i)").close();
+      assertThat(Rows.of(db, "SELECT count(*) FROM t")).containsExactly("8");
+      once.set(() -> writer.sql("DELETE FROM t WHERE id >= 100").close());
+      compactor.set(Thread.currentThread());
+      report = verbose(s, "VACUUM VERBOSE t");
+      compactor.set(null);
+      assertThat(once.get()).as("the writer ran inside the compaction").isNull();
+      assertThat(report).doesNotContain("gave way");
+      assertThat(Rows.of(db, "SELECT string_agg(id::text, ',' ORDER BY id) FROM t")).containsExactly("5,6,7,8,9");
+      assertThat(Rows.of(db, "SELECT operation FROM \"t$snapshots\" ORDER BY sequence_number DESC LIMIT 1"))
+          .containsExactly("replace");
+    }
+  }
+
   /** Small files merge by tiers; a big file is left alone until its deletes make it heavy. */
   @Test
   void tiersLeaveABigFileAloneUntilItsDeletesMakeItHeavy() throws Exception {

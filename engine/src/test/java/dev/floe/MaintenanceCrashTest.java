@@ -440,7 +440,8 @@ class MaintenanceCrashTest {
   }
 
   private static final Pattern VACUUMED = Pattern.compile(
-      "vacuuming .*: (\\d+) file\\(s\\) compacted into (\\d+), (\\d+) snapshot\\(s\\) expired with (\\d+) "
+      "vacuuming .*: (\\d+) file\\(s\\) compacted into (\\d+)(?: \\(gave way to concurrent writers (\\d+) "
+      + "time\\(s\\)\\))?, (\\d+) snapshot\\(s\\) expired with (\\d+) "
       + "file\\(s\\) only they referenced, (\\d+) orphan file\\(s\\) removed");
   private static final Pattern EXPIRED = Pattern.compile(
       "expired (\\d+) snapshot\\(s\\) of table .* and deleted (\\d+) file\\(s\\) only they referenced");
@@ -453,9 +454,12 @@ class MaintenanceCrashTest {
     if ((m = VACUUMED.matcher(message)).matches()) {
       work.merge("files compacted", Long.parseLong(m.group(1)), Long::sum);
       work.merge("files written by compaction", Long.parseLong(m.group(2)), Long::sum);
-      work.merge("snapshots expired", Long.parseLong(m.group(3)), Long::sum);
-      work.merge("files deleted by expiry", Long.parseLong(m.group(4)), Long::sum);
-      work.merge("orphans removed", Long.parseLong(m.group(5)), Long::sum);
+      if (m.group(3) != null) {
+        work.merge("compactions that gave way", Long.parseLong(m.group(3)), Long::sum);
+      }
+      work.merge("snapshots expired", Long.parseLong(m.group(4)), Long::sum);
+      work.merge("files deleted by expiry", Long.parseLong(m.group(5)), Long::sum);
+      work.merge("orphans removed", Long.parseLong(m.group(6)), Long::sum);
     } else if ((m = EXPIRED.matcher(message)).matches()) {
       work.merge("snapshots expired", Long.parseLong(m.group(1)), Long::sum);
       work.merge("files deleted by expiry", Long.parseLong(m.group(2)), Long::sum);

@@ -376,6 +376,14 @@ final class Compaction {
     }
     List<DataFile> removed = new ArrayList<>(inputs.values());
     removed.removeIf(d -> gone.contains(d.location()));
+    // the rewritten files still hold the rows of a file a writer emptied (deleted in them now), and a
+    // replace may not add more rows than the files it removes held: when those files' own earlier
+    // deletes do not make room for them, give way
+    long adding = written.stream().mapToLong(DataFile::recordCount).sum();
+    long replacing = removed.stream().mapToLong(DataFile::recordCount).sum();
+    if (adding > replacing) {
+      return Optional.empty();
+    }
     return Optional.of(TableChange.rewrite(current.snapshotId(), removed, removedDeletes, written, addedDeletes));
   }
 

@@ -74,7 +74,7 @@ public final class Engine implements AutoCloseable {
 
   /** Runs the tiers of every open tail (see {@link Tails#advanceAll}). */
   public void advanceTails(boolean flush) {
-    if (!config.readOnly()) {
+    if (!config.readOnly() && tails.anyOpen()) {
       // the files its seals and compactions write are in flight until they commit (orphan removal)
       try (ReaderPins.Hold ignored = tables.readerPins().hold("tail maintenance")) {
         tails.advanceAll(flush);

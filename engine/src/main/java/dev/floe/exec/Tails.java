@@ -359,6 +359,11 @@ final class Tails implements AutoCloseable {
    * Runs every open log's tiers ({@link TailLog#advance}), reclaiming and sweeping once a minute or with
    * {@code flush}. A log that fails is reported and the others still run.
    */
+  /** Whether any tail is open (only then has {@link #advanceAll} work, and writes in flight). */
+  boolean anyOpen() {
+    return !open.isEmpty();
+  }
+
   void advanceAll(boolean flush) {
     for (TailLog log : open.values()) {
       try {
