@@ -99,4 +99,38 @@ class ReaderPinsTest {
       assertThat(Rows.of(db, "SELECT id, v FROM p")).containsExactly("1000|new");
     }
   }
+
+  /**
+   * A busy table always has a reader, and each began a moment ago: what commits replaced before the
+   * oldest reader began goes, however recent (this process knows when its commits landed; snapshot
+   * timestamps alone would need a clock margin of a minute). The reader's own version stays, with its
+   * files, and old metadata files go with the versions.
+   */
+  @Test
+  void aReaderKeepsOnlyWhatWasCurrentWhenItBeganNotTheMinuteBefore() throws Exception {
+    try (Database db = Floe.open(dir); Session reader = db.connect(); Session s = db.connect()) {
+      exec(db, "CREATE TABLE b (id int, v text) WITH ('write.metadata.previous-versions-max' = '3', "
+          + "'floe.history.max-snapshots' = '1')");
+      for (int i = 0; i < 20; i++) {
+        exec(db, "INSERT INTO b VALUES (" + i + ", 'v" + i + "')");
+      }
+      exec(db, "DELETE FROM b WHERE id < 5");
+      reader.sql("BEGIN").close();
+      assertThat(Rows.of(reader, "SELECT count(*), min(id) FROM b")).containsExactly("15|5");
+      exec(db, "DELETE FROM b WHERE id < 10");
+      exec(db, "INSERT INTO b VALUES (100, 'new')");
+      s.sql("VACUUM b").close();
+      // 21 versions before the reader's, then its own and two more: the 20 before it go
+      assertThat(Rows.of(db, "SELECT count(*) FROM \"b$snapshots\"")).containsExactly("4");
+      assertThat(Rows.of(reader, "SELECT count(*), min(id), max(id) FROM b")).containsExactly("15|5|19");
+      reader.sql("COMMIT").close();
+      java.nio.file.Path metadata = dir.resolve("public").resolve("b").resolve("metadata");
+      try (java.util.stream.Stream<java.nio.file.Path> files = java.nio.file.Files.list(metadata)) {
+        assertThat(files.filter(f -> f.toString().endsWith(".metadata.json")).count())
+            .as("metadata files beyond the log's three, replaced before the reader began, are gone")
+            .isLessThanOrEqualTo(8);
+      }
+      assertThat(Rows.of(db, "SELECT count(*), min(id) FROM b")).containsExactly("11|10");
+    }
+  }
 }

@@ -62,6 +62,7 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
   private final SequenceStore sequences;
   private final DigestStore digestStore;
   private final FileDigests fileDigests;
+  private final Landings landings = new Landings();
 
   private SqliteCatalog(String name, String warehouse, FileIO io, CatalogDatabase db) {
     this.name = name;
@@ -153,7 +154,11 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
    * @return false if the table moved from {@code expected} meanwhile
    */
   public boolean repoint(TableIdentifier id, String expected, String older) {
-    return swap(id, expected, older);
+    // an older version current again: the order of landings no longer tells what readers may hold
+    landings.forget(id);
+    boolean swapped = swap(id, expected, older);
+    landings.forget(id);
+    return swapped;
   }
 
   /** The current metadata file of a table, read from the catalog database (never cached). */
@@ -229,6 +234,7 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
     if (!pointers.delete(id)) {
       return false;
     }
+    landings.forget(id);
     if (last != null) {
       CatalogUtil.dropTableData(io, last);
       Path directory = Path.of(TableDirectories.stripScheme(last.location()));
@@ -248,6 +254,13 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
       throw new AlreadyExistsException("Table already exists: %s", to);
     }
     pointers.rename(from, to);
+    landings.forget(from);
+    landings.forget(to);
+  }
+
+  /** When this process's commits landed ({@link Landings}). */
+  public Landings landings() {
+    return landings;
   }
 
   // ---------------------------------------------------------------- sequences (serial columns)

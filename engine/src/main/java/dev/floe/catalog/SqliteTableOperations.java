@@ -173,6 +173,8 @@ public final class SqliteTableOperations implements TableOperations, SwapCount {
         current = TableMetadata.buildFrom(metadata).discardChanges().withMetadataLocation(location).build();
         loaded = true;
       }
+      org.apache.iceberg.Snapshot snapshot = metadata.currentSnapshot();
+      catalog.landings().landed(id, location, snapshot == null ? null : snapshot.snapshotId());
       if (hint != null) {
         try {
           VersionHint.publish(hint);

@@ -3,6 +3,7 @@ package dev.floe.exec;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import dev.floe.catalog.Landings;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
@@ -27,16 +28,25 @@ public final class ReaderPins {
   static final long CLOCK_MARGIN_MILLIS = 60_000;
 
   private final Set<Hold> holds = ConcurrentHashMap.newKeySet();
+  /** When this process's commits landed (null: unknown, the clock margin alone decides). */
+  private final Landings landings;
+
+  public ReaderPins(Landings landings) {
+    this.landings = landings;
+  }
 
   /** A reader's hold. Closing it (more than once is harmless) releases it. */
   public final class Hold implements AutoCloseable {
     private final TableIdentifier table;
     private final long sinceMillis;
+    /** When it registered (monotonic clock), or null for a hold on one old version (time travel). */
+    private final Long registeredNanos;
     private final String holder;
 
-    private Hold(TableIdentifier table, long sinceMillis, String holder) {
+    private Hold(TableIdentifier table, long sinceMillis, Long registeredNanos, String holder) {
       this.table = table;
       this.sinceMillis = sinceMillis;
+      this.registeredNanos = registeredNanos;
       this.holder = holder;
     }
 
@@ -68,12 +78,12 @@ public final class ReaderPins {
 
   /** A hold on every table, from now: taken before the reader reads any table's metadata. */
   public Hold hold(String holder) {
-    return add(new Hold(null, System.currentTimeMillis(), holder));
+    return add(new Hold(null, System.currentTimeMillis(), System.nanoTime(), holder));
   }
 
   /** A hold on one version of one table (a time-travel read of {@code snapshot}). */
   public Hold hold(TableIdentifier table, Snapshot snapshot, String holder) {
-    return add(new Hold(table, snapshot.timestampMillis(), holder));
+    return add(new Hold(table, snapshot.timestampMillis(), null, holder));
   }
 
   private Hold add(Hold h) {
@@ -116,31 +126,104 @@ public final class ReaderPins {
 
   /**
    * The timestamp from which expiry must keep {@code table}'s snapshots ({@code Long.MAX_VALUE}: no hold
-   * on it): the snapshot that was current when its oldest hold began (the newest committed before it, by
-   * the clock margin), and everything after it.
+   * on it): for each hold, the snapshot that was current when it began, and everything after it.
    */
   long keepFrom(TableIdentifier id, Table table) {
     return keepFrom(id, table, Set.of());
   }
 
-  /** {@link #keepFrom(TableIdentifier, Table)} but for the holds {@code ignoring} (the asking statement's). */
+  /**
+   * {@link #keepFrom(TableIdentifier, Table)} but for the holds {@code ignoring} (the asking statement's).
+   * A hold registered before its reader read the table needs the version current at registration: the
+   * newest landed before it, when this process's commits say which ({@link Landings}); otherwise the
+   * newest snapshot stamped {@value #CLOCK_MARGIN_MILLIS} ms before it. A time-travel hold needs its
+   * snapshot (and, by the margin, what was stamped around it).
+   */
   long keepFrom(TableIdentifier id, Table table, Set<Hold> ignoring) {
-    long since = Long.MAX_VALUE;
+    long registeredMillis = Long.MAX_VALUE;
+    long registeredNanos = 0;
+    boolean registered = false;
+    long travelMillis = Long.MAX_VALUE;
     for (Hold h : holds) {
       if ((h.table == null || h.table.equals(id)) && !ignoring.contains(h)) {
-        since = Math.min(since, h.sinceMillis);
+        if (h.registeredNanos == null) {
+          travelMillis = Math.min(travelMillis, h.sinceMillis);
+        } else {
+          registeredMillis = Math.min(registeredMillis, h.sinceMillis);
+          registeredNanos = !registered || h.registeredNanos - registeredNanos < 0 ? h.registeredNanos
+              : registeredNanos;
+          registered = true;
+        }
       }
     }
-    if (since == Long.MAX_VALUE) {
-      return Long.MAX_VALUE;
+    long keep = Long.MAX_VALUE;
+    if (registered) {
+      keep = Math.max(byMargin(table, registeredMillis), byLanding(id, table, registeredNanos));
     }
-    long at = since - CLOCK_MARGIN_MILLIS;
-    long keepFrom = Long.MIN_VALUE; // no snapshot before the hold: keep them all
+    if (travelMillis != Long.MAX_VALUE) {
+      keep = Math.min(keep, byMargin(table, travelMillis));
+    }
+    return keep;
+  }
+
+  /** The newest snapshot stamped a clock margin before {@code sinceMillis} (none: keep them all). */
+  private static long byMargin(Table table, long sinceMillis) {
+    long at = sinceMillis - CLOCK_MARGIN_MILLIS;
+    long keepFrom = Long.MIN_VALUE;
     for (Snapshot s : table.snapshots()) {
       if (s.timestampMillis() <= at) {
         keepFrom = Math.max(keepFrom, s.timestampMillis());
       }
     }
     return keepFrom;
+  }
+
+  /**
+   * The timestamp of the snapshot current when a reader registered at {@code nanos}, by this process's
+   * landings ({@code Long.MIN_VALUE} when they do not tell): every snapshot before it in the table's
+   * history was replaced before the reader read the pointer. Only when every snapshot the history has
+   * after it is stamped no earlier (so expiring what is stamped before it takes only what came before).
+   */
+  private long byLanding(TableIdentifier id, Table table, long nanos) {
+    if (landings == null) {
+      return Long.MIN_VALUE;
+    }
+    Optional<Landings.Landing> landing = landings.currentAt(id, nanos);
+    if (landing.isEmpty() || landing.get().snapshotId() == null) {
+      return Long.MIN_VALUE;
+    }
+    Snapshot current = table.snapshot(landing.get().snapshotId());
+    if (current == null) {
+      return Long.MIN_VALUE;
+    }
+    boolean after = false;
+    for (org.apache.iceberg.HistoryEntry e : table.history()) {
+      if (after && e.timestampMillis() < current.timestampMillis()) {
+        return Long.MIN_VALUE;
+      }
+      after |= e.snapshotId() == current.snapshotId();
+    }
+    return after ? current.timestampMillis() : Long.MIN_VALUE;
+  }
+
+  /**
+   * Whether no hold but {@code ignoring} may read {@code id}'s metadata file named {@code fileName}: this
+   * process replaced it before the oldest hold began (or before now, with no hold). False when the
+   * landings do not tell.
+   */
+  boolean unreadable(TableIdentifier id, String fileName, Set<Hold> ignoring) {
+    if (landings == null) {
+      return false;
+    }
+    long since = System.nanoTime();
+    for (Hold h : holds) {
+      if ((h.table == null || h.table.equals(id)) && !ignoring.contains(h)) {
+        if (h.registeredNanos == null) {
+          continue; // reads an old snapshot of the current metadata, with its statement's hold
+        }
+        since = h.registeredNanos - since < 0 ? h.registeredNanos : since;
+      }
+    }
+    return landings.replacedBefore(id, fileName, since);
   }
 }

@@ -36,17 +36,19 @@ final class TableMaintenance {
     }
     long retention = policy.retentionMillis(current, System.currentTimeMillis());
     Maintenance.Expired expired = Maintenance.expireBesideWriters(engine, id, retention, policy.minSnapshots(), own);
-    List<String> metadata = oldMetadata(engine, id);
+    List<String> metadata = oldMetadata(engine, id, own);
     return new Maintainer.Done(expired.files().size() + metadata.size(), 0, 0, 0, expired.snapshots(),
         expired.snapshots() == 0 ? "nothing to expire: readers hold the versions, or none is old enough" : "done");
   }
 
   /**
    * Deletes the table's metadata files that left its metadata log ({@code write.metadata.previous-versions-max}
-   * keeps the newest): those older than the oldest the log names. A metadata file being written by a
-   * commit in flight is newer than every one the log names, so it is never one of them.
+   * keeps the newest) and that no reader may still read (but the holds {@code own}): those this process
+   * replaced before the oldest reader registered ({@link ReaderPins#unreadable}), and those stamped a clock
+   * margin before the oldest file the log names. A metadata file being written by a commit in flight is
+   * neither: it has not been replaced, and it is newer than every one the log names.
    */
-  static List<String> oldMetadata(Engine engine, TableIdentifier id) {
+  static List<String> oldMetadata(Engine engine, TableIdentifier id, Set<ReaderPins.Hold> own) {
     Table table = engine.tables().current(id).orElse(null);
     if (table == null) {
       return List.of();
@@ -67,13 +69,14 @@ final class TableMaintenance {
       return List.of();
     }
     long before = oldest - ReaderPins.CLOCK_MARGIN_MILLIS;
+    ReaderPins pins = engine.tables().readerPins();
     List<Path> old = new ArrayList<>();
     try (var files = Files.list(dir)) {
       for (Path p : (Iterable<Path>) files::iterator) {
         String name = p.getFileName().toString();
         if (name.endsWith(".metadata.json") && !named.contains(p.toAbsolutePath().normalize().toString())) {
           try {
-            if (Files.getLastModifiedTime(p).toMillis() < before) {
+            if (pins.unreadable(id, name, own) || Files.getLastModifiedTime(p).toMillis() < before) {
               old.add(p);
             }
           } catch (java.nio.file.NoSuchFileException e) {

@@ -34,7 +34,7 @@ final class Tables {
   private final ReaderPins readerPins;
 
   Tables(SqliteCatalog catalog, dev.floe.catalog.Locations locations, dev.floe.commit.Committer committer) {
-    this(catalog, locations, new ConcurrentHashMap<>(), committer, null, new ReaderPins());
+    this(catalog, locations, new ConcurrentHashMap<>(), committer, null, new ReaderPins(catalog.landings()));
   }
 
   private Tables(SqliteCatalog catalog, dev.floe.catalog.Locations locations, Map<TableIdentifier, Table> loaded,

@@ -35,7 +35,7 @@ class ReaderPinsUnitTest {
       table.snapshots().forEach(snapshots::add);
       assertThat(snapshots).hasSize(3);
       Snapshot oldest = snapshots.stream().min(Comparator.comparingLong(Snapshot::timestampMillis)).orElseThrow();
-      ReaderPins pins = new ReaderPins();
+      ReaderPins pins = new ReaderPins(null);
       assertThat(pins.keepFrom(id, table)).as("no hold: nothing kept for readers").isEqualTo(Long.MAX_VALUE);
 
       ReaderPins.Hold statement = pins.hold("statement");
