@@ -29,7 +29,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * Randomized differential test of keyed tails against a trusted model, a native DuckDB table with the
  * same primary key: seeded random INSERTs (some of existing keys: 23505 on both sides), ON CONFLICT DO
  * UPDATE / DO NOTHING, UPDATEs by key, by group and of the key itself, DELETEs, MERGEs, interleaved with
- * seals, restarts, and transaction blocks: one that must keep reading what it first read, or one that
+ * seals, restarts, maintenance (VACUUM, optimize, expiry and orphan removal with zero retention), and
+ * transaction blocks: one that must keep reading what it first read, or one that
  * writes too, compared statement by statement with a copy of the model as the block saw it, whose COMMIT
  * must apply exactly its changes or fail with 40001 only if others wrote meanwhile, and never lose an
  * update (first committer wins per key). After every step
@@ -162,6 +163,14 @@ class KeyedTailDifferentialTest {
             exec(model, "DELETE FROM blk.t");
             exec(model, "INSERT INTO blk.t SELECT * FROM main.t");
             exec(model, "CREATE OR REPLACE TABLE blk.start AS SELECT * FROM main.t");
+          } else if (action >= 7 && action <= 10) {
+            // maintenance at a random moment, beside whatever block is open: it changes no row anyone sees
+            db.sql(switch (action) {
+              case 7 -> "VACUUM t";
+              case 8 -> "ALTER TABLE t EXECUTE expire_snapshots(retention_threshold => '0s')";
+              case 9 -> "ALTER TABLE t EXECUTE remove_orphan_files(retention_threshold => '0s', dry_run => 'false')";
+              default -> "ALTER TABLE t EXECUTE optimize";
+            }).close();
           } else if (action == 3 && block != null && !writing) {
             assertThat(rows(block, "SELECT id, grp, v, n FROM t ORDER BY id")).as(context + ": a block's second read")
                 .isEqualTo(blockSaw);

@@ -57,10 +57,6 @@ final class TableProcedures {
 
   /** Refuses a procedure a table with a tail cannot take (called before its log is sealed). */
   static void checkTail(TableIdentifier id, Ast.Execute e) {
-    if (e.procedure().equals("optimize")) {
-      throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "cannot optimize table \"" + id.name()
-          + "\": it has a tail", null, "Its log compacts it by itself (docs/tail.md).", e.position(), null);
-    }
     if (e.procedure().startsWith("rollback_to_")) {
       throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "cannot roll back table \"" + id.name()
           + "\": it has a tail", null, "Its log holds acknowledged rows that an earlier version does not have; "
@@ -158,6 +154,16 @@ final class TableProcedures {
     }
     if (args.size() == 1) {
       threshold = size(args.get(0));
+    }
+    if (dev.floe.tail.TailLog.hasTail(table)) {
+      // its log compacts the files it seals: it seals what it holds and merges every run now
+      dev.floe.tail.TailLog log = session.engine().tails().of(id, table).orElseThrow(() -> FloeException
+          .undefinedTable(id.name()));
+      log.seal(true);
+      int merged = log.compact(true);
+      session.notice("optimized table \"" + id.name() + "\": its log sealed every row it held and merged "
+          + merged + " file(s)");
+      return new CommandResult("ALTER TABLE", 0);
     }
     Compaction.Plan plan = Compaction.plan(session.engine(), id, true, Long.MIN_VALUE, threshold);
     Compaction.Result done = Compaction.compact(session.engine(), plan, id, session.duck(), () -> { });
