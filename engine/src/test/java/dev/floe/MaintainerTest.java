@@ -73,6 +73,35 @@ class MaintainerTest {
     }
   }
 
+  /**
+   * A table this process keeps committing to is expired between the maintainer's passes (every two
+   * seconds), so its metadata stays near its policy's count however long the pass interval.
+   */
+  @Test
+  void aBusyTableIsExpiredBetweenPasses() throws Exception {
+    try (Database db = Floe.open(dir); Session writer = db.connect()) {
+      db.sql("CREATE TABLE busy (id int) WITH ('floe.history.max-snapshots' = '5', "
+          + "'floe.maintenance.min-files' = '100000', 'write.metadata.previous-versions-max' = '3')").close();
+      db.sql("INSERT INTO busy VALUES (0)").close();
+      try (AutoCloseable m = db.startMaintainer(Duration.ofHours(1))) {
+        for (int i = 1; i <= 30; i++) {
+          writer.sql("INSERT INTO busy VALUES (" + i + ")").close(); // a statement holds while it runs
+        }
+        await(() -> number(db, "SELECT snapshots FROM \"busy$health\"") <= 5, "busy expired without a pass");
+        assertThat(db.maintenanceRuns()).allSatisfy(r -> {
+          assertThat(r.action()).isEqualTo("expire");
+          assertThat(r.outcome()).isEqualTo("done");
+        }).isNotEmpty();
+        java.nio.file.Path metadata = dir.resolve("public").resolve("busy").resolve("metadata");
+        try (java.util.stream.Stream<java.nio.file.Path> files = java.nio.file.Files.list(metadata)) {
+          assertThat(files.filter(f -> f.toString().endsWith(".metadata.json")).count())
+              .as("metadata files the log no longer names went with the versions").isLessThanOrEqualTo(10);
+        }
+      }
+      assertThat(Rows.of(db, "SELECT count(*), sum(id) FROM busy")).containsExactly("31|465");
+    }
+  }
+
   @Test
   void aTransactionBlockKeepsItsVersionFromTheMaintainer() throws Exception {
     try (Database db = Floe.open(dir); Session reader = db.connect()) {

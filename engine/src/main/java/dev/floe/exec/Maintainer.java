@@ -94,39 +94,50 @@ public final class Maintainer implements AutoCloseable {
   }
 
   /**
-   * Between passes, how often the tables this process committed to are looked at for expiry alone: a
-   * table taking tens of commits a second would otherwise carry an interval's worth of extra versions in
-   * every metadata file it writes.
+   * How often the tables this process committed to are looked at for expiry alone, between passes and
+   * while a pass waits for the load to drop or paces itself: a table taking tens of commits a second
+   * would otherwise carry a pass's worth of extra versions in every metadata file it writes.
    */
   static final long QUICK_MILLIS = 2_000;
 
+  /** When {@link #expireLanded} last looked (monotonic clock); the maintainer's thread's own. */
+  private long landedChecked = System.nanoTime();
+
   private void loop() {
     long lastPass = System.nanoTime();
-    long landedChecked = System.nanoTime();
     while (!closed) {
-      synchronized (wake) {
-        try {
-          wake.wait(Math.min(intervalMillis, QUICK_MILLIS));
-        } catch (InterruptedException e) {
-          return;
-        }
-      }
-      if (closed) {
+      sleep(Math.min(intervalMillis, QUICK_MILLIS));
+      if (closed || Thread.currentThread().isInterrupted()) {
         return;
       }
       try {
         long now = System.nanoTime();
         if ((now - lastPass) / 1_000_000 >= intervalMillis) {
           lastPass = now;
-          landedChecked = now;
+          landedChecked = now; // the pass looks at every table
           pass();
         } else {
-          java.util.Set<TableIdentifier> changed = engine.tables().catalog().landings().landedSince(landedChecked);
-          landedChecked = now;
-          changed.forEach(this::expireIfDue);
+          expireLanded();
         }
       } catch (RuntimeException e) {
         LOG.warn("maintenance pass failed: {}", e.toString(), e);
+      }
+    }
+  }
+
+  /** Expires, if due, the tables this process committed to since it last looked. */
+  private void expireLanded() {
+    long now = System.nanoTime();
+    java.util.Set<TableIdentifier> changed = engine.tables().catalog().landings().landedSince(landedChecked);
+    landedChecked = now;
+    for (TableIdentifier id : changed) {
+      if (closed) {
+        return;
+      }
+      try {
+        expireIfDue(id);
+      } catch (RuntimeException e) {
+        LOG.warn("expiring {} failed: {}", id, e.toString());
       }
     }
   }
@@ -321,15 +332,21 @@ public final class Maintainer implements AutoCloseable {
     return 0;
   }
 
-  private static final long MAX_DEFER_MILLIS = 60_000;
+  private static final long MAX_DEFER_MILLIS = 15_000;
   private static final double LOAD_LIMIT = 0.8;
   private long lastStepNanos;
 
-  /** Waits while the machine is busy (at most a minute); returns how long it waited. */
+  /**
+   * Waits while the machine is busy (at most {@value #MAX_DEFER_MILLIS} ms: a table under constant load
+   * is still maintained), expiring busy tables meanwhile; returns how long it waited.
+   */
   private long awaitQuiet() {
     long start = System.currentTimeMillis();
     while (!closed && cpuLoad() > LOAD_LIMIT && System.currentTimeMillis() - start < MAX_DEFER_MILLIS) {
       sleep(1_000);
+      if ((System.nanoTime() - landedChecked) / 1_000_000 >= QUICK_MILLIS) {
+        expireLanded();
+      }
     }
     lastStepNanos = System.nanoTime();
     return System.currentTimeMillis() - start < 1_000 ? 0 : System.currentTimeMillis() - start;
@@ -340,6 +357,9 @@ public final class Maintainer implements AutoCloseable {
     long took = (System.nanoTime() - lastStepNanos) / 1_000_000;
     if (cpuLoad() > LOAD_LIMIT) {
       sleep(Math.min(took, 10_000));
+      if ((System.nanoTime() - landedChecked) / 1_000_000 >= QUICK_MILLIS) {
+        expireLanded();
+      }
     }
     lastStepNanos = System.nanoTime();
   }
