@@ -42,8 +42,9 @@ import org.apache.iceberg.util.PropertyUtil;
  *
  * <p><b>Writers win.</b> The rewrite is decided from one snapshot; when a writer deletes rows of its
  * input files before it commits, the compaction follows: the rows deleted since are found where the
- * compaction put them ({@code MovedRows}) and deleted there in the same commit, a few times over; a
- * writer's commit after the compaction's follows the rows the same way ({@code DeleteRebase}). Only when
+ * compaction put them ({@code MovedRows}) and deleted there in the same commit, which it makes holding the
+ * table's commit lock (writers wait for it as for any commit); a writer's commit after the compaction's
+ * follows the rows the same way ({@code DeleteRebase}). Only when
  * an input file went away, or equality deletes arrived, does the compaction give up (its files deleted,
  * the next run tries again), and it says so ({@link Result#gaveWay}).
  */
@@ -52,8 +53,6 @@ final class Compaction {
   static final String DELETE_RATIO_PROPERTY = "floe.compaction.delete-ratio";
   static final String DELETE_RATIO_DEFAULT = "0.2";
   static final long TIER_FLOOR_BYTES = 8L << 20;
-  /** How many times a rewrite follows writers' deletes before it gives way. */
-  private static final int FOLLOWS = 4;
 
   private Compaction() {}
 
@@ -252,23 +251,29 @@ final class Compaction {
     // the rewritten files are this method's to delete if it gives way (a followed change is retried with them)
     TableChange change = TableChange.rewrite(snapshot.snapshotId(), removed, List.copyOf(removedDeletes.values()),
         written.files(), List.of());
-    for (int follows = 0; ; follows++) {
+    try {
+      engine.committer().commit(id, table, change);
+    } catch (FloeException e) {
+      if (!SqlState.SERIALIZATION_FAILURE.equals(e.sqlState())) {
+        throw e;
+      }
+      // a writer deleted rows of these files meanwhile (the committer deleted what the change wrote but
+      // the rewritten files): follow its deletes, holding the table's commit lock so that nothing lands
+      // between the follow and its commit (writers wait for it, as for any commit, and fail for none)
       try {
-        engine.committer().commit(id, table, change);
-        break;
-      } catch (FloeException e) {
-        if (!SqlState.SERIALIZATION_FAILURE.equals(e.sqlState())) {
-          throw e;
+        synchronized (engine.committer().lock(id)) {
+          Optional<TableChange> followed = follow(table, snapshot, run, written.files());
+          if (followed.isEmpty()) {
+            return gaveWay(table, id, written);
+          }
+          change = followed.get();
+          engine.committer().commit(id, table, change);
         }
-        // a writer deleted rows of these files meanwhile (the committer deleted what the change wrote but
-        // the rewritten files): follow its deletes, or give way
-        Optional<TableChange> followed = follows < FOLLOWS ? follow(table, snapshot, run, written.files()) : Optional.empty();
-        if (followed.isEmpty()) {
-          Inserter.deleteFiles(table, written.files());
-          LOG.info("compaction of {} gave way to a concurrent change of its files", id);
-          return new Result(0, 0, 0, 0, 0, 0, 1);
+      } catch (FloeException again) {
+        if (!SqlState.SERIALIZATION_FAILURE.equals(again.sqlState())) {
+          throw again;
         }
-        change = followed.get();
+        return gaveWay(table, id, written); // another process committed to the table
       }
     }
     long bytesOut = written.files().stream().mapToLong(DataFile::fileSizeInBytes).sum();
@@ -276,6 +281,13 @@ final class Compaction {
   }
 
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Compaction.class);
+
+  /** Deletes what the rewrite wrote: a concurrent change of its files cannot be followed. */
+  private static Result gaveWay(Table table, TableIdentifier id, Inserter.Written written) {
+    Inserter.deleteFiles(table, written.files());
+    LOG.info("compaction of {} gave way to a concurrent change of its files", id);
+    return new Result(0, 0, 0, 0, 0, 0, 1);
+  }
 
   private static String key(DeleteFile d) {
     return d.location() + "@" + d.contentOffset();
@@ -304,7 +316,7 @@ final class Compaction {
     for (Snapshot s = current; s != null && s.snapshotId() != base.snapshotId();
         s = s.parentId() == null ? null : table.snapshot(s.parentId())) {
       if (s.parentId() == null) {
-        return Optional.empty(); // rolled back or replaced
+        return unfollowable(table, "the table was rolled back or replaced");
       }
       since.add(s);
     }
@@ -315,7 +327,7 @@ final class Compaction {
       for (DataFile d : changes.removedDataFiles()) {
         if (inputs.containsKey(d.location())) {
           if (org.apache.iceberg.DataOperations.REPLACE.equals(s.operation())) {
-            return Optional.empty(); // rewritten by someone else
+            return unfollowable(table, "another compaction rewrote one of its files");
           }
           gone.add(d.location()); // a writer deleted every row it had
         }
@@ -330,7 +342,7 @@ final class Compaction {
         String f = d.content() == org.apache.iceberg.FileContent.POSITION_DELETES
             ? org.apache.iceberg.util.ContentFileUtil.referencedDataFileLocation(d) : null;
         if (f == null) {
-          return Optional.empty();
+          return unfollowable(table, "a delete that names no one file arrived");
         }
         if (live.containsKey(f)) {
           live.get(f).put(key(d), d);
@@ -367,7 +379,7 @@ final class Compaction {
     if (!deletedSince.isEmpty()) {
       Optional<Map<String, long[]>> found = dev.floe.write.MovedRows.find(table, deletedSince, written, Map.of(), true);
       if (found.isEmpty()) {
-        return Optional.empty();
+        return unfollowable(table, "a row deleted since was not found in its output");
       }
       for (Map.Entry<String, long[]> e : found.get().entrySet()) {
         DataFile g = written.stream().filter(w -> w.location().equals(e.getKey())).findFirst().orElseThrow();
@@ -382,9 +394,14 @@ final class Compaction {
     long adding = written.stream().mapToLong(DataFile::recordCount).sum();
     long replacing = removed.stream().mapToLong(DataFile::recordCount).sum();
     if (adding > replacing) {
-      return Optional.empty();
+      return unfollowable(table, "a writer emptied one of its files");
     }
     return Optional.of(TableChange.rewrite(current.snapshotId(), removed, removedDeletes, written, addedDeletes));
+  }
+
+  private static Optional<TableChange> unfollowable(Table table, String why) {
+    LOG.info("compaction of {} cannot follow the writers: {}", table.name(), why);
+    return Optional.empty();
   }
 
   /** The rows of a relation, counted (what a rewrite of files with deletes must write). */
