@@ -30,16 +30,20 @@ record TableOptions(Map<String, String> properties, List<PartitionField> partiti
     Optional<List<SortField>> sortedBy, Optional<String> location) {
 
   static final int DEFAULT_FORMAT_VERSION = 2;
+  static final int DEFAULT_PREVIOUS_VERSIONS = 10;
 
   /**
    * The properties a new table is created with: those given, the format version (2 unless given), and
    * for v2+ Floe's write modes stated explicitly ({@code write.delete.mode}, {@code write.update.mode},
    * {@code write.merge.mode} = merge-on-read unless given), so that every engine writing the table
-   * (Spark defaults to copy-on-write when they are absent) uses the same strategy.
+   * (Spark defaults to copy-on-write when they are absent) uses the same strategy; and a metadata log of
+   * {@value #DEFAULT_PREVIOUS_VERSIONS} files ({@code write.metadata.previous-versions-max}, Iceberg's 100),
+   * which expiry keeps on disk besides the current one (docs/decisions/0008-history-defaults.md).
    */
   Map<String, String> tableProperties() {
     Map<String, String> props = new LinkedHashMap<>(properties);
     props.putIfAbsent(TableProperties.FORMAT_VERSION, Integer.toString(DEFAULT_FORMAT_VERSION));
+    props.putIfAbsent(TableProperties.METADATA_PREVIOUS_VERSIONS_MAX, Integer.toString(DEFAULT_PREVIOUS_VERSIONS));
     if (!props.get(TableProperties.FORMAT_VERSION).equals("1")) {
       for (String mode : List.of(TableProperties.DELETE_MODE, TableProperties.UPDATE_MODE, TableProperties.MERGE_MODE)) {
         props.putIfAbsent(mode, "merge-on-read");
