@@ -70,19 +70,81 @@ public final class SessionContext implements AutoCloseable {
   /** This session's number, for state kept per session outside DuckDB (currval, lastval). */
   private final long id = IDS.incrementAndGet();
 
+  /** This session as a backend (pg_stat_activity): its pid, who, from where, its state and query. */
+  private final Backends.Activity activity;
+  /** Set by {@link #terminate()}: the session ends; its statements fail with 57P01. */
+  private boolean terminated;
+  /** A statement of this session runs ({@link #execute}: between its start and its end). */
+  private boolean running;
+  /** How deep statements nest (a statement Floe composed runs inside the user's). */
+  private int depth;
+  private boolean closed;
+
   SessionContext(Engine engine, Connection duck, boolean client) throws SQLException {
     this.engine = engine;
+    this.activity = new Backends.Activity(engine.backends().newPid());
     this.statements = new CancellableConnection(duck);
     this.duck = statements.connection();
     this.client = client;
     this.blocks = new TransactionControl(engine.tables(), n -> notices.accept(n),
-        name -> settings.get(name));
+        name -> settings.get(name), () -> activity.pid());
     try (Statement st = duck.createStatement()) {
       // DuckDB settings are the engine's (Engine.startDuckDb); a session has only variables
       st.execute("SET VARIABLE floe_current_schema = " + Lexer.quoteString(currentSchema));
       st.execute("SET VARIABLE " + Sequences.SESSION_VARIABLE + " = CAST(" + id + " AS BIGINT)");
+      st.execute("SET VARIABLE floe_backend_pid = '" + activity.pid() + "'");
     }
     this.serialize = duck.prepareStatement("SELECT json_serialize_sql(?::VARCHAR)");
+    engine.backends().register(this);
+  }
+
+  Backends.Activity activity() {
+    return activity;
+  }
+
+  /** The backend pid {@code pg_backend_pid()} reports and holds are recorded under. */
+  public int backendPid() {
+    return activity.pid();
+  }
+
+  /** application_name as the front end set it (a run-time parameter), or empty. */
+  String applicationName() {
+    String name = settings.get("application_name");
+    return name == null ? "" : name;
+  }
+
+  /**
+   * Gives this session backend pid {@code pid}: a front end's connection's (its sessions share it, the
+   * first given it is the connection's own).
+   */
+  public void setBackendPid(int pid) {
+    if (pid != activity.pid()) {
+      engine.backends().move(this, pid);
+      setVariable("floe_backend_pid", Integer.toString(pid));
+    }
+  }
+
+  /** The user the front end logged in as (current_user, pg_stat_activity, who may signal whom). */
+  public void setUser(String user) {
+    activity.user = user;
+    setVariable("floe_user", user);
+  }
+
+  /** The database name the client connected to (current_database(), pg_stat_activity.datname). */
+  public void setDatabaseName(String name) {
+    activity.database = name;
+    setVariable("floe_database", name);
+  }
+
+  /** Where the client connects from (pg_stat_activity.client_addr, client_port); null for none. */
+  public void setClient(String address, Integer port) {
+    activity.clientAddress = address;
+    activity.clientPort = port;
+  }
+
+  /** What the front end does when {@code pg_terminate_backend} ends this session (closes its connection). */
+  public void onTerminate(Runnable action) {
+    activity.onTerminate = action;
   }
 
   /** Whether this session runs a network client's SQL ({@link Engine#newClientSession()}). */
@@ -202,6 +264,59 @@ public final class SessionContext implements AutoCloseable {
   }
 
   private Result execute(SqlScript.Part part, Ast.Statement parsed) {
+    boolean outermost = depth == 0;
+    if (outermost) {
+      synchronized (cancelLock) {
+        if (terminated) {
+          endTerminated();
+          throw FloeException.terminated();
+        }
+        running = true;
+      }
+      activity.started(part.text().strip(), blocks.open() != null);
+    }
+    depth++;
+    boolean ok = false;
+    try {
+      Result r = executeRunning(part, parsed);
+      ok = true;
+      return r;
+    } catch (FloeException e) {
+      throw outermost && terminatedNow() ? FloeException.terminated() : e;
+    } finally {
+      depth--;
+      if (outermost && statementEnded() && ok) {
+        // terminated while it ran, and it got to its end: the session ends all the same, as in PostgreSQL
+        throw FloeException.terminated();
+      }
+    }
+  }
+
+  /** The outermost statement ended: the session is idle again, or, terminated, ends. Whether it was terminated. */
+  private boolean statementEnded() {
+    boolean end;
+    synchronized (cancelLock) {
+      running = false;
+      end = terminated;
+    }
+    if (end) {
+      endTerminated();
+      return true;
+    }
+    activity.idle(blocks.state());
+    for (dev.floe.Notice n; (n = activity.warnings.poll()) != null; ) {
+      notices.accept(n); // a signal's warning, on this session's thread
+    }
+    return false;
+  }
+
+  private boolean terminatedNow() {
+    synchronized (cancelLock) {
+      return terminated;
+    }
+  }
+
+  private Result executeRunning(SqlScript.Part part, Ast.Statement parsed) {
     closeOpenResult();
     if (!floeSql) {
       synchronized (cancelLock) {
@@ -215,7 +330,7 @@ public final class SessionContext implements AutoCloseable {
     // returns (its results are materialized), so a result left open holds nothing back.
     List<ReaderPins.Hold> outer = statementHolds;
     List<ReaderPins.Hold> mine = new java.util.ArrayList<>();
-    mine.add(engine.tables().readerPins().hold("statement"));
+    mine.add(engine.tables().readerPins().hold("statement", activity.pid()));
     statementHolds = mine;
     try {
       return dev.floe.catalog.CommitGate.guard(this::passCommitPoint, () -> dispatchMapped(part, parsed));
@@ -223,6 +338,48 @@ public final class SessionContext implements AutoCloseable {
       statementHolds = outer;
       releasePins();
       release(mine);
+    }
+  }
+
+  /**
+   * {@code pg_terminate_backend}, from any thread: the running statement is cancelled and fails with 57P01;
+   * what the session holds is released now when no statement runs, else when its statement ends; the
+   * session's thread then rolls back its block and closes it ({@link #endTerminated}).
+   */
+  void terminate() {
+    boolean idle;
+    synchronized (cancelLock) {
+      terminated = true;
+      idle = !running;
+    }
+    if (idle) {
+      engine.tables().readerPins().releaseHeldBy(activity.pid()); // nothing of it reads any more
+    } else {
+      cancel();
+    }
+  }
+
+  /** Whether {@code pg_terminate_backend} ended this session. */
+  public boolean terminated() {
+    synchronized (cancelLock) {
+      return terminated;
+    }
+  }
+
+  /** On the session's own thread: a terminated session rolls back its block, lets go of its holds and closes. */
+  private void endTerminated() {
+    try {
+      close();
+    } finally {
+      engine.tables().readerPins().releaseHeldBy(activity.pid());
+    }
+  }
+
+  /** Fails with 57P01 once the session was terminated (the API's calls that are no statement). */
+  private void checkNotTerminated() {
+    if (terminatedNow()) {
+      endTerminated();
+      throw FloeException.terminated();
     }
   }
 
@@ -455,6 +612,7 @@ public final class SessionContext implements AutoCloseable {
    * the type of the column a lone parameter goes into. Null where unknown.
    */
   public List<dev.floe.SqlType> parameterTypes(String sql, int count) {
+    checkNotTerminated();
     try {
       return ParameterTypes.infer(this, sql, count);
     } finally {
@@ -473,13 +631,24 @@ public final class SessionContext implements AutoCloseable {
    * Time-travel targets may themselves query tables, e.g. (SELECT max(committed_at) FROM "t$snapshots").
    */
   Relations relations() {
+    StagedRows staged = new StagedRows(duck); // the statement's staged relations, numbered in one sequence
     Relations[] relations = new Relations[1];
     relations[0] = new Relations(tables(), engine.planner(), engine.files(), currentSchema, expression -> {
       QueryBinder.Bound inner = QueryBinder.bind("SELECT " + expression, 0, this::serializeSql, relations[0]);
       return evaluate(inner.sql().substring("SELECT ".length()));
-    }, parts -> PgCatalog.systemName(parts).isPresent() ? engine.pgCatalog().relation(parts) : java.util.Optional.empty(),
-        engine.tails(), pins::add, h -> statementHolds.add(h), client && !floeSql, new StagedRows(duck), pointReads());
+    }, parts -> systemRelation(parts, staged), engine.tails(), pins::add,
+        h -> statementHolds.add(h.heldBy(activity.pid())), client && !floeSql, staged, pointReads());
     return relations[0];
+  }
+
+  /** SQL for a system relation the statement names: a catalog, or a live view staged now; empty for others. */
+  private java.util.Optional<String> systemRelation(List<String> parts, StagedRows staged) {
+    java.util.Optional<String> name = PgCatalog.systemName(parts);
+    if (name.isEmpty()) {
+      return name;
+    }
+    java.util.Optional<String> live = ActivityViews.relation(name.get(), engine, staged);
+    return live.isPresent() ? live : engine.pgCatalog().relation(parts);
   }
 
   /** Binds SQL composed for a statement; {@code positions} maps its offsets to the user's statement. */
@@ -525,20 +694,34 @@ public final class SessionContext implements AutoCloseable {
   }
 
   public void begin(boolean readOnly) {
+    checkNotTerminated();
     blocks.begin(readOnly, null);
+    activity.idle(blocks.state());
   }
 
   /** Opens a block with the session's default access mode (default_transaction_read_only). */
   public void begin() {
+    checkNotTerminated();
     blocks.beginDefault();
+    activity.idle(blocks.state());
   }
 
   public void commit() {
-    blocks.commit();
+    checkNotTerminated();
+    try {
+      blocks.commit();
+    } finally {
+      activity.idle(blocks.state());
+    }
   }
 
   public void rollback() {
-    blocks.rollback();
+    checkNotTerminated();
+    try {
+      blocks.rollback();
+    } finally {
+      activity.idle(blocks.state());
+    }
   }
 
   public void savepoint(String name) {
@@ -745,6 +928,11 @@ public final class SessionContext implements AutoCloseable {
 
   @Override
   public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    engine.backends().unregister(this);
     if (openResult != null) {
       openResult.close();
     }
