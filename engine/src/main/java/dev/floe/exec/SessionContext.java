@@ -17,11 +17,9 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
 import java.util.function.IntUnaryOperator;
-import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.exceptions.AlreadyExistsException;
 import org.apache.iceberg.exceptions.CommitFailedException;
@@ -40,21 +38,8 @@ public final class SessionContext implements AutoCloseable {
   private final PreparedStatement serialize;
   /** The DuckDB statements the running statement made, to interrupt on cancel. */
   private final CancellableConnection statements;
-  /** Set by {@link #cancel()}: the running statement stops, and commits nothing if it has not yet. */
-  private boolean cancelled;
-  /** The running statement passed its commit point: it can no longer be cancelled. */
-  private boolean committed;
-  private final Object cancelLock = new Object();
-
-  /** The statement reached its point of no return ({@link dev.floe.catalog.CommitGate}). */
-  private void passCommitPoint() {
-    synchronized (cancelLock) {
-      if (cancelled) {
-        throw dev.floe.catalog.CommitGate.cancelled();
-      }
-      committed = true;
-    }
-  }
+  /** The cancel lock: the running statement, its cancel and commit point, the session's termination. */
+  private final SessionSignals signals;
 
   /** SQL from a network client: DuckDB's table functions and file scans are refused (sql.ClientAccess). */
   private final boolean client;
@@ -72,10 +57,6 @@ public final class SessionContext implements AutoCloseable {
 
   /** This session as a backend (pg_stat_activity): its pid, who, from where, its state and query. */
   private final Backends.Activity activity;
-  /** Set by {@link #terminate()}: the session ends; its statements fail with 57P01. */
-  private boolean terminated;
-  /** A statement of this session runs ({@link #execute}: between its start and its end). */
-  private boolean running;
   /** How deep statements nest (a statement Floe composed runs inside the user's). */
   private int depth;
   private boolean closed;
@@ -84,6 +65,7 @@ public final class SessionContext implements AutoCloseable {
     this.engine = engine;
     this.activity = new Backends.Activity(engine.backends().newPid());
     this.statements = new CancellableConnection(duck);
+    this.signals = new SessionSignals(statements);
     this.duck = statements.connection();
     this.client = client;
     this.blocks = new TransactionControl(engine.tables(), n -> notices.accept(n),
@@ -266,12 +248,9 @@ public final class SessionContext implements AutoCloseable {
   private Result execute(SqlScript.Part part, Ast.Statement parsed) {
     boolean outermost = depth == 0;
     if (outermost) {
-      synchronized (cancelLock) {
-        if (terminated) {
-          endTerminated();
-          throw FloeException.terminated();
-        }
-        running = true;
+      if (!signals.start()) {
+        endTerminated();
+        throw FloeException.terminated();
       }
       activity.started(part.text().strip(), blocks.open() != null);
     }
@@ -282,7 +261,7 @@ public final class SessionContext implements AutoCloseable {
       ok = true;
       return r;
     } catch (FloeException e) {
-      throw outermost && terminatedNow() ? FloeException.terminated() : e;
+      throw outermost && signals.terminated() ? FloeException.terminated() : e;
     } finally {
       depth--;
       if (outermost && statementEnded() && ok) {
@@ -294,12 +273,7 @@ public final class SessionContext implements AutoCloseable {
 
   /** The outermost statement ended: the session is idle again, or, terminated, ends. Whether it was terminated. */
   private boolean statementEnded() {
-    boolean end;
-    synchronized (cancelLock) {
-      running = false;
-      end = terminated;
-    }
-    if (end) {
+    if (signals.end()) {
       endTerminated();
       return true;
     }
@@ -310,20 +284,10 @@ public final class SessionContext implements AutoCloseable {
     return false;
   }
 
-  private boolean terminatedNow() {
-    synchronized (cancelLock) {
-      return terminated;
-    }
-  }
-
   private Result executeRunning(SqlScript.Part part, Ast.Statement parsed) {
     closeOpenResult();
     if (!floeSql) {
-      synchronized (cancelLock) {
-        cancelled = false; // a cancel that came between statements has nothing to stop (as in PostgreSQL)
-        committed = false;
-      }
-      statements.forgetClosed();
+      signals.fresh();
     }
     // The statement's holds on what it reads: the first taken before it reads any table, then one per
     // time-travel read. They end with the statement: DuckDB has read every file it needs when its query
@@ -333,7 +297,7 @@ public final class SessionContext implements AutoCloseable {
     mine.add(engine.tables().readerPins().hold("statement", activity.pid()));
     statementHolds = mine;
     try {
-      return dev.floe.catalog.CommitGate.guard(this::passCommitPoint, () -> dispatchMapped(part, parsed));
+      return dev.floe.catalog.CommitGate.guard(signals::passCommitPoint, () -> dispatchMapped(part, parsed));
     } finally {
       statementHolds = outer;
       releasePins();
@@ -347,23 +311,14 @@ public final class SessionContext implements AutoCloseable {
    * session's thread then rolls back its block and closes it ({@link #endTerminated}).
    */
   void terminate() {
-    boolean idle;
-    synchronized (cancelLock) {
-      terminated = true;
-      idle = !running;
-    }
-    if (idle) {
+    if (signals.terminate()) {
       engine.tables().readerPins().releaseHeldBy(activity.pid()); // nothing of it reads any more
-    } else {
-      cancel();
     }
   }
 
   /** Whether {@code pg_terminate_backend} ended this session. */
   public boolean terminated() {
-    synchronized (cancelLock) {
-      return terminated;
-    }
+    return signals.terminated();
   }
 
   /** On the session's own thread: a terminated session rolls back its block, lets go of its holds and closes. */
@@ -377,7 +332,7 @@ public final class SessionContext implements AutoCloseable {
 
   /** Fails with 57P01 once the session was terminated (the API's calls that are no statement). */
   private void checkNotTerminated() {
-    if (terminatedNow()) {
+    if (signals.terminated()) {
       endTerminated();
       throw FloeException.terminated();
     }
@@ -469,7 +424,7 @@ public final class SessionContext implements AutoCloseable {
     if (statement.kind() == dev.floe.StatementKind.DDL && block != null) {
       // DDL takes effect at once: it is not part of the block. On a table the block changed it would
       // have to commit beside changes the block may still roll back, so that is refused.
-      for (TableIdentifier id : ddlTables(statement)) {
+      for (TableIdentifier id : StatementExecutor.ddlTables(statement, engine.tables(), currentSchema)) {
         if (block.wrote(id)) {
           throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "cannot change table \"" + id.name()
               + "\" in the transaction block that changed its rows", null,
@@ -483,44 +438,6 @@ public final class SessionContext implements AutoCloseable {
       }
     }
     return dispatchStatement(statement);
-  }
-
-  /** The tables a DDL statement creates, changes or drops (a dropped schema: every table in it). */
-  private java.util.List<TableIdentifier> ddlTables(Ast.Statement statement) {
-    Tables tables = engine.tables();
-    return statement.accept(new Ast.Visitor<List<TableIdentifier>>() {
-      @Override
-      public List<TableIdentifier> otherwise(Ast.Statement s) {
-        return List.of();
-      }
-
-      @Override
-      public List<TableIdentifier> createTable(Ast.CreateTable c) {
-        return List.of(tables.require(c.name(), currentSchema));
-      }
-
-      @Override
-      public List<TableIdentifier> dropTable(Ast.DropTable d) {
-        return d.names().stream().map(n -> tables.require(n, currentSchema)).toList();
-      }
-
-      @Override
-      public List<TableIdentifier> alterTable(Ast.AlterTable a) {
-        return List.of(tables.require(a.name(), currentSchema));
-      }
-
-      @Override
-      public List<TableIdentifier> dropSchema(Ast.DropSchema d) {
-        List<TableIdentifier> ids = new ArrayList<>();
-        for (dev.floe.sql.QualifiedName n : d.names()) {
-          Namespace ns = Namespace.of(n.parts().get(n.parts().size() - 1));
-          if (tables.catalog().namespaceExists(ns)) {
-            ids.addAll(tables.catalog().listTables(ns));
-          }
-        }
-        return ids;
-      }
-    });
   }
 
   /** Which executor runs each kind of statement (transaction control is {@link TransactionControl}'s). */
@@ -568,42 +485,9 @@ public final class SessionContext implements AutoCloseable {
       return point.get();
     }
     QueryBinder.Bound bound = bind(q.text(), offset -> q.offset() + offset + 1, relations);
-    Named named = withColumnNames(bound);
+    QueryResult.Named named = QueryResult.withColumnNames(bound);
     Result r = run(named.sql(), named.positions());
     return r instanceof QueryResult qr ? qr.withOrigins(bound.origins(), o -> engine.pgCatalog().origin(o)) : r;
-  }
-
-  /**
-   * SQL for DuckDB and how its offsets map to positions in the user's statement (1-based; 0 where the
-   * offset is in text Floe added).
-   */
-  record Named(String sql, IntUnaryOperator positions) {}
-
-  /** The bound SQL with PostgreSQL's names for unaliased expression columns ({@code count}, ...). */
-  static Named withColumnNames(QueryBinder.Bound bound) {
-    List<String> names = bound.columnNames();
-    if (names.isEmpty()) {
-      return new Named(bound.sql(), bound::originalPosition);
-    }
-    StringBuilder select = new StringBuilder("SELECT ");
-    StringBuilder aliases = new StringBuilder();
-    List<java.util.Optional<String>> casts = bound.resultCasts();
-    for (int k = 0; k < names.size(); k++) {
-      String inner = Lexer.quoteIdentifier("__floe_c" + k);
-      String value = "__floe_q." + inner;
-      java.util.Optional<String> cast = k < casts.size() ? casts.get(k) : java.util.Optional.empty();
-      if (cast.isPresent()) {
-        value = "CAST(" + value + " AS " + cast.get() + ")";
-      }
-      select.append(k > 0 ? ", " : "").append(value).append(" AS ").append(Lexer.quoteIdentifier(names.get(k)));
-      aliases.append(k > 0 ? ", " : "").append(inner);
-    }
-    String prefix = select + " FROM (";
-    int inner = prefix.length();
-    int end = inner + bound.sql().length();
-    // DuckDB's positions are offsets in the whole text; the user's text is inside the subquery.
-    return new Named(prefix + bound.sql() + "\n) AS __floe_q(" + aliases + ")",
-        offset -> offset >= inner && offset < end ? bound.originalPosition(offset - inner) : 0);
   }
 
   /**
@@ -883,19 +767,9 @@ public final class SessionContext implements AutoCloseable {
     }
   }
 
-  /**
-   * Cancels the running statement, from any thread: DuckDB stops what it is running, and a statement
-   * that has not reached its commit point commits nothing ({@link dev.floe.catalog.CommitGate}); one
-   * past it has committed and reports success.
-   */
+  /** Cancels the running statement, from any thread ({@link SessionSignals#cancel}). */
   public void cancel() {
-    synchronized (cancelLock) {
-      if (committed) {
-        return; // its change stands: what is left of it (cleanup, RETURNING rows) runs to the end
-      }
-      cancelled = true;
-      statements.cancel();
-    }
+    signals.cancel();
   }
 
   private static void closeQuietly(Statement st) {
