@@ -178,6 +178,14 @@ public final class Session implements AutoCloseable {
     context.setSequenceScope(-1 - Integer.toUnsignedLong(pid));
   }
 
+  /**
+   * Whether the session's user is a superuser, as {@code is_superuser} reports it: only the warehouse's
+   * owner {@code floe} (and embedded sessions, which run as it) is; it may signal any backend.
+   */
+  public boolean superuser() {
+    return context.superuser();
+  }
+
   /** This session's backend pid ({@code pg_backend_pid()}). */
   public int backendPid() {
     return context.backendPid();

@@ -97,7 +97,7 @@ public final class Backends {
           break;
         }
       }
-      rows.add(new Row(e.getKey(), own.user(), own.database, sessions.get(0).applicationName(), own.clientAddress,
+      rows.add(new Row(e.getKey(), own.user(), own.database, own.applicationName, own.clientAddress,
           own.clientPort, own.backendStart, shown.xactStart, shown.queryStart, shown.stateChange, shown.state,
           shown.query, pins.oldestOf(e.getKey()).orElse(null)));
     }
@@ -170,6 +170,8 @@ public final class Backends {
     /** The user a front end logged in as (null: the owner, as for embedded sessions). */
     volatile String user;
     volatile String database;
+    /** The front end's application_name setting (empty: none). */
+    volatile String applicationName = "";
     volatile String clientAddress;
     volatile Integer clientPort;
     final long backendStart = System.currentTimeMillis();

@@ -89,12 +89,6 @@ public final class SessionContext implements AutoCloseable {
     return activity.pid();
   }
 
-  /** application_name as the front end set it (a run-time parameter), or empty. */
-  String applicationName() {
-    String name = settings.get("application_name");
-    return name == null ? "" : name;
-  }
-
   /**
    * Gives this session backend pid {@code pid}: a front end's connection's (its sessions share it, the
    * first given it is the connection's own).
@@ -116,6 +110,11 @@ public final class SessionContext implements AutoCloseable {
   public void setDatabaseName(String name) {
     activity.database = name;
     setVariable("floe_database", name);
+  }
+
+  /** Whether the session's user is the superuser ({@link Backends#superuser}: the warehouse's owner). */
+  public boolean superuser() {
+    return Backends.superuser(activity.user);
   }
 
   /** Where the client connects from (pg_stat_activity.client_addr, client_port); null for none. */
@@ -173,6 +172,7 @@ public final class SessionContext implements AutoCloseable {
           .append(Lexer.quoteString(e.getValue()));
       first = false;
     }
+    activity.applicationName = settings.getOrDefault("application_name", "");
     String sql = settings.isEmpty() ? "MAP {}::MAP(VARCHAR, VARCHAR)" : map.append('}').toString();
     try (Statement st = duck.createStatement()) {
       st.execute("SET VARIABLE floe_settings = " + sql);

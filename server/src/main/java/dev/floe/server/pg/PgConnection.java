@@ -127,6 +127,7 @@ final class PgConnection implements Runnable {
     java.net.SocketAddress remote = socket.getRemoteSocketAddress();
     sessions.open(login.user(), login.database(), remote instanceof java.net.InetSocketAddress a ? a : null,
         this::terminate).onNotice(writer::notice);
+    settings.superuser(sessions.session().superuser()); // reported below
     settings.drainSet();
     idle = true; // from ReadyForQuery on, the session waits for its client
     synchronized (writer.lock()) {

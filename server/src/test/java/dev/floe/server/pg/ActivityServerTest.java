@@ -156,6 +156,8 @@ class ActivityServerTest {
     try (Connection a = connect("tester", "victim"); Connection other = connect("other", "nosy");
         Connection owner = connect("floe", "admin")) {
       int pid = ((PGConnection) a).getBackendPID();
+      assertThat(one(other, "SHOW is_superuser")).isEqualTo("off");
+      assertThat(one(owner, "SHOW is_superuser")).isEqualTo("on");
       assertThatThrownBy(() -> one(other, "SELECT pg_terminate_backend(" + pid + ")"))
           .isInstanceOfSatisfying(SQLException.class, e -> {
             assertThat(e.getSQLState()).isEqualTo("42501");
