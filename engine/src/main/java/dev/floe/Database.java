@@ -36,6 +36,10 @@ public final class Database implements AutoCloseable {
   public Result sql(String sql) {
     checkOpen();
     SessionContext s = idle.poll();
+    while (s != null && s.terminated()) {
+      s.close(); // pg_terminate_backend ended it while pooled
+      s = idle.poll();
+    }
     if (s == null) {
       s = engine.newSession();
     }
@@ -62,6 +66,10 @@ public final class Database implements AutoCloseable {
   }
 
   private void release(SessionContext session) {
+    if (session.terminated()) {
+      session.close();
+      return;
+    }
     if (session.inTransaction()) {
       session.rollback();
     }
@@ -285,6 +293,7 @@ public final class Database implements AutoCloseable {
     };
   }
 
+  /** The maintainer this database started, stopped before the engine closes. */
   private volatile dev.floe.exec.Maintainer maintainer;
 
   /**
@@ -302,16 +311,28 @@ public final class Database implements AutoCloseable {
     maintainer = m;
     return () -> {
       m.close();
+      engine.maintainerStopped(m);
       if (maintainer == m) {
         maintainer = null;
       }
     };
   }
 
-  /** The background maintainer's recent steps, oldest first (empty when it is not running). */
+  /**
+   * The background maintainer's recent steps, oldest first (empty when it is not running); SQL reads the
+   * same as {@code floe_maintenance_runs}.
+   */
   public java.util.List<MaintenanceRun> maintenanceRuns() {
-    dev.floe.exec.Maintainer m = maintainer;
-    return m == null ? java.util.List.of() : m.runs();
+    return engine.maintenanceRuns();
+  }
+
+  /**
+   * A new backend process id, never handed out before in this process, for a front end's connection
+   * (its BackendKeyData and {@code pg_backend_pid()}): give it to the connection's sessions with
+   * {@link Session#setBackendPid}. Embedded sessions get one of their own.
+   */
+  public int newBackendPid() {
+    return engine.backends().newPid();
   }
 
   /**

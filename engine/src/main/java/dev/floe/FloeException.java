@@ -130,6 +130,14 @@ public class FloeException extends RuntimeException {
   }
 
   /** 25P02: a statement in a block one of whose statements failed, before ROLLBACK. */
+  /**
+   * 57P01: the session was ended by {@code pg_terminate_backend} (or its server shut down); a server sends it
+   * as FATAL and closes the connection.
+   */
+  public static FloeException terminated() {
+    return new FloeException(SqlState.ADMIN_SHUTDOWN, "terminating connection due to administrator command");
+  }
+
   public static FloeException inFailedTransaction() {
     return new FloeException(SqlState.IN_FAILED_SQL_TRANSACTION,
         "current transaction is aborted, commands ignored until end of transaction block");

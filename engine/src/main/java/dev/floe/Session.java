@@ -146,9 +146,13 @@ public final class Session implements AutoCloseable {
     context.setCurrentSchema(schema);
   }
 
-  /** The user name the catalog functions report ({@code current_user}, {@code session_user}). */
+  /**
+   * The user name the catalog functions report ({@code current_user}, {@code session_user}) and
+   * {@code pg_stat_activity} shows; who may cancel or terminate whose backend follows from it (only the
+   * warehouse's owner, {@code floe}, is a superuser; embedded sessions run as it).
+   */
   public void setUser(String user) {
-    context.setVariable("floe_user", user);
+    context.setUser(user);
   }
 
   /** Run-time parameters' values as {@code current_setting(name)} reports them (a null value: unset). */
@@ -158,17 +162,56 @@ public final class Session implements AutoCloseable {
 
   /** The database name {@code current_database()} reports (the one a client connected to). */
   public void setDatabaseName(String name) {
-    context.setVariable("floe_database", name);
+    context.setDatabaseName(name);
   }
 
   /**
-   * The number {@code pg_backend_pid()} reports (the protocol's process id for cancel requests). Sessions
-   * given the same pid serve one client connection: they share {@code currval} and {@code lastval}, which
-   * the connection forgets with {@link #discardSequences()} when it ends.
+   * The number {@code pg_backend_pid()} reports and {@code pg_stat_activity} shows (the protocol's process
+   * id for cancel requests), from {@link Database#newBackendPid()}. Sessions given the same pid serve one
+   * client connection: the first is the connection's own, the others its helpers; they share {@code currval}
+   * and {@code lastval}, which the connection forgets with {@link #discardSequences()} when it ends, and
+   * {@code pg_cancel_backend} and {@code pg_terminate_backend} reach them all. Without it a session has a
+   * pid of its own.
    */
   public void setBackendPid(int pid) {
-    context.setVariable("floe_backend_pid", Integer.toString(pid));
+    context.setBackendPid(pid);
     context.setSequenceScope(-1 - Integer.toUnsignedLong(pid));
+  }
+
+  /**
+   * Whether the session's user is a superuser, as {@code is_superuser} reports it: only the warehouse's
+   * owner {@code floe} (and embedded sessions, which run as it) is; it may signal any backend.
+   */
+  public boolean superuser() {
+    return context.superuser();
+  }
+
+  /** This session's backend pid ({@code pg_backend_pid()}). */
+  public int backendPid() {
+    return context.backendPid();
+  }
+
+  /**
+   * Where the session's client connects from, as {@code pg_stat_activity} shows it ({@code client_addr},
+   * {@code client_port}); null for none (a local socket, an embedded caller).
+   */
+  public void setClient(String address, Integer port) {
+    context.setClient(address, port);
+  }
+
+  /**
+   * What a front end does when {@code pg_terminate_backend} ends this session, called on the terminating
+   * thread: the session's statement, if one runs, fails with 57P01, and so does every later call; the
+   * front end closes its connection (PostgreSQL's FATAL). Its transaction block is rolled back and what it
+   * held for its reads released.
+   */
+  public void onTerminate(Runnable action) {
+    context.onTerminate(action);
+  }
+
+  /** Whether {@code pg_terminate_backend} ended this session (every call now fails with 57P01). */
+  public boolean terminated() {
+    return context.terminated();
   }
 
   /** Forgets what {@code currval} and {@code lastval} would return (DISCARD SEQUENCES, DISCARD ALL). */

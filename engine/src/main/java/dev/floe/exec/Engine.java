@@ -50,6 +50,10 @@ public final class Engine implements AutoCloseable {
   private final Sequences sequences;
   private final Tails tails;
   private final dev.floe.commit.Committer committer;
+  /** The sessions as backends: pg_stat_activity, pg_cancel_backend, pg_terminate_backend. */
+  private final Backends backends;
+  /** The background maintainer while one runs (its runs are floe_maintenance_runs). */
+  private volatile Maintainer maintainer;
 
   private Engine(FloeConfig config, Warehouse warehouse, DuckDBConnection root, Path scratch) throws SQLException {
     this.config = config;
@@ -66,6 +70,13 @@ public final class Engine implements AutoCloseable {
     this.sequences = new Sequences(warehouse.catalog());
     this.sequences.register(root);
     this.tails = new Tails(this);
+    this.backends = new Backends(tables.readerPins());
+    this.backends.register(root);
+  }
+
+  /** The sessions as PostgreSQL's backends. */
+  public Backends backends() {
+    return backends;
   }
 
   Tails tails() {
@@ -540,7 +551,22 @@ public final class Engine implements AutoCloseable {
 
   /** Starts the background maintainer ({@link Maintainer}). */
   public Maintainer startMaintainer(java.time.Duration every) {
-    return Maintainer.start(this, every);
+    Maintainer m = Maintainer.start(this, every);
+    maintainer = m;
+    return m;
+  }
+
+  /** The maintainer {@code m} stopped: its runs are no longer reported. */
+  public void maintainerStopped(Maintainer m) {
+    if (maintainer == m) {
+      maintainer = null;
+    }
+  }
+
+  /** The background maintainer's recent steps, oldest first (empty when none runs). */
+  public List<dev.floe.MaintenanceRun> maintenanceRuns() {
+    Maintainer m = maintainer;
+    return m == null ? List.of() : m.runs();
   }
 
   Optional<TableInfo> tableInfo(TableIdentifier id) {

@@ -115,7 +115,7 @@ final class Inserts {
           k -> defaultSql(schema, table.properties(), literalTargets.get(k)), written.offset()), written.offset());
       QueryBinder.Bound bound = session.bind(q);
       sourceSql = bound.sql();
-      shape = describe(new SessionContext.Named(bound.sql(), bound::originalPosition));
+      shape = describe(new QueryResult.Named(bound.sql(), bound::originalPosition));
       untyped = bound.untypedLiterals();
       positions = bound::originalPosition;
       int sourcePosition = q.offset() + 1;
@@ -257,7 +257,7 @@ final class Inserts {
     }
     Ast.Query q = s.asQuery().orElseThrow();
     QueryBinder.Bound bound = session.bind(q);
-    Shape shape = describe(SessionContext.withColumnNames(bound));
+    Shape shape = describe(QueryResult.withColumnNames(bound));
     TableOptions options = TableOptions.parse(s.properties(), s.partitioning());
     Map<String, String> props = options.tableProperties();
     if (dev.floe.tail.TailLog.hasTail(props)) {
@@ -358,7 +358,7 @@ final class Inserts {
     }
   }
 
-  private Shape describe(SessionContext.Named query) {
+  private Shape describe(QueryResult.Named query) {
     try (PreparedStatement ps = session.duck().prepareStatement(query.sql())) {
       ResultSetMetaData md = ps.getMetaData();
       List<String> names = new ArrayList<>();

@@ -693,7 +693,7 @@ final class Mutations {
     Composer c = new Composer().add("SELECT ").add(returning).add(" FROM (" + rows + ") AS "
         + Lexer.quoteIdentifier(alias));
     QueryBinder.Bound bound = session.bind(c.text(), c::position, relations);
-    SessionContext.Named named = SessionContext.withColumnNames(bound);
+    QueryResult.Named named = QueryResult.withColumnNames(bound);
     return materialize("ret", named.sql(), named.positions());
   }
 

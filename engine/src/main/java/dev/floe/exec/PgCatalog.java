@@ -121,13 +121,14 @@ final class PgCatalog {
     }
     String last = parts.get(parts.size() - 1).toLowerCase(Locale.ROOT);
     if (parts.size() == 1) {
-      return PG_CATALOG.contains(last) ? Optional.of("pg_catalog." + last) : Optional.empty();
+      return PG_CATALOG.contains(last) || ActivityViews.NAMES.contains(last) ? Optional.of("pg_catalog." + last)
+          : Optional.empty();
     }
     String schema = parts.get(parts.size() - 2).toLowerCase(Locale.ROOT);
     if (parts.size() == 3 && !parts.get(0).equalsIgnoreCase("floe")) {
       return Optional.empty();
     }
-    if (schema.equals("pg_catalog") && PG_CATALOG.contains(last)
+    if (schema.equals("pg_catalog") && (PG_CATALOG.contains(last) || ActivityViews.NAMES.contains(last))
         || schema.equals("information_schema") && INFORMATION_SCHEMA.contains(last)) {
       return Optional.of(schema + "." + last);
     }

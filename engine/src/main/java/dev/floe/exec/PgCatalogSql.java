@@ -282,6 +282,9 @@ final class PgCatalogSql {
         + "'timestamp without time zone' WHEN 1184 THEN 'timestamp with time zone' ELSE " + typname + " END";
   }
 
+  /** The calling session's backend pid. */
+  private static final String CALLER = "CAST(coalesce(getvariable('floe_backend_pid'), '0') AS INTEGER)";
+
   private static final String TRUE2 = "(a, b) AS true, (a, b, c) AS true";
 
   static final List<String> MACROS = List.of(
@@ -339,6 +342,10 @@ final class PgCatalogSql {
           + "(n, missing_ok) AS getvariable('floe_settings')[lower(n)]",
       "CREATE MACRO $DB.pgcat.pg_backend_pid() AS CAST(coalesce(getvariable('floe_backend_pid'), '0') AS INTEGER)",
       "CREATE MACRO $DB.pgcat.pg_is_in_recovery() AS false",
+      // Backends.signal, as the calling backend (its role decides whom it may signal)
+      "CREATE MACRO $DB.pgcat.pg_cancel_backend(p) AS floe_signal_backend(CAST(p AS INTEGER), false, " + CALLER + ")",
+      "CREATE MACRO $DB.pgcat.pg_terminate_backend(p) AS floe_signal_backend(CAST(p AS INTEGER), true, " + CALLER
+          + "), (p, timeout) AS floe_signal_backend(CAST(p AS INTEGER), true, " + CALLER + ")",
       "CREATE MACRO $DB.pgcat.pg_relation_is_publishable(o) AS false",
       "CREATE MACRO $DB.pgcat.array_upper(a, d) AS CASE WHEN d = 1 AND len(a) > 0 THEN len(a) END",
       "CREATE MACRO $DB.pgcat.array_lower(a, d) AS CASE WHEN d = 1 AND len(a) > 0 THEN 1 END",

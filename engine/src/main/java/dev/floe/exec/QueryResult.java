@@ -326,4 +326,37 @@ final class QueryResult implements Result {
       onClose.run();
     }
   }
+
+  /**
+   * SQL for DuckDB and how its offsets map to positions in the user's statement (1-based; 0 where the
+   * offset is in text Floe added).
+   */
+  record Named(String sql, IntUnaryOperator positions) {}
+
+  /** The bound SQL with PostgreSQL's names for unaliased expression columns ({@code count}, ...). */
+  static Named withColumnNames(dev.floe.sql.QueryBinder.Bound bound) {
+    List<String> names = bound.columnNames();
+    if (names.isEmpty()) {
+      return new Named(bound.sql(), bound::originalPosition);
+    }
+    StringBuilder select = new StringBuilder("SELECT ");
+    StringBuilder aliases = new StringBuilder();
+    List<java.util.Optional<String>> casts = bound.resultCasts();
+    for (int k = 0; k < names.size(); k++) {
+      String inner = dev.floe.sql.Lexer.quoteIdentifier("__floe_c" + k);
+      String value = "__floe_q." + inner;
+      java.util.Optional<String> cast = k < casts.size() ? casts.get(k) : java.util.Optional.empty();
+      if (cast.isPresent()) {
+        value = "CAST(" + value + " AS " + cast.get() + ")";
+      }
+      select.append(k > 0 ? ", " : "").append(value).append(" AS ").append(dev.floe.sql.Lexer.quoteIdentifier(names.get(k)));
+      aliases.append(k > 0 ? ", " : "").append(inner);
+    }
+    String prefix = select + " FROM (";
+    int inner = prefix.length();
+    int end = inner + bound.sql().length();
+    // DuckDB's positions are offsets in the whole text; the user's text is inside the subquery.
+    return new Named(prefix + bound.sql() + "\n) AS __floe_q(" + aliases + ")",
+        offset -> offset >= inner && offset < end ? bound.originalPosition(offset - inner) : 0);
+  }
 }

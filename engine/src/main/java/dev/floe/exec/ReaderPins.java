@@ -42,12 +42,15 @@ public final class ReaderPins {
     /** When it registered (monotonic clock), or null for a hold on one old version (time travel). */
     private final Long registeredNanos;
     private final String holder;
+    /** The backend (session) holding it, or 0 for the engine's own background work. */
+    private volatile int pid;
 
-    private Hold(TableIdentifier table, long sinceMillis, Long registeredNanos, String holder) {
+    private Hold(TableIdentifier table, long sinceMillis, Long registeredNanos, String holder, int pid) {
       this.table = table;
       this.sinceMillis = sinceMillis;
       this.registeredNanos = registeredNanos;
       this.holder = holder;
+      this.pid = pid;
     }
 
     /** The table held, or empty when the hold covers every table (a statement's, a block's). */
@@ -60,9 +63,20 @@ public final class ReaderPins {
       return sinceMillis;
     }
 
-    /** Who holds it: a statement, a transaction block, a time-travel read. */
+    /** Who holds it: a statement, a transaction block, a time-travel read, the maintainer, tail maintenance. */
     public String holder() {
       return holder;
+    }
+
+    /** The backend pid of the session holding it ({@link Backends}), or 0 for background work. */
+    public int pid() {
+      return pid;
+    }
+
+    /** Says which session's backend holds it (a time-travel read's hold, taken by {@link Relations}). */
+    Hold heldBy(int backendPid) {
+      this.pid = backendPid;
+      return this;
     }
 
     @Override
@@ -76,14 +90,19 @@ public final class ReaderPins {
     }
   }
 
-  /** A hold on every table, from now: taken before the reader reads any table's metadata. */
+  /** A hold on every table, from now, by background work: taken before it reads any table's metadata. */
   public Hold hold(String holder) {
-    return add(new Hold(null, System.currentTimeMillis(), System.nanoTime(), holder));
+    return hold(holder, 0);
+  }
+
+  /** A hold on every table, from now, by the session of backend {@code pid}. */
+  public Hold hold(String holder, int pid) {
+    return add(new Hold(null, System.currentTimeMillis(), System.nanoTime(), holder, pid));
   }
 
   /** A hold on one version of one table (a time-travel read of {@code snapshot}). */
   public Hold hold(TableIdentifier table, Snapshot snapshot, String holder) {
-    return add(new Hold(table, snapshot.timestampMillis(), null, holder));
+    return add(new Hold(table, snapshot.timestampMillis(), null, holder, 0));
   }
 
   private Hold add(Hold h) {
@@ -117,6 +136,32 @@ public final class ReaderPins {
       }
     }
     return since;
+  }
+
+  /** The live holds, oldest first ({@code floe_reader_holds}). */
+  public java.util.List<Hold> holds() {
+    java.util.List<Hold> all = new java.util.ArrayList<>(holds);
+    all.sort(java.util.Comparator.comparingLong(Hold::sinceMillis));
+    return all;
+  }
+
+  /** The oldest time held by backend {@code pid}'s sessions, if they hold any. */
+  Optional<Long> oldestOf(int pid) {
+    long oldest = Long.MAX_VALUE;
+    for (Hold h : holds) {
+      if (h.pid == pid) {
+        oldest = Math.min(oldest, h.sinceMillis);
+      }
+    }
+    return oldest == Long.MAX_VALUE ? Optional.empty() : Optional.of(oldest);
+  }
+
+  /**
+   * Releases every hold of backend {@code pid} (it was terminated while no statement of it ran: nothing of it
+   * reads any more); closing them again later is harmless.
+   */
+  void releaseHeldBy(int pid) {
+    holds.removeIf(h -> h.pid == pid);
   }
 
   /** How many holds there are. */

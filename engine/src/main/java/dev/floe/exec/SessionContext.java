@@ -17,11 +17,9 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
 import java.util.function.IntUnaryOperator;
-import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.exceptions.AlreadyExistsException;
 import org.apache.iceberg.exceptions.CommitFailedException;
@@ -40,21 +38,8 @@ public final class SessionContext implements AutoCloseable {
   private final PreparedStatement serialize;
   /** The DuckDB statements the running statement made, to interrupt on cancel. */
   private final CancellableConnection statements;
-  /** Set by {@link #cancel()}: the running statement stops, and commits nothing if it has not yet. */
-  private boolean cancelled;
-  /** The running statement passed its commit point: it can no longer be cancelled. */
-  private boolean committed;
-  private final Object cancelLock = new Object();
-
-  /** The statement reached its point of no return ({@link dev.floe.catalog.CommitGate}). */
-  private void passCommitPoint() {
-    synchronized (cancelLock) {
-      if (cancelled) {
-        throw dev.floe.catalog.CommitGate.cancelled();
-      }
-      committed = true;
-    }
-  }
+  /** The cancel lock: the running statement, its cancel and commit point, the session's termination. */
+  private final SessionSignals signals;
 
   /** SQL from a network client: DuckDB's table functions and file scans are refused (sql.ClientAccess). */
   private final boolean client;
@@ -70,19 +55,77 @@ public final class SessionContext implements AutoCloseable {
   /** This session's number, for state kept per session outside DuckDB (currval, lastval). */
   private final long id = IDS.incrementAndGet();
 
+  /** This session as a backend (pg_stat_activity): its pid, who, from where, its state and query. */
+  private final Backends.Activity activity;
+  /** How deep statements nest (a statement Floe composed runs inside the user's). */
+  private int depth;
+  private boolean closed;
+
   SessionContext(Engine engine, Connection duck, boolean client) throws SQLException {
     this.engine = engine;
+    this.activity = new Backends.Activity(engine.backends().newPid());
     this.statements = new CancellableConnection(duck);
+    this.signals = new SessionSignals(statements);
     this.duck = statements.connection();
     this.client = client;
     this.blocks = new TransactionControl(engine.tables(), n -> notices.accept(n),
-        name -> settings.get(name));
+        name -> settings.get(name), () -> activity.pid());
     try (Statement st = duck.createStatement()) {
       // DuckDB settings are the engine's (Engine.startDuckDb); a session has only variables
       st.execute("SET VARIABLE floe_current_schema = " + Lexer.quoteString(currentSchema));
       st.execute("SET VARIABLE " + Sequences.SESSION_VARIABLE + " = CAST(" + id + " AS BIGINT)");
+      st.execute("SET VARIABLE floe_backend_pid = '" + activity.pid() + "'");
     }
     this.serialize = duck.prepareStatement("SELECT json_serialize_sql(?::VARCHAR)");
+    engine.backends().register(this);
+  }
+
+  Backends.Activity activity() {
+    return activity;
+  }
+
+  /** The backend pid {@code pg_backend_pid()} reports and holds are recorded under. */
+  public int backendPid() {
+    return activity.pid();
+  }
+
+  /**
+   * Gives this session backend pid {@code pid}: a front end's connection's (its sessions share it, the
+   * first given it is the connection's own).
+   */
+  public void setBackendPid(int pid) {
+    if (pid != activity.pid()) {
+      engine.backends().move(this, pid);
+      setVariable("floe_backend_pid", Integer.toString(pid));
+    }
+  }
+
+  /** The user the front end logged in as (current_user, pg_stat_activity, who may signal whom). */
+  public void setUser(String user) {
+    activity.user = user;
+    setVariable("floe_user", user);
+  }
+
+  /** The database name the client connected to (current_database(), pg_stat_activity.datname). */
+  public void setDatabaseName(String name) {
+    activity.database = name;
+    setVariable("floe_database", name);
+  }
+
+  /** Whether the session's user is the superuser ({@link Backends#superuser}: the warehouse's owner). */
+  public boolean superuser() {
+    return Backends.superuser(activity.user);
+  }
+
+  /** Where the client connects from (pg_stat_activity.client_addr, client_port); null for none. */
+  public void setClient(String address, Integer port) {
+    activity.clientAddress = address;
+    activity.clientPort = port;
+  }
+
+  /** What the front end does when {@code pg_terminate_backend} ends this session (closes its connection). */
+  public void onTerminate(Runnable action) {
+    activity.onTerminate = action;
   }
 
   /** Whether this session runs a network client's SQL ({@link Engine#newClientSession()}). */
@@ -129,6 +172,7 @@ public final class SessionContext implements AutoCloseable {
           .append(Lexer.quoteString(e.getValue()));
       first = false;
     }
+    activity.applicationName = settings.getOrDefault("application_name", "");
     String sql = settings.isEmpty() ? "MAP {}::MAP(VARCHAR, VARCHAR)" : map.append('}').toString();
     try (Statement st = duck.createStatement()) {
       st.execute("SET VARIABLE floe_settings = " + sql);
@@ -202,27 +246,95 @@ public final class SessionContext implements AutoCloseable {
   }
 
   private Result execute(SqlScript.Part part, Ast.Statement parsed) {
+    boolean outermost = depth == 0;
+    if (outermost) {
+      if (!signals.start()) {
+        endTerminated();
+        throw FloeException.terminated();
+      }
+      activity.started(part.text().strip(), blocks.open() != null);
+    }
+    depth++;
+    boolean ok = false;
+    try {
+      Result r = executeRunning(part, parsed);
+      ok = true;
+      return r;
+    } catch (FloeException e) {
+      throw outermost && signals.terminated() ? FloeException.terminated() : e;
+    } finally {
+      depth--;
+      if (outermost && statementEnded() && ok) {
+        // terminated while it ran, and it got to its end: the session ends all the same, as in PostgreSQL
+        throw FloeException.terminated();
+      }
+    }
+  }
+
+  /** The outermost statement ended: the session is idle again, or, terminated, ends. Whether it was terminated. */
+  private boolean statementEnded() {
+    if (signals.end()) {
+      endTerminated();
+      return true;
+    }
+    activity.idle(blocks.state());
+    for (dev.floe.Notice n; (n = activity.warnings.poll()) != null; ) {
+      notices.accept(n); // a signal's warning, on this session's thread
+    }
+    return false;
+  }
+
+  private Result executeRunning(SqlScript.Part part, Ast.Statement parsed) {
     closeOpenResult();
     if (!floeSql) {
-      synchronized (cancelLock) {
-        cancelled = false; // a cancel that came between statements has nothing to stop (as in PostgreSQL)
-        committed = false;
-      }
-      statements.forgetClosed();
+      signals.fresh();
     }
     // The statement's holds on what it reads: the first taken before it reads any table, then one per
     // time-travel read. They end with the statement: DuckDB has read every file it needs when its query
     // returns (its results are materialized), so a result left open holds nothing back.
     List<ReaderPins.Hold> outer = statementHolds;
     List<ReaderPins.Hold> mine = new java.util.ArrayList<>();
-    mine.add(engine.tables().readerPins().hold("statement"));
+    mine.add(engine.tables().readerPins().hold("statement", activity.pid()));
     statementHolds = mine;
     try {
-      return dev.floe.catalog.CommitGate.guard(this::passCommitPoint, () -> dispatchMapped(part, parsed));
+      return dev.floe.catalog.CommitGate.guard(signals::passCommitPoint, () -> dispatchMapped(part, parsed));
     } finally {
       statementHolds = outer;
       releasePins();
       release(mine);
+    }
+  }
+
+  /**
+   * {@code pg_terminate_backend}, from any thread: the running statement is cancelled and fails with 57P01;
+   * what the session holds is released now when no statement runs, else when its statement ends; the
+   * session's thread then rolls back its block and closes it ({@link #endTerminated}).
+   */
+  void terminate() {
+    if (signals.terminate()) {
+      engine.tables().readerPins().releaseHeldBy(activity.pid()); // nothing of it reads any more
+    }
+  }
+
+  /** Whether {@code pg_terminate_backend} ended this session. */
+  public boolean terminated() {
+    return signals.terminated();
+  }
+
+  /** On the session's own thread: a terminated session rolls back its block, lets go of its holds and closes. */
+  private void endTerminated() {
+    try {
+      close();
+    } finally {
+      engine.tables().readerPins().releaseHeldBy(activity.pid());
+    }
+  }
+
+  /** Fails with 57P01 once the session was terminated (the API's calls that are no statement). */
+  private void checkNotTerminated() {
+    if (signals.terminated()) {
+      endTerminated();
+      throw FloeException.terminated();
     }
   }
 
@@ -312,7 +424,7 @@ public final class SessionContext implements AutoCloseable {
     if (statement.kind() == dev.floe.StatementKind.DDL && block != null) {
       // DDL takes effect at once: it is not part of the block. On a table the block changed it would
       // have to commit beside changes the block may still roll back, so that is refused.
-      for (TableIdentifier id : ddlTables(statement)) {
+      for (TableIdentifier id : StatementExecutor.ddlTables(statement, engine.tables(), currentSchema)) {
         if (block.wrote(id)) {
           throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "cannot change table \"" + id.name()
               + "\" in the transaction block that changed its rows", null,
@@ -326,44 +438,6 @@ public final class SessionContext implements AutoCloseable {
       }
     }
     return dispatchStatement(statement);
-  }
-
-  /** The tables a DDL statement creates, changes or drops (a dropped schema: every table in it). */
-  private java.util.List<TableIdentifier> ddlTables(Ast.Statement statement) {
-    Tables tables = engine.tables();
-    return statement.accept(new Ast.Visitor<List<TableIdentifier>>() {
-      @Override
-      public List<TableIdentifier> otherwise(Ast.Statement s) {
-        return List.of();
-      }
-
-      @Override
-      public List<TableIdentifier> createTable(Ast.CreateTable c) {
-        return List.of(tables.require(c.name(), currentSchema));
-      }
-
-      @Override
-      public List<TableIdentifier> dropTable(Ast.DropTable d) {
-        return d.names().stream().map(n -> tables.require(n, currentSchema)).toList();
-      }
-
-      @Override
-      public List<TableIdentifier> alterTable(Ast.AlterTable a) {
-        return List.of(tables.require(a.name(), currentSchema));
-      }
-
-      @Override
-      public List<TableIdentifier> dropSchema(Ast.DropSchema d) {
-        List<TableIdentifier> ids = new ArrayList<>();
-        for (dev.floe.sql.QualifiedName n : d.names()) {
-          Namespace ns = Namespace.of(n.parts().get(n.parts().size() - 1));
-          if (tables.catalog().namespaceExists(ns)) {
-            ids.addAll(tables.catalog().listTables(ns));
-          }
-        }
-        return ids;
-      }
-    });
   }
 
   /** Which executor runs each kind of statement (transaction control is {@link TransactionControl}'s). */
@@ -411,42 +485,9 @@ public final class SessionContext implements AutoCloseable {
       return point.get();
     }
     QueryBinder.Bound bound = bind(q.text(), offset -> q.offset() + offset + 1, relations);
-    Named named = withColumnNames(bound);
+    QueryResult.Named named = QueryResult.withColumnNames(bound);
     Result r = run(named.sql(), named.positions());
     return r instanceof QueryResult qr ? qr.withOrigins(bound.origins(), o -> engine.pgCatalog().origin(o)) : r;
-  }
-
-  /**
-   * SQL for DuckDB and how its offsets map to positions in the user's statement (1-based; 0 where the
-   * offset is in text Floe added).
-   */
-  record Named(String sql, IntUnaryOperator positions) {}
-
-  /** The bound SQL with PostgreSQL's names for unaliased expression columns ({@code count}, ...). */
-  static Named withColumnNames(QueryBinder.Bound bound) {
-    List<String> names = bound.columnNames();
-    if (names.isEmpty()) {
-      return new Named(bound.sql(), bound::originalPosition);
-    }
-    StringBuilder select = new StringBuilder("SELECT ");
-    StringBuilder aliases = new StringBuilder();
-    List<java.util.Optional<String>> casts = bound.resultCasts();
-    for (int k = 0; k < names.size(); k++) {
-      String inner = Lexer.quoteIdentifier("__floe_c" + k);
-      String value = "__floe_q." + inner;
-      java.util.Optional<String> cast = k < casts.size() ? casts.get(k) : java.util.Optional.empty();
-      if (cast.isPresent()) {
-        value = "CAST(" + value + " AS " + cast.get() + ")";
-      }
-      select.append(k > 0 ? ", " : "").append(value).append(" AS ").append(Lexer.quoteIdentifier(names.get(k)));
-      aliases.append(k > 0 ? ", " : "").append(inner);
-    }
-    String prefix = select + " FROM (";
-    int inner = prefix.length();
-    int end = inner + bound.sql().length();
-    // DuckDB's positions are offsets in the whole text; the user's text is inside the subquery.
-    return new Named(prefix + bound.sql() + "\n) AS __floe_q(" + aliases + ")",
-        offset -> offset >= inner && offset < end ? bound.originalPosition(offset - inner) : 0);
   }
 
   /**
@@ -455,6 +496,7 @@ public final class SessionContext implements AutoCloseable {
    * the type of the column a lone parameter goes into. Null where unknown.
    */
   public List<dev.floe.SqlType> parameterTypes(String sql, int count) {
+    checkNotTerminated();
     try {
       return ParameterTypes.infer(this, sql, count);
     } finally {
@@ -473,13 +515,24 @@ public final class SessionContext implements AutoCloseable {
    * Time-travel targets may themselves query tables, e.g. (SELECT max(committed_at) FROM "t$snapshots").
    */
   Relations relations() {
+    StagedRows staged = new StagedRows(duck); // the statement's staged relations, numbered in one sequence
     Relations[] relations = new Relations[1];
     relations[0] = new Relations(tables(), engine.planner(), engine.files(), currentSchema, expression -> {
       QueryBinder.Bound inner = QueryBinder.bind("SELECT " + expression, 0, this::serializeSql, relations[0]);
       return evaluate(inner.sql().substring("SELECT ".length()));
-    }, parts -> PgCatalog.systemName(parts).isPresent() ? engine.pgCatalog().relation(parts) : java.util.Optional.empty(),
-        engine.tails(), pins::add, h -> statementHolds.add(h), client && !floeSql, new StagedRows(duck), pointReads());
+    }, parts -> systemRelation(parts, staged), engine.tails(), pins::add,
+        h -> statementHolds.add(h.heldBy(activity.pid())), client && !floeSql, staged, pointReads());
     return relations[0];
+  }
+
+  /** SQL for a system relation the statement names: a catalog, or a live view staged now; empty for others. */
+  private java.util.Optional<String> systemRelation(List<String> parts, StagedRows staged) {
+    java.util.Optional<String> name = PgCatalog.systemName(parts);
+    if (name.isEmpty()) {
+      return name;
+    }
+    java.util.Optional<String> live = ActivityViews.relation(name.get(), engine, staged);
+    return live.isPresent() ? live : engine.pgCatalog().relation(parts);
   }
 
   /** Binds SQL composed for a statement; {@code positions} maps its offsets to the user's statement. */
@@ -525,20 +578,34 @@ public final class SessionContext implements AutoCloseable {
   }
 
   public void begin(boolean readOnly) {
+    checkNotTerminated();
     blocks.begin(readOnly, null);
+    activity.idle(blocks.state());
   }
 
   /** Opens a block with the session's default access mode (default_transaction_read_only). */
   public void begin() {
+    checkNotTerminated();
     blocks.beginDefault();
+    activity.idle(blocks.state());
   }
 
   public void commit() {
-    blocks.commit();
+    checkNotTerminated();
+    try {
+      blocks.commit();
+    } finally {
+      activity.idle(blocks.state());
+    }
   }
 
   public void rollback() {
-    blocks.rollback();
+    checkNotTerminated();
+    try {
+      blocks.rollback();
+    } finally {
+      activity.idle(blocks.state());
+    }
   }
 
   public void savepoint(String name) {
@@ -700,19 +767,9 @@ public final class SessionContext implements AutoCloseable {
     }
   }
 
-  /**
-   * Cancels the running statement, from any thread: DuckDB stops what it is running, and a statement
-   * that has not reached its commit point commits nothing ({@link dev.floe.catalog.CommitGate}); one
-   * past it has committed and reports success.
-   */
+  /** Cancels the running statement, from any thread ({@link SessionSignals#cancel}). */
   public void cancel() {
-    synchronized (cancelLock) {
-      if (committed) {
-        return; // its change stands: what is left of it (cleanup, RETURNING rows) runs to the end
-      }
-      cancelled = true;
-      statements.cancel();
-    }
+    signals.cancel();
   }
 
   private static void closeQuietly(Statement st) {
@@ -745,6 +802,11 @@ public final class SessionContext implements AutoCloseable {
 
   @Override
   public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    engine.backends().unregister(this);
     if (openResult != null) {
       openResult.close();
     }

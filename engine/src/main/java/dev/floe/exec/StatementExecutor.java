@@ -3,6 +3,10 @@ package dev.floe.exec;
 import dev.floe.Result;
 import dev.floe.sql.Ast;
 import dev.floe.sql.QueryBinder;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.TableIdentifier;
 
 /**
  * Which executor runs each kind of statement a session dispatches: queries and EXPLAIN here, INSERT and
@@ -111,5 +115,42 @@ final class StatementExecutor implements Ast.Visitor<Result> {
   @Override
   public Result describe(Ast.Describe d) {
     return new ShowStatements(session).describe(d);
+  }
+
+  /** The tables a DDL statement creates, changes or drops (a dropped schema: every table in it). */
+  static List<TableIdentifier> ddlTables(Ast.Statement statement, Tables tables, String currentSchema) {
+    return statement.accept(new Ast.Visitor<List<TableIdentifier>>() {
+      @Override
+      public List<TableIdentifier> otherwise(Ast.Statement s) {
+        return List.of();
+      }
+
+      @Override
+      public List<TableIdentifier> createTable(Ast.CreateTable c) {
+        return List.of(tables.require(c.name(), currentSchema));
+      }
+
+      @Override
+      public List<TableIdentifier> dropTable(Ast.DropTable d) {
+        return d.names().stream().map(n -> tables.require(n, currentSchema)).toList();
+      }
+
+      @Override
+      public List<TableIdentifier> alterTable(Ast.AlterTable a) {
+        return List.of(tables.require(a.name(), currentSchema));
+      }
+
+      @Override
+      public List<TableIdentifier> dropSchema(Ast.DropSchema d) {
+        List<TableIdentifier> ids = new ArrayList<>();
+        for (dev.floe.sql.QualifiedName n : d.names()) {
+          Namespace ns = Namespace.of(n.parts().get(n.parts().size() - 1));
+          if (tables.catalog().namespaceExists(ns)) {
+            ids.addAll(tables.catalog().listTables(ns));
+          }
+        }
+        return ids;
+      }
+    });
   }
 }

@@ -241,9 +241,13 @@ final class Transaction {
   private record TableState(TableMetadata metadata, Expression conflictFilter, Expression keys, int commits,
       int noted) {}
 
-  Transaction(Tables tables, boolean readOnly) {
+  /** The backend pid of the session that began it (its hold is shown as that backend's). */
+  private final int backendPid;
+
+  Transaction(Tables tables, boolean readOnly, int backendPid) {
     this.tables = tables;
     this.readOnly = readOnly;
+    this.backendPid = backendPid;
   }
 
   boolean readOnly() {
@@ -280,7 +284,7 @@ final class Transaction {
   private Map<TableIdentifier, String> pinned() {
     if (pinned == null) {
       if (hold == null) {
-        hold = tables.readerPins().hold("transaction block"); // before the catalog is read: see ReaderPins
+        hold = tables.readerPins().hold("transaction block", backendPid); // before the catalog is read: see ReaderPins
       }
       pinned = tables.catalog().tableLocations();
     }

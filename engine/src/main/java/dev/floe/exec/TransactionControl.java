@@ -31,8 +31,13 @@ final class TransactionControl {
   /** The isolation level the open block asked for (reported; blocks run in snapshot isolation). */
   private String isolation;
 
-  TransactionControl(Tables tables, Consumer<Notice> notices, Function<String, String> settings) {
+  /** The session's backend pid, which its blocks' holds are recorded under. */
+  private final java.util.function.IntSupplier backendPid;
+
+  TransactionControl(Tables tables, Consumer<Notice> notices, Function<String, String> settings,
+      java.util.function.IntSupplier backendPid) {
     this.tables = tables;
+    this.backendPid = backendPid;
     this.notices = notices;
     this.settings = settings;
   }
@@ -185,7 +190,7 @@ final class TransactionControl {
     if (open() != null) {
       throw new FloeException(SqlState.ACTIVE_SQL_TRANSACTION, "there is already a transaction in progress");
     }
-    transaction = new Transaction(tables, readOnly);
+    transaction = new Transaction(tables, readOnly, backendPid.getAsInt());
     owns = true;
     String level = isolationLevel != null ? isolationLevel : settings.apply("default_transaction_isolation");
     isolation = level != null ? level : "read committed";

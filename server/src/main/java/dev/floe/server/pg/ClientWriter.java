@@ -140,7 +140,22 @@ final class ClientWriter {
     }
   }
 
+  /** The connection was terminated (pg_terminate_backend) and told so with a FATAL: it ends. */
+  static final class Terminated extends IOException {
+    Terminated() {
+      super("terminated by pg_terminate_backend");
+    }
+  }
+
+  /**
+   * ErrorResponse for a statement's error; 57P01 (its session was terminated, {@code pg_terminate_backend}) is
+   * sent as FATAL, as PostgreSQL does, and ends the connection ({@link Terminated}).
+   */
   void error(FloeException e) throws IOException {
+    if (e.sqlState().equals(SqlState.ADMIN_SHUTDOWN)) {
+      fatal(e.sqlState(), e.getMessage());
+      throw new Terminated();
+    }
     out.abandon();
     out.begin('E').int8('S').cstring("ERROR").int8('V').cstring("ERROR").int8('C').cstring(e.sqlState())
         .int8('M').cstring(e.getMessage());

@@ -29,6 +29,7 @@ final class EngineSessions {
   private final StatementClock clock;
   private String user;
   private String databaseName;
+  private java.net.InetSocketAddress client;
   private Session session;
 
   EngineSessions(PgServer server, int processId, Settings settings, StatementClock clock) {
@@ -38,11 +39,16 @@ final class EngineSessions {
     this.clock = clock;
   }
 
-  /** Opens the connection's own session, once its client logged in as {@code user} to {@code databaseName}. */
-  Session open(String user, String databaseName) {
+  /**
+   * Opens the connection's own session, once its client logged in as {@code user} to {@code databaseName}
+   * from {@code client}; {@code terminated} runs when {@code pg_terminate_backend} ends it.
+   */
+  Session open(String user, String databaseName, java.net.InetSocketAddress client, Runnable terminated) {
     this.user = user;
     this.databaseName = databaseName;
+    this.client = client;
     session = newSession();
+    session.onTerminate(terminated);
     return session;
   }
 
@@ -64,6 +70,9 @@ final class EngineSessions {
     s.setUser(user);
     s.setBackendPid(processId);
     s.setDatabaseName(databaseName);
+    if (client != null) {
+      s.setClient(client.getAddress().getHostAddress(), client.getPort());
+    }
     s.setCurrentSchema(settings.firstSchema());
     Map<String, String> all = new java.util.LinkedHashMap<>();
     for (String name : settings.names()) {

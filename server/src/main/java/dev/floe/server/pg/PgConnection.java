@@ -101,8 +101,8 @@ final class PgConnection implements Runnable {
       loop();
     } catch (java.net.SocketTimeoutException e) {
       writer.fatal(SqlState.PROTOCOL_VIOLATION, "canceling authentication due to timeout");
-    } catch (EOFException | SocketException e) {
-      // the client went away
+    } catch (EOFException | SocketException | ClientWriter.Terminated e) {
+      // the client went away, or pg_terminate_backend ended the connection (told with a FATAL)
     } catch (ProtocolException e) {
       writer.fatal(SqlState.PROTOCOL_VIOLATION, e.getMessage());
     } catch (MessageBuffer.InvalidText e) {
@@ -124,7 +124,10 @@ final class PgConnection implements Runnable {
    * parameters, its cancel key and ReadyForQuery.
    */
   private void loggedIn(Startup.Login login) throws IOException {
-    sessions.open(login.user(), login.database()).onNotice(writer::notice);
+    java.net.SocketAddress remote = socket.getRemoteSocketAddress();
+    sessions.open(login.user(), login.database(), remote instanceof java.net.InetSocketAddress a ? a : null,
+        this::terminate).onNotice(writer::notice);
+    settings.superuser(sessions.session().superuser()); // reported below
     settings.drainSet();
     idle = true; // from ReadyForQuery on, the session waits for its client
     synchronized (writer.lock()) {
@@ -265,6 +268,15 @@ final class PgConnection implements Runnable {
   /** A CancelRequest with this connection's key: interrupts the running statement, if any. */
   void cancel() {
     sessions.cancel();
+  }
+
+  /**
+   * {@code pg_terminate_backend} ended the connection's engine session (on the terminating thread): an idle
+   * connection is told (FATAL 57P01) and closed now; a busy one's statement fails with 57P01, sent as FATAL,
+   * or, past its commit point, ends and the connection is closed before the next message.
+   */
+  void terminate() {
+    shutdown();
   }
 
   /** Server shutdown: an idle connection is told and closed now; a busy one after its statement. */

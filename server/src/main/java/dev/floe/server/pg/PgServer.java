@@ -124,7 +124,6 @@ public final class PgServer implements AutoCloseable {
   private final ScheduledExecutorService timers;
   private final Map<Integer, PgConnection> connections = new ConcurrentHashMap<>();
   private final AtomicInteger active = new AtomicInteger();
-  private final AtomicInteger nextPid = new AtomicInteger(1000);
   private final SecureRandom random = new SecureRandom();
   private Set<String> databaseNames;
   private volatile boolean shuttingDown;
@@ -272,7 +271,7 @@ public final class PgServer implements AutoCloseable {
         closeQuietly(socket);
         continue;
       }
-      int pid = nextPid.getAndIncrement();
+      int pid = database.newBackendPid(); // the engine's: embedded sessions' pids never collide with it
       PgConnection c = new PgConnection(this, socket, pid, random.nextInt(), n > config.maxConnections());
       connections.put(pid, c);
       Thread t = new Thread(c, "floe-pg-" + pid);

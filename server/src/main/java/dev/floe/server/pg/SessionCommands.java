@@ -52,9 +52,7 @@ final class SessionCommands {
           throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "SET ROLE is not supported");
         }
         settings.set(c.name(), c.value());
-        if (c.name().equalsIgnoreCase("search_path")) {
-          applySearchPath();
-        }
+        applySearchPath(); // the engine session sees it at once: current_setting(), pg_stat_activity
         return Reply.command(c.tag());
       }
       case SET_CONFIG -> {

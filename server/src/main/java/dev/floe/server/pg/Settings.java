@@ -149,6 +149,11 @@ final class Settings {
     return out;
   }
 
+  /** is_superuser for the logged-in user, as the engine decides it (no client can set it). */
+  void superuser(boolean superuser) {
+    values.put(key("is_superuser"), superuser ? "on" : "off");
+  }
+
   /** Sets a parameter from the start-up packet; same rules as SET. */
   void setAtStartup(String name, String value) {
     set(name, value);
@@ -182,7 +187,8 @@ final class Settings {
   void resetAll() {
     for (String k : new ArrayList<>(values.keySet())) {
       Definition d = DEFINITIONS.get(k);
-      if (d != null && (d.name().equals("server_version") || d.name().equals("session_authorization"))) {
+      if (d != null && (d.name().equals("server_version") || d.name().equals("session_authorization")
+          || d.name().equals("is_superuser"))) {
         continue;
       }
       set(k, null);
