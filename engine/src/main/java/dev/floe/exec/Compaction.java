@@ -52,7 +52,7 @@ final class Compaction {
   static final int MIN_INPUT_FILES = 4;
   static final String DELETE_RATIO_PROPERTY = "floe.compaction.delete-ratio";
   static final String DELETE_RATIO_DEFAULT = "0.2";
-  static final long TIER_FLOOR_BYTES = 8L << 20;
+  static final long TIER_FLOOR_BYTES = 256L << 10;
 
   private Compaction() {}
 

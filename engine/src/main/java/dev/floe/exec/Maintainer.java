@@ -94,13 +94,14 @@ public final class Maintainer implements AutoCloseable {
   }
 
   /**
-   * How often the tables this process committed to are looked at for expiry alone, between passes and
-   * while a pass waits for the load to drop or paces itself: a table taking tens of commits a second
-   * would otherwise carry a pass's worth of extra versions in every metadata file it writes.
+   * How often the tables this process committed to are looked at for compaction and expiry, between
+   * passes and while a pass waits for the load to drop or paces itself: a table taking tens of commits a
+   * second would otherwise carry a pass's worth of small files into every scan and of extra versions into
+   * every metadata file it writes.
    */
   static final long QUICK_MILLIS = 2_000;
 
-  /** When {@link #expireLanded} last looked (monotonic clock); the maintainer's thread's own. */
+  /** When {@link #maintainLanded} last looked (monotonic clock); the maintainer's thread's own. */
   private long landedChecked = System.nanoTime();
 
   private void loop() {
@@ -117,7 +118,7 @@ public final class Maintainer implements AutoCloseable {
           landedChecked = now; // the pass looks at every table
           pass();
         } else {
-          expireLanded();
+          maintainLanded(true);
         }
       } catch (RuntimeException e) {
         LOG.warn("maintenance pass failed: {}", e.toString(), e);
@@ -125,8 +126,11 @@ public final class Maintainer implements AutoCloseable {
     }
   }
 
-  /** Expires, if due, the tables this process committed to since it last looked. */
-  private void expireLanded() {
+  /**
+   * Compacts (with {@code compact}: not from inside a step, whose table may be the one compacting) and
+   * expires, if due, the tables this process committed to since it last looked.
+   */
+  private void maintainLanded(boolean compact) {
     long now = System.nanoTime();
     java.util.Set<TableIdentifier> changed = engine.tables().catalog().landings().landedSince(landedChecked);
     landedChecked = now;
@@ -135,25 +139,35 @@ public final class Maintainer implements AutoCloseable {
         return;
       }
       try {
-        expireIfDue(id);
+        maintainBusy(id, compact);
       } catch (RuntimeException e) {
-        LOG.warn("expiring {} failed: {}", id, e.toString());
+        LOG.warn("maintaining {} failed: {}", id, e.toString());
       }
     }
   }
 
   /**
-   * Expires {@code id}'s versions if its policy's trigger fires, at once: expiry writes no data and makes
-   * every later commit's metadata file smaller, so it does not wait for the load to drop.
+   * Compacts and expires {@code id} if its policy's triggers fire, without waiting for the load to drop: a
+   * table written many times a second gains dozens of small files and versions in these two seconds, and
+   * merging them (tiers keep its big files out of such small runs) and dropping them is what keeps every
+   * later statement on it cheap. A rewrite is paced as in a pass.
    */
-  private void expireIfDue(TableIdentifier id) {
+  private void maintainBusy(TableIdentifier id, boolean compact) {
     Table table = engine.tables().current(id).orElse(null);
     if (table == null || table.currentSnapshot() == null || TailLog.hasTail(table)) {
       return;
     }
     MaintenancePolicy policy = MaintenancePolicy.of(table);
-    if (policy.enabled()) {
-      policy.expiryTrigger(table, System.currentTimeMillis()).ifPresent(w -> step(engine, id, "expire", w,
+    if (!policy.enabled()) {
+      return;
+    }
+    (compact ? policy.compactionTrigger(table) : Optional.<String>empty()).ifPresent(w -> step(engine, id, "compact", w, this::record, () -> {
+      lastStepNanos = System.nanoTime();
+      return 0L;
+    }, hold -> compact(engine, id, connection(), this::pace)));
+    Table now = engine.tables().current(id).orElse(null);
+    if (now != null) {
+      policy.expiryTrigger(now, System.currentTimeMillis()).ifPresent(w -> step(engine, id, "expire", w,
           this::record, () -> 0L, hold -> TableMaintenance.expire(engine, id, policy, Set.of(hold))));
     }
   }
@@ -345,7 +359,7 @@ public final class Maintainer implements AutoCloseable {
     while (!closed && cpuLoad() > LOAD_LIMIT && System.currentTimeMillis() - start < MAX_DEFER_MILLIS) {
       sleep(1_000);
       if ((System.nanoTime() - landedChecked) / 1_000_000 >= QUICK_MILLIS) {
-        expireLanded();
+        maintainLanded(false);
       }
     }
     lastStepNanos = System.nanoTime();
@@ -358,7 +372,7 @@ public final class Maintainer implements AutoCloseable {
     if (cpuLoad() > LOAD_LIMIT) {
       sleep(Math.min(took, 10_000));
       if ((System.nanoTime() - landedChecked) / 1_000_000 >= QUICK_MILLIS) {
-        expireLanded();
+        maintainLanded(false);
       }
     }
     lastStepNanos = System.nanoTime();
