@@ -53,6 +53,7 @@ final class Compaction {
   static final String DELETE_RATIO_PROPERTY = "floe.compaction.delete-ratio";
   static final String DELETE_RATIO_DEFAULT = "0.2";
   static final long TIER_FLOOR_BYTES = 256L << 10;
+  static final long HEAVY_DELETED_ROWS = 4096;
 
   private Compaction() {}
 
@@ -178,13 +179,17 @@ final class Compaction {
         + "such as 0.2.", 0, null);
   }
 
-  /** Whether the task's deletes hide at least {@code ratio} of its file's rows. */
+  /**
+   * Whether the task's deletes hide at least {@code ratio} of its file's rows, or {@value #HEAVY_DELETED_ROWS}
+   * rows: every later delete of a row of the file rewrites its deletion vector or position deletes whole,
+   * so a big file that one-row writes keep deleting from makes each of them slower until it is rewritten.
+   */
   private static boolean heavy(FileScanTask task, double ratio) {
     long deleted = 0;
     for (org.apache.iceberg.DeleteFile d : task.deletes()) {
       deleted += d.recordCount();
     }
-    return deleted > 0 && deleted >= ratio * task.file().recordCount();
+    return deleted > 0 && (deleted >= ratio * task.file().recordCount() || deleted >= HEAVY_DELETED_ROWS);
   }
 
   /** Whether every delete of the task's file is a position delete or deletion vector of that file alone. */

@@ -106,6 +106,9 @@ record MaintenancePolicy(boolean enabled, int minFiles, double deleteRatio, long
     if (deleteFiles >= minFiles) {
       return Optional.of(deleteFiles + " delete files");
     }
+    if (deleted >= Compaction.HEAVY_DELETED_ROWS) {
+      return Optional.of(deleted + " deleted rows");
+    }
     if (deleted > 0 && deleted >= deleteRatio / 2 * rows) {
       return Optional.of(String.format("deletes hide %.0f%% of the rows", 100.0 * deleted / Math.max(1, rows)));
     }
