@@ -677,6 +677,8 @@ public final class SoakBench {
     if (logPrefix != null) {
       cmd.addAll(List.of("-l", "--log-prefix=" + logPrefix));
     }
+    // a failed transaction's error, in the window's output (one was seen once and could not be explained)
+    cmd.addAll(List.of("--failures-detailed", "--verbose-errors"));
     cmd.add(database);
     return new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(output.toFile()).start();
   }
