@@ -33,13 +33,9 @@ class CompactionTest {
     return notices.isEmpty() ? "" : notices.get(notices.size() - 1).message();
   }
 
-  /** A writer commits deletes to the compaction's files between its read and its commit: it follows them. */
-  @ParameterizedTest(name = "format v{0}")
-  @ValueSource(ints = {2, 3})
-  void aCompactionFollowsDeletesCommittedWhileItRan(int formatVersion) throws Exception {
-    AtomicReference<Thread> compactor = new AtomicReference<>();
-    AtomicReference<Runnable> once = new AtomicReference<>();
-    FloeConfig config = FloeConfig.builder(dir).beforeCommit(() -> {
+  /** A database that runs {@code once}'s action, once, just before {@code compactor}'s thread commits. */
+  private FloeConfig runningBeforeItsCommit(AtomicReference<Thread> compactor, AtomicReference<Runnable> once) {
+    return FloeConfig.builder(dir).beforeCommit(() -> {
       if (Thread.currentThread() == compactor.get()) {
         Runnable r = once.getAndSet(null);
         if (r != null) {
@@ -47,6 +43,15 @@ class CompactionTest {
         }
       }
     }).build();
+  }
+
+  /** A writer commits deletes to the compaction's files between its read and its commit: it follows them. */
+  @ParameterizedTest(name = "format v{0}")
+  @ValueSource(ints = {2, 3})
+  void aCompactionFollowsDeletesCommittedWhileItRan(int formatVersion) throws Exception {
+    AtomicReference<Thread> compactor = new AtomicReference<>();
+    AtomicReference<Runnable> once = new AtomicReference<>();
+    FloeConfig config = runningBeforeItsCommit(compactor, once);
     try (Database db = Floe.open(config); Session s = db.connect(); Session writer = db.connect()) {
       s.sql("CREATE TABLE t (id int PRIMARY KEY, bal bigint) WITH ('format-version' = '" + formatVersion + "')")
           .close();
@@ -83,14 +88,7 @@ class CompactionTest {
   void aWriterEmptyingAFileDuringACompactionNeverFailsIt(int formatVersion) throws Exception {
     AtomicReference<Thread> compactor = new AtomicReference<>();
     AtomicReference<Runnable> once = new AtomicReference<>();
-    FloeConfig config = FloeConfig.builder(dir).beforeCommit(() -> {
-      if (Thread.currentThread() == compactor.get()) {
-        Runnable r = once.getAndSet(null);
-        if (r != null) {
-          r.run();
-        }
-      }
-    }).build();
+    FloeConfig config = runningBeforeItsCommit(compactor, once);
     try (Database db = Floe.open(config); Session s = db.connect(); Session writer = db.connect()) {
       s.sql("CREATE TABLE t (id int PRIMARY KEY, bal bigint) WITH ('format-version' = '" + formatVersion + "')")
           .close();

@@ -95,17 +95,22 @@ class ActivityServerTest {
     }
   }
 
+  /** Runs the slow query on {@code a} in the background: its one value, or its error's SQLSTATE and message. */
+  private static CompletableFuture<String> slowly(Connection a) {
+    return CompletableFuture.supplyAsync(() -> {
+      try {
+        return one(a, SLOW);
+      } catch (SQLException e) {
+        return e.getSQLState() + " " + e.getMessage();
+      }
+    });
+  }
+
   @Test
   void cancelBackendCancelsARunningStatement() throws Exception {
     try (Connection a = connect("tester", "victim"); Connection b = connect("tester", "killer")) {
       int pid = ((PGConnection) a).getBackendPID();
-      CompletableFuture<String> slow = CompletableFuture.supplyAsync(() -> {
-        try {
-          return one(a, SLOW);
-        } catch (SQLException e) {
-          return e.getSQLState() + " " + e.getMessage();
-        }
-      });
+      CompletableFuture<String> slow = slowly(a);
       awaitActive(b, pid);
       assertThat(one(b, "SELECT pg_cancel_backend(" + pid + ")")).isEqualTo("t");
       assertThat(slow.get(30, TimeUnit.SECONDS)).startsWith("57014 ERROR: canceling statement due to user request");
@@ -136,13 +141,7 @@ class ActivityServerTest {
   void terminateBackendEndsARunningStatementWithFatal57P01() throws Exception {
     try (Connection a = connect("tester", "victim"); Connection b = connect("tester", "killer")) {
       int pid = ((PGConnection) a).getBackendPID();
-      CompletableFuture<String> slow = CompletableFuture.supplyAsync(() -> {
-        try {
-          return one(a, SLOW);
-        } catch (SQLException e) {
-          return e.getSQLState() + " " + e.getMessage();
-        }
-      });
+      CompletableFuture<String> slow = slowly(a);
       awaitActive(b, pid);
       assertThat(one(b, "SELECT pg_terminate_backend(" + pid + ")")).isEqualTo("t");
       assertThat(slow.get(30, TimeUnit.SECONDS)).startsWith("57P01 FATAL: terminating connection due to "
