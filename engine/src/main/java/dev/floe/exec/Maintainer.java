@@ -126,6 +126,13 @@ public final class Maintainer implements AutoCloseable {
     }
   }
 
+  /** Within a pass: expires the tables committed to, if {@value #QUICK_MILLIS} ms passed since the last look. */
+  private void expireLandedIfDue() {
+    if ((System.nanoTime() - landedChecked) / 1_000_000 >= QUICK_MILLIS) {
+      maintainLanded(false);
+    }
+  }
+
   /**
    * Compacts (with {@code compact}: not from inside a step, whose table may be the one compacting) and
    * expires, if due, the tables this process committed to since it last looked.
@@ -161,10 +168,12 @@ public final class Maintainer implements AutoCloseable {
     if (!policy.enabled()) {
       return;
     }
-    (compact ? policy.compactionTrigger(table) : Optional.<String>empty()).ifPresent(w -> step(engine, id, "compact", w, this::record, () -> {
-      lastStepNanos = System.nanoTime();
-      return 0L;
-    }, hold -> compact(engine, id, connection(), this::pace)));
+    if (compact) {
+      policy.compactionTrigger(table).ifPresent(w -> step(engine, id, "compact", w, this::record, () -> {
+        lastStepNanos = System.nanoTime(); // pace() measures the rewrite from here
+        return 0L;
+      }, hold -> compact(engine, id, connection(), this::pace)));
+    }
     Table now = engine.tables().current(id).orElse(null);
     if (now != null) {
       policy.expiryTrigger(now, System.currentTimeMillis()).ifPresent(w -> step(engine, id, "expire", w,
@@ -358,9 +367,7 @@ public final class Maintainer implements AutoCloseable {
     long start = System.currentTimeMillis();
     while (!closed && cpuLoad() > LOAD_LIMIT && System.currentTimeMillis() - start < MAX_DEFER_MILLIS) {
       sleep(1_000);
-      if ((System.nanoTime() - landedChecked) / 1_000_000 >= QUICK_MILLIS) {
-        maintainLanded(false);
-      }
+      expireLandedIfDue();
     }
     lastStepNanos = System.nanoTime();
     return System.currentTimeMillis() - start < 1_000 ? 0 : System.currentTimeMillis() - start;
@@ -371,9 +378,7 @@ public final class Maintainer implements AutoCloseable {
     long took = (System.nanoTime() - lastStepNanos) / 1_000_000;
     if (cpuLoad() > LOAD_LIMIT) {
       sleep(Math.min(took, 10_000));
-      if ((System.nanoTime() - landedChecked) / 1_000_000 >= QUICK_MILLIS) {
-        maintainLanded(false);
-      }
+      expireLandedIfDue();
     }
     lastStepNanos = System.nanoTime();
   }
