@@ -153,13 +153,13 @@ final class PgConnection implements Runnable {
       }
       idle = afterReady;
       MessageBuffer m = readMessage();
-      idle = false;
-      if (m == null) {
-        return;
+      if (m == null || m.type() == 'X') {
+        return; // the client went away or said goodbye: ending, never busy
       }
+      idle = false;
       int type = m.type();
       cancelIdleTimer();
-      if (extended.skipping() && type != 'S' && type != 'X') {
+      if (extended.skipping() && type != 'S') {
         continue;
       }
       synchronized (writer.lock()) {
@@ -177,9 +177,6 @@ final class PgConnection implements Runnable {
           case 'S' -> {
             m.end();
             extended.sync();
-          }
-          case 'X' -> {
-            return;
           }
           case 'd', 'c', 'f' -> {
             // COPY data outside COPY: ignored, as PostgreSQL does
