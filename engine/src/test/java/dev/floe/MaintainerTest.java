@@ -102,6 +102,76 @@ class MaintainerTest {
     }
   }
 
+  private static long bytesUnder(Path dir) throws java.io.IOException {
+    try (java.util.stream.Stream<Path> files = Files.walk(dir)) {
+      return files.filter(Files::isRegularFile).mapToLong(f -> f.toFile().length()).sum();
+    }
+  }
+
+  /**
+   * A table written a row at a time keeps the history its size allows ({@code floe.history.max-disk-ratio},
+   * 3× its data), never fewer than the newest 32 versions, and every version kept still reads.
+   */
+  @Test
+  void historyIsBoundedByTheTablesSize() throws Exception {
+    try (Database db = Floe.open(dir)) {
+      db.sql("CREATE TABLE small (id int, v int)").close();
+      db.sql("INSERT INTO small SELECT i, 0 FROM range(1000) r(i)").close();
+      db.sql("CREATE TABLE roomy (id int, v int) WITH ('floe.history.max-disk-ratio' = '1000000')").close();
+      db.sql("INSERT INTO roomy SELECT i, 0 FROM range(1000) r(i)").close();
+      db.sql("CREATE TABLE mid (id bigint, v text)").close();
+      db.sql("INSERT INTO mid SELECT i, md5(i::text) FROM range(60000) r(i)").close();
+      java.util.Map<Long, Integer> sums = new java.util.HashMap<>(); // small's versions: sum(v) in each
+      for (int i = 0; i < 80; i++) {
+        for (String t : List.of("small", "roomy", "mid")) {
+          db.sql("UPDATE " + t + " SET v = " + (t.equals("mid") ? "'x'" : "v + 1") + " WHERE id = " + i).close();
+        }
+        sums.put(number(db, "SELECT max(sequence_number) FROM \"small$snapshots\""), i + 1);
+      }
+      db.maintain(List.of(), false, r -> { });
+      // each version of a one-row UPDATE costs tens of KB of metadata: far more than 3× a 1,000-row table's data
+      assertThat(number(db, "SELECT snapshots FROM \"small$health\"")).isEqualTo(32);
+      List<String> versions = Rows.of(db, "SELECT sequence_number FROM \"small$snapshots\"");
+      assertThat(versions).hasSize(32);
+      for (String version : versions) {
+        Integer sum = sums.get(Long.parseLong(version));
+        if (sum != null) { // else the compaction's, newest
+          assertThat(Rows.of(db, "SELECT sum(v) FROM small AS OF VERSION " + version)).containsExactly("" + sum);
+        }
+      }
+      assertThat(number(db, "SELECT snapshots FROM \"roomy$health\"")).as("all, and the compaction's").isEqualTo(82);
+      long kept = number(db, "SELECT snapshots FROM \"mid$health\"");
+      assertThat(kept).as("the bound, between the floor and every version").isBetween(33L, 79L);
+      // right after an expiry the metadata log's files still list the versions it took: a dozen commits later
+      // they list what the bound keeps, and the table is within it (a tenth over: the log's newest files
+      // list the dozen versions the next expiry takes)
+      for (int i = 80; i < 92; i++) {
+        db.sql("UPDATE mid SET v = 'x' WHERE id = " + i).close();
+      }
+      db.maintain(List.of("mid"), false, r -> { });
+      long data = number(db, "SELECT data_bytes FROM \"mid$health\"");
+      assertThat(bytesUnder(dir.resolve("public").resolve("mid"))).as("on disk, data " + data)
+          .isLessThanOrEqualTo(data * 33 / 10);
+      assertThat(Rows.of(db, "SELECT count(*) FILTER (WHERE v = 'x') FROM mid")).containsExactly("92");
+    }
+  }
+
+  /** The metadata file a commit's log no longer names is deleted as the commit lands, with no maintainer. */
+  @Test
+  void aMetadataFileLeavingTheLogIsDeletedAtOnce() throws Exception {
+    try (Database db = Floe.open(dir)) {
+      db.sql("CREATE TABLE t (id int) WITH ('write.metadata.previous-versions-max' = '3')").close();
+      for (int i = 0; i < 20; i++) {
+        db.sql("INSERT INTO t VALUES (" + i + ")").close();
+      }
+      try (java.util.stream.Stream<Path> files = Files.list(dir.resolve("public").resolve("t").resolve("metadata"))) {
+        assertThat(files.filter(f -> f.toString().endsWith(".metadata.json")).count())
+            .as("the current metadata file and the three the log names").isEqualTo(4);
+      }
+      assertThat(Rows.of(db, "SELECT count(*) FROM \"t$metadata_log_entries\"")).containsExactly("4");
+    }
+  }
+
   @Test
   void aTransactionBlockKeepsItsVersionFromTheMaintainer() throws Exception {
     try (Database db = Floe.open(dir); Session reader = db.connect()) {

@@ -27,10 +27,33 @@ public final class Landings {
   /** A landed version: its metadata file, its current snapshot (null: none), when it landed. */
   public record Landing(String metadataLocation, Long snapshotId, long landedNanos) {}
 
-  private final Map<TableIdentifier, ArrayDeque<Landing>> byTable = new ConcurrentHashMap<>();
+  /** Told, after a landing, the metadata files that left the table's metadata log with it. */
+  @FunctionalInterface
+  public interface Retired {
+    void retired(TableIdentifier id, java.util.List<String> metadataFiles);
+  }
 
-  /** Records that {@code id}'s pointer moved to {@code location} just now. */
-  void landed(TableIdentifier id, String location, Long snapshotId) {
+  private final Map<TableIdentifier, ArrayDeque<Landing>> byTable = new ConcurrentHashMap<>();
+  private volatile Retired retired;
+
+  /** Who is told the metadata files each landing retires (exec: deleted when no reader may read them). */
+  public void onRetired(Retired listener) {
+    this.retired = listener;
+  }
+
+  /**
+   * Records that {@code id}'s pointer moved to {@code location} just now, and tells the listener the
+   * metadata files that left the table's log with it.
+   */
+  void landed(TableIdentifier id, String location, Long snapshotId, java.util.List<String> left) {
+    record(id, location, snapshotId);
+    Retired r = retired;
+    if (r != null && !left.isEmpty()) {
+      r.retired(id, left);
+    }
+  }
+
+  private void record(TableIdentifier id, String location, Long snapshotId) {
     long now = System.nanoTime();
     ArrayDeque<Landing> q = byTable.computeIfAbsent(id, k -> new ArrayDeque<>());
     synchronized (q) {

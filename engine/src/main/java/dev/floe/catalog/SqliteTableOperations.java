@@ -145,12 +145,14 @@ public final class SqliteTableOperations implements TableOperations, SwapCount {
     private final String location;
     private final Path hint;
     private final String expected;
+    private final java.util.List<String> retired;
 
     private Prepared(TableMetadata base, TableMetadata metadata, String location, Path hint) {
       this.metadata = metadata;
       this.location = location;
       this.hint = hint;
       this.expected = base == null ? null : base.metadataFileLocation();
+      this.retired = retired(base, metadata);
     }
 
     public TableIdentifier id() {
@@ -174,7 +176,7 @@ public final class SqliteTableOperations implements TableOperations, SwapCount {
         loaded = true;
       }
       org.apache.iceberg.Snapshot snapshot = metadata.currentSnapshot();
-      catalog.landings().landed(id, location, snapshot == null ? null : snapshot.snapshotId());
+      catalog.landings().landed(id, location, snapshot == null ? null : snapshot.snapshotId(), retired);
       if (hint != null) {
         try {
           VersionHint.publish(hint);
@@ -192,6 +194,30 @@ public final class SqliteTableOperations implements TableOperations, SwapCount {
       io.deleteFile(location);
       discard(hint);
     }
+  }
+
+  /**
+   * The metadata files the base's log named (its own file included) that {@code metadata}'s log no longer
+   * names: they left it ({@code write.metadata.previous-versions-max}).
+   */
+  private static java.util.List<String> retired(TableMetadata base, TableMetadata metadata) {
+    if (base == null || base.metadataFileLocation() == null) {
+      return java.util.List.of();
+    }
+    java.util.Set<String> kept = new java.util.HashSet<>();
+    for (TableMetadata.MetadataLogEntry e : metadata.previousFiles()) {
+      kept.add(e.file());
+    }
+    java.util.List<String> out = new java.util.ArrayList<>();
+    for (TableMetadata.MetadataLogEntry e : base.previousFiles()) {
+      if (!kept.contains(e.file())) {
+        out.add(e.file());
+      }
+    }
+    if (!kept.contains(base.metadataFileLocation())) {
+      out.add(base.metadataFileLocation());
+    }
+    return out;
   }
 
   /**

@@ -67,6 +67,9 @@ public final class Engine implements AutoCloseable {
     this.committer = new dev.floe.commit.Committer(warehouse.catalog(), planner::committed,
         config.beforeCommit().orElse(null), new dev.floe.write.DeleteRebase());
     this.tables = new Tables(warehouse.catalog(), warehouse.locations(), committer);
+    if (!config.readOnly()) {
+      warehouse.catalog().landings().onRetired((id, files) -> TableMaintenance.retired(this, id, files));
+    }
     this.sequences = new Sequences(warehouse.catalog());
     this.sequences.register(root);
     this.tails = new Tails(this);

@@ -176,7 +176,7 @@ public final class Maintainer implements AutoCloseable {
     }
     Table now = engine.tables().current(id).orElse(null);
     if (now != null) {
-      policy.expiryTrigger(now, System.currentTimeMillis()).ifPresent(w -> step(engine, id, "expire", w,
+      policy.expiryTrigger(now, System.currentTimeMillis(), engine.tables().sizeBounds().get(id)).ifPresent(w -> step(engine, id, "expire", w,
           this::record, () -> 0L, hold -> TableMaintenance.expire(engine, id, policy, Set.of(hold))));
     }
   }
@@ -286,7 +286,8 @@ public final class Maintainer implements AutoCloseable {
         return;
       }
       Table t = table;
-      why = triggered ? policy.expiryTrigger(table, System.currentTimeMillis()) : Optional.of("by hand");
+      why = triggered ? policy.expiryTrigger(table, System.currentTimeMillis(), engine.tables().sizeBounds().get(id))
+          : Optional.of("by hand");
       why.ifPresent(w -> step(engine, id, "expire", w, report, awaitQuiet, hold -> dry
           ? TableMaintenance.wouldExpire(engine, id, t, policy, Set.of(hold))
           : TableMaintenance.expire(engine, id, policy, Set.of(hold))));

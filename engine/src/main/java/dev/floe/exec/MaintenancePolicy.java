@@ -25,17 +25,26 @@ import org.apache.iceberg.TableProperties;
  * @param maxSnapshots {@code floe.history.max-snapshots} (500): at most this many versions are kept
  *     (besides what readers hold), whatever their age — what bounds the metadata of a table with a commit
  *     a second (docs/decisions/0007-history-defaults.md)
+ * @param maxDiskRatio {@code floe.history.max-disk-ratio} (3): versions are kept, newest first, while the
+ *     table's files (every kept version's data, delete, manifest and manifest-list files, and the metadata
+ *     files, each of which lists every kept version) add up to at most this many times its live data files;
+ *     never fewer than the newest {@value #HISTORY_FLOOR} (or {@code maxSnapshots} if fewer): a small table
+ *     written all the time would otherwise keep little history, a big one keeps up to {@code maxSnapshots}
  * @param maxManifests {@code floe.maintenance.max-manifests} (100): the manifests are rewritten above this
  * @param orphanRetentionMillis {@code floe.orphan-retention-ms} (7 days)
  * @param orphanCheckMillis {@code floe.maintenance.orphan-check-ms} (1 day): how often the maintainer
  *     looks for orphans
  */
 record MaintenancePolicy(boolean enabled, int minFiles, double deleteRatio, long maxSnapshotAgeMillis,
-    int minSnapshots, int maxSnapshots, int maxManifests, long orphanRetentionMillis, long orphanCheckMillis) {
+    int minSnapshots, int maxSnapshots, long maxDiskRatio, int maxManifests, long orphanRetentionMillis,
+    long orphanCheckMillis) {
 
   static final String ENABLED = "floe.maintenance.enabled";
   static final String MIN_FILES = "floe.maintenance.min-files";
   static final String MAX_SNAPSHOTS = "floe.history.max-snapshots";
+  static final String MAX_DISK_RATIO = "floe.history.max-disk-ratio";
+  /** The newest versions the size bound always keeps ({@code maxSnapshots} still caps them). */
+  static final int HISTORY_FLOOR = 32;
   static final String MAX_MANIFESTS = "floe.maintenance.max-manifests";
   static final String ORPHAN_RETENTION = "floe.orphan-retention-ms";
   static final String ORPHAN_CHECK = "floe.maintenance.orphan-check-ms";
@@ -52,6 +61,7 @@ record MaintenancePolicy(boolean enabled, int minFiles, double deleteRatio, long
         number(p, TableProperties.MAX_SNAPSHOT_AGE_MS, TableProperties.MAX_SNAPSHOT_AGE_MS_DEFAULT, 0),
         (int) number(p, TableProperties.MIN_SNAPSHOTS_TO_KEEP, TableProperties.MIN_SNAPSHOTS_TO_KEEP_DEFAULT, 1),
         (int) number(p, MAX_SNAPSHOTS, 500, 1),
+        number(p, MAX_DISK_RATIO, 3, 1),
         (int) number(p, MAX_MANIFESTS, 100, 2),
         number(p, ORPHAN_RETENTION, 7L * 86_400_000, 0),
         number(p, ORPHAN_CHECK, 86_400_000L, 60_000));
@@ -115,8 +125,13 @@ record MaintenancePolicy(boolean enabled, int minFiles, double deleteRatio, long
     return Optional.empty();
   }
 
-  /** Why old versions should be expired now, if they should. */
-  Optional<String> expiryTrigger(Table table, long now) {
+  /**
+   * Why old versions should be expired now, if they should; {@code sizeBound}: how many versions the size
+   * bound kept at the table's last expiry (null: not measured since this process started). The versions
+   * the bound allows are measured at expiry, from the manifests; here a table is due once it has a quarter
+   * more than that (at least 8).
+   */
+  Optional<String> expiryTrigger(Table table, long now, Integer sizeBound) {
     int count = 0;
     long oldest = Long.MAX_VALUE;
     for (Snapshot s : table.snapshots()) {
@@ -129,6 +144,9 @@ record MaintenancePolicy(boolean enabled, int minFiles, double deleteRatio, long
     if (count > maxSnapshots) {
       return Optional.of(count + " snapshots");
     }
+    if (sizeBound != null && count > sizeBound + Math.max(8, sizeBound / 4)) {
+      return Optional.of(count + " snapshots, the size bound kept " + sizeBound);
+    }
     if (oldest < now - maxSnapshotAgeMillis) {
       return Optional.of("snapshots older than " + maxSnapshotAgeMillis / 1000 + " s");
     }
@@ -136,20 +154,48 @@ record MaintenancePolicy(boolean enabled, int minFiles, double deleteRatio, long
   }
 
   /**
-   * The retention that keeps at most {@link #maxSnapshots} versions and none older than the policy's age:
-   * expiry takes the versions replaced before now minus it.
+   * How many of the newest versions the table keeps by count and size ({@link #maxDiskRatio}): at most
+   * {@link #maxSnapshots}, at least the floor and {@link #minSnapshots}.
    */
-  long retentionMillis(Table table, long now) {
+  int keep(HistorySize size) {
+    long budget = size.dataBytes() * maxDiskRatio;
+    long total = 0;
+    int k = 0;
+    for (long cost : size.costs()) {
+      if (k > 0 && total + cost > budget) {
+        break;
+      }
+      total += cost;
+      k++;
+    }
+    int floor = Math.max(minSnapshots, Math.min(HISTORY_FLOOR, maxSnapshots));
+    return Math.min(maxSnapshots, Math.max(k, floor));
+  }
+
+  /**
+   * How far back expiry takes a table's versions: those replaced more than {@code millis} ago, keeping the
+   * newest {@code retainLast} whatever their age.
+   */
+  record Retention(long millis, int retainLast) {}
+
+  /**
+   * The retention that keeps at most {@code keep} versions ({@link #keep}) and none older than the policy's
+   * age. When the count decides, the newest {@code keep} are also retained by name: the clock moves on
+   * between choosing the cut-off and applying it, which would take one more.
+   */
+  Retention retention(Table table, long now, int keep) {
     java.util.List<Long> times = new java.util.ArrayList<>();
     for (Snapshot s : table.snapshots()) {
       times.add(s.timestampMillis());
     }
-    long retention = maxSnapshotAgeMillis;
-    if (times.size() > maxSnapshots) {
+    if (times.size() > keep) {
       times.sort(java.util.Comparator.reverseOrder());
-      retention = Math.min(retention, Math.max(0, now - times.get(maxSnapshots - 1)));
+      long byCount = Math.max(0, now - times.get(keep - 1));
+      if (byCount < maxSnapshotAgeMillis) {
+        return new Retention(byCount, Math.max(keep, minSnapshots));
+      }
     }
-    return retention;
+    return new Retention(maxSnapshotAgeMillis, minSnapshots);
   }
 
   /** Why the manifests should be rewritten now, if they should. */

@@ -34,11 +34,23 @@ final class TableMaintenance {
     if (current == null) {
       return null;
     }
-    long retention = policy.retentionMillis(current, System.currentTimeMillis());
-    Maintenance.Expired expired = Maintenance.expireBesideWriters(engine, id, retention, policy.minSnapshots(), own);
+    MaintenancePolicy.Retention retention = retention(engine, id, current, policy);
+    Maintenance.Expired expired = Maintenance.expireBesideWriters(engine, id, retention.millis(),
+        retention.retainLast(), own);
     List<String> metadata = oldMetadata(engine, id, own);
     return new Maintainer.Done(expired.files().size() + metadata.size(), 0, 0, 0, expired.snapshots(),
         expired.snapshots() == 0 ? "nothing to expire: readers hold the versions, or none is old enough" : "done");
+  }
+
+  /**
+   * The retention that keeps the versions the policy's count, age and size bound allow; the size bound's
+   * count is remembered for the trigger ({@link Tables#sizeBounds}).
+   */
+  private static MaintenancePolicy.Retention retention(Engine engine, TableIdentifier id, Table table,
+      MaintenancePolicy policy) {
+    int keep = policy.keep(HistorySize.of(table));
+    engine.tables().sizeBounds().put(id, keep);
+    return policy.retention(table, System.currentTimeMillis(), keep);
   }
 
   /**
@@ -90,6 +102,33 @@ final class TableMaintenance {
     return Maintenance.delete(engine, old);
   }
 
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(TableMaintenance.class);
+
+  /**
+   * Deletes, as a commit of this process lands, the metadata files that left the table's metadata log with
+   * it and that no reader of this process may still read ({@link ReaderPins#unreadable}): a table taking
+   * tens of commits a second would otherwise hold a metadata file per commit until the next expiry. What a
+   * reader may still read stays for {@link #oldMetadata}. Never fails the commit, which has landed.
+   */
+  static void retired(Engine engine, TableIdentifier id, List<String> files) {
+    try {
+      ReaderPins pins = engine.tables().readerPins();
+      List<Path> unread = new ArrayList<>();
+      for (String f : files) {
+        if (f.contains("://") && !f.startsWith("file:")) {
+          continue; // object storage: its expiry deletes them
+        }
+        Path p = dev.floe.catalog.LocalFileIO.toPath(f);
+        if (pins.unreadable(id, p.getFileName().toString(), Set.of())) {
+          unread.add(p);
+        }
+      }
+      Maintenance.delete(engine, unread);
+    } catch (RuntimeException e) {
+      LOG.warn("could not delete the metadata files that left the log of {}: {}", id, e.toString());
+    }
+  }
+
   /** Rewrites the table's manifests into few (by partition, of Iceberg's target manifest size). */
   static Maintainer.Done rewriteManifests(Engine engine, TableIdentifier id) {
     synchronized (engine.committer().lock(id)) {
@@ -113,8 +152,8 @@ final class TableMaintenance {
   /** What {@link #expire} would expire now. */
   static Maintainer.Done wouldExpire(Engine engine, TableIdentifier id, Table table, MaintenancePolicy policy,
       Set<ReaderPins.Hold> own) {
-    long retention = policy.retentionMillis(table, System.currentTimeMillis());
-    int n = Maintenance.expirable(engine, id, table, retention, policy.minSnapshots(), own);
+    MaintenancePolicy.Retention retention = retention(engine, id, table, policy);
+    int n = Maintenance.expirable(engine, id, table, retention.millis(), retention.retainLast(), own);
     return new Maintainer.Done(0, 0, 0, 0, n, "dry run: would expire " + n + " snapshot(s)");
   }
 

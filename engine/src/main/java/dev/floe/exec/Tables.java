@@ -32,23 +32,32 @@ final class Tables {
   private final Transaction transaction;
   /** What live readers hold: snapshot expiry keeps what they may read. */
   private final ReaderPins readerPins;
+  /** How many versions each table's size bound kept at its last expiry ({@link MaintenancePolicy#keep}). */
+  private final Map<TableIdentifier, Integer> sizeBounds;
 
   Tables(SqliteCatalog catalog, dev.floe.catalog.Locations locations, dev.floe.commit.Committer committer) {
-    this(catalog, locations, new ConcurrentHashMap<>(), committer, null, new ReaderPins(catalog.landings()));
+    this(catalog, locations, new ConcurrentHashMap<>(), committer, null, new ReaderPins(catalog.landings()),
+        new ConcurrentHashMap<>());
   }
 
   private Tables(SqliteCatalog catalog, dev.floe.catalog.Locations locations, Map<TableIdentifier, Table> loaded,
-      dev.floe.commit.Committer committer, Transaction transaction, ReaderPins readerPins) {
+      dev.floe.commit.Committer committer, Transaction transaction, ReaderPins readerPins,
+      Map<TableIdentifier, Integer> sizeBounds) {
     this.catalog = catalog;
     this.locations = locations;
     this.loaded = loaded;
     this.committer = committer;
     this.transaction = transaction;
     this.readerPins = readerPins;
+    this.sizeBounds = sizeBounds;
   }
 
   ReaderPins readerPins() {
     return readerPins;
+  }
+
+  Map<TableIdentifier, Integer> sizeBounds() {
+    return sizeBounds;
   }
 
   /**
@@ -56,7 +65,7 @@ final class Tables {
    * ({@link Transaction}).
    */
   Tables in(Transaction t) {
-    return new Tables(catalog, locations, loaded, committer, t, readerPins);
+    return new Tables(catalog, locations, loaded, committer, t, readerPins, sizeBounds);
   }
 
   /** The transaction block these tables are seen from, if any. */

@@ -14,12 +14,12 @@ class LandingsTest {
     Landings landings = new Landings();
     long before = System.nanoTime();
     assertThat(landings.currentAt(T, before)).isEmpty();
-    landings.landed(T, "file:/w/t/metadata/v1.metadata.json", 1L);
-    landings.landed(T, "file:/w/t/metadata/v2.metadata.json", 2L);
+    landings.landed(T, "file:/w/t/metadata/v1.metadata.json", 1L, java.util.List.of());
+    landings.landed(T, "file:/w/t/metadata/v2.metadata.json", 2L, java.util.List.of());
     Thread.sleep(1);
     long reader = System.nanoTime();
     Thread.sleep(1);
-    landings.landed(T, "file:/w/t/metadata/v3.metadata.json", 3L);
+    landings.landed(T, "file:/w/t/metadata/v3.metadata.json", 3L, java.util.List.of());
 
     assertThat(landings.currentAt(T, before)).as("nothing landed before it: no knowledge").isEmpty();
     assertThat(landings.currentAt(T, reader)).hasValueSatisfying(l -> assertThat(l.snapshotId()).isEqualTo(2L));

@@ -1,0 +1,87 @@
+package dev.floe.exec;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.apache.iceberg.ContentFile;
+import org.apache.iceberg.FileContent;
+import org.apache.iceberg.HasTableOperations;
+import org.apache.iceberg.ManifestContent;
+import org.apache.iceberg.ManifestFile;
+import org.apache.iceberg.ManifestFiles;
+import org.apache.iceberg.ManifestReader;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableMetadata;
+
+/**
+ * What a table's versions cost on disk, newest first: the bytes each one adds to the table when it and
+ * every newer one are kept (its manifest list, and the manifests, data and delete files no newer version
+ * names), plus its share of the metadata files (the current one and each one the log keeps list every
+ * version). Read from the manifest lists and manifests, as expiry reads them; {@link MaintenancePolicy#keep}
+ * decides from it how many versions a table's size bound allows.
+ *
+ * @param dataBytes the current version's data files
+ * @param costs the current version's cost first (its whole live table), then each older version's, newest first
+ */
+record HistorySize(long dataBytes, List<Long> costs) {
+
+  static HistorySize of(Table table) {
+    TableMetadata meta = ((HasTableOperations) table).operations().current();
+    List<Snapshot> order = new ArrayList<>();
+    Snapshot current = table.currentSnapshot();
+    for (Snapshot s : table.snapshots()) {
+      if (current == null || s.snapshotId() != current.snapshotId()) {
+        order.add(s);
+      }
+    }
+    order.sort(Comparator.comparingLong(Snapshot::timestampMillis).thenComparingLong(Snapshot::sequenceNumber)
+        .reversed());
+    if (current != null) {
+      order.add(0, current);
+    }
+    if (order.isEmpty()) {
+      return new HistorySize(0, List.of());
+    }
+    // each kept version is listed in the current metadata file and in each one the log keeps
+    long metadataFile = meta.metadataFileLocation() == null ? 0
+        : table.io().newInputFile(meta.metadataFileLocation()).getLength();
+    long perVersion = metadataFile / order.size() * (meta.previousFiles().size() + 1);
+    Set<String> seen = new HashSet<>();
+    List<Long> costs = new ArrayList<>();
+    long data = 0;
+    for (Snapshot s : order) {
+      long cost = perVersion;
+      String list = s.manifestListLocation();
+      if (list != null && seen.add(list)) {
+        cost += table.io().newInputFile(list).getLength();
+      }
+      for (ManifestFile m : s.allManifests(table.io())) {
+        if (!seen.add(m.path())) {
+          continue;
+        }
+        cost += m.length();
+        try (ManifestReader<? extends ContentFile<?>> reader = m.content() == ManifestContent.DATA
+            ? ManifestFiles.read(m, table.io(), table.specs())
+            : ManifestFiles.readDeleteManifest(m, table.io(), table.specs())) {
+          for (ContentFile<?> f : reader) {
+            if (seen.add(f.location())) {
+              cost += f.fileSizeInBytes();
+              if (s == current && f.content() == FileContent.DATA) {
+                data += f.fileSizeInBytes();
+              }
+            }
+          }
+        } catch (IOException e) {
+          throw new UncheckedIOException(e);
+        }
+      }
+      costs.add(cost);
+    }
+    return new HistorySize(data, List.copyOf(costs));
+  }
+}
