@@ -110,7 +110,7 @@ class MaintainerTest {
 
   /**
    * A table written a row at a time keeps the history its size allows ({@code floe.history.max-disk-ratio},
-   * 3× its data), never fewer than the newest 32 versions, and every version kept still reads.
+   * 3× its data), never fewer than the newest 16 versions, and every version kept still reads.
    */
   @Test
   void historyIsBoundedByTheTablesSize() throws Exception {
@@ -130,9 +130,9 @@ class MaintainerTest {
       }
       db.maintain(List.of(), false, r -> { });
       // each version of a one-row UPDATE costs tens of KB of metadata: far more than 3× a 1,000-row table's data
-      assertThat(number(db, "SELECT snapshots FROM \"small$health\"")).isEqualTo(32);
+      assertThat(number(db, "SELECT snapshots FROM \"small$health\"")).isEqualTo(16);
       List<String> versions = Rows.of(db, "SELECT sequence_number FROM \"small$snapshots\"");
-      assertThat(versions).hasSize(32);
+      assertThat(versions).hasSize(16);
       for (String version : versions) {
         Integer sum = sums.get(Long.parseLong(version));
         if (sum != null) { // else the compaction's, newest
@@ -141,7 +141,7 @@ class MaintainerTest {
       }
       assertThat(number(db, "SELECT snapshots FROM \"roomy$health\"")).as("all, and the compaction's").isEqualTo(82);
       long kept = number(db, "SELECT snapshots FROM \"mid$health\"");
-      assertThat(kept).as("the bound, between the floor and every version").isBetween(33L, 79L);
+      assertThat(kept).as("the bound, between the floor and every version").isBetween(17L, 79L);
       // right after an expiry the metadata log's files still list the versions it took: a dozen commits later
       // they list what the bound keeps, and the table is within it (a tenth over: the log's newest files
       // list the dozen versions the next expiry takes)

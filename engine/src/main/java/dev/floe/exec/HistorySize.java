@@ -27,8 +27,10 @@ import org.apache.iceberg.TableMetadata;
  *
  * @param dataBytes the current version's data files
  * @param costs the current version's cost first (its whole live table), then each older version's, newest first
+ * @param named every manifest list, manifest, data, delete and statistics file the versions name (what
+ *     expiry compares with what the versions it keeps name)
  */
-record HistorySize(long dataBytes, List<Long> costs) {
+record HistorySize(long dataBytes, List<Long> costs, Set<String> named) {
 
   static HistorySize of(Table table) {
     TableMetadata meta = ((HasTableOperations) table).operations().current();
@@ -45,7 +47,7 @@ record HistorySize(long dataBytes, List<Long> costs) {
       order.add(0, current);
     }
     if (order.isEmpty()) {
-      return new HistorySize(0, List.of());
+      return new HistorySize(0, List.of(), Set.of());
     }
     // each kept version is listed in the current metadata file and in each one the log keeps
     long metadataFile = meta.metadataFileLocation() == null ? 0
@@ -82,6 +84,7 @@ record HistorySize(long dataBytes, List<Long> costs) {
       }
       costs.add(cost);
     }
-    return new HistorySize(data, List.copyOf(costs));
+    seen.addAll(org.apache.iceberg.ReachableFileUtil.statisticsFilesLocations(table));
+    return new HistorySize(data, List.copyOf(costs), seen);
   }
 }

@@ -99,7 +99,7 @@ public final class Maintainer implements AutoCloseable {
    * second would otherwise carry a pass's worth of small files into every scan and of extra versions into
    * every metadata file it writes.
    */
-  static final long QUICK_MILLIS = 2_000;
+  static final long QUICK_MILLIS = 1_000;
 
   /** When {@link #maintainLanded} last looked (monotonic clock); the maintainer's thread's own. */
   private long landedChecked = System.nanoTime();
@@ -155,7 +155,7 @@ public final class Maintainer implements AutoCloseable {
 
   /**
    * Compacts and expires {@code id} if its policy's triggers fire, without waiting for the load to drop: a
-   * table written many times a second gains dozens of small files and versions in these two seconds, and
+   * table written many times a second gains dozens of small files and versions in this second, and
    * merging them (tiers keep its big files out of such small runs) and dropping them is what keeps every
    * later statement on it cheap. A rewrite is paced as in a pass.
    */

@@ -75,11 +75,20 @@ final class Maintenance {
    */
   static Expired expireBesideWriters(Engine engine, TableIdentifier id, long retentionMillis, int minSnapshots,
       java.util.Set<ReaderPins.Hold> own) {
+    return expireBesideWriters(engine, id, retentionMillis, minSnapshots, own, null);
+  }
+
+  /**
+   * As above, with {@code namedBefore}: every file some version of the table named at some moment before
+   * (null: read now). Files committed since are not in it, so they are never candidates, as above.
+   */
+  static Expired expireBesideWriters(Engine engine, TableIdentifier id, long retentionMillis, int minSnapshots,
+      java.util.Set<ReaderPins.Hold> own, Set<String> namedBefore) {
     Table table = engine.tables().current(id).orElseThrow(() -> FloeException.undefinedTable(id.name()));
     if (expirable(table, replacedBefore(engine, id, table, retentionMillis, own)) == 0) {
       return new Expired(0, List.of());
     }
-    Set<String> named = referenced(table, false);
+    Set<String> named = namedBefore != null ? new HashSet<>(namedBefore) : referenced(table, false);
     int before;
     int after;
     synchronized (engine.committer().lock(id)) {

@@ -44,7 +44,7 @@ record MaintenancePolicy(boolean enabled, int minFiles, double deleteRatio, long
   static final String MAX_SNAPSHOTS = "floe.history.max-snapshots";
   static final String MAX_DISK_RATIO = "floe.history.max-disk-ratio";
   /** The newest versions the size bound always keeps ({@code maxSnapshots} still caps them). */
-  static final int HISTORY_FLOOR = 32;
+  static final int HISTORY_FLOOR = 16;
   static final String MAX_MANIFESTS = "floe.maintenance.max-manifests";
   static final String ORPHAN_RETENTION = "floe.orphan-retention-ms";
   static final String ORPHAN_CHECK = "floe.maintenance.orphan-check-ms";
@@ -127,9 +127,9 @@ record MaintenancePolicy(boolean enabled, int minFiles, double deleteRatio, long
 
   /**
    * Why old versions should be expired now, if they should; {@code sizeBound}: how many versions the size
-   * bound kept at the table's last expiry (null: not measured since this process started). The versions
-   * the bound allows are measured at expiry, from the manifests; here a table is due once it has a quarter
-   * more than that (at least 8).
+   * bound kept at the table's last expiry (null: not measured since this process started, when the floor
+   * stands in). The versions the bound allows are measured at expiry, from the manifests; here a table is
+   * due once it has a quarter more than that (at least 8).
    */
   Optional<String> expiryTrigger(Table table, long now, Integer sizeBound) {
     int count = 0;
@@ -144,8 +144,10 @@ record MaintenancePolicy(boolean enabled, int minFiles, double deleteRatio, long
     if (count > maxSnapshots) {
       return Optional.of(count + " snapshots");
     }
-    if (sizeBound != null && count > sizeBound + Math.max(8, sizeBound / 4)) {
-      return Optional.of(count + " snapshots, the size bound kept " + sizeBound);
+    int bound = sizeBound != null ? sizeBound : Math.min(HISTORY_FLOOR, maxSnapshots);
+    if (count > bound + Math.max(8, bound / 4)) {
+      return Optional.of(sizeBound != null ? count + " snapshots, the size bound kept " + sizeBound
+          : count + " snapshots, the size bound not measured yet");
     }
     if (oldest < now - maxSnapshotAgeMillis) {
       return Optional.of("snapshots older than " + maxSnapshotAgeMillis / 1000 + " s");

@@ -34,9 +34,10 @@ final class TableMaintenance {
     if (current == null) {
       return null;
     }
-    MaintenancePolicy.Retention retention = retention(engine, id, current, policy);
+    HistorySize size = HistorySize.of(current);
+    MaintenancePolicy.Retention retention = retention(engine, id, current, policy, size);
     Maintenance.Expired expired = Maintenance.expireBesideWriters(engine, id, retention.millis(),
-        retention.retainLast(), own);
+        retention.retainLast(), own, size.named());
     List<String> metadata = oldMetadata(engine, id, own);
     return new Maintainer.Done(expired.files().size() + metadata.size(), 0, 0, 0, expired.snapshots(),
         expired.snapshots() == 0 ? "nothing to expire: readers hold the versions, or none is old enough" : "done");
@@ -47,8 +48,8 @@ final class TableMaintenance {
    * count is remembered for the trigger ({@link Tables#sizeBounds}).
    */
   private static MaintenancePolicy.Retention retention(Engine engine, TableIdentifier id, Table table,
-      MaintenancePolicy policy) {
-    int keep = policy.keep(HistorySize.of(table));
+      MaintenancePolicy policy, HistorySize size) {
+    int keep = policy.keep(size);
     engine.tables().sizeBounds().put(id, keep);
     return policy.retention(table, System.currentTimeMillis(), keep);
   }
@@ -152,7 +153,7 @@ final class TableMaintenance {
   /** What {@link #expire} would expire now. */
   static Maintainer.Done wouldExpire(Engine engine, TableIdentifier id, Table table, MaintenancePolicy policy,
       Set<ReaderPins.Hold> own) {
-    MaintenancePolicy.Retention retention = retention(engine, id, table, policy);
+    MaintenancePolicy.Retention retention = retention(engine, id, table, policy, HistorySize.of(table));
     int n = Maintenance.expirable(engine, id, table, retention.millis(), retention.retainLast(), own);
     return new Maintainer.Done(0, 0, 0, 0, n, "dry run: would expire " + n + " snapshot(s)");
   }
