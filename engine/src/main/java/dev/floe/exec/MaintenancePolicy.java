@@ -161,7 +161,7 @@ record MaintenancePolicy(boolean enabled, int minFiles, double deleteRatio, long
    */
   int keep(HistorySize size) {
     long budget = size.dataBytes() * maxDiskRatio;
-    long total = 0;
+    long total = size.logBytes();
     int k = 0;
     for (long cost : size.costs()) {
       if (k > 0 && total + cost > budget) {
