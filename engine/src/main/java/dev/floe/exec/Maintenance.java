@@ -317,7 +317,7 @@ final class Maintenance {
 
   /** Every file the table's metadata names: metadata files, manifest lists, manifests, data and delete files. */
   static Set<String> referenced(Table table, boolean olderMetadata) {
-    Set<String> locations = new HashSet<>(ReachableFileUtil.metadataFileLocations(table, olderMetadata));
+    Set<String> locations = metadataFiles(table, olderMetadata);
     locations.add(((org.apache.iceberg.HasTableOperations) table).operations().current().metadataFileLocation());
     locations.addAll(ReachableFileUtil.statisticsFilesLocations(table));
     Set<String> manifests = new HashSet<>();
@@ -329,6 +329,30 @@ final class Maintenance {
         if (manifests.add(m.path())) {
           locations.add(m.path());
           addFiles(table, m, locations);
+        }
+      }
+    }
+    return locations;
+  }
+
+  /**
+   * The metadata files the table's metadata log names; with {@code older}, also those the oldest one
+   * still on disk names in turn, and so on. Floe deletes the files that leave a log, so most a log names
+   * are gone: Iceberg's own walk logs an ERROR for each.
+   */
+  private static Set<String> metadataFiles(Table table, boolean older) {
+    Set<String> locations = new HashSet<>();
+    org.apache.iceberg.TableMetadata meta = ((org.apache.iceberg.HasTableOperations) table).operations().current();
+    while (meta != null) {
+      List<org.apache.iceberg.TableMetadata.MetadataLogEntry> log = meta.previousFiles();
+      boolean added = false;
+      for (org.apache.iceberg.TableMetadata.MetadataLogEntry e : log) {
+        added |= locations.add(e.file());
+      }
+      meta = null;
+      for (int i = 0; older && added && meta == null && i < log.size(); i++) {
+        if (table.io().newInputFile(log.get(i).file()).exists()) { // the oldest still there
+          meta = org.apache.iceberg.TableMetadataParser.read(table.io(), log.get(i).file());
         }
       }
     }
