@@ -38,7 +38,8 @@ import org.apache.iceberg.util.PropertyUtil;
  * than the group so far (or than {@value #TIER_FLOOR_BYTES} bytes), so a big file is not rewritten again
  * and again to absorb a few small ones; a group is rewritten once it has {@value #MIN_INPUT_FILES} files,
  * reaches the target, or holds a heavy file. A heavy file too large to be small is rewritten alone. FULL
- * ({@code all}) merges every group of two or more, tiers aside.
+ * ({@code all}) merges every group of two or more, tiers aside, and rewrites a small file with deletes
+ * attached even alone (as Trino's and Impala's optimize do), so the deletes go.
  *
  * <p><b>Writers win.</b> The rewrite is decided from one snapshot; when a writer deletes rows of its
  * input files before it commits, the compaction follows: the rows deleted since are found where the
@@ -158,7 +159,9 @@ final class Compaction {
   private static void addRun(List<List<FileScanTask>> runs, List<FileScanTask> group, long size, long target,
       boolean all, double heavyRatio) {
     boolean heavy = group.stream().anyMatch(t -> heavy(t, heavyRatio));
-    if (heavy || group.size() >= 2 && (all || group.size() >= MIN_INPUT_FILES || size >= target)) {
+    // FULL, as Trino's optimize: a small file with deletes attached is rewritten, even alone
+    boolean deletes = all && group.stream().anyMatch(t -> !t.deletes().isEmpty());
+    if (heavy || deletes || group.size() >= 2 && (all || group.size() >= MIN_INPUT_FILES || size >= target)) {
       runs.add(List.copyOf(group));
     }
   }
