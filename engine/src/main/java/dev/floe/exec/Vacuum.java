@@ -18,9 +18,11 @@ import org.apache.iceberg.util.PropertyUtil;
  * table (none named: every table), by its policies,
  * <ol>
  *   <li>compaction of small files ({@link Compaction}: giving way to a concurrent writer; FULL merges
- *       every run of two or more) — except on a table with a tail, whose log compacts it by itself;</li>
+ *       every run of two or more, and rewrites a small file with deletes attached) — except on a table
+ *       with a tail, whose log compacts it by itself;</li>
  *   <li>expiry of versions older than {@code history.expire.max-snapshot-age-ms} (Iceberg's default, 5
- *       days) or beyond {@code floe.history.max-snapshots} (500), keeping
+ *       days), beyond {@code floe.history.max-snapshots} (500) or beyond the size bound
+ *       ({@code floe.history.max-disk-ratio}, {@link MaintenancePolicy#keep}), keeping
  *       {@code history.expire.min-snapshots-to-keep} (default 1) and whatever a live reader holds, with
  *       exactly the files only they referenced, and the metadata files that left the metadata log
  *       ({@link TableMaintenance#expire});</li>
