@@ -717,6 +717,8 @@ public final class SoakBench {
       String l = line.toLowerCase(Locale.ROOT);
       if (l.contains("error") || l.contains("abort") || l.contains("fatal")) {
         r.errors.add("window " + (w + 1) + ": " + line.strip());
+        // said now too: a run stopped before its report keeps it in the log
+        System.err.println("soak: " + database + ", window " + (w + 1) + ": " + line.strip());
       }
     }
     if (exit != 0 && r.stopped == null) {
