@@ -92,13 +92,17 @@ class MaintainerTest {
           assertThat(r.action()).isEqualTo("expire");
           assertThat(r.outcome()).isEqualTo("done");
         }).isNotEmpty();
-        java.nio.file.Path metadata = dir.resolve("public").resolve("busy").resolve("metadata");
-        try (java.util.stream.Stream<java.nio.file.Path> files = java.nio.file.Files.list(metadata)) {
-          assertThat(files.filter(f -> f.toString().endsWith(".metadata.json")).count())
-              .as("metadata files the log no longer names went with the versions").isLessThanOrEqualTo(10);
-        }
+        assertThat(metadataFiles("busy")).as("metadata files the log no longer names went with the versions")
+            .isLessThanOrEqualTo(10);
       }
       assertThat(Rows.of(db, "SELECT count(*), sum(id) FROM busy")).containsExactly("31|465");
+    }
+  }
+
+  /** The metadata files on disk of table {@code public.name}. */
+  private long metadataFiles(String name) throws java.io.IOException {
+    try (java.util.stream.Stream<Path> files = Files.list(dir.resolve("public").resolve(name).resolve("metadata"))) {
+      return files.filter(f -> f.toString().endsWith(".metadata.json")).count();
     }
   }
 
@@ -164,10 +168,7 @@ class MaintainerTest {
       for (int i = 0; i < 20; i++) {
         db.sql("INSERT INTO t VALUES (" + i + ")").close();
       }
-      try (java.util.stream.Stream<Path> files = Files.list(dir.resolve("public").resolve("t").resolve("metadata"))) {
-        assertThat(files.filter(f -> f.toString().endsWith(".metadata.json")).count())
-            .as("the current metadata file and the three the log names").isEqualTo(4);
-      }
+      assertThat(metadataFiles("t")).as("the current metadata file and the three the log names").isEqualTo(4);
       assertThat(Rows.of(db, "SELECT count(*) FROM \"t$metadata_log_entries\"")).containsExactly("4");
     }
   }
