@@ -45,6 +45,8 @@ record MaintenancePolicy(boolean enabled, int minFiles, double deleteRatio, long
   static final String MAX_DISK_RATIO = "floe.history.max-disk-ratio";
   /** The newest versions the size bound always keeps ({@code maxSnapshots} still caps them). */
   static final int HISTORY_FLOOR = 16;
+  /** The fewest versions past the size bound's count that make a table due for expiry. */
+  static final int EXPIRY_SLACK = 8;
   static final String MAX_MANIFESTS = "floe.maintenance.max-manifests";
   static final String ORPHAN_RETENTION = "floe.orphan-retention-ms";
   static final String ORPHAN_CHECK = "floe.maintenance.orphan-check-ms";
@@ -145,7 +147,7 @@ record MaintenancePolicy(boolean enabled, int minFiles, double deleteRatio, long
       return Optional.of(count + " snapshots");
     }
     int bound = sizeBound != null ? sizeBound : Math.min(HISTORY_FLOOR, maxSnapshots);
-    if (count > bound + Math.max(8, bound / 4)) {
+    if (count > bound + Math.max(EXPIRY_SLACK, bound / 4)) {
       return Optional.of(sizeBound != null ? count + " snapshots, the size bound kept " + sizeBound
           : count + " snapshots, the size bound not measured yet");
     }
@@ -157,7 +159,8 @@ record MaintenancePolicy(boolean enabled, int minFiles, double deleteRatio, long
 
   /**
    * How many of the newest versions the table keeps by count and size ({@link #maxDiskRatio}): at most
-   * {@link #maxSnapshots}, at least the floor and {@link #minSnapshots}.
+   * {@link #maxSnapshots}, at least the floor and {@link #minSnapshots}. When the size decides, it keeps
+   * fewer than fit by the versions {@link #expiryTrigger} lets land before the next expiry.
    */
   int keep(HistorySize size) {
     long budget = size.dataBytes() * maxDiskRatio;
@@ -165,6 +168,10 @@ record MaintenancePolicy(boolean enabled, int minFiles, double deleteRatio, long
     int k = 0;
     for (long cost : size.costs()) {
       if (k > 0 && total + cost > budget) {
+        // the size decides: keep room for the versions that land before the trigger fires again
+        // ({@link #expiryTrigger}: a quarter more, at least 8), so that the table stays within the bound
+        // at its largest, not only right after expiry
+        k = k - Math.max(EXPIRY_SLACK, k / 5);
         break;
       }
       total += cost;
