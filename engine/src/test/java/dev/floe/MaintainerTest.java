@@ -153,7 +153,8 @@ class MaintainerTest {
       }
       db.maintain(List.of("mid"), false, r -> { });
       // the bound leaves room for the versions that land before the trigger fires (a quarter more, at
-      // least 8): with all of them landed, the table is still within 3× its data
+      // least 8): with all of them landed, the table is still within 3× its data (give or take a hundredth:
+      // the bound reckons the versions to come at what the kept ones cost)
       long bound = number(db, "SELECT snapshots FROM \"mid$health\"");
       int more = (int) Math.max(8, bound / 4);
       for (int i = 92; i < 92 + more; i++) {
@@ -161,8 +162,49 @@ class MaintainerTest {
       }
       long data = number(db, "SELECT data_bytes FROM \"mid$health\"");
       assertThat(bytesUnder(dir.resolve("public").resolve("mid"))).as("on disk, data " + data + ", bound " + bound)
-          .isLessThanOrEqualTo(data * 3);
+          .isLessThanOrEqualTo(data * 3 + data / 100);
       assertThat(Rows.of(db, "SELECT count(*) FILTER (WHERE v = 'x') FROM mid")).containsExactly("" + (92 + more));
+    }
+  }
+
+  /**
+   * Once a table's writes pause ({@code floe.maintenance.quiet-ms}), the maintainer tidies it: its small
+   * files merged into one and their deletes rewritten away, so that a scan reads one file with no anti-join;
+   * but never rewriting more bytes than the table's writers wrote since: a table whose one-row write left
+   * a few deletes on a file much bigger than the write keeps them.
+   */
+  @Test
+  void aQuietTableIsTidiedWithinWhatItsWritersWrote() throws Exception {
+    try (Database db = Floe.open(dir)) {
+      // min-files high: the triggered compaction leaves both tables alone, only the tidy merges
+      db.sql("CREATE TABLE busy (id bigint, v bigint) WITH ('floe.maintenance.quiet-ms' = '500', "
+          + "'floe.maintenance.min-files' = '1000')").close();
+      db.sql("INSERT INTO busy SELECT i, 0 FROM range(10000) r(i)").close();
+      db.sql("CREATE TABLE big (id bigint, v text) WITH ('floe.maintenance.quiet-ms' = '500', "
+          + "'floe.maintenance.min-files' = '1000')").close();
+      db.sql("INSERT INTO big SELECT i, md5(i::text) FROM range(100000) r(i)").close();
+      try (AutoCloseable m = db.startMaintainer(Duration.ofMillis(200))) {
+        for (int i = 0; i < 40; i++) {
+          db.sql("UPDATE busy SET v = v + 1 WHERE id = " + (i * 97)).close();
+        }
+        db.sql("UPDATE big SET v = 'x' WHERE id = 7").close();
+        assertThat(number(db, "SELECT delete_files FROM \"busy$health\"")).isPositive();
+        await(() -> number(db, "SELECT data_files FROM \"busy$health\"") == 1
+            && number(db, "SELECT delete_files FROM \"busy$health\"") == 0, "busy tidied");
+        assertThat(db.maintenanceRuns()).anySatisfy(r -> {
+          assertThat(r.table()).isEqualTo("public.busy");
+          assertThat(r.action()).isEqualTo("compact");
+          assertThat(r.trigger()).startsWith("quiet for 0.5 s after ");
+          assertThat(r.filesAdded()).isEqualTo(1);
+        });
+        // busy: its writers wrote more than its 10,000 rows take (a one-row file and a delete file each);
+        // big: its writer wrote a one-row file and a delete of one position, far less than its 2 MB file
+        Thread.sleep(2_000);
+        assertThat(db.maintenanceRuns()).noneSatisfy(r -> assertThat(r.table()).isEqualTo("public.big"));
+        assertThat(Rows.of(db, "SELECT data_files, delete_files FROM \"big$health\"")).containsExactly("2|1");
+      }
+      assertThat(Rows.of(db, "SELECT count(*), sum(v) FROM busy")).containsExactly("10000|40");
+      assertThat(Rows.of(db, "SELECT count(*) FILTER (WHERE v = 'x') FROM big")).containsExactly("1");
     }
   }
 

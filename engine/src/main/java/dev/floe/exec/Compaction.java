@@ -103,6 +103,20 @@ final class Compaction {
     long bytes() {
       return runs.stream().flatMap(List::stream).mapToLong(t -> t.file().fileSizeInBytes()).sum();
     }
+
+    /** The runs, in order, that rewrite at most {@code budget} bytes in all (a run that does not fit is left). */
+    Plan within(long budget) {
+      List<List<FileScanTask>> taken = new ArrayList<>();
+      long left = budget;
+      for (List<FileScanTask> run : runs) {
+        long bytes = run.stream().mapToLong(t -> t.file().fileSizeInBytes()).sum();
+        if (bytes <= left) {
+          taken.add(run);
+          left -= bytes;
+        }
+      }
+      return new Plan(table, snapshot, taken);
+    }
   }
 
   static Plan plan(Engine engine, TableIdentifier id, boolean all, long fromOffset) {

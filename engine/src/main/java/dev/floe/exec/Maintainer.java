@@ -115,11 +115,13 @@ public final class Maintainer implements AutoCloseable {
         long now = System.nanoTime();
         if ((now - lastPass) / 1_000_000 >= intervalMillis) {
           lastPass = now;
+          engine.tables().catalog().landings().landedSince(landedChecked).forEach(id -> noteWrites(id, now));
           landedChecked = now; // the pass looks at every table
           pass();
         } else {
           maintainLanded(true);
         }
+        tidyQuiet();
       } catch (RuntimeException e) {
         LOG.warn("maintenance pass failed: {}", e.toString(), e);
       }
@@ -146,6 +148,7 @@ public final class Maintainer implements AutoCloseable {
         return;
       }
       try {
+        noteWrites(id, now);
         maintainBusy(id, compact);
       } catch (RuntimeException e) {
         LOG.warn("maintaining {} failed: {}", id, e.toString());
@@ -179,6 +182,102 @@ public final class Maintainer implements AutoCloseable {
       policy.expiryTrigger(now, System.currentTimeMillis(), engine.tables().sizeBounds().get(id)).ifPresent(w -> step(engine, id, "expire", w,
           this::record, () -> 0L, hold -> TableMaintenance.expire(engine, id, policy, Set.of(hold))));
     }
+  }
+
+  /**
+   * What a table's writers wrote since the maintainer last tidied it ({@link #tidyQuiet}): the bytes of the
+   * data and delete files their commits added, up to the version of {@code seenSequence}, and when the
+   * maintainer saw the table change last (monotonic clock). The maintainer's thread's own.
+   */
+  private static final class Written {
+    long bytes;
+    long seenSequence = -1;
+    long changedNanos;
+  }
+
+  private final Map<TableIdentifier, Written> written = new HashMap<>();
+
+  /** Adds what the commits to {@code id} since the maintainer last looked wrote (its own rewrites aside). */
+  private void noteWrites(TableIdentifier id, long now) {
+    Table table = engine.tables().current(id).orElse(null);
+    Snapshot current = table == null ? null : table.currentSnapshot();
+    if (current == null) {
+      written.remove(id);
+      return;
+    }
+    Written w = written.get(id);
+    if (w == null) {
+      // first seen by this process: what was written before (a load, or writes an earlier process tidied
+      // or not) is not counted; what is written from here on is
+      w = new Written();
+      w.seenSequence = current.sequenceNumber();
+      w.changedNanos = now;
+      written.put(id, w);
+      return;
+    }
+    for (Snapshot s = current; s != null && s.sequenceNumber() > w.seenSequence;
+        s = s.parentId() == null ? null : table.snapshot(s.parentId())) {
+      if (!org.apache.iceberg.DataOperations.REPLACE.equals(s.operation())) {
+        String added = s.summary() == null ? null : s.summary().get("added-files-size");
+        try {
+          w.bytes += added == null ? 0 : Long.parseLong(added);
+        } catch (NumberFormatException e) {
+          // another engine's odd summary: its files are not counted
+        }
+      }
+    }
+    if (current.sequenceNumber() > w.seenSequence) {
+      w.seenSequence = current.sequenceNumber();
+      w.changedNanos = now;
+    }
+  }
+
+  /**
+   * Tidies each table written since its last tidy and quiet for its policy's {@code quietMillis}: merges its
+   * small files and rewrites its small files' deletes away (a {@code VACUUM FULL}'s compaction), taking runs
+   * of files while they add up to no more bytes than its writers wrote since. Under steady writes a table
+   * keeps some small files and merge-on-read deletes (the triggered compaction merges them by tiers and
+   * rewrites a file once its deletes are heavy); once the writes pause, reads have the table to themselves
+   * and a scan pays for every file with deletes (an anti-join on each row's position) and every small
+   * file. The budget bounds the maintainer's writes by the workload's own: a big file with a few deleted
+   * rows is not rewritten for one quiet moment after a one-row write.
+   */
+  private void tidyQuiet() {
+    long now = System.nanoTime();
+    for (Map.Entry<TableIdentifier, Written> e : List.copyOf(written.entrySet())) {
+      if (closed) {
+        return;
+      }
+      TableIdentifier id = e.getKey();
+      Written w = e.getValue();
+      try {
+        Table table = engine.tables().current(id).orElse(null);
+        if (table == null || table.currentSnapshot() == null || TailLog.hasTail(table)) {
+          written.remove(id);
+          continue;
+        }
+        MaintenancePolicy policy = MaintenancePolicy.of(table);
+        if (!policy.enabled() || policy.quietMillis() == 0 || w.bytes == 0
+            || (now - w.changedNanos) / 1_000_000 < policy.quietMillis()) {
+          continue;
+        }
+        long budget = w.bytes;
+        w.bytes = 0;
+        String why = "quiet for " + policy.quietMillis() / 1000.0 + " s after " + budget + " bytes written";
+        step(engine, id, "compact", why, this::record, this::awaitQuiet,
+            hold -> tidy(engine, id, connection(), budget, this::pace));
+      } catch (RuntimeException ex) {
+        LOG.warn("tidying {} failed: {}", id, ex.toString());
+      }
+    }
+  }
+
+  private static Done tidy(Engine engine, TableIdentifier id, DuckDBConnection duck, long budget, Runnable pace) {
+    Compaction.Plan plan = Compaction.plan(engine, id, true, Long.MIN_VALUE).within(budget);
+    if (plan.runs().isEmpty()) {
+      return null;
+    }
+    return done(Compaction.compact(engine, plan, id, duck, pace));
   }
 
   /** One pass over every table. */
@@ -339,7 +438,10 @@ public final class Maintainer implements AutoCloseable {
   }
 
   private static Done compact(Engine engine, TableIdentifier id, DuckDBConnection duck, Runnable pace) {
-    Compaction.Result r = Compaction.compact(engine, id, duck, false, Long.MIN_VALUE, pace);
+    return done(Compaction.compact(engine, id, duck, false, Long.MIN_VALUE, pace));
+  }
+
+  private static Done done(Compaction.Result r) {
     if (r.filesRewritten() == 0 && r.gaveWay() == 0) {
       return null; // nothing to merge yet (the trigger counts files; the tiers decide)
     }

@@ -34,10 +34,13 @@ import org.apache.iceberg.TableProperties;
  * @param orphanRetentionMillis {@code floe.orphan-retention-ms} (7 days)
  * @param orphanCheckMillis {@code floe.maintenance.orphan-check-ms} (1 day): how often the maintainer
  *     looks for orphans
+ * @param quietMillis {@code floe.maintenance.quiet-ms} (5 s; 0: never): a table written since the maintainer
+ *     last tidied it and quiet this long is tidied: its small files merged and the deletes of its small
+ *     files rewritten away, as {@code VACUUM FULL} would, up to as many bytes as its writers wrote since
  */
 record MaintenancePolicy(boolean enabled, int minFiles, double deleteRatio, long maxSnapshotAgeMillis,
     int minSnapshots, int maxSnapshots, long maxDiskRatio, int maxManifests, long orphanRetentionMillis,
-    long orphanCheckMillis) {
+    long orphanCheckMillis, long quietMillis) {
 
   static final String ENABLED = "floe.maintenance.enabled";
   static final String MIN_FILES = "floe.maintenance.min-files";
@@ -50,6 +53,7 @@ record MaintenancePolicy(boolean enabled, int minFiles, double deleteRatio, long
   static final String MAX_MANIFESTS = "floe.maintenance.max-manifests";
   static final String ORPHAN_RETENTION = "floe.orphan-retention-ms";
   static final String ORPHAN_CHECK = "floe.maintenance.orphan-check-ms";
+  static final String QUIET = "floe.maintenance.quiet-ms";
 
   static MaintenancePolicy of(Table table) {
     Map<String, String> p = table.properties();
@@ -66,7 +70,8 @@ record MaintenancePolicy(boolean enabled, int minFiles, double deleteRatio, long
         number(p, MAX_DISK_RATIO, 3, 1),
         (int) number(p, MAX_MANIFESTS, 100, 2),
         number(p, ORPHAN_RETENTION, 7L * 86_400_000, 0),
-        number(p, ORPHAN_CHECK, 86_400_000L, 60_000));
+        number(p, ORPHAN_CHECK, 86_400_000L, 60_000),
+        number(p, QUIET, 5_000, 0));
   }
 
   private static long number(Map<String, String> p, String name, long dflt, long min) {
