@@ -306,7 +306,7 @@ final class Ddl {
   private void checkDefaultExpression(ColumnDef c, Type type) {
     session.constants().requireNoColumns(c.defaultSql().get(), "DEFAULT", c.position());
     try {
-      session.evaluate("CAST((" + c.defaultSql().get() + ") AS " + TypeMapping.duckdbType(type) + ")");
+      session.sql().evaluate("CAST((" + c.defaultSql().get() + ") AS " + TypeMapping.duckdbType(type) + ")");
     } catch (FloeException e) {
       throw new FloeException(e.sqlState(), "invalid DEFAULT for column \"" + c.name() + "\": " + e.getMessage(),
           null, null, c.position(), e);
@@ -330,7 +330,7 @@ final class Ddl {
     Object raw;
     try {
       String value = "(" + c.defaultSql().get() + ")";
-      raw = session.evaluate(IcebergValues.readable(type, check ? Inserts.checked("", column, type, value)
+      raw = session.sql().evaluate(IcebergValues.readable(type, check ? Inserts.checked("", column, type, value)
           : "CAST(" + value + " AS " + TypeMapping.duckdbType(type) + ")"));
     } catch (FloeException e) {
       throw new FloeException(e.sqlState(), "invalid DEFAULT for column \"" + c.name() + "\": " + e.getMessage(),

@@ -53,7 +53,7 @@ final class KeyChecks {
     String keys = t.keyColumns("");
     Long size = temps.size(newRows); // known for a materialised table
     if (size == null || size > 1) {
-      Object[] twice = session.queryRow("SELECT " + keys + " FROM " + newRows + " GROUP BY " + keys
+      Object[] twice = session.sql().queryRow("SELECT " + keys + " FROM " + newRows + " GROUP BY " + keys
           + " HAVING count(*) > 1 LIMIT 1", o -> 0);
       if (twice != null) {
         throw duplicateKey(t, twice);
@@ -70,7 +70,7 @@ final class KeyChecks {
     }
     c.add(" LIMIT 1");
     QueryBinder.Bound bound = session.bind(c.text(), c::position, relations.target(t.id()));
-    Object[] existing = session.queryRow(bound.sql(), bound::originalPosition);
+    Object[] existing = session.sql().queryRow(bound.sql(), bound::originalPosition);
     if (existing != null) {
       throw duplicateKey(t, existing);
     }

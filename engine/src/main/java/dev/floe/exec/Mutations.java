@@ -397,7 +397,7 @@ final class Mutations {
     String changes = materialize("chg", bound.sql(), bound::originalPosition);
     // As in PostgreSQL, a target row is an error only when a second source row would change it again:
     // matches that no clause acts on (or DO NOTHING) do not count.
-    Object[] twice = session.queryRow("SELECT " + FILE + ", " + POS + " FROM " + changes + " WHERE " + FILE
+    Object[] twice = session.sql().queryRow("SELECT " + FILE + ", " + POS + " FROM " + changes + " WHERE " + FILE
         + " IS NOT NULL AND (" + merge.removes() + ") GROUP BY 1, 2 HAVING count(*) > 1 LIMIT 1", o -> 0);
     if (twice != null) {
       throw new FloeException(SqlState.CARDINALITY_VIOLATION, "MERGE command cannot affect row a second time", null,
@@ -496,7 +496,7 @@ final class Mutations {
       String fresh = materialize("new", bound.sql(), bound::originalPosition);
       return appendRows(t, s, fresh, relations);
     }
-    Object[] twice = session.queryRow("SELECT " + keyList + " FROM " + proposed + " GROUP BY " + keyList
+    Object[] twice = session.sql().queryRow("SELECT " + keyList + " FROM " + proposed + " GROUP BY " + keyList
         + " HAVING count(*) > 1 LIMIT 1", o -> 0);
     if (twice != null) {
       throw new FloeException(SqlState.CARDINALITY_VIOLATION,

@@ -35,6 +35,7 @@ import org.apache.iceberg.exceptions.ValidationException;
 public final class SessionContext implements AutoCloseable {
   private final Engine engine;
   private final Connection duck;
+  private final DuckSql sql;
   private final PreparedStatement serialize;
   /** The DuckDB statements the running statement made, to interrupt on cancel. */
   private final CancellableConnection statements;
@@ -67,6 +68,7 @@ public final class SessionContext implements AutoCloseable {
     this.statements = new CancellableConnection(duck);
     this.signals = new SessionSignals(statements);
     this.duck = statements.connection();
+    this.sql = new DuckSql(duck);
     this.client = client;
     this.blocks = new TransactionControl(engine.tables(), n -> notices.accept(n),
         name -> settings.get(name), () -> activity.pid());
@@ -519,7 +521,7 @@ public final class SessionContext implements AutoCloseable {
     Relations[] relations = new Relations[1];
     relations[0] = new Relations(tables(), engine.planner(), engine.files(), currentSchema, expression -> {
       QueryBinder.Bound inner = QueryBinder.bind("SELECT " + expression, 0, this::serializeSql, relations[0]);
-      return evaluate(inner.sql().substring("SELECT ".length()));
+      return sql.evaluate(inner.sql().substring("SELECT ".length()));
     }, parts -> systemRelation(parts, staged), engine.tails(), pins::add,
         h -> statementHolds.add(h.heldBy(activity.pid())), client && !floeSql, staged, pointReads());
     return relations[0];
@@ -644,46 +646,9 @@ public final class SessionContext implements AutoCloseable {
     return engine;
   }
 
-  /** Runs DuckDB SQL that returns no rows (temp tables, COPY). */
-  void execute(String sql, IntUnaryOperator positions) {
-    if (LOG.isDebugEnabled()) {
-      LOG.debug("DuckDB SQL: {}", sql);
-    }
-    try (Statement st = duck.createStatement()) {
-      st.execute(sql);
-    } catch (SQLException e) {
-      throw DuckErrors.map(e, positions);
-    } finally {
-    }
-  }
-
-  /** Runs DuckDB SQL that changes rows (CREATE TABLE AS, INSERT) and returns how many it wrote. */
-  long update(String sql, IntUnaryOperator positions) {
-    if (LOG.isDebugEnabled()) {
-      LOG.debug("DuckDB SQL: {}", sql);
-    }
-    try (Statement st = duck.createStatement()) {
-      return st.executeLargeUpdate(sql);
-    } catch (SQLException e) {
-      throw DuckErrors.map(e, positions);
-    } finally {
-    }
-  }
-
-  /** Runs a DuckDB query that returns one row, and returns its values. */
-  Object[] queryRow(String sql, IntUnaryOperator positions) {
-    try (Statement st = duck.createStatement(); ResultSet rs = st.executeQuery(sql)) {
-      if (!rs.next()) {
-        return null;
-      }
-      Object[] row = new Object[rs.getMetaData().getColumnCount()];
-      for (int k = 0; k < row.length; k++) {
-        row[k] = rs.getObject(k + 1);
-      }
-      return row;
-    } catch (SQLException e) {
-      throw DuckErrors.map(e, positions);
-    }
+  /** The session's DuckDB connection, for SQL that is not a streamed result. */
+  DuckSql sql() {
+    return sql;
   }
 
   private String serializeSql(String text) {
@@ -755,16 +720,6 @@ public final class SessionContext implements AutoCloseable {
   /** Checks of the expressions Floe evaluates once (DEFAULT values): {@link ConstantExpressions}. */
   ConstantExpressions constants() {
     return new ConstantExpressions(this::serializeSql);
-  }
-
-  /** Evaluates a constant expression to one JDBC value. */
-  Object evaluate(String expression) {
-    try (Statement st = duck.createStatement(); ResultSet rs = st.executeQuery("SELECT " + expression)) {
-      rs.next();
-      return rs.getObject(1);
-    } catch (SQLException e) {
-      throw DuckErrors.map(e, o -> 0);
-    }
   }
 
   /** Cancels the running statement, from any thread ({@link SessionSignals#cancel}). */

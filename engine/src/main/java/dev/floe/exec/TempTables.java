@@ -40,7 +40,7 @@ final class TempTables {
   String materialize(String kind, String sql, IntUnaryOperator positions) {
     String name = "__floe_" + kind + (kind.equals("ret") ? "_" + suffix : "");
     temps.add(name);
-    sizes.put(name, session.update("CREATE OR REPLACE TEMP TABLE " + name + " AS " + sql, positions));
+    sizes.put(name, session.sql().update("CREATE OR REPLACE TEMP TABLE " + name + " AS " + sql, positions));
     return name;
   }
 
@@ -54,7 +54,7 @@ final class TempTables {
     if (where.isEmpty() && sizes.containsKey(table)) {
       return sizes.get(table);
     }
-    Object[] row = session.queryRow("SELECT count(*) FROM " + table + where, o -> 0);
+    Object[] row = session.sql().queryRow("SELECT count(*) FROM " + table + where, o -> 0);
     return ((Number) row[0]).longValue();
   }
 
@@ -87,7 +87,7 @@ final class TempTables {
       return;
     }
     try {
-      session.execute(drops.toString(), o -> 0);
+      session.sql().execute(drops.toString(), o -> 0);
     } catch (FloeException ignored) {
       // temporary tables die with the session anyway
     }
