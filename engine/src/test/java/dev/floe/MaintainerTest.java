@@ -171,7 +171,8 @@ class MaintainerTest {
    * Once a table's writes pause ({@code floe.maintenance.quiet-ms}), the maintainer tidies it: its small
    * files merged into one and their deletes rewritten away, so that a scan reads one file with no anti-join;
    * but never rewriting more bytes than the table's writers wrote since: a table whose one-row write left
-   * a few deletes on a file much bigger than the write keeps them.
+   * a few deletes on a file much bigger than the write keeps them, and a big file is not rewritten to
+   * absorb a few small ones (the small ones are merged among themselves).
    */
   @Test
   void aQuietTableIsTidiedWithinWhatItsWritersWrote() throws Exception {
@@ -183,11 +184,17 @@ class MaintainerTest {
       db.sql("CREATE TABLE big (id bigint, v text) WITH ('floe.maintenance.quiet-ms' = '500', "
           + "'floe.maintenance.min-files' = '1000')").close();
       db.sql("INSERT INTO big SELECT i, md5(i::text) FROM range(100000) r(i)").close();
+      db.sql("CREATE TABLE grown (id bigint, v text) WITH ('floe.maintenance.quiet-ms' = '500', "
+          + "'floe.maintenance.min-files' = '1000')").close();
+      db.sql("INSERT INTO grown SELECT i, md5(i::text) FROM range(100000) r(i)").close();
       try (AutoCloseable m = db.startMaintainer(Duration.ofMillis(200))) {
         for (int i = 0; i < 40; i++) {
           db.sql("UPDATE busy SET v = v + 1 WHERE id = " + (i * 97)).close();
         }
         db.sql("UPDATE big SET v = 'x' WHERE id = 7").close();
+        for (int i = 0; i < 6; i++) {
+          db.sql("INSERT INTO grown VALUES (" + (100000 + i) + ", 'new')").close();
+        }
         assertThat(number(db, "SELECT delete_files FROM \"busy$health\"")).isPositive();
         await(() -> number(db, "SELECT data_files FROM \"busy$health\"") == 1
             && number(db, "SELECT delete_files FROM \"busy$health\"") == 0, "busy tidied");
@@ -198,6 +205,8 @@ class MaintainerTest {
           assertThat(r.filesAdded()).isEqualTo(1);
         });
         // busy: its writers wrote more than its 10,000 rows take (a one-row file and a delete file each);
+        // grown: its six one-row files fit what its writers wrote, its 2 MB file does not: the six are merged
+        await(() -> number(db, "SELECT data_files FROM \"grown$health\"") == 2, "grown's new files merged");
         // big: its writer wrote a one-row file and a delete of one position, far less than its 2 MB file
         Thread.sleep(2_000);
         assertThat(db.maintenanceRuns()).noneSatisfy(r -> assertThat(r.table()).isEqualTo("public.big"));
@@ -205,6 +214,8 @@ class MaintainerTest {
       }
       assertThat(Rows.of(db, "SELECT count(*), sum(v) FROM busy")).containsExactly("10000|40");
       assertThat(Rows.of(db, "SELECT count(*) FILTER (WHERE v = 'x') FROM big")).containsExactly("1");
+      assertThat(Rows.of(db, "SELECT count(*), count(*) FILTER (WHERE v = 'new') FROM grown"))
+          .containsExactly("100006|6");
     }
   }
 

@@ -104,14 +104,22 @@ final class Compaction {
       return runs.stream().flatMap(List::stream).mapToLong(t -> t.file().fileSizeInBytes()).sum();
     }
 
-    /** The runs, in order, that rewrite at most {@code budget} bytes in all (a run that does not fit is left). */
+    /**
+     * The runs, in order, cut to rewrite at most {@code budget} bytes in all: of each run (its files smallest
+     * first) the longest start that fits, when that is two files or more, or one with deletes.
+     */
     Plan within(long budget) {
       List<List<FileScanTask>> taken = new ArrayList<>();
       long left = budget;
       for (List<FileScanTask> run : runs) {
-        long bytes = run.stream().mapToLong(t -> t.file().fileSizeInBytes()).sum();
-        if (bytes <= left) {
-          taken.add(run);
+        int n = 0;
+        long bytes = 0;
+        while (n < run.size() && bytes + run.get(n).file().fileSizeInBytes() <= left) {
+          bytes += run.get(n).file().fileSizeInBytes();
+          n++;
+        }
+        if (n >= 2 || n == 1 && !run.get(0).deletes().isEmpty()) {
+          taken.add(List.copyOf(run.subList(0, n)));
           left -= bytes;
         }
       }

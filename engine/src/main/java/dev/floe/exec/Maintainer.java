@@ -196,6 +196,8 @@ public final class Maintainer implements AutoCloseable {
   }
 
   private final Map<TableIdentifier, Written> written = new HashMap<>();
+  /** When the maintainer started (wall clock, as snapshots' timestamps): commits before it are not counted. */
+  private final long startedMillis = System.currentTimeMillis();
 
   /** Adds what the commits to {@code id} since the maintainer last looked wrote (its own rewrites aside). */
   private void noteWrites(TableIdentifier id, long now) {
@@ -205,18 +207,11 @@ public final class Maintainer implements AutoCloseable {
       written.remove(id);
       return;
     }
-    Written w = written.get(id);
-    if (w == null) {
-      // first seen by this process: what was written before (a load, or writes an earlier process tidied
-      // or not) is not counted; what is written from here on is
-      w = new Written();
-      w.seenSequence = current.sequenceNumber();
-      w.changedNanos = now;
-      written.put(id, w);
-      return;
-    }
-    for (Snapshot s = current; s != null && s.sequenceNumber() > w.seenSequence;
-        s = s.parentId() == null ? null : table.snapshot(s.parentId())) {
+    // first seen since the maintainer started: the commits since count, what was written before (which an
+    // earlier process may have tidied) does not
+    Written w = written.computeIfAbsent(id, k -> new Written());
+    for (Snapshot s = current; s != null && s.sequenceNumber() > w.seenSequence
+        && s.timestampMillis() >= startedMillis; s = s.parentId() == null ? null : table.snapshot(s.parentId())) {
       if (!org.apache.iceberg.DataOperations.REPLACE.equals(s.operation())) {
         String added = s.summary() == null ? null : s.summary().get("added-files-size");
         try {
