@@ -1,19 +1,14 @@
 package dev.floe.exec;
 
-import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import org.apache.iceberg.ContentFile;
 import org.apache.iceberg.FileContent;
 import org.apache.iceberg.HasTableOperations;
-import org.apache.iceberg.ManifestContent;
 import org.apache.iceberg.ManifestFile;
-import org.apache.iceberg.ManifestFiles;
-import org.apache.iceberg.ManifestReader;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableMetadata;
@@ -76,19 +71,13 @@ record HistorySize(long dataBytes, long logBytes, List<Long> costs, Set<String> 
           continue;
         }
         cost += m.length();
-        try (ManifestReader<? extends ContentFile<?>> reader = m.content() == ManifestContent.DATA
-            ? ManifestFiles.read(m, table.io(), table.specs())
-            : ManifestFiles.readDeleteManifest(m, table.io(), table.specs())) {
-          for (ContentFile<?> f : reader) {
-            if (seen.add(f.location())) {
-              cost += f.fileSizeInBytes();
-              if (s == current && f.content() == FileContent.DATA) {
-                data += f.fileSizeInBytes();
-              }
+        for (ManifestEntries.Entry f : ManifestEntries.of(table, m)) {
+          if (seen.add(f.location())) {
+            cost += f.size();
+            if (s == current && f.content() == FileContent.DATA) {
+              data += f.size();
             }
           }
-        } catch (IOException e) {
-          throw new UncheckedIOException(e);
         }
       }
       costs.add(cost);

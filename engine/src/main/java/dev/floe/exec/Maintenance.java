@@ -12,11 +12,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.stream.Stream;
-import org.apache.iceberg.ContentFile;
 import org.apache.iceberg.ManifestFile;
-import org.apache.iceberg.ManifestFiles;
-import org.apache.iceberg.ManifestReader;
 import org.apache.iceberg.ReachableFileUtil;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
@@ -360,14 +356,9 @@ final class Maintenance {
   }
 
   private static void addFiles(Table table, ManifestFile m, Set<String> locations) {
-    try (ManifestReader<? extends ContentFile<?>> reader = m.content() == org.apache.iceberg.ManifestContent.DATA
-        ? ManifestFiles.read(m, table.io(), table.specs())
-        : ManifestFiles.readDeleteManifest(m, table.io(), table.specs())) {
-      for (ContentFile<?> f : reader) {
-        locations.add(f.location());
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+    for (ManifestEntries.Entry f : ManifestEntries.of(table, m)) {
+      locations.add(f.location());
     }
   }
+
 }
