@@ -424,14 +424,8 @@ public final class SoakBench {
       db.maintain(List.of("acc"), false, r.byHand::add);
       r.byHandSeconds = (System.nanoTime() - m0) / 1e9;
       r.quiet = sample(db, tableDir);
-      try (Result res = db.sql("SELECT data_bytes FROM \"acc$health\"")) {
-        r.liveDataBytesQuiet = res.iterator().next().getLong(0);
-      }
-      r.scanQuiet = best(o.scanRuns, () -> countSum(db, "acc"));
-      long[] after = countSum(db, "acc");
-      if (after[0] != r.rowsAfter || after[1] != r.sumAfter) {
-        r.errors.add("after floe maintain the table reads " + Arrays.toString(after));
-      }
+      r.liveDataBytesQuiet = liveDataBytes(db);
+      r.scanQuiet = scanAndCheck(o, db, r, "after floe maintain");
     } finally {
       watch.shutdownNow();
       server.close();
@@ -468,14 +462,25 @@ public final class SoakBench {
         "%,d files out, %,d in, %.1f MB rewritten in %.1f s, %s", tidy.filesRemoved(), tidy.filesAdded(),
         tidy.bytesRemoved() / 1e6, tidy.millis() / 1000.0, tidy.outcome());
     r.settled = sample(db, tableDir);
+    r.liveDataBytesSettled = liveDataBytes(db);
+    r.scanSettled = scanAndCheck(o, db, r, "after the maintainer's tidy");
+  }
+
+  /** The soaked table's live data bytes ({@code data_bytes} of {@code "acc$health"}). */
+  private static long liveDataBytes(Database db) {
     try (Result res = db.sql("SELECT data_bytes FROM \"acc$health\"")) {
-      r.liveDataBytesSettled = res.iterator().next().getLong(0);
+      return res.iterator().next().getLong(0);
     }
-    r.scanSettled = best(o.scanRuns, () -> countSum(db, "acc"));
+  }
+
+  /** The soaked table's best full scan, its rows checked against the end figures' ({@code when}: in an error). */
+  private static double scanAndCheck(Options o, Database db, RunResult r, String when) {
+    double best = best(o.scanRuns, () -> countSum(db, "acc"));
     long[] cs = countSum(db, "acc");
     if (cs[0] != r.rowsAfter || cs[1] != r.sumAfter) {
-      r.errors.add("after the maintainer's tidy the table reads " + Arrays.toString(cs));
+      r.errors.add(when + " the table reads " + Arrays.toString(cs));
     }
+    return best;
   }
 
   /**
