@@ -16,18 +16,18 @@ import org.apache.iceberg.TableMetadata;
 /**
  * What a table's versions cost on disk, newest first: the bytes each one adds to the table when it and
  * every newer one are kept (its manifest list, and the manifests, data and delete files no newer version
- * names), plus its share of the current metadata file (which lists every version); and the metadata files
- * the log keeps, as they are on disk (they list the versions of their own day, and leave the log with the
- * next commits). Read from the manifest lists and manifests, as expiry reads them;
- * {@link MaintenancePolicy#keep} decides from it how many versions a table's size bound allows.
+ * names), plus its share of the metadata files: the current one and those its metadata log keeps (each
+ * lists every version of its day; a version's share is what it adds to the current file, once per file,
+ * as the log's files list about as many versions once a few commits have replaced them). Read from the
+ * manifest lists and manifests, as expiry reads them; {@link MaintenancePolicy#keep} decides from it how
+ * many versions a table's size bound allows.
  *
  * @param dataBytes the current version's data files
- * @param logBytes the metadata files the log names
  * @param costs the current version's cost first (its whole live table), then each older version's, newest first
  * @param named every manifest list, manifest, data, delete and statistics file the versions name (what
  *     expiry compares with what the versions it keeps name)
  */
-record HistorySize(long dataBytes, long logBytes, List<Long> costs, Set<String> named) {
+record HistorySize(long dataBytes, List<Long> costs, Set<String> named) {
 
   static HistorySize of(Table table) {
     TableMetadata meta = ((HasTableOperations) table).operations().current();
@@ -44,19 +44,12 @@ record HistorySize(long dataBytes, long logBytes, List<Long> costs, Set<String> 
       order.add(0, current);
     }
     if (order.isEmpty()) {
-      return new HistorySize(0, 0, List.of(), Set.of());
+      return new HistorySize(0, List.of(), Set.of());
     }
     long metadataFile = meta.metadataFileLocation() == null ? 0
         : table.io().newInputFile(meta.metadataFileLocation()).getLength();
-    long perVersion = metadataFile / order.size(); // each kept version is listed in the current metadata file
-    long log = 0;
-    for (TableMetadata.MetadataLogEntry e : meta.previousFiles()) {
-      try {
-        log += table.io().newInputFile(e.file()).getLength();
-      } catch (org.apache.iceberg.exceptions.NotFoundException | UncheckedIOException gone) {
-        // deleted (by another process's expiry, or by hand): it costs nothing
-      }
-    }
+    // each kept version is listed in the current metadata file, and in about as many of the log's
+    long perVersion = metadataFile * (1 + meta.previousFiles().size()) / order.size();
     Set<String> seen = new HashSet<>();
     List<Long> costs = new ArrayList<>();
     long data = 0;
@@ -83,6 +76,6 @@ record HistorySize(long dataBytes, long logBytes, List<Long> costs, Set<String> 
       costs.add(cost);
     }
     seen.addAll(org.apache.iceberg.ReachableFileUtil.statisticsFilesLocations(table));
-    return new HistorySize(data, log, List.copyOf(costs), seen);
+    return new HistorySize(data, List.copyOf(costs), seen);
   }
 }

@@ -94,20 +94,28 @@ public final class Maintainer implements AutoCloseable {
   }
 
   /**
-   * How often the tables this process committed to are looked at for compaction and expiry, between
-   * passes and while a pass waits for the load to drop or paces itself: a table taking tens of commits a
-   * second would otherwise carry a pass's worth of small files into every scan and of extra versions into
-   * every metadata file it writes.
+   * How often the tables this process committed to are looked at for compaction, between passes and
+   * while a pass waits for the load to drop or paces itself: a table taking tens of commits a second
+   * would otherwise carry a pass's worth of small files into every scan.
    */
   static final long QUICK_MILLIS = 1_000;
 
+  /**
+   * How often the tables this process committed to are looked at for expiry: a table taking 40 commits a
+   * second lands ten versions in this time, each with a manifest list and manifests of its own, and
+   * between two looks they are what the table holds beyond its size bound.
+   */
+  static final long EXPIRY_CHECK_MILLIS = 250;
+
   /** When {@link #maintainLanded} last looked (monotonic clock); the maintainer's thread's own. */
   private long landedChecked = System.nanoTime();
+  /** When {@link #expireLanded} (or {@link #maintainLanded}) last looked; the maintainer's thread's own. */
+  private long expiryChecked = landedChecked;
 
   private void loop() {
     long lastPass = System.nanoTime();
     while (!closed) {
-      sleep(Math.min(intervalMillis, QUICK_MILLIS));
+      sleep(Math.min(intervalMillis, EXPIRY_CHECK_MILLIS));
       if (closed || Thread.currentThread().isInterrupted()) {
         return;
       }
@@ -117,9 +125,12 @@ public final class Maintainer implements AutoCloseable {
           lastPass = now;
           engine.tables().catalog().landings().landedSince(landedChecked).forEach(id -> noteWrites(id, now));
           landedChecked = now; // the pass looks at every table
+          expiryChecked = now;
           pass();
+        } else if ((now - landedChecked) / 1_000_000 >= QUICK_MILLIS) {
+          maintainLanded();
         } else {
-          maintainLanded(true);
+          expireLanded();
         }
         tidyQuiet();
       } catch (RuntimeException e) {
@@ -128,30 +139,48 @@ public final class Maintainer implements AutoCloseable {
     }
   }
 
-  /** Within a pass: expires the tables committed to, if {@value #QUICK_MILLIS} ms passed since the last look. */
+  /** Within a step's waits: expires the tables committed to, if {@value #EXPIRY_CHECK_MILLIS} ms passed since the last look. */
   private void expireLandedIfDue() {
-    if ((System.nanoTime() - landedChecked) / 1_000_000 >= QUICK_MILLIS) {
-      maintainLanded(false);
+    if ((System.nanoTime() - expiryChecked) / 1_000_000 >= EXPIRY_CHECK_MILLIS) {
+      expireLanded();
     }
   }
 
-  /**
-   * Compacts (with {@code compact}: not from inside a step, whose table may be the one compacting) and
-   * expires, if due, the tables this process committed to since it last looked.
-   */
-  private void maintainLanded(boolean compact) {
+  /** Compacts and expires, if due, the tables this process committed to since the maintainer last looked. */
+  private void maintainLanded() {
     long now = System.nanoTime();
     java.util.Set<TableIdentifier> changed = engine.tables().catalog().landings().landedSince(landedChecked);
     landedChecked = now;
+    expiryChecked = now;
     for (TableIdentifier id : changed) {
       if (closed) {
         return;
       }
       try {
         noteWrites(id, now);
-        maintainBusy(id, compact);
+        maintainBusy(id, true);
       } catch (RuntimeException e) {
         LOG.warn("maintaining {} failed: {}", id, e.toString());
+      }
+    }
+  }
+
+  /**
+   * Expires, if due, the tables this process committed to since the last look for expiry (not from inside
+   * a compaction's commit, whose table may be the one compacting: it holds no lock while it waits).
+   */
+  private void expireLanded() {
+    long now = System.nanoTime();
+    java.util.Set<TableIdentifier> changed = engine.tables().catalog().landings().landedSince(expiryChecked);
+    expiryChecked = now;
+    for (TableIdentifier id : changed) {
+      if (closed) {
+        return;
+      }
+      try {
+        maintainBusy(id, false);
+      } catch (RuntimeException e) {
+        LOG.warn("expiring {} failed: {}", id, e.toString());
       }
     }
   }
@@ -235,7 +264,9 @@ public final class Maintainer implements AutoCloseable {
    * rewrites a file once its deletes are heavy); once the writes pause, reads have the table to themselves
    * and a scan pays for every file with deletes (an anti-join on each row's position) and every small
    * file. The budget bounds the maintainer's writes by the workload's own: a big file with a few deleted
-   * rows is not rewritten for one quiet moment after a one-row write.
+   * rows is not rewritten for one quiet moment after a one-row write. Then the table's versions are expired
+   * by its policy: those before the tidy hold the files it replaced, and no commit is coming to make the
+   * table due for expiry.
    */
   private void tidyQuiet() {
     long now = System.nanoTime();
@@ -261,6 +292,12 @@ public final class Maintainer implements AutoCloseable {
         String why = "quiet for " + policy.quietMillis() / 1000.0 + " s after " + budget + " bytes written";
         step(engine, id, "compact", why, this::record, this::awaitQuiet,
             hold -> tidy(engine, id, connection(), budget, this::pace));
+        // the versions before the tidy hold the files it replaced, and no commit is coming to push them out
+        step(engine, id, "expire", "after the tidy", this::record, () -> 0L,
+            hold -> {
+              Done d = TableMaintenance.expire(engine, id, policy, Set.of(hold));
+              return d == null || d.filesRemoved() + d.snapshotsExpired() == 0 ? null : d;
+            });
       } catch (RuntimeException ex) {
         LOG.warn("tidying {} failed: {}", id, ex.toString());
       }
@@ -464,8 +501,7 @@ public final class Maintainer implements AutoCloseable {
   private long awaitQuiet() {
     long start = System.currentTimeMillis();
     while (!closed && cpuLoad() > LOAD_LIMIT && System.currentTimeMillis() - start < MAX_DEFER_MILLIS) {
-      sleep(1_000);
-      expireLandedIfDue();
+      sleepExpiring(1_000);
     }
     lastStepNanos = System.nanoTime();
     return System.currentTimeMillis() - start < 1_000 ? 0 : System.currentTimeMillis() - start;
@@ -475,10 +511,18 @@ public final class Maintainer implements AutoCloseable {
   private void pace() {
     long took = (System.nanoTime() - lastStepNanos) / 1_000_000;
     if (cpuLoad() > LOAD_LIMIT) {
-      sleep(Math.min(took, 10_000));
-      expireLandedIfDue();
+      sleepExpiring(Math.min(took, 10_000));
     }
     lastStepNanos = System.nanoTime();
+  }
+
+  /** Sleeps {@code millis}, expiring the tables committed to every {@value #EXPIRY_CHECK_MILLIS} ms meanwhile. */
+  private void sleepExpiring(long millis) {
+    long until = System.nanoTime() + millis * 1_000_000;
+    for (long left = millis; left > 0 && !closed; left = (until - System.nanoTime()) / 1_000_000) {
+      sleep(Math.min(left, EXPIRY_CHECK_MILLIS));
+      expireLandedIfDue();
+    }
   }
 
   private void sleep(long millis) {

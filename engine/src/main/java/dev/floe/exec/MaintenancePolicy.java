@@ -27,9 +27,9 @@ import org.apache.iceberg.TableProperties;
  *     a second (docs/decisions/0007-history-defaults.md)
  * @param maxDiskRatio {@code floe.history.max-disk-ratio} (3): versions are kept, newest first, while the
  *     table's files (every kept version's data, delete, manifest and manifest-list files, and the metadata
- *     files, each of which lists every kept version) add up to at most this many times its live data files;
- *     never fewer than the newest {@value #HISTORY_FLOOR} (or {@code maxSnapshots} if fewer): a small table
- *     written all the time would otherwise keep little history, a big one keeps up to {@code maxSnapshots}
+ *     files, each of which lists every kept version) add up to at most this many times its live data files,
+ *     or to its data and {@value #MIN_HISTORY_BYTES} bytes if that is more: a small table written all the
+ *     time keeps some history, a big one keeps up to {@code maxSnapshots}
  * @param maxManifests {@code floe.maintenance.max-manifests} (100): the manifests are rewritten above this
  * @param orphanRetentionMillis {@code floe.orphan-retention-ms} (7 days)
  * @param orphanCheckMillis {@code floe.maintenance.orphan-check-ms} (1 day): how often the maintainer
@@ -46,8 +46,17 @@ record MaintenancePolicy(boolean enabled, int minFiles, double deleteRatio, long
   static final String MIN_FILES = "floe.maintenance.min-files";
   static final String MAX_SNAPSHOTS = "floe.history.max-snapshots";
   static final String MAX_DISK_RATIO = "floe.history.max-disk-ratio";
-  /** The newest versions the size bound always keeps ({@code maxSnapshots} still caps them). */
-  static final int HISTORY_FLOOR = 16;
+  /**
+   * The versions a table is taken to keep by its size bound until an expiry of this process measured it
+   * ({@link #expiryTrigger}).
+   */
+  static final int UNMEASURED_BOUND = 16;
+  /**
+   * The history the size bound allows a table whatever its size, beyond its live data: a table of 1 MiB
+   * or less, written all the time, keeps a few dozen versions (each version of a one-row write costs tens
+   * of KB of metadata) instead of the few its ratio allows.
+   */
+  static final long MIN_HISTORY_BYTES = 2L << 20;
   /** The fewest versions past the size bound's count that make a table due for expiry. */
   static final int EXPIRY_SLACK = 8;
   static final String MAX_MANIFESTS = "floe.maintenance.max-manifests";
@@ -151,7 +160,7 @@ record MaintenancePolicy(boolean enabled, int minFiles, double deleteRatio, long
     if (count > maxSnapshots) {
       return Optional.of(count + " snapshots");
     }
-    int bound = sizeBound != null ? sizeBound : Math.min(HISTORY_FLOOR, maxSnapshots);
+    int bound = sizeBound != null ? sizeBound : Math.min(UNMEASURED_BOUND, maxSnapshots);
     if (count > bound + Math.max(EXPIRY_SLACK, bound / 4)) {
       return Optional.of(sizeBound != null ? count + " snapshots, the size bound kept " + sizeBound
           : count + " snapshots, the size bound not measured yet");
@@ -164,26 +173,33 @@ record MaintenancePolicy(boolean enabled, int minFiles, double deleteRatio, long
 
   /**
    * How many of the newest versions the table keeps by count and size ({@link #maxDiskRatio}): at most
-   * {@link #maxSnapshots}, at least the floor and {@link #minSnapshots}. When the size decides, it keeps
-   * fewer than fit by the versions {@link #expiryTrigger} lets land before the next expiry.
+   * {@link #maxSnapshots}, at least {@link #minSnapshots} and the current one. When the size decides, it
+   * keeps fewer than fit by the versions that will land before the next expiry, so that the table stays
+   * within its bound at its largest, just before that expiry, not only right after this one: the versions
+   * {@link #expiryTrigger} lets land (a fifth of what fits, at least {@value #EXPIRY_SLACK}), or as many as
+   * landed since the last expiry kept {@code lastKept} (null: not known) if more; at most half of what fits.
    */
-  int keep(HistorySize size) {
-    long budget = size.dataBytes() * maxDiskRatio;
-    long total = size.logBytes();
-    int k = 0;
+  int keep(HistorySize size, Integer lastKept) {
+    long budget = size.dataBytes() + Math.max(size.dataBytes() * (maxDiskRatio - 1), MIN_HISTORY_BYTES);
+    long total = 0;
+    int fit = 0;
+    boolean over = false;
     for (long cost : size.costs()) {
-      if (k > 0 && total + cost > budget) {
-        // the size decides: keep room for the versions that land before the trigger fires again
-        // ({@link #expiryTrigger}: a quarter more, at least 8), so that the table stays within the bound
-        // at its largest, not only right after expiry
-        k = k - Math.max(EXPIRY_SLACK, k / 5);
+      if (fit > 0 && total + cost > budget) {
+        over = true;
         break;
       }
       total += cost;
-      k++;
+      fit++;
     }
-    int floor = Math.max(minSnapshots, Math.min(HISTORY_FLOOR, maxSnapshots));
-    return Math.min(maxSnapshots, Math.max(k, floor));
+    int k = fit;
+    if (over) {
+      // the trigger fires a quarter past what is kept (a fifth of what fits); a busy table may land more
+      // before the expiry runs: as many as landed since the last one
+      int landed = lastKept == null ? 0 : size.costs().size() - lastKept;
+      k = fit - Math.min(fit / 2, Math.max(Math.max(EXPIRY_SLACK, fit / 5), landed));
+    }
+    return Math.min(maxSnapshots, Math.max(k, Math.max(1, minSnapshots)));
   }
 
   /**

@@ -35,7 +35,7 @@ final class TableMaintenance {
       return null;
     }
     HistorySize size = HistorySize.of(current);
-    MaintenancePolicy.Retention retention = retention(engine, id, current, policy, size);
+    MaintenancePolicy.Retention retention = retention(engine, id, current, policy, size, true);
     Maintenance.Expired expired = Maintenance.expireBesideWriters(engine, id, retention.millis(),
         retention.retainLast(), own, size.named());
     List<String> metadata = oldMetadata(engine, id, own);
@@ -44,13 +44,16 @@ final class TableMaintenance {
   }
 
   /**
-   * The retention that keeps the versions the policy's count, age and size bound allow; the size bound's
-   * count is remembered for the trigger ({@link Tables#sizeBounds}).
+   * The retention that keeps the versions the policy's count, age and size bound allow; with
+   * {@code remember}, the size bound's count is remembered for the trigger and the next expiry
+   * ({@link Tables#sizeBounds}).
    */
   private static MaintenancePolicy.Retention retention(Engine engine, TableIdentifier id, Table table,
-      MaintenancePolicy policy, HistorySize size) {
-    int keep = policy.keep(size);
-    engine.tables().sizeBounds().put(id, keep);
+      MaintenancePolicy policy, HistorySize size, boolean remember) {
+    int keep = policy.keep(size, engine.tables().sizeBounds().get(id));
+    if (remember) {
+      engine.tables().sizeBounds().put(id, keep);
+    }
     return policy.retention(table, System.currentTimeMillis(), keep);
   }
 
@@ -153,7 +156,7 @@ final class TableMaintenance {
   /** What {@link #expire} would expire now. */
   static Maintainer.Done wouldExpire(Engine engine, TableIdentifier id, Table table, MaintenancePolicy policy,
       Set<ReaderPins.Hold> own) {
-    MaintenancePolicy.Retention retention = retention(engine, id, table, policy, HistorySize.of(table));
+    MaintenancePolicy.Retention retention = retention(engine, id, table, policy, HistorySize.of(table), false);
     int n = Maintenance.expirable(engine, id, table, retention.millis(), retention.retainLast(), own);
     return new Maintainer.Done(0, 0, 0, 0, n, "dry run: would expire " + n + " snapshot(s)");
   }

@@ -30,7 +30,7 @@ record TableOptions(Map<String, String> properties, List<PartitionField> partiti
     Optional<List<SortField>> sortedBy, Optional<String> location) {
 
   static final int DEFAULT_FORMAT_VERSION = 2;
-  static final int DEFAULT_PREVIOUS_VERSIONS = 10;
+  static final int DEFAULT_PREVIOUS_VERSIONS = 3;
 
   /**
    * The properties a new table is created with: those given, the format version (2 unless given), and
