@@ -172,14 +172,23 @@ record MaintenancePolicy(boolean enabled, int minFiles, double deleteRatio, long
   }
 
   /**
+   * What the size bound decided at a table's expiry: the newest versions it keeps, and how many it
+   * expects to land before the next expiry (the most that landed between two of its recent expiries, the
+   * older counts fading by a sixteenth at each expiry).
+   */
+  record Bound(int kept, int landing) {}
+
+  /**
    * How many of the newest versions the table keeps by count and size ({@link #maxDiskRatio}): at most
    * {@link #maxSnapshots}, at least {@link #minSnapshots} and the current one. When the size decides, it
    * keeps fewer than fit by the versions that will land before the next expiry, so that the table stays
    * within its bound at its largest, just before that expiry, not only right after this one: the versions
    * {@link #expiryTrigger} lets land (a fifth of what fits, at least {@value #EXPIRY_SLACK}), or as many as
-   * landed since the last expiry kept {@code lastKept} (null: not known) if more; at most half of what fits.
+   * landed between recent expiries ({@code last}: the bound at the previous one; null: not known) if more;
+   * at most half of what fits. The time between two expiries varies (a compaction, a wait for the
+   * table's commit lock), so the last count alone would leave the table above its bound after a long one.
    */
-  int keep(HistorySize size, Integer lastKept) {
+  Bound keep(HistorySize size, Bound last) {
     long budget = size.dataBytes() + Math.max(size.dataBytes() * (maxDiskRatio - 1), MIN_HISTORY_BYTES);
     long total = 0;
     int fit = 0;
@@ -192,14 +201,15 @@ record MaintenancePolicy(boolean enabled, int minFiles, double deleteRatio, long
       total += cost;
       fit++;
     }
+    int landing = last == null ? 0
+        : Math.max(size.costs().size() - last.kept(), last.landing() - last.landing() / 16);
     int k = fit;
     if (over) {
       // the trigger fires a quarter past what is kept (a fifth of what fits); a busy table may land more
-      // before the expiry runs: as many as landed since the last one
-      int landed = lastKept == null ? 0 : size.costs().size() - lastKept;
-      k = fit - Math.min(fit / 2, Math.max(Math.max(EXPIRY_SLACK, fit / 5), landed));
+      // before the expiry runs
+      k = fit - Math.min(fit / 2, Math.max(Math.max(EXPIRY_SLACK, fit / 5), landing));
     }
-    return Math.min(maxSnapshots, Math.max(k, Math.max(1, minSnapshots)));
+    return new Bound(Math.min(maxSnapshots, Math.max(k, Math.max(1, minSnapshots))), landing);
   }
 
   /**

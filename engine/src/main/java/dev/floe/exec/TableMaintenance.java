@@ -50,11 +50,11 @@ final class TableMaintenance {
    */
   private static MaintenancePolicy.Retention retention(Engine engine, TableIdentifier id, Table table,
       MaintenancePolicy policy, HistorySize size, boolean remember) {
-    int keep = policy.keep(size, engine.tables().sizeBounds().get(id));
+    MaintenancePolicy.Bound bound = policy.keep(size, engine.tables().sizeBounds().get(id));
     if (remember) {
-      engine.tables().sizeBounds().put(id, keep);
+      engine.tables().sizeBounds().put(id, bound);
     }
-    return policy.retention(table, System.currentTimeMillis(), keep);
+    return policy.retention(table, System.currentTimeMillis(), bound.kept());
   }
 
   /**

@@ -32,8 +32,8 @@ final class Tables {
   private final Transaction transaction;
   /** What live readers hold: snapshot expiry keeps what they may read. */
   private final ReaderPins readerPins;
-  /** How many versions each table's size bound kept at its last expiry ({@link MaintenancePolicy#keep}). */
-  private final Map<TableIdentifier, Integer> sizeBounds;
+  /** What each table's size bound decided at its last expiry ({@link MaintenancePolicy#keep}). */
+  private final Map<TableIdentifier, MaintenancePolicy.Bound> sizeBounds;
 
   Tables(SqliteCatalog catalog, dev.floe.catalog.Locations locations, dev.floe.commit.Committer committer) {
     this(catalog, locations, new ConcurrentHashMap<>(), committer, null, new ReaderPins(catalog.landings()),
@@ -42,7 +42,7 @@ final class Tables {
 
   private Tables(SqliteCatalog catalog, dev.floe.catalog.Locations locations, Map<TableIdentifier, Table> loaded,
       dev.floe.commit.Committer committer, Transaction transaction, ReaderPins readerPins,
-      Map<TableIdentifier, Integer> sizeBounds) {
+      Map<TableIdentifier, MaintenancePolicy.Bound> sizeBounds) {
     this.catalog = catalog;
     this.locations = locations;
     this.loaded = loaded;
@@ -56,7 +56,7 @@ final class Tables {
     return readerPins;
   }
 
-  Map<TableIdentifier, Integer> sizeBounds() {
+  Map<TableIdentifier, MaintenancePolicy.Bound> sizeBounds() {
     return sizeBounds;
   }
 
