@@ -109,7 +109,7 @@ public final class Maintainer implements AutoCloseable {
 
   /** When {@link #maintainLanded} last looked (monotonic clock); the maintainer's thread's own. */
   private long landedChecked = System.nanoTime();
-  /** When {@link #expireLanded} (or {@link #maintainLanded}) last looked; the maintainer's thread's own. */
+  /** When {@link #maintainLanded}, with or without compaction, last looked; the maintainer's thread's own. */
   private long expiryChecked = landedChecked;
 
   private void loop() {
@@ -128,9 +128,9 @@ public final class Maintainer implements AutoCloseable {
           expiryChecked = now;
           pass();
         } else if ((now - landedChecked) / 1_000_000 >= QUICK_MILLIS) {
-          maintainLanded();
+          maintainLanded(true);
         } else {
-          expireLanded();
+          maintainLanded(false);
         }
         tidyQuiet();
       } catch (RuntimeException e) {
@@ -142,45 +142,34 @@ public final class Maintainer implements AutoCloseable {
   /** Within a step's waits: expires the tables committed to, if {@value #EXPIRY_CHECK_MILLIS} ms passed since the last look. */
   private void expireLandedIfDue() {
     if ((System.nanoTime() - expiryChecked) / 1_000_000 >= EXPIRY_CHECK_MILLIS) {
-      expireLanded();
-    }
-  }
-
-  /** Compacts and expires, if due, the tables this process committed to since the maintainer last looked. */
-  private void maintainLanded() {
-    long now = System.nanoTime();
-    java.util.Set<TableIdentifier> changed = engine.tables().catalog().landings().landedSince(landedChecked);
-    landedChecked = now;
-    expiryChecked = now;
-    for (TableIdentifier id : changed) {
-      if (closed) {
-        return;
-      }
-      try {
-        noteWrites(id, now);
-        maintainBusy(id, true);
-      } catch (RuntimeException e) {
-        LOG.warn("maintaining {} failed: {}", id, e.toString());
-      }
+      maintainLanded(false);
     }
   }
 
   /**
-   * Expires, if due, the tables this process committed to since the last look for expiry (not from inside
-   * a compaction's commit, whose table may be the one compacting: it holds no lock while it waits).
+   * With {@code compact}, compacts and expires, if due, the tables this process committed to since the
+   * maintainer last looked; without, only expires those committed to since its last look for expiry
+   * (from a step's waits too: a compaction holds no lock while it paces itself).
    */
-  private void expireLanded() {
+  private void maintainLanded(boolean compact) {
     long now = System.nanoTime();
-    java.util.Set<TableIdentifier> changed = engine.tables().catalog().landings().landedSince(expiryChecked);
+    java.util.Set<TableIdentifier> changed = engine.tables().catalog().landings()
+        .landedSince(compact ? landedChecked : expiryChecked);
+    if (compact) {
+      landedChecked = now;
+    }
     expiryChecked = now;
     for (TableIdentifier id : changed) {
       if (closed) {
         return;
       }
       try {
-        maintainBusy(id, false);
+        if (compact) {
+          noteWrites(id, now);
+        }
+        maintainBusy(id, compact);
       } catch (RuntimeException e) {
-        LOG.warn("expiring {} failed: {}", id, e.toString());
+        LOG.warn("maintaining {} failed: {}", id, e.toString());
       }
     }
   }
