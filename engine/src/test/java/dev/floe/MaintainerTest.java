@@ -99,6 +99,40 @@ class MaintainerTest {
     }
   }
 
+  /**
+   * A table with a tail is compacted by its log, and its versions are expired by the maintainer by the
+   * same policy as every table's, not only once they are a grace period ({@code floe.tail.grace-ms}, 10
+   * minutes) old: each seal is a version, and a keyed tail's seals rewrite delete files.
+   */
+  @Test
+  void aTailTablesVersionsAreExpiredByItsPolicy() throws Exception {
+    try (Database db = Floe.open(dir)) {
+      db.sql("CREATE TABLE k (id int PRIMARY KEY, v int) WITH (tail = true, 'floe.history.max-snapshots' = '5')")
+          .close();
+      Log log = db.openLog("k");
+      try (AutoCloseable m = db.startMaintainer(Duration.ofHours(1))) {
+        for (int i = 0; i < 30; i++) {
+          db.sql("INSERT INTO k VALUES (" + i % 7 + ", " + i + ") ON CONFLICT (id) DO UPDATE SET v = excluded.v")
+              .close();
+          log.seal(true);
+        }
+        await(() -> number(db, "SELECT snapshots FROM \"k$health\"") <= 5, "k expired without a pass");
+        assertThat(db.maintenanceRuns()).anySatisfy(r -> {
+          assertThat(r.table()).isEqualTo("public.k");
+          assertThat(r.action()).isEqualTo("expire");
+          assertThat(r.snapshotsExpired()).isPositive();
+        }).noneMatch(r -> r.action().equals("compact")); // the log's own
+      }
+      assertThat(Rows.of(db, "SELECT count(*), sum(v) FROM k")).containsExactly("7|" + (23 + 24 + 25 + 26 + 27 + 28 + 29));
+      for (String version : Rows.of(db, "SELECT sequence_number FROM \"k$snapshots\"")) {
+        assertThat(Rows.of(db, "SELECT count(*) FROM k AS OF VERSION " + version)).hasSize(1);
+      }
+      List<MaintenanceRun> dry = new ArrayList<>();
+      db.maintain(List.of("k"), true, dry::add);
+      assertThat(dry).extracting(MaintenanceRun::action).containsExactly("expire", "remove_orphans");
+    }
+  }
+
   /** The metadata files on disk of table {@code public.name}. */
   private long metadataFiles(String name) throws java.io.IOException {
     try (java.util.stream.Stream<Path> files = Files.list(dir.resolve("public").resolve(name).resolve("metadata"))) {

@@ -37,7 +37,8 @@ import org.slf4j.LoggerFactory;
  * <p>{@link #maintainNow} takes the same steps at once, by hand ({@code floe maintain}), or says what they
  * would do.
  *
- * <p>Tables with a tail are compacted and expired by their log; the maintainer rewrites their manifests only.
+ * <p>Tables with a tail are compacted by their log (which merges the files it seals); the maintainer
+ * expires their versions by the same policy as every table's, and rewrites their manifests.
  */
 public final class Maintainer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Maintainer.class);
@@ -182,14 +183,14 @@ public final class Maintainer implements AutoCloseable {
    */
   private void maintainBusy(TableIdentifier id, boolean compact) {
     Table table = engine.tables().current(id).orElse(null);
-    if (table == null || table.currentSnapshot() == null || TailLog.hasTail(table)) {
+    if (table == null || table.currentSnapshot() == null) {
       return;
     }
     MaintenancePolicy policy = MaintenancePolicy.of(table);
     if (!policy.enabled()) {
       return;
     }
-    if (compact) {
+    if (compact && !TailLog.hasTail(table)) {
       policy.compactionTrigger(table).ifPresent(w -> step(engine, id, "compact", w, this::record, () -> {
         lastStepNanos = System.nanoTime(); // pace() measures the rewrite from here
         return 0L;
@@ -396,8 +397,7 @@ public final class Maintainer implements AutoCloseable {
     MaintenancePolicy policy = MaintenancePolicy.of(table);
     boolean triggered = mode == Mode.TRIGGERED;
     boolean dry = mode == Mode.DRY_RUN;
-    boolean tail = TailLog.hasTail(table);
-    if (!tail) {
+    if (!TailLog.hasTail(table)) { // a tail's log compacts the files it seals
       Optional<String> why = triggered ? policy.compactionTrigger(table) : Optional.of("by hand");
       why.ifPresent(w -> step(engine, id, "compact", w, report, awaitQuiet, hold -> dry
           ? compactionPlan(engine, id) : compact(engine, id, duck.get(), pace)));
@@ -405,20 +405,21 @@ public final class Maintainer implements AutoCloseable {
       if (table == null) {
         return;
       }
-      Table t = table;
-      why = triggered ? policy.expiryTrigger(table, System.currentTimeMillis(), kept(engine.tables().sizeBounds().get(id)))
-          : Optional.of("by hand");
-      why.ifPresent(w -> step(engine, id, "expire", w, report, awaitQuiet, hold -> dry
-          ? TableMaintenance.wouldExpire(engine, id, t, policy, Set.of(hold))
-          : TableMaintenance.expire(engine, id, policy, Set.of(hold))));
     }
+    Table t = table;
+    Optional<String> why = triggered
+        ? policy.expiryTrigger(table, System.currentTimeMillis(), kept(engine.tables().sizeBounds().get(id)))
+        : Optional.of("by hand");
+    why.ifPresent(w -> step(engine, id, "expire", w, report, awaitQuiet, hold -> dry
+        ? TableMaintenance.wouldExpire(engine, id, t, policy, Set.of(hold))
+        : TableMaintenance.expire(engine, id, policy, Set.of(hold))));
     table = engine.tables().current(id).orElse(null);
     if (table == null) {
       return;
     }
     policy.manifestTrigger(table).ifPresent(w -> step(engine, id, "rewrite_manifests", w, report, awaitQuiet,
         hold -> dry ? new Done(0, 0, 0, 0, 0, "dry run: would rewrite them") : TableMaintenance.rewriteManifests(engine, id)));
-    if (orphans && !tail) {
+    if (orphans) {
       step(engine, id, "remove_orphans", triggered ? "daily check" : "by hand", report, awaitQuiet,
           hold -> TableMaintenance.removeOrphans(engine, id, policy, Set.of(hold), dry));
     }
