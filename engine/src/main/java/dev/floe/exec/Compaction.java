@@ -77,19 +77,25 @@ final class Compaction {
   /**
    * As {@link #compact(Engine, TableIdentifier, Connection, boolean)}, leaving out files that may hold
    * a tail offset below {@code fromOffset} (a log's staged files that may be published already), and
-   * calling {@code pace} after each rewrite (the maintainer's way of giving the machine back).
+   * calling {@code pace} between two rewrites (the maintainer's way of giving the machine back).
    */
   static Result compact(Engine engine, TableIdentifier id, Connection duck, boolean all, long fromOffset,
       Runnable pace) {
     return compact(engine, plan(engine, id, all, fromOffset, -1), id, duck, pace);
   }
 
-  /** Rewrites the runs of {@code plan}, calling {@code pace} after each. */
+  /**
+   * Rewrites the runs of {@code plan}, calling {@code pace} between two (not after the last: a caller that
+   * holds the plan's version for it paces after letting go, so that expiry may meanwhile take the
+   * versions the rewrite replaced).
+   */
   static Result compact(Engine engine, Plan plan, TableIdentifier id, Connection duck, Runnable pace) {
     Result done = Result.NONE;
-    for (List<FileScanTask> run : plan.runs()) {
-      done = done.plus(rewrite(engine, plan.table(), plan.snapshot(), id, duck, run));
-      pace.run();
+    for (int i = 0; i < plan.runs().size(); i++) {
+      if (i > 0) {
+        pace.run();
+      }
+      done = done.plus(rewrite(engine, plan.table(), plan.snapshot(), id, duck, plan.runs().get(i)));
     }
     return done;
   }

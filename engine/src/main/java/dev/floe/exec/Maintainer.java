@@ -191,10 +191,13 @@ public final class Maintainer implements AutoCloseable {
       return;
     }
     if (compact && !TailLog.hasTail(table)) {
-      policy.compactionTrigger(table).ifPresent(w -> step(engine, id, "compact", w, this::record, () -> {
+      Optional<String> why = policy.compactionTrigger(table);
+      if (why.isPresent() && step(engine, id, "compact", why.get(), this::record, () -> {
         lastStepNanos = System.nanoTime(); // pace() measures the rewrite from here
         return 0L;
-      }, hold -> compact(engine, id, connection(), this::pace)));
+      }, hold -> compact(engine, id, connection(), this::pace)) != null) {
+        pace();
+      }
     }
     Table now = engine.tables().current(id).orElse(null);
     if (now != null) {
@@ -280,8 +283,10 @@ public final class Maintainer implements AutoCloseable {
         long budget = w.bytes;
         w.bytes = 0;
         String why = "quiet for " + policy.quietMillis() / 1000.0 + " s after " + budget + " bytes written";
-        step(engine, id, "compact", why, this::record, this::awaitQuiet,
-            hold -> tidy(engine, id, connection(), budget, this::pace));
+        if (step(engine, id, "compact", why, this::record, this::awaitQuiet,
+            hold -> tidy(engine, id, connection(), budget, this::pace)) != null) {
+          pace();
+        }
         // the versions before the tidy hold the files it replaced, and no commit is coming to push them out
         step(engine, id, "expire", "after the tidy", this::record, () -> 0L,
             hold -> {
@@ -399,8 +404,10 @@ public final class Maintainer implements AutoCloseable {
     boolean dry = mode == Mode.DRY_RUN;
     if (!TailLog.hasTail(table)) { // a tail's log compacts the files it seals
       Optional<String> why = triggered ? policy.compactionTrigger(table) : Optional.of("by hand");
-      why.ifPresent(w -> step(engine, id, "compact", w, report, awaitQuiet, hold -> dry
-          ? compactionPlan(engine, id) : compact(engine, id, duck.get(), pace)));
+      if (why.isPresent() && step(engine, id, "compact", why.get(), report, awaitQuiet, hold -> dry
+          ? compactionPlan(engine, id) : compact(engine, id, duck.get(), pace)) != null) {
+        pace.run();
+      }
       table = engine.tables().current(id).orElse(null);
       if (table == null) {
         return;
@@ -439,7 +446,13 @@ public final class Maintainer implements AutoCloseable {
   record Done(int filesRemoved, int filesAdded, long bytesRemoved, long bytesAdded, int snapshotsExpired,
       String outcome) {}
 
-  private static void step(Engine engine, TableIdentifier id, String action, String trigger,
+  /**
+   * Takes one step under a hold of its own (released before this returns, so a caller paces after it
+   * without holding back expiry), reporting what it did.
+   *
+   * @return what it did, or null when it did nothing or failed
+   */
+  private static Done step(Engine engine, TableIdentifier id, String action, String trigger,
       java.util.function.Consumer<MaintenanceRun> report, java.util.function.LongSupplier awaitQuiet,
       java.util.function.Function<ReaderPins.Hold, Done> work) {
     long deferred = awaitQuiet.getAsLong();
@@ -454,12 +467,14 @@ public final class Maintainer implements AutoCloseable {
             d.bytesRemoved(), d.bytesAdded(), d.snapshotsExpired(), (System.nanoTime() - t0) / 1_000_000,
             d.outcome()));
       }
+      return d;
     } catch (RuntimeException e) {
       if (engine.tables().current(id).isEmpty()) {
-        return; // dropped while it was being maintained: nothing failed
+        return null; // dropped while it was being maintained: nothing failed
       }
       report.accept(new MaintenanceRun(started, id.toString(), action, why, 0, 0, 0, 0, 0,
           (System.nanoTime() - t0) / 1_000_000, "failed: " + e.getMessage()));
+      return null;
     }
   }
 
