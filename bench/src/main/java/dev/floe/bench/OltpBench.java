@@ -79,7 +79,8 @@ public final class OltpBench {
     List<String[]> table = new ArrayList<>();
     try (Database db = Floe.open(FloeConfig.builder(warehouse).fenced(true).build());
         PgServer floe = PgServer.start(db, PgServer.Config.defaults().withPort(0));
-        AutoCloseable advancer = db.startTailAdvancer(Duration.ofSeconds(1))) { // as floe serve runs it
+        AutoCloseable advancer = db.startTailAdvancer(Duration.ofSeconds(1)); // as floe serve runs it,
+        AutoCloseable maintainer = db.startMaintainer(Duration.ofSeconds(30))) { // both at its defaults
       pg.start();
       String floeUrl = "jdbc:postgresql://127.0.0.1:" + floe.port() + "/floe";
       String pgUrl = "jdbc:postgresql://127.0.0.1:" + pg.port + "/postgres";
