@@ -133,6 +133,39 @@ class MaintainerTest {
     }
   }
 
+  /**
+   * A few versions that each replaced the whole table — too few for the count to call for an expiry — are
+   * expired once the files they hold take the table past 3× its data on disk.
+   */
+  @Test
+  void versionsHoldingReplacedFilesAreExpiredBySize() throws Exception {
+    try (Database db = Floe.open(dir)) {
+      db.sql("CREATE TABLE w (id bigint, v text)").close();
+      try (AutoCloseable m = db.startMaintainer(Duration.ofHours(1))) {
+        for (int round = 0; round < 4; round++) {
+          db.sql("DELETE FROM w").close(); // drops the file whole
+          db.sql("INSERT INTO w SELECT i, md5((i + " + round + ")::text) FROM range(60000) r(i)").close();
+        }
+        Path table = dir.resolve("public").resolve("w");
+        await(() -> {
+          long live = number(db, "SELECT sum(file_size_in_bytes) FROM \"w$files\"");
+          try {
+            return bytesUnder(table.resolve("data")) <= 3 * live;
+          } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+          }
+        }, "w's replaced files expired");
+        assertThat(number(db, "SELECT snapshots FROM \"w$health\"")).isLessThan(8);
+        assertThat(db.maintenanceRuns()).anySatisfy(r -> {
+          assertThat(r.table()).isEqualTo("public.w");
+          assertThat(r.action()).isEqualTo("expire");
+          assertThat(r.trigger()).contains("replaced files");
+        });
+      }
+      assertThat(Rows.of(db, "SELECT count(*), count(DISTINCT v) FROM w")).containsExactly("60000|60000");
+    }
+  }
+
   /** The metadata files on disk of table {@code public.name}. */
   private long metadataFiles(String name) throws java.io.IOException {
     try (java.util.stream.Stream<Path> files = Files.list(dir.resolve("public").resolve(name).resolve("metadata"))) {

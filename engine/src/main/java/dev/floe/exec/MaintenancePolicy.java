@@ -145,20 +145,36 @@ record MaintenancePolicy(boolean enabled, int minFiles, double deleteRatio, long
    * Why old versions should be expired now, if they should; {@code sizeBound}: how many versions the size
    * bound kept at the table's last expiry (null: not measured since this process started, when the floor
    * stands in). The versions the bound allows are measured at expiry, from the manifests; here a table is
-   * due once it has a quarter more than that (at least 8).
+   * due once it has a quarter more than that (at least 8), or at once when the files its older versions
+   * hold — the data and delete files later versions replaced, from the versions' summaries — take it past
+   * {@link #maxDiskRatio} (a few versions that each rewrote the table, too few for the count to say so).
    */
   Optional<String> expiryTrigger(Table table, long now, Integer sizeBound) {
     int count = 0;
     long oldest = Long.MAX_VALUE;
+    java.util.Set<Long> ids = new java.util.HashSet<>();
     for (Snapshot s : table.snapshots()) {
       count++;
       oldest = Math.min(oldest, s.timestampMillis());
+      ids.add(s.snapshotId());
     }
     if (count <= minSnapshots) {
       return Optional.empty();
     }
     if (count > maxSnapshots) {
       return Optional.of(count + " snapshots");
+    }
+    Snapshot current = table.currentSnapshot();
+    long live = current == null ? 0 : summary(current, "total-files-size");
+    long held = 0; // a file a version removed is on disk while the version before it is kept
+    for (Snapshot s : table.snapshots()) {
+      if (s.parentId() != null && ids.contains(s.parentId())) {
+        held += summary(s, "removed-files-size");
+      }
+    }
+    if (live > 0 && live + held > budget(live)) {
+      return Optional.of(String.format(java.util.Locale.ROOT, "older versions hold %.1f MB of replaced files "
+          + "beside the table's %.1f MB", held / 1e6, live / 1e6));
     }
     int bound = sizeBound != null ? sizeBound : Math.min(UNMEASURED_BOUND, maxSnapshots);
     if (count > bound + Math.max(EXPIRY_SLACK, bound / 4)) {
@@ -169,6 +185,11 @@ record MaintenancePolicy(boolean enabled, int minFiles, double deleteRatio, long
       return Optional.of("snapshots older than " + maxSnapshotAgeMillis / 1000 + " s");
     }
     return Optional.empty();
+  }
+
+  /** The bytes the size bound lets a table of {@code dataBytes} of live data take on disk. */
+  private long budget(long dataBytes) {
+    return dataBytes + Math.max(dataBytes * (maxDiskRatio - 1), MIN_HISTORY_BYTES);
   }
 
   /**
@@ -189,7 +210,7 @@ record MaintenancePolicy(boolean enabled, int minFiles, double deleteRatio, long
    * table's commit lock), so the last count alone would leave the table above its bound after a long one.
    */
   Bound keep(HistorySize size, Bound last) {
-    long budget = size.dataBytes() + Math.max(size.dataBytes() * (maxDiskRatio - 1), MIN_HISTORY_BYTES);
+    long budget = budget(size.dataBytes());
     long total = 0;
     int fit = 0;
     boolean over = false;
