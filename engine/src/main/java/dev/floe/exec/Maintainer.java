@@ -201,7 +201,7 @@ public final class Maintainer implements AutoCloseable {
     }
     Table now = engine.tables().current(id).orElse(null);
     if (now != null) {
-      policy.expiryTrigger(now, System.currentTimeMillis(), kept(engine.tables().sizeBounds().get(id))).ifPresent(w -> step(engine, id, "expire", w,
+      policy.expiryTrigger(now, System.currentTimeMillis(), engine.tables().sizeBounds().get(id)).ifPresent(w -> step(engine, id, "expire", w,
           this::record, () -> 0L, hold -> TableMaintenance.expire(engine, id, policy, Set.of(hold))));
     }
   }
@@ -415,7 +415,7 @@ public final class Maintainer implements AutoCloseable {
     }
     Table t = table;
     Optional<String> why = triggered
-        ? policy.expiryTrigger(table, System.currentTimeMillis(), kept(engine.tables().sizeBounds().get(id)))
+        ? policy.expiryTrigger(table, System.currentTimeMillis(), engine.tables().sizeBounds().get(id))
         : Optional.of("by hand");
     why.ifPresent(w -> step(engine, id, "expire", w, report, awaitQuiet, hold -> dry
         ? TableMaintenance.wouldExpire(engine, id, t, policy, Set.of(hold))
@@ -430,10 +430,6 @@ public final class Maintainer implements AutoCloseable {
       step(engine, id, "remove_orphans", triggered ? "daily check" : "by hand", report, awaitQuiet,
           hold -> TableMaintenance.removeOrphans(engine, id, policy, Set.of(hold), dry));
     }
-  }
-
-  private static Integer kept(MaintenancePolicy.Bound bound) {
-    return bound == null ? null : bound.kept();
   }
 
   private static Done compactionPlan(Engine engine, TableIdentifier id) {

@@ -2,6 +2,7 @@ package dev.floe.exec;
 
 import dev.floe.FloeException;
 import dev.floe.SqlState;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.apache.iceberg.Snapshot;
@@ -142,14 +143,17 @@ record MaintenancePolicy(boolean enabled, int minFiles, double deleteRatio, long
   }
 
   /**
-   * Why old versions should be expired now, if they should; {@code sizeBound}: how many versions the size
-   * bound kept at the table's last expiry (null: not measured since this process started, when the floor
-   * stands in). The versions the bound allows are measured at expiry, from the manifests; here a table is
-   * due once it has a quarter more than that (at least 8), or at once when the files its older versions
-   * hold — the data and delete files later versions replaced, from the versions' summaries — take it past
-   * {@link #maxDiskRatio} (a few versions that each rewrote the table, too few for the count to say so).
+   * Why old versions should be expired now, if they should; {@code bound}: what the size bound decided at
+   * the table's last expiry (null: not measured since this process started, when the floor stands in).
+   * The versions the bound allows are measured at expiry, from the manifests; here a table is due once it
+   * has a quarter more than that (at least 8), or at once when its size, estimated from what is in
+   * memory, passes {@link #maxDiskRatio}: its live files, the files its older versions hold (the data and
+   * delete files later versions replaced, from the versions' summaries) and, for the versions beyond
+   * those the bound kept, each one's Iceberg metadata as the last expiry measured it (a compaction that
+   * rewrote the table makes every older version hold the files it replaced, however few versions land).
    */
-  Optional<String> expiryTrigger(Table table, long now, Integer sizeBound) {
+  Optional<String> expiryTrigger(Table table, long now, Bound bound) {
+    Integer sizeBound = bound == null ? null : bound.kept();
     int count = 0;
     long oldest = Long.MAX_VALUE;
     java.util.Set<Long> ids = new java.util.HashSet<>();
@@ -176,8 +180,14 @@ record MaintenancePolicy(boolean enabled, int minFiles, double deleteRatio, long
       return Optional.of(String.format(java.util.Locale.ROOT, "older versions hold %.1f MB of replaced files "
           + "beside the table's %.1f MB", held / 1e6, live / 1e6));
     }
-    int bound = sizeBound != null ? sizeBound : Math.min(UNMEASURED_BOUND, maxSnapshots);
-    if (count > bound + Math.max(EXPIRY_SLACK, bound / 4)) {
+    // past the versions the bound kept, each one's own metadata adds to what older ones hold
+    long metadata = bound == null ? 0 : (count - 1) * bound.versionBytes();
+    if (live > 0 && bound != null && count > bound.kept() && live + held + metadata > budget(live)) {
+      return Optional.of(String.format(java.util.Locale.ROOT, "%d versions and the %.1f MB of replaced files "
+          + "they hold take the table past %d× its %.1f MB", count, held / 1e6, maxDiskRatio, live / 1e6));
+    }
+    int kept = sizeBound != null ? sizeBound : Math.min(UNMEASURED_BOUND, maxSnapshots);
+    if (count > kept + Math.max(EXPIRY_SLACK, kept / 4)) {
       return Optional.of(sizeBound != null ? count + " snapshots, the size bound kept " + sizeBound
           : count + " snapshots, the size bound not measured yet");
     }
@@ -195,9 +205,11 @@ record MaintenancePolicy(boolean enabled, int minFiles, double deleteRatio, long
   /**
    * What the size bound decided at a table's expiry: the newest versions it keeps, and how many it
    * expects to land before the next expiry (the most that landed between two of its recent expiries, the
-   * older counts fading by a sixteenth at each expiry).
+   * older counts fading by a sixteenth at each expiry), and what a version older than the current one
+   * typically costs (the median: its manifest list, manifests, the files it added and its share of the
+   * metadata files; a version that replaced the table's files is the exception, not the rule).
    */
-  record Bound(int kept, int landing) {}
+  record Bound(int kept, int landing, long versionBytes) {}
 
   /**
    * How many of the newest versions the table keeps by count and size ({@link #maxDiskRatio}): at most
@@ -230,7 +242,11 @@ record MaintenancePolicy(boolean enabled, int minFiles, double deleteRatio, long
       // before the expiry runs
       k = fit - Math.min(fit / 2, Math.max(Math.max(EXPIRY_SLACK, fit / 5), landing));
     }
-    return new Bound(Math.min(maxSnapshots, Math.max(k, Math.max(1, minSnapshots))), landing);
+    List<Long> older = new java.util.ArrayList<>(size.costs().subList(Math.min(1, size.costs().size()),
+        size.costs().size()));
+    older.sort(null);
+    long versionBytes = older.isEmpty() ? 0 : older.get(older.size() / 2);
+    return new Bound(Math.min(maxSnapshots, Math.max(k, Math.max(1, minSnapshots))), landing, versionBytes);
   }
 
   /**
