@@ -23,6 +23,14 @@ import org.junit.jupiter.api.Test;
 class MaintenancePolicyTest {
   private static final Schema SCHEMA = new Schema(Types.NestedField.required(1, "id", Types.LongType.get()));
 
+  /** An empty Iceberg table in memory. */
+  private static Table newTable() {
+    InMemoryCatalog catalog = new InMemoryCatalog();
+    catalog.initialize("mem", Map.of());
+    catalog.createNamespace(Namespace.of("public"));
+    return catalog.createTable(TableIdentifier.of("public", "t"), SCHEMA);
+  }
+
   private static DataFile file(String name, long bytes) {
     return DataFiles.builder(PartitionSpec.unpartitioned()).withPath("/t/data/" + name + ".parquet")
         .withFormat("PARQUET").withFileSizeInBytes(bytes).withRecordCount(1).build();
@@ -35,10 +43,7 @@ class MaintenancePolicyTest {
    */
   @Test
   void aRewriteHeldByManyVersionsMakesTheTableDueBySize() {
-    InMemoryCatalog catalog = new InMemoryCatalog();
-    catalog.initialize("mem", Map.of());
-    catalog.createNamespace(Namespace.of("public"));
-    Table table = catalog.createTable(TableIdentifier.of("public", "t"), SCHEMA);
+    Table table = newTable();
     DataFile big = file("big", 1_000_000);
     table.newAppend().appendFile(big).commit();
     for (int i = 0; i < 40; i++) {
@@ -63,10 +68,7 @@ class MaintenancePolicyTest {
   /** What a version typically costs is the median of the older versions' costs, not swayed by a rewrite. */
   @Test
   void theBoundRemembersTheMedianVersionCost() {
-    InMemoryCatalog catalog = new InMemoryCatalog();
-    catalog.initialize("mem", Map.of());
-    catalog.createNamespace(Namespace.of("public"));
-    Table table = catalog.createTable(TableIdentifier.of("public", "t"), SCHEMA);
+    Table table = newTable();
     MaintenancePolicy policy = MaintenancePolicy.of(table);
     HistorySize size = new HistorySize(1_000_000, List.of(1_100_000L, 30_000L, 5_000_000L, 20_000L, 40_000L),
         Set.of());
