@@ -181,8 +181,8 @@ record MaintenancePolicy(boolean enabled, int minFiles, double deleteRatio, long
           + "beside the table's %.1f MB", held / 1e6, live / 1e6));
     }
     // past the versions the bound kept, each one's own metadata adds to what older ones hold
-    long metadata = bound == null ? 0 : (count - 1) * bound.versionBytes();
-    if (live > 0 && bound != null && count > bound.kept() && live + held + metadata > budget(live)) {
+    if (bound != null && live > 0 && count > bound.kept()
+        && live + held + (count - 1) * bound.versionBytes() > budget(live)) {
       return Optional.of(String.format(java.util.Locale.ROOT, "%d versions and the %.1f MB of replaced files "
           + "they hold take the table past %d× its %.1f MB", count, held / 1e6, maxDiskRatio, live / 1e6));
     }
