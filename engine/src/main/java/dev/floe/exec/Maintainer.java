@@ -499,14 +499,27 @@ public final class Maintainer implements AutoCloseable {
   private static final double LOAD_LIMIT = 0.8;
   private long lastStepNanos;
 
+  /** Whether the maintainer is within {@link #awaitQuiet}'s wait, maintaining the busy tables from it. */
+  private boolean awaiting;
+
   /**
    * Waits while the machine is busy (at most {@value #MAX_DEFER_MILLIS} ms: a table under constant load
-   * is still maintained), expiring busy tables meanwhile; returns how long it waited.
+   * is still maintained), expiring busy tables meanwhile, and compacting them once a second as the loop
+   * would ({@link #maintainBusy}: a table taking tens of commits a second gains hundreds of small files,
+   * and their manifests, in a pass's wait); returns how long it waited.
    */
   private long awaitQuiet() {
     long start = System.currentTimeMillis();
     while (!closed && cpuLoad() > LOAD_LIMIT && System.currentTimeMillis() - start < MAX_DEFER_MILLIS) {
       sleepExpiring(1_000);
+      if (!awaiting && (System.nanoTime() - landedChecked) / 1_000_000 >= QUICK_MILLIS) {
+        awaiting = true; // a busy table's step waits for nothing, but not twice over
+        try {
+          maintainLanded(true);
+        } finally {
+          awaiting = false;
+        }
+      }
     }
     lastStepNanos = System.nanoTime();
     return System.currentTimeMillis() - start < 1_000 ? 0 : System.currentTimeMillis() - start;
