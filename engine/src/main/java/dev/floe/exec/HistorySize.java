@@ -48,8 +48,11 @@ record HistorySize(long dataBytes, List<Long> costs, Set<String> named) {
     }
     long metadataFile = meta.metadataFileLocation() == null ? 0
         : table.io().newInputFile(meta.metadataFileLocation()).getLength();
-    // each kept version is listed in the current metadata file, and in about as many of the log's
-    long perVersion = metadataFile * (1 + meta.previousFiles().size()) / order.size();
+    // each kept version is listed in the current metadata file, in about as many of the log's, and in the
+    // replaced files a reader of this process may still read (deleted once it finishes: a table taking
+    // tens of commits a second with readers at work has several on disk beside the log's)
+    int files = Math.max(1 + meta.previousFiles().size(), metadataFilesOnDisk(table));
+    long perVersion = metadataFile * files / order.size();
     Set<String> seen = new HashSet<>();
     List<Long> costs = new ArrayList<>();
     long data = 0;
@@ -77,5 +80,20 @@ record HistorySize(long dataBytes, List<Long> costs, Set<String> named) {
     }
     seen.addAll(org.apache.iceberg.ReachableFileUtil.statisticsFilesLocations(table));
     return new HistorySize(data, List.copyOf(costs), seen);
+  }
+
+  /** The metadata files in a local table's metadata directory (0 where the table is not on local disk). */
+  private static int metadataFilesOnDisk(Table table) {
+    java.nio.file.Path dir;
+    try {
+      dir = dev.floe.catalog.LocalFileIO.toPath(table.location()).resolve("metadata");
+    } catch (IllegalArgumentException e) {
+      return 0; // an object store: the log's count stands
+    }
+    try (var files = java.nio.file.Files.list(dir)) {
+      return (int) files.filter(p -> p.getFileName().toString().endsWith(".metadata.json")).count();
+    } catch (java.io.IOException e) {
+      return 0;
+    }
   }
 }

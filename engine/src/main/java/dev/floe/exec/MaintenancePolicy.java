@@ -147,10 +147,11 @@ record MaintenancePolicy(boolean enabled, int minFiles, double deleteRatio, long
    * the table's last expiry (null: not measured since this process started, when the floor stands in).
    * The versions the bound allows are measured at expiry, from the manifests; here a table is due once it
    * has a quarter more than that (at least 8), or at once when its size, estimated from what is in
-   * memory, passes {@link #maxDiskRatio}: its live files, the files its older versions hold (the data and
-   * delete files later versions replaced, from the versions' summaries) and, for the versions beyond
-   * those the bound kept, each one's Iceberg metadata as the last expiry measured it (a compaction that
-   * rewrote the table makes every older version hold the files it replaced, however few versions land).
+   * memory, passes {@link #maxDiskRatio}: its live files and the files its older versions hold (the data
+   * and delete files later versions replaced, from the versions' summaries); or, since the last expiry,
+   * what it kept, the files the versions since then replaced, and what a version added between recent
+   * expiries for each version landed and as many more as land between two (a compaction that rewrote the
+   * table makes every older version hold the files it replaced, however few versions land).
    */
   Optional<String> expiryTrigger(Table table, long now, Bound bound) {
     Integer sizeBound = bound == null ? null : bound.kept();
@@ -180,11 +181,26 @@ record MaintenancePolicy(boolean enabled, int minFiles, double deleteRatio, long
       return Optional.of(String.format(java.util.Locale.ROOT, "older versions hold %.1f MB of replaced files "
           + "beside the table's %.1f MB", held / 1e6, live / 1e6));
     }
-    // past the versions the bound kept, each one's own metadata adds to what older ones hold
-    if (bound != null && live > 0 && count > bound.kept()
-        && live + held + (count - 1) * bound.versionBytes() > budget(live)) {
-      return Optional.of(String.format(java.util.Locale.ROOT, "%d versions and the %.1f MB of replaced files "
-          + "they hold take the table past %d× its %.1f MB", count, held / 1e6, maxDiskRatio, live / 1e6));
+    // since the last expiry: each version that landed adds what one did between recent expiries, and the
+    // files it replaced stay for the versions before it
+    if (bound != null && bound.versionBytes() > 0 && count > bound.present()) {
+      int landed = count - bound.present();
+      List<Snapshot> newest = new java.util.ArrayList<>();
+      table.snapshots().forEach(newest::add);
+      newest.sort(java.util.Comparator.comparingLong(Snapshot::sequenceNumber).reversed());
+      long replaced = 0;
+      for (Snapshot s : newest.subList(0, Math.min(landed, newest.size()))) {
+        if (s.parentId() != null && ids.contains(s.parentId())) {
+          replaced += summary(s, "removed-files-size");
+        }
+      }
+      // due a gap's worth early: as many land while the expiry runs
+      long size = bound.presentBytes() + replaced
+          + (landed + Math.max(EXPIRY_SLACK, bound.landing())) * bound.versionBytes();
+      if (size > bound.budget()) {
+        return Optional.of(String.format(java.util.Locale.ROOT, "%d versions landed since the last expiry take "
+            + "the table to about %.1f MB on disk, its bound %.1f MB", landed, size / 1e6, bound.budget() / 1e6));
+      }
     }
     int kept = sizeBound != null ? sizeBound : Math.min(UNMEASURED_BOUND, maxSnapshots);
     if (count > kept + Math.max(EXPIRY_SLACK, kept / 4)) {
@@ -203,50 +219,65 @@ record MaintenancePolicy(boolean enabled, int minFiles, double deleteRatio, long
   }
 
   /**
-   * What the size bound decided at a table's expiry: the newest versions it keeps, and how many it
-   * expects to land before the next expiry (the most that landed between two of its recent expiries, the
-   * older counts fading by a sixteenth at each expiry), and what a version older than the current one
-   * typically costs (the median: its manifest list, manifests, the files it added and its share of the
-   * metadata files; a version that replaced the table's files is the exception, not the rule).
+   * What the size bound decided at a table's expiry: how many of the newest versions the table keeps
+   * ({@code kept}: while the versions present all fit, those it may grow to before the next expiry
+   * included); how many of those present it kept ({@code present}) and what they take on disk
+   * ({@code presentBytes}); the bytes it lets the table take ({@code budget}); and what lands between two
+   * expiries, the most of the recent ones, fading by a sixteenth at each expiry: {@code landing}
+   * versions adding {@code landingBytes} to the table (measured, not summed from the versions' own
+   * costs: a file the newest versions share with the current one costs them nothing until a later
+   * version drops it).
    */
-  record Bound(int kept, int landing, long versionBytes) {}
+  record Bound(int kept, int present, long presentBytes, long budget, int landing, long landingBytes) {
+    /** What a version adds to the table as it lands (0: not measured yet). */
+    long versionBytes() {
+      return landing <= 0 || landingBytes <= 0 ? 0 : landingBytes / landing;
+    }
+  }
 
   /**
    * How many of the newest versions the table keeps by count and size ({@link #maxDiskRatio}): at most
-   * {@link #maxSnapshots}, at least {@link #minSnapshots} and the current one. When the size decides, it
-   * keeps fewer than fit by the versions that will land before the next expiry, so that the table stays
-   * within its bound at its largest, just before that expiry, not only right after this one: the versions
-   * {@link #expiryTrigger} lets land (a fifth of what fits, at least {@value #EXPIRY_SLACK}), or as many as
-   * landed between recent expiries ({@code last}: the bound at the previous one; null: not known) if more;
-   * at most half of what fits. The time between two expiries varies (a compaction, a wait for the
-   * table's commit lock), so the last count alone would leave the table above its bound after a long one.
+   * {@link #maxSnapshots}, at least {@link #minSnapshots} and the current one. The bound holds at the
+   * table's largest, just before the next expiry, not only right after this one: the kept versions leave
+   * room for twice those that will land before it — as many, adding as many bytes, as landed between
+   * recent expiries ({@code last}: the bound at the previous one; null: not known, when the older
+   * versions' mean cost stands in), at least {@value #EXPIRY_SLACK}. While all the versions present fit, those still
+   * to land fit too until the budget is spent. A table that lands more between two expiries than its
+   * budget holds keeps only the current version (its ratio set higher keeps more).
    */
   Bound keep(HistorySize size, Bound last) {
+    List<Long> costs = size.costs();
     long budget = budget(size.dataBytes());
+    long all = 0;
+    for (long c : costs) {
+      all += c;
+    }
+    int landing = 0;
+    long landingBytes = 0;
+    if (last != null) {
+      landing = Math.max(costs.size() - last.present(), last.landing() - last.landing() / 16);
+      landingBytes = Math.max(all - last.presentBytes(), last.landingBytes() - last.landingBytes() / 16);
+    }
+    long per = landing > 0 && landingBytes > 0 ? landingBytes / landing
+        : costs.size() > 1 ? (all - costs.get(0)) / (costs.size() - 1) : 0;
+    // twice what lands: the time between two expiries varies (a compaction between them, the trigger's
+    // next look), and the trigger fires once a gap's worth has landed
+    long room = budget - 2L * Math.max(EXPIRY_SLACK, landing) * per;
     long total = 0;
-    int fit = 0;
-    boolean over = false;
-    for (long cost : size.costs()) {
-      if (fit > 0 && total + cost > budget) {
-        over = true;
+    int k = 0;
+    for (long cost : costs) {
+      if (k > 0 && total + cost > room) {
         break;
       }
       total += cost;
-      fit++;
+      k++;
     }
-    int landing = last == null ? 0
-        : Math.max(size.costs().size() - last.kept(), last.landing() - last.landing() / 16);
-    int k = fit;
-    if (over) {
-      // the trigger fires a quarter past what is kept (a fifth of what fits); a busy table may land more
-      // before the expiry runs
-      k = fit - Math.min(fit / 2, Math.max(Math.max(EXPIRY_SLACK, fit / 5), landing));
+    int present = k;
+    if (k == costs.size() && per > 0 && room > total) {
+      k += (int) Math.min(maxSnapshots, (room - total) / per);
     }
-    List<Long> older = new java.util.ArrayList<>(size.costs().subList(Math.min(1, size.costs().size()),
-        size.costs().size()));
-    older.sort(null);
-    long versionBytes = older.isEmpty() ? 0 : older.get(older.size() / 2);
-    return new Bound(Math.min(maxSnapshots, Math.max(k, Math.max(1, minSnapshots))), landing, versionBytes);
+    return new Bound(Math.min(maxSnapshots, Math.max(k, Math.max(1, minSnapshots))), present, total, budget,
+        landing, landingBytes);
   }
 
   /**

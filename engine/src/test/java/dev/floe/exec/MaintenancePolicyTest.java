@@ -37,9 +37,10 @@ class MaintenancePolicyTest {
   }
 
   /**
-   * A table measured at its last expiry (40 versions kept, ~30 KB of metadata each) is not due while the
-   * versions that landed since fit; once a compaction replaces its big file, which every older version
-   * then holds, it is due at once — long before the count (a quarter more than the bound) says so.
+   * A table measured at its last expiry (35 versions kept, 2.06 MB; ~30 KB landing with each version) is
+   * not due while the versions that landed since fit; once a compaction replaces its big file, which
+   * every older version then holds, it is due at once — long before the count (a quarter more than the
+   * bound) says so.
    */
   @Test
   void aRewriteHeldByManyVersionsMakesTheTableDueBySize() {
@@ -50,29 +51,72 @@ class MaintenancePolicyTest {
       table.newAppend().appendFile(file("row" + i, 1_000)).commit();
     }
     MaintenancePolicy policy = MaintenancePolicy.of(table);
-    MaintenancePolicy.Bound bound = new MaintenancePolicy.Bound(40, 0, 30_000);
+    long budget = 1_040_000 + (2L << 20);
+    MaintenancePolicy.Bound bound = new MaintenancePolicy.Bound(35, 35, 2_060_000, budget, 10, 300_000);
     long now = System.currentTimeMillis();
-    // 41 versions: the table (1.04 MB), 40 × 30 KB of history, within 1.04 MB + 2 MiB
+    // 6 landed since: 2.06 MB and 16 × 30 KB (those, and as many as land between two expiries)
     assertThat(policy.expiryTrigger(table, now, bound)).isEmpty();
 
     table.newRewrite().rewriteFiles(Set.of(big), Set.of(file("big2", 1_000_000))).commit();
-    // the old big file is held by 41 older versions: 1.04 + 1.0 + 41 × 0.03 MB > 1.04 + 2.1 MB
+    // 2.06 MB, the old big file the older versions hold, and 17 × 30 KB: 3.57 MB
     assertThat(policy.expiryTrigger(table, now, bound)).hasValueSatisfying(why ->
-        assertThat(why).startsWith("42 versions and the 1.0 MB of replaced files they hold"));
+        assertThat(why).startsWith("7 versions landed since the last expiry take the table to about 3.6 MB"));
     // the summaries alone (the replaced file beside the table) are within the bound
-    assertThat(policy.expiryTrigger(table, now, new MaintenancePolicy.Bound(40, 0, 0))).isEmpty();
+    assertThat(policy.expiryTrigger(table, now, new MaintenancePolicy.Bound(35, 35, 2_060_000, budget, 0, 0)))
+        .isEmpty();
     // and no more versions than the bound kept: an expiry would keep them all
-    assertThat(policy.expiryTrigger(table, now, new MaintenancePolicy.Bound(42, 0, 30_000))).isEmpty();
+    assertThat(policy.expiryTrigger(table, now, new MaintenancePolicy.Bound(42, 42, 2_240_000, budget, 10,
+        300_000))).isEmpty();
   }
 
-  /** What a version typically costs is the median of the older versions' costs, not swayed by a rewrite. */
+  /**
+   * The size bound keeps room for twice the versions that land before the next expiry, as many, adding as
+   * many bytes, as landed between recent expiries: the kept versions and those landing add up to no more than
+   * the budget, down to the current version alone.
+   */
   @Test
-  void theBoundRemembersTheMedianVersionCost() {
-    Table table = newTable();
-    MaintenancePolicy policy = MaintenancePolicy.of(table);
-    HistorySize size = new HistorySize(1_000_000, List.of(1_100_000L, 30_000L, 5_000_000L, 20_000L, 40_000L),
-        Set.of());
-    assertThat(policy.keep(size, null).versionBytes()).isEqualTo(40_000);
-    assertThat(policy.keep(new HistorySize(0, List.of(), Set.of()), null).versionBytes()).isZero();
+  void theBoundLeavesRoomForWhatLandsBeforeTheNextExpiry() {
+    MaintenancePolicy policy = MaintenancePolicy.of(newTable());
+    // 1.1 MB of data, 100 older versions of 40 KB (5.1 MB): the budget is 1.1 MB + 2.2 MB
+    java.util.List<Long> costs = new java.util.ArrayList<>(List.of(1_100_000L));
+    for (int i = 0; i < 100; i++) {
+      costs.add(40_000L);
+    }
+    HistorySize size = new HistorySize(1_100_000, costs, Set.of());
+    // no earlier expiry known: room for twice 8 versions at the older ones' mean, 40 KB: the table and 39
+    MaintenancePolicy.Bound bound = policy.keep(size, null);
+    assertThat(bound.kept()).isEqualTo(40);
+    assertThat(bound.present()).isEqualTo(40);
+    assertThat(bound.presentBytes()).isEqualTo(1_100_000 + 39 * 40_000);
+    assertThat(bound.budget()).isEqualTo(3_300_000);
+
+    // 20 landed since the last expiry kept 81 versions of 4.3 MB, adding 0.8 MB: room for twice 20 of 40 KB
+    bound = policy.keep(size, new MaintenancePolicy.Bound(81, 81, 4_300_000, 3_300_000, 0, 0));
+    assertThat(bound.landing()).isEqualTo(20);
+    assertThat(bound.versionBytes()).isEqualTo(40_000);
+    assertThat(bound.kept()).isEqualTo(16); // 3.3 MB less 1.6 MB: the table and 15 more
+
+    // what lands is measured, not summed from the versions' own costs: 20 versions that added 1 MB leave
+    // room for twice 20 of 50 KB, whatever the newest cost on their own
+    bound = policy.keep(size, new MaintenancePolicy.Bound(81, 81, 4_100_000, 3_300_000, 0, 0));
+    assertThat(bound.versionBytes()).isEqualTo(50_000);
+    assertThat(bound.kept()).isEqualTo(6); // 3.3 MB less 2 MB: the table and 5 more
+
+    // more landed between two expiries than the budget holds: the current version alone is kept, and a
+    // long gap is remembered, fading by a sixteenth at each expiry
+    bound = policy.keep(size, new MaintenancePolicy.Bound(10, 10, 1_460_000, 3_300_000, 0, 0));
+    assertThat(bound.landing()).isEqualTo(91);
+    assertThat(bound.kept()).isEqualTo(1);
+    bound = policy.keep(size, new MaintenancePolicy.Bound(95, 95, 4_860_000, 3_300_000, 91, 3_640_000));
+    assertThat(bound.landing()).isEqualTo(91 - 5);
+    assertThat(bound.landingBytes()).isEqualTo(3_640_000 - 227_500);
+    assertThat(bound.kept()).isEqualTo(1);
+
+    // all 21 present fit (1.9 MB): those still to land fit too until the budget is spent, room left for
+    // twice those landing before the next expiry (11 of 40 KB): 3.3 MB less 0.88 MB, 34 versions
+    HistorySize fits = new HistorySize(1_100_000, costs.subList(0, 21), Set.of());
+    bound = policy.keep(fits, new MaintenancePolicy.Bound(10, 10, 1_460_000, 3_300_000, 0, 0));
+    assertThat(bound.present()).isEqualTo(21);
+    assertThat(bound.kept()).isEqualTo(21 + 13);
   }
 }
