@@ -195,7 +195,7 @@ public final class Maintainer implements AutoCloseable {
       if (why.isPresent() && step(engine, id, "compact", why.get(), this::record, () -> {
         lastStepNanos = System.nanoTime(); // pace() measures the rewrite from here
         return 0L;
-      }, hold -> compact(engine, id, connection(), this::pace)) != null) {
+      }, hold -> compact(engine, id, connection(), this::pace, this::record)) != null) {
         pace();
       }
     }
@@ -405,7 +405,7 @@ public final class Maintainer implements AutoCloseable {
     if (!TailLog.hasTail(table)) { // a tail's log compacts the files it seals
       Optional<String> why = triggered ? policy.compactionTrigger(table) : Optional.of("by hand");
       if (why.isPresent() && step(engine, id, "compact", why.get(), report, awaitQuiet, hold -> dry
-          ? compactionPlan(engine, id) : compact(engine, id, duck.get(), pace)) != null) {
+          ? compactionPlan(engine, id) : compact(engine, id, duck.get(), pace, report)) != null) {
         pace.run();
       }
       table = engine.tables().current(id).orElse(null);
@@ -474,8 +474,21 @@ public final class Maintainer implements AutoCloseable {
     }
   }
 
-  private static Done compact(Engine engine, TableIdentifier id, DuckDBConnection duck, Runnable pace) {
-    return done(Compaction.compact(engine, id, duck, false, Long.MIN_VALUE, pace));
+  /**
+   * Compacts {@code id}, first expiring what its size bound needs to hold the rewrite's output beside the
+   * files it replaces (which older versions then hold): a compaction rewriting the table's big file
+   * would otherwise take it past its bound until the expiry after it.
+   */
+  private static Done compact(Engine engine, TableIdentifier id, DuckDBConnection duck, Runnable pace,
+      java.util.function.Consumer<MaintenanceRun> report) {
+    Compaction.Plan plan = Compaction.plan(engine, id, false, Long.MIN_VALUE);
+    MaintenancePolicy policy = MaintenancePolicy.of(plan.table());
+    long bytes = plan.bytes();
+    if (policy.needsRoom(plan.table(), engine.tables().sizeBounds().get(id), bytes)) {
+      step(engine, id, "expire", String.format(java.util.Locale.ROOT, "room for a rewrite of %.1f MB", bytes / 1e6),
+          report, () -> 0L, hold -> TableMaintenance.expire(engine, id, policy, Set.of(hold), bytes));
+    }
+    return done(Compaction.compact(engine, plan, id, duck, pace));
   }
 
   private static Done done(Compaction.Result r) {

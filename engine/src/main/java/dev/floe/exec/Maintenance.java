@@ -90,6 +90,13 @@ final class Maintenance {
     synchronized (engine.committer().lock(id)) {
       table = engine.tables().current(id).orElseThrow(() -> FloeException.undefinedTable(id.name()));
       long replacedBefore = replacedBefore(engine, id, table, retentionMillis, own);
+      // never a version that landed after the files were read (the cut-off is an age, and the clock moved
+      // on): its files are not among those compared below, and would stay on disk for good
+      for (Snapshot s : table.snapshots()) {
+        if (s.manifestListLocation() != null && !named.contains(s.manifestListLocation())) {
+          replacedBefore = Math.min(replacedBefore, s.timestampMillis());
+        }
+      }
       if (expirable(table, replacedBefore) == 0) {
         return new Expired(0, List.of());
       }

@@ -213,6 +213,24 @@ record MaintenancePolicy(boolean enabled, int minFiles, double deleteRatio, long
     return Optional.empty();
   }
 
+  /**
+   * Whether writing {@code bytes} of new files (a compaction's output, on disk beside the files it
+   * replaces, which older versions then hold) would take the table past its size bound, by the table's
+   * size estimated as {@link #expiryTrigger} does ({@code bound}: the last expiry's; null: not measured,
+   * when no room is made).
+   */
+  boolean needsRoom(Table table, Bound bound, long bytes) {
+    if (bound == null || bytes <= 0) {
+      return false;
+    }
+    int count = 0;
+    for (Snapshot ignored : table.snapshots()) {
+      count++;
+    }
+    long size = bound.presentBytes() + (long) Math.max(0, count - bound.present()) * bound.versionBytes();
+    return size + bytes > bound.budget();
+  }
+
   /** The bytes the size bound lets a table of {@code dataBytes} of live data take on disk. */
   private long budget(long dataBytes) {
     return dataBytes + Math.max(dataBytes * (maxDiskRatio - 1), MIN_HISTORY_BYTES);
@@ -241,11 +259,18 @@ record MaintenancePolicy(boolean enabled, int minFiles, double deleteRatio, long
    * table's largest, just before the next expiry, not only right after this one: the kept versions leave
    * room for twice those that will land before it — as many, adding as many bytes, as landed between
    * recent expiries ({@code last}: the bound at the previous one; null: not known, when the older
-   * versions' mean cost stands in), at least {@value #EXPIRY_SLACK}. While all the versions present fit, those still
+   * versions' mean cost stands in, and only the {@value #EXPIRY_SLACK} the count trigger lets land are
+   * reserved), at least {@value #EXPIRY_SLACK} — and for {@value #EXPIRY_SLACK} in flight (their files
+   * written, no version naming them yet). While all the versions present fit, those still
    * to land fit too until the budget is spent. A table that lands more between two expiries than its
    * budget holds keeps only the current version (its ratio set higher keeps more).
    */
   Bound keep(HistorySize size, Bound last) {
+    return keep(size, last, 0);
+  }
+
+  /** As above, with room for {@code reserve} more bytes: the files a rewrite is about to write. */
+  Bound keep(HistorySize size, Bound last, long reserve) {
     List<Long> costs = size.costs();
     long budget = budget(size.dataBytes());
     long all = 0;
@@ -261,8 +286,11 @@ record MaintenancePolicy(boolean enabled, int minFiles, double deleteRatio, long
     long per = landing > 0 && landingBytes > 0 ? landingBytes / landing
         : costs.size() > 1 ? (all - costs.get(0)) / (costs.size() - 1) : 0;
     // twice what lands: the time between two expiries varies (a compaction between them, the trigger's
-    // next look), and the trigger fires once a gap's worth has landed
-    long room = budget - 2L * Math.max(EXPIRY_SLACK, landing) * per;
+    // next look), and the trigger fires once a gap's worth has landed; and the versions in flight, whose
+    // files are on disk before any version names them. Before any landing was measured (a first expiry,
+    // one by hand), the versions the count trigger lets land.
+    long room = budget - (last == null ? EXPIRY_SLACK : 2L * Math.max(EXPIRY_SLACK, landing) + EXPIRY_SLACK)
+        * per - reserve;
     long total = 0;
     int k = 0;
     for (long cost : costs) {

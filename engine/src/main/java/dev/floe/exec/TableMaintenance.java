@@ -30,12 +30,21 @@ final class TableMaintenance {
    */
   static Maintainer.Done expire(Engine engine, TableIdentifier id, MaintenancePolicy policy,
       Set<ReaderPins.Hold> own) {
+    return expire(engine, id, policy, own, 0);
+  }
+
+  /**
+   * As above, leaving room in the table's size bound for {@code reserve} bytes more: the files a rewrite
+   * is about to write, beside those it replaces.
+   */
+  static Maintainer.Done expire(Engine engine, TableIdentifier id, MaintenancePolicy policy,
+      Set<ReaderPins.Hold> own, long reserve) {
     Table current = engine.tables().current(id).orElse(null);
     if (current == null) {
       return null;
     }
     HistorySize size = HistorySize.of(current);
-    MaintenancePolicy.Retention retention = retention(engine, id, current, policy, size, true);
+    MaintenancePolicy.Retention retention = retention(engine, id, current, policy, size, true, reserve);
     Maintenance.Expired expired = Maintenance.expireBesideWriters(engine, id, retention.millis(),
         retention.retainLast(), own, size.named());
     List<String> metadata = oldMetadata(engine, id, own);
@@ -56,8 +65,8 @@ final class TableMaintenance {
    * ({@link Tables#sizeBounds}).
    */
   private static MaintenancePolicy.Retention retention(Engine engine, TableIdentifier id, Table table,
-      MaintenancePolicy policy, HistorySize size, boolean remember) {
-    MaintenancePolicy.Bound bound = policy.keep(size, engine.tables().sizeBounds().get(id));
+      MaintenancePolicy policy, HistorySize size, boolean remember, long reserve) {
+    MaintenancePolicy.Bound bound = policy.keep(size, engine.tables().sizeBounds().get(id), reserve);
     if (remember) {
       engine.tables().sizeBounds().put(id, bound);
     }
@@ -163,7 +172,7 @@ final class TableMaintenance {
   /** What {@link #expire} would expire now. */
   static Maintainer.Done wouldExpire(Engine engine, TableIdentifier id, Table table, MaintenancePolicy policy,
       Set<ReaderPins.Hold> own) {
-    MaintenancePolicy.Retention retention = retention(engine, id, table, policy, HistorySize.of(table), false);
+    MaintenancePolicy.Retention retention = retention(engine, id, table, policy, HistorySize.of(table), false, 0);
     int n = Maintenance.expirable(engine, id, table, retention.millis(), retention.retainLast(), own);
     return new Maintainer.Done(0, 0, 0, 0, n, "dry run: would expire " + n + " snapshot(s)");
   }

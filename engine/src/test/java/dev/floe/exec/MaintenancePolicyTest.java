@@ -64,6 +64,12 @@ class MaintenancePolicyTest {
     // the summaries alone (the replaced file beside the table) are within the bound
     assertThat(policy.expiryTrigger(table, now, new MaintenancePolicy.Bound(35, 35, 2_060_000, budget, 0, 0)))
         .isEmpty();
+    // a rewrite of 1 MB more (a compaction's output, beside the files it replaces) needs room made first;
+    // one of 0.5 MB fits beside the 2.06 MB kept and the 8 versions landed since (8 × 30 KB)
+    table.newAppend().appendFile(file("after", 1_000)).commit();
+    assertThat(policy.needsRoom(table, bound, 1_000_000)).isTrue();
+    assertThat(policy.needsRoom(table, bound, 500_000)).isFalse();
+    assertThat(policy.needsRoom(table, null, 1_000_000)).as("not measured yet").isFalse();
     // and no more versions than the bound kept: an expiry would keep them all
     assertThat(policy.expiryTrigger(table, now, new MaintenancePolicy.Bound(42, 42, 2_240_000, budget, 10,
         300_000))).isEmpty();
@@ -83,24 +89,26 @@ class MaintenancePolicyTest {
       costs.add(40_000L);
     }
     HistorySize size = new HistorySize(1_100_000, costs, Set.of());
-    // no earlier expiry known: room for twice 8 versions at the older ones' mean, 40 KB: the table and 39
+    // no earlier expiry known (a first one, one by hand): room for the 8 versions the count trigger lets
+    // land, at the older ones' mean, 40 KB: 3.3 MB less 0.32 MB, the table and 47 more
     MaintenancePolicy.Bound bound = policy.keep(size, null);
-    assertThat(bound.kept()).isEqualTo(40);
-    assertThat(bound.present()).isEqualTo(40);
-    assertThat(bound.presentBytes()).isEqualTo(1_100_000 + 39 * 40_000);
+    assertThat(bound.kept()).isEqualTo(48);
+    assertThat(bound.present()).isEqualTo(48);
+    assertThat(bound.presentBytes()).isEqualTo(1_100_000 + 47 * 40_000);
     assertThat(bound.budget()).isEqualTo(3_300_000);
 
-    // 20 landed since the last expiry kept 81 versions of 4.3 MB, adding 0.8 MB: room for twice 20 of 40 KB
+    // 20 landed since the last expiry kept 81 versions of 4.3 MB, adding 0.8 MB: room for twice 20 and 8
+    // of 40 KB, 1.92 MB: the table and 7 more
     bound = policy.keep(size, new MaintenancePolicy.Bound(81, 81, 4_300_000, 3_300_000, 0, 0));
     assertThat(bound.landing()).isEqualTo(20);
     assertThat(bound.versionBytes()).isEqualTo(40_000);
-    assertThat(bound.kept()).isEqualTo(16); // 3.3 MB less 1.6 MB: the table and 15 more
+    assertThat(bound.kept()).isEqualTo(8);
 
-    // what lands is measured, not summed from the versions' own costs: 20 versions that added 1 MB leave
-    // room for twice 20 of 50 KB, whatever the newest cost on their own
-    bound = policy.keep(size, new MaintenancePolicy.Bound(81, 81, 4_100_000, 3_300_000, 0, 0));
-    assertThat(bound.versionBytes()).isEqualTo(50_000);
-    assertThat(bound.kept()).isEqualTo(6); // 3.3 MB less 2 MB: the table and 5 more
+    // what lands is measured, not summed from the versions' own costs: 20 versions that added 0.6 MB
+    // leave room for 48 of 30 KB (1.44 MB), whatever the newest cost on their own: the table and 19 more
+    bound = policy.keep(size, new MaintenancePolicy.Bound(81, 81, 4_500_000, 3_300_000, 0, 0));
+    assertThat(bound.versionBytes()).isEqualTo(30_000);
+    assertThat(bound.kept()).isEqualTo(20);
 
     // more landed between two expiries than the budget holds: the current version alone is kept, and a
     // long gap is remembered, fading by a sixteenth at each expiry
@@ -112,11 +120,14 @@ class MaintenancePolicyTest {
     assertThat(bound.landingBytes()).isEqualTo(3_640_000 - 227_500);
     assertThat(bound.kept()).isEqualTo(1);
 
+    // room made for a rewrite of 1 MB: 3.3 MB less 8 × 40 KB and 1 MB: the table and 22 more
+    assertThat(policy.keep(size, null, 1_000_000).kept()).isEqualTo(23);
+
     // all 21 present fit (1.9 MB): those still to land fit too until the budget is spent, room left for
-    // twice those landing before the next expiry (11 of 40 KB): 3.3 MB less 0.88 MB, 34 versions
+    // twice those landing before the next expiry (11 of 40 KB) and 8 in flight: 3.3 MB less 1.2 MB
     HistorySize fits = new HistorySize(1_100_000, costs.subList(0, 21), Set.of());
     bound = policy.keep(fits, new MaintenancePolicy.Bound(10, 10, 1_460_000, 3_300_000, 0, 0));
     assertThat(bound.present()).isEqualTo(21);
-    assertThat(bound.kept()).isEqualTo(21 + 13);
+    assertThat(bound.kept()).isEqualTo(21 + 5);
   }
 }
