@@ -49,14 +49,14 @@ final class TableMaintenance {
         retention.retainLast(), own, size.named());
     List<String> metadata = oldMetadata(engine, id, own);
     MaintenancePolicy.Bound bound = engine.tables().sizeBounds().get(id);
-    long measured = size.costs().stream().mapToLong(Long::longValue).sum();
-    String kept = bound == null ? "" : String.format(java.util.Locale.ROOT, "the size bound keeps %d of %d "
-        + "versions, %.2f of %.2f MB, within %.2f MB with room for %d versions (%.2f MB) landing before the "
-        + "next expiry", bound.present(), size.costs().size(), bound.presentBytes() / 1e6, measured / 1e6,
-        bound.budget() / 1e6, bound.landing(), bound.landingBytes() / 1e6);
+    if (bound != null && LOG.isDebugEnabled()) {
+      LOG.debug("expiry of {}: the size bound keeps {} of {} versions, {} of {} bytes, within {} with room for {} "
+          + "versions ({} bytes) landing before the next expiry", id, bound.present(), size.costs().size(),
+          bound.presentBytes(), size.costs().stream().mapToLong(Long::longValue).sum(), bound.budget(),
+          bound.landing(), bound.landingBytes());
+    }
     return new Maintainer.Done(expired.files().size() + metadata.size(), 0, 0, 0, expired.snapshots(),
-        expired.snapshots() == 0 ? "nothing to expire: readers hold the versions, or none is old enough; " + kept
-            : "done: " + kept);
+        expired.snapshots() == 0 ? "nothing to expire: readers hold the versions, or none is old enough" : "done");
   }
 
   /**
