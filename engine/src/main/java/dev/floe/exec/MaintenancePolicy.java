@@ -263,13 +263,9 @@ record MaintenancePolicy(boolean enabled, int minFiles, double deleteRatio, long
    * reserved), at least {@value #EXPIRY_SLACK} — and for {@value #EXPIRY_SLACK} in flight (their files
    * written, no version naming them yet). While all the versions present fit, those still
    * to land fit too until the budget is spent. A table that lands more between two expiries than its
-   * budget holds keeps only the current version (its ratio set higher keeps more).
+   * budget holds keeps only the current version (its ratio set higher keeps more). {@code reserve}: room
+   * for that many bytes more, the files a rewrite is about to write (0: none).
    */
-  Bound keep(HistorySize size, Bound last) {
-    return keep(size, last, 0);
-  }
-
-  /** As above, with room for {@code reserve} more bytes: the files a rewrite is about to write. */
   Bound keep(HistorySize size, Bound last, long reserve) {
     List<Long> costs = size.costs();
     long budget = budget(size.dataBytes());

@@ -91,7 +91,7 @@ class MaintenancePolicyTest {
     HistorySize size = new HistorySize(1_100_000, costs, Set.of());
     // no earlier expiry known (a first one, one by hand): room for the 8 versions the count trigger lets
     // land, at the older ones' mean, 40 KB: 3.3 MB less 0.32 MB, the table and 47 more
-    MaintenancePolicy.Bound bound = policy.keep(size, null);
+    MaintenancePolicy.Bound bound = policy.keep(size, null, 0);
     assertThat(bound.kept()).isEqualTo(48);
     assertThat(bound.present()).isEqualTo(48);
     assertThat(bound.presentBytes()).isEqualTo(1_100_000 + 47 * 40_000);
@@ -99,23 +99,23 @@ class MaintenancePolicyTest {
 
     // 20 landed since the last expiry kept 81 versions of 4.3 MB, adding 0.8 MB: room for twice 20 and 8
     // of 40 KB, 1.92 MB: the table and 7 more
-    bound = policy.keep(size, new MaintenancePolicy.Bound(81, 81, 4_300_000, 3_300_000, 0, 0));
+    bound = policy.keep(size, new MaintenancePolicy.Bound(81, 81, 4_300_000, 3_300_000, 0, 0), 0);
     assertThat(bound.landing()).isEqualTo(20);
     assertThat(bound.versionBytes()).isEqualTo(40_000);
     assertThat(bound.kept()).isEqualTo(8);
 
     // what lands is measured, not summed from the versions' own costs: 20 versions that added 0.6 MB
     // leave room for 48 of 30 KB (1.44 MB), whatever the newest cost on their own: the table and 19 more
-    bound = policy.keep(size, new MaintenancePolicy.Bound(81, 81, 4_500_000, 3_300_000, 0, 0));
+    bound = policy.keep(size, new MaintenancePolicy.Bound(81, 81, 4_500_000, 3_300_000, 0, 0), 0);
     assertThat(bound.versionBytes()).isEqualTo(30_000);
     assertThat(bound.kept()).isEqualTo(20);
 
     // more landed between two expiries than the budget holds: the current version alone is kept, and a
     // long gap is remembered, fading by a sixteenth at each expiry
-    bound = policy.keep(size, new MaintenancePolicy.Bound(10, 10, 1_460_000, 3_300_000, 0, 0));
+    bound = policy.keep(size, new MaintenancePolicy.Bound(10, 10, 1_460_000, 3_300_000, 0, 0), 0);
     assertThat(bound.landing()).isEqualTo(91);
     assertThat(bound.kept()).isEqualTo(1);
-    bound = policy.keep(size, new MaintenancePolicy.Bound(95, 95, 4_860_000, 3_300_000, 91, 3_640_000));
+    bound = policy.keep(size, new MaintenancePolicy.Bound(95, 95, 4_860_000, 3_300_000, 91, 3_640_000), 0);
     assertThat(bound.landing()).isEqualTo(91 - 5);
     assertThat(bound.landingBytes()).isEqualTo(3_640_000 - 227_500);
     assertThat(bound.kept()).isEqualTo(1);
@@ -126,7 +126,7 @@ class MaintenancePolicyTest {
     // all 21 present fit (1.9 MB): those still to land fit too until the budget is spent, room left for
     // twice those landing before the next expiry (11 of 40 KB) and 8 in flight: 3.3 MB less 1.2 MB
     HistorySize fits = new HistorySize(1_100_000, costs.subList(0, 21), Set.of());
-    bound = policy.keep(fits, new MaintenancePolicy.Bound(10, 10, 1_460_000, 3_300_000, 0, 0));
+    bound = policy.keep(fits, new MaintenancePolicy.Bound(10, 10, 1_460_000, 3_300_000, 0, 0), 0);
     assertThat(bound.present()).isEqualTo(21);
     assertThat(bound.kept()).isEqualTo(21 + 5);
   }
