@@ -234,7 +234,7 @@ final class ServeCommand implements Callable<Integer> {
     Runtime.getRuntime().addShutdownHook(hook);
     env.out().println("Floe is serving " + directory + " over the PostgreSQL protocol");
     env.out().println("  psql " + server.connectionUri());
-    env.out().println("  jdbc:postgresql://" + config.host() + ":" + server.port() + "/" + config.databaseName());
+    env.out().println("  jdbc:" + server.connectionUri());
     env.out().flush();
     stopped.await();
     return Main.EXIT_OK;

@@ -190,10 +190,13 @@ public final class PgServer implements AutoCloseable {
     return config.host();
   }
 
-  /** A connection URI for libpq clients. */
+  /**
+   * A connection URI for libpq clients, to the database {@code floe} (the name the docs give; the
+   * warehouse directory's name is accepted too).
+   */
   public String connectionUri() {
     String h = config.host().contains(":") ? "[" + config.host() + "]" : config.host();
-    return "postgresql://" + h + ":" + port() + "/" + config.databaseName();
+    return "postgresql://" + h + ":" + port() + "/floe";
   }
 
   Config config() {
