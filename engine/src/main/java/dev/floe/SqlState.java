@@ -64,6 +64,15 @@ public final class SqlState {
   public static final String AMBIGUOUS_FUNCTION = "42725";
   public static final String UNDEFINED_TABLE = "42P01";
   public static final String INVALID_COLUMN_REFERENCE = "42P10";
+  public static final String DUPLICATE_ALIAS = "42712";
+  public static final String WINDOWING_ERROR = "42P20";
+  public static final String CANNOT_COERCE = "42846";
+  public static final String INVALID_ESCAPE_SEQUENCE = "22025";
+  public static final String INVALID_REGULAR_EXPRESSION = "2201B";
+  public static final String INVALID_ROW_COUNT_IN_LIMIT_CLAUSE = "2201W";
+  public static final String INVALID_ROW_COUNT_IN_RESULT_OFFSET_CLAUSE = "2201X";
+  public static final String INVALID_ARGUMENT_FOR_LOGARITHM = "2201E";
+  public static final String INVALID_ARGUMENT_FOR_POWER_FUNCTION = "2201F";
   public static final String DUPLICATE_SCHEMA = "42P06";
   public static final String DUPLICATE_TABLE = "42P07";
   public static final String DUPLICATE_CURSOR = "42P03";

@@ -145,9 +145,7 @@ final class DuckErrors {
         }
         arguments = pgArguments(noMatch.group(2));
       }
-      return new FloeException(SqlState.UNDEFINED_FUNCTION, "function " + name + "(" + arguments + ") does not exist",
-          null, "No function matches the given name and argument types. You might need to add explicit type casts.",
-          mapped.position(), e);
+      return missingFunction(name, arguments, mapped.position(), e);
     } catch (IOException | RuntimeException ignored) {
       return mapped;
     }
@@ -166,6 +164,10 @@ final class DuckErrors {
               0, e);
     }
     String first = message.lines().findFirst().orElse(message);
+    FloeException worded = inPostgresWords(first, position, e);
+    if (worded != null) {
+      return worded;
+    }
     if (first.startsWith("Division by zero")) {
       return error(SqlState.DIVISION_BY_ZERO, "division by zero", position, e);
     }
@@ -223,15 +225,18 @@ final class DuckErrors {
         }
         Matcher noMatch = NO_FUNCTION_MATCHES.matcher(first);
         if (noMatch.matches()) {
-          return error(SqlState.UNDEFINED_FUNCTION, "function " + noMatch.group(1) + "(" + pgArguments(noMatch.group(2))
-              + ") does not exist", "No function matches the given name and argument types. You might need to add "
-              + "explicit type casts.", position, e, null);
+          return missingFunction(noMatch.group(1), pgArguments(noMatch.group(2)), position, e);
         }
         Matcher ambiguous = NOT_UNIQUE.matcher(first);
         if (ambiguous.matches()) {
-          return error(SqlState.AMBIGUOUS_FUNCTION, "function " + ambiguous.group(1) + "("
-              + pgArguments(ambiguous.group(2)) + ") is not unique", "Could not choose a best candidate function. "
-              + "You might need to add explicit type casts.", position, e, null);
+          String name = ambiguous.group(1);
+          String args = pgArguments(ambiguous.group(2));
+          return operator(name) ? error(SqlState.AMBIGUOUS_FUNCTION, "operator is not unique: " + operands(name, args),
+              "Could not choose a best candidate operator. You might need to add explicit type casts.", position, e,
+              null)
+              : error(SqlState.AMBIGUOUS_FUNCTION, "function " + name + "(" + args + ") is not unique",
+                  "Could not choose a best candidate function. You might need to add explicit type casts.", position,
+                  e, null);
         }
         if (first.contains("No function matches") || first.contains("Cannot compare values")
             || first.contains("No operator")) {
@@ -255,6 +260,7 @@ final class DuckErrors {
         if (first.contains("field value out of range")) {
           // PostgreSQL: date/time field value out of range: "2024-02-30"
           String value = first.contains(": ") ? first.substring(first.indexOf(": ") + 2) : "";
+          value = value.replaceFirst(", expected format is .*$", "");
           return error(SqlState.DATETIME_FIELD_OVERFLOW, "date/time field value out of range"
               + (value.isEmpty() ? "" : ": " + value), position, e);
         }
@@ -335,6 +341,156 @@ final class DuckErrors {
       }
     }
   }
+
+  private static final Pattern NO_FROM_COLUMN =
+      Pattern.compile("Referenced column \"?(.+?)\"? was not found because the FROM clause is missing.*");
+  private static final Pattern AMBIGUOUS_COLUMN = Pattern.compile("Ambiguous reference to column name \"(.+?)\".*");
+  private static final Pattern DUPLICATE_ALIAS = Pattern.compile("Ambiguous reference to table \"(.+?)\" \\(duplicate "
+      + "alias.*");
+  private static final Pattern NOT_ALLOWED =
+      Pattern.compile("(.+?) clause cannot contain (aggregates|window functions)!?");
+  private static final Pattern COLUMNS_MISMATCH = Pattern.compile("Subquery returns (\\d+) columns - expected (\\d+)");
+  private static final Pattern CANNOT_MIX = Pattern.compile(
+      "Cannot mix values of type (.+?) and (.+?) in (.+?) (?:clause|expression)? ?- an explicit cast is required");
+  private static final Pattern NO_CAST = Pattern.compile("Unimplemented type for cast \\((.+?) -> (.+?)\\)");
+  private static final Pattern INTEGER_CAST_RANGE = Pattern.compile(
+      "Type \\w+ with value .+? can't be cast because the value is out of range for the destination type "
+          + "(INT16|INT32|INT64|UINT8|INT8)\\b.*");
+  private static final Pattern DECIMAL_CAST_RANGE = Pattern.compile(
+      "Casting value \"(.*?)\" to type DECIMAL\\((\\d+),(\\d+)\\) failed: value is out of range!.*");
+  private static final Pattern ARRAY_LITERAL = Pattern.compile(
+      "Type VARCHAR with value '(.*)' can't be cast to the destination type .*\\[\\].*", Pattern.DOTALL);
+  private static final Pattern CONVERT_STRING = Pattern.compile(
+      ".*?Could not convert string ['\"](.*?)['\"] to (INT8|INT16|INT32|INT64|DOUBLE|FLOAT|BOOL|UUID|DECIMAL\\S*)"
+          + "(?: when casting from source column \\S+)?$");
+  private static final Pattern DATE_RANGE = Pattern.compile("Date out of range: (-?\\d+)-(\\d+)-(\\d+)");
+  private static final Pattern BAD_UNIT = Pattern.compile("extract specifier \"(.+?)\" not recognized");
+  /** RE2's messages (as DuckDB passes them on, "what: where") and PostgreSQL's for the same mistake. */
+  private static final java.util.Map<String, String> REGEX_ERRORS = java.util.Map.ofEntries(
+      java.util.Map.entry("missing )", "parentheses () not balanced"),
+      java.util.Map.entry("unexpected )", "parentheses () not balanced"),
+      java.util.Map.entry("missing ]", "brackets [] not balanced"),
+      java.util.Map.entry("trailing \\", "invalid escape \\ sequence"),
+      java.util.Map.entry("invalid escape sequence", "invalid escape \\ sequence"),
+      java.util.Map.entry("no argument for repetition operator", "quantifier operand invalid"),
+      java.util.Map.entry("missing argument to repetition operator", "quantifier operand invalid"),
+      java.util.Map.entry("bad repetition operator", "quantifier operand invalid"),
+      java.util.Map.entry("invalid repetition size", "invalid repetition count(s)"),
+      java.util.Map.entry("invalid character class range", "invalid character range"),
+      java.util.Map.entry("invalid character class", "invalid character class"),
+      java.util.Map.entry("invalid named capture group", "invalid regular expression"),
+      java.util.Map.entry("invalid perl operator", "quantifier operand invalid"));
+
+  /**
+   * DuckDB's words for mistakes PostgreSQL has its own words for, whatever DuckDB's exception type:
+   * PostgreSQL's SQLSTATE and message; null for any other message.
+   */
+  private static FloeException inPostgresWords(String first, int position, SQLException e) {
+    Matcher m = NO_FROM_COLUMN.matcher(first);
+    if (m.matches()) {
+      return error(SqlState.UNDEFINED_COLUMN, "column \"" + m.group(1) + "\" does not exist", position, e);
+    }
+    if ((m = AMBIGUOUS_COLUMN.matcher(first)).matches()) {
+      return error(SqlState.AMBIGUOUS_COLUMN, "column reference \"" + m.group(1) + "\" is ambiguous", position, e);
+    }
+    if ((m = DUPLICATE_ALIAS.matcher(first)).matches()) {
+      return error(SqlState.DUPLICATE_ALIAS, "table name \"" + m.group(1) + "\" specified more than once", 0, e);
+    }
+    if (first.startsWith("* expression without FROM clause")) {
+      return error(SqlState.SYNTAX_ERROR, "SELECT * with no tables specified is not valid", position, e);
+    }
+    if ((m = NOT_ALLOWED.matcher(first)).matches()) {
+      String where = m.group(1).strip();
+      return m.group(2).equals("aggregates")
+          ? error(SqlState.GROUPING_ERROR, "aggregate functions are not allowed in " + where, position, e)
+          : error(SqlState.WINDOWING_ERROR, "window functions are not allowed in " + where, position, e);
+    }
+    if ((m = COLUMNS_MISMATCH.matcher(first)).matches()) {
+      boolean many = Integer.parseInt(m.group(1)) > Integer.parseInt(m.group(2));
+      return error(SqlState.SYNTAX_ERROR, "subquery has too " + (many ? "many" : "few") + " columns", position, e);
+    }
+    if ((m = CANNOT_MIX.matcher(first)).matches()) {
+      String a = pgArgument(m.group(1).strip());
+      String b = pgArgument(m.group(2).strip());
+      String where = m.group(3).strip();
+      return switch (where) {
+        case "BETWEEN" -> error(SqlState.UNDEFINED_FUNCTION, "operator does not exist: " + a + " >= " + b,
+            OPERATOR_HINT, position, e, null);
+        case "IN" -> error(SqlState.UNDEFINED_FUNCTION, "operator does not exist: " + a + " = " + b, OPERATOR_HINT,
+            position, e, null);
+        default -> error(SqlState.DATATYPE_MISMATCH, where + " types " + a + " and " + b + " cannot be matched",
+            position, e);
+      };
+    }
+    if ((m = NO_CAST.matcher(first)).matches()) {
+      return error(SqlState.CANNOT_COERCE, "cannot cast type " + pgArgument(m.group(1)) + " to "
+          + pgArgument(m.group(2)), position, e);
+    }
+    if ((m = INTEGER_CAST_RANGE.matcher(first)).matches()) {
+      return error(SqlState.NUMERIC_VALUE_OUT_OF_RANGE, pgInteger(m.group(1)) + " out of range", 0, e);
+    }
+    if ((m = DECIMAL_CAST_RANGE.matcher(first)).matches()) {
+      int precision = Integer.parseInt(m.group(2));
+      int scale = Integer.parseInt(m.group(3));
+      String detail = precision == scale ? "A field with precision " + precision + ", scale " + scale
+          + " must round to an absolute value less than 1."
+          : "A field with precision " + precision + ", scale " + scale + " must round to an absolute value less "
+              + "than 10^" + (precision - scale) + ".";
+      return error(SqlState.NUMERIC_VALUE_OUT_OF_RANGE, "numeric field overflow", null, 0, e, detail);
+    }
+    if ((m = ARRAY_LITERAL.matcher(first)).matches()) {
+      return error(SqlState.INVALID_TEXT_REPRESENTATION, "malformed array literal: \"" + m.group(1) + "\"", position,
+          e);
+    }
+    if ((m = CONVERT_STRING.matcher(first)).matches() && !INTEGER_OVERFLOW.matcher(first).matches()) {
+      return error(SqlState.INVALID_TEXT_REPRESENTATION, "invalid input syntax for type " + pgType(m.group(2)) + ": \""
+          + m.group(1) + "\"", position, e);
+    }
+    if ((m = DATE_RANGE.matcher(first)).matches()) {
+      return error(SqlState.DATETIME_FIELD_OVERFLOW, String.format(java.util.Locale.ROOT,
+          "date field value out of range: %s-%02d-%02d", m.group(1), Integer.parseInt(m.group(2)),
+          Integer.parseInt(m.group(3))), 0, e);
+    }
+    if ((m = BAD_UNIT.matcher(first)).matches()) {
+      return error(SqlState.INVALID_PARAMETER_VALUE, "unit \"" + m.group(1) + "\" not recognized", 0, e);
+    }
+    if (first.startsWith("Invalid escape string")) {
+      return error(SqlState.INVALID_ESCAPE_SEQUENCE, "invalid escape string",
+          "Escape string must be empty or one character.", 0, e, null);
+    }
+    int colon = first.indexOf(": ");
+    String regex = REGEX_ERRORS.get(colon < 0 ? first : first.substring(0, colon));
+    if (regex != null) {
+      return error(SqlState.INVALID_REGULAR_EXPRESSION, "invalid regular expression: " + regex, 0, e);
+    }
+    if (first.startsWith("Set operations can only apply to expressions with the same number of result columns")) {
+      return error(SqlState.SYNTAX_ERROR, "each UNION query must have the same number of columns", position, e);
+    }
+    return null;
+  }
+
+  /** A call with no match: of a function, or, named by symbols ({@code +}, {@code ~~}), of an operator. */
+  private static FloeException missingFunction(String name, String pgArguments, int position, SQLException e) {
+    return operator(name)
+        ? error(SqlState.UNDEFINED_FUNCTION, "operator does not exist: " + operands(name, pgArguments), OPERATOR_HINT,
+            position, e, null)
+        : error(SqlState.UNDEFINED_FUNCTION, "function " + name + "(" + pgArguments + ") does not exist",
+            "No function matches the given name and argument types. You might need to add explicit type casts.",
+            position, e, null);
+  }
+
+  private static boolean operator(String name) {
+    return name.matches("[-+*/<>=~!@#%^&|`?]+");
+  }
+
+  /** {@code integer + text} for a binary operator's arguments, {@code - text} for a prefix one. */
+  private static String operands(String operator, String pgArguments) {
+    String[] args = pgArguments.split(", ");
+    return args.length == 2 ? args[0] + " " + operator + " " + args[1] : operator + " " + pgArguments;
+  }
+
+  static final String OPERATOR_HINT =
+      "No operator matches the given name and argument types. You might need to add explicit type casts.";
 
   private static String unquote(String name) {
     return name.length() > 1 && name.startsWith("\"") && name.endsWith("\"") ? name.substring(1, name.length() - 1)

@@ -89,10 +89,12 @@ final class Inserts {
         targets.removeIf(c -> c.name().equals(TailLog.OFFSET_COLUMN)); // the log numbers rows
       }
     } else {
-      for (String name : s.columns()) {
-        Column c = find(columns, name).orElseThrow(() -> FloeException.undefinedColumn(name, id.name(), s.table().position()));
+      for (int k = 0; k < s.columns().size(); k++) {
+        String name = s.columns().get(k);
+        int position = s.columnPositions().get(k);
+        Column c = find(columns, name).orElseThrow(() -> FloeException.undefinedColumn(name, id.name(), position));
         if (!seen.add(c.name())) {
-          throw FloeException.columnTwice(name, s.table().position());
+          throw FloeException.columnTwice(name, position);
         }
         targets.add(c);
       }
@@ -124,7 +126,9 @@ final class Inserts {
       }
       if (shape.types().size() < targets.size()) {
         if (!s.columns().isEmpty()) {
-          throw FloeException.syntax("INSERT has more target columns than expressions", sourcePosition);
+          // PostgreSQL points at the first target column without an expression
+          throw FloeException.syntax("INSERT has more target columns than expressions",
+              s.columnPositions().get(shape.types().size()));
         }
         targets = new ArrayList<>(targets.subList(0, shape.types().size()));
       }

@@ -401,7 +401,7 @@ final class Mutations {
         + " IS NOT NULL AND (" + merge.removes() + ") GROUP BY 1, 2 HAVING count(*) > 1 LIMIT 1", o -> 0);
     if (twice != null) {
       throw new FloeException(SqlState.CARDINALITY_VIOLATION, "MERGE command cannot affect row a second time", null,
-          "Ensure that not more than one source row matches any one target row.", s.on().offset() + 1, null);
+          "Ensure that not more than one source row matches any one target row.", 0, null); // as PostgreSQL: no position
     }
     long count = temps.count(changes, " WHERE " + merge.removes() + " OR " + merge.adds());
     if (count > 0) {

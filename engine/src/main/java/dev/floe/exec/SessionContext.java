@@ -387,7 +387,7 @@ public final class SessionContext implements AutoCloseable {
         LOG.error("internal error executing: {}", part.text(), e);
         throw new FloeException(SqlState.INTERNAL_ERROR, "internal error: " + e, e);
       }
-      FloeException f = (FloeException) e;
+      FloeException f = StatementErrors.refine((FloeException) e, part.text());
       throw f.movedTo(f.position() + part.offset());
     }
   }

@@ -335,10 +335,12 @@ public final class Ast {
    * [ON CONFLICT ...] [RETURNING ...].
    *
    * @param columns the target columns as written, empty for "all columns in order"
+   * @param columnPositions where each of {@code columns} is in the statement (1-based), for errors
    * @param overriding "system" or "user" when OVERRIDING is given
    * @param source the rows to insert; empty for DEFAULT VALUES
    */
-  public record Insert(QualifiedName table, Optional<String> alias, List<String> columns, Optional<String> overriding,
+  public record Insert(QualifiedName table, Optional<String> alias, List<String> columns,
+      List<Integer> columnPositions, Optional<String> overriding,
       Optional<Query> source, Optional<OnConflict> onConflict, Optional<Fragment> returning) implements Statement {
     @Override
     public <R> R accept(Visitor<R> visitor) {

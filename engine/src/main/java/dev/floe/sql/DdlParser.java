@@ -49,6 +49,15 @@ final class DdlParser {
     this.types = new TypeNameParser(in);
   }
 
+  /** What may follow CREATE in PostgreSQL and Floe does not create (0A000, not a syntax error). */
+  private static final Set<String> UNSUPPORTED_CREATE = Set.of("or", "temp", "temporary", "view", "index", "unique",
+      "materialized", "function", "procedure", "trigger", "extension", "type", "domain", "role", "user", "database",
+      "rule", "policy", "aggregate", "operator", "publication", "subscription", "server", "foreign", "cast",
+      "collation", "conversion", "language", "event", "statistics", "tablespace", "text", "transform", "access",
+      "group", "unlogged", "recursive", "constraint", "default", "local", "global");
+  private static final Set<String> TWO_WORD_KINDS = Set.of("materialized", "foreign", "event", "text", "access",
+      "or", "unique", "constraint", "default", "local", "global", "recursive");
+
   /** CREATE SCHEMA, SEQUENCE or TABLE, from its first keyword; other CREATEs are refused. */
   Statement create() {
     in.expectKeyword("create");
@@ -61,10 +70,14 @@ final class DdlParser {
     if (in.acceptKeyword("sequence")) {
       return createSequence();
     }
-    if (in.peek().isKeyword("or") || in.peek().isKeyword("temp") || in.peek().isKeyword("temporary")
-        || in.peek().isKeyword("view") || in.peek().isKeyword("index") || in.peek().isKeyword("unique")) {
-      throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED,
-          "CREATE " + in.peek().text().toUpperCase() + " is not supported", in.peek().position());
+    Token kind = in.peek();
+    if (kind.type() == Token.Type.IDENT && UNSUPPORTED_CREATE.contains(kind.value())) {
+      String what = kind.text().toUpperCase(java.util.Locale.ROOT);
+      if (TWO_WORD_KINDS.contains(kind.value()) && in.peekAt(1).type() == Token.Type.IDENT) {
+        what += " " + in.peekAt(1).text().toUpperCase(java.util.Locale.ROOT);
+      }
+      throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "CREATE " + what + " is not supported",
+          kind.position());
     }
     in.expectKeyword("table");
     return createTable();
@@ -115,6 +128,7 @@ final class DdlParser {
   private Statement createTable() {
     boolean ifNotExists = ifNotExists();
     QualifiedName name = in.qualifiedName();
+    creating = name.last();
     List<ColumnDef> columns = new ArrayList<>();
     List<String> primaryKey = new ArrayList<>();
     List<String> ctasColumns = new ArrayList<>();
@@ -205,12 +219,24 @@ final class DdlParser {
     }
   }
 
+  /** The table a CREATE TABLE being parsed names, for its errors. */
+  private String creating = "";
+
+  /** PostgreSQL's error for a second PRIMARY KEY in a CREATE TABLE, at the token {@code at}. */
+  private FloeException multiplePrimaryKeys(Token at) {
+    return new FloeException(SqlState.INVALID_TABLE_DEFINITION, "multiple primary keys for table \"" + creating
+        + "\" are not allowed", at.position());
+  }
+
   private void tableElement(List<ColumnDef> columns, List<String> primaryKey) {
     if (in.peek().isKeyword("constraint")) {
       in.next();
       in.identifier();
     }
     if (in.peek().isKeyword("primary") && in.peekAt(1).isKeyword("key")) {
+      if (!primaryKey.isEmpty()) {
+        throw multiplePrimaryKeys(in.peek());
+      }
       in.next();
       in.next();
       in.expectOp("(");
@@ -288,6 +314,9 @@ final class DdlParser {
         defaultSql = Optional.of(expressionText(Set.of("not", "null", "primary", "constraint", "references",
             "check", "unique", "default", "generated")));
       } else if (in.peek().isKeyword("primary")) {
+        if (!primaryKey.isEmpty()) {
+          throw multiplePrimaryKeys(in.peek());
+        }
         in.next();
         in.expectKeyword("key");
         primaryKey.add(name);

@@ -61,7 +61,8 @@ final class DmlParser {
         Query source = insert.source().get();
         int from = tokens.get(i).start();
         String text = sql.substring(from, t.start()) + " ".repeat(source.offset() - t.start()) + source.text();
-        return new Insert(insert.table(), insert.alias(), insert.columns(), insert.overriding(),
+        return new Insert(insert.table(), insert.alias(), insert.columns(), insert.columnPositions(),
+            insert.overriding(),
             Optional.of(new Query(text, from)), insert.onConflict(), insert.returning());
       } else if (depth == 0 && (t.isKeyword("update") || t.isKeyword("delete") || t.isKeyword("merge"))) {
         // WITH ctes UPDATE/DELETE/MERGE ...: the CTEs are visible to the statement's FROM, USING and
@@ -91,9 +92,11 @@ final class DmlParser {
       alias = Optional.of(in.identifier());
     }
     List<String> columns = new ArrayList<>();
+    List<Integer> columnPositions = new ArrayList<>();
     if (in.peek().isOp("(") && !Parser.startsQuery(in.peekAt(1))) {
       in.next();
       do {
+        columnPositions.add(in.peek().position());
         columns.add(in.identifier());
       } while (in.acceptOp(","));
       in.expectOp(")");
@@ -142,7 +145,7 @@ final class DmlParser {
     }
     Optional<Fragment> returning = returning();
     in.expectEnd();
-    return new Insert(table, alias, columns, overriding, source, onConflict, returning);
+    return new Insert(table, alias, columns, columnPositions, overriding, source, onConflict, returning);
   }
 
   private OnConflict onConflict() {

@@ -32,7 +32,11 @@ final class PgSyntax {
       java.util.Map.entry("nextval", "floe_nextval"), java.util.Map.entry("currval", "floe_currval"),
       java.util.Map.entry("lastval", "floe_lastval"), java.util.Map.entry("setval", "floe_setval"),
       // chr(0) is an error in PostgreSQL (text holds no NUL), a NUL character in DuckDB
-      java.util.Map.entry("chr", "floe_chr"));
+      java.util.Map.entry("chr", "floe_chr"),
+      // PostgreSQL's errors where DuckDB returns NaN or infinity (sqrt(-1), ln(0), power(0, -1))
+      java.util.Map.entry("sqrt", "floe_sqrt"), java.util.Map.entry("ln", "floe_ln"),
+      java.util.Map.entry("log", "floe_log"), java.util.Map.entry("log10", "floe_log10"),
+      java.util.Map.entry("power", "floe_power"), java.util.Map.entry("pow", "floe_pow"));
   /** PostgreSQL's name of a function call Floe renamed to one of its own (floe_nextval: nextval), or null. */
   static String renamedFrom(String duckName) {
     if (!duckName.startsWith("floe_")) {

@@ -169,7 +169,7 @@ public final class QueryBinder {
       throw FloeException.internal("cannot read DuckDB's parse tree", e);
     }
     if (tree.path("error").asBoolean(false)) {
-      throw parseError(tree);
+      throw parseError(tree, serializer);
     }
     JsonNode statements = tree.path("statements");
     if (statements.size() != 1) {
@@ -718,7 +718,7 @@ public final class QueryBinder {
     return positions.applyAsInt(o);
   }
 
-  private FloeException parseError(JsonNode tree) {
+  private FloeException parseError(JsonNode tree, Function<String, String> serializer) {
     String message = tree.path("error_message").asText("syntax error");
     String type = tree.path("error_type").asText();
     int position = 0;
@@ -726,6 +726,16 @@ public final class QueryBinder {
       int c = charOffset(Long.parseLong(tree.path("position").asText()));
       if (c >= 0) {
         position = originalPosition(c);
+        if (message.startsWith("syntax error at or near ") && endedTooSoon(c, serializer)) {
+          message = "syntax error at end of input";
+          position = originalPosition(text.stripTrailing().length());
+        } else if (message.startsWith("syntax error at or near ")) {
+          Token alias = starAlias(c);
+          if (alias != null) {
+            message = "syntax error at or near \"" + alias.text() + "\"";
+            position = originalPosition(alias.start());
+          }
+        }
       }
     }
     FloeException depth = DepthLimit.error(message, position, null);
@@ -736,5 +746,68 @@ public final class QueryBinder {
       return FloeException.syntax(message, position);
     }
     return new FloeException(SqlState.FEATURE_NOT_SUPPORTED, message, position);
+  }
+
+  /** DuckDB's words that may follow a {@code *} in a select list; PostgreSQL's grammar allows none. */
+  private static final Set<String> STAR_MODIFIERS = Set.of("exclude", "replace", "rename", "like", "similar",
+      "ilike", "not", "glob", "from");
+
+  /**
+   * For a syntax error at offset {@code c} right after {@code * word} ({@code SELECT * FORM trips}), the
+   * word: DuckDB reads it as an alias of the star and fails on the next token, where PostgreSQL, whose
+   * grammar has no alias after a star, fails on the word itself.
+   */
+  private Token starAlias(int c) {
+    List<Token> tokens;
+    try {
+      tokens = Lexer.tokenize(text);
+    } catch (FloeException e) {
+      return null;
+    }
+    for (int i = 2; i < tokens.size(); i++) {
+      Token t = tokens.get(i);
+      if (t.start() == c) {
+        Token word = tokens.get(i - 1);
+        // a bare star: t.* is an expression, which may take an alias in PostgreSQL too
+        boolean star = tokens.get(i - 2).isOp("*") && (i < 3 || !tokens.get(i - 3).isOp("."));
+        return star && word.type() == Token.Type.IDENT && !STAR_MODIFIERS.contains(word.value()) ? word : null;
+      }
+    }
+    return null;
+  }
+
+  /**
+   * Whether a syntax error DuckDB reports at the text's last token ({@code c}) is one of input that ended
+   * too soon ({@code SELECT 1 +}), which PostgreSQL reports {@code at end of input}: DuckDB names the
+   * last token either way. With a token appended, such a statement fails later, past the last token;
+   * one whose last token is the mistake still fails there.
+   */
+  private boolean endedTooSoon(int c, Function<String, String> serializer) {
+    List<Token> tokens;
+    try {
+      tokens = Lexer.tokenize(text);
+    } catch (FloeException e) {
+      return false;
+    }
+    Token last = null;
+    for (Token t : tokens) {
+      if (t.type() != Token.Type.EOF && !t.isOp(";")) {
+        last = t;
+      }
+    }
+    if (last == null || c < last.start() || c >= last.end()) {
+      return false;
+    }
+    try {
+      JsonNode probe = JSON.readTree(serializer.apply(text.substring(0, last.end()) + " )"));
+      String at = probe.path("position").asText("");
+      if (!probe.path("error").asBoolean(false) || !at.matches("\\d+")) {
+        return true;
+      }
+      int moved = charOffset(Long.parseLong(at));
+      return moved < 0 || moved >= last.end();
+    } catch (IOException | RuntimeException e) {
+      return false;
+    }
   }
 }

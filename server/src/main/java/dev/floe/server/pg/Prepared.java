@@ -115,11 +115,12 @@ final class Prepared {
   record Bound(String sql, int[] at, int[] end, int[] original, int clientLength) {
     /**
      * The 1-based position in the client's text of a 1-based position in {@link #sql()}; 0 inside a value,
-     * at the cast of a value, or past the end.
+     * at the cast of a value, or past the end (one past the last character is the end of input, where
+     * PostgreSQL reports a statement that ended too soon).
      */
     int originalPosition(int position) {
       int p = mapped(position);
-      return p > clientLength ? 0 : p;
+      return p > clientLength + 1 ? 0 : p;
     }
 
     private int mapped(int position) {
