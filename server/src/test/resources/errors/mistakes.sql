@@ -44,6 +44,7 @@ SELECT id FROM trips t WHERE trips.id = 1
 SELECT nosuchfunc(id) FROM trips
 SELECT lenght(note) FROM trips
 SELECT * FROM nosuchschema.trips
+-- why: Floe's hint lists the types a table column can have
 CREATE TABLE t2 (a nosuchtype)
 SELECT 1::nosuchtype
 INSERT INTO trips (id, nosuch) VALUES (3, 1)

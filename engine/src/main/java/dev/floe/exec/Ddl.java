@@ -166,7 +166,9 @@ final class Ddl {
     for (ColumnDef written : s.columns()) {
       ColumnDef c = ValuesLiterals.typedDefault(written); // DEFAULT '0044-03-15 BC' is a date
       if (!names.add(c.name().toLowerCase(java.util.Locale.ROOT))) {
-        throw duplicateColumn(c.name(), c.position());
+        boolean exact = s.columns().stream().filter(o -> o != written).anyMatch(o -> o.name().equals(c.name()));
+        throw exact ? new FloeException(SqlState.DUPLICATE_COLUMN, "column \"" + c.name() + "\" specified more than "
+            + "once", c.position()) : duplicateColumn(c.name(), c.position());
       }
       Type type = TypeMapping.toIceberg(c.type());
       boolean key = keyNames.contains(c.name().toLowerCase(java.util.Locale.ROOT));

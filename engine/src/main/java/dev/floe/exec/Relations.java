@@ -381,6 +381,11 @@ final class Relations implements QueryBinder.Resolver {
     }
 
     @Override
+    public boolean changeTarget() {
+      return rowIds; // only the target of a row-level statement reads its rows' files and positions
+    }
+
+    @Override
     public List<String> qualifiedName() {
       return name;
     }

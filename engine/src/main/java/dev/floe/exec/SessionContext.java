@@ -387,7 +387,7 @@ public final class SessionContext implements AutoCloseable {
         LOG.error("internal error executing: {}", part.text(), e);
         throw new FloeException(SqlState.INTERNAL_ERROR, "internal error: " + e, e);
       }
-      FloeException f = StatementErrors.refine((FloeException) e, part.text());
+      FloeException f = StatementErrors.refine((FloeException) e, part.text(), this::columnsOf);
       throw f.movedTo(f.position() + part.offset());
     }
   }
@@ -525,6 +525,17 @@ public final class SessionContext implements AutoCloseable {
     }, parts -> systemRelation(parts, staged), engine.tails(), pins::add,
         h -> statementHolds.add(h.heldBy(activity.pid())), client && !floeSql, staged, pointReads());
     return relations[0];
+  }
+
+  /** The columns of the table {@code name} resolves to in this session, for errors; empty if none. */
+  private java.util.Optional<List<dev.floe.Column>> columnsOf(List<String> name) {
+    try {
+      Tables t = tables();
+      return t.identifier(name, currentSchema).flatMap(t::live)
+          .map(table -> dev.floe.types.TypeMapping.columns(table.schema(), table.properties()));
+    } catch (RuntimeException e) {
+      return java.util.Optional.empty(); // only an error's hint depends on it
+    }
   }
 
   /** SQL for a system relation the statement names: a catalog, or a live view staged now; empty for others. */

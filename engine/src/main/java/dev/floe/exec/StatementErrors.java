@@ -4,8 +4,11 @@ import dev.floe.FloeException;
 import dev.floe.SqlState;
 import dev.floe.sql.Lexer;
 import dev.floe.sql.Token;
+import dev.floe.Column;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -27,6 +30,13 @@ final class StatementErrors {
       "(?:invalid input syntax for type .+?|malformed array literal|date/time field value out of range): \"(.*)\""
           + "|value \"(.*)\" is out of range for type .+", Pattern.DOTALL);
   private static final Pattern MISSING_RELATION = Pattern.compile("relation \"(.+)\" does not exist");
+  private static final Pattern BAD_INPUT = Pattern.compile("invalid input syntax for type (.+?): \"(.*)\"",
+      Pattern.DOTALL);
+  private static final Pattern MISSING_COLUMN =
+      Pattern.compile("column (?:\"(.+)\"|([^\" .]+)\\.([^\" .]+)) does not exist");
+  private static final Pattern MISSING_FROM = Pattern.compile("missing FROM-clause entry for table \"(.+)\"");
+  private static final Pattern MONTH_OVERFLOW =
+      Pattern.compile("date/time field value out of range: \"\\d+-(\\d+)-\\d+.*\"");
   private static final Pattern NO_CAST = Pattern.compile("cannot cast type (.+) to (.+)");
   private static final Set<String> COMPARISONS = Set.of("=", "<>", "!=", "<", ">", "<=", ">=");
   private static final Pattern GROUPING = Pattern.compile(
@@ -35,8 +45,13 @@ final class StatementErrors {
   private static final Set<String> FROM_ENDS = Set.of("where", "group", "having", "order", "limit", "offset", "window",
       "union", "intersect", "except", "fetch", "for", "qualify");
 
+  /** The columns of the table a (possibly qualified) name resolves to; empty if none or not a table. */
+  interface Columns {
+    Optional<List<Column>> of(List<String> name);
+  }
+
   /** {@code e}, a failure of {@code sql} (its position 1-based in {@code sql}), in PostgreSQL's words. */
-  static FloeException refine(FloeException e, String sql) {
+  static FloeException refine(FloeException e, String sql, Columns columns) {
     String message = e.getMessage() == null ? "" : e.getMessage();
     List<Token> tokens;
     try {
@@ -113,6 +128,46 @@ final class StatementErrors {
         && tokens.get(at - 1).isKeyword("in")) {
       return with(e, e.sqlState(), message, tokens.get(at - 1).position());
     }
+    if (e.sqlState().equals(SqlState.UNDEFINED_COLUMN) && e.hint().isEmpty() && at >= 0) {
+      FloeException hinted = missingColumnHint(e, tokens, at, columns);
+      if (hinted != null) {
+        return hinted;
+      }
+    }
+    m = BAD_INPUT.matcher(message);
+    if (m.matches() && at >= 0 && tokens.get(at).isIdentifier()) {
+      FloeException typed = textColumnMisused(e, tokens, at, m.group(1), columns);
+      if (typed != null) {
+        return typed;
+      }
+    }
+    m = BAD_INPUT.matcher(message);
+    if (m.matches() && at >= 0 && tokens.get(at).type() == Token.Type.STRING) {
+      String type = comparedColumnType(tokens, at, columns);
+      if ("timestamp with time zone".equals(type) && m.group(1).equals("timestamp")) {
+        // DuckDB reads the literal as a timestamp; PostgreSQL names the column's type (with time zone)
+        return with(e, e.sqlState(), "invalid input syntax for type " + type + ": \"" + m.group(2) + "\"",
+            e.position());
+      }
+    }
+    m = MISSING_FROM.matcher(message);
+    if (m.matches()) {
+      List<FromItem> items = fromItems(tokens);
+      String table = m.group(1);
+      FromItem aliased = items == null ? null : items.stream()
+          .filter(i -> i.table().get(i.table().size() - 1).equals(table) && !i.alias().equals(table))
+          .findFirst().orElse(null);
+      if (aliased != null) {
+        return new FloeException(e.sqlState(), "invalid reference to FROM-clause entry for table \"" + table + "\"",
+            e.detail().orElse(null), "Perhaps you meant to reference the table alias \"" + aliased.alias() + "\".",
+            e.position(), e.getCause());
+      }
+    }
+    m = MONTH_OVERFLOW.matcher(message);
+    if (m.matches() && e.hint().isEmpty() && Integer.parseInt(m.group(1)) > 12) {
+      return new FloeException(e.sqlState(), message, e.detail().orElse(null),
+          "Perhaps you need a different \"datestyle\" setting.", e.position(), e.getCause());
+    }
     m = GROUPING.matcher(message);
     if (m.matches()) {
       String table = singleTable(tokens);
@@ -173,6 +228,229 @@ final class StatementErrors {
       }
     }
     return with(e, e.sqlState(), "each " + fallback + " query must have the same number of columns", e.position());
+  }
+
+  /** A FROM item: a table's name as written and the name the query knows it by. */
+  private record FromItem(List<String> table, String alias) {}
+
+  /**
+   * The query's FROM items, when every one is a table named plainly ({@code FROM a x JOIN s.b ON ...,
+   * c}); null when one is a subquery, a function or anything else, whose columns are unknown here.
+   */
+  private static List<FromItem> fromItems(List<Token> tokens) {
+    List<FromItem> items = new ArrayList<>();
+    for (int i = 0; i < tokens.size(); i++) {
+      Token t = tokens.get(i);
+      boolean starts = t.isKeyword("from") || t.isKeyword("join")
+          || t.isOp(",") && !items.isEmpty() && inFromList(tokens, i);
+      if (!starts) {
+        continue;
+      }
+      int k = i + 1;
+      List<String> name = new ArrayList<>();
+      while (k < tokens.size() && tokens.get(k).isIdentifier()) {
+        name.add(tokens.get(k).value());
+        k++;
+        if (k < tokens.size() && tokens.get(k).isOp(".")) {
+          k++;
+        } else {
+          break;
+        }
+      }
+      if (name.isEmpty() || k < tokens.size() && tokens.get(k).isOp("(")) {
+        return null; // a subquery or a table function
+      }
+      String alias = name.get(name.size() - 1);
+      if (k < tokens.size() && tokens.get(k).isKeyword("as")) {
+        k++;
+      }
+      if (k < tokens.size() && tokens.get(k).isIdentifier() && !ALIAS_STOPS.contains(tokens.get(k).value())) {
+        alias = tokens.get(k).value();
+      }
+      items.add(new FromItem(name, alias));
+    }
+    return items;
+  }
+
+  private static final Set<String> ALIAS_STOPS = Set.of("where", "group", "having", "order", "limit", "offset",
+      "window", "union", "intersect", "except", "fetch", "for", "join", "inner", "left", "right", "full", "cross",
+      "natural", "on", "using", "lateral", "qualify", "returning", "set", "when", "tablesample");
+
+  /** Whether the comma at {@code i} separates FROM items: the keyword before it, at its depth, is FROM. */
+  private static boolean inFromList(List<Token> tokens, int i) {
+    int depth = 0;
+    for (int k = i - 1; k >= 0; k--) {
+      Token t = tokens.get(k);
+      if (t.isOp(")")) {
+        depth++;
+      } else if (t.isOp("(")) {
+        if (depth-- == 0) {
+          return false;
+        }
+      } else if (depth == 0 && t.type() == Token.Type.IDENT && Set.of("select", "where", "on", "by", "having",
+          "values", "set", "using").contains(t.value())) {
+        return false;
+      } else if (depth == 0 && t.isKeyword("from")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * PostgreSQL's hint for a column that does not exist: the column, of a table in FROM, whose name is
+   * closest (Levenshtein distance at most 3 and at most half the name's length), or the two equally close
+   * ones; none when no name is close or when FROM holds something other than tables.
+   */
+  private static FloeException missingColumnHint(FloeException e, List<Token> tokens, int at, Columns columns) {
+    Matcher m = MISSING_COLUMN.matcher(e.getMessage());
+    if (!m.matches() || !tokens.get(at).isIdentifier()) {
+      return null;
+    }
+    String typed = m.group(1) != null ? m.group(1) : m.group(3);
+    String qualifier = m.group(1) != null ? null : m.group(2);
+    List<FromItem> items = fromItems(tokens);
+    if (items == null || items.isEmpty()) {
+      return null;
+    }
+    int best = 4; // PostgreSQL's MAX_FUZZY_DISTANCE + 1
+    List<String> matches = new ArrayList<>();
+    for (FromItem item : items) {
+      if (qualifier != null && !qualifier.equals(item.alias())) {
+        continue; // t.x: only t's columns (PostgreSQL weighs a misspelt qualifier too; Floe does not guess)
+      }
+      Optional<List<Column>> cols = columns.of(item.table());
+      if (cols.isEmpty()) {
+        return null;
+      }
+      for (Column c : cols.get()) {
+        int d = levenshtein(c.name(), typed);
+        if (d > typed.length() / 2) {
+          continue;
+        }
+        if (d < best) {
+          best = d;
+          matches.clear();
+          matches.add(item.alias() + "." + c.name());
+        } else if (d == best) {
+          matches.add(item.alias() + "." + c.name());
+        }
+      }
+    }
+    String hint = switch (matches.size()) {
+      case 1 -> "Perhaps you meant to reference the column \"" + matches.get(0) + "\".";
+      case 2 -> "Perhaps you meant to reference the column \"" + matches.get(0) + "\" or the column \""
+          + matches.get(1) + "\".";
+      default -> null;
+    };
+    return hint == null ? null
+        : new FloeException(e.sqlState(), e.getMessage(), e.detail().orElse(null), hint, e.position(), e.getCause());
+  }
+
+  /**
+   * A text column compared with a number ({@code payment_type = 1}) or used as a condition
+   * ({@code WHERE note}): DuckDB converts the column's values and fails on the first that is not a
+   * number; PostgreSQL refuses the statement for its types.
+   */
+  private static FloeException textColumnMisused(FloeException e, List<Token> tokens, int at, String target,
+      Columns columns) {
+    int end = at;
+    while (end + 2 < tokens.size() && tokens.get(end + 1).isOp(".") && tokens.get(end + 2).isIdentifier()) {
+      end += 2;
+    }
+    String name = tokens.get(end).value();
+    String qualifier = end > at ? tokens.get(end - 2).value() : null;
+    List<FromItem> items = fromItems(tokens);
+    if (items == null) {
+      return null;
+    }
+    String type = null;
+    for (FromItem item : items) {
+      if (qualifier != null && !qualifier.equals(item.alias())) {
+        continue;
+      }
+      Optional<List<Column>> cols = columns.of(item.table());
+      if (cols.isEmpty()) {
+        return null;
+      }
+      for (Column c : cols.get()) {
+        if (c.name().equalsIgnoreCase(name)) {
+          if (type != null) {
+            return null; // ambiguous: not this mistake
+          }
+          type = c.type().toString().replaceFirst("\\(.*\\)$", "");
+        }
+      }
+    }
+    if (type == null) {
+      return null;
+    }
+    Token before = at > 0 ? tokens.get(at - 1) : null;
+    Token after = end + 1 < tokens.size() ? tokens.get(end + 1) : null;
+    if (after != null && after.type() == Token.Type.OP && COMPARISONS.contains(after.text())) {
+      return new FloeException(SqlState.UNDEFINED_FUNCTION, "operator does not exist: " + type + " " + after.text()
+          + " " + target, null, DuckErrors.OPERATOR_HINT, after.position(), e.getCause());
+    }
+    if (before != null && before.type() == Token.Type.OP && COMPARISONS.contains(before.text())) {
+      return new FloeException(SqlState.UNDEFINED_FUNCTION, "operator does not exist: " + target + " " + before.text()
+          + " " + type, null, DuckErrors.OPERATOR_HINT, before.position(), e.getCause());
+    }
+    boolean alone = after == null || after.type() == Token.Type.EOF || after.isOp(";") || after.isOp(")")
+        || after.type() == Token.Type.IDENT && ALIAS_STOPS.contains(after.value());
+    if (target.equals("boolean") && before != null && alone
+        && (before.isKeyword("where") || before.isKeyword("having") || before.isKeyword("on"))) {
+      return new FloeException(SqlState.DATATYPE_MISMATCH, "argument of " + before.value().toUpperCase(Locale.ROOT)
+          + " must be type boolean, not type " + type, null, null, e.position(), e.getCause());
+    }
+    return null;
+  }
+
+  /** The type of the column a literal at {@code at} is compared with ({@code col > 'x'}, {@code 'x' = col}). */
+  private static String comparedColumnType(List<Token> tokens, int at, Columns columns) {
+    Token column = null;
+    if (at >= 2 && tokens.get(at - 1).type() == Token.Type.OP && COMPARISONS.contains(tokens.get(at - 1).text())
+        && tokens.get(at - 2).isIdentifier()) {
+      column = tokens.get(at - 2);
+    } else if (at + 2 < tokens.size() && tokens.get(at + 1).type() == Token.Type.OP
+        && COMPARISONS.contains(tokens.get(at + 1).text()) && tokens.get(at + 2).isIdentifier()) {
+      column = tokens.get(at + 2);
+    }
+    List<FromItem> items = column == null ? null : fromItems(tokens);
+    if (items == null) {
+      return null;
+    }
+    String type = null;
+    for (FromItem item : items) {
+      for (Column c : columns.of(item.table()).orElse(List.of())) {
+        if (c.name().equalsIgnoreCase(column.value())) {
+          if (type != null) {
+            return null;
+          }
+          type = c.type().toString();
+        }
+      }
+    }
+    return type;
+  }
+
+  /** Levenshtein distance, insertions, deletions and substitutions costing 1 each (PostgreSQL's weights). */
+  static int levenshtein(String a, String b) {
+    int[] prev = new int[b.length() + 1];
+    int[] cur = new int[b.length() + 1];
+    for (int j = 0; j <= b.length(); j++) {
+      prev[j] = j;
+    }
+    for (int i = 1; i <= a.length(); i++) {
+      cur[0] = i;
+      for (int j = 1; j <= b.length(); j++) {
+        int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
+        cur[j] = Math.min(Math.min(cur[j - 1] + 1, prev[j] + 1), prev[j - 1] + cost);
+      }
+      int[] t = prev;
+      prev = cur;
+      cur = t;
+    }
+    return prev[b.length()];
   }
 
   /** The one string literal of the statement whose value is {@code value}; null if none or several. */

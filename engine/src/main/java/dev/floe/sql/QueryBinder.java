@@ -65,6 +65,15 @@ public final class QueryBinder {
 
     /** The relation's columns with their declared SQL types. */
     List<dev.floe.Column> columns();
+
+    /**
+     * Whether this is the table a row-level statement (UPDATE, DELETE, MERGE) changes: Floe's SQL names
+     * it by an alias, the table's own name when the user gave none, so {@code schema.table.column} must
+     * still reach it.
+     */
+    default boolean changeTarget() {
+      return false;
+    }
   }
 
   /**
@@ -219,8 +228,10 @@ public final class QueryBinder {
         replacement.append(')');
       }
       edits.replace(ref.start, ref.end, replacement.toString());
-      if (!ref.aliased) {
-        unaliased.add(ref.relation.qualifiedName());
+      List<String> full = ref.relation.qualifiedName();
+      if (!ref.aliased || ref.relation.changeTarget() && !full.isEmpty()
+          && ref.bindingName.equalsIgnoreCase(full.get(full.size() - 1))) {
+        unaliased.add(full);
       }
     }
     rewriteQualifiedColumns(edits, unaliased);

@@ -330,7 +330,9 @@ final class Settings {
     String v = value.trim().toLowerCase(Locale.ROOT);
     java.util.regex.Matcher m = DURATION.matcher(v);
     if (!m.matches()) {
-      throw invalid(name, value, "Valid units for this parameter are \"us\", \"ms\", \"s\", \"min\", \"h\", and \"d\".");
+      // as PostgreSQL: the units hint only for a number with a unit it does not know
+      throw invalid(name, value, v.matches("-?\\d.*") ? "Valid units for this parameter are \"us\", \"ms\", \"s\", "
+          + "\"min\", \"h\", and \"d\"." : null);
     }
     double n = Double.parseDouble(m.group(1));
     String unit = m.group(2) == null ? "ms" : m.group(2);

@@ -24,7 +24,7 @@ import org.postgresql.util.ServerErrorMessage;
 /**
  * The error corpus: every mistake in src/test/resources/errors/mistakes.sql runs through Floe's server and
  * through a real PostgreSQL 15 started here, over pgjdbc, and the two errors are compared by SQLSTATE,
- * message and position. The mistakes where they differ are listed, generated, in docs/sql.md ("Errors
+ * message, position and hint. The mistakes where they differ are listed, generated, in docs/sql.md ("Errors
  * that differ from PostgreSQL's"); the test fails when that list is not what it observes, so a fix shows
  * as a row to remove and a regression as a row to add. Run it with {@code -Dfloe.errors.write=true} to
  * rewrite the list. Whatever the list says, no DuckDB wording reaches a client.
@@ -76,13 +76,14 @@ class ErrorCorpusTest {
     }
   }
 
-  /** What a statement did: an error's SQLSTATE, message and position, or {@code ok}. */
-  record Outcome(String state, String message, int position) {
-    static final Outcome OK = new Outcome("", "", 0);
+  /** What a statement did: an error's SQLSTATE, message, position and hint, or {@code ok}. */
+  record Outcome(String state, String message, int position, String hint) {
+    static final Outcome OK = new Outcome("", "", 0, "");
 
     @Override
     public String toString() {
-      return state.isEmpty() ? "succeeds" : state + ": " + message + (position > 0 ? " (at " + position + ")" : "");
+      return state.isEmpty() ? "succeeds" : state + ": " + message + (position > 0 ? " (at " + position + ")" : "")
+          + (hint.isEmpty() ? "" : " HINT: " + hint);
     }
   }
 
@@ -111,7 +112,7 @@ class ErrorCorpusTest {
     }
     String block = BEGIN + "\n" + (corpus.size() - rows.size()) + " of the " + corpus.size()
         + " mistakes of the corpus give PostgreSQL " + RealPostgres.version().replaceFirst("\\s.*", "")
-        + "'s SQLSTATE, message and position; these " + rows.size() + " differ:\n\n"
+        + "'s SQLSTATE, message, position and hint; these " + rows.size() + " differ:\n\n"
         + "| statement | PostgreSQL | Floe | why |\n|---|---|---|---|\n" + String.join("\n", rows) + "\n" + END;
     Path docs = repository().resolve("docs/sql.md");
     String text = Files.readString(docs, StandardCharsets.UTF_8);
@@ -136,10 +137,10 @@ class ErrorCorpusTest {
       return Outcome.OK;
     } catch (PSQLException e) {
       ServerErrorMessage m = e.getServerErrorMessage();
-      return m == null ? new Outcome(e.getSQLState(), e.getMessage(), 0)
-          : new Outcome(m.getSQLState(), m.getMessage(), m.getPosition());
+      return m == null ? new Outcome(e.getSQLState(), e.getMessage(), 0, "")
+          : new Outcome(m.getSQLState(), m.getMessage(), m.getPosition(), m.getHint() == null ? "" : m.getHint());
     } catch (SQLException e) {
-      return new Outcome(String.valueOf(e.getSQLState()), String.valueOf(e.getMessage()), 0);
+      return new Outcome(String.valueOf(e.getSQLState()), String.valueOf(e.getMessage()), 0, "");
     }
   }
 
