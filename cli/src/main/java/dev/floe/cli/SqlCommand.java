@@ -98,7 +98,9 @@ final class SqlCommand implements Callable<Integer> {
       return Main.EXIT_OK;
     } catch (FloeException e) {
       env.out().flush();
-      env.err().println(ErrorReport.oneLine(e));
+      FloeException shown = e.sqlState().equals(SqlState.OBJECT_IN_USE) && !readOnly
+          ? e.withHint("Query it beside the writer with floe sql --read-only, or stop the other Floe process.") : e;
+      env.err().println(ErrorReport.oneLine(shown));
       return Main.EXIT_ERROR;
     }
   }

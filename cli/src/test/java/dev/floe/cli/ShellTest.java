@@ -60,9 +60,9 @@ class ShellTest {
 
     assertThat(r.status()).isZero();
     assertThat(r.err()).contains("""
-        ERROR 42601: syntax error at or near "nowhere"
+        ERROR 42601: syntax error at or near "FORM"
         LINE 2:   FORM nowhere
-                       ^
+                  ^
         """);
     assertThat(r.out()).contains(" a \n---\n 1\n(1 row)").contains(" b \n---\n 2\n(1 row)");
   }

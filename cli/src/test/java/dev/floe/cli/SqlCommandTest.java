@@ -55,6 +55,20 @@ class SqlCommandTest {
   }
 
   @Test
+  void aWarehouseOpenForWritingElsewhereNamesTheReadOnlyFlag() {
+    try (dev.floe.Database writer = dev.floe.Floe.open(dir.resolve("wh"))) {
+      Cli.Outcome r = sql("-c", "SELECT 1");
+      assertThat(r.status()).isEqualTo(1);
+      assertThat(r.err()).startsWith("ERROR 55006: warehouse ").contains("is already open for writing by another process")
+          .contains("HINT: Query it beside the writer with floe sql --read-only, or stop the other Floe process.");
+
+      Cli.Outcome readOnly = sql("--read-only", "-c", "SELECT 1 AS one");
+      assertThat(readOnly.err()).isEmpty();
+      assertThat(readOnly.out()).contains(" one ");
+    }
+  }
+
+  @Test
   void nullDisplayIsConfigurable() {
     Cli.Outcome r = sql("--null", "(null)", "-c", "SELECT 1 AS a, NULL::text AS b");
 
@@ -152,7 +166,7 @@ class SqlCommandTest {
 
     assertThat(r.status()).isEqualTo(1);
     assertThat(r.out()).isEqualTo(" one \n-----\n   1\n(1 row)\n\n");
-    assertThat(r.err()).isEqualTo("ERROR 42601: syntax error at or near \"nowhere\" at position 32\n");
+    assertThat(r.err()).isEqualTo("ERROR 42601: syntax error at or near \"FORM\" at position 27\n");
   }
 
   @Test

@@ -133,7 +133,8 @@ public final class Warehouse implements AutoCloseable {
       if (lock == null) {
         channel.close();
         throw new FloeException(SqlState.OBJECT_IN_USE, "warehouse " + root + " is already open for writing by "
-            + "another process", null, "Open it read-only, or stop the other Floe process.", 0, null);
+            + "another process", null, "A warehouse has one writing process at a time: stop the other one first.", 0,
+            null);
       }
       return new Lock(channel, lock);
     }
