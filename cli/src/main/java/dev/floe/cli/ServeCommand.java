@@ -29,7 +29,7 @@ final class ServeCommand implements Callable<Integer> {
   /** The settings a config file may hold. */
   static final java.util.List<String> KNOWN = java.util.List.of("warehouse", "pg-host", "pg-port", "max-connections",
       "memory-limit", "auth", "tls-cert", "tls-key", "tls-self-signed", "tail-advance-ms", "maintain-ms", "max-statement-time",
-      "storage-root");
+      "storage-root", "log-min-duration-ms");
 
   @ParentCommand
   Main main;
@@ -98,6 +98,12 @@ final class ServeCommand implements Callable<Integer> {
           + "$FLOE_MAINTAIN_MS if set, else 30000.")
   Integer maintainMs;
 
+  @Option(names = "--log-min-duration-ms", paramLabel = "MS",
+      description = "Log every statement that runs at least this long, with its duration (PostgreSQL's "
+          + "log_min_duration_statement); 0 logs every statement, -1 none. Default: $FLOE_LOG_MIN_DURATION_MS if set, "
+          + "else -1.")
+  Integer logMinDurationMs;
+
   @Option(names = "--config", paramLabel = "FILE",
       description = "A file of settings, one 'name = value' per line, named as the options without their dashes "
           + "(pg-port = 6543). Options and environment variables override it. Default: $FLOE_CONFIG.")
@@ -126,8 +132,22 @@ final class ServeCommand implements Callable<Integer> {
     }
   }
 
+  /**
+   * The server's log (standard error): Floe's own lines at INFO (connections, errors, slow statements,
+   * maintenance), other libraries' at WARN, each line with its time. Set before any logger exists: the
+   * simple logger reads its settings once.
+   */
+  private static void serverLogging() {
+    System.setProperty("org.slf4j.simpleLogger.log.dev.floe", "info");
+    System.setProperty("org.slf4j.simpleLogger.showDateTime", "true");
+    System.setProperty("org.slf4j.simpleLogger.dateTimeFormat", "yyyy-MM-dd HH:mm:ss.SSS z");
+    System.setProperty("org.slf4j.simpleLogger.showThreadName", "false");
+    System.setProperty("org.slf4j.simpleLogger.showShortLogName", "true");
+  }
+
   @Override
   public Integer call() throws IOException, InterruptedException {
+    serverLogging();
     Environment env = main.environment();
     Path configPath = configFile != null ? configFile : env.variable("FLOE_CONFIG").map(Path::of).orElse(null);
     if (configPath != null) {
@@ -178,6 +198,11 @@ final class ServeCommand implements Callable<Integer> {
     }
     config = config.withMaxStatementTime(duration("max-statement-time", setting(maxStatementTime,
         "max-statement-time", "1h")));
+    int logMin = intSetting(logMinDurationMs, "log-min-duration-ms", -1);
+    if (logMin < -1) {
+      throw new ParameterException(spec.commandLine(), "--log-min-duration-ms must be -1 (off), 0 (all) or positive");
+    }
+    config = config.withLogMinDurationMs(logMin);
     FloeConfig.Builder builder = FloeConfig.builder(directory).fenced(true);
     String roots = setting(storageRoots == null || storageRoots.isEmpty() ? null : String.join(",",
         storageRoots.stream().map(Path::toString).toList()), "storage-root", "");
@@ -202,6 +227,9 @@ final class ServeCommand implements Callable<Integer> {
     if (maintain < 0) {
       throw new ParameterException(spec.commandLine(), "--maintain-ms must be 0 (off) or positive");
     }
+    org.slf4j.LoggerFactory.getLogger("dev.floe.server.log").info("event=starting version={} warehouse={} "
+        + "memory_limit={} maintain_ms={} tail_advance_ms={}", Version.floe(), directory,
+        limit == null ? "default" : limit, maintain, advanceMs);
     Database db = Floe.open(builder.build());
     AutoCloseable advancer = advanceMs > 0 ? db.startTailAdvancer(Duration.ofMillis(advanceMs)) : () -> { };
     AutoCloseable maintainer = maintain > 0 ? db.startMaintainer(Duration.ofMillis(maintain)) : () -> { };

@@ -33,9 +33,11 @@ final class ClientWriter {
   private final int processId;
   private final EngineSessions sessions;
   private final Settings settings;
+  private final ConnectionLog log;
   private MessageWriter out;
 
-  ClientWriter(int processId, EngineSessions sessions, Settings settings) {
+  ClientWriter(int processId, EngineSessions sessions, Settings settings, ConnectionLog log) {
+    this.log = log;
     this.processId = processId;
     this.sessions = sessions;
     this.settings = settings;
@@ -156,6 +158,7 @@ final class ClientWriter {
       fatal(e.sqlState(), e.getMessage());
       throw new Terminated();
     }
+    log.error(e);
     out.abandon();
     out.begin('E').int8('S').cstring("ERROR").int8('V').cstring("ERROR").int8('C').cstring(e.sqlState())
         .int8('M').cstring(e.getMessage());
@@ -184,6 +187,7 @@ final class ClientWriter {
 
   /** Sends a FATAL error (the connection then closes); failures to send are ignored. */
   void fatal(String code, String message) {
+    log.fatal(code, message);
     synchronized (lock) {
       try {
         out.abandon();

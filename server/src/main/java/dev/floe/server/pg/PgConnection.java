@@ -56,6 +56,8 @@ final class PgConnection implements Runnable {
   private volatile boolean idle;
   private volatile boolean closing;
   private ScheduledFuture<?> idleTimer;
+  /** What the operator's log says of this connection. */
+  private final ConnectionLog log;
 
   PgConnection(PgServer server, Socket socket, int processId, int secretKey, boolean overCapacity) {
     this.server = server;
@@ -65,9 +67,10 @@ final class PgConnection implements Runnable {
     this.overCapacity = overCapacity;
     StatementClock clock = new StatementClock(server, () -> settings.statementTimeoutMillis(), () -> input);
     this.sessions = new EngineSessions(server, processId, settings, clock);
-    this.writer = new ClientWriter(processId, sessions, settings);
+    this.log = new ConnectionLog(processId, server.config().logMinDurationMs());
+    this.writer = new ClientWriter(processId, sessions, settings, log);
     this.commands = new SessionCommands(sessions, settings, portals);
-    StatementRunner runner = new StatementRunner(sessions, commands, portals);
+    StatementRunner runner = new StatementRunner(sessions, commands, portals, log);
     CopyProtocol copy = new CopyProtocol(sessions, settings, writer, this::readMessage);
     this.simple = new SimpleQuery(sessions, portals, commands, runner, copy, writer);
     this.extended = new ExtendedQuery(sessions, portals, commands, runner, copy, writer);
@@ -83,6 +86,7 @@ final class PgConnection implements Runnable {
 
   @Override
   public void run() {
+    log.received(socket.getRemoteSocketAddress());
     try {
       socket.setTcpNoDelay(true);
       DataInputStream startupIn = new DataInputStream(new BufferedInputStream(socket.getInputStream(), 16 * 1024));
@@ -95,6 +99,8 @@ final class PgConnection implements Runnable {
         return;
       }
       loggedIn(login);
+      log.authorized(login.user(), login.database(), settings.get("application_name"),
+          startup.wire() instanceof javax.net.ssl.SSLSocket);
       socket.setSoTimeout(0);
       input = new ClientInput(startup.wire(), startup.in());
       in = new DataInputStream(input);
@@ -314,5 +320,6 @@ final class PgConnection implements Runnable {
     sessions.close();
     closeSocket();
     server.closed(this);
+    log.disconnected();
   }
 }

@@ -39,9 +39,12 @@ public final class PgServer implements AutoCloseable {
    * @param startupTimeout how long a client may take from connecting to being logged in
    * @param maxStatementTime the longest any statement may run (zero: no limit); a client's
    *     {@code statement_timeout} can only shorten it
+   * @param logMinDurationMs statements that run at least this long are logged with their duration
+   *     (PostgreSQL's {@code log_min_duration_statement}); -1: none, 0: every statement
    */
   public record Config(String host, int port, int maxConnections, int maxMessageBytes, String databaseName,
-      AuthMethod auth, javax.net.ssl.SSLContext tls, Duration startupTimeout, Duration maxStatementTime) {
+      AuthMethod auth, javax.net.ssl.SSLContext tls, Duration startupTimeout, Duration maxStatementTime,
+      long logMinDurationMs) {
     /** The default {@link #maxStatementTime}. */
     public static final Duration DEFAULT_MAX_STATEMENT_TIME = Duration.ofHours(1);
 
@@ -65,55 +68,69 @@ public final class PgServer implements AutoCloseable {
       if (maxStatementTime == null || maxStatementTime.isNegative()) {
         throw new IllegalArgumentException("maxStatementTime must be zero (none) or positive: " + maxStatementTime);
       }
+      if (logMinDurationMs < -1) {
+        throw new IllegalArgumentException("logMinDurationMs must be -1 (off), 0 (all) or positive: "
+            + logMinDurationMs);
+      }
     }
 
     public static Config defaults() {
       return new Config("127.0.0.1", DEFAULT_PORT, 100, 64 << 20, "floe", AuthMethod.TRUST, null,
-          Duration.ofSeconds(60), DEFAULT_MAX_STATEMENT_TIME);
+          Duration.ofSeconds(60), DEFAULT_MAX_STATEMENT_TIME, -1);
     }
 
     public Config withPort(int newPort) {
       return new Config(host, newPort, maxConnections, maxMessageBytes, databaseName, auth,
-          tls, startupTimeout, maxStatementTime);
+          tls, startupTimeout, maxStatementTime, logMinDurationMs);
     }
 
     public Config withHost(String newHost) {
       return new Config(newHost, port, maxConnections, maxMessageBytes, databaseName, auth,
-          tls, startupTimeout, maxStatementTime);
+          tls, startupTimeout, maxStatementTime, logMinDurationMs);
     }
 
     public Config withMaxConnections(int n) {
-      return new Config(host, port, n, maxMessageBytes, databaseName, auth, tls, startupTimeout, maxStatementTime);
+      return new Config(host, port, n, maxMessageBytes, databaseName, auth,
+          tls, startupTimeout, maxStatementTime, logMinDurationMs);
     }
 
     public Config withMaxMessageBytes(int n) {
-      return new Config(host, port, maxConnections, n, databaseName, auth, tls, startupTimeout, maxStatementTime);
+      return new Config(host, port, maxConnections, n, databaseName, auth,
+          tls, startupTimeout, maxStatementTime, logMinDurationMs);
     }
 
     public Config withDatabaseName(String name) {
-      return new Config(host, port, maxConnections, maxMessageBytes, name, auth, tls, startupTimeout, maxStatementTime);
+      return new Config(host, port, maxConnections, maxMessageBytes, name, auth,
+          tls, startupTimeout, maxStatementTime, logMinDurationMs);
     }
 
     /** TLS for clients that ask (SSLRequest); null: answered 'N', plain text only. */
     public Config withTls(javax.net.ssl.SSLContext context) {
       return new Config(host, port, maxConnections, maxMessageBytes, databaseName, auth,
-          context, startupTimeout, maxStatementTime);
+          context, startupTimeout, maxStatementTime, logMinDurationMs);
     }
 
     /** How long a client may take to start up and log in before it is disconnected. */
     public Config withStartupTimeout(Duration timeout) {
       return new Config(host, port, maxConnections, maxMessageBytes, databaseName, auth,
-          tls, timeout, maxStatementTime);
+          tls, timeout, maxStatementTime, logMinDurationMs);
     }
 
     /** The longest a statement may run, whatever the client sets (zero: no limit). */
     public Config withMaxStatementTime(Duration limit) {
-      return new Config(host, port, maxConnections, maxMessageBytes, databaseName, auth, tls, startupTimeout, limit);
+      return new Config(host, port, maxConnections, maxMessageBytes, databaseName, auth,
+          tls, startupTimeout, limit, logMinDurationMs);
+    }
+
+    /** Statements running at least this long are logged; -1: none, 0: all. */
+    public Config withLogMinDurationMs(long ms) {
+      return new Config(host, port, maxConnections, maxMessageBytes, databaseName, auth, tls, startupTimeout,
+          maxStatementTime, ms);
     }
 
     public Config withAuth(AuthMethod method) {
       return new Config(host, port, maxConnections, maxMessageBytes, databaseName, method,
-          tls, startupTimeout, maxStatementTime);
+          tls, startupTimeout, maxStatementTime, logMinDurationMs);
     }
   }
 
@@ -167,6 +184,7 @@ public final class PgServer implements AutoCloseable {
     listener.bind(new InetSocketAddress(InetAddress.getByName(config.host()), config.port()), 128);
     PgServer server = new PgServer(database, config, listener);
     server.acceptor.start();
+    ConnectionLog.listening(config.host(), server.port(), config);
     return server;
   }
 

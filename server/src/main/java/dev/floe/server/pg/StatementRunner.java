@@ -17,11 +17,13 @@ final class StatementRunner {
   private final EngineSessions sessions;
   private final SessionCommands commands;
   private final Portals portals;
+  private final ConnectionLog log;
 
-  StatementRunner(EngineSessions sessions, SessionCommands commands, Portals portals) {
+  StatementRunner(EngineSessions sessions, SessionCommands commands, Portals portals, ConnectionLog log) {
     this.sessions = sessions;
     this.commands = commands;
     this.portals = portals;
+    this.log = log;
   }
 
   /**
@@ -31,6 +33,19 @@ final class StatementRunner {
    * @param bound the statement's text with its parameters' values in place, or null when it has none
    */
   Reply run(Statement statement, String bound) {
+    log.statementStarted(statement.text());
+    RuntimeException failure = null;
+    try {
+      return runLogged(statement, bound);
+    } catch (RuntimeException e) {
+      failure = e;
+      throw e;
+    } finally {
+      log.statementEnded(failure);
+    }
+  }
+
+  private Reply runLogged(Statement statement, String bound) {
     Session session = sessions.session();
     TransactionState before = session.transactionState();
     try {
