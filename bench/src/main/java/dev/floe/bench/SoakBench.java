@@ -97,7 +97,7 @@ public final class SoakBench {
     String maintainer = "both";
     Double pgMinutes = null;
     int warmup = 30;
-    int scanRuns = 5;
+    int scanRuns = 15; // a scan of a few ms on a shared 2-core machine: 5 runs left 25% noise
     double maxTableGb = 10;
     int maintainSeconds = 30;
     Path data = Path.of("bench/data");
