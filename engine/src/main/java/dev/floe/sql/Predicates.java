@@ -15,6 +15,9 @@ import org.apache.iceberg.types.Types;
  * Converts simple WHERE conjuncts from DuckDB's parse tree into Iceberg expressions for scan planning:
  * comparisons of a column with a constant, IN, BETWEEN, IS [NOT] NULL, and AND/OR/NOT of those.
  *
+ * <p>A timestamptz column is compared with the instant its literal names: with the literal's offset,
+ * or in the engine's zone without one ({@link #instantMicros}), as DuckDB reads it.
+ *
  * <p>Pruning must never drop a row the query would return, so conversion is conservative: anything
  * whose meaning in DuckDB might differ from Iceberg's evaluation (floating-point columns, literals that
  * need an implicit cast Iceberg does not perform identically, NULL constants) is not converted, and a
@@ -226,9 +229,14 @@ final class Predicates {
             }
             case TIMESTAMP -> {
               if (((Types.TimestampType) type).shouldAdjustToUTC()) {
-                return null; // the zone of a bare literal is the session's: leave it to DuckDB
+                Long micros = instantMicros(text);
+                if (micros == null) {
+                  return null; // a form DuckDB may read otherwise: not converted, so no pruning
+                }
+                lit = Literal.of(micros);
+              } else {
+                lit = Literal.of(text.trim().replaceFirst(" ", "T"));
               }
-              lit = Literal.of(text.trim().replaceFirst(" ", "T"));
             }
             default -> {
               return null;
@@ -262,6 +270,54 @@ final class Predicates {
     }
   }
 
+  /**
+   * The zone in which the engine's DuckDB reads a timestamptz literal without an offset: its TimeZone,
+   * UTC for every session (Engine sets it; a session's TimeZone decides how values are printed). Pruning
+   * must read a literal exactly as the query's own comparison does.
+   */
+  private static final java.time.ZoneOffset ENGINE_ZONE = java.time.ZoneOffset.UTC;
+
+  /**
+   * ISO dates and times as both PostgreSQL and DuckDB read them, with an optional numeric offset (hours,
+   * minutes, seconds: Floe writes a typed literal's offset as {@code +HH:MM:SS} for DuckDB) or Z.
+   */
+  private static final java.util.regex.Pattern ISO_INSTANT = java.util.regex.Pattern.compile(
+      "\\s*(\\d{4})-(\\d{2})-(\\d{2})(?:[ T](\\d{2}):(\\d{2})(?::(\\d{2})(?:\\.(\\d{1,6}))?)?"
+          + "\\s*(Z|[+-]\\d{2}(?::?\\d{2}(?::?\\d{2})?)?)?)?\\s*");
+
+  /**
+   * Microseconds since 1970 UTC of a timestamptz literal: with its offset, or, without one, in
+   * {@link #ENGINE_ZONE}; null for any other form (words, BC, time zone names, out of range), which is
+   * then not used to prune.
+   */
+  static Long instantMicros(String text) {
+    java.util.regex.Matcher m = ISO_INSTANT.matcher(text);
+    if (!m.matches()) {
+      return null;
+    }
+    try {
+      java.time.LocalDateTime local = java.time.LocalDateTime.of(Integer.parseInt(m.group(1)),
+          Integer.parseInt(m.group(2)), Integer.parseInt(m.group(3)),
+          m.group(4) == null ? 0 : Integer.parseInt(m.group(4)), m.group(5) == null ? 0 : Integer.parseInt(m.group(5)),
+          m.group(6) == null ? 0 : Integer.parseInt(m.group(6)));
+      long micros = m.group(7) == null ? 0 : Long.parseLong((m.group(7) + "00000").substring(0, 6));
+      java.time.ZoneOffset offset = ENGINE_ZONE;
+      String z = m.group(8);
+      if (z != null && !z.equals("Z")) {
+        String digits = z.substring(1).replace(":", "");
+        int hours = Integer.parseInt(digits.substring(0, 2));
+        int minutes = digits.length() > 2 ? Integer.parseInt(digits.substring(2, 4)) : 0;
+        int secs = digits.length() > 4 ? Integer.parseInt(digits.substring(4)) : 0;
+        int seconds = (hours * 3600 + minutes * 60 + secs) * (z.charAt(0) == '-' ? -1 : 1);
+        offset = java.time.ZoneOffset.ofTotalSeconds(seconds);
+      }
+      java.time.Instant instant = local.toInstant(offset);
+      return Math.addExact(Math.multiplyExact(instant.getEpochSecond(), 1_000_000L), micros);
+    } catch (java.time.DateTimeException | ArithmeticException | NumberFormatException e) {
+      return null;
+    }
+  }
+
   private static final java.util.Set<String> INTEGER_TYPES = java.util.Set.of("tinyint", "smallint", "integer",
       "int", "bigint", "int1", "int2", "int4", "int8", "hugeint");
 
@@ -271,8 +327,9 @@ final class Predicates {
     return switch (type.typeId()) {
       case INTEGER, LONG -> INTEGER_TYPES.contains(target);
       case DATE -> target.equals("date");
-      case TIMESTAMP -> !((Types.TimestampType) type).shouldAdjustToUTC()
-          && (target.equals("timestamp") || target.startsWith("timestamp without"));
+      case TIMESTAMP -> ((Types.TimestampType) type).shouldAdjustToUTC()
+          ? target.equals("timestamptz") || target.equals("timestamp with time zone")
+          : target.equals("timestamp") || target.startsWith("timestamp without");
       case TIME -> target.equals("time");
       case UUID -> target.equals("uuid");
       case STRING -> target.equals("varchar") || target.equals("text");

@@ -79,4 +79,50 @@ class PredicatesTest {
     assertThat(literal("'abc'", Types.StringType.get())).isEqualTo("abc");
     assertThat(literal("CAST('abc' AS text)", Types.StringType.get())).isEqualTo("abc");
   }
+
+  /**
+   * A timestamptz literal becomes the instant DuckDB reads it as (the engine's DuckDB runs in UTC), for
+   * every form Floe converts; the others are not converted. Random instants, each in several forms.
+   */
+  @Test
+  void timestamptzLiteralsAreTheInstantsDuckDbReads() throws Exception {
+    java.util.Random random = new java.util.Random(20261204);
+    try (java.sql.Statement st = duck.createStatement()) {
+      st.execute("SET TimeZone = 'UTC'");
+    }
+    Types.TimestampType tz = Types.TimestampType.withZone();
+    try (PreparedStatement ps = duck.prepareStatement("SELECT epoch_us(CAST(? AS TIMESTAMPTZ))")) {
+      for (int n = 0; n < 400; n++) {
+        long seconds = -2_000_000_000L + (long) (random.nextDouble() * 6_000_000_000L);
+        java.time.LocalDateTime t = java.time.LocalDateTime.ofEpochSecond(seconds, 0, java.time.ZoneOffset.UTC);
+        String date = t.toLocalDate().toString();
+        String time = t.toLocalTime().withNano(0).toString();
+        time = time.length() == 5 ? time + ":00" : time;
+        String fraction = "." + String.format("%06d", random.nextInt(1_000_000)).substring(0, 1 + random.nextInt(6));
+        String[] offsets = {"", "Z", "+01", "-08", "+05:30", "-0330", "+14", "+00:00", "-08:00:00", "+05:30:00"};
+        String offset = offsets[random.nextInt(offsets.length)];
+        String[] forms = {date, date + " " + time, date + "T" + time, date + " " + time + fraction,
+            date + " " + time + offset, date + "T" + time + fraction + offset, date + " " + time.substring(0, 5) + offset};
+        for (String text : forms) {
+          ps.setString(1, text);
+          long expected;
+          try (ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            expected = rs.getLong(1);
+          }
+          assertThat(Predicates.instantMicros(text)).as(text).isEqualTo(expected);
+          assertThat(literal("'" + text + "'", tz)).as(text).isEqualTo(expected);
+          assertThat(literal("CAST('" + text + "' AS TIMESTAMPTZ)", tz)).as(text).isEqualTo(expected);
+        }
+      }
+    }
+    // forms whose reading depends on more than the digits: left to DuckDB
+    for (String text : new String[] {"yesterday", "epoch", "2024-02-01 BC", "2024-02-01 10:00 Europe/Paris",
+        "2024-02-01 24:00:00", "Feb 1 2024", "20240201", "2024-2-1", "infinity", "2024-02-01Z"}) {
+      assertThat(Predicates.instantMicros(text)).as(text).isNull();
+    }
+    // a timestamp without time zone is not converted for a timestamptz column, nor the reverse
+    assertThat(literal("CAST('2024-02-01' AS TIMESTAMP)", tz)).isNull();
+    assertThat(literal("CAST('2024-02-01' AS TIMESTAMPTZ)", Types.TimestampType.withoutZone())).isNull();
+  }
 }
