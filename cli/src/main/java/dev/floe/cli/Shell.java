@@ -142,10 +142,68 @@ final class Shell {
   }
 
   private void showError(FloeException e, String statement) {
+    failed = true;
     out.flush();
+    if (scripted) {
+      err.println(ErrorReport.oneLine(e));
+      return;
+    }
     for (String line : ErrorReport.verbose(e, statement)) {
       err.println(line);
     }
+  }
+
+  /** Running a script ({@code -c}, {@code -f}): errors in one line each, the first one ends it. */
+  private boolean scripted;
+  /** A backslash command failed (in a script, that ends it). */
+  private boolean failed;
+
+  /**
+   * Runs a script as psql runs {@code -c} and {@code -f}: its SQL statements, and backslash commands on lines
+   * of their own between statements ({@code \d t}, {@code \timing on}); {@code -c '\d t'} is one. The first
+   * error ends it.
+   *
+   * @return whether every statement and command succeeded ({@code \q} ends it successfully)
+   */
+  boolean runScript(String script) {
+    scripted = true;
+    int start = 0; // where the SQL not run yet starts
+    int pos = 0;
+    while (pos < script.length()) {
+      int eol = script.indexOf('\n', pos);
+      int end = eol < 0 ? script.length() : eol;
+      String line = script.substring(pos, end).strip();
+      if (line.startsWith("\\") && ShellParser.isComplete(script.substring(start, pos))) {
+        if (!script.substring(start, pos).isBlank() && !runner.runScript(only(script, start, pos))) {
+          return false;
+        }
+        failed = false;
+        boolean goOn = backslashCommand(line);
+        out.flush();
+        if (failed) {
+          return false;
+        }
+        if (!goOn) {
+          return true;
+        }
+        start = end;
+      }
+      pos = end + 1;
+    }
+    return script.substring(start).isBlank() || runner.runScript(only(script, start, script.length()));
+  }
+
+  /**
+   * The script with everything outside {@code [from, to)} blanked, line breaks kept: errors in that part
+   * report the line and column of the whole script.
+   */
+  private static String only(String script, int from, int to) {
+    StringBuilder b = new StringBuilder(script.length());
+    for (int i = 0; i < script.length(); i++) {
+      char c = script.charAt(i);
+      b.append(i >= from && i < to || c == '\n' ? c : ' ');
+    }
+    return b.toString();
   }
 
   /**
@@ -183,12 +241,16 @@ final class Shell {
         case "\\pset" -> pset(args);
         case "\\i" -> {
           if (args.size() != 1) {
+            failed = true;
             err.println("\\i: missing required argument: the file to run");
           } else {
-            runner.runScript(SqlCommand.read(args.get(0), env.in()));
+            boolean outer = scripted;
+            failed = !runScript(SqlCommand.read(args.get(0), env.in())) || failed;
+            scripted = outer;
           }
         }
         default -> {
+          failed = true;
           err.println("invalid command " + command);
           err.println("Try \\? for help.");
         }
@@ -196,6 +258,7 @@ final class Shell {
     } catch (FloeException e) {
       showError(e, "");
     } catch (IllegalArgumentException e) {
+      failed = true;
       err.println(command + ": " + e.getMessage());
     }
     return true;

@@ -86,12 +86,14 @@ final class SqlCommand implements Callable<Integer> {
       if (interactive) {
         return new Shell(db, runner, env).run();
       }
+      // scripts run as psql runs them: SQL, and backslash commands on lines of their own
+      Shell scripts = new Shell(db, runner, env);
       if (inputs.isEmpty()) {
-        return runner.runScript(read("-", env.in())) ? Main.EXIT_OK : Main.EXIT_ERROR;
+        return scripts.runScript(read("-", env.in())) ? Main.EXIT_OK : Main.EXIT_ERROR;
       }
       for (Input input : inputs) {
         String script = input.command != null ? input.command : read(input.file, env.in());
-        if (!runner.runScript(script)) {
+        if (!scripts.runScript(script)) {
           return Main.EXIT_ERROR;
         }
       }

@@ -69,6 +69,46 @@ class SqlCommandTest {
   }
 
   @Test
+  void backslashCommandsRunInScriptsAsInPsql() throws Exception {
+    Path script = dir.resolve("meta.sql");
+    Files.writeString(script, """
+        CREATE TABLE items (id integer NOT NULL, name text);
+        \\pset null (none)
+        INSERT INTO items VALUES (1, NULL);
+        \\d items
+        SELECT 'a;
+        \\d not a command' AS text;
+        SELECT * FROM items;
+        """);
+    Cli.Outcome r = sql("-f", script.toString());
+    assertThat(r.err()).isEmpty();
+    assertThat(r.status()).isZero();
+    assertThat(r.out()).contains("CREATE TABLE\nNull display is \"(none)\".\nINSERT 0 1\n")
+        .contains("Table \"public.items\"").contains(" id     | integer | not null")
+        // a backslash line inside a string literal is the literal's
+        .contains(" a;              +\n \\d not a command\n").contains(" 1 | (none)");
+
+    Cli.Outcome d = sql("-c", "\\d items");
+    assertThat(d.status()).isZero();
+    assertThat(d.out()).contains("Table \"public.items\"");
+
+    Cli.Outcome bad = sql("-c", "\\d nosuch", "-c", "SELECT 1");
+    assertThat(bad.status()).isEqualTo(1);
+    assertThat(bad.err()).startsWith("ERROR 42P01:");
+    assertThat(bad.out()).doesNotContain("?column?");
+
+    Cli.Outcome unknown = sql("-c", "\\frobnicate");
+    assertThat(unknown.status()).isEqualTo(1);
+    assertThat(unknown.err()).startsWith("invalid command \\frobnicate");
+
+    // an error after a backslash line still names the script's own line
+    Files.writeString(script, "\\timing off\nSELECT 1;\nSELECT * FROM nowhere;\n");
+    Cli.Outcome late = sql("-f", script.toString());
+    assertThat(late.status()).isEqualTo(1);
+    assertThat(late.err()).contains("line 3");
+  }
+
+  @Test
   void nullDisplayIsConfigurable() {
     Cli.Outcome r = sql("--null", "(null)", "-c", "SELECT 1 AS a, NULL::text AS b");
 
