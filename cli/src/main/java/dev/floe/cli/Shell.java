@@ -57,7 +57,6 @@ final class Shell {
           .completer(new SqlCompleter(this::tableNames))
           .variable(LineReader.HISTORY_FILE, historyFile())
           .variable(LineReader.HISTORY_SIZE, 1000)
-          .variable(LineReader.SECONDARY_PROMPT_PATTERN, name.replace("%", "%%") + "-> ")
           // '!' is an operator in SQL (!=, !~~), not a history reference.
           .option(LineReader.Option.DISABLE_EVENT_EXPANSION, true)
           .build();
@@ -65,11 +64,17 @@ final class Shell {
       out.println("Type \\? for help, \\q to quit.");
       out.println();
       out.flush();
-      String prompt = name + "=> ";
       while (true) {
         String input;
+        // psql's prompts: = first, - on a continuation line; * inside a transaction block, ! in a failed one
+        String state = switch (runner.session().transactionState().status()) {
+          case IN_BLOCK -> "*";
+          case FAILED -> "!";
+          default -> "";
+        };
+        reader.setVariable(LineReader.SECONDARY_PROMPT_PATTERN, name.replace("%", "%%") + "-" + state + "> ");
         try {
-          input = reader.readLine(prompt);
+          input = reader.readLine(name + "=" + state + "> ");
         } catch (UserInterruptException e) {
           continue;
         } catch (EndOfFileException e) {

@@ -50,6 +50,21 @@ class ShellTest {
   }
 
   @Test
+  void thePromptShowsTheTransactionState() {
+    Cli.Outcome r = shell("""
+        BEGIN;
+        SELECT
+          1;
+        SELECT * FROM nowhere;
+        ROLLBACK;
+        SELECT 2 AS two;
+        """);
+    // psql's: = or - (continuation), then * in a block, ! in a failed block
+    assertThat(r.out()).contains("=> BEGIN").contains("=*> ").contains("=!> ROLLBACK")
+        .contains("=> ").doesNotContain("=!> SELECT 2");
+  }
+
+  @Test
   void errorsShowTheLineWithACaretAndTheShellGoesOn() {
     Cli.Outcome r = shell("""
         SELECT 1 AS a;
