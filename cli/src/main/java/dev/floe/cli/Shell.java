@@ -134,7 +134,7 @@ final class Shell {
     for (SqlScript.Part part : parts) {
       Terminal.SignalHandler previous = terminal.handle(Terminal.Signal.INT, signal -> {
         err.println("Cancel request sent");
-        runner.session().cancel();
+        runner.cancel();
       });
       try {
         runner.run(part.text());

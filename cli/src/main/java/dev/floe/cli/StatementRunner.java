@@ -15,11 +15,67 @@ final class StatementRunner {
   private final PrintStream err;
   private final OutputSettings settings;
 
+  /** Set by {@link #cancel()}: the running statement stops, its rows too, however many are left to print. */
+  private volatile boolean cancelled;
+  /** A cancelled statement's output was cut: what it still writes is dropped until it ends. */
+  private volatile boolean cut;
+
   StatementRunner(Session session, PrintStream out, PrintStream err, OutputSettings settings) {
     this.session = session;
-    this.out = out;
+    this.out = new PrintStream(new Gate(out), false, java.nio.charset.StandardCharsets.UTF_8);
     this.err = err;
     this.settings = settings;
+  }
+
+  /**
+   * The way to standard output: once the statement is cancelled, its next write stops the writer that
+   * prints its rows (an unchecked {@link Cut}, which PrintStream passes on), and later writes are dropped.
+   */
+  private final class Gate extends java.io.FilterOutputStream {
+    Gate(java.io.OutputStream out) {
+      super(out);
+    }
+
+    @Override
+    public void write(int b) throws java.io.IOException {
+      if (pass()) {
+        out.write(b);
+      }
+    }
+
+    @Override
+    public void write(byte[] b, int off, int len) throws java.io.IOException {
+      if (pass()) {
+        out.write(b, off, len);
+      }
+    }
+
+    private boolean pass() {
+      if (cut) {
+        return false;
+      }
+      if (cancelled) {
+        cut = true;
+        throw new Cut();
+      }
+      return true;
+    }
+  }
+
+  /** Stops a cancelled statement's printing. */
+  private static final class Cut extends RuntimeException {
+    Cut() {
+      super(null, null, false, false);
+    }
+  }
+
+  /**
+   * Cancels the running statement from another thread (Ctrl-C): the engine stops it, and if its rows are
+   * being printed, printing stops at the next row.
+   */
+  void cancel() {
+    cancelled = true;
+    session.cancel();
   }
 
   Session session() {
@@ -66,14 +122,24 @@ final class StatementRunner {
    */
   void run(String statement) {
     long start = System.nanoTime();
+    cancelled = false;
+    cut = false;
     try (Result result = session.sql(statement)) {
       if (result.hasRows()) {
         settings.format().writer(out, settings.nullDisplay()).write(result);
       } else if (settings.format().printsCommandTags()) {
         out.println(result.commandTag());
       }
+    } catch (Cut e) {
+      throw new FloeException(dev.floe.SqlState.QUERY_CANCELED, "canceling statement due to user request");
     } finally {
       out.flush();
+      if (cut) {
+        cut = false;
+        cancelled = false;
+        out.println(); // the cut row's line ends
+        out.flush();
+      }
     }
     if (settings.timing()) {
       out.println(timing(System.nanoTime() - start));
