@@ -368,18 +368,46 @@ final class Shell {
     out.println();
   }
 
-  /** psql's {@code \d}: the columns, then the table's Iceberg layout and history below. */
+  /**
+   * psql's {@code \d}: the columns with their collation, nullability and default, the primary key under
+   * Indexes (from the catalogs psql reads), then the table's Iceberg layout and history below.
+   */
   private void describe(String name) {
     TableInfo info = db.table(name);
+    String relation = dev.floe.sql.Lexer.quoteString(dev.floe.sql.Lexer.quoteIdentifier(info.schema()) + "."
+        + dev.floe.sql.Lexer.quoteIdentifier(info.name())) + "::regclass";
+    java.util.Map<String, String> defaults = new java.util.HashMap<>();
+    try (Result r = runner.session().sql("SELECT a.attname, pg_get_expr(d.adbin, d.adrelid) FROM pg_attrdef d "
+        + "JOIN pg_attribute a ON a.attrelid = d.adrelid AND a.attnum = d.adnum WHERE d.adrelid = " + relation)) {
+      for (Row row : r) {
+        defaults.put(row.getString(0), row.getString(1));
+      }
+    }
+    List<String> indexes = new ArrayList<>();
+    try (Result r = runner.session().sql("SELECT conname, pg_get_constraintdef(oid) FROM pg_constraint "
+        + "WHERE conrelid = " + relation + " AND contype IN ('p', 'u') ORDER BY contype, conname")) {
+      for (Row row : r) {
+        String def = row.getString(1);
+        int paren = def.indexOf('(');
+        indexes.add("    \"" + row.getString(0) + "\" " + def.substring(0, paren).strip() + ", btree "
+            + def.substring(paren));
+      }
+    }
     List<String[]> rows = new ArrayList<>();
     for (Column c : info.columns()) {
-      rows.add(new String[] {c.name(), c.type().displayName(), c.nullable() ? "" : "not null"});
+      rows.add(new String[] {c.name(), c.type().displayName(), "", c.nullable() ? "" : "not null",
+          defaults.getOrDefault(c.name(), "")});
     }
-    AlignedTable table = new AlignedTable(List.of("Column", "Type", "Nullable"), new boolean[3]);
+    AlignedTable table = new AlignedTable(List.of("Column", "Type", "Collation", "Nullable", "Default"),
+        new boolean[5]);
     rows.forEach(table::fit);
     table.printTitle(out, "Table \"" + info.schema() + "." + info.name() + "\"");
     table.printHeader(out);
     rows.forEach(r -> table.printRow(out, r));
+    if (!indexes.isEmpty()) {
+      out.println("Indexes:");
+      indexes.forEach(out::println);
+    }
     if (!info.partitioning().isEmpty()) {
       out.println("Partition key: " + String.join(", ", info.partitioning()));
     }

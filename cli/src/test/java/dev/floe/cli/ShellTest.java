@@ -86,9 +86,11 @@ class ShellTest {
   void backslashCommands() {
     Cli.Outcome r = shell("""
         CREATE TABLE events (id bigint NOT NULL, at timestamptz) WITH (partitioning = ARRAY['day(at)']);
+        CREATE TABLE keyed (id int PRIMARY KEY, name text DEFAULT 'none', n serial);
         \\timing off
         \\dt
         \\d events
+        \\d keyed
         \\pset null ∅
         SELECT NULL AS nothing;
         \\pset format csv
@@ -106,15 +108,25 @@ class ShellTest {
              Schema |  Name \s
             --------+--------
              public | events
-            (1 row)
+             public | keyed
+            (2 rows)
             """)
         .contains("""
-                   Table "public.events"
-             Column |           Type           | Nullable\s
-            --------+--------------------------+----------
-             id     | bigint                   | not null
-             at     | timestamp with time zone |\s
+             Column |           Type           | Collation | Nullable | Default\s
+            --------+--------------------------+-----------+----------+---------
+             id     | bigint                   |           | not null |\s
+             at     | timestamp with time zone |           |          |\s
             Partition key: day(at)
+            """)
+        .contains("Table \"public.events\"")
+        .contains("""
+             Column |  Type   | Collation | Nullable |                 Default                \s
+            --------+---------+-----------+----------+-----------------------------------------
+             id     | integer |           | not null |\s
+             name   | text    |           |          | 'none'
+             n      | integer |           | not null | nextval('public.keyed_n_seq'::regclass)
+            Indexes:
+                "keyed_pkey" PRIMARY KEY, btree (id)
             """)
         .contains(" nothing \n---------\n ∅\n(1 row)")
         .contains("a,b\n1,2\n")
