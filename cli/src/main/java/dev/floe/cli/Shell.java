@@ -60,6 +60,7 @@ final class Shell {
           // '!' is an operator in SQL (!=, !~~), not a history reference.
           .option(LineReader.Option.DISABLE_EVENT_EXPANSION, true)
           .build();
+      endOfInputOnCtrlD(reader);
       out.println("floe " + Version.floe() + ", warehouse " + db.warehouse() + (db.readOnly() ? " (read-only)" : ""));
       out.println("Type \\? for help, \\q to quit.");
       out.println();
@@ -106,6 +107,28 @@ final class Shell {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  /**
+   * Ctrl-D as in psql, where each line is read by itself: on an empty line (a continuation line of a
+   * statement too) it ends the input; elsewhere it deletes the character under the cursor. JLine's own
+   * binding lists completions in a statement that spans lines.
+   */
+  private static void endOfInputOnCtrlD(LineReader reader) {
+    String widget = "floe-ctrl-d";
+    reader.getWidgets().put(widget, () -> {
+      org.jline.reader.Buffer buffer = reader.getBuffer();
+      String text = buffer.toString();
+      int lineStart = text.lastIndexOf('\n', Math.max(0, buffer.cursor() - 1)) + 1;
+      boolean emptyLine = buffer.cursor() == text.length() && text.substring(lineStart).isBlank();
+      if (emptyLine) {
+        throw new EndOfFileException();
+      }
+      reader.callWidget(LineReader.DELETE_CHAR);
+      return true;
+    });
+    reader.getKeyMaps().get(LineReader.MAIN).bind(new org.jline.reader.Reference(widget),
+        org.jline.keymap.KeyMap.ctrl('D'));
   }
 
   private Terminal openTerminal() throws IOException {

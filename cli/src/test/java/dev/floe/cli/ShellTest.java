@@ -50,6 +50,14 @@ class ShellTest {
   }
 
   @Test
+  void ctrlDOnAContinuationLineEndsTheInput() {
+    // Ctrl-D (EOT) on the empty second line of an unfinished statement: the shell ends, nothing runs
+    Cli.Outcome r = shell("SELECT 42 AS answer\n\u0004;\nSELECT 'after' AS later;\n");
+    assertThat(r.status()).isZero();
+    assertThat(r.out()).doesNotContain("answer").doesNotContain("later");
+  }
+
+  @Test
   void thePromptShowsTheTransactionState() {
     Cli.Outcome r = shell("""
         BEGIN;
