@@ -54,7 +54,8 @@ final class Shell {
           .terminal(terminal)
           .appName("floe")
           .parser(new ShellParser())
-          .completer(new SqlCompleter(this::tableNames))
+          .completer(new SqlCompleter(this::tableNames, this::columnNames))
+          .option(LineReader.Option.COMPLETE_MATCHER_TYPO, false)
           .variable(LineReader.HISTORY_FILE, historyFile())
           .variable(LineReader.HISTORY_SIZE, 1000)
           // '!' is an operator in SQL (!=, !~~), not a history reference.
@@ -442,6 +443,20 @@ final class Shell {
     out.println("Format: Iceberg v" + info.formatVersion());
     out.println("Location: " + info.location());
     out.println();
+  }
+
+  private List<String> columnNames() {
+    List<String> names = new ArrayList<>();
+    // a session of its own, as for table names: a lookup never touches the user's transaction block
+    try (Result r = db.sql("SELECT DISTINCT column_name FROM information_schema.columns "
+        + "WHERE table_schema = " + dev.floe.sql.Lexer.quoteString(runner.session().currentSchema()) + " ORDER BY 1")) {
+      for (Row row : r) {
+        names.add(row.getString(0));
+      }
+    } catch (FloeException e) {
+      // Completion offers what it can.
+    }
+    return names;
   }
 
   private List<String> tableNames() {
