@@ -153,7 +153,7 @@ public final class StartupBench {
 
   /** Runs a shell command with its output discarded, timed by bash (real, user, system). */
   static Timed timed(String command) throws IOException, InterruptedException {
-    Process p = new ProcessBuilder("bash", "-c", "TIMEFORMAT='%R %U %S'; time (" + command + ") >/dev/null 2>&1")
+    Process p = new ProcessBuilder("bash", "-c", "TIMEFORMAT='%R %U %S'; time (" + command + " >/dev/null 2>&1)")
         .redirectErrorStream(true).start();
     String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
     if (p.waitFor() != 0) {
