@@ -18,6 +18,12 @@ public final class FloeProperties {
    */
   public static final String COLUMN_DEFAULT = "floe.column-default.";
 
+  /**
+   * An index ({@code CREATE INDEX}): {@value}{@code <index name>} = {@code [unique ][sorted ]<field id>[,...]}
+   * (sorted: the index gave the table its sort order, which DROP INDEX takes back).
+   */
+  public static final String INDEX_PREFIX = "floe.index.";
+
   /** A column's identity kind ({@code always} or {@code by default}): {@value}{@code <field id>}. */
   public static final String COLUMN_IDENTITY = "floe.column-identity.";
 

@@ -33,7 +33,7 @@ metadata = sa.MetaData()
 users = sa.Table(
     "sa_users", metadata,
     sa.Column("id", sa.Integer, primary_key=True, autoincrement=False),
-    sa.Column("name", sa.String(50), nullable=False),
+    sa.Column("name", sa.String(50), nullable=False, index=True),
     sa.Column("born", sa.Date),
     sa.Column("score", sa.Numeric(10, 2)),
     sa.Column("active", sa.Boolean),
@@ -43,7 +43,10 @@ users = sa.Table(
 
 def scenario_core():
     e = engine()
-    metadata.create_all(e)
+    metadata.create_all(e)  # CREATE TABLE, then CREATE INDEX ix_sa_users_name (index=True)
+    with e.connect() as conn:
+        out("indexes", conn.execute(sa.text("SELECT indexname FROM pg_indexes WHERE tablename = 'sa_users' "
+                                            "ORDER BY 1")).scalars().all())
     with e.begin() as conn:
         r = conn.execute(users.insert().values(id=1, name="it's ann", born=datetime.date(1990, 1, 2),
                                                score=Decimal("12.50"), active=True,

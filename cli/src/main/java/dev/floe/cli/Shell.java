@@ -408,13 +408,16 @@ final class Shell {
       }
     }
     List<String> indexes = new ArrayList<>();
-    try (Result r = runner.session().sql("SELECT conname, pg_get_constraintdef(oid) FROM pg_constraint "
-        + "WHERE conrelid = " + relation + " AND contype IN ('p', 'u') ORDER BY contype, conname")) {
+    // psql's lines: the primary key first, then the other indexes by name
+    try (Result r = runner.session().sql("SELECT i.relname, x.indisprimary, x.indisunique, pg_get_indexdef("
+        + "x.indexrelid) FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid WHERE x.indrelid = " + relation
+        + " ORDER BY x.indisprimary DESC, i.relname")) {
       for (Row row : r) {
-        String def = row.getString(1);
-        int paren = def.indexOf('(');
-        indexes.add("    \"" + row.getString(0) + "\" " + def.substring(0, paren).strip() + ", btree "
-            + def.substring(paren));
+        String def = row.getString(3);
+        String columns = def.substring(def.indexOf('('));
+        String kind = Boolean.TRUE.equals(row.get(1)) ? "PRIMARY KEY, " : Boolean.TRUE.equals(row.get(2))
+            ? "UNIQUE, " : "";
+        indexes.add("    \"" + row.getString(0) + "\" " + kind + "btree " + columns);
       }
     }
     List<String[]> rows = new ArrayList<>();

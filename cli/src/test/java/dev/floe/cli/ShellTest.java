@@ -95,6 +95,7 @@ class ShellTest {
     Cli.Outcome r = shell("""
         CREATE TABLE events (id bigint NOT NULL, at timestamptz) WITH (partitioning = ARRAY['day(at)']);
         CREATE TABLE keyed (id int PRIMARY KEY, name text DEFAULT 'none', n serial);
+        CREATE INDEX keyed_name ON keyed (name);
         \\timing off
         \\dt
         \\d events
@@ -135,6 +136,7 @@ class ShellTest {
              n      | integer |           | not null | nextval('public.keyed_n_seq'::regclass)
             Indexes:
                 "keyed_pkey" PRIMARY KEY, btree (id)
+                "keyed_name" btree (name)
             """)
         .contains(" nothing \n---------\n ∅\n(1 row)")
         .contains("a,b\n1,2\n")

@@ -68,7 +68,7 @@ final class PgCatalog {
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(PgCatalog.class);
 
   private record TableFacts(List<Column> columns, List<String> keys, String comment, Map<Integer, String> docs,
-      long rows, Map<Integer, String> defaults) {}
+      long rows, Map<Integer, String> defaults, List<Indexes.Index> indexes) {}
 
   PgCatalog(Engine engine, DuckDBConnection duck) {
     this.engine = engine;
@@ -215,7 +215,7 @@ final class PgCatalog {
           LOG.warn("table {} is listed without columns: its metadata cannot be read: {}", e.getKey(),
               unreadable.getMessage());
           facts = new TableFacts(List.of(), List.of(), "cannot be read: " + unreadable.getMessage(), Map.of(), 0,
-              Map.of());
+              Map.of(), List.of());
         }
       }
       live.put(e.getValue(), new FactsOf(e.getKey(), facts));
@@ -312,6 +312,29 @@ final class PgCatalog {
                   .append(indexOid).append(int2vector(ordered)).append("PRIMARY KEY (" + keyList + ")")
                   .append("user").endRow();
             }
+            for (Indexes.Index index : facts.indexes()) {
+              // CREATE INDEX's: columns by field id, as they are named now
+              List<Integer> nums = new ArrayList<>();
+              List<String> names = new ArrayList<>();
+              for (int fieldId : index.fieldIds()) {
+                Integer num = attnums.get(fieldId);
+                if (num != null) {
+                  nums.add(num);
+                  names.add(ident(facts.columns().get(num - 1).name()));
+                }
+              }
+              if (nums.isEmpty()) {
+                continue; // its columns were dropped
+              }
+              int indexOid = oids.next("x:" + schema + "." + table + "." + index.name());
+              cls.beginRow().append(indexOid).append(index.name()).append(nsOid).append("i").append(nums.size())
+                  .append(false).append((double) facts.rows()).append("user").endRow();
+              idx.beginRow().append(indexOid).append(relOid).append(nums.size()).append(index.unique()).append(false)
+                  .append(int2vector(nums)).append("CREATE " + (index.unique() ? "UNIQUE " : "") + "INDEX "
+                      + ident(index.name()) + " ON " + ident(schema) + "." + ident(table) + " USING btree ("
+                      + String.join(", ", names) + ")")
+                  .append("user").endRow();
+            }
           }
         }
         st.execute("COMMIT");
@@ -375,7 +398,7 @@ final class PgCatalog {
         defaults.put(f.fieldId(), dev.floe.types.SqlLiterals.of(f.type(), f.writeDefault()));
       }
     }
-    return new TableFacts(columns, ordered, t.properties().get("comment"), docs, rows, defaults);
+    return new TableFacts(columns, ordered, t.properties().get("comment"), docs, rows, defaults, Indexes.of(t));
   }
 
   /** Stable object identifiers from names; a collision takes the next free number. */

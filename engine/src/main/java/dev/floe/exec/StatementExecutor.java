@@ -88,6 +88,16 @@ final class StatementExecutor implements Ast.Visitor<Result> {
   }
 
   @Override
+  public Result createIndex(Ast.CreateIndex c) {
+    return new Indexes(session, session.engine().tables()).create(c);
+  }
+
+  @Override
+  public Result dropIndex(Ast.DropIndex d) {
+    return new Indexes(session, session.engine().tables()).drop(d);
+  }
+
+  @Override
   public Result dropSchema(Ast.DropSchema d) {
     return new Ddl(session, session.engine().tables()).dropSchema(d);
   }
@@ -133,6 +143,11 @@ final class StatementExecutor implements Ast.Visitor<Result> {
       @Override
       public List<TableIdentifier> dropTable(Ast.DropTable d) {
         return d.names().stream().map(n -> tables.require(n, currentSchema)).toList();
+      }
+
+      @Override
+      public List<TableIdentifier> createIndex(Ast.CreateIndex c) {
+        return List.of(tables.require(c.table(), currentSchema));
       }
 
       @Override

@@ -30,7 +30,7 @@ public final class Ast {
   public sealed interface Statement
       permits Query, Explain, CreateSchema, DropSchema, CreateTable, DropTable, AlterTable, Insert, Delete, Update,
           Merge, Truncate, ShowTables, ShowSchemas, Describe, CreateSequence, DropSequence, TransactionControl,
-          Vacuum {
+          Vacuum, CreateIndex, DropIndex {
     /** What the statement is; schema, table and sequence definitions are DDL unless they say otherwise. */
     default StatementKind kind() {
       return StatementKind.DDL;
@@ -102,6 +102,14 @@ public final class Ast {
     }
 
     default R dropSequence(DropSequence s) {
+      return otherwise(s);
+    }
+
+    default R createIndex(CreateIndex s) {
+      return otherwise(s);
+    }
+
+    default R dropIndex(DropIndex s) {
       return otherwise(s);
     }
 
@@ -465,6 +473,29 @@ public final class Ast {
     @Override
     public <R> R accept(Visitor<R> visitor) {
       return visitor.createSequence(this);
+    }
+  }
+
+  /**
+   * {@code CREATE [UNIQUE] INDEX [IF NOT EXISTS] [name] ON table [USING method] (column [ASC|DESC] [NULLS
+   * FIRST|LAST], ...)}.
+   *
+   * @param name the index's name; empty: PostgreSQL's generated one ({@code table_column_idx})
+   * @param columns the indexed columns, each as a sort field (its direction and NULLs order)
+   */
+  public record CreateIndex(Optional<String> name, boolean unique, boolean ifNotExists, QualifiedName table,
+      List<SortField> columns, int position) implements Statement {
+    @Override
+    public <R> R accept(Visitor<R> visitor) {
+      return visitor.createIndex(this);
+    }
+  }
+
+  /** {@code DROP INDEX [IF EXISTS] name [, ...] [CASCADE | RESTRICT]}. */
+  public record DropIndex(List<QualifiedName> names, boolean ifExists) implements Statement {
+    @Override
+    public <R> R accept(Visitor<R> visitor) {
+      return visitor.dropIndex(this);
     }
   }
 

@@ -50,13 +50,13 @@ final class DdlParser {
   }
 
   /** What may follow CREATE in PostgreSQL and Floe does not create (0A000, not a syntax error). */
-  private static final Set<String> UNSUPPORTED_CREATE = Set.of("or", "temp", "temporary", "view", "index", "unique",
+  private static final Set<String> UNSUPPORTED_CREATE = Set.of("or", "temp", "temporary", "view",
       "materialized", "function", "procedure", "trigger", "extension", "type", "domain", "role", "user", "database",
       "rule", "policy", "aggregate", "operator", "publication", "subscription", "server", "foreign", "cast",
       "collation", "conversion", "language", "event", "statistics", "tablespace", "text", "transform", "access",
       "group", "unlogged", "recursive", "constraint", "default", "local", "global");
   private static final Set<String> TWO_WORD_KINDS = Set.of("materialized", "foreign", "event", "text", "access",
-      "or", "unique", "constraint", "default", "local", "global", "recursive");
+      "or", "constraint", "default", "local", "global", "recursive");
 
   /** CREATE SCHEMA, SEQUENCE or TABLE, from its first keyword; other CREATEs are refused. */
   Statement create() {
@@ -70,6 +70,9 @@ final class DdlParser {
     if (in.acceptKeyword("sequence")) {
       return createSequence();
     }
+    if (in.peek().isKeyword("index") || in.peek().isKeyword("unique") && in.peekAt(1).isKeyword("index")) {
+      return createIndex();
+    }
     Token kind = in.peek();
     if (kind.type() == Token.Type.IDENT && UNSUPPORTED_CREATE.contains(kind.value())) {
       String what = kind.text().toUpperCase(java.util.Locale.ROOT);
@@ -81,6 +84,95 @@ final class DdlParser {
     }
     in.expectKeyword("table");
     return createTable();
+  }
+
+  /** Index access methods whose meaning Floe gives (docs/sql.md, "Indexes"); others are refused. */
+  private static final Set<String> INDEX_METHODS = Set.of("btree", "hash", "brin");
+
+  /**
+   * CREATE [UNIQUE] INDEX [CONCURRENTLY] [[IF NOT EXISTS] name] ON [ONLY] table [USING method] (column
+   * [ASC | DESC] [NULLS FIRST | LAST], ...) [INCLUDE (...)] [NULLS [NOT] DISTINCT] [WITH (...)]
+   * [TABLESPACE name]; an expression, an operator class, a collation or a WHERE is refused (0A000).
+   */
+  private Statement createIndex() {
+    int position = in.peek().position();
+    boolean unique = in.acceptKeyword("unique");
+    in.expectKeyword("index");
+    in.acceptKeyword("concurrently");
+    boolean ifNotExists = ifNotExists();
+    Optional<String> name = Optional.empty();
+    if (!in.peek().isKeyword("on")) {
+      name = Optional.of(in.identifier());
+    }
+    in.expectKeyword("on");
+    in.acceptKeyword("only");
+    QualifiedName table = in.qualifiedName();
+    if (in.acceptKeyword("using")) {
+      Token method = in.next();
+      if (!INDEX_METHODS.contains(method.value())) {
+        throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "access method \"" + method.value()
+            + "\" is not supported", null, "Floe's indexes are btree, hash or brin (docs/sql.md, \"Indexes\").",
+            method.position(), null);
+      }
+    }
+    in.expectOp("(");
+    List<Ast.SortField> columns = new ArrayList<>();
+    do {
+      Token column = in.peek();
+      if (!column.isIdentifier() || in.peekAt(1).isOp("(") || in.peekAt(1).isOp(".")) {
+        throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "index expressions are not supported", null,
+            "Index a column.", column.position(), null);
+      }
+      String columnName = in.identifier();
+      boolean desc = false;
+      if (in.acceptKeyword("desc")) {
+        desc = true;
+      } else {
+        in.acceptKeyword("asc");
+      }
+      boolean nullsFirst = desc; // PostgreSQL's default: NULLs sort as larger than any value
+      if (in.acceptKeyword("nulls")) {
+        nullsFirst = in.acceptKeyword("first");
+        if (!nullsFirst) {
+          in.expectKeyword("last");
+        }
+      }
+      if (!in.peek().isOp(",") && !in.peek().isOp(")")) {
+        throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "operator classes and collations in an index are "
+            + "not supported", in.peek().position());
+      }
+      columns.add(new Ast.SortField(columnName, desc, nullsFirst, column.position()));
+    } while (in.acceptOp(","));
+    in.expectOp(")");
+    while (!in.peek().isOp(";") && in.peek().type() != Token.Type.EOF) {
+      if (in.acceptKeyword("include") || in.acceptKeyword("with")) {
+        skipParenthesized(); // covering columns and storage parameters mean nothing to an Iceberg table
+      } else if (in.acceptKeyword("nulls")) {
+        in.acceptKeyword("not");
+        in.expectKeyword("distinct");
+      } else if (in.acceptKeyword("tablespace")) {
+        in.identifier();
+      } else if (in.peek().isKeyword("where")) {
+        throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "partial indexes are not supported",
+            in.peek().position());
+      } else {
+        throw unexpected(in.peek());
+      }
+    }
+    in.expectEnd();
+    return new Ast.CreateIndex(name, unique, ifNotExists, table, columns, position);
+  }
+
+  private void skipParenthesized() {
+    in.expectOp("(");
+    int depth = 1;
+    while (depth > 0) {
+      Token t = in.next();
+      if (t.type() == Token.Type.EOF) {
+        throw unexpected(t);
+      }
+      depth += t.isOp("(") ? 1 : t.isOp(")") ? -1 : 0;
+    }
   }
 
   /** Sequence options: START [WITH] n is kept; AS type, CACHE, NO CYCLE, ... are accepted; other steps refused. */
@@ -500,6 +592,19 @@ final class DdlParser {
       }
       in.expectEnd();
       return new DropSchema(names, ifExists, cascade);
+    }
+    if (in.acceptKeyword("index")) {
+      in.acceptKeyword("concurrently");
+      boolean ifExists = ifExists();
+      List<QualifiedName> names = new ArrayList<>();
+      do {
+        names.add(in.qualifiedName());
+      } while (in.acceptOp(","));
+      if (!in.acceptKeyword("cascade")) {
+        in.acceptKeyword("restrict");
+      }
+      in.expectEnd();
+      return new Ast.DropIndex(names, ifExists);
     }
     if (in.acceptKeyword("sequence")) {
       boolean ifExists = ifExists();

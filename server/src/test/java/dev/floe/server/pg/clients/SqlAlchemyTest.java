@@ -50,10 +50,14 @@ class SqlAlchemyTest {
     assertThat(r.exit()).as(r.describe()).isZero();
   }
 
-  /** Core: create_all, insert (one row, executemany), select, text(), update, delete, drop_all. */
+  /**
+   * Core: create_all (with an index=True column: CREATE INDEX, then listed in pg_indexes), insert
+   * (one row, executemany), select, text(), update, delete, drop_all.
+   */
   @Test
   void coreCreateInsertSelectUpdateDelete() {
     scenario("core", """
+        indexes ['ix_sa_users_name', 'sa_users_pkey']
         insert 1
         insert many 2
         (1, "it's ann", datetime.date(1990, 1, 2), Decimal('12.50'), True, datetime.datetime(2024, 2, 29, 13, 14, 15))
