@@ -263,6 +263,18 @@ final class Shell {
         }
         case "\\dt" -> listTables(args.isEmpty() ? null : args.get(0));
         case "\\dn" -> listSchemas();
+        case "\\l" -> catalogList("List of databases", List.of("Name", "Owner", "Encoding", "Collate", "Ctype"),
+            "SELECT datname, pg_get_userbyid(datdba), pg_encoding_to_char(encoding), datcollate, datctype "
+                + "FROM pg_database ORDER BY 1", "Did not find any databases.");
+        case "\\du" -> catalogList("List of roles", List.of("Role name", "Attributes"),
+            "SELECT rolname, concat_ws(', ', CASE WHEN rolsuper THEN 'Superuser' END, CASE WHEN rolcreaterole THEN "
+                + "'Create role' END, CASE WHEN rolcreatedb THEN 'Create DB' END, CASE WHEN NOT rolcanlogin THEN "
+                + "'Cannot login' END) FROM pg_roles ORDER BY 1", "Did not find any roles.");
+        case "\\di" -> catalogList("List of relations", List.of("Schema", "Name", "Type", "Owner", "Table"),
+            "SELECT schemaname, indexname, 'index', 'floe', tablename FROM pg_indexes WHERE schemaname = "
+                + dev.floe.sql.Lexer.quoteString(runner.session().currentSchema()) + " ORDER BY 2",
+            "Did not find any relations.");
+        case "\\dv" -> out.println("Did not find any relations."); // Floe keeps no views (docs/sql.md)
         case "\\timing" -> {
           runner.settings().timing(args.isEmpty() ? !runner.settings().timing() : onOff(args.get(0)));
           out.println("Timing is " + (runner.settings().timing() ? "on." : "off."));
@@ -303,6 +315,10 @@ final class Shell {
         {"\\d [NAME]", "describe a table: columns, partitioning, sort order, versions; no NAME lists tables"},
         {"\\dt [SCHEMA]", "list tables"},
         {"\\dn", "list schemas"},
+        {"\\di", "list indexes"},
+        {"\\dv", "list views (Floe keeps none)"},
+        {"\\l", "list databases"},
+        {"\\du", "list roles"},
         {"Input and output", null},
         {"\\i FILE", "run the statements of FILE"},
         {"\\timing [on|off]", "show how long each statement takes (now " + (runner.settings().timing() ? "on" : "off")
@@ -380,6 +396,25 @@ final class Shell {
       }
     }
     printList("List of schemas", List.of("Name"), rows);
+  }
+
+  /** A psql listing of what {@code sql} returns, or {@code none} when it returns nothing. */
+  private void catalogList(String title, List<String> headers, String sql, String none) {
+    List<String[]> rows = new ArrayList<>();
+    try (Result r = runner.session().sql(sql)) {
+      for (Row row : r) {
+        String[] cells = new String[headers.size()];
+        for (int c = 0; c < cells.length; c++) {
+          cells[c] = row.getString(c) == null ? "" : row.getString(c);
+        }
+        rows.add(cells);
+      }
+    }
+    if (rows.isEmpty()) {
+      out.println(none);
+      return;
+    }
+    printList(title, headers, rows);
   }
 
   private void printList(String title, List<String> headers, List<String[]> rows) {

@@ -105,6 +105,10 @@ class ShellTest {
         \\pset format csv
         SELECT 1 AS a, 2 AS b;
         \\dn
+        \\l
+        \\du
+        \\di
+        \\dv
         \\nonsense
         \\?
         """);
@@ -141,6 +145,11 @@ class ShellTest {
         .contains(" nothing \n---------\n ∅\n(1 row)")
         .contains("a,b\n1,2\n")
         .contains("List of schemas")
+        .contains(" floe | floe  | UTF8     | C       | C\n")
+        .contains(" floe      | Superuser, Create role, Create DB\n")
+        .contains(" public | keyed_name | index | floe  | keyed\n")
+        .contains(" public | keyed_pkey | index | floe  | keyed\n")
+        .contains("Did not find any relations.")
         .contains("\\timing [on|off]");
     assertThat(r.err()).contains("invalid command \\nonsense");
   }
