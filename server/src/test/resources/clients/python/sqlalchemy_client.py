@@ -47,6 +47,7 @@ def scenario_core():
     with e.connect() as conn:
         out("indexes", conn.execute(sa.text("SELECT indexname FROM pg_indexes WHERE tablename = 'sa_users' "
                                             "ORDER BY 1")).scalars().all())
+    out("reflected", [(i["name"], i["column_names"], i["unique"]) for i in sa.inspect(e).get_indexes("sa_users")])
     with e.begin() as conn:
         r = conn.execute(users.insert().values(id=1, name="it's ann", born=datetime.date(1990, 1, 2),
                                                score=Decimal("12.50"), active=True,

@@ -50,6 +50,10 @@ final class PgSyntax {
     return null;
   }
 
+  /** The catalogs' int2vector and oidvector columns, which Floe keeps as arrays. */
+  private static final Set<String> VECTOR_COLUMNS = Set.of("indkey", "indoption", "indclass", "indcollation",
+      "proargtypes", "tgattr");
+
   private static final Set<String> INTEGER_TYPES = Set.of("oid", "cardinal_number", "regtypearray");
   /**
    * Keywords before a name that is not a function call: a table ({@code INSERT INTO version (...)}) or
@@ -175,6 +179,17 @@ final class PgSyntax {
         return typeIndex + 1;
       }
       default -> {
+        Token column = tokens.get(k - 1);
+        if ((name.equals("varchar") || name.equals("text")) && !array && column.type() == Token.Type.IDENT
+            && VECTOR_COLUMNS.contains(column.value())) {
+          // pg_index.indkey::varchar, as ORMs read it: int2vector's text is its numbers separated by spaces
+          int operand = operandStart(tokens, k - 1);
+          if (operand >= 0) {
+            edits.replace(tokens.get(operand).start(), tokens.get(operand).start(), "array_to_string(");
+            edits.replace(column.end(), end.end(), ", ' ')");
+            return typeIndex + 1;
+          }
+        }
         String replacement = null;
         if (TEXT_TYPES.contains(name)) {
           replacement = "VARCHAR";

@@ -58,6 +58,7 @@ class SqlAlchemyTest {
   void coreCreateInsertSelectUpdateDelete() {
     scenario("core", """
         indexes ['ix_sa_users_name', 'sa_users_pkey']
+        reflected [('ix_sa_users_name', ['name'], False)]
         insert 1
         insert many 2
         (1, "it's ann", datetime.date(1990, 1, 2), Decimal('12.50'), True, datetime.datetime(2024, 2, 29, 13, 14, 15))
