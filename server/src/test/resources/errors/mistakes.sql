@@ -50,25 +50,18 @@ SELECT 1::nosuchtype
 INSERT INTO trips (id, nosuch) VALUES (3, 1)
 UPDATE trips SET nosuch = 1
 DELETE FROM nosuch
--- why: Floe points at the name in DDL errors too; PostgreSQL gives these no position
 DROP TABLE nosuch
--- why: Floe points at the name in DDL errors too; PostgreSQL gives these no position
 DROP TABLE trips, nosuch
--- why: Floe points at the name in DDL errors too; PostgreSQL gives these no position
 ALTER TABLE trips DROP COLUMN nosuch
--- why: Floe points at the name in DDL errors too; PostgreSQL gives these no position
 ALTER TABLE nosuch ADD COLUMN a int
--- why: Floe points at the name in DDL errors too; PostgreSQL gives these no position; Floe names the relation as DROP COLUMN does
 ALTER TABLE trips RENAME COLUMN nosuch TO x
 SELECT id FROM trips ORDER BY nosuch
 SELECT count(*) FROM trips GROUP BY nosuch
 SELECT * FROM trips WHERE nosuch = 1
--- why: Floe points at the name in DDL errors too; PostgreSQL gives these no position
 TRUNCATE nosuch
 SET nosuch_parameter = 1
 SHOW nosuch_parameter
 SELECT nextval('nosuch_seq')
--- why: Floe points at the name in DDL errors too; PostgreSQL gives these no position
 DROP SCHEMA nosuch
 DROP VIEW nosuch
 DROP INDEX nosuch
@@ -202,15 +195,11 @@ WITH RECURSIVE x(n) AS (SELECT 1 UNION ALL SELECT x.n FROM x, x y) SELECT 1
 SELECT $1
 
 -- DDL
--- why: Floe points at the name in DDL errors too; PostgreSQL gives these no position
 CREATE TABLE trips (a int)
--- why: Floe points at the name in DDL errors too; PostgreSQL gives these no position
 CREATE TABLE t3 (a int, a text)
--- why: Floe points at the name in DDL errors too; PostgreSQL gives these no position
 ALTER TABLE trips ADD COLUMN fare int
 CREATE TABLE t4 (a int PRIMARY KEY, b int PRIMARY KEY)
 CREATE TABLE t5 (a int, PRIMARY KEY (b))
--- why: Floe points at the name in DDL errors too; PostgreSQL gives these no position
 ALTER TABLE trips RENAME TO zones
 -- why: Iceberg changes a column's type only where every value converts (int to bigint, float to double, a wider decimal); there is no USING
 ALTER TABLE trips ALTER COLUMN note TYPE integer

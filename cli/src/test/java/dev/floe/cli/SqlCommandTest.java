@@ -84,7 +84,7 @@ class SqlCommandTest {
     assertThat(r.err()).isEmpty();
     assertThat(r.status()).isZero();
     assertThat(r.out()).contains("CREATE TABLE\nNull display is \"(none)\".\nINSERT 0 1\n")
-        .contains("Table \"public.items\"").contains(" id     | integer | not null")
+        .contains("Table \"public.items\"").contains(" id     | integer |           | not null |")
         // a backslash line inside a string literal is the literal's
         .contains(" a;              +\n \\d not a command\n").contains(" 1 | (none)");
 

@@ -67,7 +67,7 @@ final class Ddl {
         session.notice("schema \"" + ns + "\" already exists, skipping");
         return new CommandResult("CREATE SCHEMA", 0);
       }
-      throw FloeException.duplicateSchema(ns.toString(), s.name().position());
+      throw FloeException.duplicateSchema(ns.toString(), 0); // PostgreSQL gives DDL's name errors no position
     }
     tables.catalog().createNamespace(ns, Map.of());
     return new CommandResult("CREATE SCHEMA", 0);
@@ -83,7 +83,7 @@ final class Ddl {
           session.notice("schema \"" + ns + "\" does not exist, skipping");
           continue;
         }
-        throw FloeException.undefinedSchema(ns.toString(), name.position());
+        throw FloeException.undefinedSchema(ns.toString(), 0);
       }
       int contents = tables.catalog().listTables(ns).size();
       if (contents > 0 && !s.cascade()) {
@@ -119,7 +119,7 @@ final class Ddl {
         session.notice("relation \"" + s.name().last() + "\" already exists, skipping");
         return new CommandResult("CREATE SEQUENCE", 0);
       }
-      throw FloeException.duplicateTable(s.name().last(), s.name().position());
+      throw FloeException.duplicateTable(s.name().last(), 0);
     }
     sequences.create(name, s.start());
     return new CommandResult("CREATE SEQUENCE", 0);
@@ -168,7 +168,7 @@ final class Ddl {
       if (!names.add(c.name().toLowerCase(java.util.Locale.ROOT))) {
         boolean exact = s.columns().stream().filter(o -> o != written).anyMatch(o -> o.name().equals(c.name()));
         throw exact ? new FloeException(SqlState.DUPLICATE_COLUMN, "column \"" + c.name() + "\" specified more than "
-            + "once", c.position()) : duplicateColumn(c.name(), c.position());
+            + "once", 0) : duplicateColumn(c.name(), 0);
       }
       Type type = TypeMapping.toIceberg(c.type());
       boolean key = keyNames.contains(c.name().toLowerCase(java.util.Locale.ROOT));
@@ -301,7 +301,7 @@ final class Ddl {
   }
 
   static FloeException duplicateTable(TableIdentifier id, QualifiedName name) {
-    return FloeException.duplicateTable(id.name(), name.position());
+    return FloeException.duplicateTable(id.name(), 0);
   }
 
   /** A DEFAULT expression must name no columns or subqueries and have a value of the column's type. */
@@ -379,8 +379,7 @@ final class Ddl {
           session.notice("table \"" + id.name() + "\" does not exist, skipping");
           continue;
         }
-        throw new FloeException(SqlState.UNDEFINED_TABLE, "table \"" + id.name() + "\" does not exist", null, null,
-            name.position(), null);
+        throw new FloeException(SqlState.UNDEFINED_TABLE, "table \"" + id.name() + "\" does not exist");
       }
       ids.add(id);
     }
@@ -427,7 +426,7 @@ final class Ddl {
         session.notice("relation \"" + id.name() + "\" does not exist, skipping");
         return new CommandResult("ALTER TABLE", 0);
       }
-      throw FloeException.undefinedTable(id.name(), s.name().position());
+      throw FloeException.undefinedTable(id.name());
     }
     Table table = found.get();
     if (s.actions().get(0) instanceof Ast.Execute e && TableProcedures.withoutLock(e)) {
@@ -546,7 +545,7 @@ final class Ddl {
           return;
         }
         throw new FloeException(SqlState.DUPLICATE_COLUMN, "column \"" + c.name() + "\" of relation \""
-            + id.name() + "\" already exists", null, null, c.position(), null);
+            + id.name() + "\" already exists");
       }
       if (c.identity().isPresent()) {
         throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "cannot add a serial or identity column to an "
@@ -593,10 +592,10 @@ final class Ddl {
         txn.updateProperties().remove(declared).commit();
       }
     } else if (action instanceof RenameColumn r) {
-      Types.NestedField f = field(schema, r.from(), id, r.position(), false);
+      Types.NestedField f = field(schema, r.from(), id, -1, false);
       if (schema.caseInsensitiveFindField(r.to()) != null) {
         throw new FloeException(SqlState.DUPLICATE_COLUMN, "column \"" + r.to() + "\" of relation \"" + id.name()
-            + "\" already exists", null, null, r.position(), null);
+            + "\" already exists");
       }
       txn.updateSchema().renameColumn(f.name(), r.to()).commit();
     } else if (action instanceof AlterColumnType t) {
@@ -713,6 +712,10 @@ final class Ddl {
     return current != null && !"0".equals(current.summary().get("total-records"));
   }
 
+  /**
+   * The column {@code name}, or 42703 (without a position, as PostgreSQL's DDL errors; {@code position} -1
+   * for RENAME COLUMN, whose message names no relation).
+   */
   private static Types.NestedField field(Schema schema, String name, TableIdentifier id, int position,
       boolean ifExists) {
     Types.NestedField f = schema.findField(name);
@@ -720,8 +723,9 @@ final class Ddl {
       f = schema.caseInsensitiveFindField(name);
     }
     if (f == null && !ifExists) {
-      throw new FloeException(SqlState.UNDEFINED_COLUMN, "column \"" + name + "\" of relation \"" + id.name()
-          + "\" does not exist", null, null, position, null);
+      // as PostgreSQL: no position, and RENAME COLUMN's message does not name the relation
+      throw new FloeException(SqlState.UNDEFINED_COLUMN, "column \"" + name + "\"" + (position < 0 ? "" : " of relation \""
+          + id.name() + "\"") + " does not exist");
     }
     return f;
   }
