@@ -76,6 +76,7 @@ public final class StartupBench {
     List<Double> pgStart = new ArrayList<>();
     List<Timed> psql = new ArrayList<>();
     String psqlCmd = "psql -X -q -h 127.0.0.1 -p " + pg.port + " -U floe -d postgres -c 'SELECT 1'";
+    double[] pgExport = new double[2];
     try {
       for (int i = 0; i < runs; i++) {
         long t0 = System.nanoTime();
@@ -84,6 +85,15 @@ public final class StartupBench {
         psql.add(timed(psqlCmd));
         pg.stop();
       }
+      // the same export as Floe's below, on the same rows
+      pg.start();
+      String pgPsql = "psql -X -q -h 127.0.0.1 -p " + pg.port + " -U floe -d postgres ";
+      timed(pgPsql + "-c 'DROP TABLE IF EXISTS t'");
+      timed(pgPsql + "-c \"CREATE TABLE t AS SELECT i, 'row ' || i AS s, i * 1.5 AS x FROM generate_series(1, "
+          + rows + ") AS g(i)\"");
+      timed(pgPsql + "-c 'COPY (SELECT * FROM t) TO STDOUT'"); // warm
+      pgExport[0] = best(3, () -> timed(pgPsql + "-c 'COPY (SELECT * FROM t) TO STDOUT'").wall() / 1000);
+      pgExport[1] = best(3, () -> timed(pgPsql + "-c 'SELECT * FROM t'").wall() / 1000);
     } finally {
       pg.stop();
     }
@@ -129,6 +139,16 @@ public final class StartupBench {
     md.append(String.format(Locale.ROOT, "| right after the export (%.1f s, %,.0f rows/s) | %.0f MB |\n",
         memory.exportSeconds, rows / memory.exportSeconds, memory.exported));
     md.append(String.format(Locale.ROOT, "| %d s later, idle | %.0f MB |\n\n", idleSeconds, memory.idle));
+    md.append("Exports of the same ").append(String.format(Locale.ROOT, "%,d", rows)).append(" rows (`i`, `'row ' || i`, "
+        + "`i * 1.5`) through psql to /dev/null, best of 3 after the one above, wall time of the whole psql run:\n\n");
+    md.append("| export | Floe | PostgreSQL 15 | Floe's rows/s | PostgreSQL's rows/s | Floe / PostgreSQL (rows/s) |\n");
+    md.append("|---|---:|---:|---:|---:|---:|\n");
+    md.append(String.format(Locale.ROOT, "| `COPY (SELECT * FROM t) TO STDOUT` | %.2f s | %.2f s | %,.0f | %,.0f | "
+        + "%.2f |\n", memory.copySeconds, pgExport[0], rows / memory.copySeconds, rows / pgExport[0],
+        pgExport[0] / memory.copySeconds));
+    md.append(String.format(Locale.ROOT, "| `SELECT * FROM t` (psql fetches the whole result) | %.2f s | %.2f s | "
+        + "%,.0f | %,.0f | %.2f |\n\n", memory.selectSeconds, pgExport[1], rows / memory.selectSeconds,
+        rows / pgExport[1], pgExport[1] / memory.selectSeconds));
     System.out.print(md);
     QueryBench.appendResults(out, md);
   }
@@ -211,10 +231,28 @@ public final class StartupBench {
     void run(long pid, int port) throws Exception;
   }
 
-  record Memory(double started, double loaded, double exported, double exportSeconds, double idle) {}
+  /**
+   * @param copySeconds the best of three {@code COPY (SELECT * FROM t) TO STDOUT} through psql, after the
+   *     first (whose RSS is {@code exported})
+   * @param selectSeconds the best of three {@code SELECT * FROM t} fetched whole by psql
+   */
+  record Memory(double started, double loaded, double exported, double exportSeconds, double idle,
+      double copySeconds, double selectSeconds) {}
+
+  interface Measure {
+    double run() throws Exception;
+  }
+
+  static double best(int n, Measure m) throws Exception {
+    double best = Double.MAX_VALUE;
+    for (int i = 0; i < n; i++) {
+      best = Math.min(best, m.run());
+    }
+    return best;
+  }
 
   static Memory memory(String floe, Path warehouse, long rows, int idleSeconds) throws Exception {
-    double[] m = new double[5];
+    double[] m = new double[7];
     serveUntilListening(floe + " serve -w " + warehouse + " --pg-port 0", (pid, port) -> {
       Thread.sleep(5000);
       m[0] = rssMb(pid);
@@ -229,8 +267,10 @@ public final class StartupBench {
       m[2] = rssMb(pid);
       Thread.sleep(idleSeconds * 1000L);
       m[4] = rssMb(pid);
+      m[5] = best(3, () -> timed(psql + "-c 'COPY (SELECT * FROM t) TO STDOUT'").wall() / 1000);
+      m[6] = best(3, () -> timed(psql + "-c 'SELECT * FROM t'").wall() / 1000);
     });
-    return new Memory(m[0], m[1], m[2], m[3], m[4]);
+    return new Memory(m[0], m[1], m[2], m[3], m[4], m[5], m[6]);
   }
 
   /** VmRSS of a process, MB. */
