@@ -173,6 +173,30 @@ UPDATE trips SET fare = 'abc'
 MERGE INTO trips t USING zones z ON t.id = z.zone_id WHEN MATCHED THEN UPDATE SET id = 5
 MERGE INTO trips t USING (SELECT 1 AS k UNION ALL SELECT 1) s ON t.id = s.k WHEN MATCHED THEN DELETE
 
+-- constraints: UNIQUE, CHECK, FOREIGN KEY
+INSERT INTO owners VALUES (3, 'a@x', 1)
+INSERT INTO owners VALUES (3, 'c@x', 1), (4, 'c@x', 2)
+UPDATE owners SET email = 'a@x' WHERE id = 2
+INSERT INTO owners VALUES (3, 'c@x', -1)
+UPDATE owners SET age = -1 WHERE id = 1
+INSERT INTO pets VALUES (2, 9, 'fido')
+UPDATE pets SET owner_id = 9
+INSERT INTO pets VALUES (2, NULL, 'averyveryverylongname')
+DELETE FROM owners WHERE id = 1
+UPDATE owners SET id = 10 WHERE id = 1
+MERGE INTO owners o USING (SELECT 1 AS id) s ON o.id = s.id WHEN MATCHED THEN DELETE
+TRUNCATE owners
+DROP TABLE owners
+ALTER TABLE owners ADD CONSTRAINT age_small CHECK (age < 35)
+ALTER TABLE pets ADD FOREIGN KEY (name) REFERENCES owners (email)
+ALTER TABLE pets ADD FOREIGN KEY (id) REFERENCES owners (age)
+ALTER TABLE pets ADD FOREIGN KEY (name) REFERENCES owners
+ALTER TABLE pets DROP CONSTRAINT nope
+ALTER TABLE owners DROP COLUMN id
+CREATE TABLE t8 (a int REFERENCES zones (name))
+CREATE TABLE t9 (a int REFERENCES nowhere)
+CREATE TABLE t10 (a int, CONSTRAINT c1 CHECK (a > 0), CONSTRAINT c1 CHECK (a < 9))
+
 -- grouping, ordering, subqueries
 SELECT payment_type, count(*) FROM trips
 SELECT id, count(*) FROM trips GROUP BY payment_type

@@ -17,6 +17,13 @@ public class FloeException extends RuntimeException {
   private final String detail;
   private final String hint;
   private final int position;
+  /** The object an integrity error is about (schema, table, constraint), as PostgreSQL names it; or null. */
+  private Violated violated;
+  /** Where the error happened, as PostgreSQL's CONTEXT says it (a COPY's line); or null. */
+  private String context;
+
+  /** The constraint an integrity error (23xxx) violated, and its table. */
+  public record Violated(String schema, String table, String constraint) {}
 
   public FloeException(String sqlState, String message) {
     this(sqlState, message, null, null, 0, null);
@@ -62,9 +69,7 @@ public class FloeException extends RuntimeException {
     if (position > 0 || newPosition <= 0) {
       return this;
     }
-    FloeException e = new FloeException(sqlState, getMessage(), detail, hint, newPosition, getCause());
-    e.setStackTrace(getStackTrace());
-    return e;
+    return copy(detail, hint, newPosition);
   }
 
   /**
@@ -75,21 +80,46 @@ public class FloeException extends RuntimeException {
     if (position <= 0 || newPosition == position) {
       return this;
     }
-    FloeException e = new FloeException(sqlState, getMessage(), detail, hint, newPosition, getCause());
-    e.setStackTrace(getStackTrace());
-    return e;
+    return copy(detail, hint, newPosition);
   }
 
   public FloeException withDetail(String newDetail) {
-    FloeException e = new FloeException(sqlState, getMessage(), newDetail, hint, position, getCause());
-    e.setStackTrace(getStackTrace());
-    return e;
+    return copy(newDetail, hint, position);
   }
 
   public FloeException withHint(String newHint) {
-    FloeException e = new FloeException(sqlState, getMessage(), detail, newHint, position, getCause());
+    return copy(detail, newHint, position);
+  }
+
+  private FloeException copy(String newDetail, String newHint, int newPosition) {
+    FloeException e = new FloeException(sqlState, getMessage(), newDetail, newHint, newPosition, getCause());
     e.setStackTrace(getStackTrace());
+    e.violated = violated;
+    e.context = context;
     return e;
+  }
+
+  /** The same error, with PostgreSQL's CONTEXT (where it happened: {@code COPY t, line 3, column c: "x"}). */
+  public FloeException withContext(String newContext) {
+    FloeException e = copy(detail, hint, position);
+    e.context = newContext;
+    return e;
+  }
+
+  /** Where the error happened, as PostgreSQL's CONTEXT field says it. */
+  public Optional<String> context() {
+    return Optional.ofNullable(context);
+  }
+
+  /** This error, naming the constraint it is about (PostgreSQL's schema, table and constraint fields). */
+  public FloeException violating(String schema, String table, String constraint) {
+    this.violated = new Violated(schema, table, constraint);
+    return this;
+  }
+
+  /** The constraint an integrity error is about, if it is one. */
+  public Optional<Violated> violated() {
+    return Optional.ofNullable(violated);
   }
 
   @Override

@@ -24,6 +24,22 @@ public final class FloeProperties {
    */
   public static final String INDEX_PREFIX = "floe.index.";
 
+  /** A CHECK constraint: {@value}{@code <constraint name>} = its expression, as written. */
+  public static final String CHECK_PREFIX = "floe.check.";
+
+  /**
+   * A FOREIGN KEY: {@value}{@code <constraint name>} = {@code <field id>[,...] <schema> <table> <field id>[,...]
+   * <on delete><on update>} (names URL-encoded; actions as pg_constraint's letters).
+   */
+  public static final String FOREIGN_KEY_PREFIX = "floe.foreign-key.";
+
+  /**
+   * On a table that foreign keys reference: {@value}{@code <schema>.<table>} (URL-encoded) names a table
+   * whose foreign keys may reference it, which a DELETE or UPDATE of its rows checks. Written before the
+   * foreign key, so a key is never without it; one left after its key went is ignored.
+   */
+  public static final String REFERENCED_BY_PREFIX = "floe.referenced-by.";
+
   /** A column's identity kind ({@code always} or {@code by default}): {@value}{@code <field id>}. */
   public static final String COLUMN_IDENTITY = "floe.column-identity.";
 

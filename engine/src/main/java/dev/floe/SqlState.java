@@ -33,6 +33,8 @@ public final class SqlState {
   public static final String BAD_COPY_FILE_FORMAT = "22P04";
   public static final String INVALID_BINARY_REPRESENTATION = "22P03";
   public static final String NOT_NULL_VIOLATION = "23502";
+  public static final String FOREIGN_KEY_VIOLATION = "23503";
+  public static final String CHECK_VIOLATION = "23514";
   public static final String UNIQUE_VIOLATION = "23505";
   public static final String ACTIVE_SQL_TRANSACTION = "25001";
   public static final String INVALID_TRANSACTION_STATE = "25000";
@@ -79,6 +81,8 @@ public final class SqlState {
   public static final String DUPLICATE_PREPARED_STATEMENT = "42P05";
   public static final String INVALID_TABLE_DEFINITION = "42P16";
   public static final String UNDEFINED_OBJECT = "42704";
+  public static final String DUPLICATE_OBJECT = "42710";
+  public static final String INVALID_FOREIGN_KEY = "42830";
   public static final String UNDEFINED_PARAMETER = "42P02";
   public static final String INVALID_SAVEPOINT_SPECIFICATION = "3B001";
   public static final String OUT_OF_MEMORY = "53200";

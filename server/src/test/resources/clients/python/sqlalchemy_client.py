@@ -156,6 +156,80 @@ def scenario_inspector():
     e.dispose()
 
 
+class Team(Base):
+    """What an ORM model declares: unique, index, a foreign key, a check and server defaults."""
+    __tablename__ = "sa_teams"
+    id = sa.Column(sa.Integer, primary_key=True, autoincrement=False)
+    name = sa.Column(sa.String(40), nullable=False, unique=True)
+    created = sa.Column(sa.DateTime, server_default=sa.func.now())
+
+
+class Player(Base):
+    __tablename__ = "sa_players"
+    __table_args__ = (sa.CheckConstraint("age >= 0", name="age_not_negative"),
+                      sa.UniqueConstraint("team_id", "number", name="one_number_per_team"))
+    id = sa.Column(sa.Integer, primary_key=True, autoincrement=False)
+    team_id = sa.Column(sa.Integer, sa.ForeignKey("sa_teams.id"), nullable=False, index=True)
+    number = sa.Column(sa.Integer)
+    age = sa.Column(sa.Integer)
+    status = sa.Column(sa.String(10), server_default="active")
+
+    def __repr__(self):
+        return "Player(%r, %r, %r, %r, %r)" % (self.id, self.team_id, self.number, self.age, self.status)
+
+
+def integrity(e, model):
+    """Adds the row in its own session; prints the error's SQLSTATE and constraint, as an app would see them."""
+    with Session(e) as s:
+        s.add(model)
+        try:
+            s.commit()
+            out("committed", model)
+        except sa.exc.IntegrityError as err:
+            s.rollback()
+            out("IntegrityError", err.orig.pgcode, err.orig.diag.constraint_name or "", err.orig.diag.message_primary)
+
+
+def scenario_constraints():
+    e = engine()
+    Base.metadata.create_all(e, tables=[Team.__table__, Player.__table__])
+    insp = sa.inspect(e)
+    out("unique", sorted((u["name"], u["column_names"]) for u in insp.get_unique_constraints("sa_players")))
+    out("foreign", [(f["constrained_columns"], f["referred_table"], f["referred_columns"])
+                    for f in insp.get_foreign_keys("sa_players")])
+    out("checks", [c["name"] for c in insp.get_check_constraints("sa_players")])
+    out("indexes", sorted(i["name"] for i in insp.get_indexes("sa_players")))
+    with Session(e) as s:
+        s.add_all([Team(id=1, name="reds"), Team(id=2, name="blues")])
+        s.commit()
+        s.add_all([Player(id=1, team_id=1, number=9, age=30), Player(id=2, team_id=2, number=9, age=22)])
+        s.commit()
+        out(s.execute(sa.select(Player).order_by(Player.id)).scalars().all())
+        out("created set", s.get(Team, 1).created is not None)
+    integrity(e, Team(id=3, name="reds"))
+    integrity(e, Player(id=3, team_id=7, number=1, age=20))
+    integrity(e, Player(id=3, team_id=1, number=9, age=20))
+    integrity(e, Player(id=3, team_id=1, number=10, age=-1))
+    integrity(e, Player(id=3, team_id=1, number=None, age=None))
+    with Session(e) as s:
+        s.delete(s.get(Team, 2))
+        try:
+            s.commit()
+        except sa.exc.IntegrityError as err:
+            s.rollback()
+            out("IntegrityError", err.orig.pgcode, err.orig.diag.constraint_name or "", err.orig.diag.message_detail)
+        s.delete(s.get(Player, 2))
+        s.commit()
+        s.delete(s.get(Team, 2))
+        s.commit()
+        player = s.get(Player, 3)
+        player.number = 11
+        s.commit()
+        out(s.execute(sa.select(Player.id, Player.number, Team.name).join(Team).order_by(Player.id)).all())
+    Base.metadata.drop_all(e, tables=[Player.__table__, Team.__table__])
+    e.dispose()
+
+
 def scenario_pandas():
     import pandas as pd
     e = engine()

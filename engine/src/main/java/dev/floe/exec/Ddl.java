@@ -240,6 +240,9 @@ final class Ddl {
     }
     SessionContext.checkTableColumns(fields.size());
     Schema schema = new Schema(fields, keyIds);
+    ConstraintDdl constraints = new ConstraintDdl(session, tables);
+    Set<String> constraintNames = new HashSet<>(keyIds.isEmpty() ? Set.of() : Set.of(id.name() + "_pkey"));
+    props.putAll(constraints.declare(id, schema, props, s.constraints(), constraintNames, true));
     PartitionSpec spec = TableOptions.spec(schema, options.partitioning());
     // a keyed tail's seals look rows up by key: sorted by it, its files' key bounds leave most out
     List<Ast.SortField> sortedBy = options.sortedBy().orElse(TailLog.hasTail(props) && !keyIds.isEmpty()
@@ -250,6 +253,7 @@ final class Ddl {
         .withSortOrder(order).withProperties(props);
     String location = tables.newLocation(options.location(), id);
     builder.withLocation(location);
+    constraints.markReferenced(id, s.constraints()); // before the table whose keys reference them
     for (String sequence : sequences) {
       session.engine().sequences().create(sequence); // (re)starts at 1, before any row can take a value
     }
@@ -383,6 +387,7 @@ final class Ddl {
       }
       ids.add(id);
     }
+    new ConstraintDdl(session, tables).beforeDrop(ids, s.cascade());
     for (TableIdentifier id : ids) {
       drop(id, s.purge());
     }
@@ -429,6 +434,9 @@ final class Ddl {
       throw FloeException.undefinedTable(id.name());
     }
     Table table = found.get();
+    // the tables its new foreign keys reference are marked first, each under its own lock
+    new ConstraintDdl(session, tables).markReferenced(id, s.actions().stream().filter(a -> a instanceof
+        Ast.AddConstraint).map(a -> ((Ast.AddConstraint) a).constraint()).toList());
     if (s.actions().get(0) instanceof Ast.Execute e && TableProcedures.withoutLock(e)) {
       AlterChecks.checkAlter(s, id, table);
       return TableProcedures.run(session, id, table, e); // takes the commit lock only to commit
@@ -520,6 +528,7 @@ final class Ddl {
 
   /** Renames a table in the catalog (its files stay where they are); returns its new name. */
   private TableIdentifier rename(TableIdentifier id, RenameTable r) {
+    tables.live(id).ifPresent(t -> new ConstraintDdl(session, tables).checkRename(id, t));
     TableIdentifier to = tables.require(r.to(), id.namespace().level(0));
     if (r.to().parts().size() == 1) {
       to = TableIdentifier.of(id.namespace(), r.to().last());
@@ -586,6 +595,7 @@ final class Ddl {
               + "\" because the table is partitioned by it", null, null, d.position(), null);
         }
       }
+      new ConstraintDdl(session, tables).dropColumn(txn, id, f);
       txn.updateSchema().deleteColumn(f.name()).commit();
       String declared = FloeProperties.columnSqlType(f.fieldId());
       if (txn.table().properties().containsKey(declared)) {
@@ -598,6 +608,7 @@ final class Ddl {
             + "\" already exists");
       }
       txn.updateSchema().renameColumn(f.name(), r.to()).commit();
+      new ConstraintDdl(session, tables).renameColumn(txn, f.name(), r.to());
     } else if (action instanceof AlterColumnType t) {
       Types.NestedField f = field(schema, t.name(), id, t.position(), false);
       SqlType current = TypeMapping.fromIceberg(f.type(),
@@ -625,6 +636,10 @@ final class Ddl {
         props.remove(declared);
       }
       props.commit();
+    } else if (action instanceof Ast.AddConstraint a) {
+      new ConstraintDdl(session, tables).add(txn, id, a.constraint());
+    } else if (action instanceof Ast.DropConstraint d) {
+      new ConstraintDdl(session, tables).drop(txn, id, d);
     } else if (action instanceof DropNotNull n) {
       Types.NestedField f = field(schema, n.name(), id, n.position(), false);
       if (f.isRequired()) {
@@ -682,6 +697,11 @@ final class Ddl {
         update.commit();
       }
       if (TailLog.hasTail(options.properties()) && !TailLog.hasTail(table)) {
+        if (Constraints.any(txn.table()) || !Constraints.referrers(txn.table()).isEmpty()) {
+          throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "table \"" + id.name() + "\" cannot have a tail: "
+              + "it has constraints", null, "A tail acknowledges appends without reading the table; drop the "
+              + "UNIQUE, CHECK and FOREIGN KEY constraints first.", 0, null);
+        }
         addTail(txn, id);
       }
     } else if (action instanceof UnsetProperties u) {

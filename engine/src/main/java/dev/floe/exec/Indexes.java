@@ -24,8 +24,8 @@ import org.apache.iceberg.types.Types;
  * compaction cluster rows by them and each file's bounds prune lookups. An index is kept in the table's
  * properties ({@link FloeProperties#INDEX_PREFIX}), listed in {@code pg_index}, {@code pg_indexes} and
  * psql's {@code \d}; both statements are an ALTER TABLE of those properties (and of the sort order) through
- * the one path ALTER TABLE commits by. A unique index is accepted on the primary key's columns, which
- * Floe keeps unique; elsewhere it is refused, as Floe would not enforce it.
+ * the one path ALTER TABLE commits by. A unique index is enforced as a UNIQUE constraint is
+ * ({@link KeyChecks}); the index of a UNIQUE constraint is one, marked as the constraint's.
  */
 final class Indexes {
   private final SessionContext session;
@@ -36,20 +36,25 @@ final class Indexes {
     this.tables = tables;
   }
 
-  /** An index as its property keeps it. */
-  record Index(String name, List<Integer> fieldIds, boolean unique, boolean sorted) {
+  /**
+   * An index as its property keeps it; {@code constraint}: the index of a UNIQUE constraint, which
+   * pg_constraint lists and DROP CONSTRAINT drops.
+   */
+  record Index(String name, List<Integer> fieldIds, boolean unique, boolean sorted, boolean constraint) {
     static Optional<Index> parse(String key, String value) {
       if (!key.startsWith(FloeProperties.INDEX_PREFIX)) {
         return Optional.empty();
       }
       boolean unique = false;
       boolean sorted = false;
+      boolean constraint = false;
       List<Integer> ids = new ArrayList<>();
       try {
         for (String word : value.strip().split("\\s+")) {
           switch (word) {
             case "unique" -> unique = true;
             case "sorted" -> sorted = true;
+            case "constraint" -> constraint = true;
             default -> {
               for (String id : word.split(",")) {
                 ids.add(Integer.parseInt(id));
@@ -61,11 +66,12 @@ final class Indexes {
         return Optional.empty(); // another engine's property of that name: not an index
       }
       return ids.isEmpty() ? Optional.empty()
-          : Optional.of(new Index(key.substring(FloeProperties.INDEX_PREFIX.length()), ids, unique, sorted));
+          : Optional.of(new Index(key.substring(FloeProperties.INDEX_PREFIX.length()), ids, unique, sorted,
+          constraint));
     }
 
     String value() {
-      return (unique ? "unique " : "") + (sorted ? "sorted " : "")
+      return (unique ? "unique " : "") + (sorted ? "sorted " : "") + (constraint ? "constraint " : "")
           + String.join(",", fieldIds.stream().map(String::valueOf).toList());
     }
   }
@@ -101,14 +107,18 @@ final class Indexes {
       }
       throw new FloeException(SqlState.DUPLICATE_TABLE, "relation \"" + name + "\" already exists");
     }
-    if (s.unique() && !new java.util.HashSet<>(ids).equals(table.schema().identifierFieldIds())) {
-      throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "unique indexes are supported on the primary key's "
-          + "columns only", null, "Floe enforces the uniqueness of a table's PRIMARY KEY; declare the columns as "
-          + "its key.", s.position(), null);
+    if (s.unique() && dev.floe.tail.TailLog.hasTail(table)) {
+      throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "unique indexes are not supported on table \""
+          + id.name() + "\", which has a tail", null, "A tail acknowledges appends without reading the table.",
+          s.position(), null);
     }
-    boolean sorts = !s.unique() && table.sortOrder().isUnsorted();
+    boolean sorts = table.sortOrder().isUnsorted();
+    Index index = new Index(name, ids, s.unique(), sorts, false);
+    if (s.unique() && !new java.util.HashSet<>(ids).equals(table.schema().identifierFieldIds())) {
+      new ConstraintDdl(session, tables).uniqueRows(id, table, index); // PostgreSQL checks the rows it has
+    }
     Map<String, Ast.PropertyValue> set = new LinkedHashMap<>();
-    set.put(FloeProperties.INDEX_PREFIX + name, scalar(new Index(name, ids, s.unique(), sorts).value()));
+    set.put(FloeProperties.INDEX_PREFIX + name, scalar(index.value()));
     if (sorts) {
       List<String> fields = new ArrayList<>();
       for (int i = 0; i < names.size(); i++) {

@@ -165,7 +165,8 @@ final class Inserts {
     if (tail) {
       return appendToTail(s, id, table, targets, rowsSql, positions);
     }
-    if (!schema.identifierFieldIds().isEmpty() || s.onConflict().isPresent() || s.returning().isPresent()) {
+    if (!schema.identifierFieldIds().isEmpty() || s.onConflict().isPresent() || s.returning().isPresent()
+        || Constraints.any(table)) {
       return new Mutations(session, tables).insert(s, rowsSql, positions);
     }
     long maxRows = s.source().isEmpty() ? 1 : ValuesLiterals.rows(s.source().get().text());

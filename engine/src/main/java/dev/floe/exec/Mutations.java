@@ -57,6 +57,7 @@ final class Mutations {
   private final Tables tables;
   private final TempTables temps;
   private final KeyChecks keys;
+  private final ConstraintChecks constraints;
   private final SmallChanges small;
 
   Mutations(SessionContext session, Tables tables) {
@@ -64,6 +65,7 @@ final class Mutations {
     this.tables = tables;
     this.temps = new TempTables(session);
     this.keys = new KeyChecks(session, temps);
+    this.constraints = new ConstraintChecks(session);
     this.small = new SmallChanges(session, temps, keys);
   }
 
@@ -234,6 +236,22 @@ final class Mutations {
     return Optional.of(keys);
   }
 
+  /**
+   * The stored rows a change removes (those of change table {@code changes} that {@code where} keeps),
+   * materialised with the target's columns, for the foreign keys that reference the target.
+   */
+  private String removedRows(ChangeTarget t, String changes, String where, Relations relations) {
+    StringBuilder columns = new StringBuilder();
+    for (Column col : t.columns()) {
+      columns.append(columns.length() > 0 ? ", " : "").append("o.").append(Lexer.quoteIdentifier(col.name()));
+    }
+    Composer c = new Composer().add("SELECT " + columns + " FROM " + Relations.TARGET + " AS o WHERE EXISTS (SELECT 1 "
+        + "FROM (SELECT * FROM " + changes + where + ") AS d WHERE d." + FILE + " = o." + FILE + " AND d." + POS
+        + " = o." + POS + ")");
+    QueryBinder.Bound bound = session.bind(c.text(), c::position, relations.target(t.id()));
+    return materialize("old", bound.sql(), o -> 0);
+  }
+
   /** Drops the statement's temporary tables, except small ones the next statement will replace. */
   void cleanup() {
     temps.cleanup();
@@ -277,6 +295,9 @@ final class Mutations {
     long count = temps.count(changes, "");
     Optional<String> returning = s.returning().map(r -> returningTable(r, "SELECT * EXCLUDE (" + FILE + ", " + POS
         + t.oldKeyNames() + ") FROM " + changes, t.alias(), relations));
+    if (count > 0 && ConstraintChecks.referenced(t)) {
+      constraints.checkRemoved(t, removedRows(t, changes, "", relations), null, relations);
+    }
     if (count > 0 && t.keyedTail()) {
       appendVersions(t, "SELECT " + t.oldKeysAsKeys() + " FROM " + changes, null);
     } else if (count > 0) {
@@ -338,13 +359,18 @@ final class Mutations {
     unchanged.removeAll(set.keySet());
     String newRows = newRows(t, changes, "", unchanged);
     boolean keysChange = t.keys().stream().anyMatch(set::containsKey);
+    boolean uniqueChange = KeyChecks.touches(t, set.keySet());
     Optional<String> returning = s.returning().map(r -> returningTable(r, "SELECT * FROM " + newRows, t.alias(),
         relations));
     if (count > 0) {
       DeltaWriter.Deleted deleted = few != null ? few.deleted()
           : new DeltaWriter.Deleted("SELECT " + FILE + ", " + POS + " FROM " + changes, count, null);
-      if (keysChange) {
+      if (uniqueChange) {
         keys.check(t, newRows, deleted.sql(), relations);
+      }
+      constraints.checkNew(t, newRows, relations);
+      if (set.keySet().stream().anyMatch(ConstraintChecks.referencedColumns(session, t)::contains)) {
+        constraints.checkRemoved(t, removedRows(t, changes, "", relations), newRows, relations);
       }
       if (t.keyedTail()) {
         // a row whose key changes leaves its old key deleted
@@ -354,7 +380,7 @@ final class Mutations {
       List<Record> records = few != null ? small.updated(t, few, set) : null;
       commit(t, relations, read, deleted, records != null ? Inserter.Rows.records(records)
           : Inserter.Rows.query("SELECT * FROM " + newRows, count), t.mode(TableProperties.UPDATE_MODE),
-          keysChange ? keys.filter(t, newRows) : Optional.empty());
+          uniqueChange ? keys.filter(t, newRows) : Optional.empty());
     }
     return result("UPDATE " + count, returning);
   }
@@ -408,6 +434,11 @@ final class Mutations {
       String newRows = newRows(t, changes, " WHERE " + merge.adds());
       String deleted = "SELECT " + FILE + ", " + POS + " FROM " + changes + " WHERE " + merge.removes();
       keys.check(t, newRows, deleted, relations);
+      constraints.checkNew(t, newRows, relations);
+      if (ConstraintChecks.referenced(t)) {
+        constraints.checkRemoved(t, removedRows(t, changes, " WHERE " + merge.removes(), relations), newRows,
+            relations);
+      }
       if (t.keyedTail()) {
         appendVersions(t, "SELECT " + t.oldKeysAsKeys() + " FROM " + changes + " WHERE " + merge.removes(),
             "SELECT * FROM " + newRows);
@@ -472,7 +503,10 @@ final class Mutations {
             + "specification or constraint name", null, "The table has no primary key.", conflict.get().position(),
             null);
       }
-      return appendRows(t, s, proposed, null);
+      Relations checked = session.relations();
+      keys.check(t, proposed, null, checked); // its UNIQUE constraints
+      constraints.checkNew(t, proposed, checked);
+      return appendRows(t, s, proposed, checked);
     }
     String keyList = t.keyColumns("");
     Relations relations = session.relations().target(t.id());
@@ -482,6 +516,7 @@ final class Mutations {
     if (conflict.isEmpty()) {
       small.newRows(t, proposed); // read once: their keys for the check, the rows for the write
       keys.check(t, proposed, null, relations);
+      constraints.checkNew(t, proposed, relations);
       return appendRows(t, s, proposed, relations);
     }
     String a = Lexer.quoteIdentifier(t.alias());
@@ -494,6 +529,10 @@ final class Mutations {
           + ")) WHERE __floe_n = 1");
       QueryBinder.Bound bound = session.bind(c.text(), c::position, relations);
       String fresh = materialize("new", bound.sql(), bound::originalPosition);
+      if (Constraints.any(t.live())) {
+        keys.check(t, fresh, null, relations); // its UNIQUE constraints
+        constraints.checkNew(t, fresh, relations);
+      }
       return appendRows(t, s, fresh, relations);
     }
     Object[] twice = session.sql().queryRow("SELECT " + keyList + " FROM " + proposed + " GROUP BY " + keyList
@@ -543,6 +582,13 @@ final class Mutations {
       returning = appendVersions(t, keysChange ? "SELECT " + t.oldKeysAsKeys() + " FROM " + changes : null, all,
           returning, s.returning().orElse(null), relations);
     } else if (count > 0) {
+      if (Constraints.any(t.live()) || t.keys().stream().anyMatch(set::containsKey)) {
+        keys.check(t, all, "SELECT " + FILE + ", " + POS + " FROM " + changes, relations);
+        constraints.checkNew(t, all, relations);
+      }
+      if (set.keySet().stream().anyMatch(ConstraintChecks.referencedColumns(session, t)::contains)) {
+        constraints.checkRemoved(t, removedRows(t, changes, "", relations), all, relations);
+      }
       DeltaWriter.Deleted deleted = DeltaWriter.Deleted.of("SELECT " + FILE + ", " + POS + " FROM " + changes);
       commit(t, relations, read, deleted, Inserter.Rows.query("SELECT * FROM " + all, count),
           t.mode(TableProperties.UPDATE_MODE), keys.filter(t, all));
@@ -579,6 +625,26 @@ final class Mutations {
     List<ChangeTarget> targets = new ArrayList<>();
     for (dev.floe.sql.QualifiedName name : s.tables()) {
       targets.add(target(name, Optional.empty()));
+    }
+    Set<TableIdentifier> truncated = new HashSet<>();
+    targets.forEach(t -> truncated.add(t.id()));
+    for (int i = 0; i < targets.size(); i++) { // grows with CASCADE's tables
+      ChangeTarget t = targets.get(i);
+      for (var e : ConstraintChecks.referencing(session, t.id(), t.live())) {
+        if (truncated.contains(e.getKey())) {
+          continue;
+        }
+        if (!s.cascade()) {
+          throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "cannot truncate a table referenced in a foreign "
+              + "key constraint", "Table \"" + e.getKey().name() + "\" references \"" + t.id().name() + "\".",
+              "Truncate table \"" + e.getKey().name() + "\" at the same time, or use TRUNCATE ... CASCADE.", 0,
+              null);
+        }
+        session.notice("truncate cascades to table \"" + e.getKey().name() + "\"");
+        truncated.add(e.getKey());
+        targets.add(target(new dev.floe.sql.QualifiedName(List.of(e.getKey().namespace().level(0),
+            e.getKey().name()), 0), Optional.empty()));
+      }
     }
     for (ChangeTarget t : targets) {
       if (t.keyedTail()) {

@@ -54,7 +54,7 @@ final class PgCatalog {
       "pg_tablespace", "pg_inherits", "pg_tables", "pg_views", "pg_matviews", "pg_indexes", "pg_proc", "pg_enum",
       "pg_range", "pg_extension", "pg_trigger", "pg_rewrite", "pg_policy", "pg_sequence", "pg_depend",
       "pg_collation", "pg_foreign_table", "pg_partitioned_table", "pg_statistic_ext", "pg_publication",
-      "pg_publication_rel", "pg_publication_namespace", "pg_shdescription", "pg_settings");
+      "pg_publication_rel", "pg_publication_namespace", "pg_shdescription", "pg_settings", "pg_auth_members");
   static final Set<String> INFORMATION_SCHEMA = Set.of("schemata", "tables", "columns", "key_column_usage",
       "table_constraints", "views", "routines", "referential_constraints", "constraint_column_usage",
       "check_constraints", "sequences", "triggers");
@@ -68,7 +68,12 @@ final class PgCatalog {
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(PgCatalog.class);
 
   private record TableFacts(List<Column> columns, List<String> keys, String comment, Map<Integer, String> docs,
-      long rows, Map<Integer, String> defaults, List<Indexes.Index> indexes) {}
+      long rows, Map<Integer, String> defaults, List<Indexes.Index> indexes, List<Constraints.Check> checks,
+      List<Constraints.ForeignKey> foreignKeys, long bytes) {}
+
+  /** A foreign key's pg_constraint row, written once every table has its oid. */
+  private record PendingKey(int oid, int nsOid, int relOid, String table, List<String> columns,
+      Constraints.ForeignKey key) {}
 
   PgCatalog(Engine engine, DuckDBConnection duck) {
     this.engine = engine;
@@ -215,7 +220,7 @@ final class PgCatalog {
           LOG.warn("table {} is listed without columns: its metadata cannot be read: {}", e.getKey(),
               unreadable.getMessage());
           facts = new TableFacts(List.of(), List.of(), "cannot be read: " + unreadable.getMessage(), Map.of(), 0,
-              Map.of(), List.of());
+              Map.of(), List.of(), List.of(), List.of(), 0);
         }
       }
       live.put(e.getValue(), new FactsOf(e.getKey(), facts));
@@ -247,8 +252,13 @@ final class PgCatalog {
             Integer nsOid = dot < 0 ? null : nsOids.get(sequence.substring(0, dot));
             if (nsOid != null) {
               cls.beginRow().append(oids.next("s:" + sequence)).append(sequence.substring(dot + 1)).append(nsOid)
-                  .append("S").append(0).append(false).append(0.0).append("user").endRow();
+                  .append("S").append(0).append(false).append(0.0).append("user").append(0L).endRow();
             }
+          }
+          List<PendingKey> pending = new ArrayList<>();
+          Map<String, TableFacts> byName = new HashMap<>();
+          for (FactsOf f : live.values()) {
+            byName.put(f.id().namespace() + "." + f.id().name(), f.facts());
           }
           for (FactsOf f : live.values()) {
             String schema = f.id().namespace().toString();
@@ -261,7 +271,8 @@ final class PgCatalog {
             TableFacts facts = f.facts();
             boolean hasKey = !facts.keys().isEmpty();
             cls.beginRow().append(relOid).append(table).append(nsOid).append("r")
-                .append(facts.columns().size()).append(hasKey).append((double) facts.rows()).append("user").endRow();
+                .append(facts.columns().size()).append(hasKey).append((double) facts.rows()).append("user")
+                .append(facts.bytes()).endRow();
             int attnum = 0;
             List<Integer> keyNums = new ArrayList<>();
             Map<Integer, Integer> attnums = new HashMap<>();
@@ -302,7 +313,7 @@ final class PgCatalog {
               int indexOid = oids.next("i:" + schema + "." + table);
               int conOid = oids.next("c:" + schema + "." + table);
               cls.beginRow().append(indexOid).append(indexName).append(nsOid).append("i").append(ordered.size())
-                  .append(false).append((double) facts.rows()).append("user").endRow();
+                  .append(false).append((double) facts.rows()).append("user").append(0L).endRow();
               String keyList = String.join(", ", facts.keys().stream().map(PgCatalog::ident).toList());
               idx.beginRow().append(indexOid).append(relOid).append(ordered.size()).append(true).append(true)
                   .append(int2vector(ordered)).append("CREATE UNIQUE INDEX " + ident(indexName) + " ON "
@@ -310,7 +321,7 @@ final class PgCatalog {
                   .append("user").endRow();
               con.beginRow().append(conOid).append(indexName).append(nsOid).append("p").append(relOid)
                   .append(indexOid).append(int2vector(ordered)).append("PRIMARY KEY (" + keyList + ")")
-                  .append("user").endRow();
+                  .append("user").append(0).append((String) null).append(" ").append(" ").endRow();
             }
             for (Indexes.Index index : facts.indexes()) {
               // CREATE INDEX's: columns by field id, as they are named now
@@ -328,13 +339,73 @@ final class PgCatalog {
               }
               int indexOid = oids.next("x:" + schema + "." + table + "." + index.name());
               cls.beginRow().append(indexOid).append(index.name()).append(nsOid).append("i").append(nums.size())
-                  .append(false).append((double) facts.rows()).append("user").endRow();
+                  .append(false).append((double) facts.rows()).append("user").append(0L).endRow();
               idx.beginRow().append(indexOid).append(relOid).append(nums.size()).append(index.unique()).append(false)
                   .append(int2vector(nums)).append("CREATE " + (index.unique() ? "UNIQUE " : "") + "INDEX "
                       + ident(index.name()) + " ON " + ident(schema) + "." + ident(table) + " USING btree ("
                       + String.join(", ", names) + ")")
                   .append("user").endRow();
+              if (index.constraint()) {
+                con.beginRow().append(oids.next("u:" + schema + "." + table + "." + index.name()))
+                    .append(index.name()).append(nsOid).append("u").append(relOid).append(indexOid)
+                    .append(int2vector(nums)).append("UNIQUE (" + String.join(", ", names) + ")").append("user")
+                    .append(0).append((String) null).append(" ").append(" ").endRow();
+              }
             }
+            List<String> columnNames = facts.columns().stream().map(Column::name).toList();
+            for (Constraints.Check check : facts.checks()) {
+              List<Integer> nums = new ArrayList<>();
+              for (String c : Constraints.columnsOf(check.expression(), columnNames)) {
+                nums.add(columnNames.indexOf(c) + 1);
+              }
+              con.beginRow().append(oids.next("k:" + schema + "." + table + "." + check.name())).append(check.name())
+                  .append(nsOid).append("c").append(relOid).append(0).append(int2vector(nums))
+                  .append("CHECK ((" + check.expression() + "))").append("user").append(0).append((String) null)
+                  .append(" ").append(" ").endRow();
+            }
+            for (Constraints.ForeignKey fk : facts.foreignKeys()) {
+              List<String> names = new ArrayList<>();
+              for (int id : fk.columns()) {
+                Integer num = attnums.get(id);
+                names.add(num == null ? null : columnNames.get(num - 1));
+              }
+              if (!names.contains(null)) {
+                pending.add(new PendingKey(oids.next("f:" + schema + "." + table + "." + fk.name()), nsOid, relOid,
+                    table, names, fk));
+              }
+            }
+          }
+          for (PendingKey k : pending) {
+            String parent = k.key().parent().namespace() + "." + k.key().parent().name();
+            TableOids parentOids = builtOids.get(parent);
+            TableFacts parentFacts = byName.get(parent);
+            if (parentOids == null || parentFacts == null) {
+              continue; // the table it references is gone
+            }
+            List<Integer> nums = new ArrayList<>();
+            List<String> names = new ArrayList<>();
+            for (int id : k.key().parentColumns()) {
+              Integer num = parentOids.attnums().get(id);
+              if (num != null) {
+                nums.add(num);
+                names.add(ident(parentFacts.columns().get(num - 1).name()));
+              }
+            }
+            List<Integer> own = new ArrayList<>();
+            for (int id : k.key().columns()) {
+              Integer num = builtOids.values().stream().filter(o -> o.oid() == k.relOid()).findFirst()
+                  .map(o -> o.attnums().get(id)).orElse(null);
+              own.add(num == null ? 0 : num);
+            }
+            String parentName = k.key().parent().namespace().toString().equals("public") ? ident(k.key().parent()
+                .name()) : ident(k.key().parent().namespace().toString()) + "." + ident(k.key().parent().name());
+            con.beginRow().append(k.oid()).append(k.key().name()).append(k.nsOid()).append("f").append(k.relOid())
+                .append(0).append(int2vector(own)).append("FOREIGN KEY (" + String.join(", ", k.columns().stream()
+                    .map(PgCatalog::ident).toList()) + ") REFERENCES " + parentName + "(" + String.join(", ", names)
+                    + ")" + (k.key().onDelete() == 'r' ? " ON DELETE RESTRICT" : "")
+                    + (k.key().onUpdate() == 'r' ? " ON UPDATE RESTRICT" : ""))
+                .append("user").append(parentOids.oid()).append(int2vector(nums))
+                .append(String.valueOf(k.key().onUpdate())).append(String.valueOf(k.key().onDelete())).endRow();
           }
         }
         st.execute("COMMIT");
@@ -379,14 +450,7 @@ final class PgCatalog {
         docs.put(f.fieldId(), f.doc());
       }
     }
-    long rows = 0;
-    if (t.currentSnapshot() != null && t.currentSnapshot().summary() != null) {
-      try {
-        rows = Long.parseLong(t.currentSnapshot().summary().getOrDefault("total-records", "0"));
-      } catch (NumberFormatException e) {
-        rows = 0;
-      }
-    }
+    long rows = summaryCount(t, "total-records");
     Map<Integer, String> defaults = new HashMap<>();
     for (Types.NestedField f : t.schema().columns()) {
       String expression = t.properties().get(FloeProperties.COLUMN_DEFAULT + f.fieldId());
@@ -398,7 +462,20 @@ final class PgCatalog {
         defaults.put(f.fieldId(), dev.floe.types.SqlLiterals.of(f.type(), f.writeDefault()));
       }
     }
-    return new TableFacts(columns, ordered, t.properties().get("comment"), docs, rows, defaults, Indexes.of(t));
+    return new TableFacts(columns, ordered, t.properties().get("comment"), docs, rows, defaults, Indexes.of(t),
+        Constraints.checks(t), Constraints.foreignKeys(t), summaryCount(t, "total-files-size"));
+  }
+
+  /** A total of the table's current snapshot's summary (rows, bytes of its files), 0 if it has none. */
+  private static long summaryCount(Table t, String key) {
+    if (t.currentSnapshot() == null || t.currentSnapshot().summary() == null) {
+      return 0;
+    }
+    try {
+      return Long.parseLong(t.currentSnapshot().summary().getOrDefault(key, "0"));
+    } catch (NumberFormatException e) {
+      return 0;
+    }
   }
 
   /** Stable object identifiers from names; a collision takes the next free number. */

@@ -14,13 +14,14 @@ final class PgCatalogSql {
   static final List<String> TABLES = List.of(
       "CREATE TABLE $DB.base.namespace (oid INTEGER, nspname VARCHAR, nspowner INTEGER, oid_kind VARCHAR)",
       "CREATE TABLE $DB.base.class (oid INTEGER, relname VARCHAR, relnamespace INTEGER, relkind VARCHAR, "
-          + "relnatts INTEGER, relhasindex BOOLEAN, reltuples DOUBLE, oid_kind VARCHAR)",
+          + "relnatts INTEGER, relhasindex BOOLEAN, reltuples DOUBLE, oid_kind VARCHAR, relbytes BIGINT)",
       "CREATE TABLE $DB.base.attribute (attrelid INTEGER, attname VARCHAR, atttypid INTEGER, attlen INTEGER, "
           + "attnum INTEGER, atttypmod INTEGER, attnotnull BOOLEAN, attndims INTEGER, oid_kind VARCHAR)",
       "CREATE TABLE $DB.base.\"index\" (indexrelid INTEGER, indrelid INTEGER, indnatts INTEGER, indisunique BOOLEAN, "
           + "indisprimary BOOLEAN, indkey VARCHAR, indexdef VARCHAR, oid_kind VARCHAR)",
       "CREATE TABLE $DB.base.\"constraint\" (oid INTEGER, conname VARCHAR, connamespace INTEGER, contype VARCHAR, "
-          + "conrelid INTEGER, conindid INTEGER, conkey VARCHAR, condef VARCHAR, oid_kind VARCHAR)",
+          + "conrelid INTEGER, conindid INTEGER, conkey VARCHAR, condef VARCHAR, oid_kind VARCHAR, confrelid INTEGER, "
+          + "confkey VARCHAR, confupdtype VARCHAR, confdeltype VARCHAR)",
       "CREATE TABLE $DB.base.attrdef (oid INTEGER, adrelid INTEGER, adnum INTEGER, adbin VARCHAR, oid_kind VARCHAR)",
       "CREATE TABLE $DB.base.description (objoid INTEGER, classoid INTEGER, objsubid INTEGER, description VARCHAR, "
           + "oid_kind VARCHAR)",
@@ -47,7 +48,7 @@ final class PgCatalogSql {
           + "FROM $DB.base.namespace",
       "CREATE VIEW $DB.pgcat.pg_class AS SELECT oid, relname, relnamespace, 0 AS reltype, 0 AS reloftype, "
           + "10 AS relowner, CASE relkind WHEN 'i' THEN 403 ELSE 2 END AS relam, oid AS relfilenode, "
-          + "0 AS reltablespace, 0 AS relpages, CAST(reltuples AS REAL) AS reltuples, 0 AS relallvisible, "
+          + "0 AS reltablespace, CAST(ceil(coalesce(relbytes, 0) / 8192) AS INTEGER) AS relpages, CAST(reltuples AS REAL) AS reltuples, 0 AS relallvisible, "
           + "0 AS reltoastrelid, relhasindex, false AS relisshared, 'p' AS relpersistence, relkind, "
           + "CAST(relnatts AS SMALLINT) AS relnatts, CAST(0 AS SMALLINT) AS relchecks, false AS relhasrules, "
           + "false AS relhastriggers, false AS relhassubclass, false AS relrowsecurity, "
@@ -84,9 +85,9 @@ final class PgCatalogSql {
           + "CAST(NULL AS VARCHAR) AS indexprs, CAST(NULL AS VARCHAR) AS indpred FROM $DB.base.\"index\"",
       "CREATE VIEW $DB.pgcat.pg_constraint AS SELECT oid, conname, connamespace, contype, "
           + "false AS condeferrable, false AS condeferred, true AS convalidated, conrelid, 0 AS contypid, "
-          + "conindid, 0 AS conparentid, 0 AS confrelid, ' ' AS confupdtype, ' ' AS confdeltype, "
-          + "' ' AS confmatchtype, true AS conislocal, 0 AS coninhcount, true AS connoinherit, "
-          + "CAST(conkey AS SMALLINT[]) AS conkey, CAST(NULL AS SMALLINT[]) AS confkey, "
+          + "conindid, 0 AS conparentid, confrelid, confupdtype, confdeltype, "
+          + "CASE WHEN contype = 'f' THEN 's' ELSE ' ' END AS confmatchtype, true AS conislocal, 0 AS coninhcount, "
+          + "contype <> 'c' AS connoinherit, CAST(conkey AS SMALLINT[]) AS conkey, CAST(confkey AS SMALLINT[]) AS confkey, "
           + "CAST(NULL AS INTEGER[]) AS conpfeqop, CAST(NULL AS INTEGER[]) AS conppeqop, "
           + "CAST(NULL AS INTEGER[]) AS conffeqop, CAST(NULL AS SMALLINT[]) AS confdelsetcols, "
           + "CAST(NULL AS INTEGER[]) AS conexclop, CAST(NULL AS VARCHAR) AS conbin FROM $DB.base.\"constraint\"",
@@ -110,6 +111,9 @@ final class PgCatalogSql {
           + "(403, 'btree', 'bthandler', 'i')) AS a(oid, amname, amhandler, amtype)",
       "CREATE VIEW $DB.pgcat.pg_tablespace AS SELECT * FROM (VALUES (1663, 'pg_default', 10, " + NO_ACL
           + ", " + NO_ACL + ")) AS t(oid, spcname, spcowner, spcacl, spcoptions)",
+      // Floe's roles are logins, members of none (floe user): psql's \\du joins this
+      empty("pg_catalog", "pg_auth_members", "oid INTEGER, roleid INTEGER, member INTEGER, grantor INTEGER, "
+          + "admin_option BOOLEAN"),
       empty("pg_catalog", "pg_inherits", "inhrelid INTEGER, inhparent INTEGER, inhseqno INTEGER, "
           + "inhdetachpending BOOLEAN"),
       "CREATE VIEW $DB.pgcat.pg_tables AS SELECT n.nspname AS schemaname, c.relname AS tablename, "
@@ -217,7 +221,8 @@ final class PgCatalogSql {
           + "JOIN $DB.base.namespace n ON n.oid = c.relnamespace LEFT JOIN $DB.base.type t ON t.oid = a.atttypid",
       "CREATE VIEW $DB.infoschema.table_constraints AS SELECT 'floe' AS constraint_catalog, "
           + "n.nspname AS constraint_schema, k.conname AS constraint_name, 'floe' AS table_catalog, "
-          + "n.nspname AS table_schema, c.relname AS table_name, 'PRIMARY KEY' AS constraint_type, "
+          + "n.nspname AS table_schema, c.relname AS table_name, CASE k.contype WHEN 'p' THEN 'PRIMARY KEY' "
+          + "WHEN 'u' THEN 'UNIQUE' WHEN 'f' THEN 'FOREIGN KEY' ELSE 'CHECK' END AS constraint_type, "
           + "'NO' AS is_deferrable, 'NO' AS initially_deferred, 'YES' AS enforced, CAST(NULL AS VARCHAR) AS "
           + "nulls_distinct FROM $DB.base.\"constraint\" k JOIN $DB.base.class c ON c.oid = k.conrelid "
           + "JOIN $DB.base.namespace n ON n.oid = c.relnamespace",
@@ -225,7 +230,7 @@ final class PgCatalogSql {
           + "n.nspname AS constraint_schema, k.conname AS constraint_name, 'floe' AS table_catalog, "
           + "n.nspname AS table_schema, c.relname AS table_name, a.attname AS column_name, "
           + "CAST(p.pos AS INTEGER) AS ordinal_position, CAST(NULL AS INTEGER) AS position_in_unique_constraint "
-          + "FROM $DB.base.\"constraint\" k JOIN $DB.base.class c ON c.oid = k.conrelid "
+          + "FROM (SELECT * FROM $DB.base.\"constraint\" WHERE contype <> 'c') k JOIN $DB.base.class c ON c.oid = k.conrelid "
           + "JOIN $DB.base.namespace n ON n.oid = c.relnamespace, "
           + "unnest(CAST(k.conkey AS INTEGER[])) WITH ORDINALITY AS p(attnum, pos) "
           + "JOIN $DB.base.attribute a ON a.attrelid = k.conrelid AND a.attnum = p.attnum",
@@ -235,11 +240,19 @@ final class PgCatalogSql {
       empty("information_schema", "views", "table_catalog VARCHAR, table_schema VARCHAR, table_name VARCHAR, "
           + "view_definition VARCHAR, check_option VARCHAR, is_updatable VARCHAR, is_insertable_into VARCHAR, "
           + "is_trigger_updatable VARCHAR, is_trigger_deletable VARCHAR, is_trigger_insertable_into VARCHAR"),
-      empty("information_schema", "referential_constraints", "constraint_catalog VARCHAR, constraint_schema VARCHAR, "
-          + "constraint_name VARCHAR, unique_constraint_catalog VARCHAR, unique_constraint_schema VARCHAR, "
-          + "unique_constraint_name VARCHAR, match_option VARCHAR, update_rule VARCHAR, delete_rule VARCHAR"),
-      empty("information_schema", "check_constraints", "constraint_catalog VARCHAR, constraint_schema VARCHAR, "
-          + "constraint_name VARCHAR, check_clause VARCHAR"),
+      "CREATE VIEW $DB.infoschema.referential_constraints AS SELECT 'floe' AS constraint_catalog, "
+          + "n.nspname AS constraint_schema, k.conname AS constraint_name, 'floe' AS unique_constraint_catalog, "
+          + "pn.nspname AS unique_constraint_schema, u.conname AS unique_constraint_name, 'NONE' AS match_option, "
+          + "CASE k.confupdtype WHEN 'r' THEN 'RESTRICT' ELSE 'NO ACTION' END AS update_rule, "
+          + "CASE k.confdeltype WHEN 'r' THEN 'RESTRICT' ELSE 'NO ACTION' END AS delete_rule "
+          + "FROM $DB.base.\"constraint\" k JOIN $DB.base.namespace n ON n.oid = k.connamespace "
+          + "JOIN $DB.base.class pc ON pc.oid = k.confrelid JOIN $DB.base.namespace pn ON pn.oid = pc.relnamespace "
+          + "LEFT JOIN $DB.base.\"constraint\" u ON u.conrelid = k.confrelid AND u.contype IN ('p', 'u') "
+          + "AND list_sort(CAST(u.conkey AS INTEGER[])) = list_sort(CAST(k.confkey AS INTEGER[])) "
+          + "WHERE k.contype = 'f'",
+      "CREATE VIEW $DB.infoschema.check_constraints AS SELECT 'floe' AS constraint_catalog, n.nspname AS "
+          + "constraint_schema, k.conname AS constraint_name, substring(k.condef, 7) AS check_clause "
+          + "FROM $DB.base.\"constraint\" k JOIN $DB.base.namespace n ON n.oid = k.connamespace WHERE k.contype = 'c'",
       "CREATE VIEW $DB.infoschema.sequences AS SELECT 'floe' AS sequence_catalog, n.nspname AS sequence_schema, "
           + "c.relname AS sequence_name, 'bigint' AS data_type, 64 AS numeric_precision, 2 AS numeric_precision_radix, "
           + "0 AS numeric_scale, '1' AS start_value, '1' AS minimum_value, '9223372036854775807' AS maximum_value, "
@@ -330,9 +343,6 @@ final class PgCatalogSql {
           + "FROM $DB.base.\"index\" __x WHERE __x.indexrelid = o LIMIT 1) ELSE (SELECT __a.attname FROM "
           + "$DB.base.\"index\" __x JOIN $DB.base.attribute __a ON __a.attrelid = __x.indrelid AND __a.attnum = "
           + "CAST(__x.indkey AS INTEGER[])[col] WHERE __x.indexrelid = o LIMIT 1) END",
-      "CREATE MACRO $DB.pgcat.pg_relation_size(o) AS CAST(0 AS BIGINT), (o, fork) AS CAST(0 AS BIGINT)",
-      "CREATE MACRO $DB.pgcat.pg_total_relation_size(o) AS CAST(0 AS BIGINT)",
-      "CREATE MACRO $DB.pgcat.pg_table_size(o) AS CAST(0 AS BIGINT)",
       "CREATE MACRO $DB.pgcat.pg_indexes_size(o) AS CAST(0 AS BIGINT)",
       "CREATE MACRO $DB.pgcat.pg_size_pretty(b) AS CASE WHEN abs(b) < 10240 THEN b || ' bytes' "
           + "WHEN abs(b) < 10485760 THEN round(b / 1024) || ' kB' WHEN abs(b) < 10737418240 THEN "
@@ -374,6 +384,14 @@ final class PgCatalogSql {
           + "contains(name, '.') THEN __n.nspname || '.' || __c.relname = replace(name, '\"', '') ELSE "
           + "__c.relname = replace(name, '\"', '') AND __n.nspname IN ('pg_catalog', "
           + "getvariable('floe_current_schema')) END LIMIT 1) END",
+      // a table's size is the bytes of its current snapshot's data and delete files; an index has none
+      "CREATE MACRO $DB.pgcat.floe_relbytes(o) AS coalesce((SELECT __c.relbytes FROM $DB.base.class __c WHERE "
+          + "__c.oid = coalesce(TRY_CAST(CAST(o AS VARCHAR) AS INTEGER), $DB.pgcat.floe_regclass(CAST(o AS VARCHAR))) "
+          + "LIMIT 1), CAST(0 AS BIGINT))",
+      "CREATE MACRO $DB.pgcat.pg_relation_size(o) AS $DB.pgcat.floe_relbytes(o), (o, fork) AS CASE WHEN fork = "
+          + "'main' THEN $DB.pgcat.floe_relbytes(o) ELSE CAST(0 AS BIGINT) END",
+      "CREATE MACRO $DB.pgcat.pg_total_relation_size(o) AS $DB.pgcat.floe_relbytes(o)",
+      "CREATE MACRO $DB.pgcat.pg_table_size(o) AS $DB.pgcat.floe_relbytes(o)",
       "CREATE MACRO $DB.pgcat.floe_relname(o) AS coalesce((SELECT __c.relname FROM $DB.base.class __c "
           + "WHERE __c.oid = o LIMIT 1), CAST(o AS VARCHAR))",
       "CREATE MACRO $DB.pgcat.floe_nspname(o) AS coalesce((SELECT __n.nspname FROM "

@@ -275,7 +275,8 @@ public final class Ast {
       List<String> primaryKey,
       Map<String, PropertyValue> properties,
       Optional<Query> asQuery,
-      boolean withData)
+      boolean withData,
+      List<TableConstraint> constraints)
       implements Statement {
     @Override
     public <R> R accept(Visitor<R> visitor) {
@@ -283,7 +284,9 @@ public final class Ast {
     }
   }
 
-  public record DropTable(List<QualifiedName> names, boolean ifExists, boolean purge) implements Statement {
+  /** DROP TABLE; {@code cascade} also drops the foreign keys of other tables that reference them. */
+  public record DropTable(List<QualifiedName> names, boolean ifExists, boolean purge, boolean cascade)
+      implements Statement {
     @Override
     public <R> R accept(Visitor<R> visitor) {
       return visitor.dropTable(this);
@@ -299,7 +302,39 @@ public final class Ast {
 
   public sealed interface AlterAction
       permits AddColumn, DropColumn, RenameColumn, AlterColumnType, DropNotNull, SetProperties, UnsetProperties,
-          RenameTable, Execute {}
+          RenameTable, Execute, AddConstraint, DropConstraint {}
+
+  /** What a table constraint other than the primary key asks of the table's rows. */
+  public enum ConstraintKind { UNIQUE, CHECK, FOREIGN_KEY }
+
+  /**
+   * A UNIQUE, CHECK or FOREIGN KEY constraint, of a column or of the table.
+   *
+   * @param name its name, when the statement gives one
+   * @param columns the constrained columns (UNIQUE, FOREIGN KEY; for a column's CHECK, that column)
+   * @param check a CHECK's expression, as written
+   * @param references the table a FOREIGN KEY references
+   * @param referencedColumns its columns (empty: its primary key)
+   * @param onDelete what a FOREIGN KEY does when a referenced row goes: "a" (no action), "r" (restrict),
+   *     "c" (cascade), "n" (set null), "d" (set default), as PostgreSQL's pg_constraint spells them
+   * @param onUpdate the same, when a referenced key changes
+   * @param validate whether the rows already in the table are checked (not for ADD ... NOT VALID)
+   * @param position 1-based offset of the constraint, for errors
+   */
+  public record TableConstraint(Optional<String> name, ConstraintKind kind, List<String> columns, String check,
+      Optional<QualifiedName> references, List<String> referencedColumns, char onDelete, char onUpdate,
+      boolean validate, int position) {
+    public TableConstraint {
+      columns = List.copyOf(columns);
+      referencedColumns = List.copyOf(referencedColumns);
+    }
+  }
+
+  /** {@code ALTER TABLE t ADD [CONSTRAINT name] UNIQUE | CHECK | FOREIGN KEY ...}. */
+  public record AddConstraint(TableConstraint constraint) implements AlterAction {}
+
+  /** {@code ALTER TABLE t DROP CONSTRAINT [IF EXISTS] name [CASCADE | RESTRICT]}. */
+  public record DropConstraint(String name, boolean ifExists, boolean cascade, int position) implements AlterAction {}
 
   /**
    * {@code ALTER TABLE t EXECUTE procedure(args)}: a table procedure, as Trino's Iceberg connector names
@@ -441,7 +476,8 @@ public final class Ast {
       List<String> insertColumns, List<Optional<Fragment>> insertValues, int position) {}
 
   /** {@code TRUNCATE [TABLE] t [, ...]}. */
-  public record Truncate(List<QualifiedName> tables) implements Statement {
+  /** TRUNCATE; {@code cascade} also truncates the tables whose foreign keys reference them. */
+  public record Truncate(List<QualifiedName> tables, boolean cascade) implements Statement {
     @Override
     public <R> R accept(Visitor<R> visitor) {
       return visitor.truncate(this);

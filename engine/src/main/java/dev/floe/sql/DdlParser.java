@@ -43,10 +43,12 @@ import java.util.Set;
 final class DdlParser {
   private final TokenCursor in;
   private final TypeNameParser types;
+  private final ConstraintParser constraints;
 
   DdlParser(TokenCursor in) {
     this.in = in;
     this.types = new TypeNameParser(in);
+    this.constraints = new ConstraintParser(in);
   }
 
   /** What may follow CREATE in PostgreSQL and Floe does not create (0A000, not a syntax error). */
@@ -223,6 +225,7 @@ final class DdlParser {
     creating = name.last();
     List<ColumnDef> columns = new ArrayList<>();
     List<String> primaryKey = new ArrayList<>();
+    List<Ast.TableConstraint> tableConstraints = new ArrayList<>();
     List<String> ctasColumns = new ArrayList<>();
     if (in.acceptOp("(")) {
       boolean onlyNames = true;
@@ -243,7 +246,7 @@ final class DdlParser {
         } while (in.acceptOp(","));
       } else {
         do {
-          tableElement(columns, primaryKey);
+          tableElement(columns, primaryKey, tableConstraints);
         } while (in.acceptOp(","));
       }
       in.expectOp(")");
@@ -297,7 +300,7 @@ final class DdlParser {
     }
     in.expectEnd();
     return new CreateTable(name, ifNotExists, columns, ctasColumns, partitioning, primaryKey, properties, asQuery,
-        withData);
+        withData, tableConstraints);
   }
 
   private void acceptUsingIceberg() {
@@ -320,10 +323,13 @@ final class DdlParser {
         + "\" are not allowed", at.position());
   }
 
-  private void tableElement(List<ColumnDef> columns, List<String> primaryKey) {
+  private void tableElement(List<ColumnDef> columns, List<String> primaryKey,
+      List<Ast.TableConstraint> tableConstraints) {
+    int position = in.peek().position();
+    Optional<String> name = Optional.empty();
     if (in.peek().isKeyword("constraint")) {
       in.next();
-      in.identifier();
+      name = Optional.of(in.identifier());
     }
     if (in.peek().isKeyword("primary") && in.peekAt(1).isKeyword("key")) {
       if (!primaryKey.isEmpty()) {
@@ -338,14 +344,17 @@ final class DdlParser {
       in.expectOp(")");
       return;
     }
-    if (in.peek().isKeyword("unique") || in.peek().isKeyword("check") || in.peek().isKeyword("foreign")) {
-      throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED,
-          in.peek().text().toUpperCase() + " constraints are not supported", in.peek().position());
+    if (constraints.atTableConstraint()) {
+      tableConstraints.add(constraints.tableConstraint(name, position));
+      return;
     }
-    columns.add(columnDef(primaryKey));
+    if (name.isPresent()) {
+      throw unexpected(in.peek());
+    }
+    columns.add(columnDef(primaryKey, tableConstraints));
   }
 
-  private ColumnDef columnDef(List<String> primaryKey) {
+  private ColumnDef columnDef(List<String> primaryKey, List<Ast.TableConstraint> columnConstraints) {
     Token nameToken = in.peek();
     String name = in.identifier();
     Optional<String> identity = Optional.empty();
@@ -414,10 +423,14 @@ final class DdlParser {
         primaryKey.add(name);
         notNull = true;
       } else if (in.peek().isKeyword("constraint")) {
-        in.next();
-        in.identifier();
-      } else if (in.peek().isKeyword("references") || in.peek().isKeyword("check") || in.peek().isKeyword("unique")
-          || in.peek().isKeyword("generated") || in.peek().isKeyword("collate")) {
+        int position = in.next().position();
+        Optional<String> constraintName = Optional.of(in.identifier());
+        if (constraints.atColumnConstraint()) {
+          columnConstraints.add(constraints.columnConstraint(constraintName, name, position));
+        }
+      } else if (constraints.atColumnConstraint()) {
+        columnConstraints.add(constraints.columnConstraint(Optional.empty(), name, in.peek().position()));
+      } else if (in.peek().isKeyword("generated") || in.peek().isKeyword("collate")) {
         throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED,
             in.peek().text().toUpperCase() + " is not supported in column definitions", in.peek().position());
       } else {
@@ -596,27 +609,11 @@ final class DdlParser {
     if (in.acceptKeyword("index")) {
       in.acceptKeyword("concurrently");
       boolean ifExists = ifExists();
-      List<QualifiedName> names = new ArrayList<>();
-      do {
-        names.add(in.qualifiedName());
-      } while (in.acceptOp(","));
-      if (!in.acceptKeyword("cascade")) {
-        in.acceptKeyword("restrict");
-      }
-      in.expectEnd();
-      return new Ast.DropIndex(names, ifExists);
+      return new Ast.DropIndex(dropNames(), ifExists);
     }
     if (in.acceptKeyword("sequence")) {
       boolean ifExists = ifExists();
-      List<QualifiedName> names = new ArrayList<>();
-      do {
-        names.add(in.qualifiedName());
-      } while (in.acceptOp(","));
-      if (!in.acceptKeyword("cascade")) {
-        in.acceptKeyword("restrict");
-      }
-      in.expectEnd();
-      return new DropSequence(names, ifExists);
+      return new DropSequence(dropNames(), ifExists);
     }
     in.expectKeyword("table");
     boolean ifExists = ifExists();
@@ -625,15 +622,31 @@ final class DdlParser {
       names.add(in.qualifiedName());
     } while (in.acceptOp(","));
     boolean purge = false;
+    boolean cascade = false;
     while (true) {
       if (in.acceptKeyword("purge")) {
         purge = true;
-      } else if (!in.acceptKeyword("cascade") && !in.acceptKeyword("restrict")) {
+      } else if (in.acceptKeyword("cascade")) {
+        cascade = true;
+      } else if (!in.acceptKeyword("restrict")) {
         break;
       }
     }
     in.expectEnd();
-    return new DropTable(names, ifExists, purge);
+    return new DropTable(names, ifExists, purge, cascade);
+  }
+
+  /** The names a DROP INDEX or DROP SEQUENCE lists, to the end, with its optional CASCADE or RESTRICT. */
+  private List<QualifiedName> dropNames() {
+    List<QualifiedName> names = new ArrayList<>();
+    do {
+      names.add(in.qualifiedName());
+    } while (in.acceptOp(","));
+    if (!in.acceptKeyword("cascade")) {
+      in.acceptKeyword("restrict");
+    }
+    in.expectEnd();
+    return names;
   }
 
   /** ALTER TABLE with its comma-separated actions, from its first keyword. */
@@ -694,14 +707,47 @@ final class DdlParser {
   private AlterAction alterAction() {
     Token t = in.peek();
     if (in.acceptKeyword("add")) {
+      int position = in.peek().position();
+      Optional<String> constraintName = Optional.empty();
+      if (in.acceptKeyword("constraint")) {
+        constraintName = Optional.of(in.identifier());
+      }
+      if (constraints.atTableConstraint()) {
+        return new Ast.AddConstraint(constraints.tableConstraint(constraintName, position));
+      }
+      if (constraintName.isPresent() || in.peek().isKeyword("primary")) {
+        if (in.peek().isKeyword("primary")) {
+          throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "cannot add a PRIMARY KEY to an existing table",
+              null, "Declare the primary key in CREATE TABLE.", in.peek().position(), null);
+        }
+        throw unexpected(in.peek());
+      }
       in.acceptKeyword("column");
       boolean ifNotExists = ifNotExists();
       List<String> pk = new ArrayList<>();
-      ColumnDef def = columnDef(pk);
+      List<Ast.TableConstraint> columnConstraints = new ArrayList<>();
+      ColumnDef def = columnDef(pk, columnConstraints);
       if (!pk.isEmpty()) {
         throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "cannot add a PRIMARY KEY column", def.position());
       }
+      if (!columnConstraints.isEmpty()) {
+        throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "constraints on a column added by ALTER TABLE are "
+            + "not supported", null, "Add the column, then ALTER TABLE ... ADD CONSTRAINT.",
+            columnConstraints.get(0).position(), null);
+      }
       return new AddColumn(def, ifNotExists);
+    }
+    if (in.peek().isKeyword("drop") && in.peekAt(1).isKeyword("constraint")) {
+      in.next();
+      in.next();
+      boolean ifExists = ifExists();
+      Token at = in.peek();
+      String constraint = in.identifier();
+      boolean cascade = in.acceptKeyword("cascade");
+      if (!cascade) {
+        in.acceptKeyword("restrict");
+      }
+      return new Ast.DropConstraint(constraint, ifExists, cascade, at.position());
     }
     if (in.acceptKeyword("drop")) {
       in.acceptKeyword("column");

@@ -355,11 +355,12 @@ final class DmlParser {
     while (in.acceptKeyword("restart") || in.acceptKeyword("continue")) {
       in.expectKeyword("identity");
     }
-    if (!in.acceptKeyword("cascade")) {
+    boolean cascade = in.acceptKeyword("cascade");
+    if (!cascade) {
       in.acceptKeyword("restrict");
     }
     in.expectEnd();
-    return new Truncate(tables);
+    return new Truncate(tables, cascade);
   }
 
   /** An optional table alias ({@code [AS] name}) that is not one of the keywords that may follow. */

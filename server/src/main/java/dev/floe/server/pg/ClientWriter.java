@@ -167,6 +167,9 @@ final class ClientWriter {
     if (e.position() > 0) {
       out.int8('P').cstring(Integer.toString(e.position()));
     }
+    e.context().ifPresent(c -> out.int8('W').cstring(c));
+    e.violated().ifPresent(v -> out.int8('s').cstring(v.schema()).int8('t').cstring(v.table()).int8('n')
+        .cstring(v.constraint()));
     out.int8(0).end();
   }
 

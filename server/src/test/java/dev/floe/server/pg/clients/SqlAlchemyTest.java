@@ -137,4 +137,28 @@ class SqlAlchemyTest {
         [{'id': 1}]
         """);
   }
+
+  /**
+   * The DDL of an ORM model with unique=True, index=True, ForeignKey, CheckConstraint, UniqueConstraint and
+   * server defaults: create_all, the inspector's view of it, ORM CRUD, and each constraint's violation as the
+   * app sees it (IntegrityError with PostgreSQL's SQLSTATE, constraint name and message), as PostgreSQL 15.
+   */
+  @Test
+  void ormConstraintsAreCreatedReflectedAndEnforced() {
+    scenario("constraints", """
+        unique [('one_number_per_team', ['team_id', 'number'])]
+        foreign [(['team_id'], 'sa_teams', ['id'])]
+        checks ['age_not_negative']
+        indexes ['ix_sa_players_team_id', 'one_number_per_team']
+        [Player(1, 1, 9, 30, 'active'), Player(2, 2, 9, 22, 'active')]
+        created set True
+        IntegrityError 23505 sa_teams_name_key duplicate key value violates unique constraint "sa_teams_name_key"
+        IntegrityError 23503 sa_players_team_id_fkey insert or update on table "sa_players" violates foreign key constraint "sa_players_team_id_fkey"
+        IntegrityError 23505 one_number_per_team duplicate key value violates unique constraint "one_number_per_team"
+        IntegrityError 23514 age_not_negative new row for relation "sa_players" violates check constraint "age_not_negative"
+        committed Player(3, 1, None, None, 'active')
+        IntegrityError 23503 sa_players_team_id_fkey Key (id)=(2) is still referenced from table "sa_players".
+        [(1, 9, 'reds'), (3, 11, 'reds')]
+        """);
+  }
 }
