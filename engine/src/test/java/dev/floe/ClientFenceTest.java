@@ -95,7 +95,7 @@ class ClientFenceTest {
             .hasFieldOrPropertyWithValue("sqlState", "22P02")
             .hasMessageContaining("invalid input syntax for type integer: \"zz\"");
       }
-      // PostgreSQL's words for a bad line, the line in the DETAIL; never DuckDB's, never the staged file
+      // PostgreSQL's words for a bad line, the line in the CONTEXT; never DuckDB's, never the staged file
       exec(s, "CREATE TABLE dated (id int, day date)");
       java.util.Map<String, String[]> bad = new java.util.LinkedHashMap<>();
       bad.put("1,2024-01-01\n2,2024-01-02,x\n", new String[] {"22P04", "extra data after last expected column",
@@ -109,9 +109,25 @@ class ClientFenceTest {
           assertThatThrownBy(() -> copy.load()).isInstanceOfSatisfying(FloeException.class, f -> {
             assertThat(f.sqlState()).isEqualTo(e.getValue()[0]);
             assertThat(f.getMessage()).isEqualTo(e.getValue()[1]);
-            assertThat(f.detail()).contains(e.getValue()[2]);
+            assertThat(f.context()).contains(e.getValue()[2]);
           });
         }
+      }
+      // with a header, the file's lines are counted from it, as PostgreSQL counts them
+      try (CopyIn copy = s.copyIn(Copy.parse("COPY dated FROM STDIN (FORMAT csv, HEADER)"))) {
+        Files.writeString(copy.file(), "id,day\n1,2024-01-01\n2,notadate\n");
+        assertThatThrownBy(() -> copy.load()).isInstanceOfSatisfying(FloeException.class, f ->
+            assertThat(f.context()).contains("COPY dated, line 3, column day: \"notadate\""));
+      }
+      try (CopyIn copy = s.copyIn(Copy.parse("COPY dated FROM STDIN (FORMAT csv, HEADER)"))) {
+        Files.writeString(copy.file(), "id,day\nzz,2024-01-01\n");
+        assertThatThrownBy(() -> copy.load()).isInstanceOfSatisfying(FloeException.class, f ->
+            assertThat(f.context()).contains("COPY dated, line 2, column id: \"zz\""));
+      }
+      try (CopyIn copy = s.copyIn(Copy.parse("COPY dated FROM STDIN (FORMAT csv, HEADER)"))) {
+        Files.writeString(copy.file(), "id,day\n1,2024-01-01\n2\n");
+        assertThatThrownBy(() -> copy.load()).isInstanceOfSatisfying(FloeException.class, f ->
+            assertThat(f.context()).contains("COPY dated, line 3: \"2\""));
       }
     }
   }

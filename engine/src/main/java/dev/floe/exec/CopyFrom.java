@@ -113,20 +113,20 @@ public final class CopyFrom implements AutoCloseable {
         int column = Integer.parseInt(m.group(2));
         String col = column < columns.size() ? columns.get(column).name() : "?";
         String type = column < columns.size() ? columns.get(column).type().displayName() : m.group(4).toLowerCase();
-        long line = Long.parseLong(m.group(1)) + (header ? 1 : 0);
+        long line = Long.parseLong(m.group(1)); // DuckDB counts the file's lines, the header's too
         return new FloeException(SqlState.INVALID_TEXT_REPRESENTATION, "invalid input syntax for type " + type
-            + ": \"" + m.group(3) + "\"", "COPY " + table + ", line " + line + ", column " + col + ": \""
-            + m.group(3) + "\"", null, 0, e);
+            + ": \"" + m.group(3) + "\"", e).withContext("COPY " + table + ", line " + line + ", column " + col
+            + ": \"" + m.group(3) + "\"");
       }
       Matcher count = COLUMN_COUNT.matcher(raw);
       if (count.matches()) {
         int expected = Integer.parseInt(count.group(3));
         int found = Integer.parseInt(count.group(4));
-        long line = Long.parseLong(count.group(1)) + (header ? 1 : 0);
+        long line = Long.parseLong(count.group(1));
         String message = found > expected ? "extra data after last expected column"
             : "missing data for column \"" + columns.get(Math.min(found, columns.size() - 1)).name() + "\"";
-        return new FloeException(SqlState.BAD_COPY_FILE_FORMAT, message, "COPY " + table + ", line " + line + ": \""
-            + count.group(2) + "\"", null, 0, e);
+        return new FloeException(SqlState.BAD_COPY_FILE_FORMAT, message, e).withContext("COPY " + table + ", line "
+            + line + ": \"" + count.group(2) + "\"");
       }
     }
     if (e.sqlState().equals(SqlState.INVALID_DATETIME_FORMAT) || e.sqlState().equals(SqlState.DATETIME_FIELD_OVERFLOW)) {
@@ -153,8 +153,8 @@ public final class CopyFrom implements AutoCloseable {
         if (rows.hasNext()) {
           dev.floe.Row row = rows.next();
           long line = ((Number) row.get(0)).longValue() + (header ? 1 : 0);
-          return new FloeException(e.sqlState(), e.getMessage(), "COPY " + table + ", line " + line + ", column "
-              + columns.get(k).name() + ": \"" + row.get(1) + "\"", e.hint().orElse(null), 0, e);
+          return new FloeException(e.sqlState(), e.getMessage(), null, e.hint().orElse(null), 0, e).withContext("COPY "
+              + table + ", line " + line + ", column " + columns.get(k).name() + ": \"" + row.get(1) + "\"");
         }
       } catch (FloeException ignored) {
         // the error stands as it is
