@@ -1,11 +1,9 @@
 package dev.floe.cli;
 
-import dev.floe.Column;
 import dev.floe.Database;
 import dev.floe.FloeException;
 import dev.floe.Result;
 import dev.floe.Row;
-import dev.floe.TableInfo;
 import dev.floe.sql.SqlScript;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -14,7 +12,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import org.jline.reader.EndOfFileException;
 import org.jline.reader.LineReader;
 import org.jline.reader.LineReaderBuilder;
@@ -37,6 +34,7 @@ final class Shell {
   private final Environment env;
   private final PrintStream out;
   private final PrintStream err;
+  private final BackslashCommands commands;
 
   Shell(Database db, StatementRunner runner, Environment env) {
     this.db = db;
@@ -44,6 +42,7 @@ final class Shell {
     this.env = env;
     this.out = env.out();
     this.err = env.err();
+    this.commands = new BackslashCommands(this, db, runner, env);
   }
 
   /** Reads and runs input until {@code \q}, {@code quit} or end of input; returns the exit status. */
@@ -170,7 +169,7 @@ final class Shell {
     }
   }
 
-  private void showError(FloeException e, String statement) {
+  void showError(FloeException e, String statement) {
     failed = true;
     out.flush();
     if (scripted) {
@@ -235,252 +234,20 @@ final class Shell {
     return b.toString();
   }
 
-  /**
-   * Runs a backslash command.
-   *
-   * @return false to leave the shell
-   */
+  /** Marks the run as failed: in a script, the command that failed ends it. */
+  void fail() {
+    failed = true;
+  }
+
+  /** Runs the statements and commands of an included file ({@code \i}) as a script. */
+  void include(String script) {
+    boolean outer = scripted;
+    failed = !runScript(script) || failed;
+    scripted = outer;
+  }
+
   private boolean backslashCommand(String line) {
-    List<String> words = BackslashArguments.split(line);
-    String command = words.get(0);
-    List<String> args = words.subList(1, words.size());
-    try {
-      switch (command) {
-        case "\\q" -> {
-          return false;
-        }
-        case "\\?" -> help();
-        case "\\conninfo" -> out.println("You are connected to warehouse \"" + db.warehouse() + "\" ("
-            + (db.readOnly() ? "read-only" : "read-write") + ").");
-        case "\\d" -> {
-          if (args.isEmpty()) {
-            listTables(null);
-          } else {
-            for (String table : args) {
-              describe(table);
-            }
-          }
-        }
-        case "\\dt" -> listTables(args.isEmpty() ? null : args.get(0));
-        case "\\dn" -> listSchemas();
-        case "\\l" -> catalogList("List of databases", List.of("Name", "Owner", "Encoding", "Collate", "Ctype"),
-            "SELECT datname, pg_get_userbyid(datdba), pg_encoding_to_char(encoding), datcollate, datctype "
-                + "FROM pg_database ORDER BY 1", "Did not find any databases.");
-        case "\\du" -> catalogList("List of roles", List.of("Role name", "Attributes"),
-            "SELECT rolname, concat_ws(', ', CASE WHEN rolsuper THEN 'Superuser' END, CASE WHEN rolcreaterole THEN "
-                + "'Create role' END, CASE WHEN rolcreatedb THEN 'Create DB' END, CASE WHEN NOT rolcanlogin THEN "
-                + "'Cannot login' END) FROM pg_roles ORDER BY 1", "Did not find any roles.");
-        case "\\di" -> catalogList("List of relations", List.of("Schema", "Name", "Type", "Owner", "Table"),
-            "SELECT schemaname, indexname, 'index', 'floe', tablename FROM pg_indexes WHERE schemaname = "
-                + dev.floe.sql.Lexer.quoteString(runner.session().currentSchema()) + " ORDER BY 2",
-            "Did not find any relations.");
-        case "\\dv" -> out.println("Did not find any relations."); // Floe keeps no views (docs/sql.md)
-        case "\\timing" -> {
-          runner.settings().timing(args.isEmpty() ? !runner.settings().timing() : onOff(args.get(0)));
-          out.println("Timing is " + (runner.settings().timing() ? "on." : "off."));
-        }
-        case "\\pset" -> pset(args);
-        case "\\i" -> {
-          if (args.size() != 1) {
-            failed = true;
-            err.println("\\i: missing required argument: the file to run");
-          } else {
-            boolean outer = scripted;
-            failed = !runScript(SqlCommand.read(args.get(0), env.in())) || failed;
-            scripted = outer;
-          }
-        }
-        default -> {
-          failed = true;
-          err.println("invalid command " + command);
-          err.println("Try \\? for help.");
-        }
-      }
-    } catch (FloeException e) {
-      showError(e, "");
-    } catch (IllegalArgumentException e) {
-      failed = true;
-      err.println(command + ": " + e.getMessage());
-    }
-    return true;
-  }
-
-  private void help() {
-    String[][] lines = {
-        {"General", null},
-        {"\\q", "quit (also quit, exit, Ctrl-D)"},
-        {"\\?", "show this help"},
-        {"\\conninfo", "show the warehouse this shell works on"},
-        {"Informational", null},
-        {"\\d [NAME]", "describe a table: columns, partitioning, sort order, versions; no NAME lists tables"},
-        {"\\dt [SCHEMA]", "list tables"},
-        {"\\dn", "list schemas"},
-        {"\\di", "list indexes"},
-        {"\\dv", "list views (Floe keeps none)"},
-        {"\\l", "list databases"},
-        {"\\du", "list roles"},
-        {"Input and output", null},
-        {"\\i FILE", "run the statements of FILE"},
-        {"\\timing [on|off]", "show how long each statement takes (now " + (runner.settings().timing() ? "on" : "off")
-            + ")"},
-        {"\\pset null [TEXT]", "show NULL as TEXT in tables (now \"" + runner.settings().nullDisplay() + "\")"},
-        {"\\pset format FORMAT", "table, csv or json (now " + runner.settings().format() + ")"},
-    };
-    for (String[] l : lines) {
-      if (l[1] == null) {
-        out.println(l[0]);
-      } else {
-        out.println(String.format(Locale.ROOT, "  %-20s %s", l[0], l[1]));
-      }
-    }
-    out.println();
-    out.println("SQL statements end with a semicolon and may span several lines.");
-    out.println("Ctrl-C cancels the running statement, or discards the input being typed.");
-  }
-
-  private void pset(List<String> args) {
-    if (args.isEmpty()) {
-      throw new IllegalArgumentException("expects null [TEXT] or format FORMAT");
-    }
-    switch (args.get(0)) {
-      case "null" -> {
-        runner.settings().nullDisplay(args.size() > 1 ? args.get(1) : "");
-        out.println("Null display is \"" + runner.settings().nullDisplay() + "\".");
-      }
-      case "format" -> {
-        if (args.size() < 2) {
-          throw new IllegalArgumentException("expects a format: table, csv or json");
-        }
-        OutputFormat format;
-        try {
-          format = OutputFormat.valueOf(args.get(1).toUpperCase(Locale.ROOT));
-        } catch (IllegalArgumentException e) {
-          throw new IllegalArgumentException("allowed formats are table, csv, json");
-        }
-        runner.settings().format(format);
-        out.println("Output format is " + format + ".");
-      }
-      default -> throw new IllegalArgumentException("unknown option: " + args.get(0));
-    }
-  }
-
-  private static boolean onOff(String value) {
-    return switch (value.toLowerCase(Locale.ROOT)) {
-      case "on", "true", "yes", "1" -> true;
-      case "off", "false", "no", "0" -> false;
-      default -> throw new IllegalArgumentException("unrecognized value \"" + value + "\": expected on or off");
-    };
-  }
-
-  private void listTables(String schema) {
-    String sql = schema == null ? "SHOW TABLES" : "SHOW TABLES FROM " + schema;
-    String shown = schema == null ? runner.session().currentSchema() : schema;
-    List<String[]> rows = new ArrayList<>();
-    try (Result r = runner.session().sql(sql)) {
-      for (Row row : r) {
-        rows.add(new String[] {shown, row.getString(0)});
-      }
-    }
-    if (rows.isEmpty()) {
-      out.println("Did not find any tables.");
-      return;
-    }
-    printList("List of tables", List.of("Schema", "Name"), rows);
-  }
-
-  private void listSchemas() {
-    List<String[]> rows = new ArrayList<>();
-    try (Result r = runner.session().sql("SHOW SCHEMAS")) {
-      for (Row row : r) {
-        rows.add(new String[] {row.getString(0)});
-      }
-    }
-    printList("List of schemas", List.of("Name"), rows);
-  }
-
-  /** A psql listing of what {@code sql} returns, or {@code none} when it returns nothing. */
-  private void catalogList(String title, List<String> headers, String sql, String none) {
-    List<String[]> rows = new ArrayList<>();
-    try (Result r = runner.session().sql(sql)) {
-      for (Row row : r) {
-        String[] cells = new String[headers.size()];
-        for (int c = 0; c < cells.length; c++) {
-          cells[c] = row.getString(c) == null ? "" : row.getString(c);
-        }
-        rows.add(cells);
-      }
-    }
-    if (rows.isEmpty()) {
-      out.println(none);
-      return;
-    }
-    printList(title, headers, rows);
-  }
-
-  private void printList(String title, List<String> headers, List<String[]> rows) {
-    AlignedTable table = new AlignedTable(headers, new boolean[headers.size()]);
-    rows.forEach(table::fit);
-    table.printTitle(out, title);
-    table.printHeader(out);
-    rows.forEach(r -> table.printRow(out, r));
-    out.println(AlignedTable.footer(rows.size()));
-    out.println();
-  }
-
-  /**
-   * psql's {@code \d}: the columns with their collation, nullability and default, the primary key under
-   * Indexes (from the catalogs psql reads), then the table's Iceberg layout and history below.
-   */
-  private void describe(String name) {
-    TableInfo info = db.table(name);
-    String relation = dev.floe.sql.Lexer.quoteString(dev.floe.sql.Lexer.quoteIdentifier(info.schema()) + "."
-        + dev.floe.sql.Lexer.quoteIdentifier(info.name())) + "::regclass";
-    java.util.Map<String, String> defaults = new java.util.HashMap<>();
-    try (Result r = runner.session().sql("SELECT a.attname, pg_get_expr(d.adbin, d.adrelid) FROM pg_attrdef d "
-        + "JOIN pg_attribute a ON a.attrelid = d.adrelid AND a.attnum = d.adnum WHERE d.adrelid = " + relation)) {
-      for (Row row : r) {
-        defaults.put(row.getString(0), row.getString(1));
-      }
-    }
-    List<String> indexes = new ArrayList<>();
-    // psql's lines: the primary key first, then the other indexes by name
-    try (Result r = runner.session().sql("SELECT i.relname, x.indisprimary, x.indisunique, pg_get_indexdef("
-        + "x.indexrelid) FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid WHERE x.indrelid = " + relation
-        + " ORDER BY x.indisprimary DESC, i.relname")) {
-      for (Row row : r) {
-        String def = row.getString(3);
-        String columns = def.substring(def.indexOf('('));
-        String kind = Boolean.TRUE.equals(row.get(1)) ? "PRIMARY KEY, " : Boolean.TRUE.equals(row.get(2))
-            ? "UNIQUE, " : "";
-        indexes.add("    \"" + row.getString(0) + "\" " + kind + "btree " + columns);
-      }
-    }
-    List<String[]> rows = new ArrayList<>();
-    for (Column c : info.columns()) {
-      rows.add(new String[] {c.name(), c.type().displayName(), "", c.nullable() ? "" : "not null",
-          defaults.getOrDefault(c.name(), "")});
-    }
-    AlignedTable table = new AlignedTable(List.of("Column", "Type", "Collation", "Nullable", "Default"),
-        new boolean[5]);
-    rows.forEach(table::fit);
-    table.printTitle(out, "Table \"" + info.schema() + "." + info.name() + "\"");
-    table.printHeader(out);
-    rows.forEach(r -> table.printRow(out, r));
-    if (!indexes.isEmpty()) {
-      out.println("Indexes:");
-      indexes.forEach(out::println);
-    }
-    if (!info.partitioning().isEmpty()) {
-      out.println("Partition key: " + String.join(", ", info.partitioning()));
-    }
-    if (!info.sortOrder().isEmpty()) {
-      out.println("Sort order: " + String.join(", ", info.sortOrder()));
-    }
-    out.println("Version: " + info.currentVersion().map(String::valueOf).orElse("none (never written)") + " ("
-        + info.snapshots().size() + (info.snapshots().size() == 1 ? " snapshot" : " snapshots") + ")");
-    out.println("Format: Iceberg v" + info.formatVersion());
-    out.println("Location: " + info.location());
-    out.println();
+    return commands.run(line);
   }
 
   private List<String> columnNames() {

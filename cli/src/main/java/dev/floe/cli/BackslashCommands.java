@@ -1,0 +1,163 @@
+package dev.floe.cli;
+
+import dev.floe.Database;
+import dev.floe.FloeException;
+import java.io.PrintStream;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The shell's backslash commands ({@code \d}, {@code \pset}, {@code \i}, ...), in the shell and in scripts.
+ * A command that fails reports on standard error and marks the shell's run as failed (a script ends there).
+ */
+final class BackslashCommands {
+  private final Shell shell;
+  private final Database db;
+  private final StatementRunner runner;
+  private final Environment env;
+  private final PrintStream out;
+  private final PrintStream err;
+  private final Describe describe;
+
+  BackslashCommands(Shell shell, Database db, StatementRunner runner, Environment env) {
+    this.shell = shell;
+    this.db = db;
+    this.runner = runner;
+    this.env = env;
+    this.out = env.out();
+    this.err = env.err();
+    this.describe = new Describe(db, runner.session());
+  }
+
+  /**
+   * Runs a backslash command line.
+   *
+   * @return false to leave the shell
+   */
+  boolean run(String line) {
+    List<String> words;
+    try {
+      words = BackslashArguments.split(line);
+    } catch (IllegalArgumentException e) {
+      shell.fail();
+      err.println(line.split("\\s+", 2)[0] + ": " + e.getMessage());
+      return true;
+    }
+    String command = words.get(0);
+    List<String> args = words.subList(1, words.size());
+    try {
+      switch (command) {
+        case "\\q" -> {
+          return false;
+        }
+        case "\\?" -> help();
+        case "\\conninfo" -> out.println("You are connected to warehouse \"" + db.warehouse() + "\" ("
+            + (db.readOnly() ? "read-only" : "read-write") + ").");
+        case "\\d" -> {
+          if (args.isEmpty()) {
+            describe.listTables(out, null);
+          } else {
+            for (String table : args) {
+              describe.describe(out, table);
+            }
+          }
+        }
+        case "\\dt" -> describe.listTables(out, args.isEmpty() ? null : args.get(0));
+        case "\\dn" -> describe.listSchemas(out);
+        case "\\l" -> describe.listDatabases(out);
+        case "\\du" -> describe.listRoles(out);
+        case "\\di" -> describe.listIndexes(out);
+        case "\\dv" -> out.println("Did not find any relations."); // Floe keeps no views (docs/sql.md)
+        case "\\timing" -> {
+          runner.settings().timing(args.isEmpty() ? !runner.settings().timing() : onOff(args.get(0)));
+          out.println("Timing is " + (runner.settings().timing() ? "on." : "off."));
+        }
+        case "\\pset" -> pset(args);
+        case "\\i" -> {
+          if (args.size() != 1) {
+            throw new IllegalArgumentException("missing required argument: the file to run");
+          }
+          shell.include(SqlCommand.read(args.get(0), env.in()));
+        }
+        default -> {
+          shell.fail();
+          err.println("invalid command " + command);
+          err.println("Try \\? for help.");
+        }
+      }
+    } catch (FloeException e) {
+      shell.showError(e, "");
+    } catch (IllegalArgumentException e) {
+      shell.fail();
+      err.println(command + ": " + e.getMessage());
+    }
+    return true;
+  }
+
+  private void help() {
+    String[][] lines = {
+        {"General", null},
+        {"\\q", "quit (also quit, exit, Ctrl-D)"},
+        {"\\?", "show this help"},
+        {"\\conninfo", "show the warehouse this shell works on"},
+        {"Informational", null},
+        {"\\d [NAME]", "describe a table: columns, partitioning, sort order, versions; no NAME lists tables"},
+        {"\\dt [SCHEMA]", "list tables"},
+        {"\\dn", "list schemas"},
+        {"\\di", "list indexes"},
+        {"\\dv", "list views (Floe keeps none)"},
+        {"\\l", "list databases"},
+        {"\\du", "list roles"},
+        {"Input and output", null},
+        {"\\i FILE", "run the statements of FILE"},
+        {"\\timing [on|off]", "show how long each statement takes (now " + (runner.settings().timing() ? "on" : "off")
+            + ")"},
+        {"\\pset null [TEXT]", "show NULL as TEXT in tables (now \"" + runner.settings().nullDisplay() + "\")"},
+        {"\\pset format FORMAT", "table, csv or json (now " + runner.settings().format() + ")"},
+    };
+    for (String[] l : lines) {
+      if (l[1] == null) {
+        out.println(l[0]);
+      } else {
+        out.println(String.format(Locale.ROOT, "  %-20s %s", l[0], l[1]));
+      }
+    }
+    out.println();
+    out.println("SQL statements end with a semicolon and may span several lines.");
+    out.println("Ctrl-C cancels the running statement, or discards the input being typed.");
+  }
+
+  private void pset(List<String> args) {
+    if (args.isEmpty()) {
+      throw new IllegalArgumentException("expects null [TEXT] or format FORMAT");
+    }
+    switch (args.get(0)) {
+      case "null" -> {
+        runner.settings().nullDisplay(args.size() > 1 ? args.get(1) : "");
+        out.println("Null display is \"" + runner.settings().nullDisplay() + "\".");
+      }
+      case "format" -> {
+        if (args.size() < 2) {
+          throw new IllegalArgumentException("expects a format: table, csv or json");
+        }
+        OutputFormat format;
+        try {
+          format = OutputFormat.valueOf(args.get(1).toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+          throw new IllegalArgumentException("allowed formats are table, csv, json");
+        }
+        runner.settings().format(format);
+        out.println("Output format is " + format + ".");
+      }
+      default -> throw new IllegalArgumentException("unknown option: " + args.get(0));
+    }
+  }
+
+  static boolean onOff(String value) {
+    return switch (value.toLowerCase(Locale.ROOT)) {
+      case "on", "true", "yes", "1" -> true;
+      case "off", "false", "no", "0" -> false;
+      default -> throw new IllegalArgumentException("unrecognized value \"" + value + "\": expected on or off");
+    };
+  }
+}
