@@ -50,24 +50,33 @@ final class BackslashCommands {
         case "\\q" -> {
           return false;
         }
-        case "\\?" -> help();
+        case "\\?" -> runner.print(this::help);
         case "\\conninfo" -> out.println("You are connected to warehouse \"" + db.warehouse() + "\" ("
             + (db.readOnly() ? "read-only" : "read-write") + ").");
-        case "\\d" -> {
+        case "\\d" -> runner.print(o -> {
           if (args.isEmpty()) {
-            describe.listTables(out, null);
+            describe.listTables(o, null);
           } else {
             for (String table : args) {
-              describe.describe(out, table);
+              describe.describe(o, table);
             }
           }
+        });
+        case "\\dt" -> runner.print(o -> describe.listTables(o, args.isEmpty() ? null : args.get(0)));
+        case "\\dn" -> runner.print(describe::listSchemas);
+        case "\\l" -> runner.print(describe::listDatabases);
+        case "\\du" -> runner.print(describe::listRoles);
+        case "\\di" -> runner.print(describe::listIndexes);
+        case "\\dv" -> runner.print(o -> o.println("Did not find any relations.")); // Floe keeps no views
+        case "\\x" -> {
+          OutputSettings.Expanded now = runner.settings().expanded();
+          expanded(args.isEmpty() ? (now == OutputSettings.Expanded.OFF ? "on" : "off") : args.get(0));
         }
-        case "\\dt" -> describe.listTables(out, args.isEmpty() ? null : args.get(0));
-        case "\\dn" -> describe.listSchemas(out);
-        case "\\l" -> describe.listDatabases(out);
-        case "\\du" -> describe.listRoles(out);
-        case "\\di" -> describe.listIndexes(out);
-        case "\\dv" -> out.println("Did not find any relations."); // Floe keeps no views (docs/sql.md)
+        case "\\o", "\\out" -> {
+          String rest = line.strip().substring(command.length()).strip();
+          runner.output().redirect(args.isEmpty() ? null : rest.startsWith("|") ? rest : args.get(0));
+        }
+        case "\\echo" -> echo(args);
         case "\\timing" -> {
           runner.settings().timing(args.isEmpty() ? !runner.settings().timing() : onOff(args.get(0)));
           out.println("Timing is " + (runner.settings().timing() ? "on." : "off."));
@@ -94,7 +103,7 @@ final class BackslashCommands {
     return true;
   }
 
-  private void help() {
+  private void help(PrintStream out) {
     String[][] lines = {
         {"General", null},
         {"\\q", "quit (also quit, exit, Ctrl-D)"},
@@ -149,7 +158,45 @@ final class BackslashCommands {
         runner.settings().format(format);
         out.println("Output format is " + format + ".");
       }
+      case "expanded", "x" -> {
+        OutputSettings.Expanded now = runner.settings().expanded();
+        expanded(args.size() > 1 ? args.get(1) : now == OutputSettings.Expanded.OFF ? "on" : "off");
+      }
+      case "pager" -> {
+        String value = args.size() > 1 ? args.get(1).toLowerCase(Locale.ROOT)
+            : runner.settings().pager() == OutputSettings.Pager.OFF ? "on" : "off";
+        runner.settings().pager(value.equals("always") ? OutputSettings.Pager.ALWAYS
+            : onOff(value) ? OutputSettings.Pager.ON : OutputSettings.Pager.OFF);
+        out.println(switch (runner.settings().pager()) {
+          case OFF -> "Pager usage is off.";
+          case ON -> "Pager is used for long output.";
+          case ALWAYS -> "Pager is always used.";
+        });
+      }
       default -> throw new IllegalArgumentException("unknown option: " + args.get(0));
+    }
+  }
+
+  /** {@code \x on|off|auto}, with psql's words. */
+  private void expanded(String value) {
+    String v = value.toLowerCase(Locale.ROOT);
+    runner.settings().expanded(v.equals("auto") ? OutputSettings.Expanded.AUTO
+        : onOff(v) ? OutputSettings.Expanded.ON : OutputSettings.Expanded.OFF);
+    out.println(switch (runner.settings().expanded()) {
+      case OFF -> "Expanded display is off.";
+      case ON -> "Expanded display is on.";
+      case AUTO -> "Expanded display is used automatically.";
+    });
+  }
+
+  /** {@code \echo [-n] TEXT...}: the words, separated by one blank, on standard output. */
+  private void echo(List<String> args) {
+    boolean newline = args.isEmpty() || !args.get(0).equals("-n");
+    String text = String.join(" ", newline ? args : args.subList(1, args.size()));
+    if (newline) {
+      out.println(text);
+    } else {
+      out.print(text);
     }
   }
 

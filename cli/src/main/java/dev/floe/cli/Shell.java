@@ -61,6 +61,7 @@ final class Shell {
           .option(LineReader.Option.DISABLE_EVENT_EXPANSION, true)
           .build();
       endOfInputOnCtrlD(reader);
+      runner.output().screen(terminal);
       out.println("floe " + Version.floe() + ", warehouse " + db.warehouse() + (db.readOnly() ? " (read-only)" : ""));
       out.println("Type \\? for help, \\q to quit.");
       out.println();

@@ -63,6 +63,9 @@ final class SqlCommand implements Callable<Integer> {
       description = "How the table format shows NULL. Default: empty, as in psql.")
   String nullDisplay;
 
+  @Option(names = {"-x", "--expanded"}, description = "Show rows as records of name | value lines (psql's \\x).")
+  boolean expanded;
+
   @Option(names = "--read-only", description = "Open the warehouse read-only, beside a process writing to it.")
   boolean readOnly;
 
@@ -82,7 +85,11 @@ final class SqlCommand implements Callable<Integer> {
       }
       boolean interactive = inputs.isEmpty() && env.interactive();
       OutputSettings settings = new OutputSettings(format, nullDisplay, interactive);
-      StatementRunner runner = new StatementRunner(session, env.out(), env.err(), settings);
+      if (expanded) {
+        settings.expanded(OutputSettings.Expanded.ON);
+      }
+      QueryOutput output = new QueryOutput(env.out(), env, settings);
+      StatementRunner runner = new StatementRunner(session, output, env.err(), settings);
       if (interactive) {
         return new Shell(db, runner, env).run();
       }

@@ -11,9 +11,15 @@ import java.util.Locale;
 /** Runs statements on one session and prints their results as the {@link OutputSettings} say. */
 final class StatementRunner {
   private final Session session;
+  /** Where results go: through {@link Gate} to the destination of the statement running. */
   private final PrintStream out;
+  private final QueryOutput output;
   private final PrintStream err;
   private final OutputSettings settings;
+  /** The running statement's destination (the terminal, the pager, {@code \o}'s file). */
+  private volatile java.io.OutputStream sink;
+  /** The user quit the pager: the rest of the statement's output is dropped. */
+  private volatile boolean dropping;
 
   /** Set by {@link #cancel()}: the running statement stops, its rows too, however many are left to print. */
   private volatile boolean cancelled;
@@ -21,8 +27,14 @@ final class StatementRunner {
   private volatile boolean cut;
 
   StatementRunner(Session session, PrintStream out, PrintStream err, OutputSettings settings) {
+    this(session, new QueryOutput(out, null, settings), err, settings);
+  }
+
+  StatementRunner(Session session, QueryOutput output, PrintStream err, OutputSettings settings) {
     this.session = session;
-    this.out = new PrintStream(new Gate(out), false, java.nio.charset.StandardCharsets.UTF_8);
+    this.output = output;
+    this.sink = output.terminal();
+    this.out = new PrintStream(new Gate(), false, java.nio.charset.StandardCharsets.UTF_8);
     this.err = err;
     this.settings = settings;
   }
@@ -31,27 +43,30 @@ final class StatementRunner {
    * The way to standard output: once the statement is cancelled, its next write stops the writer that
    * prints its rows (an unchecked {@link Cut}, which PrintStream passes on), and later writes are dropped.
    */
-  private final class Gate extends java.io.FilterOutputStream {
-    Gate(java.io.OutputStream out) {
-      super(out);
-    }
-
+  private final class Gate extends java.io.OutputStream {
     @Override
     public void write(int b) throws java.io.IOException {
       if (pass()) {
-        out.write(b);
+        sink.write(b);
       }
     }
 
     @Override
     public void write(byte[] b, int off, int len) throws java.io.IOException {
       if (pass()) {
-        out.write(b, off, len);
+        sink.write(b, off, len);
+      }
+    }
+
+    @Override
+    public void flush() throws java.io.IOException {
+      if (!dropping) {
+        sink.flush();
       }
     }
 
     private boolean pass() {
-      if (cut) {
+      if (cut || dropping) {
         return false;
       }
       if (cancelled) {
@@ -84,6 +99,27 @@ final class StatementRunner {
 
   OutputSettings settings() {
     return settings;
+  }
+
+  QueryOutput output() {
+    return output;
+  }
+
+  /**
+   * Prints what {@code body} writes to the query output (the terminal, the pager, {@code \o}'s file), as a
+   * result is printed: the listings of backslash commands.
+   */
+  void print(java.util.function.Consumer<PrintStream> body) {
+    QueryOutput.Destination destination = output.open();
+    PrintStream to = new PrintStream(destination.stream(), false, java.nio.charset.StandardCharsets.UTF_8);
+    try {
+      body.accept(to);
+      to.flush();
+    } catch (PagerStream.PagerClosed e) {
+      // the user left the pager: the rest is not shown
+    } finally {
+      destination.close();
+    }
   }
 
   /**
@@ -124,14 +160,19 @@ final class StatementRunner {
     long start = System.nanoTime();
     cancelled = false;
     cut = false;
+    dropping = false;
+    QueryOutput.Destination destination = output.open();
+    sink = destination.stream();
     try (Result result = session.sql(statement)) {
       if (result.hasRows()) {
-        settings.format().writer(out, settings.nullDisplay()).write(result);
+        settings.format().writer(out, settings, destination.screenWidth()).write(result);
       } else if (settings.format().printsCommandTags()) {
         out.println(result.commandTag());
       }
     } catch (Cut e) {
       throw new FloeException(dev.floe.SqlState.QUERY_CANCELED, "canceling statement due to user request");
+    } catch (PagerStream.PagerClosed e) {
+      dropping = true; // the user left the pager before the end: the rest of the rows are not read
     } finally {
       out.flush();
       if (cut) {
@@ -140,10 +181,13 @@ final class StatementRunner {
         out.println(); // the cut row's line ends
         out.flush();
       }
+      destination.close();
+      sink = output.terminal();
+      dropping = false;
     }
     if (settings.timing()) {
-      out.println(timing(System.nanoTime() - start));
-      out.flush();
+      output.terminal().println(timing(System.nanoTime() - start - destination.waitedNanos()));
+      output.terminal().flush();
     }
   }
 

@@ -159,4 +159,54 @@ class ShellTest {
     assertThat(shell("quit\nSELECT 1 AS never;\n").out()).doesNotContain("never");
     assertThat(shell("SELECT 1 AS shown;\n").out()).contains(" shown ");
   }
+
+  @Test
+  void expandedDisplayOutputToAFileAndThePager() throws Exception {
+    Path file = dir.resolve("out.txt");
+    Path paged = dir.resolve("paged.txt");
+    Cli.Outcome r = Cli.run("""
+        \\timing off
+        \\x
+        SELECT 1 AS first, 'one' AS second UNION ALL SELECT 3, 'three' ORDER BY 1;
+        SELECT 1 AS none WHERE false;
+        \\x off
+        \\o %s
+        SELECT 42 AS redirected;
+        \\dn
+        \\echo -n to the
+        \\echo terminal
+        \\o
+        SELECT 'back' AS here;
+        \\pset pager always
+        SELECT 'shown by the pager' AS through;
+        \\pset pager off
+        SELECT 'plain' AS again;
+        """.formatted(file), Map.of("FLOE_HISTORY", dir.resolve("history").toString(), "PAGER", "cat > " + paged),
+        true, "sql", "--warehouse", dir.resolve("wh").toString());
+
+    assertThat(r.status()).isZero();
+    assertThat(r.out())
+        .contains("Expanded display is on.\n")
+        .contains("""
+            -[ RECORD 1 ]-
+            first  | 1
+            second | one
+            -[ RECORD 2 ]-
+            first  | 3
+            second | three
+
+            """)
+        .contains("=> (0 rows)\n\n") // psql's expanded display of an empty result
+        .contains("Expanded display is off.\n")
+        .contains("to thewh=> terminal\n") // -n: no line break, the prompt follows
+        .contains(" here \n------\n back\n(1 row)\n")
+        .contains("Pager is always used.\n")
+        .contains("Pager usage is off.\n")
+        .contains(" again \n-------\n plain\n(1 row)\n")
+        .doesNotContain("        42\n").doesNotContain("List of schemas").doesNotContain(" shown by the pager\n");
+    assertThat(Files.readString(file)).isEqualTo(" redirected \n------------\n         42\n(1 row)\n\n"
+        + "List of schemas\n  Name  \n--------\n public\n(1 row)\n\n");
+    assertThat(Files.readString(paged)).isEqualTo("      through       \n--------------------\n shown by the pager\n"
+        + "(1 row)\n\n");
+  }
 }

@@ -109,6 +109,20 @@ class SqlCommandTest {
   }
 
   @Test
+  void expandedFlagAndOutputRedirectionInScripts() throws Exception {
+    Cli.Outcome x = sql("-x", "--null", "∅", "-c", "SELECT 1 AS a, NULL AS b");
+    assertThat(x.out()).isEqualTo("-[ RECORD 1 ]\na | 1\nb | ∅\n\n");
+
+    // a script never pages, even when asked to always; \o sends results to a file, \echo stays on stdout
+    Path file = dir.resolve("results.txt");
+    Cli.Outcome r = Cli.run("", Map.of("PAGER", "false"), false, "sql", "-w", warehouse, "-c",
+        "\\pset pager always\n\\o " + file + "\nSELECT 7 AS seven;\n\\echo done\n\\o\nSELECT 8 AS eight;");
+    assertThat(r.status()).isZero();
+    assertThat(r.out()).isEqualTo("Pager is always used.\ndone\n eight \n-------\n     8\n(1 row)\n\n");
+    assertThat(Files.readString(file)).isEqualTo(" seven \n-------\n     7\n(1 row)\n\n");
+  }
+
+  @Test
   void nullDisplayIsConfigurable() {
     Cli.Outcome r = sql("--null", "(null)", "-c", "SELECT 1 AS a, NULL::text AS b");
 
