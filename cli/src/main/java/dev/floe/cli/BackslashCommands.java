@@ -34,7 +34,8 @@ final class BackslashCommands {
    *
    * @return false to leave the shell
    */
-  boolean run(String line) {
+  boolean run(String typed) {
+    String line = shell.variables().interpolateCommand(typed);
     List<String> words;
     try {
       words = BackslashArguments.split(line);
@@ -77,6 +78,13 @@ final class BackslashCommands {
           runner.output().redirect(args.isEmpty() ? null : rest.startsWith("|") ? rest : args.get(0));
         }
         case "\\echo" -> echo(args);
+        case "\\set" -> set(args);
+        case "\\unset" -> {
+          if (args.size() != 1) {
+            throw new IllegalArgumentException("missing required argument: the variable's name");
+          }
+          shell.variables().unset(args.get(0));
+        }
         case "\\timing" -> {
           runner.settings().timing(args.isEmpty() ? !runner.settings().timing() : onOff(args.get(0)));
           out.println("Timing is " + (runner.settings().timing() ? "on." : "off."));
@@ -187,6 +195,15 @@ final class BackslashCommands {
       case ON -> "Expanded display is on.";
       case AUTO -> "Expanded display is used automatically.";
     });
+  }
+
+  /** {@code \set}: lists the variables; {@code \set NAME [VALUE...]} sets one to its values run together. */
+  private void set(List<String> args) {
+    if (args.isEmpty()) {
+      shell.variables().all().forEach((name, value) -> out.println(name + " = '" + value.replace("'", "''") + "'"));
+      return;
+    }
+    shell.variables().set(args.get(0), String.join("", args.subList(1, args.size())));
   }
 
   /** {@code \echo [-n] TEXT...}: the words, separated by one blank, on standard output. */

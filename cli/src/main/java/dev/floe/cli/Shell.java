@@ -35,6 +35,7 @@ final class Shell {
   private final PrintStream out;
   private final PrintStream err;
   private final BackslashCommands commands;
+  private final ShellVariables variables = new ShellVariables();
 
   Shell(Database db, StatementRunner runner, Environment env) {
     this.db = db;
@@ -146,8 +147,14 @@ final class Shell {
         env.variable("HOME").orElse(System.getProperty("user.home")), HISTORY_FILE));
   }
 
+  /** {@code \set}'s variables, interpolated into SQL and backslash commands. */
+  ShellVariables variables() {
+    return variables;
+  }
+
   /** Runs each statement of the input; an error is shown and the next statement still runs, as in psql. */
-  private void runStatements(Terminal terminal, String input) {
+  private void runStatements(Terminal terminal, String typed) {
+    String input = variables.interpolate(typed);
     List<SqlScript.Part> parts;
     try {
       parts = SqlScript.split(input);
@@ -203,7 +210,8 @@ final class Shell {
       int end = eol < 0 ? script.length() : eol;
       String line = script.substring(pos, end).strip();
       if (line.startsWith("\\") && ShellParser.isComplete(script.substring(start, pos))) {
-        if (!script.substring(start, pos).isBlank() && !runner.runScript(only(script, start, pos))) {
+        if (!script.substring(start, pos).isBlank()
+            && !runner.runScript(variables.interpolate(only(script, start, pos)))) {
           return false;
         }
         failed = false;
@@ -219,7 +227,8 @@ final class Shell {
       }
       pos = end + 1;
     }
-    return script.substring(start).isBlank() || runner.runScript(only(script, start, script.length()));
+    return script.substring(start).isBlank()
+        || runner.runScript(variables.interpolate(only(script, start, script.length())));
   }
 
   /**

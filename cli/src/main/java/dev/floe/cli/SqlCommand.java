@@ -38,6 +38,9 @@ final class SqlCommand implements Callable<Integer> {
   @ParentCommand
   Main main;
 
+  @picocli.CommandLine.Spec
+  picocli.CommandLine.Model.CommandSpec spec;
+
   @Mixin
   WarehouseOption warehouse;
 
@@ -62,6 +65,10 @@ final class SqlCommand implements Callable<Integer> {
   @Option(names = "--null", paramLabel = "TEXT", defaultValue = "",
       description = "How the table format shows NULL. Default: empty, as in psql.")
   String nullDisplay;
+
+  @Option(names = {"-v", "--set", "--variable"}, paramLabel = "NAME=VALUE",
+      description = "Set a variable, as \\set does: :NAME in SQL is replaced by VALUE.")
+  List<String> variables = new ArrayList<>();
 
   @Option(names = {"-x", "--expanded"}, description = "Show rows as records of name | value lines (psql's \\x).")
   boolean expanded;
@@ -90,11 +97,23 @@ final class SqlCommand implements Callable<Integer> {
       }
       QueryOutput output = new QueryOutput(env.out(), env, settings);
       StatementRunner runner = new StatementRunner(session, output, env.err(), settings);
+      Shell shell = new Shell(db, runner, env);
+      for (String v : variables) {
+        int eq = v.indexOf('=');
+        if (eq < 0) {
+          throw new picocli.CommandLine.ParameterException(spec.commandLine(), "-v expects NAME=VALUE: " + v);
+        }
+        try {
+          shell.variables().set(v.substring(0, eq), v.substring(eq + 1));
+        } catch (IllegalArgumentException e) {
+          throw new picocli.CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+        }
+      }
       if (interactive) {
-        return new Shell(db, runner, env).run();
+        return shell.run();
       }
       // scripts run as psql runs them: SQL, and backslash commands on lines of their own
-      Shell scripts = new Shell(db, runner, env);
+      Shell scripts = shell;
       if (inputs.isEmpty()) {
         return scripts.runScript(read("-", env.in())) ? Main.EXIT_OK : Main.EXIT_ERROR;
       }

@@ -123,6 +123,26 @@ class SqlCommandTest {
   }
 
   @Test
+  void variablesFromTheCommandLineAndSet() {
+    Cli.Outcome r = sql("-v", "n=41", "-c", """
+        \\set greeting 'it''s' ' here'
+        \\set
+        SELECT :n + 1 AS answer, :'greeting' AS text, ':n' AS literal;
+        \\echo :greeting
+        \\unset greeting
+        SELECT :'greeting' AS gone""");
+    assertThat(r.out()).startsWith("greeting = 'it''s here'\nn = '41'\n")
+        .contains(" answer |   text    | literal \n--------+-----------+---------\n     42 | it's here | :n\n")
+        .contains("\nit's here\n");
+    // unset: :'greeting' stays as written, which is not SQL
+    assertThat(r.status()).isEqualTo(1);
+    assertThat(r.err()).startsWith("ERROR 42601");
+
+    Cli.Outcome bad = sql("-v", "novalue", "-c", "SELECT 1");
+    assertThat(bad.status()).isEqualTo(2);
+  }
+
+  @Test
   void nullDisplayIsConfigurable() {
     Cli.Outcome r = sql("--null", "(null)", "-c", "SELECT 1 AS a, NULL::text AS b");
 
