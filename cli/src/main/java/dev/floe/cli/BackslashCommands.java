@@ -78,6 +78,7 @@ final class BackslashCommands {
           runner.output().redirect(args.isEmpty() ? null : rest.startsWith("|") ? rest : args.get(0));
         }
         case "\\echo" -> echo(args);
+        case "\\copy" -> runner.copy(ClientCopy.parse(line.strip().substring(command.length())));
         case "\\set" -> set(args);
         case "\\unset" -> {
           if (args.size() != 1) {

@@ -63,6 +63,7 @@ final class Shell {
           .build();
       endOfInputOnCtrlD(reader);
       runner.output().screen(terminal);
+      runner.stdin(() -> copyData(terminal));
       out.println("floe " + Version.floe() + ", warehouse " + db.warehouse() + (db.readOnly() ? " (read-only)" : ""));
       out.println("Type \\? for help, \\q to quit.");
       out.println();
@@ -147,6 +148,40 @@ final class Shell {
         env.variable("HOME").orElse(System.getProperty("user.home")), HISTORY_FILE));
   }
 
+  /** COPY FROM STDIN's data typed at the terminal, as psql asks for it: lines up to {@code \.} or Ctrl-D. */
+  private java.io.InputStream copyData(Terminal terminal) {
+    out.println("Enter data to be copied followed by a newline.");
+    out.println("End with a backslash and a period on a line by itself, or an EOF signal.");
+    out.flush();
+    LineReader data = LineReaderBuilder.builder().terminal(terminal).appName("floe")
+        .option(LineReader.Option.DISABLE_EVENT_EXPANSION, true).build();
+    return ClientCopy.untilEndMarker(new java.util.Iterator<>() {
+      private String next;
+      private boolean done;
+
+      @Override
+      public boolean hasNext() {
+        if (next == null && !done) {
+          try {
+            next = data.readLine(">> ");
+          } catch (EndOfFileException e) {
+            done = true;
+          } catch (UserInterruptException e) {
+            throw new FloeException(dev.floe.SqlState.QUERY_CANCELED, "canceling statement due to user request");
+          }
+        }
+        return next != null;
+      }
+
+      @Override
+      public String next() {
+        String line = next;
+        next = null;
+        return line;
+      }
+    });
+  }
+
   /** {@code \set}'s variables, interpolated into SQL and backslash commands. */
   ShellVariables variables() {
     return variables;
@@ -203,32 +238,87 @@ final class Shell {
    */
   boolean runScript(String script) {
     scripted = true;
-    int start = 0; // where the SQL not run yet starts
-    int pos = 0;
-    while (pos < script.length()) {
+    ScriptLines data = new ScriptLines(script);
+    ClientCopy.Stdin outer = runner.stdin();
+    runner.stdin(() -> ClientCopy.untilEndMarker(data)); // COPY FROM STDIN reads the lines after it, as psql's -f
+    try {
+      int start = 0; // where the SQL not run yet starts
+      int pos = 0;
+      while (pos < script.length()) {
+        int eol = script.indexOf('\n', pos);
+        int end = eol < 0 ? script.length() : eol;
+        String line = script.substring(pos, end).strip();
+        data.pos = end + 1;
+        if (line.startsWith("\\") && ShellParser.isComplete(script.substring(start, pos))) {
+          if (!script.substring(start, pos).isBlank()
+              && !runner.runScript(variables.interpolate(only(script, start, pos)))) {
+            return false;
+          }
+          failed = false;
+          boolean goOn = backslashCommand(line);
+          out.flush();
+          if (failed) {
+            return false;
+          }
+          if (!goOn) {
+            return true;
+          }
+          start = data.pos > end + 1 ? data.pos : end;
+        } else if (COPY_FROM_STDIN.matcher(line).find() && ShellParser.isComplete(script.substring(start, end))
+            && endsWithCopyFromStdin(script.substring(start, end))) {
+          if (!runner.runScript(variables.interpolate(only(script, start, end)))) {
+            return false;
+          }
+          start = data.pos;
+        }
+        pos = Math.max(end + 1, data.pos);
+      }
+      return script.substring(Math.min(start, script.length())).isBlank()
+          || runner.runScript(variables.interpolate(only(script, start, script.length())));
+    } finally {
+      runner.stdin(outer);
+    }
+  }
+
+  private static final java.util.regex.Pattern COPY_FROM_STDIN = java.util.regex.Pattern.compile(
+      "(?i)\\bstdin\\b");
+
+  /** Whether the last statement of {@code sql} is a COPY FROM STDIN, whose data follows it in the script. */
+  private static boolean endsWithCopyFromStdin(String sql) {
+    try {
+      List<SqlScript.Part> parts = SqlScript.split(sql);
+      if (parts.isEmpty()) {
+        return false;
+      }
+      dev.floe.Copy copy = dev.floe.Copy.parse(parts.get(parts.size() - 1).text());
+      return copy != null && copy.in();
+    } catch (FloeException e) {
+      return false;
+    }
+  }
+
+  /** A script's lines from a position on: the data of a COPY FROM STDIN in it. */
+  private static final class ScriptLines implements java.util.Iterator<String> {
+    private final String script;
+    int pos;
+
+    ScriptLines(String script) {
+      this.script = script;
+    }
+
+    @Override
+    public boolean hasNext() {
+      return pos < script.length();
+    }
+
+    @Override
+    public String next() {
       int eol = script.indexOf('\n', pos);
       int end = eol < 0 ? script.length() : eol;
-      String line = script.substring(pos, end).strip();
-      if (line.startsWith("\\") && ShellParser.isComplete(script.substring(start, pos))) {
-        if (!script.substring(start, pos).isBlank()
-            && !runner.runScript(variables.interpolate(only(script, start, pos)))) {
-          return false;
-        }
-        failed = false;
-        boolean goOn = backslashCommand(line);
-        out.flush();
-        if (failed) {
-          return false;
-        }
-        if (!goOn) {
-          return true;
-        }
-        start = end;
-      }
+      String line = script.substring(pos, end);
       pos = end + 1;
+      return line.endsWith("\r") ? line.substring(0, line.length() - 1) : line;
     }
-    return script.substring(start).isBlank()
-        || runner.runScript(variables.interpolate(only(script, start, script.length())));
   }
 
   /**

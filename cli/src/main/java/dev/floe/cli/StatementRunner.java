@@ -4,6 +4,7 @@ import dev.floe.FloeException;
 import dev.floe.Result;
 import dev.floe.Session;
 import dev.floe.sql.SqlScript;
+import java.io.InputStream;
 import java.io.PrintStream;
 import java.util.List;
 import java.util.Locale;
@@ -20,6 +21,10 @@ final class StatementRunner {
   private volatile java.io.OutputStream sink;
   /** The user quit the pager: the rest of the statement's output is dropped. */
   private volatile boolean dropping;
+  private final ClientCopy copies;
+  /** Where COPY FROM STDIN reads: the script's lines after it, or the terminal's. */
+  private ClientCopy.Stdin stdin = InputStream::nullInputStream;
+  private static final java.util.regex.Pattern COPY = java.util.regex.Pattern.compile("(?i)\\s*copy\\b");
 
   /** Set by {@link #cancel()}: the running statement stops, its rows too, however many are left to print. */
   private volatile boolean cancelled;
@@ -37,6 +42,16 @@ final class StatementRunner {
     this.out = new PrintStream(new Gate(), false, java.nio.charset.StandardCharsets.UTF_8);
     this.err = err;
     this.settings = settings;
+    this.copies = new ClientCopy(session);
+  }
+
+  ClientCopy.Stdin stdin() {
+    return stdin;
+  }
+
+  /** Where COPY FROM STDIN and {@code \copy ... FROM STDIN} read their data from now on. */
+  void stdin(ClientCopy.Stdin value) {
+    this.stdin = value;
   }
 
   /**
@@ -157,6 +172,13 @@ final class StatementRunner {
    * @throws FloeException if it fails; positions count from the start of {@code statement}
    */
   void run(String statement) {
+    if (COPY.matcher(statement).lookingAt()) {
+      dev.floe.Copy copy = dev.floe.Copy.parse(statement);
+      if (copy != null) {
+        copy(new ClientCopy.Parsed(copy, copy.in() ? "stdin" : "stdout", false, true));
+        return;
+      }
+    }
     long start = System.nanoTime();
     cancelled = false;
     cut = false;
@@ -184,6 +206,42 @@ final class StatementRunner {
       destination.close();
       sink = output.terminal();
       dropping = false;
+    }
+    if (settings.timing()) {
+      output.terminal().println(timing(System.nanoTime() - start - destination.waitedNanos()));
+      output.terminal().flush();
+    }
+  }
+
+  /**
+   * Runs a COPY between the shell's side and a table ({@code \copy}, COPY FROM STDIN, COPY TO STDOUT), then
+   * prints its tag ({@code COPY n}) and its time; TO STDOUT writes to the query output.
+   */
+  void copy(ClientCopy.Parsed parsed) {
+    long start = System.nanoTime();
+    cancelled = false;
+    cut = false;
+    dropping = false;
+    QueryOutput.Destination destination = output.open();
+    sink = destination.stream();
+    String tag = null;
+    try {
+      tag = copies.run(parsed, stdin, () -> out, java.io.InputStream.nullInputStream(), output.terminal());
+    } catch (Cut e) {
+      throw new FloeException(dev.floe.SqlState.QUERY_CANCELED, "canceling statement due to user request");
+    } catch (PagerStream.PagerClosed e) {
+      dropping = true;
+    } finally {
+      out.flush();
+      if (tag != null && settings.format().printsCommandTags()) {
+        out.println(tag);
+        out.flush();
+      }
+      destination.close();
+      sink = output.terminal();
+      dropping = false;
+      cut = false;
+      cancelled = false;
     }
     if (settings.timing()) {
       output.terminal().println(timing(System.nanoTime() - start - destination.waitedNanos()));

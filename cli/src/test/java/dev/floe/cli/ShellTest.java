@@ -209,4 +209,18 @@ class ShellTest {
     assertThat(Files.readString(paged)).isEqualTo("      through       \n--------------------\n shown by the pager\n"
         + "(1 row)\n\n");
   }
+
+  @Test
+  void copyFromStdinReadsTheLinesTypedAfterIt() {
+    Cli.Outcome r = shell("""
+        CREATE TABLE typed (id int, name text);
+        \\copy typed FROM stdin WITH (FORMAT csv)
+        1,one
+        2,two
+        \\.
+        SELECT count(*) AS n FROM typed;
+        """);
+    assertThat(r.out()).contains("Enter data to be copied followed by a newline.\n")
+        .contains(">> ").contains("COPY 2\n").contains(" n \n---\n 2\n");
+  }
 }

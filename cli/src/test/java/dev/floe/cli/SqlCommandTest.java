@@ -143,6 +143,52 @@ class SqlCommandTest {
   }
 
   @Test
+  void copyBetweenClientFilesAndTables() throws Exception {
+    Path in = dir.resolve("in.csv");
+    Files.writeString(in, "id,name\n1,alice\n2,\"b, with comma\"\n3,\n");
+    Path out = dir.resolve("out.csv");
+    Path script = dir.resolve("copy.sql");
+    Files.writeString(script, """
+        CREATE TABLE people (id int, name text);
+        \\copy people FROM '%s' WITH (FORMAT csv, HEADER)
+        \\copy people (id, name) TO '%s' WITH (FORMAT csv, HEADER)
+        \\copy (SELECT id FROM people WHERE id > 1 ORDER BY id) TO STDOUT
+        COPY people FROM STDIN;
+        4\tdana
+        5\t\\N
+        \\.
+        \\copy people FROM stdin WITH (FORMAT csv)
+        6,erin
+        \\.
+        COPY (SELECT count(*) AS n, count(name) AS named FROM people) TO STDOUT WITH (FORMAT csv, HEADER);
+        """.formatted(in, out));
+    Cli.Outcome r = sql("-f", script.toString());
+    assertThat(r.err()).isEmpty();
+    assertThat(r.status()).isZero();
+    assertThat(r.out()).isEqualTo("""
+        CREATE TABLE
+        COPY 3
+        COPY 3
+        2
+        3
+        COPY 2
+        COPY 2
+        COPY 1
+        n,named
+        6,4
+        COPY 1
+        """);
+    assertThat(Files.readString(out)).isEqualTo("id,name\n1,alice\n2,\"b, with comma\"\n3,\n");
+
+    Cli.Outcome missing = sql("-c", "\\copy people FROM 'nosuch.csv'");
+    assertThat(missing.status()).isEqualTo(1);
+    assertThat(missing.err()).isEqualTo("ERROR 58P01: could not open file \"nosuch.csv\": No such file\n");
+    Cli.Outcome serverFile = sql("-c", "COPY people FROM '/etc/passwd'");
+    assertThat(serverFile.err()).startsWith("ERROR 42501: permission denied to COPY from a file")
+        .contains("\\copy");
+  }
+
+  @Test
   void nullDisplayIsConfigurable() {
     Cli.Outcome r = sql("--null", "(null)", "-c", "SELECT 1 AS a, NULL::text AS b");
 
