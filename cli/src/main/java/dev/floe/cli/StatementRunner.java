@@ -187,7 +187,8 @@ final class StatementRunner {
     sink = destination.stream();
     try (Result result = session.sql(statement)) {
       if (result.hasRows()) {
-        settings.format().writer(out, settings, destination.screenWidth()).write(result);
+        Result shown = QueryPlan.isPlan(result) ? QueryPlan.of(result) : result;
+        settings.format().writer(out, settings, destination.screenWidth()).write(shown);
       } else if (settings.format().printsCommandTags()) {
         out.println(result.commandTag());
       }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -186,6 +187,19 @@ class SqlCommandTest {
     Cli.Outcome serverFile = sql("-c", "COPY people FROM '/etc/passwd'");
     assertThat(serverFile.err()).startsWith("ERROR 42501: permission denied to COPY from a file")
         .contains("\\copy");
+  }
+
+  @Test
+  void explainPrintsOneQueryPlanColumnALineARow() {
+    Cli.Outcome r = sql("-c", "CREATE TABLE e (id int); EXPLAIN SELECT count(*) FROM e WHERE id > 5");
+    assertThat(r.status()).isZero();
+    String plan = r.out().substring(r.out().indexOf("QUERY PLAN") - 1);
+    assertThat(plan).doesNotContain("explain_key").doesNotContain("+\n");
+    List<String> lines = plan.stripTrailing().lines().toList();
+    assertThat(lines.get(0)).matches(" +QUERY PLAN +");
+    assertThat(lines.get(1)).matches("-+");
+    assertThat(lines.get(lines.size() - 1)).matches("\\(\\d+ rows\\)");
+    assertThat(lines.subList(2, lines.size() - 1)).allMatch(l -> l.startsWith(" ") && !l.isBlank());
   }
 
   @Test
