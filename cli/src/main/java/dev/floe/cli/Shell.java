@@ -64,6 +64,9 @@ final class Shell {
       endOfInputOnCtrlD(reader);
       runner.output().screen(terminal);
       runner.stdin(() -> copyData(terminal));
+      if (env.systemTerminal()) {
+        runner.progress(new ProgressLine(err, runner.session()::queryProgress, ProgressLine.DELAY_MILLIS));
+      }
       out.println("floe " + Version.floe() + ", warehouse " + db.warehouse() + (db.readOnly() ? " (read-only)" : ""));
       out.println("Type \\? for help, \\q to quit.");
       out.println();

@@ -22,6 +22,10 @@ final class StatementRunner {
   /** The user quit the pager: the rest of the statement's output is dropped. */
   private volatile boolean dropping;
   private final ClientCopy copies;
+  /** The progress line of a long statement (the interactive shell on a terminal), or null. */
+  private ProgressLine progress;
+  /** The running statement's progress line, until its output starts. */
+  private volatile ProgressLine.Shown shown;
   /** Where COPY FROM STDIN reads: the script's lines after it, or the terminal's. */
   private ClientCopy.Stdin stdin = InputStream::nullInputStream;
   private static final java.util.regex.Pattern COPY = java.util.regex.Pattern.compile("(?i)\\s*copy\\b");
@@ -43,6 +47,11 @@ final class StatementRunner {
     this.err = err;
     this.settings = settings;
     this.copies = new ClientCopy(session);
+  }
+
+  /** Shows a progress line for statements that run long (the interactive shell on a terminal only). */
+  void progress(ProgressLine value) {
+    this.progress = value;
   }
 
   ClientCopy.Stdin stdin() {
@@ -81,6 +90,11 @@ final class StatementRunner {
     }
 
     private boolean pass() {
+      ProgressLine.Shown line = shown;
+      if (line != null) {
+        line.stop(); // the result arrives: the progress line goes before it prints
+        shown = null;
+      }
       if (cut || dropping) {
         return false;
       }
@@ -185,6 +199,7 @@ final class StatementRunner {
     dropping = false;
     QueryOutput.Destination destination = output.open();
     sink = destination.stream();
+    shown = progress == null ? null : progress.start();
     try (Result result = session.sql(statement)) {
       if (result.hasRows()) {
         Result shown = QueryPlan.isPlan(result) ? QueryPlan.of(result) : result;
@@ -197,6 +212,7 @@ final class StatementRunner {
     } catch (PagerStream.PagerClosed e) {
       dropping = true; // the user left the pager before the end: the rest of the rows are not read
     } finally {
+      stopProgress();
       out.flush();
       if (cut) {
         cut = false;
@@ -226,6 +242,8 @@ final class StatementRunner {
     QueryOutput.Destination destination = output.open();
     sink = destination.stream();
     String tag = null;
+    // not while the user types COPY FROM STDIN's data
+    shown = progress == null || parsed.copy().in() && parsed.shellStdio() ? null : progress.start();
     try {
       tag = copies.run(parsed, stdin, () -> out, java.io.InputStream.nullInputStream(), output.terminal());
     } catch (Cut e) {
@@ -233,6 +251,7 @@ final class StatementRunner {
     } catch (PagerStream.PagerClosed e) {
       dropping = true;
     } finally {
+      stopProgress();
       out.flush();
       if (tag != null && settings.format().printsCommandTags()) {
         out.println(tag);
@@ -247,6 +266,14 @@ final class StatementRunner {
     if (settings.timing()) {
       output.terminal().println(timing(System.nanoTime() - start - destination.waitedNanos()));
       output.terminal().flush();
+    }
+  }
+
+  private void stopProgress() {
+    ProgressLine.Shown line = shown;
+    if (line != null) {
+      line.stop();
+      shown = null;
     }
   }
 
