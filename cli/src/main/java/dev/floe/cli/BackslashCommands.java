@@ -54,16 +54,17 @@ final class BackslashCommands {
         case "\\?" -> runner.print(this::help);
         case "\\conninfo" -> out.println("You are connected to warehouse \"" + db.warehouse() + "\" ("
             + (db.readOnly() ? "read-only" : "read-write") + ").");
-        case "\\d" -> runner.print(o -> {
+        case "\\d", "\\d+" -> runner.print(o -> {
           if (args.isEmpty()) {
-            describe.listTables(o, null);
+            describe.listTables(o, null, command.endsWith("+"));
           } else {
             for (String table : args) {
-              describe.describe(o, table);
+              describe.describe(o, table, command.endsWith("+"));
             }
           }
         });
-        case "\\dt" -> runner.print(o -> describe.listTables(o, args.isEmpty() ? null : args.get(0)));
+        case "\\dt", "\\dt+" -> runner.print(o -> describe.listTables(o, args.isEmpty() ? null : args.get(0),
+            command.endsWith("+")));
         case "\\dn" -> runner.print(describe::listSchemas);
         case "\\l" -> runner.print(describe::listDatabases);
         case "\\du" -> runner.print(describe::listRoles);
@@ -78,6 +79,8 @@ final class BackslashCommands {
           runner.output().redirect(args.isEmpty() ? null : rest.startsWith("|") ? rest : args.get(0));
         }
         case "\\echo" -> echo(args);
+        case "\\h", "\\help" -> runner.print(o -> SqlHelp.print(o, args));
+        case "\\e", "\\edit" -> shell.edit(args.isEmpty() ? null : args.get(0));
         case "\\copy" -> runner.copy(ClientCopy.parse(line.strip().substring(command.length())));
         case "\\set" -> set(args);
         case "\\unset" -> {
@@ -113,31 +116,46 @@ final class BackslashCommands {
   }
 
   private void help(PrintStream out) {
+    OutputSettings o = runner.settings();
     String[][] lines = {
         {"General", null},
         {"\\q", "quit (also quit, exit, Ctrl-D)"},
         {"\\?", "show this help"},
+        {"\\h [COMMAND]", "syntax of the SQL statements Floe runs"},
         {"\\conninfo", "show the warehouse this shell works on"},
-        {"Informational", null},
-        {"\\d [NAME]", "describe a table: columns, partitioning, sort order, versions; no NAME lists tables"},
-        {"\\dt [SCHEMA]", "list tables"},
+        {"Query buffer", null},
+        {"\\e [FILE]", "edit the last statement (or FILE) in $EDITOR, then run it"},
+        {"Informational (+ adds detail)", null},
+        {"\\d[+] [NAME]", "describe a table: columns, indexes, partitioning, sort order, versions"},
+        {"\\dt[+] [SCHEMA]", "list tables (+: size, access method)"},
         {"\\dn", "list schemas"},
         {"\\di", "list indexes"},
         {"\\dv", "list views (Floe keeps none)"},
         {"\\l", "list databases"},
         {"\\du", "list roles"},
         {"Input and output", null},
+        {"\\copy ...", "COPY to or from a file here (FROM 'file' | STDIN, TO 'file' | STDOUT, PROGRAM 'cmd')"},
+        {"\\echo [-n] TEXT", "write TEXT to standard output"},
         {"\\i FILE", "run the statements of FILE"},
-        {"\\timing [on|off]", "show how long each statement takes (now " + (runner.settings().timing() ? "on" : "off")
+        {"\\o [FILE | |COMMAND]", "send query results to FILE or COMMAND; without one, to the terminal"},
+        {"Formatting", null},
+        {"\\x [on|off|auto]", "expanded display: rows as records (now " + o.expanded().name().toLowerCase(Locale.ROOT)
             + ")"},
-        {"\\pset null [TEXT]", "show NULL as TEXT in tables (now \"" + runner.settings().nullDisplay() + "\")"},
-        {"\\pset format FORMAT", "table, csv or json (now " + runner.settings().format() + ")"},
+        {"\\pset format FORMAT", "table, csv or json (now " + o.format() + ")"},
+        {"\\pset null [TEXT]", "show NULL as TEXT in tables (now \"" + o.nullDisplay() + "\")"},
+        {"\\pset pager [on|off|always]", "page output longer than the screen (now "
+            + o.pager().name().toLowerCase(Locale.ROOT) + ")"},
+        {"\\pset expanded [on|off|auto]", "the same as \\x"},
+        {"\\timing [on|off]", "show how long each statement takes (now " + (o.timing() ? "on" : "off") + ")"},
+        {"Variables", null},
+        {"\\set [NAME [VALUE]]", "set a variable, or list them; :NAME, :'NAME', :\"NAME\" in SQL use it"},
+        {"\\unset NAME", "unset a variable"},
     };
     for (String[] l : lines) {
       if (l[1] == null) {
         out.println(l[0]);
       } else {
-        out.println(String.format(Locale.ROOT, "  %-20s %s", l[0], l[1]));
+        out.println(String.format(Locale.ROOT, "  %-28s %s", l[0], l[1]));
       }
     }
     out.println();

@@ -27,6 +27,14 @@ final class Describe {
   }
 
   void listTables(PrintStream out, String schema) {
+    listTables(out, schema, false);
+  }
+
+  /**
+   * {@code \dt [SCHEMA]}; with {@code verbose} ({@code \dt+}) psql's columns of {@code \dt+}, the size being the
+   * table's data and delete files in its current version (its Iceberg summary's {@code total-files-size}).
+   */
+  void listTables(PrintStream out, String schema, boolean verbose) {
     String sql = schema == null ? "SHOW TABLES" : "SHOW TABLES FROM " + schema;
     String shown = schema == null ? session.currentSchema() : schema;
     List<String[]> rows = new ArrayList<>();
@@ -39,7 +47,46 @@ final class Describe {
       out.println("Did not find any tables.");
       return;
     }
-    printList(out, "List of tables", List.of("Schema", "Name"), rows);
+    if (!verbose) {
+      printList(out, "List of tables", List.of("Schema", "Name"), rows);
+      return;
+    }
+    List<String[]> wide = new ArrayList<>();
+    for (String[] r : rows) {
+      TableInfo info = db.table(Lexer.quoteIdentifier(r[0]) + "." + Lexer.quoteIdentifier(r[1]));
+      wide.add(new String[] {r[0], r[1], "table", "floe", "permanent", "iceberg", prettySize(filesSize(info)), ""});
+    }
+    printList(out, "List of tables", List.of("Schema", "Name", "Type", "Owner", "Persistence", "Access method",
+        "Size", "Description"), wide);
+  }
+
+  /** The bytes of a table's data and delete files in its current version (0 for a table never written). */
+  static long filesSize(TableInfo info) {
+    if (info.snapshots().isEmpty()) {
+      return 0;
+    }
+    String size = info.snapshots().get(info.snapshots().size() - 1).summary().get("total-files-size");
+    try {
+      return size == null ? 0 : Long.parseLong(size);
+    } catch (NumberFormatException e) {
+      return 0;
+    }
+  }
+
+  /** A size as PostgreSQL's {@code pg_size_pretty} writes it: {@code 8 bytes}, {@code 12 kB}, {@code 3 MB}. */
+  static String prettySize(long bytes) {
+    long limit = 10 * 1024;
+    if (Math.abs(bytes) < limit) {
+      return bytes + " bytes";
+    }
+    long size = bytes >> 9; // one extra bit to round with
+    for (String unit : new String[] {"kB", "MB", "GB", "TB"}) {
+      if (Math.abs(size) < limit * 2 - 1 || unit.equals("TB")) {
+        return (size + (size < 0 ? -1 : 1)) / 2 + " " + unit;
+      }
+      size >>= 10;
+    }
+    throw new AssertionError();
   }
 
   void listSchemas(PrintStream out) {
@@ -106,6 +153,14 @@ final class Describe {
    * Indexes (from the catalogs psql reads), then the table's Iceberg layout and history below.
    */
   void describe(PrintStream out, String name) {
+    describe(out, name, false);
+  }
+
+  /**
+   * {@code \d NAME}; with {@code verbose} ({@code \d+}) also psql's Description column (empty: Floe keeps no comments),
+   * the table's size and files, and its properties.
+   */
+  void describe(PrintStream out, String name, boolean verbose) {
     TableInfo info = db.table(name);
     String relation = Lexer.quoteString(Lexer.quoteIdentifier(info.schema()) + "."
         + Lexer.quoteIdentifier(info.name())) + "::regclass";
@@ -131,11 +186,13 @@ final class Describe {
     }
     List<String[]> rows = new ArrayList<>();
     for (Column c : info.columns()) {
-      rows.add(new String[] {c.name(), c.type().displayName(), "", c.nullable() ? "" : "not null",
-          defaults.getOrDefault(c.name(), "")});
+      String[] cells = {c.name(), c.type().displayName(), "", c.nullable() ? "" : "not null",
+          defaults.getOrDefault(c.name(), ""), ""};
+      rows.add(verbose ? cells : java.util.Arrays.copyOf(cells, 5));
     }
-    AlignedTable table = new AlignedTable(List.of("Column", "Type", "Collation", "Nullable", "Default"),
-        new boolean[5]);
+    List<String> headers = verbose ? List.of("Column", "Type", "Collation", "Nullable", "Default", "Description")
+        : List.of("Column", "Type", "Collation", "Nullable", "Default");
+    AlignedTable table = new AlignedTable(headers, new boolean[headers.size()]);
     rows.forEach(table::fit);
     table.printTitle(out, "Table \"" + info.schema() + "." + info.name() + "\"");
     table.printHeader(out);
@@ -154,6 +211,18 @@ final class Describe {
         + info.snapshots().size() + (info.snapshots().size() == 1 ? " snapshot" : " snapshots") + ")");
     out.println("Format: Iceberg v" + info.formatVersion());
     out.println("Location: " + info.location());
+    if (verbose) {
+      Map<String, String> summary = info.snapshots().isEmpty() ? Map.of()
+          : info.snapshots().get(info.snapshots().size() - 1).summary();
+      out.println("Size: " + prettySize(filesSize(info)) + " (" + summary.getOrDefault("total-data-files", "0")
+          + " data files, " + summary.getOrDefault("total-delete-files", "0") + " delete files, "
+          + summary.getOrDefault("total-records", "0") + " rows)");
+      out.println("Access method: iceberg");
+      if (!info.properties().isEmpty()) {
+        out.println("Options: " + String.join(", ", new java.util.TreeMap<>(info.properties()).entrySet().stream()
+            .map(e -> e.getKey() + "=" + e.getValue()).toList()));
+      }
+    }
     out.println();
   }
 }

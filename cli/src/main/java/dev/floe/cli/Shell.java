@@ -49,6 +49,7 @@ final class Shell {
   /** Reads and runs input until {@code \q}, {@code quit} or end of input; returns the exit status. */
   int run() {
     try (Terminal terminal = openTerminal()) {
+      this.terminal = terminal;
       String name = db.warehouse().getFileName() == null ? "floe" : db.warehouse().getFileName().toString();
       LineReader reader = LineReaderBuilder.builder()
           .terminal(terminal)
@@ -81,7 +82,9 @@ final class Shell {
         };
         reader.setVariable(LineReader.SECONDARY_PROMPT_PATTERN, name.replace("%", "%%") + "-" + state + "> ");
         try {
-          input = reader.readLine(name + "=" + state + "> ");
+          String prefill = pending;
+          pending = null;
+          input = reader.readLine(name + "=" + state + "> ", null, (Character) null, prefill);
         } catch (UserInterruptException e) {
           continue;
         } catch (EndOfFileException e) {
@@ -104,7 +107,8 @@ final class Shell {
           out.println("       \\q to quit");
           out.println("SQL statements end with a semicolon.");
         } else {
-          runStatements(terminal, input);
+          lastQuery = input;
+          runStatements(input);
         }
         out.flush();
       }
@@ -191,7 +195,7 @@ final class Shell {
   }
 
   /** Runs each statement of the input; an error is shown and the next statement still runs, as in psql. */
-  private void runStatements(Terminal terminal, String typed) {
+  private void runStatements(String typed) {
     String input = variables.interpolate(typed);
     List<SqlScript.Part> parts;
     try {
@@ -201,6 +205,14 @@ final class Shell {
       return;
     }
     for (SqlScript.Part part : parts) {
+      if (terminal == null) {
+        try {
+          runner.run(part.text());
+        } catch (FloeException e) {
+          showError(e, part.text());
+        }
+        continue;
+      }
       Terminal.SignalHandler previous = terminal.handle(Terminal.Signal.INT, signal -> {
         err.println("Cancel request sent");
         runner.cancel();
@@ -231,6 +243,77 @@ final class Shell {
   private boolean scripted;
   /** A backslash command failed (in a script, that ends it). */
   private boolean failed;
+
+  /** The statements last run from the prompt, for {@code \e}. */
+  private String lastQuery;
+  /** What the next prompt starts with: an edited statement that is not complete yet. */
+  private String pending;
+  /** The shell's terminal; null when running a script. */
+  private Terminal terminal;
+
+  /**
+   * {@code \e [FILE]}: the last statement (or FILE) in {@code $FLOE_EDITOR}, {@code $EDITOR} or {@code $VISUAL}
+   * (default vi); what the editor leaves runs if it ends with a semicolon, else it waits at the next prompt, as in
+   * psql. Left unchanged, nothing runs.
+   */
+  void edit(String file) {
+    String editor = env.variable("FLOE_EDITOR").or(() -> env.variable("EDITOR")).or(() -> env.variable("VISUAL"))
+        .orElse("vi");
+    java.nio.file.Path path = null;
+    boolean temporary = file == null;
+    try {
+      String before;
+      if (temporary) {
+        path = java.nio.file.Files.createTempFile("floe-edit-", ".sql");
+        before = lastQuery == null ? "" : lastQuery.endsWith("\n") ? lastQuery : lastQuery + "\n";
+        java.nio.file.Files.writeString(path, before);
+      } else {
+        path = java.nio.file.Path.of(file);
+        before = java.nio.file.Files.exists(path) ? java.nio.file.Files.readString(path) : "";
+      }
+      if (terminal != null) {
+        QueryOutput.pause(terminal); // the editor reads the keyboard now
+      }
+      int status;
+      try {
+        status = new ProcessBuilder("/bin/sh", "-c", editor + " '" + path.toString().replace("'", "'\\''") + "'")
+            .inheritIO().start().waitFor();
+      } finally {
+        if (terminal != null) {
+          terminal.resume();
+        }
+      }
+      if (status != 0) {
+        throw new IllegalArgumentException("editor \"" + editor + "\" failed: exit status " + status);
+      }
+      String after = java.nio.file.Files.readString(path);
+      if (after.equals(before) && temporary || after.isBlank()) {
+        return;
+      }
+      String statements = after.stripTrailing();
+      if (ShellParser.isComplete(statements)) {
+        lastQuery = statements;
+        if (terminal != null) {
+          out.println(statements); // what runs, as it would have been typed
+        }
+        runStatements(statements);
+      } else if (terminal != null) {
+        pending = statements;
+      }
+    } catch (java.io.IOException e) {
+      throw new IllegalArgumentException("could not edit \"" + (path == null ? "" : path) + "\": " + e.getMessage());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } finally {
+      if (temporary && path != null) {
+        try {
+          java.nio.file.Files.deleteIfExists(path);
+        } catch (java.io.IOException e) {
+          // a temporary file left behind
+        }
+      }
+    }
+  }
 
   /**
    * Runs a script as psql runs {@code -c} and {@code -f}: its SQL statements, and backslash commands on lines

@@ -223,4 +223,52 @@ class ShellTest {
     assertThat(r.out()).contains("Enter data to be copied followed by a newline.\n")
         .contains(">> ").contains("COPY 2\n").contains(" n \n---\n 2\n");
   }
+
+  @Test
+  void editTheLastStatementThenRunIt() throws Exception {
+    Path editor = dir.resolve("editor.sh");
+    Files.writeString(editor, "#!/bin/sh\nsed -i 's/21/2 * 21/' \"$1\"\n");
+    editor.toFile().setExecutable(true);
+    Cli.Outcome r = Cli.run("""
+        SELECT 21 AS answer;
+        \\e
+        """, Map.of("FLOE_HISTORY", dir.resolve("history").toString(), "EDITOR", editor.toString()), true,
+        "sql", "--warehouse", dir.resolve("wh").toString());
+    assertThat(r.err()).doesNotContain("ERROR").doesNotContain("failed");
+    assertThat(r.out()).contains(" answer \n--------\n     21\n")
+        .contains("SELECT 2 * 21 AS answer;\n answer \n--------\n     42\n");
+  }
+
+  @Test
+  void helpListsEveryCommandAndTheSyntaxOfStatements() {
+    Cli.Outcome r = shell("""
+        \\?
+        \\h
+        \\h merge
+        \\h frobnicate
+        """);
+    for (String command : SqlCompleter.BACKSLASH_COMMANDS) {
+      assertThat(r.out()).contains("  " + command.replace("+", "[+]"));
+    }
+    assertThat(r.out()).contains("Available help:").contains("CREATE TABLE AS")
+        .contains("Command:     MERGE\nDescription: insert, update or delete rows by a join\nSyntax:\nMERGE INTO table")
+        .contains("No help available for \"frobnicate\".");
+  }
+
+  @Test
+  void describeAndListTablesWithDetail() {
+    Cli.Outcome r = shell("""
+        CREATE TABLE sized (id int, name text);
+        INSERT INTO sized SELECT i, 'name ' || i FROM range(1000) r(i);
+        \\dt+
+        \\d+ sized
+        """);
+    assertThat(r.out())
+        .containsPattern(" Schema \\| Name  \\| Type  \\| Owner \\| Persistence \\| Access method \\| +Size +\\| Description \n")
+        .containsPattern(" public \\| sized \\| table \\| floe  \\| permanent   \\| iceberg       \\| \\d+ (bytes|kB) +\\| *\n")
+        .contains(" Column |  Type   | Collation | Nullable | Default | Description \n")
+        .containsPattern("Size: \\d+ (bytes|kB) \\(1 data files, 0 delete files, 1000 rows\\)\n")
+        .contains("Access method: iceberg\n")
+        .doesNotContain(" 0 bytes ");
+  }
 }
