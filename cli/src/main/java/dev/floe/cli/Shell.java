@@ -48,7 +48,16 @@ final class Shell {
 
   /** Reads and runs input until {@code \q}, {@code quit} or end of input; returns the exit status. */
   int run() {
-    try (Terminal terminal = openTerminal()) {
+    return run(openTerminal(env));
+  }
+
+  /**
+   * Runs the shell on a terminal opened early ({@link #openTerminal}, before the engine), whose typed-ahead keys
+   * are the first input; closes it.
+   */
+  int run(EarlyTerminal early) {
+    try (Terminal terminal = early.terminal()) {
+      early.restore();
       this.terminal = terminal;
       String name = db.warehouse().getFileName() == null ? "floe" : db.warehouse().getFileName().toString();
       LineReader reader = LineReaderBuilder.builder()
@@ -141,12 +150,42 @@ final class Shell {
         org.jline.keymap.KeyMap.ctrl('D'));
   }
 
-  private Terminal openTerminal() throws IOException {
-    if (env.systemTerminal()) {
-      return TerminalBuilder.builder().system(true).name("floe").encoding(StandardCharsets.UTF_8).build();
+  /**
+   * The shell's terminal, opened as early as possible (before the engine, which takes a second to start): keys
+   * typed meanwhile wait, unechoed, for the line reader instead of being echoed by the terminal above the banner.
+   *
+   * @param terminal the terminal
+   * @param original its attributes before, given back before the first prompt
+   */
+  record EarlyTerminal(Terminal terminal, org.jline.terminal.Attributes original) {
+    void restore() {
+      if (original != null) {
+        terminal.setAttributes(original);
+      }
     }
-    // Built directly: TerminalBuilder would wrap the streams in a pseudo-terminal where one is available.
-    return new DumbTerminal("floe", Terminal.TYPE_DUMB, env.in(), out, StandardCharsets.UTF_8);
+
+    void close() {
+      try {
+        terminal.close();
+      } catch (IOException e) {
+        // the terminal is gone
+      }
+    }
+  }
+
+  static EarlyTerminal openTerminal(Environment env) {
+    try {
+      if (env.systemTerminal()) {
+        Terminal terminal = TerminalBuilder.builder().system(true).name("floe").encoding(StandardCharsets.UTF_8)
+            .build();
+        return new EarlyTerminal(terminal, terminal.enterRawMode());
+      }
+      // Built directly: TerminalBuilder would wrap the streams in a pseudo-terminal where one is available.
+      return new EarlyTerminal(new DumbTerminal("floe", Terminal.TYPE_DUMB, env.in(), env.out(),
+          StandardCharsets.UTF_8), null);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   /** {@code $FLOE_HISTORY}, else {@code ~/.floe_history}, as psql keeps {@code ~/.psql_history}. */

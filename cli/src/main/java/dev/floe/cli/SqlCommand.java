@@ -81,6 +81,8 @@ final class SqlCommand implements Callable<Integer> {
     Environment env = main.environment();
     Path directory = warehouse.resolve(env);
     boolean created = !readOnly && !Files.exists(directory.resolve("catalog.db"));
+    // the shell's terminal before the engine opens: what the user types meanwhile is its first input
+    Shell.EarlyTerminal terminal = inputs.isEmpty() && env.interactive() ? Shell.openTerminal(env) : null;
     try (Database db = Floe.open(FloeConfig.builder(directory).readOnly(readOnly).build());
         Session session = db.connect()) {
       session.onNotice(notice -> {
@@ -110,7 +112,9 @@ final class SqlCommand implements Callable<Integer> {
         }
       }
       if (interactive) {
-        return shell.run();
+        Shell.EarlyTerminal t = terminal;
+        terminal = null; // the shell closes it
+        return shell.run(t);
       }
       // scripts run as psql runs them: SQL, and backslash commands on lines of their own
       Shell scripts = shell;
@@ -130,6 +134,11 @@ final class SqlCommand implements Callable<Integer> {
           ? e.withHint("Query it beside the writer with floe sql --read-only, or stop the other Floe process.") : e;
       env.err().println(ErrorReport.oneLine(shown));
       return Main.EXIT_ERROR;
+    } finally {
+      if (terminal != null) {
+        terminal.restore();
+        terminal.close();
+      }
     }
   }
 

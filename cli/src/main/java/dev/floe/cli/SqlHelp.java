@@ -9,7 +9,8 @@ import java.util.Map;
 
 /**
  * {@code \h}: the syntax of the statements Floe runs, as docs/sql.md, docs/mutations.md and docs/transactions.md
- * give it (shorter than psql's, and only what Floe accepts).
+ * give it (shorter than psql's, and only what Floe accepts). SET, RESET and DISCARD are left out: a server
+ * connection runs them, the shell's session does not (0A000).
  */
 final class SqlHelp {
   private SqlHelp() {}
@@ -64,7 +65,6 @@ final class SqlHelp {
     topic("DELETE", "delete rows of a table", """
         DELETE FROM table [ [ AS ] alias ] [ USING from_item [, ...] ] [ WHERE condition ] [ RETURNING ... ]""");
     topic("DESCRIBE", "show a table's columns", "DESCRIBE table");
-    topic("DISCARD", "reset the session's state", "DISCARD { ALL | SEQUENCES | PLANS | TEMP }");
     topic("DROP INDEX", "remove an index (and the sort order it gave)", "DROP INDEX [ IF EXISTS ] name");
     topic("DROP SCHEMA", "remove a schema", "DROP SCHEMA [ IF EXISTS ] name [ RESTRICT | CASCADE ]");
     topic("DROP SEQUENCE", "remove sequences", "DROP SEQUENCE [ IF EXISTS ] name [, ...]");
@@ -82,7 +82,6 @@ final class SqlHelp {
             WHEN NOT MATCHED [ AND condition ] THEN { INSERT [ ( column [, ...] ) ] VALUES ( ... )
                                                     | INSERT DEFAULT VALUES | DO NOTHING } ...""");
     topic("RELEASE SAVEPOINT", "forget a savepoint", "RELEASE [ SAVEPOINT ] name");
-    topic("RESET", "restore a run-time parameter's default", "RESET name\nRESET ALL");
     topic("ROLLBACK", "abort the current transaction block", "ROLLBACK [ WORK | TRANSACTION ]\nABORT");
     topic("ROLLBACK TO SAVEPOINT", "undo what the block did since a savepoint",
         "ROLLBACK [ WORK | TRANSACTION ] TO [ SAVEPOINT ] name");
@@ -96,12 +95,9 @@ final class SqlHelp {
             [ ORDER BY expression [ ASC | DESC ] [ NULLS { FIRST | LAST } ] [, ...] ]
             [ LIMIT n ] [ OFFSET n ]
         TABLE name""");
-    topic("SET", "change a run-time parameter", "SET [ SESSION | LOCAL ] name { TO | = } value\nSET TIME ZONE value");
     topic("SET TRANSACTION", "set the block's isolation level and access mode",
         "SET TRANSACTION [ ISOLATION LEVEL level ] [ READ ONLY | READ WRITE ]");
-    topic("SHOW", "show a run-time parameter, the tables or the schemas", """
-        SHOW name
-        SHOW ALL
+    topic("SHOW", "list the tables or the schemas", """
         SHOW TABLES [ FROM schema ]
         SHOW SCHEMAS""");
     topic("START TRANSACTION", "start a transaction block",
