@@ -99,6 +99,7 @@ final class SqlCommand implements Callable<Integer> {
       }
       QueryOutput output = new QueryOutput(env.out(), env, settings);
       StatementRunner runner = new StatementRunner(session, output, env.err(), settings);
+      runner.processStdin(env.in());
       Shell shell = new Shell(db, runner, env);
       for (String v : variables) {
         int eq = v.indexOf('=');

@@ -28,6 +28,8 @@ final class StatementRunner {
   private volatile ProgressLine.Shown shown;
   /** Where COPY FROM STDIN reads: the script's lines after it, or the terminal's. */
   private ClientCopy.Stdin stdin = InputStream::nullInputStream;
+  /** The process's standard input, for {@code \copy ... FROM PSTDIN}. */
+  private InputStream processStdin = InputStream.nullInputStream();
   private static final java.util.regex.Pattern COPY = java.util.regex.Pattern.compile("(?i)\\s*copy\\b");
 
   /** Set by {@link #cancel()}: the running statement stops, its rows too, however many are left to print. */
@@ -52,6 +54,11 @@ final class StatementRunner {
   /** Shows a progress line for statements that run long (the interactive shell on a terminal only). */
   void progress(ProgressLine value) {
     this.progress = value;
+  }
+
+  /** The process's standard input, which {@code \copy ... FROM PSTDIN} reads whatever the script is. */
+  void processStdin(InputStream value) {
+    this.processStdin = value;
   }
 
   ClientCopy.Stdin stdin() {
@@ -245,7 +252,7 @@ final class StatementRunner {
     // not while the user types COPY FROM STDIN's data
     shown = progress == null || parsed.copy().in() && parsed.shellStdio() ? null : progress.start();
     try {
-      tag = copies.run(parsed, stdin, () -> out, java.io.InputStream.nullInputStream(), output.terminal());
+      tag = copies.run(parsed, stdin, () -> out, processStdin, output.terminal());
     } catch (Cut e) {
       throw new FloeException(dev.floe.SqlState.QUERY_CANCELED, "canceling statement due to user request");
     } catch (PagerStream.PagerClosed e) {

@@ -181,6 +181,10 @@ class SqlCommandTest {
         """);
     assertThat(Files.readString(out)).isEqualTo("id,name\n1,alice\n2,\"b, with comma\"\n3,\n");
 
+    Cli.Outcome piped = Cli.runWithInput("7,gus\n8,hal\n", "sql", "-w", warehouse, "-c",
+        "\\copy people FROM pstdin WITH (FORMAT csv)");
+    assertThat(piped.out()).isEqualTo("COPY 2\n");
+
     Cli.Outcome missing = sql("-c", "\\copy people FROM 'nosuch.csv'");
     assertThat(missing.status()).isEqualTo(1);
     assertThat(missing.err()).isEqualTo("ERROR 58P01: could not open file \"nosuch.csv\": No such file\n");
