@@ -235,6 +235,16 @@ public final class Session implements AutoCloseable {
     context.onNotice(sink);
   }
 
+  /**
+   * How far the running statement has got, in percent as DuckDB estimates it from the rows its scans have read,
+   * or -1 when nothing runs or it cannot tell. Callable from any thread while a statement runs; the first call
+   * turns the estimate on for this session, so make it before the statements to watch (a front end's progress
+   * line). A fenced engine (a server's) always answers -1.
+   */
+  public double queryProgress() {
+    return context.queryProgress();
+  }
+
   /** Interrupts the statement running in this session; it fails with SQLSTATE 57014. */
   public void cancel() {
     context.cancel();

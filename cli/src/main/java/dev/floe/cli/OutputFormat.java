@@ -14,8 +14,17 @@ enum OutputFormat {
 
   /** The writer that prints one query result in this format. */
   ResultWriter writer(PrintStream out, String nullDisplay) {
+    return writer(out, new OutputSettings(this, nullDisplay, false), 0);
+  }
+
+  /**
+   * The writer that prints one query result in this format, as {@code settings} say ({@code \x} for tables).
+   *
+   * @param screenWidth the terminal's width when the output goes to it, else 0
+   */
+  ResultWriter writer(PrintStream out, OutputSettings settings, int screenWidth) {
     return switch (this) {
-      case TABLE -> new TableWriter(out, nullDisplay);
+      case TABLE -> new TableWriter(out, settings.nullDisplay(), settings.expanded(), screenWidth);
       case CSV -> new CsvWriter(out);
       case JSON -> new JsonLinesWriter(out);
     };

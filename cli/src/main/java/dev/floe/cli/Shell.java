@@ -1,11 +1,9 @@
 package dev.floe.cli;
 
-import dev.floe.Column;
 import dev.floe.Database;
 import dev.floe.FloeException;
 import dev.floe.Result;
 import dev.floe.Row;
-import dev.floe.TableInfo;
 import dev.floe.sql.SqlScript;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -14,7 +12,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import org.jline.reader.EndOfFileException;
 import org.jline.reader.LineReader;
 import org.jline.reader.LineReaderBuilder;
@@ -37,6 +34,8 @@ final class Shell {
   private final Environment env;
   private final PrintStream out;
   private final PrintStream err;
+  private final BackslashCommands commands;
+  private final ShellVariables variables = new ShellVariables();
 
   Shell(Database db, StatementRunner runner, Environment env) {
     this.db = db;
@@ -44,11 +43,22 @@ final class Shell {
     this.env = env;
     this.out = env.out();
     this.err = env.err();
+    this.commands = new BackslashCommands(this, db, runner, env);
   }
 
   /** Reads and runs input until {@code \q}, {@code quit} or end of input; returns the exit status. */
   int run() {
-    try (Terminal terminal = openTerminal()) {
+    return run(openTerminal(env));
+  }
+
+  /**
+   * Runs the shell on a terminal opened early ({@link #openTerminal}, before the engine), whose typed-ahead keys
+   * are the first input; closes it.
+   */
+  int run(EarlyTerminal early) {
+    try (Terminal terminal = early.terminal()) {
+      early.restore();
+      this.terminal = terminal;
       String name = db.warehouse().getFileName() == null ? "floe" : db.warehouse().getFileName().toString();
       LineReader reader = LineReaderBuilder.builder()
           .terminal(terminal)
@@ -62,6 +72,11 @@ final class Shell {
           .option(LineReader.Option.DISABLE_EVENT_EXPANSION, true)
           .build();
       endOfInputOnCtrlD(reader);
+      runner.output().screen(terminal);
+      runner.stdin(() -> copyData(terminal));
+      if (env.systemTerminal()) {
+        runner.progress(new ProgressLine(err, runner.session()::queryProgress, ProgressLine.DELAY_MILLIS));
+      }
       out.println("floe " + Version.floe() + ", warehouse " + db.warehouse() + (db.readOnly() ? " (read-only)" : ""));
       out.println("Type \\? for help, \\q to quit.");
       out.println();
@@ -76,7 +91,9 @@ final class Shell {
         };
         reader.setVariable(LineReader.SECONDARY_PROMPT_PATTERN, name.replace("%", "%%") + "-" + state + "> ");
         try {
-          input = reader.readLine(name + "=" + state + "> ");
+          String prefill = pending;
+          pending = null;
+          input = reader.readLine(name + "=" + state + "> ", null, (Character) null, prefill);
         } catch (UserInterruptException e) {
           continue;
         } catch (EndOfFileException e) {
@@ -99,7 +116,8 @@ final class Shell {
           out.println("       \\q to quit");
           out.println("SQL statements end with a semicolon.");
         } else {
-          runStatements(terminal, input);
+          lastQuery = input;
+          runStatements(input);
         }
         out.flush();
       }
@@ -132,12 +150,42 @@ final class Shell {
         org.jline.keymap.KeyMap.ctrl('D'));
   }
 
-  private Terminal openTerminal() throws IOException {
-    if (env.systemTerminal()) {
-      return TerminalBuilder.builder().system(true).name("floe").encoding(StandardCharsets.UTF_8).build();
+  /**
+   * The shell's terminal, opened as early as possible (before the engine, which takes a second to start): keys
+   * typed meanwhile wait, unechoed, for the line reader instead of being echoed by the terminal above the banner.
+   *
+   * @param terminal the terminal
+   * @param original its attributes before, given back before the first prompt
+   */
+  record EarlyTerminal(Terminal terminal, org.jline.terminal.Attributes original) {
+    void restore() {
+      if (original != null) {
+        terminal.setAttributes(original);
+      }
     }
-    // Built directly: TerminalBuilder would wrap the streams in a pseudo-terminal where one is available.
-    return new DumbTerminal("floe", Terminal.TYPE_DUMB, env.in(), out, StandardCharsets.UTF_8);
+
+    void close() {
+      try {
+        terminal.close();
+      } catch (IOException e) {
+        // the terminal is gone
+      }
+    }
+  }
+
+  static EarlyTerminal openTerminal(Environment env) {
+    try {
+      if (env.systemTerminal()) {
+        Terminal terminal = TerminalBuilder.builder().system(true).name("floe").encoding(StandardCharsets.UTF_8)
+            .build();
+        return new EarlyTerminal(terminal, terminal.enterRawMode());
+      }
+      // Built directly: TerminalBuilder would wrap the streams in a pseudo-terminal where one is available.
+      return new EarlyTerminal(new DumbTerminal("floe", Terminal.TYPE_DUMB, env.in(), env.out(),
+          StandardCharsets.UTF_8), null);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   /** {@code $FLOE_HISTORY}, else {@code ~/.floe_history}, as psql keeps {@code ~/.psql_history}. */
@@ -146,8 +194,48 @@ final class Shell {
         env.variable("HOME").orElse(System.getProperty("user.home")), HISTORY_FILE));
   }
 
+  /** COPY FROM STDIN's data typed at the terminal, as psql asks for it: lines up to {@code \.} or Ctrl-D. */
+  private java.io.InputStream copyData(Terminal terminal) {
+    out.println("Enter data to be copied followed by a newline.");
+    out.println("End with a backslash and a period on a line by itself, or an EOF signal.");
+    out.flush();
+    LineReader data = LineReaderBuilder.builder().terminal(terminal).appName("floe")
+        .option(LineReader.Option.DISABLE_EVENT_EXPANSION, true).build();
+    return ClientCopy.untilEndMarker(new java.util.Iterator<>() {
+      private String next;
+      private boolean done;
+
+      @Override
+      public boolean hasNext() {
+        if (next == null && !done) {
+          try {
+            next = data.readLine(">> ");
+          } catch (EndOfFileException e) {
+            done = true;
+          } catch (UserInterruptException e) {
+            throw new FloeException(dev.floe.SqlState.QUERY_CANCELED, "canceling statement due to user request");
+          }
+        }
+        return next != null;
+      }
+
+      @Override
+      public String next() {
+        String line = next;
+        next = null;
+        return line;
+      }
+    });
+  }
+
+  /** {@code \set}'s variables, interpolated into SQL and backslash commands. */
+  ShellVariables variables() {
+    return variables;
+  }
+
   /** Runs each statement of the input; an error is shown and the next statement still runs, as in psql. */
-  private void runStatements(Terminal terminal, String input) {
+  private void runStatements(String typed) {
+    String input = variables.interpolate(typed);
     List<SqlScript.Part> parts;
     try {
       parts = SqlScript.split(input);
@@ -156,6 +244,14 @@ final class Shell {
       return;
     }
     for (SqlScript.Part part : parts) {
+      if (terminal == null) {
+        try {
+          runner.run(part.text());
+        } catch (FloeException e) {
+          showError(e, part.text());
+        }
+        continue;
+      }
       Terminal.SignalHandler previous = terminal.handle(Terminal.Signal.INT, signal -> {
         err.println("Cancel request sent");
         runner.cancel();
@@ -170,7 +266,7 @@ final class Shell {
     }
   }
 
-  private void showError(FloeException e, String statement) {
+  void showError(FloeException e, String statement) {
     failed = true;
     out.flush();
     if (scripted) {
@@ -187,6 +283,77 @@ final class Shell {
   /** A backslash command failed (in a script, that ends it). */
   private boolean failed;
 
+  /** The statements last run from the prompt, for {@code \e}. */
+  private String lastQuery;
+  /** What the next prompt starts with: an edited statement that is not complete yet. */
+  private String pending;
+  /** The shell's terminal; null when running a script. */
+  private Terminal terminal;
+
+  /**
+   * {@code \e [FILE]}: the last statement (or FILE) in {@code $FLOE_EDITOR}, {@code $EDITOR} or {@code $VISUAL}
+   * (default vi); what the editor leaves runs if it ends with a semicolon, else it waits at the next prompt, as in
+   * psql. Left unchanged, nothing runs.
+   */
+  void edit(String file) {
+    String editor = env.variable("FLOE_EDITOR").or(() -> env.variable("EDITOR")).or(() -> env.variable("VISUAL"))
+        .orElse("vi");
+    java.nio.file.Path path = null;
+    boolean temporary = file == null;
+    try {
+      String before;
+      if (temporary) {
+        path = java.nio.file.Files.createTempFile("floe-edit-", ".sql");
+        before = lastQuery == null ? "" : lastQuery.endsWith("\n") ? lastQuery : lastQuery + "\n";
+        java.nio.file.Files.writeString(path, before);
+      } else {
+        path = java.nio.file.Path.of(file);
+        before = java.nio.file.Files.exists(path) ? java.nio.file.Files.readString(path) : "";
+      }
+      if (terminal != null) {
+        QueryOutput.pause(terminal); // the editor reads the keyboard now
+      }
+      int status;
+      try {
+        status = new ProcessBuilder("/bin/sh", "-c", editor + " '" + path.toString().replace("'", "'\\''") + "'")
+            .inheritIO().start().waitFor();
+      } finally {
+        if (terminal != null) {
+          terminal.resume();
+        }
+      }
+      if (status != 0) {
+        throw new IllegalArgumentException("editor \"" + editor + "\" failed: exit status " + status);
+      }
+      String after = java.nio.file.Files.readString(path);
+      if (after.equals(before) && temporary || after.isBlank()) {
+        return;
+      }
+      String statements = after.stripTrailing();
+      if (ShellParser.isComplete(statements)) {
+        lastQuery = statements;
+        if (terminal != null) {
+          out.println(statements); // what runs, as it would have been typed
+        }
+        runStatements(statements);
+      } else if (terminal != null) {
+        pending = statements;
+      }
+    } catch (java.io.IOException e) {
+      throw new IllegalArgumentException("could not edit \"" + (path == null ? "" : path) + "\": " + e.getMessage());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } finally {
+      if (temporary && path != null) {
+        try {
+          java.nio.file.Files.deleteIfExists(path);
+        } catch (java.io.IOException e) {
+          // a temporary file left behind
+        }
+      }
+    }
+  }
+
   /**
    * Runs a script as psql runs {@code -c} and {@code -f}: its SQL statements, and backslash commands on lines
    * of their own between statements ({@code \d t}, {@code \timing on}); {@code -c '\d t'} is one. The first
@@ -196,30 +363,87 @@ final class Shell {
    */
   boolean runScript(String script) {
     scripted = true;
-    int start = 0; // where the SQL not run yet starts
-    int pos = 0;
-    while (pos < script.length()) {
+    ScriptLines data = new ScriptLines(script);
+    ClientCopy.Stdin outer = runner.stdin();
+    runner.stdin(() -> ClientCopy.untilEndMarker(data)); // COPY FROM STDIN reads the lines after it, as psql's -f
+    try {
+      int start = 0; // where the SQL not run yet starts
+      int pos = 0;
+      while (pos < script.length()) {
+        int eol = script.indexOf('\n', pos);
+        int end = eol < 0 ? script.length() : eol;
+        String line = script.substring(pos, end).strip();
+        data.pos = end + 1;
+        if (line.startsWith("\\") && ShellParser.isComplete(script.substring(start, pos))) {
+          if (!script.substring(start, pos).isBlank()
+              && !runner.runScript(variables.interpolate(only(script, start, pos)))) {
+            return false;
+          }
+          failed = false;
+          boolean goOn = backslashCommand(line);
+          out.flush();
+          if (failed) {
+            return false;
+          }
+          if (!goOn) {
+            return true;
+          }
+          start = data.pos > end + 1 ? data.pos : end;
+        } else if (COPY_FROM_STDIN.matcher(line).find() && ShellParser.isComplete(script.substring(start, end))
+            && endsWithCopyFromStdin(script.substring(start, end))) {
+          if (!runner.runScript(variables.interpolate(only(script, start, end)))) {
+            return false;
+          }
+          start = data.pos;
+        }
+        pos = Math.max(end + 1, data.pos);
+      }
+      return script.substring(Math.min(start, script.length())).isBlank()
+          || runner.runScript(variables.interpolate(only(script, start, script.length())));
+    } finally {
+      runner.stdin(outer);
+    }
+  }
+
+  private static final java.util.regex.Pattern COPY_FROM_STDIN = java.util.regex.Pattern.compile(
+      "(?i)\\bstdin\\b");
+
+  /** Whether the last statement of {@code sql} is a COPY FROM STDIN, whose data follows it in the script. */
+  private static boolean endsWithCopyFromStdin(String sql) {
+    try {
+      List<SqlScript.Part> parts = SqlScript.split(sql);
+      if (parts.isEmpty()) {
+        return false;
+      }
+      dev.floe.Copy copy = dev.floe.Copy.parse(parts.get(parts.size() - 1).text());
+      return copy != null && copy.in();
+    } catch (FloeException e) {
+      return false;
+    }
+  }
+
+  /** A script's lines from a position on: the data of a COPY FROM STDIN in it. */
+  private static final class ScriptLines implements java.util.Iterator<String> {
+    private final String script;
+    int pos;
+
+    ScriptLines(String script) {
+      this.script = script;
+    }
+
+    @Override
+    public boolean hasNext() {
+      return pos < script.length();
+    }
+
+    @Override
+    public String next() {
       int eol = script.indexOf('\n', pos);
       int end = eol < 0 ? script.length() : eol;
-      String line = script.substring(pos, end).strip();
-      if (line.startsWith("\\") && ShellParser.isComplete(script.substring(start, pos))) {
-        if (!script.substring(start, pos).isBlank() && !runner.runScript(only(script, start, pos))) {
-          return false;
-        }
-        failed = false;
-        boolean goOn = backslashCommand(line);
-        out.flush();
-        if (failed) {
-          return false;
-        }
-        if (!goOn) {
-          return true;
-        }
-        start = end;
-      }
+      String line = script.substring(pos, end);
       pos = end + 1;
+      return line.endsWith("\r") ? line.substring(0, line.length() - 1) : line;
     }
-    return script.substring(start).isBlank() || runner.runScript(only(script, start, script.length()));
   }
 
   /**
@@ -235,252 +459,20 @@ final class Shell {
     return b.toString();
   }
 
-  /**
-   * Runs a backslash command.
-   *
-   * @return false to leave the shell
-   */
+  /** Marks the run as failed: in a script, the command that failed ends it. */
+  void fail() {
+    failed = true;
+  }
+
+  /** Runs the statements and commands of an included file ({@code \i}) as a script. */
+  void include(String script) {
+    boolean outer = scripted;
+    failed = !runScript(script) || failed;
+    scripted = outer;
+  }
+
   private boolean backslashCommand(String line) {
-    List<String> words = BackslashArguments.split(line);
-    String command = words.get(0);
-    List<String> args = words.subList(1, words.size());
-    try {
-      switch (command) {
-        case "\\q" -> {
-          return false;
-        }
-        case "\\?" -> help();
-        case "\\conninfo" -> out.println("You are connected to warehouse \"" + db.warehouse() + "\" ("
-            + (db.readOnly() ? "read-only" : "read-write") + ").");
-        case "\\d" -> {
-          if (args.isEmpty()) {
-            listTables(null);
-          } else {
-            for (String table : args) {
-              describe(table);
-            }
-          }
-        }
-        case "\\dt" -> listTables(args.isEmpty() ? null : args.get(0));
-        case "\\dn" -> listSchemas();
-        case "\\l" -> catalogList("List of databases", List.of("Name", "Owner", "Encoding", "Collate", "Ctype"),
-            "SELECT datname, pg_get_userbyid(datdba), pg_encoding_to_char(encoding), datcollate, datctype "
-                + "FROM pg_database ORDER BY 1", "Did not find any databases.");
-        case "\\du" -> catalogList("List of roles", List.of("Role name", "Attributes"),
-            "SELECT rolname, concat_ws(', ', CASE WHEN rolsuper THEN 'Superuser' END, CASE WHEN rolcreaterole THEN "
-                + "'Create role' END, CASE WHEN rolcreatedb THEN 'Create DB' END, CASE WHEN NOT rolcanlogin THEN "
-                + "'Cannot login' END) FROM pg_roles ORDER BY 1", "Did not find any roles.");
-        case "\\di" -> catalogList("List of relations", List.of("Schema", "Name", "Type", "Owner", "Table"),
-            "SELECT schemaname, indexname, 'index', 'floe', tablename FROM pg_indexes WHERE schemaname = "
-                + dev.floe.sql.Lexer.quoteString(runner.session().currentSchema()) + " ORDER BY 2",
-            "Did not find any relations.");
-        case "\\dv" -> out.println("Did not find any relations."); // Floe keeps no views (docs/sql.md)
-        case "\\timing" -> {
-          runner.settings().timing(args.isEmpty() ? !runner.settings().timing() : onOff(args.get(0)));
-          out.println("Timing is " + (runner.settings().timing() ? "on." : "off."));
-        }
-        case "\\pset" -> pset(args);
-        case "\\i" -> {
-          if (args.size() != 1) {
-            failed = true;
-            err.println("\\i: missing required argument: the file to run");
-          } else {
-            boolean outer = scripted;
-            failed = !runScript(SqlCommand.read(args.get(0), env.in())) || failed;
-            scripted = outer;
-          }
-        }
-        default -> {
-          failed = true;
-          err.println("invalid command " + command);
-          err.println("Try \\? for help.");
-        }
-      }
-    } catch (FloeException e) {
-      showError(e, "");
-    } catch (IllegalArgumentException e) {
-      failed = true;
-      err.println(command + ": " + e.getMessage());
-    }
-    return true;
-  }
-
-  private void help() {
-    String[][] lines = {
-        {"General", null},
-        {"\\q", "quit (also quit, exit, Ctrl-D)"},
-        {"\\?", "show this help"},
-        {"\\conninfo", "show the warehouse this shell works on"},
-        {"Informational", null},
-        {"\\d [NAME]", "describe a table: columns, partitioning, sort order, versions; no NAME lists tables"},
-        {"\\dt [SCHEMA]", "list tables"},
-        {"\\dn", "list schemas"},
-        {"\\di", "list indexes"},
-        {"\\dv", "list views (Floe keeps none)"},
-        {"\\l", "list databases"},
-        {"\\du", "list roles"},
-        {"Input and output", null},
-        {"\\i FILE", "run the statements of FILE"},
-        {"\\timing [on|off]", "show how long each statement takes (now " + (runner.settings().timing() ? "on" : "off")
-            + ")"},
-        {"\\pset null [TEXT]", "show NULL as TEXT in tables (now \"" + runner.settings().nullDisplay() + "\")"},
-        {"\\pset format FORMAT", "table, csv or json (now " + runner.settings().format() + ")"},
-    };
-    for (String[] l : lines) {
-      if (l[1] == null) {
-        out.println(l[0]);
-      } else {
-        out.println(String.format(Locale.ROOT, "  %-20s %s", l[0], l[1]));
-      }
-    }
-    out.println();
-    out.println("SQL statements end with a semicolon and may span several lines.");
-    out.println("Ctrl-C cancels the running statement, or discards the input being typed.");
-  }
-
-  private void pset(List<String> args) {
-    if (args.isEmpty()) {
-      throw new IllegalArgumentException("expects null [TEXT] or format FORMAT");
-    }
-    switch (args.get(0)) {
-      case "null" -> {
-        runner.settings().nullDisplay(args.size() > 1 ? args.get(1) : "");
-        out.println("Null display is \"" + runner.settings().nullDisplay() + "\".");
-      }
-      case "format" -> {
-        if (args.size() < 2) {
-          throw new IllegalArgumentException("expects a format: table, csv or json");
-        }
-        OutputFormat format;
-        try {
-          format = OutputFormat.valueOf(args.get(1).toUpperCase(Locale.ROOT));
-        } catch (IllegalArgumentException e) {
-          throw new IllegalArgumentException("allowed formats are table, csv, json");
-        }
-        runner.settings().format(format);
-        out.println("Output format is " + format + ".");
-      }
-      default -> throw new IllegalArgumentException("unknown option: " + args.get(0));
-    }
-  }
-
-  private static boolean onOff(String value) {
-    return switch (value.toLowerCase(Locale.ROOT)) {
-      case "on", "true", "yes", "1" -> true;
-      case "off", "false", "no", "0" -> false;
-      default -> throw new IllegalArgumentException("unrecognized value \"" + value + "\": expected on or off");
-    };
-  }
-
-  private void listTables(String schema) {
-    String sql = schema == null ? "SHOW TABLES" : "SHOW TABLES FROM " + schema;
-    String shown = schema == null ? runner.session().currentSchema() : schema;
-    List<String[]> rows = new ArrayList<>();
-    try (Result r = runner.session().sql(sql)) {
-      for (Row row : r) {
-        rows.add(new String[] {shown, row.getString(0)});
-      }
-    }
-    if (rows.isEmpty()) {
-      out.println("Did not find any tables.");
-      return;
-    }
-    printList("List of tables", List.of("Schema", "Name"), rows);
-  }
-
-  private void listSchemas() {
-    List<String[]> rows = new ArrayList<>();
-    try (Result r = runner.session().sql("SHOW SCHEMAS")) {
-      for (Row row : r) {
-        rows.add(new String[] {row.getString(0)});
-      }
-    }
-    printList("List of schemas", List.of("Name"), rows);
-  }
-
-  /** A psql listing of what {@code sql} returns, or {@code none} when it returns nothing. */
-  private void catalogList(String title, List<String> headers, String sql, String none) {
-    List<String[]> rows = new ArrayList<>();
-    try (Result r = runner.session().sql(sql)) {
-      for (Row row : r) {
-        String[] cells = new String[headers.size()];
-        for (int c = 0; c < cells.length; c++) {
-          cells[c] = row.getString(c) == null ? "" : row.getString(c);
-        }
-        rows.add(cells);
-      }
-    }
-    if (rows.isEmpty()) {
-      out.println(none);
-      return;
-    }
-    printList(title, headers, rows);
-  }
-
-  private void printList(String title, List<String> headers, List<String[]> rows) {
-    AlignedTable table = new AlignedTable(headers, new boolean[headers.size()]);
-    rows.forEach(table::fit);
-    table.printTitle(out, title);
-    table.printHeader(out);
-    rows.forEach(r -> table.printRow(out, r));
-    out.println(AlignedTable.footer(rows.size()));
-    out.println();
-  }
-
-  /**
-   * psql's {@code \d}: the columns with their collation, nullability and default, the primary key under
-   * Indexes (from the catalogs psql reads), then the table's Iceberg layout and history below.
-   */
-  private void describe(String name) {
-    TableInfo info = db.table(name);
-    String relation = dev.floe.sql.Lexer.quoteString(dev.floe.sql.Lexer.quoteIdentifier(info.schema()) + "."
-        + dev.floe.sql.Lexer.quoteIdentifier(info.name())) + "::regclass";
-    java.util.Map<String, String> defaults = new java.util.HashMap<>();
-    try (Result r = runner.session().sql("SELECT a.attname, pg_get_expr(d.adbin, d.adrelid) FROM pg_attrdef d "
-        + "JOIN pg_attribute a ON a.attrelid = d.adrelid AND a.attnum = d.adnum WHERE d.adrelid = " + relation)) {
-      for (Row row : r) {
-        defaults.put(row.getString(0), row.getString(1));
-      }
-    }
-    List<String> indexes = new ArrayList<>();
-    // psql's lines: the primary key first, then the other indexes by name
-    try (Result r = runner.session().sql("SELECT i.relname, x.indisprimary, x.indisunique, pg_get_indexdef("
-        + "x.indexrelid) FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid WHERE x.indrelid = " + relation
-        + " ORDER BY x.indisprimary DESC, i.relname")) {
-      for (Row row : r) {
-        String def = row.getString(3);
-        String columns = def.substring(def.indexOf('('));
-        String kind = Boolean.TRUE.equals(row.get(1)) ? "PRIMARY KEY, " : Boolean.TRUE.equals(row.get(2))
-            ? "UNIQUE, " : "";
-        indexes.add("    \"" + row.getString(0) + "\" " + kind + "btree " + columns);
-      }
-    }
-    List<String[]> rows = new ArrayList<>();
-    for (Column c : info.columns()) {
-      rows.add(new String[] {c.name(), c.type().displayName(), "", c.nullable() ? "" : "not null",
-          defaults.getOrDefault(c.name(), "")});
-    }
-    AlignedTable table = new AlignedTable(List.of("Column", "Type", "Collation", "Nullable", "Default"),
-        new boolean[5]);
-    rows.forEach(table::fit);
-    table.printTitle(out, "Table \"" + info.schema() + "." + info.name() + "\"");
-    table.printHeader(out);
-    rows.forEach(r -> table.printRow(out, r));
-    if (!indexes.isEmpty()) {
-      out.println("Indexes:");
-      indexes.forEach(out::println);
-    }
-    if (!info.partitioning().isEmpty()) {
-      out.println("Partition key: " + String.join(", ", info.partitioning()));
-    }
-    if (!info.sortOrder().isEmpty()) {
-      out.println("Sort order: " + String.join(", ", info.sortOrder()));
-    }
-    out.println("Version: " + info.currentVersion().map(String::valueOf).orElse("none (never written)") + " ("
-        + info.snapshots().size() + (info.snapshots().size() == 1 ? " snapshot" : " snapshots") + ")");
-    out.println("Format: Iceberg v" + info.formatVersion());
-    out.println("Location: " + info.location());
-    out.println();
+    return commands.run(line);
   }
 
   private List<String> columnNames() {

@@ -38,6 +38,9 @@ final class SqlCommand implements Callable<Integer> {
   @ParentCommand
   Main main;
 
+  @picocli.CommandLine.Spec
+  picocli.CommandLine.Model.CommandSpec spec;
+
   @Mixin
   WarehouseOption warehouse;
 
@@ -63,6 +66,13 @@ final class SqlCommand implements Callable<Integer> {
       description = "How the table format shows NULL. Default: empty, as in psql.")
   String nullDisplay;
 
+  @Option(names = {"-v", "--set", "--variable"}, paramLabel = "NAME=VALUE",
+      description = "Set a variable, as \\set does: :NAME in SQL is replaced by VALUE.")
+  List<String> variables = new ArrayList<>();
+
+  @Option(names = {"-x", "--expanded"}, description = "Show rows as records of name | value lines (psql's \\x).")
+  boolean expanded;
+
   @Option(names = "--read-only", description = "Open the warehouse read-only, beside a process writing to it.")
   boolean readOnly;
 
@@ -71,6 +81,8 @@ final class SqlCommand implements Callable<Integer> {
     Environment env = main.environment();
     Path directory = warehouse.resolve(env);
     boolean created = !readOnly && !Files.exists(directory.resolve("catalog.db"));
+    // the shell's terminal before the engine opens: what the user types meanwhile is its first input
+    Shell.EarlyTerminal terminal = inputs.isEmpty() && env.interactive() ? Shell.openTerminal(env) : null;
     try (Database db = Floe.open(FloeConfig.builder(directory).readOnly(readOnly).build());
         Session session = db.connect()) {
       session.onNotice(notice -> {
@@ -82,12 +94,31 @@ final class SqlCommand implements Callable<Integer> {
       }
       boolean interactive = inputs.isEmpty() && env.interactive();
       OutputSettings settings = new OutputSettings(format, nullDisplay, interactive);
-      StatementRunner runner = new StatementRunner(session, env.out(), env.err(), settings);
+      if (expanded) {
+        settings.expanded(OutputSettings.Expanded.ON);
+      }
+      QueryOutput output = new QueryOutput(env.out(), env, settings);
+      StatementRunner runner = new StatementRunner(session, output, env.err(), settings);
+      runner.processStdin(env.in());
+      Shell shell = new Shell(db, runner, env);
+      for (String v : variables) {
+        int eq = v.indexOf('=');
+        if (eq < 0) {
+          throw new picocli.CommandLine.ParameterException(spec.commandLine(), "-v expects NAME=VALUE: " + v);
+        }
+        try {
+          shell.variables().set(v.substring(0, eq), v.substring(eq + 1));
+        } catch (IllegalArgumentException e) {
+          throw new picocli.CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+        }
+      }
       if (interactive) {
-        return new Shell(db, runner, env).run();
+        Shell.EarlyTerminal t = terminal;
+        terminal = null; // the shell closes it
+        return shell.run(t);
       }
       // scripts run as psql runs them: SQL, and backslash commands on lines of their own
-      Shell scripts = new Shell(db, runner, env);
+      Shell scripts = shell;
       if (inputs.isEmpty()) {
         return scripts.runScript(read("-", env.in())) ? Main.EXIT_OK : Main.EXIT_ERROR;
       }
@@ -104,6 +135,11 @@ final class SqlCommand implements Callable<Integer> {
           ? e.withHint("Query it beside the writer with floe sql --read-only, or stop the other Floe process.") : e;
       env.err().println(ErrorReport.oneLine(shown));
       return Main.EXIT_ERROR;
+    } finally {
+      if (terminal != null) {
+        terminal.restore();
+        terminal.close();
+      }
     }
   }
 

@@ -16,8 +16,8 @@ import org.jline.reader.ParsedLine;
  */
 final class SqlCompleter implements Completer {
   static final List<String> BACKSLASH_COMMANDS = List.of(
-      "\\q", "\\?", "\\conninfo", "\\d", "\\dt", "\\dn", "\\di", "\\dv", "\\du", "\\l", "\\i", "\\timing",
-      "\\pset");
+      "\\q", "\\?", "\\h", "\\conninfo", "\\copy", "\\d", "\\d+", "\\dt", "\\dt+", "\\dn", "\\di", "\\dv",
+      "\\du", "\\e", "\\echo", "\\l", "\\i", "\\o", "\\set", "\\unset", "\\timing", "\\pset", "\\x");
 
   static final List<String> KEYWORDS = List.of(
       "ABORT", "ADD", "ALL", "ALTER", "ANALYZE", "AND", "ARRAY", "AS", "ASC", "BEGIN", "BETWEEN", "BIGINT",

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -106,6 +107,103 @@ class SqlCommandTest {
     Cli.Outcome late = sql("-f", script.toString());
     assertThat(late.status()).isEqualTo(1);
     assertThat(late.err()).contains("line 3");
+  }
+
+  @Test
+  void expandedFlagAndOutputRedirectionInScripts() throws Exception {
+    Cli.Outcome x = sql("-x", "--null", "∅", "-c", "SELECT 1 AS a, NULL AS b");
+    assertThat(x.out()).isEqualTo("-[ RECORD 1 ]\na | 1\nb | ∅\n\n");
+
+    // a script never pages, even when asked to always; \o sends results to a file, \echo stays on stdout
+    Path file = dir.resolve("results.txt");
+    Cli.Outcome r = Cli.run("", Map.of("PAGER", "false"), false, "sql", "-w", warehouse, "-c",
+        "\\pset pager always\n\\o " + file + "\nSELECT 7 AS seven;\n\\echo done\n\\o\nSELECT 8 AS eight;");
+    assertThat(r.status()).isZero();
+    assertThat(r.out()).isEqualTo("Pager is always used.\ndone\n eight \n-------\n     8\n(1 row)\n\n");
+    assertThat(Files.readString(file)).isEqualTo(" seven \n-------\n     7\n(1 row)\n\n");
+  }
+
+  @Test
+  void variablesFromTheCommandLineAndSet() {
+    Cli.Outcome r = sql("-v", "n=41", "-c", """
+        \\set greeting 'it''s' ' here'
+        \\set
+        SELECT :n + 1 AS answer, :'greeting' AS text, ':n' AS literal;
+        \\echo :greeting
+        \\unset greeting
+        SELECT :'greeting' AS gone""");
+    assertThat(r.out()).startsWith("greeting = 'it''s here'\nn = '41'\n")
+        .contains(" answer |   text    | literal \n--------+-----------+---------\n     42 | it's here | :n\n")
+        .contains("\nit's here\n");
+    // unset: :'greeting' stays as written, which is not SQL
+    assertThat(r.status()).isEqualTo(1);
+    assertThat(r.err()).startsWith("ERROR 42601");
+
+    Cli.Outcome bad = sql("-v", "novalue", "-c", "SELECT 1");
+    assertThat(bad.status()).isEqualTo(2);
+  }
+
+  @Test
+  void copyBetweenClientFilesAndTables() throws Exception {
+    Path in = dir.resolve("in.csv");
+    Files.writeString(in, "id,name\n1,alice\n2,\"b, with comma\"\n3,\n");
+    Path out = dir.resolve("out.csv");
+    Path script = dir.resolve("copy.sql");
+    Files.writeString(script, """
+        CREATE TABLE people (id int, name text);
+        \\copy people FROM '%s' WITH (FORMAT csv, HEADER)
+        \\copy people (id, name) TO '%s' WITH (FORMAT csv, HEADER)
+        \\copy (SELECT id FROM people WHERE id > 1 ORDER BY id) TO STDOUT
+        COPY people FROM STDIN;
+        4\tdana
+        5\t\\N
+        \\.
+        \\copy people FROM stdin WITH (FORMAT csv)
+        6,erin
+        \\.
+        COPY (SELECT count(*) AS n, count(name) AS named FROM people) TO STDOUT WITH (FORMAT csv, HEADER);
+        """.formatted(in, out));
+    Cli.Outcome r = sql("-f", script.toString());
+    assertThat(r.err()).isEmpty();
+    assertThat(r.status()).isZero();
+    assertThat(r.out()).isEqualTo("""
+        CREATE TABLE
+        COPY 3
+        COPY 3
+        2
+        3
+        COPY 2
+        COPY 2
+        COPY 1
+        n,named
+        6,4
+        COPY 1
+        """);
+    assertThat(Files.readString(out)).isEqualTo("id,name\n1,alice\n2,\"b, with comma\"\n3,\n");
+
+    Cli.Outcome piped = Cli.runWithInput("7,gus\n8,hal\n", "sql", "-w", warehouse, "-c",
+        "\\copy people FROM pstdin WITH (FORMAT csv)");
+    assertThat(piped.out()).isEqualTo("COPY 2\n");
+
+    Cli.Outcome missing = sql("-c", "\\copy people FROM 'nosuch.csv'");
+    assertThat(missing.status()).isEqualTo(1);
+    assertThat(missing.err()).isEqualTo("ERROR 58P01: could not open file \"nosuch.csv\": No such file\n");
+    Cli.Outcome serverFile = sql("-c", "COPY people FROM '/etc/passwd'");
+    assertThat(serverFile.err()).startsWith("ERROR 42501: permission denied to COPY from a file")
+        .contains("\\copy");
+  }
+
+  @Test
+  void explainPrintsOneQueryPlanColumnALineARow() {
+    Cli.Outcome r = sql("-c", "CREATE TABLE e (id int); EXPLAIN SELECT count(*) FROM e WHERE id > 5");
+    assertThat(r.status()).isZero();
+    String plan = r.out().substring(r.out().indexOf("QUERY PLAN") - 1);
+    assertThat(plan).doesNotContain("explain_key").doesNotContain("+\n");
+    List<String> lines = plan.stripTrailing().lines().toList();
+    assertThat(lines.get(0)).matches(" +QUERY PLAN +");
+    assertThat(lines.get(1)).matches("-+");
+    assertThat(lines.get(lines.size() - 1)).matches("\\(\\d+ rows\\)");
+    assertThat(lines.subList(2, lines.size() - 1)).allMatch(l -> l.startsWith(" ") && !l.isBlank());
   }
 
   @Test

@@ -53,4 +53,28 @@ class StatementRunnerTest {
       assertThat(printed.toString(StandardCharsets.UTF_8)).contains(" one \n-----\n   1\n(1 row)");
     }
   }
+
+  @Test
+  void aLongStatementShowsItsProgressUntilItsResultPrints() {
+    try (Database db = Floe.open(dir); Session session = db.connect()) {
+      ByteArrayOutputStream out = new ByteArrayOutputStream();
+      ByteArrayOutputStream err = new ByteArrayOutputStream();
+      StatementRunner runner = new StatementRunner(session, new PrintStream(out, true, StandardCharsets.UTF_8),
+          new PrintStream(err, true, StandardCharsets.UTF_8), new OutputSettings(OutputFormat.TABLE, "", false));
+      // shown from the start here (the shell waits 2 s), a few times a second
+      runner.progress(new ProgressLine(new PrintStream(err, true, StandardCharsets.UTF_8), session::queryProgress, 0));
+      runner.run("SELECT count(*) AS n FROM range(400000000) r(i) WHERE i % 7 = 3");
+      String shown = err.toString(StandardCharsets.UTF_8);
+      assertThat(shown).startsWith("\r").containsPattern("\\d+% ▕.*▏ \\d+\\.\\d s");
+      // erased before the result: the last thing on the line is blanks, then back to its start
+      assertThat(shown).matches("(?s).*\r +\r");
+      assertThat(out.toString(StandardCharsets.UTF_8)).contains(" 57142857\n");
+    }
+  }
+
+  @Test
+  void progressLineText() {
+    assertThat(ProgressLine.line(50, 3.14)).isEqualTo(" 50% ▕" + "█".repeat(15) + " ".repeat(15) + "▏ 3.1 s");
+    assertThat(ProgressLine.line(-1, 2.0)).isEqualTo("running… 2.0 s");
+  }
 }

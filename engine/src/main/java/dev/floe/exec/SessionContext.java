@@ -738,6 +738,30 @@ public final class SessionContext implements AutoCloseable {
     signals.cancel();
   }
 
+  /** Whether DuckDB keeps this connection's query progress ({@link #queryProgress}). */
+  private volatile boolean progressKept;
+
+  /**
+   * The running query's progress in percent, as DuckDB estimates it, or -1 when nothing runs or it cannot tell.
+   * The first call turns DuckDB's estimate on for this connection (a fenced engine's locked configuration refuses
+   * it: -1 always); later calls may come from any thread.
+   */
+  public double queryProgress() {
+    try {
+      if (!progressKept) {
+        progressKept = true;
+        try (Statement st = duck.createStatement()) {
+          st.execute("SET enable_progress_bar = true");
+          st.execute("SET enable_progress_bar_print = false");
+        }
+        return -1;
+      }
+      return serialize.unwrap(org.duckdb.DuckDBPreparedStatement.class).getQueryProgress().getPercentage();
+    } catch (SQLException e) {
+      return -1;
+    }
+  }
+
   private static void closeQuietly(Statement st) {
     if (st != null) {
       try {
