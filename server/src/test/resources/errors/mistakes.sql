@@ -241,3 +241,9 @@ ROLLBACK TO SAVEPOINT a
 RELEASE SAVEPOINT a
 SET TIME ZONE 'Mars/Olympus'
 SET statement_timeout = 'soon'
+
+-- views
+CREATE VIEW trips AS SELECT 1
+CREATE VIEW v1 AS SELECT nosuch FROM trips
+CREATE VIEW v1 AS SELECT 1 AS a, 2 AS a
+DROP VIEW trips

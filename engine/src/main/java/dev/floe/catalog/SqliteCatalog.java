@@ -58,6 +58,7 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
   private final boolean readOnly;
   private final CatalogDatabase db;
   private final TablePointers pointers;
+  private final ViewPointers views;
   private final NamespaceStore namespaces;
   private final SequenceStore sequences;
   private final DigestStore digestStore;
@@ -71,6 +72,7 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
     this.readOnly = db.readOnly();
     this.db = db;
     this.pointers = new TablePointers(db, name);
+    this.views = new ViewPointers(db, name);
     this.namespaces = new NamespaceStore(db, name);
     this.sequences = new SequenceStore(db, name);
     this.digestStore = new DigestStore(db);
@@ -258,6 +260,44 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
     landings.forget(to);
   }
 
+  /** The metadata file of the view {@code id}; empty if there is no such view. */
+  public Optional<String> viewLocation(TableIdentifier id) {
+    return views.location(id);
+  }
+
+  /** Every view's metadata file, by view. */
+  public Map<TableIdentifier, String> viewLocations() {
+    return views.locations();
+  }
+
+  /** The views of a namespace, by name. */
+  public List<TableIdentifier> listViews(Namespace namespace) {
+    if (!namespaceExists(namespace)) {
+      throw new NoSuchNamespaceException("Namespace does not exist: %s", namespace);
+    }
+    return views.views(namespace);
+  }
+
+  /**
+   * Points view {@code id} at {@code newLocation}: creates it when {@code expected} is null (an
+   * {@link AlreadyExistsException} if a table or view has the name), else replaces the version it had.
+   *
+   * @return false if the view changed since {@code expected} was read
+   */
+  public boolean commitView(TableIdentifier id, String expected, String newLocation) {
+    checkWritable();
+    if (expected == null && !namespaceExists(id.namespace())) {
+      throw new NoSuchNamespaceException("Namespace does not exist: %s", id.namespace());
+    }
+    return views.swap(id, expected, newLocation);
+  }
+
+  /** Drops a view's catalog row (its metadata files stay, as a dropped table's do without PURGE). */
+  public boolean dropView(TableIdentifier id) {
+    checkWritable();
+    return views.delete(id);
+  }
+
   /** When this process's commits landed ({@link Landings}). */
   public Landings landings() {
     return landings;
@@ -343,7 +383,7 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
     if (!namespaceExists(namespace)) {
       return false;
     }
-    if (!listTables(namespace).isEmpty()) {
+    if (!listTables(namespace).isEmpty() || !views.views(namespace).isEmpty()) {
       throw new NamespaceNotEmptyException("Namespace %s is not empty", namespace);
     }
     namespaces.delete(namespace);

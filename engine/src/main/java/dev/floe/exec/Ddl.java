@@ -379,6 +379,10 @@ final class Ddl {
     for (QualifiedName name : s.names()) {
       TableIdentifier id = tables.require(name, session.currentSchema());
       if (tables.catalog().metadataLocation(id).isEmpty()) {
+        if (tables.catalog().viewLocation(id).isPresent()) {
+          throw new FloeException(SqlState.WRONG_OBJECT_TYPE, "\"" + id.name() + "\" is not a table", null,
+              "Use DROP VIEW to remove a view.", 0, null);
+        }
         if (s.ifExists()) {
           session.notice("table \"" + id.name() + "\" does not exist, skipping");
           continue;

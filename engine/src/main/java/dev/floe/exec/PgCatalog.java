@@ -153,11 +153,13 @@ final class PgCatalog {
     for (String sequence : sequences) {
       key.put("s:" + sequence, "");
     }
+    Map<TableIdentifier, String> views = engine.tables().catalog().viewLocations();
+    views.forEach((id, location) -> key.put("v:" + id, location));
     if (key.equals(fingerprint)) {
       return;
     }
     try {
-      rebuild(namespaces, now, sequences);
+      rebuild(namespaces, now, sequences, views);
       fingerprint = key;
     } catch (SQLException e) {
       throw new FloeException(SqlState.INTERNAL_ERROR, "cannot build the PostgreSQL catalogs: " + e.getMessage(), e);
@@ -194,8 +196,8 @@ final class PgCatalog {
     return attnum == null ? Optional.empty() : Optional.of(new dev.floe.ColumnOrigin(t.oid(), attnum));
   }
 
-  private void rebuild(List<Namespace> namespaces, Map<TableIdentifier, String> tables, List<String> sequences)
-      throws SQLException {
+  private void rebuild(List<Namespace> namespaces, Map<TableIdentifier, String> tables, List<String> sequences,
+      Map<TableIdentifier, String> views) throws SQLException {
     Map<String, TableOids> builtOids = new HashMap<>();
     Oids oids = new Oids();
     Map<String, Integer> nsOids = new LinkedHashMap<>();
@@ -230,7 +232,8 @@ final class PgCatalog {
     try (Statement st = duck.createStatement()) {
       st.execute("BEGIN TRANSACTION");
       try {
-        for (String t : List.of("namespace", "class", "attribute", "index", "constraint", "description", "attrdef")) {
+        for (String t : List.of("namespace", "class", "attribute", "index", "constraint", "description", "attrdef",
+            "viewdef")) {
           st.execute("DELETE FROM " + DB + ".base.\"" + t + "\" WHERE oid_kind = 'user'");
         }
         try (DuckDBAppender ns = appender("namespace")) {
@@ -246,7 +249,32 @@ final class PgCatalog {
             DuckDBAppender idx = appender("index");
             DuckDBAppender con = appender("constraint");
             DuckDBAppender desc = appender("description");
-            DuckDBAppender def = appender("attrdef")) {
+            DuckDBAppender def = appender("attrdef");
+            DuckDBAppender viewdef = appender("viewdef")) {
+          for (TableIdentifier id : views.keySet()) {
+            Integer nsOid = nsOids.get(id.namespace().toString());
+            Optional<Views.View> view;
+            try {
+              view = Views.find(engine.tables(), id);
+            } catch (RuntimeException unreadable) {
+              LOG.warn("view {} is not listed: its metadata cannot be read: {}", id, unreadable.getMessage());
+              continue;
+            }
+            if (nsOid == null || view.isEmpty()) {
+              continue;
+            }
+            int viewOid = oids.next("v:" + id.namespace() + "." + id.name());
+            List<Types.NestedField> fields = view.get().schema().columns();
+            cls.beginRow().append(viewOid).append(id.name()).append(nsOid).append("v").append(fields.size())
+                .append(false).append(0.0).append("user").append(0L).endRow();
+            int attnum = 0;
+            for (Types.NestedField field : fields) {
+              PgType t = PgType.of(dev.floe.types.TypeMapping.fromIceberg(field.type(), Optional.empty()));
+              att.beginRow().append(viewOid).append(field.name()).append(t.oid()).append(t.length()).append(++attnum)
+                  .append(t.typmod()).append(false).append(t.isArray() ? 1 : 0).append("user").endRow();
+            }
+            viewdef.beginRow().append(viewOid).append(" " + view.get().sql() + ";").append("user").endRow();
+          }
           for (String sequence : sequences) {
             int dot = sequence.lastIndexOf('.');
             Integer nsOid = dot < 0 ? null : nsOids.get(sequence.substring(0, dot));

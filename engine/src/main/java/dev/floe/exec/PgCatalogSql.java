@@ -22,6 +22,7 @@ final class PgCatalogSql {
       "CREATE TABLE $DB.base.\"constraint\" (oid INTEGER, conname VARCHAR, connamespace INTEGER, contype VARCHAR, "
           + "conrelid INTEGER, conindid INTEGER, conkey VARCHAR, condef VARCHAR, oid_kind VARCHAR, confrelid INTEGER, "
           + "confkey VARCHAR, confupdtype VARCHAR, confdeltype VARCHAR)",
+      "CREATE TABLE $DB.base.viewdef (oid INTEGER, definition VARCHAR, oid_kind VARCHAR)",
       "CREATE TABLE $DB.base.attrdef (oid INTEGER, adrelid INTEGER, adnum INTEGER, adbin VARCHAR, oid_kind VARCHAR)",
       "CREATE TABLE $DB.base.description (objoid INTEGER, classoid INTEGER, objsubid INTEGER, description VARCHAR, "
           + "oid_kind VARCHAR)",
@@ -120,7 +121,9 @@ final class PgCatalogSql {
           + "'floe' AS tableowner, CAST(NULL AS VARCHAR) AS tablespace, c.relhasindex AS hasindexes, "
           + "false AS hasrules, false AS hastriggers, false AS rowsecurity FROM $DB.base.class c "
           + "JOIN $DB.base.namespace n ON n.oid = c.relnamespace WHERE c.relkind = 'r'",
-      empty("pg_catalog", "pg_views", "schemaname VARCHAR, viewname VARCHAR, viewowner VARCHAR, definition VARCHAR"),
+      "CREATE VIEW $DB.pgcat.pg_views AS SELECT n.nspname AS schemaname, c.relname AS viewname, 'floe' AS viewowner, "
+          + "d.definition FROM $DB.base.class c JOIN $DB.base.namespace n ON n.oid = c.relnamespace "
+          + "JOIN $DB.base.viewdef d ON d.oid = c.oid WHERE c.relkind = 'v'",
       empty("pg_catalog", "pg_matviews", "schemaname VARCHAR, matviewname VARCHAR, matviewowner VARCHAR, "
           + "tablespace VARCHAR, hasindexes BOOLEAN, ispopulated BOOLEAN, definition VARCHAR"),
       "CREATE VIEW $DB.pgcat.pg_indexes AS SELECT n.nspname AS schemaname, t.relname AS tablename, "
@@ -184,12 +187,13 @@ final class PgCatalogSql {
           + "CAST(NULL AS VARCHAR) AS default_character_set_schema, CAST(NULL AS VARCHAR) AS "
           + "default_character_set_name, CAST(NULL AS VARCHAR) AS sql_path FROM $DB.base.namespace",
       "CREATE VIEW $DB.infoschema.tables AS SELECT 'floe' AS table_catalog, n.nspname AS table_schema, "
-          + "c.relname AS table_name, 'BASE TABLE' AS table_type, CAST(NULL AS VARCHAR) AS "
+          + "c.relname AS table_name, CASE c.relkind WHEN 'v' THEN 'VIEW' ELSE 'BASE TABLE' END AS table_type, "
+          + "CAST(NULL AS VARCHAR) AS "
           + "self_referencing_column_name, CAST(NULL AS VARCHAR) AS reference_generation, CAST(NULL AS VARCHAR) "
           + "AS user_defined_type_catalog, CAST(NULL AS VARCHAR) AS user_defined_type_schema, "
-          + "CAST(NULL AS VARCHAR) AS user_defined_type_name, 'YES' AS is_insertable_into, 'NO' AS is_typed, "
-          + "CAST(NULL AS VARCHAR) AS commit_action FROM $DB.base.class c JOIN $DB.base.namespace n "
-          + "ON n.oid = c.relnamespace WHERE c.relkind = 'r'",
+          + "CAST(NULL AS VARCHAR) AS user_defined_type_name, CASE c.relkind WHEN 'v' THEN 'NO' ELSE 'YES' END AS "
+          + "is_insertable_into, 'NO' AS is_typed, CAST(NULL AS VARCHAR) AS commit_action FROM $DB.base.class c "
+          + "JOIN $DB.base.namespace n ON n.oid = c.relnamespace WHERE c.relkind IN ('r', 'v')",
       "CREATE VIEW $DB.infoschema.columns AS SELECT 'floe' AS table_catalog, n.nspname AS table_schema, "
           + "c.relname AS table_name, a.attname AS column_name, a.attnum AS ordinal_position, "
           + "(SELECT __d.adbin FROM $DB.base.attrdef __d WHERE __d.adrelid = a.attrelid AND __d.adnum = a.attnum) "
@@ -237,9 +241,11 @@ final class PgCatalogSql {
       "CREATE VIEW $DB.infoschema.constraint_column_usage AS SELECT table_catalog, table_schema, table_name, "
           + "column_name, constraint_catalog, constraint_schema, constraint_name "
           + "FROM $DB.infoschema.key_column_usage",
-      empty("information_schema", "views", "table_catalog VARCHAR, table_schema VARCHAR, table_name VARCHAR, "
-          + "view_definition VARCHAR, check_option VARCHAR, is_updatable VARCHAR, is_insertable_into VARCHAR, "
-          + "is_trigger_updatable VARCHAR, is_trigger_deletable VARCHAR, is_trigger_insertable_into VARCHAR"),
+      "CREATE VIEW $DB.infoschema.views AS SELECT 'floe' AS table_catalog, n.nspname AS table_schema, "
+          + "c.relname AS table_name, d.definition AS view_definition, 'NONE' AS check_option, 'NO' AS is_updatable, "
+          + "'NO' AS is_insertable_into, 'NO' AS is_trigger_updatable, 'NO' AS is_trigger_deletable, "
+          + "'NO' AS is_trigger_insertable_into FROM $DB.base.class c JOIN $DB.base.namespace n ON n.oid = "
+          + "c.relnamespace JOIN $DB.base.viewdef d ON d.oid = c.oid WHERE c.relkind = 'v'",
       "CREATE VIEW $DB.infoschema.referential_constraints AS SELECT 'floe' AS constraint_catalog, "
           + "n.nspname AS constraint_schema, k.conname AS constraint_name, 'floe' AS unique_constraint_catalog, "
           + "pn.nspname AS unique_constraint_schema, u.conname AS unique_constraint_name, 'NONE' AS match_option, "
@@ -360,7 +366,6 @@ final class PgCatalogSql {
       "CREATE MACRO $DB.pgcat.array_upper(a, d) AS CASE WHEN d = 1 AND len(a) > 0 THEN len(a) END",
       "CREATE MACRO $DB.pgcat.array_lower(a, d) AS CASE WHEN d = 1 AND len(a) > 0 THEN 1 END",
       "CREATE MACRO $DB.pgcat.pg_postmaster_start_time() AS CAST(getvariable('floe_start_time') AS TIMESTAMPTZ)",
-      "CREATE MACRO $DB.pgcat.pg_get_viewdef(v) AS CAST(NULL AS VARCHAR), (v, p) AS CAST(NULL AS VARCHAR)",
       "CREATE MACRO $DB.pgcat.pg_get_partkeydef(o) AS CAST(NULL AS VARCHAR)",
       "CREATE MACRO $DB.pgcat.pg_get_triggerdef(o) AS CAST(NULL AS VARCHAR), (o, p) AS CAST(NULL AS VARCHAR)",
       "CREATE MACRO $DB.pgcat.pg_get_ruledef(o) AS CAST(NULL AS VARCHAR), (o, p) AS CAST(NULL AS VARCHAR)",
@@ -392,6 +397,10 @@ final class PgCatalogSql {
           + "'main' THEN $DB.pgcat.floe_relbytes(o) ELSE CAST(0 AS BIGINT) END",
       "CREATE MACRO $DB.pgcat.pg_total_relation_size(o) AS $DB.pgcat.floe_relbytes(o)",
       "CREATE MACRO $DB.pgcat.pg_table_size(o) AS $DB.pgcat.floe_relbytes(o)",
+      "CREATE MACRO $DB.pgcat.pg_get_viewdef(v) AS (SELECT __d.definition FROM $DB.base.viewdef __d WHERE __d.oid = "
+          + "coalesce(TRY_CAST(CAST(v AS VARCHAR) AS INTEGER), $DB.pgcat.floe_regclass(CAST(v AS VARCHAR))) LIMIT 1), "
+          + "(v, p) AS (SELECT __d.definition FROM $DB.base.viewdef __d WHERE __d.oid = coalesce(TRY_CAST(CAST(v AS "
+          + "VARCHAR) AS INTEGER), $DB.pgcat.floe_regclass(CAST(v AS VARCHAR))) LIMIT 1)",
       "CREATE MACRO $DB.pgcat.floe_relname(o) AS coalesce((SELECT __c.relname FROM $DB.base.class __c "
           + "WHERE __c.oid = o LIMIT 1), CAST(o AS VARCHAR))",
       "CREATE MACRO $DB.pgcat.floe_nspname(o) AS coalesce((SELECT __n.nspname FROM "

@@ -39,9 +39,12 @@ final class Relations implements QueryBinder.Resolver {
   private final Tables tables;
   private final ScanPlanner planner;
   private final ScanFiles files;
-  private final String defaultSchema;
+  /** Where unqualified names resolve: the session's schema, or while a view's query binds, the view's. */
+  private String defaultSchema;
   private final Evaluator evaluator;
   private final java.util.function.Function<List<String>, Optional<String>> system;
+  /** SQL for the view a name designates (bound with this statement's relations), if it is one. */
+  private final java.util.function.BiFunction<TableIdentifier, Relations, Optional<String>> views;
   private final Map<TableIdentifier, Optional<Table>> seen = new HashMap<>();
   /** Tails of the tables read (null: none are read, as in a read-only warehouse's helper). */
   private final Tails tails;
@@ -88,7 +91,8 @@ final class Relations implements QueryBinder.Resolver {
    * @param system SQL for the system relation (pg_catalog, information_schema) a name designates, if any
    */
   Relations(Tables tables, ScanPlanner planner, ScanFiles files, String defaultSchema, Evaluator evaluator,
-      java.util.function.Function<List<String>, Optional<String>> system, Tails tails,
+      java.util.function.Function<List<String>, Optional<String>> system,
+      java.util.function.BiFunction<TableIdentifier, Relations, Optional<String>> views, Tails tails,
       java.util.function.Consumer<Pin> pinned, java.util.function.Consumer<ReaderPins.Hold> held, boolean clientSql,
       dev.floe.read.RowStage stage, boolean pointReads) {
     this.held = held;
@@ -96,6 +100,7 @@ final class Relations implements QueryBinder.Resolver {
     this.clientSql = clientSql;
     this.stage = stage;
     this.system = system;
+    this.views = views;
     this.tails = tails;
     this.pinned = pinned;
     this.tables = tables;
@@ -146,6 +151,17 @@ final class Relations implements QueryBinder.Resolver {
   Optional<Pin> tailPin(TableIdentifier id) {
     Optional<Table> t = table(id);
     return t.isEmpty() ? Optional.empty() : unsealed(id, t.get());
+  }
+
+  /** Runs {@code binding} with unqualified names resolving in {@code schema} (a view's query's own). */
+  <T> T inSchema(String schema, java.util.function.Supplier<T> binding) {
+    String session = defaultSchema;
+    defaultSchema = schema;
+    try {
+      return binding.get();
+    } finally {
+      defaultSchema = session;
+    }
   }
 
   /** The table as this statement reads it (resolved once per statement). */
@@ -199,7 +215,8 @@ final class Relations implements QueryBinder.Resolver {
     }
     Optional<Table> table = table(id.get());
     if (table.isEmpty()) {
-      return Optional.empty();
+      Optional<String> view = timeTravel.isPresent() ? Optional.empty() : views.apply(id.get(), this);
+      return view.map(sql -> new SystemRelation(sql, qualified(id.get())));
     }
     Table t = table.get();
     boolean historic = timeTravel.isPresent();

@@ -522,7 +522,8 @@ public final class SessionContext implements AutoCloseable {
     relations[0] = new Relations(tables(), engine.planner(), engine.files(), currentSchema, expression -> {
       QueryBinder.Bound inner = QueryBinder.bind("SELECT " + expression, 0, this::serializeSql, relations[0]);
       return sql.evaluate(inner.sql().substring("SELECT ".length()));
-    }, parts -> systemRelation(parts, staged), engine.tails(), pins::add,
+    }, parts -> systemRelation(parts, staged), (id, r) -> new Views(this, tables()).relationSql(id, r),
+        engine.tails(), pins::add,
         h -> statementHolds.add(h.heldBy(activity.pid())), client && !floeSql, staged, pointReads());
     return relations[0];
   }

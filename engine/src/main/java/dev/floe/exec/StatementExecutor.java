@@ -98,6 +98,16 @@ final class StatementExecutor implements Ast.Visitor<Result> {
   }
 
   @Override
+  public Result createView(Ast.CreateView c) {
+    return new Views(session, session.engine().tables()).create(c);
+  }
+
+  @Override
+  public Result dropView(Ast.DropView d) {
+    return new Views(session, session.engine().tables()).drop(d);
+  }
+
+  @Override
   public Result dropSchema(Ast.DropSchema d) {
     return new Ddl(session, session.engine().tables()).dropSchema(d);
   }

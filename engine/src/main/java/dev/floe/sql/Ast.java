@@ -30,7 +30,7 @@ public final class Ast {
   public sealed interface Statement
       permits Query, Explain, CreateSchema, DropSchema, CreateTable, DropTable, AlterTable, Insert, Delete, Update,
           Merge, Truncate, ShowTables, ShowSchemas, Describe, CreateSequence, DropSequence, TransactionControl,
-          Vacuum, CreateIndex, DropIndex {
+          Vacuum, CreateIndex, DropIndex, CreateView, DropView {
     /** What the statement is; schema, table and sequence definitions are DDL unless they say otherwise. */
     default StatementKind kind() {
       return StatementKind.DDL;
@@ -110,6 +110,14 @@ public final class Ast {
     }
 
     default R dropIndex(DropIndex s) {
+      return otherwise(s);
+    }
+
+    default R createView(CreateView s) {
+      return otherwise(s);
+    }
+
+    default R dropView(DropView s) {
       return otherwise(s);
     }
 
@@ -524,6 +532,27 @@ public final class Ast {
     @Override
     public <R> R accept(Visitor<R> visitor) {
       return visitor.createIndex(this);
+    }
+  }
+
+  /**
+   * {@code CREATE [OR REPLACE] VIEW name [(column, ...)] AS query}.
+   *
+   * @param columns names for the query's first columns (empty: the query's own)
+   */
+  public record CreateView(QualifiedName name, boolean orReplace, List<String> columns, Query query)
+      implements Statement {
+    @Override
+    public <R> R accept(Visitor<R> visitor) {
+      return visitor.createView(this);
+    }
+  }
+
+  /** {@code DROP VIEW [IF EXISTS] name [, ...] [CASCADE | RESTRICT]}. */
+  public record DropView(List<QualifiedName> names, boolean ifExists) implements Statement {
+    @Override
+    public <R> R accept(Visitor<R> visitor) {
+      return visitor.dropView(this);
     }
   }
 

@@ -44,11 +44,13 @@ final class DdlParser {
   private final TokenCursor in;
   private final TypeNameParser types;
   private final ConstraintParser constraints;
+  private final ObjectDdlParser objects;
 
   DdlParser(TokenCursor in) {
     this.in = in;
     this.types = new TypeNameParser(in);
     this.constraints = new ConstraintParser(in);
+    this.objects = new ObjectDdlParser(in, types, this);
   }
 
   /** What may follow CREATE in PostgreSQL and Floe does not create (0A000, not a syntax error). */
@@ -70,10 +72,14 @@ final class DdlParser {
       return new CreateSchema(name, ifNotExists);
     }
     if (in.acceptKeyword("sequence")) {
-      return createSequence();
+      return objects.createSequence();
     }
     if (in.peek().isKeyword("index") || in.peek().isKeyword("unique") && in.peekAt(1).isKeyword("index")) {
-      return createIndex();
+      return objects.createIndex();
+    }
+    if (in.peek().isKeyword("view") || in.peek().isKeyword("or") && in.peekAt(1).isKeyword("replace")
+        && in.peekAt(2).isKeyword("view")) {
+      return objects.createView();
     }
     Token kind = in.peek();
     if (kind.type() == Token.Type.IDENT && UNSUPPORTED_CREATE.contains(kind.value())) {
@@ -88,136 +94,6 @@ final class DdlParser {
     return createTable();
   }
 
-  /** Index access methods whose meaning Floe gives (docs/sql.md, "Indexes"); others are refused. */
-  private static final Set<String> INDEX_METHODS = Set.of("btree", "hash", "brin");
-
-  /**
-   * CREATE [UNIQUE] INDEX [CONCURRENTLY] [[IF NOT EXISTS] name] ON [ONLY] table [USING method] (column
-   * [ASC | DESC] [NULLS FIRST | LAST], ...) [INCLUDE (...)] [NULLS [NOT] DISTINCT] [WITH (...)]
-   * [TABLESPACE name]; an expression, an operator class, a collation or a WHERE is refused (0A000).
-   */
-  private Statement createIndex() {
-    int position = in.peek().position();
-    boolean unique = in.acceptKeyword("unique");
-    in.expectKeyword("index");
-    in.acceptKeyword("concurrently");
-    boolean ifNotExists = ifNotExists();
-    Optional<String> name = Optional.empty();
-    if (!in.peek().isKeyword("on")) {
-      name = Optional.of(in.identifier());
-    }
-    in.expectKeyword("on");
-    in.acceptKeyword("only");
-    QualifiedName table = in.qualifiedName();
-    if (in.acceptKeyword("using")) {
-      Token method = in.next();
-      if (!INDEX_METHODS.contains(method.value())) {
-        throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "access method \"" + method.value()
-            + "\" is not supported", null, "Floe's indexes are btree, hash or brin (docs/sql.md, \"Indexes\").",
-            method.position(), null);
-      }
-    }
-    in.expectOp("(");
-    List<Ast.SortField> columns = new ArrayList<>();
-    do {
-      Token column = in.peek();
-      if (!column.isIdentifier() || in.peekAt(1).isOp("(") || in.peekAt(1).isOp(".")) {
-        throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "index expressions are not supported", null,
-            "Index a column.", column.position(), null);
-      }
-      String columnName = in.identifier();
-      boolean desc = false;
-      if (in.acceptKeyword("desc")) {
-        desc = true;
-      } else {
-        in.acceptKeyword("asc");
-      }
-      boolean nullsFirst = desc; // PostgreSQL's default: NULLs sort as larger than any value
-      if (in.acceptKeyword("nulls")) {
-        nullsFirst = in.acceptKeyword("first");
-        if (!nullsFirst) {
-          in.expectKeyword("last");
-        }
-      }
-      if (!in.peek().isOp(",") && !in.peek().isOp(")")) {
-        throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "operator classes and collations in an index are "
-            + "not supported", in.peek().position());
-      }
-      columns.add(new Ast.SortField(columnName, desc, nullsFirst, column.position()));
-    } while (in.acceptOp(","));
-    in.expectOp(")");
-    while (!in.peek().isOp(";") && in.peek().type() != Token.Type.EOF) {
-      if (in.acceptKeyword("include") || in.acceptKeyword("with")) {
-        skipParenthesized(); // covering columns and storage parameters mean nothing to an Iceberg table
-      } else if (in.acceptKeyword("nulls")) {
-        in.acceptKeyword("not");
-        in.expectKeyword("distinct");
-      } else if (in.acceptKeyword("tablespace")) {
-        in.identifier();
-      } else if (in.peek().isKeyword("where")) {
-        throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "partial indexes are not supported",
-            in.peek().position());
-      } else {
-        throw unexpected(in.peek());
-      }
-    }
-    in.expectEnd();
-    return new Ast.CreateIndex(name, unique, ifNotExists, table, columns, position);
-  }
-
-  private void skipParenthesized() {
-    in.expectOp("(");
-    int depth = 1;
-    while (depth > 0) {
-      Token t = in.next();
-      if (t.type() == Token.Type.EOF) {
-        throw unexpected(t);
-      }
-      depth += t.isOp("(") ? 1 : t.isOp(")") ? -1 : 0;
-    }
-  }
-
-  /** Sequence options: START [WITH] n is kept; AS type, CACHE, NO CYCLE, ... are accepted; other steps refused. */
-  private Statement createSequence() {
-    boolean ifNotExists = ifNotExists();
-    QualifiedName name = in.qualifiedName();
-    long start = 1;
-    while (in.peek().type() != Token.Type.EOF && !in.peek().isOp(";")) {
-      Token t = in.next();
-      if (t.isKeyword("start")) {
-        in.acceptKeyword("with");
-        start = signedLong();
-      } else if (t.isKeyword("increment")) {
-        in.acceptKeyword("by");
-        long by = signedLong();
-        if (by != 1) {
-          throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "sequences advance by 1 only", t.position());
-        }
-      } else if (t.isKeyword("minvalue") || t.isKeyword("maxvalue") || t.isKeyword("cache")) {
-        signedLong();
-      } else if (t.isKeyword("as")) {
-        types.type();
-      } else if (!(t.isKeyword("no") || t.isKeyword("cycle") || t.isKeyword("owned") || t.isKeyword("by")
-          || t.isKeyword("none") || t.isIdentifier() || t.isOp("."))) {
-        throw unexpected(t);
-      }
-    }
-    in.expectEnd();
-    return new CreateSequence(name, ifNotExists, start);
-  }
-
-  private long signedLong() {
-    boolean negative = in.acceptOp("-");
-    Token t = in.next();
-    if (t.type() != Token.Type.NUMBER) {
-      throw unexpected(t);
-    }
-    try {
-      return negative ? -Long.parseLong(t.text()) : Long.parseLong(t.text());
-    } catch (NumberFormatException e) {
-      throw unexpected(t);
-    }
-  }
 
   private Statement createTable() {
     boolean ifNotExists = ifNotExists();
@@ -524,7 +400,7 @@ final class DdlParser {
     return new PartitionField(transform, column, Optional.ofNullable(argument), start.position());
   }
 
-  private Map<String, PropertyValue> properties() {
+  Map<String, PropertyValue> properties() {
     in.expectOp("(");
     Map<String, PropertyValue> props = new LinkedHashMap<>();
     if (in.acceptOp(")")) {
@@ -614,6 +490,10 @@ final class DdlParser {
     if (in.acceptKeyword("sequence")) {
       boolean ifExists = ifExists();
       return new DropSequence(dropNames(), ifExists);
+    }
+    if (in.acceptKeyword("view")) {
+      boolean ifExists = ifExists();
+      return new Ast.DropView(dropNames(), ifExists);
     }
     in.expectKeyword("table");
     boolean ifExists = ifExists();
@@ -820,7 +700,7 @@ final class DdlParser {
     throw unexpected(t);
   }
 
-  private boolean ifNotExists() {
+  boolean ifNotExists() {
     if (in.peek().isKeyword("if")) {
       in.next();
       in.expectKeyword("not");
@@ -830,7 +710,7 @@ final class DdlParser {
     return false;
   }
 
-  private boolean ifExists() {
+  boolean ifExists() {
     if (in.peek().isKeyword("if")) {
       in.next();
       in.expectKeyword("exists");
