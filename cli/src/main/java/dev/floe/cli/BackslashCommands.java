@@ -69,7 +69,7 @@ final class BackslashCommands {
         case "\\l" -> runner.print(describe::listDatabases);
         case "\\du" -> runner.print(describe::listRoles);
         case "\\di" -> runner.print(describe::listIndexes);
-        case "\\dv" -> runner.print(o -> o.println("Did not find any relations.")); // Floe keeps no views
+        case "\\dv" -> runner.print(describe::listViews);
         case "\\x" -> {
           OutputSettings.Expanded now = runner.settings().expanded();
           expanded(args.isEmpty() ? (now == OutputSettings.Expanded.OFF ? "on" : "off") : args.get(0));
@@ -130,7 +130,7 @@ final class BackslashCommands {
         {"\\dt[+] [SCHEMA]", "list tables (+: size, access method)"},
         {"\\dn", "list schemas"},
         {"\\di", "list indexes"},
-        {"\\dv", "list views (Floe keeps none)"},
+        {"\\dv", "list views"},
         {"\\l", "list databases"},
         {"\\du", "list roles"},
         {"Input and output", null},

@@ -112,11 +112,77 @@ final class Describe {
             + "'Cannot login' END) FROM pg_roles ORDER BY 1", "Did not find any roles.");
   }
 
+  void listViews(PrintStream out) {
+    catalogList(out, "List of relations", List.of("Schema", "Name", "Type", "Owner"),
+        "SELECT schemaname, viewname, 'view', viewowner FROM pg_views WHERE schemaname = "
+            + Lexer.quoteString(session.currentSchema()) + " ORDER BY 2", "Did not find any relations.");
+  }
+
   void listIndexes(PrintStream out) {
     catalogList(out, "List of relations", List.of("Schema", "Name", "Type", "Owner", "Table"),
         "SELECT schemaname, indexname, 'index', 'floe', tablename FROM pg_indexes WHERE schemaname = "
             + Lexer.quoteString(session.currentSchema()) + " ORDER BY 2",
         "Did not find any relations.");
+  }
+
+  /** The first column of what {@code sql} returns. */
+  private List<String> lines(String sql) {
+    List<String> lines = new ArrayList<>();
+    try (Result r = session.sql(sql)) {
+      for (Row row : r) {
+        lines.add(row.getString(0));
+      }
+    }
+    return lines;
+  }
+
+  /** A titled section of \d: the lines {@code sql} returns, if any. */
+  private void section(PrintStream out, String title, String sql) {
+    List<String> lines = lines(sql);
+    if (!lines.isEmpty()) {
+      out.println(title);
+      lines.forEach(out::println);
+    }
+  }
+
+  /** {@code \d VIEW}: its columns, and with {@code verbose} its definition, as psql shows a view; false if none. */
+  private boolean describeView(PrintStream out, String name, boolean verbose) {
+    String relation = Lexer.quoteString(name) + "::regclass";
+    List<String[]> rows = new ArrayList<>();
+    String title = null;
+    String definition = null;
+    try (Result r = session.sql("SELECT n.nspname, c.relname, pg_get_viewdef(c.oid) FROM pg_class c JOIN "
+        + "pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind = 'v' AND c.oid = " + relation)) {
+      for (Row row : r) {
+        title = "View \"" + row.getString(0) + "." + row.getString(1) + "\"";
+        definition = row.getString(2);
+      }
+    } catch (dev.floe.FloeException e) {
+      return false;
+    }
+    if (title == null) {
+      return false;
+    }
+    try (Result r = session.sql("SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = "
+        + relation + " ORDER BY attnum")) {
+      for (Row row : r) {
+        rows.add(verbose ? new String[] {row.getString(0), row.getString(1), "", "", "", "plain", ""}
+            : new String[] {row.getString(0), row.getString(1), "", "", ""});
+      }
+    }
+    List<String> headers = verbose ? List.of("Column", "Type", "Collation", "Nullable", "Default", "Storage",
+        "Description") : List.of("Column", "Type", "Collation", "Nullable", "Default");
+    AlignedTable table = new AlignedTable(headers, new boolean[headers.size()]);
+    rows.forEach(table::fit);
+    table.printTitle(out, title);
+    table.printHeader(out);
+    rows.forEach(r -> table.printRow(out, r));
+    if (verbose) {
+      out.println("View definition:");
+      out.println(definition);
+    }
+    out.println();
+    return true;
   }
 
   /** A psql listing of what {@code sql} returns, or {@code none} when it returns nothing. */
@@ -161,7 +227,15 @@ final class Describe {
    * the table's size and files, and its properties.
    */
   void describe(PrintStream out, String name, boolean verbose) {
-    TableInfo info = db.table(name);
+    TableInfo info;
+    try {
+      info = db.table(name);
+    } catch (dev.floe.FloeException e) {
+      if (!describeView(out, name, verbose)) {
+        throw e;
+      }
+      return;
+    }
     String relation = Lexer.quoteString(Lexer.quoteIdentifier(info.schema()) + "."
         + Lexer.quoteIdentifier(info.name())) + "::regclass";
     Map<String, String> defaults = new HashMap<>();
@@ -184,6 +258,10 @@ final class Describe {
         indexes.add("    \"" + row.getString(0) + "\" " + kind + "btree " + columns);
       }
     }
+    List<String> uniqueConstraints = lines("SELECT conname FROM pg_constraint WHERE contype = 'u' AND conrelid = "
+        + relation);
+    indexes.replaceAll(line -> uniqueConstraints.stream().anyMatch(n -> line.startsWith("    \"" + n + "\" UNIQUE, "))
+        ? line.replaceFirst(" UNIQUE, ", " UNIQUE CONSTRAINT, ") : line);
     List<String[]> rows = new ArrayList<>();
     for (Column c : info.columns()) {
       String[] cells = {c.name(), c.type().displayName(), "", c.nullable() ? "" : "not null",
@@ -201,6 +279,14 @@ final class Describe {
       out.println("Indexes:");
       indexes.forEach(out::println);
     }
+    // psql's sections of the table's constraints, and of the foreign keys of other tables that reference it
+    section(out, "Check constraints:", "SELECT '    \"' || conname || '\" ' || pg_get_constraintdef(oid) FROM "
+        + "pg_constraint WHERE contype = 'c' AND conrelid = " + relation + " ORDER BY conname");
+    section(out, "Foreign-key constraints:", "SELECT '    \"' || conname || '\" ' || pg_get_constraintdef(oid) "
+        + "FROM pg_constraint WHERE contype = 'f' AND conrelid = " + relation + " ORDER BY conname");
+    section(out, "Referenced by:", "SELECT '    TABLE \"' || c.relname || '\" CONSTRAINT \"' || k.conname || '\" ' "
+        + "|| pg_get_constraintdef(k.oid) FROM pg_constraint k JOIN pg_class c ON c.oid = k.conrelid WHERE "
+        + "k.contype = 'f' AND k.confrelid = " + relation + " ORDER BY c.relname, k.conname");
     if (!info.partitioning().isEmpty()) {
       out.println("Partition key: " + String.join(", ", info.partitioning()));
     }

@@ -109,6 +109,30 @@ class SqlCommandTest {
     assertThat(late.err()).contains("line 3");
   }
 
+  /** \\d shows constraints and the keys that reference a table in psql's sections; \\dv and \\d+ show views. */
+  @Test
+  void describeShowsConstraintsAndViewsAsPsql() {
+    Cli.Outcome setup = sql("-c", "CREATE TABLE teams (id int PRIMARY KEY, name text UNIQUE, size int CHECK (size > 0))",
+        "-c", "CREATE TABLE players (id int PRIMARY KEY, team int REFERENCES teams)",
+        "-c", "CREATE VIEW big_teams AS SELECT id, name FROM teams WHERE size > 10");
+    assertThat(setup.err()).isEmpty();
+    Cli.Outcome d = sql("-c", "\\d teams", "-c", "\\d players", "-c", "\\dv", "-c", "\\d+ big_teams");
+    assertThat(d.status()).isZero();
+    assertThat(d.out()).contains("""
+        Indexes:
+            "teams_pkey" PRIMARY KEY, btree (id)
+            "teams_name_key" UNIQUE CONSTRAINT, btree (name)
+        Check constraints:
+            "teams_size_check" CHECK ((size > 0))
+        Referenced by:
+            TABLE "players" CONSTRAINT "players_team_fkey" FOREIGN KEY (team) REFERENCES teams(id)
+        """).contains("""
+        Foreign-key constraints:
+            "players_team_fkey" FOREIGN KEY (team) REFERENCES teams(id)
+        """).contains(" public | big_teams | view | floe\n").contains("View \"public.big_teams\"")
+        .contains("View definition:\n SELECT id, name FROM teams WHERE size > 10;\n");
+  }
+
   @Test
   void expandedFlagAndOutputRedirectionInScripts() throws Exception {
     Cli.Outcome x = sql("-x", "--null", "∅", "-c", "SELECT 1 AS a, NULL AS b");
