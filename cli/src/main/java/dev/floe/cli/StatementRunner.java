@@ -209,8 +209,7 @@ final class StatementRunner {
     shown = progress == null ? null : progress.start();
     try (Result result = session.sql(statement)) {
       if (result.hasRows()) {
-        Result shown = QueryPlan.isPlan(result) ? QueryPlan.of(result) : result;
-        settings.format().writer(out, settings, destination.screenWidth()).write(shown);
+        settings.format().writer(out, settings, destination.screenWidth()).write(result);
       } else if (settings.format().printsCommandTags()) {
         out.println(result.commandTag());
       }

@@ -233,8 +233,17 @@ final class Relations implements QueryBinder.Resolver {
     }
     Schema schema = historic && snapshot.isPresent() ? ScanPlan.schemaOf(t, snapshot.get()) : t.schema();
     Optional<Table> published = tails == null ? Optional.empty() : tails.publishedTier(t, snapshot, historic);
-    return Optional.of(new TableRelation(planner, files, t, snapshot, schema, historic, qualified(id.get()), false,
-        unsealed, published, pointReads));
+    TableRelation relation = new TableRelation(planner, files, t, snapshot, schema, historic, qualified(id.get()),
+        false, unsealed, published, pointReads);
+    relation.explained = explained::add;
+    return Optional.of(relation);
+  }
+
+  /** What each table read of the bound statement does, as EXPLAIN tells it: files read of the snapshot's, or a point read. */
+  private final List<String> explained = new ArrayList<>();
+
+  List<String> explained() {
+    return explained;
   }
 
   /**
@@ -366,6 +375,8 @@ final class Relations implements QueryBinder.Resolver {
     final boolean pointReads;
     /** A keyed tail target's only keys the statement touches (null: any; see Relations#targetKeys). */
     List<Object> onlyKeys;
+    /** Told how the relation reads its rows, for EXPLAIN; null: nobody asks. */
+    java.util.function.Consumer<String> explained;
     /** Told of each scan the relation's SQL makes (a row-level statement's target); null: nobody. */
     private final java.util.function.Consumer<TargetScan> scans;
 
@@ -425,7 +436,11 @@ final class Relations implements QueryBinder.Resolver {
           return point.get();
         }
       }
-      String scan = pointRows(plan, filter).orElseGet(() -> ScanSql.relation(plan, table.io(), files, rowIds));
+      Optional<String> point = pointRows(plan, filter);
+      String scan = point.orElseGet(() -> ScanSql.relation(plan, table.io(), files, rowIds));
+      if (explained != null) {
+        explained.accept(explain(plan, point.isPresent()));
+      }
       if (published.isPresent() && published.get().currentSnapshot() != null) {
         // rows the log published to object storage and let go of: the files planning keeps are read
         // from their local copies
@@ -644,6 +659,19 @@ final class Relations implements QueryBinder.Resolver {
      * one-row UPDATE's "find the row" query). Empty when the files cannot be read so, or too many rows
      * match (docs/decisions/0005-point-reads.md).
      */
+    /** How this relation reads {@code plan}: its files of the snapshot's, or a point read in the JVM. */
+    private String explain(ScanPlan plan, boolean point) {
+      String total = snapshot.map(s -> s.summary() == null ? null : s.summary().get("total-data-files")).orElse("0");
+      long dataFiles = plan.tasks().stream().map(t -> t.file().location()).distinct().count();
+      long deleteFiles = plan.tasks().stream().flatMap(t -> t.deletes().stream()).map(d -> d.location()).distinct()
+          .count();
+      String table = String.join(".", name.subList(Math.max(0, name.size() - 2), name.size()));
+      return "Floe " + (point ? "point read of " + table + " by primary key, in Floe's reader" : "scan of " + table)
+          + ": " + dataFiles + " of " + (total == null ? "?" : total) + " data files" + (deleteFiles > 0 ? ", "
+          + deleteFiles + " delete files" : "") + (unsealed.isPresent() && !unsealed.get().isEmpty()
+          ? ", and the tail's unsealed rows" : "");
+    }
+
     private Optional<String> pointRows(ScanPlan plan, Expression filter) {
       if (!pointReads) {
         return Optional.empty();

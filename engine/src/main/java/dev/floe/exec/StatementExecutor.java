@@ -32,8 +32,20 @@ final class StatementExecutor implements Ast.Visitor<Result> {
 
   @Override
   public Result explain(Ast.Explain e) {
-    QueryBinder.Bound bound = session.bind(e.query());
-    return session.run((e.analyze() ? "EXPLAIN ANALYZE " : "EXPLAIN ") + bound.sql(), bound::originalPosition);
+    Relations relations = session.relations();
+    Ast.Query q = e.query();
+    QueryBinder.Bound bound = session.bind(q.text(), offset -> q.offset() + offset + 1, relations);
+    Object[] plan = session.sql().queryRow((e.analyze() ? "EXPLAIN (ANALYZE, FORMAT json) " : "EXPLAIN (FORMAT json) ")
+        + bound.sql(), bound::originalPosition);
+    List<String> lines = PlanText.lines(plan == null ? "" : String.valueOf(plan[plan.length - 1]),
+        relations.explained());
+    StringBuilder values = new StringBuilder();
+    for (String line : lines) {
+      values.append(values.length() > 0 ? ", " : "").append(dev.floe.sql.Lexer.quoteString(line));
+    }
+    // one row per line, in order, as PostgreSQL's EXPLAIN returns its plan
+    return session.run("SELECT line AS \"QUERY PLAN\" FROM unnest([" + values + "]::VARCHAR[]) WITH ORDINALITY AS "
+        + "p(line, n) ORDER BY n", o -> 0, () -> { }).withCommandTag("EXPLAIN");
   }
 
   @Override
