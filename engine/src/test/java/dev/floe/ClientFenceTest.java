@@ -269,7 +269,8 @@ class ClientFenceTest {
       for (String sql : List.of("ATTACH '" + outsideDir.resolve("x.db") + "' AS x", "INSTALL httpfs", "LOAD httpfs",
           "COPY t TO '" + outsideDir.resolve("x.csv") + "'", "EXPORT DATABASE '" + outsideDir + "'",
           "IMPORT DATABASE '" + outsideDir + "'", "CHECKPOINT", "CREATE SECRET s (TYPE s3)",
-          "CREATE MACRO m() AS 1", "CREATE TEMP TABLE x AS SELECT 1", "DETACH x", "USE x",
+          "CREATE MACRO m() AS 1", "CREATE TEMP TABLE x AS SELECT * FROM read_text('" + outside + "')", "DETACH x",
+          "USE x",
           "CREATE VIEW v AS SELECT * FROM read_text('" + outside + "')")) {
         assertThatThrownBy(() -> exec(s, sql)).as(sql).isInstanceOf(FloeException.class)
             .hasMessageNotContaining(OUTSIDE_SECRET);

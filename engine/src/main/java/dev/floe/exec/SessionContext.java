@@ -71,7 +71,7 @@ public final class SessionContext implements AutoCloseable {
     this.sql = new DuckSql(duck);
     this.client = client;
     this.blocks = new TransactionControl(engine.tables(), n -> notices.accept(n),
-        name -> settings.get(name), () -> activity.pid());
+        name -> settings.get(name), () -> activity.pid(), () -> temporaryTables.blockEnded());
     try (Statement st = duck.createStatement()) {
       // DuckDB settings are the engine's (Engine.startDuckDb); a session has only variables
       st.execute("SET VARIABLE floe_current_schema = " + Lexer.quoteString(currentSchema));
@@ -444,6 +444,12 @@ public final class SessionContext implements AutoCloseable {
 
   /** Which executor runs each kind of statement (transaction control is {@link TransactionControl}'s). */
   private final StatementExecutor executor = new StatementExecutor(this);
+  /** The session's CREATE TEMP TABLE tables, in its DuckDB connection. */
+  private final TemporaryTables temporaryTables = new TemporaryTables(this);
+
+  TemporaryTables temporaryTables() {
+    return temporaryTables;
+  }
 
   private Result dispatchStatement(Ast.Statement statement) {
     try {
@@ -541,6 +547,10 @@ public final class SessionContext implements AutoCloseable {
 
   /** SQL for a system relation the statement names: a catalog, or a live view staged now; empty for others. */
   private java.util.Optional<String> systemRelation(List<String> parts, StagedRows staged) {
+    java.util.Optional<String> temporary = temporaryTables.named(parts); // first in the search path, as pg_temp
+    if (temporary.isPresent()) {
+      return temporary;
+    }
     java.util.Optional<String> name = PgCatalog.systemName(parts);
     if (name.isEmpty()) {
       return name;

@@ -5,6 +5,7 @@ import dev.floe.sql.Ast;
 import dev.floe.sql.QueryBinder;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
 
@@ -50,16 +51,28 @@ final class StatementExecutor implements Ast.Visitor<Result> {
 
   @Override
   public Result insert(Ast.Insert i) {
+    Optional<String> temporary = session.temporaryTables().named(i.table());
+    if (temporary.isPresent()) {
+      return session.temporaryTables().insert(i, temporary.get());
+    }
     return new Inserts(session, session.tables()).insert(i);
   }
 
   @Override
   public Result delete(Ast.Delete d) {
+    Optional<String> temporary = session.temporaryTables().named(d.table());
+    if (temporary.isPresent()) {
+      return session.temporaryTables().delete(d, temporary.get());
+    }
     return session.mutate(m -> m.delete(d));
   }
 
   @Override
   public Result update(Ast.Update u) {
+    Optional<String> temporary = session.temporaryTables().named(u.table());
+    if (temporary.isPresent()) {
+      return session.temporaryTables().update(u, temporary.get());
+    }
     return session.mutate(m -> m.update(u));
   }
 
@@ -75,11 +88,27 @@ final class StatementExecutor implements Ast.Visitor<Result> {
 
   @Override
   public Result truncate(Ast.Truncate t) {
-    return session.mutate(m -> m.truncate(t));
+    List<dev.floe.sql.QualifiedName> tables = new java.util.ArrayList<>();
+    for (dev.floe.sql.QualifiedName name : t.tables()) {
+      Optional<String> temporary = session.temporaryTables().named(name);
+      if (temporary.isPresent()) {
+        session.temporaryTables().truncate(temporary.get());
+      } else {
+        tables.add(name);
+      }
+    }
+    if (tables.isEmpty()) {
+      return new CommandResult("TRUNCATE TABLE", 0);
+    }
+    Ast.Truncate rest = new Ast.Truncate(tables, t.cascade());
+    return session.mutate(m -> m.truncate(rest));
   }
 
   @Override
   public Result createTable(Ast.CreateTable c) {
+    if (c.temporary().isPresent()) {
+      return session.temporaryTables().create(c);
+    }
     return c.asQuery().isPresent() ? new Inserts(session, session.engine().tables()).createTableAs(c)
         : new Ddl(session, session.engine().tables()).createTable(c);
   }
@@ -126,7 +155,17 @@ final class StatementExecutor implements Ast.Visitor<Result> {
 
   @Override
   public Result dropTable(Ast.DropTable d) {
-    return new Ddl(session, session.engine().tables()).dropTable(d);
+    List<dev.floe.sql.QualifiedName> tables = new java.util.ArrayList<>();
+    for (dev.floe.sql.QualifiedName name : d.names()) {
+      if (session.temporaryTables().named(name).isEmpty() || !session.temporaryTables().drop(name.last())) {
+        tables.add(name);
+      }
+    }
+    if (tables.isEmpty()) {
+      return new CommandResult("DROP TABLE", 0);
+    }
+    return new Ddl(session, session.engine().tables()).dropTable(new Ast.DropTable(tables, d.ifExists(), d.purge(),
+        d.cascade()));
   }
 
   @Override

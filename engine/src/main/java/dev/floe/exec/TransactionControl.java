@@ -34,9 +34,13 @@ final class TransactionControl {
   /** The session's backend pid, which its blocks' holds are recorded under. */
   private final java.util.function.IntSupplier backendPid;
 
+  /** Told when a block ends, committed or rolled back (temporary tables ON COMMIT DROP / DELETE ROWS). */
+  private final Runnable ended;
+
   TransactionControl(Tables tables, Consumer<Notice> notices, Function<String, String> settings,
-      java.util.function.IntSupplier backendPid) {
+      java.util.function.IntSupplier backendPid, Runnable ended) {
     this.tables = tables;
+    this.ended = ended;
     this.backendPid = backendPid;
     this.notices = notices;
     this.settings = settings;
@@ -205,6 +209,14 @@ final class TransactionControl {
   void commit() {
     Transaction t = require("COMMIT");
     transaction = null;
+    try {
+      commit(t);
+    } finally {
+      ended.run();
+    }
+  }
+
+  private void commit(Transaction t) {
     if (t.failed()) {
       t.rollback();
       throw new FloeException(SqlState.IN_FAILED_SQL_TRANSACTION, "the transaction was rolled back: a statement "
@@ -223,7 +235,11 @@ final class TransactionControl {
   void rollback() {
     Transaction t = require("ROLLBACK");
     transaction = null;
-    t.rollback();
+    try {
+      t.rollback();
+    } finally {
+      ended.run();
+    }
   }
 
   void savepoint(String name) {

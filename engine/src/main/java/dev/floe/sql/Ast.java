@@ -284,7 +284,8 @@ public final class Ast {
       Map<String, PropertyValue> properties,
       Optional<Query> asQuery,
       boolean withData,
-      List<TableConstraint> constraints)
+      List<TableConstraint> constraints,
+      Optional<TempTable> temporary)
       implements Statement {
     @Override
     public <R> R accept(Visitor<R> visitor) {
@@ -311,6 +312,12 @@ public final class Ast {
   public sealed interface AlterAction
       permits AddColumn, DropColumn, RenameColumn, AlterColumnType, DropNotNull, SetProperties, UnsetProperties,
           RenameTable, Execute, AddConstraint, DropConstraint {}
+
+  /**
+   * A CREATE TEMP TABLE's: the table is the session's own, and {@code onCommit} says what a transaction
+   * block's COMMIT does to it ({@code PRESERVE ROWS}, {@code DELETE ROWS}, {@code DROP}).
+   */
+  public record TempTable(String onCommit) {}
 
   /** What a table constraint other than the primary key asks of the table's rows. */
   public enum ConstraintKind { UNIQUE, CHECK, FOREIGN_KEY }

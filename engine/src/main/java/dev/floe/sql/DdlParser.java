@@ -81,6 +81,18 @@ final class DdlParser {
         && in.peekAt(2).isKeyword("view")) {
       return objects.createView();
     }
+    // CREATE [GLOBAL | LOCAL] {TEMP | TEMPORARY} TABLE: the session's own table
+    int save = in.index();
+    if (in.peek().isKeyword("global") || in.peek().isKeyword("local")) {
+      in.next();
+    }
+    if ((in.peek().isKeyword("temp") || in.peek().isKeyword("temporary")) && in.peekAt(1).isKeyword("table")) {
+      in.next();
+      in.next();
+      temporary = true;
+      return createTable();
+    }
+    in.seek(save);
     Token kind = in.peek();
     if (kind.type() == Token.Type.IDENT && UNSUPPORTED_CREATE.contains(kind.value())) {
       String what = kind.text().toUpperCase(java.util.Locale.ROOT);
@@ -94,6 +106,10 @@ final class DdlParser {
     return createTable();
   }
 
+
+  /** Whether the CREATE TABLE being parsed is CREATE TEMP TABLE. */
+  private boolean temporary;
+  private String onCommit = "PRESERVE ROWS";
 
   private Statement createTable() {
     boolean ifNotExists = ifNotExists();
@@ -143,6 +159,18 @@ final class DdlParser {
         properties.putAll(properties());
       } else if (in.acceptKeyword("tblproperties")) {
         properties.putAll(properties());
+      } else if (temporary && in.peek().isKeyword("on") && in.peekAt(1).isKeyword("commit")) {
+        in.next();
+        in.next();
+        Token what = in.next();
+        if (what.isKeyword("drop")) {
+          onCommit = "DROP";
+        } else if (what.isKeyword("delete") || what.isKeyword("preserve")) {
+          in.expectKeyword("rows");
+          onCommit = what.value().toUpperCase(java.util.Locale.ROOT) + " ROWS";
+        } else {
+          throw unexpected(what);
+        }
       } else {
         break;
       }
@@ -176,7 +204,7 @@ final class DdlParser {
     }
     in.expectEnd();
     return new CreateTable(name, ifNotExists, columns, ctasColumns, partitioning, primaryKey, properties, asQuery,
-        withData, tableConstraints);
+        withData, tableConstraints, temporary ? Optional.of(new Ast.TempTable(onCommit)) : Optional.empty());
   }
 
   private void acceptUsingIceberg() {
