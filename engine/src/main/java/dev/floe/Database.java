@@ -327,6 +327,15 @@ public final class Database implements AutoCloseable {
   }
 
   /**
+   * Where the catalogs' roles come from ({@code pg_roles}, {@code pg_user}, psql's {@code \du}): a front end
+   * that signs users in gives the names it knows (the server: {@code floe user}'s): each a login, beside the
+   * built-in superuser {@code floe} (docs/activity.md: who may signal whom).
+   */
+  public void setRoles(java.util.function.Supplier<java.util.List<String>> names) {
+    engine.setRoles(names);
+  }
+
+  /**
    * A new backend process id, never handed out before in this process, for a front end's connection
    * (its BackendKeyData and {@code pg_backend_pid()}): give it to the connection's sessions with
    * {@link Session#setBackendPid}. Embedded sessions get one of their own.

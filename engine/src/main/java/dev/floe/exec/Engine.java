@@ -47,6 +47,21 @@ public final class Engine implements AutoCloseable {
   private final ScanFiles files;
   private final Path scratch;
   private PgCatalog pgCatalog;
+  /** The roles the catalogs list beside {@code floe} (Database#setRoles). */
+  private volatile java.util.function.Supplier<List<String>> roles = List::of;
+
+  public void setRoles(java.util.function.Supplier<List<String>> names) {
+    this.roles = names;
+  }
+
+  /** The roles the catalogs list beside {@code floe}, sorted, without it. */
+  List<String> roles() {
+    try {
+      return roles.get().stream().filter(n -> !n.equals("floe")).sorted().distinct().toList();
+    } catch (RuntimeException e) {
+      return List.of(); // a front end that cannot tell is listed without its roles
+    }
+  }
   private final Sequences sequences;
   private final Tails tails;
   private final dev.floe.commit.Committer committer;

@@ -155,11 +155,13 @@ final class PgCatalog {
     }
     Map<TableIdentifier, String> views = engine.tables().catalog().viewLocations();
     views.forEach((id, location) -> key.put("v:" + id, location));
+    List<String> roles = engine.roles();
+    roles.forEach(r -> key.put("r:" + r, ""));
     if (key.equals(fingerprint)) {
       return;
     }
     try {
-      rebuild(namespaces, now, sequences, views);
+      rebuild(namespaces, now, sequences, views, roles);
       fingerprint = key;
     } catch (SQLException e) {
       throw new FloeException(SqlState.INTERNAL_ERROR, "cannot build the PostgreSQL catalogs: " + e.getMessage(), e);
@@ -197,7 +199,7 @@ final class PgCatalog {
   }
 
   private void rebuild(List<Namespace> namespaces, Map<TableIdentifier, String> tables, List<String> sequences,
-      Map<TableIdentifier, String> views) throws SQLException {
+      Map<TableIdentifier, String> views, List<String> roles) throws SQLException {
     Map<String, TableOids> builtOids = new HashMap<>();
     Oids oids = new Oids();
     Map<String, Integer> nsOids = new LinkedHashMap<>();
@@ -233,7 +235,7 @@ final class PgCatalog {
       st.execute("BEGIN TRANSACTION");
       try {
         for (String t : List.of("namespace", "class", "attribute", "index", "constraint", "description", "attrdef",
-            "viewdef")) {
+            "viewdef", "role")) {
           st.execute("DELETE FROM " + DB + ".base.\"" + t + "\" WHERE oid_kind = 'user'");
         }
         try (DuckDBAppender ns = appender("namespace")) {
@@ -250,7 +252,11 @@ final class PgCatalog {
             DuckDBAppender con = appender("constraint");
             DuckDBAppender desc = appender("description");
             DuckDBAppender def = appender("attrdef");
-            DuckDBAppender viewdef = appender("viewdef")) {
+            DuckDBAppender viewdef = appender("viewdef");
+            DuckDBAppender role = appender("role")) {
+          for (String name : roles) {
+            role.beginRow().append(oids.next("r:" + name)).append(name).append("user").endRow();
+          }
           for (TableIdentifier id : views.keySet()) {
             Integer nsOid = nsOids.get(id.namespace().toString());
             Optional<Views.View> view;

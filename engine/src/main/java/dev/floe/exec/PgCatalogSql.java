@@ -23,6 +23,8 @@ final class PgCatalogSql {
           + "conrelid INTEGER, conindid INTEGER, conkey VARCHAR, condef VARCHAR, oid_kind VARCHAR, confrelid INTEGER, "
           + "confkey VARCHAR, confupdtype VARCHAR, confdeltype VARCHAR)",
       "CREATE TABLE $DB.base.viewdef (oid INTEGER, definition VARCHAR, oid_kind VARCHAR)",
+      "CREATE TABLE $DB.base.role (oid INTEGER, rolname VARCHAR, oid_kind VARCHAR)",
+      "INSERT INTO $DB.base.role VALUES (10, 'floe', 'static')",
       "CREATE TABLE $DB.base.attrdef (oid INTEGER, adrelid INTEGER, adnum INTEGER, adbin VARCHAR, oid_kind VARCHAR)",
       "CREATE TABLE $DB.base.description (objoid INTEGER, classoid INTEGER, objsubid INTEGER, description VARCHAR, "
           + "oid_kind VARCHAR)",
@@ -101,13 +103,14 @@ final class PgCatalogSql {
           + NO_ACL + ")) AS d(oid, datname, datdba, encoding, datlocprovider, datistemplate, datallowconn, "
           + "datconnlimit, datfrozenxid, datminmxid, dattablespace, datcollate, datctype, daticulocale, "
           + "datcollversion, datacl)",
-      "CREATE VIEW $DB.pgcat.pg_roles AS SELECT * FROM (VALUES ('floe', true, true, true, true, true, false, "
-          + "-1, '********', CAST(NULL AS TIMESTAMPTZ), true, " + NO_ACL + ", 10)) AS r(rolname, rolsuper, "
-          + "rolinherit, rolcreaterole, rolcreatedb, rolcanlogin, rolreplication, rolconnlimit, rolpassword, "
-          + "rolvaliduntil, rolbypassrls, rolconfig, oid)",
-      "CREATE VIEW $DB.pgcat.pg_user AS SELECT * FROM (VALUES ('floe', 10, true, true, false, true, "
-          + "'********', CAST(NULL AS TIMESTAMPTZ), " + NO_ACL + ")) AS u(usename, usesysid, usecreatedb, usesuper, "
-          + "userepl, usebypassrls, passwd, valuntil, useconfig)",
+      // floe (the superuser), and the users a front end signs in (Database#setRoles): logins
+      "CREATE VIEW $DB.pgcat.pg_roles AS SELECT rolname, oid = 10 AS rolsuper, true AS rolinherit, oid = 10 AS "
+          + "rolcreaterole, oid = 10 AS rolcreatedb, true AS rolcanlogin, false AS rolreplication, -1 AS rolconnlimit, "
+          + "'********' AS rolpassword, CAST(NULL AS TIMESTAMPTZ) AS rolvaliduntil, true AS rolbypassrls, " + NO_ACL
+          + " AS rolconfig, oid FROM $DB.base.role",
+      "CREATE VIEW $DB.pgcat.pg_user AS SELECT rolname AS usename, oid AS usesysid, oid = 10 AS usecreatedb, "
+          + "oid = 10 AS usesuper, false AS userepl, oid = 10 AS usebypassrls, '********' AS passwd, "
+          + "CAST(NULL AS TIMESTAMPTZ) AS valuntil, " + NO_ACL + " AS useconfig FROM $DB.base.role",
       "CREATE VIEW $DB.pgcat.pg_am AS SELECT * FROM (VALUES (2, 'heap', 'heap_tableam_handler', 't'), "
           + "(403, 'btree', 'bthandler', 'i')) AS a(oid, amname, amhandler, amtype)",
       "CREATE VIEW $DB.pgcat.pg_tablespace AS SELECT * FROM (VALUES (1663, 'pg_default', 10, " + NO_ACL
@@ -339,8 +342,8 @@ final class PgCatalogSql {
       "CREATE MACRO $DB.pgcat.pg_has_role(a, b) AS true, (a, b, c) AS true",
       "CREATE MACRO $DB.pgcat.pg_encoding_to_char(e) AS CASE WHEN e = 6 THEN 'UTF8' WHEN e = 0 THEN "
           + "'SQL_ASCII' ELSE '' END",
-      "CREATE MACRO $DB.pgcat.pg_get_userbyid(r) AS CASE WHEN r = 10 THEN 'floe' ELSE "
-          + "'unknown (OID=' || r || ')' END",
+      "CREATE MACRO $DB.pgcat.pg_get_userbyid(r) AS coalesce((SELECT __r.rolname FROM $DB.base.role __r WHERE "
+          + "__r.oid = r LIMIT 1), 'unknown (OID=' || r || ')')",
       "CREATE MACRO $DB.pgcat.pg_get_constraintdef(o) AS (SELECT __k.condef FROM $DB.base.\"constraint\" __k "
           + "WHERE __k.oid = o LIMIT 1), (o, pretty) AS (SELECT __k.condef FROM $DB.base.\"constraint\" __k "
           + "WHERE __k.oid = o LIMIT 1)",

@@ -168,6 +168,14 @@ public final class PgServer implements AutoCloseable {
     // statement timeouts and client watches: one tick for all connections instead of a timer per statement
     pool.scheduleAtFixedRate(this::tick, TICK_MILLIS, TICK_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS);
     this.users = new dev.floe.server.auth.Users(database.warehouse());
+    // the catalogs list the users this server signs in (floe user), as PostgreSQL lists its roles
+    database.setRoles(() -> {
+      try {
+        return users.names();
+      } catch (java.io.IOException e) {
+        return java.util.List.of();
+      }
+    });
     this.acceptor = new Thread(this::acceptLoop, "floe-pg-accept");
     this.acceptor.setDaemon(true);
   }

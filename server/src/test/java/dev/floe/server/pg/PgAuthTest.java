@@ -11,6 +11,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
+import java.util.List;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -65,6 +66,15 @@ class PgAuthTest {
       new Users(wh).put("bob", "b");
       try (Connection c = connect(server, "bob", "b", "")) {
         assertThat(currentUser(c)).isEqualTo("bob");
+        // the users are the catalogs' roles (psql's \du), listed as soon as they are added
+        List<String> roles = new java.util.ArrayList<>();
+        try (var st = c.createStatement(); var rs = st.executeQuery("SELECT r.rolname, r.rolcanlogin, "
+            + "(SELECT count(*) FROM pg_auth_members m WHERE m.member = r.oid) FROM pg_roles r ORDER BY 1")) {
+          while (rs.next()) {
+            roles.add(rs.getString(1) + "|" + rs.getBoolean(2) + "|" + rs.getLong(3));
+          }
+        }
+        assertThat(roles).containsExactly("alice|true|0", "bob|true|0", "floe|true|0");
       }
       new Users(wh).remove("bob");
       assertThatThrownBy(() -> connect(server, "bob", "b", "")).hasFieldOrPropertyWithValue("SQLState", "28P01");
