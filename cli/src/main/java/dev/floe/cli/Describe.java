@@ -280,7 +280,7 @@ final class Describe {
       indexes.forEach(out::println);
     }
     // psql's sections of the table's constraints, and of the foreign keys of other tables that reference it
-    section(out, "Check constraints:", "SELECT '    \"' || conname || '\" ' || pg_get_constraintdef(oid) FROM "
+    section(out, "Check constraints:", "SELECT '    \"' || conname || '\" ' || pg_get_constraintdef(oid, true) FROM "
         + "pg_constraint WHERE contype = 'c' AND conrelid = " + relation + " ORDER BY conname");
     section(out, "Foreign-key constraints:", "SELECT '    \"' || conname || '\" ' || pg_get_constraintdef(oid) "
         + "FROM pg_constraint WHERE contype = 'f' AND conrelid = " + relation + " ORDER BY conname");

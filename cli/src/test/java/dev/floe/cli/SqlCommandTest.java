@@ -123,7 +123,7 @@ class SqlCommandTest {
             "teams_pkey" PRIMARY KEY, btree (id)
             "teams_name_key" UNIQUE CONSTRAINT, btree (name)
         Check constraints:
-            "teams_size_check" CHECK ((size > 0))
+            "teams_size_check" CHECK (size > 0)
         Referenced by:
             TABLE "players" CONSTRAINT "players_team_fkey" FOREIGN KEY (team) REFERENCES teams(id)
         """).contains("""

@@ -53,11 +53,14 @@ final class PgCatalogSql {
           + "10 AS relowner, CASE relkind WHEN 'i' THEN 403 ELSE 2 END AS relam, oid AS relfilenode, "
           + "0 AS reltablespace, CAST(ceil(coalesce(relbytes, 0) / 8192) AS INTEGER) AS relpages, CAST(reltuples AS REAL) AS reltuples, 0 AS relallvisible, "
           + "0 AS reltoastrelid, relhasindex, false AS relisshared, 'p' AS relpersistence, relkind, "
-          + "CAST(relnatts AS SMALLINT) AS relnatts, CAST(0 AS SMALLINT) AS relchecks, false AS relhasrules, "
-          + "false AS relhastriggers, false AS relhassubclass, false AS relrowsecurity, "
+          + "CAST(relnatts AS SMALLINT) AS relnatts, CAST((SELECT count(*) FROM $DB.base.\"constraint\" __k WHERE "
+          + "__k.conrelid = __c.oid AND __k.contype = 'c') AS SMALLINT) AS relchecks, false AS relhasrules, "
+          // PostgreSQL's foreign keys are triggers on both tables: psql shows them (and Referenced by) if set
+          + "EXISTS (SELECT 1 FROM $DB.base.\"constraint\" __k WHERE __k.contype = 'f' AND (__k.conrelid = __c.oid "
+          + "OR __k.confrelid = __c.oid)) AS relhastriggers, false AS relhassubclass, false AS relrowsecurity, "
           + "false AS relforcerowsecurity, true AS relispopulated, 'd' AS relreplident, false AS relispartition, "
           + "0 AS relrewrite, 0 AS relfrozenxid, 0 AS relminmxid, " + NO_ACL + " AS relacl, "
-          + NO_ACL + " AS reloptions, CAST(NULL AS VARCHAR) AS relpartbound FROM $DB.base.class",
+          + NO_ACL + " AS reloptions, CAST(NULL AS VARCHAR) AS relpartbound FROM $DB.base.class __c",
       "CREATE VIEW $DB.pgcat.pg_attribute AS SELECT attrelid, attname, atttypid, -1 AS attstattarget, "
           + "CAST(attlen AS SMALLINT) AS attlen, CAST(attnum AS SMALLINT) AS attnum, attndims, -1 AS attcacheoff, "
           + "atttypmod, attlen > 0 AND attlen <= 8 AS attbyval, CASE WHEN attlen = 8 THEN 'd' WHEN attlen = 2 "
@@ -344,9 +347,11 @@ final class PgCatalogSql {
           + "'SQL_ASCII' ELSE '' END",
       "CREATE MACRO $DB.pgcat.pg_get_userbyid(r) AS coalesce((SELECT __r.rolname FROM $DB.base.role __r WHERE "
           + "__r.oid = r LIMIT 1), 'unknown (OID=' || r || ')')",
+      // pretty: a check's condition without its outer parentheses, as PostgreSQL's pretty form
       "CREATE MACRO $DB.pgcat.pg_get_constraintdef(o) AS (SELECT __k.condef FROM $DB.base.\"constraint\" __k "
-          + "WHERE __k.oid = o LIMIT 1), (o, pretty) AS (SELECT __k.condef FROM $DB.base.\"constraint\" __k "
-          + "WHERE __k.oid = o LIMIT 1)",
+          + "WHERE __k.oid = o LIMIT 1), (o, pretty) AS (SELECT CASE WHEN pretty AND starts_with(__k.condef, "
+          + "'CHECK ((') THEN 'CHECK (' || substring(__k.condef, 9, length(__k.condef) - 10) || ')' ELSE __k.condef "
+          + "END FROM $DB.base.\"constraint\" __k WHERE __k.oid = o LIMIT 1)",
       "CREATE MACRO $DB.pgcat.pg_get_indexdef(o) AS (SELECT __x.indexdef FROM $DB.base.\"index\" __x "
           + "WHERE __x.indexrelid = o LIMIT 1), (o, col, pretty) AS CASE WHEN col = 0 THEN (SELECT __x.indexdef "
           + "FROM $DB.base.\"index\" __x WHERE __x.indexrelid = o LIMIT 1) ELSE (SELECT __a.attname FROM "
@@ -404,6 +409,9 @@ final class PgCatalogSql {
           + "coalesce(TRY_CAST(CAST(v AS VARCHAR) AS INTEGER), $DB.pgcat.floe_regclass(CAST(v AS VARCHAR))) LIMIT 1), "
           + "(v, p) AS (SELECT __d.definition FROM $DB.base.viewdef __d WHERE __d.oid = coalesce(TRY_CAST(CAST(v AS "
           + "VARCHAR) AS INTEGER), $DB.pgcat.floe_regclass(CAST(v AS VARCHAR))) LIMIT 1)",
+      // a Floe table is no partition: its only "ancestor" is itself (psql's \\d asks, for Referenced by)
+      "CREATE MACRO $DB.pgcat.pg_partition_ancestors(r) AS coalesce(TRY_CAST(CAST(r AS VARCHAR) AS INTEGER), "
+          + "$DB.pgcat.floe_regclass(CAST(r AS VARCHAR)))",
       "CREATE MACRO $DB.pgcat.floe_relname(o) AS coalesce((SELECT __c.relname FROM $DB.base.class __c "
           + "WHERE __c.oid = o LIMIT 1), CAST(o AS VARCHAR))",
       "CREATE MACRO $DB.pgcat.floe_nspname(o) AS coalesce((SELECT __n.nspname FROM "

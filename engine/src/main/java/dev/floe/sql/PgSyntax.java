@@ -62,6 +62,31 @@ final class PgSyntax {
   private static final Set<String> TABLE_CONTEXT = Set.of("into", "table", "update", "join", "from", "of", "for");
 
   /**
+   * {@code pg_partition_ancestors(rel) WITH ORDINALITY} in FROM (psql's \\d asks it of a table's triggers):
+   * a Floe table is no partition, so its one ancestor is itself, at depth 1; returns the index after the
+   * rewritten tokens, or 0 when the call is not in that form.
+   */
+  private static int ancestorsAsRelation(List<Token> tokens, Token first, int nameIndex, TextEdits edits) {
+    int depth = 0;
+    int close = -1;
+    for (int i = nameIndex + 1; i < tokens.size(); i++) {
+      depth += tokens.get(i).isOp("(") ? 1 : tokens.get(i).isOp(")") ? -1 : 0;
+      if (depth == 0) {
+        close = i;
+        break;
+      }
+    }
+    if (close < 0 || close + 2 >= tokens.size() || !tokens.get(close + 1).isKeyword("with")
+        || !tokens.get(close + 2).isKeyword("ordinality")) {
+      return 0;
+    }
+    edits.replace(first.start(), tokens.get(nameIndex + 1).end(), "(SELECT "
+        + SystemFunctions.qualified("pg_partition_ancestors") + "(");
+    edits.replace(tokens.get(close).start(), tokens.get(close + 2).end(), ") AS relid, 1 AS depth)");
+    return nameIndex + 2;
+  }
+
+  /**
    * Rewrites the construct starting at token {@code k}, if there is one.
    *
    * @return the index after the tokens consumed, or {@code k} when nothing was rewritten
@@ -109,6 +134,12 @@ final class PgSyntax {
     boolean call = nameIndex + 1 < tokens.size() && tokens.get(nameIndex + 1).isOp("(");
     if (!qualified && before != null && before.type() == Token.Type.IDENT && TABLE_CONTEXT.contains(before.value())) {
       return k;
+    }
+    if (call && fn.equals("pg_partition_ancestors")) {
+      int after = ancestorsAsRelation(tokens, t, nameIndex, edits);
+      if (after > 0) {
+        return after;
+      }
     }
     if (call && SystemFunctions.CALLED.contains(fn)) {
       edits.replace(t.start(), name.end(), SystemFunctions.qualified(fn));

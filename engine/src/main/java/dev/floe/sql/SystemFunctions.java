@@ -18,7 +18,7 @@ public final class SystemFunctions {
       "has_database_privilege", "has_column_privilege", "has_any_column_privilege", "has_function_privilege",
       "has_sequence_privilege", "pg_has_role", "pg_encoding_to_char", "pg_get_userbyid", "pg_get_constraintdef",
       "pg_get_indexdef", "pg_relation_size", "pg_total_relation_size", "pg_table_size", "pg_indexes_size",
-      "pg_size_pretty", "current_setting", "pg_backend_pid", "pg_cancel_backend", "pg_terminate_backend", "pg_is_in_recovery", "pg_relation_is_publishable", "array_upper", "array_lower", "pg_get_viewdef",
+      "pg_size_pretty", "current_setting", "pg_backend_pid", "pg_cancel_backend", "pg_terminate_backend", "pg_is_in_recovery", "pg_relation_is_publishable", "array_upper", "array_lower", "pg_get_viewdef", "pg_partition_ancestors",
       "pg_get_partkeydef", "pg_get_triggerdef", "pg_get_functiondef", "pg_get_function_arguments",
       "pg_get_function_result", "pg_get_statisticsobjdef_columns", "quote_ident", "pg_postmaster_start_time",
       "_pg_expandarray", "floe_regclass", "floe_relname", "floe_nspname", "pg_get_serial_sequence",

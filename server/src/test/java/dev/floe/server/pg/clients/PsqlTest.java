@@ -259,4 +259,45 @@ class PsqlTest {
         "1,2024-01-01",
         "2,");
   }
+
+  /**
+   * psql's \\d of tables with UNIQUE, CHECK and FOREIGN KEY constraints: the catalogs answer psql's own
+   * queries (pg_constraint, relchecks, relhastriggers, pg_partition_ancestors) so that it prints what it
+   * prints against PostgreSQL 15, byte for byte.
+   */
+  @Test
+  void describeShowsConstraintsAsAgainstPostgres() {
+    Result r = psqlScript("describe_constraints.sql");
+    assertThat(r.err()).as(r.describe()).isEmpty();
+    assertThat(r.out()).as(r.describe()).isEqualTo("""
+        CREATE TABLE
+        CREATE TABLE
+                       Table "public.teams"
+         Column |  Type   | Collation | Nullable | Default\s
+        --------+---------+-----------+----------+---------
+         id     | integer |           | not null |\s
+         code   | text    |           |          |\s
+         size   | integer |           |          |\s
+        Indexes:
+            "teams_pkey" PRIMARY KEY, btree (id)
+            "teams_code_key" UNIQUE CONSTRAINT, btree (code)
+        Check constraints:
+            "teams_size_check" CHECK (size >= 0)
+        Referenced by:
+            TABLE "players" CONSTRAINT "players_team_fkey" FOREIGN KEY (team) REFERENCES teams(id)
+        
+                      Table "public.players"
+         Column |  Type   | Collation | Nullable | Default\s
+        --------+---------+-----------+----------+---------
+         id     | integer |           | not null |\s
+         team   | integer |           |          |\s
+        Indexes:
+            "players_pkey" PRIMARY KEY, btree (id)
+        Foreign-key constraints:
+            "players_team_fkey" FOREIGN KEY (team) REFERENCES teams(id)
+        
+        DROP TABLE
+        DROP TABLE
+        """);
+  }
 }
