@@ -53,10 +53,11 @@ final class CsvWriter implements ResultWriter {
       while (reader.loadNextBatch()) {
         VectorSchemaRoot root = reader.getVectorSchemaRoot();
         int rows = root.getRowCount();
+        encoder.batch(root.getFieldVectors());
         for (int row = 0; row < rows; row++) {
           int lineStart = buffer.len;
           try {
-            encoder.row(buffer, root.getFieldVectors(), row);
+            encoder.row(buffer, row);
           } catch (RuntimeException e) {
             buffer.len = lineStart; // no half line
             throw e;

@@ -76,6 +76,14 @@ public final class ArrowText {
     if (v instanceof BitVector b) {
       return (out, row) -> out.put((byte) (b.get(row) != 0 ? 't' : 'f'));
     }
+    if (v instanceof Float8Vector f) {
+      Encoder other = fallback(v, column, zone);
+      return (out, row) -> {
+        if (!putDouble(out, f.get(row))) {
+          other.write(out, row);
+        }
+      };
+    }
     if (v instanceof DecimalVector d && d.getScale() >= 0) {
       return decimal(d, column, zone);
     }
@@ -116,6 +124,20 @@ public final class ArrowText {
       };
     }
     return fallback(v, column, zone);
+  }
+
+  /**
+   * The characters a number's, a boolean's, a date's, a time's or a timestamp's text is made of (with
+   * {@code infinity}, {@code NaN}, {@code BC}, exponents and offsets).
+   */
+  public static final String PLAIN_CHARACTERS = "0123456789-+.: eBCINafinty";
+
+  /** Whether every text {@link #text} writes for {@code v}'s values is made of {@link #PLAIN_CHARACTERS}. */
+  public static boolean plain(FieldVector v) {
+    return v instanceof BigIntVector || v instanceof IntVector || v instanceof SmallIntVector
+        || v instanceof TinyIntVector || v instanceof BitVector || v instanceof DecimalVector
+        || v instanceof Float8Vector || v instanceof Float4Vector || v instanceof DateDayVector
+        || v instanceof TimeStampMicroTZVector || v instanceof TimeStampMicroVector || v instanceof TimeMicroVector;
   }
 
   /** The text of any value: through the Java object {@link dev.floe.Row#get} gives. */
@@ -174,6 +196,36 @@ public final class ArrowText {
       unscaled = q;
     }
     out.len = end;
+  }
+
+  private static final double[] POWERS = {1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13,
+      1e14, 1e15, 1e16, 1e17, 1e18};
+
+  /**
+   * A double as PostgreSQL prints it (the shortest decimal that reads back as it), when that is plain
+   * notation of at most 15 significant digits: the fewest decimals k for which m = rint(d * 10^k) gives
+   * m / 10^k == d. Both are exact below 10^15 and the division is correctly rounded, so it is d's
+   * correctly rounded reading of m * 10^-k; no shorter decimal reads back as d (it would have fewer
+   * decimals), and the nearest integer is the closest candidate. False (nothing written) otherwise:
+   * zero, NaN, the infinities, exponents below -4 or from 15, more digits.
+   */
+  static boolean putDouble(OutBuffer out, double d) {
+    double abs = Math.abs(d);
+    if (!(abs >= 1e-4 && abs < 1e15)) {
+      return false;
+    }
+    for (int k = 0; k < POWERS.length; k++) {
+      double scaled = abs * POWERS[k];
+      if (scaled >= 1e15) {
+        return false;
+      }
+      double m = Math.rint(scaled);
+      if (m / POWERS[k] == abs) {
+        putDecimal(out, d < 0 ? -(long) m : (long) m, k);
+        return true;
+      }
+    }
+    return false;
   }
 
   /** A long in decimal digits. */

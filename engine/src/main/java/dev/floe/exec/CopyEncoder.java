@@ -31,6 +31,15 @@ public final class CopyEncoder {
   private final byte[] nullBytes;
   private final FieldVector[] vectors;
   private final ArrowText.Encoder[] encoders;
+  /** Per column: whether the batch has NULLs in it. */
+  private final boolean[] nullable;
+  /** Per column: whether its values' text never holds a character to escape or quote (a number's). */
+  private final boolean[] plain;
+  /** Whether the delimiter and quote are none of {@link ArrowText#PLAIN_CHARACTERS}. */
+  private final boolean plainSafe;
+  /** The bytes to escape (text) or quote for (CSV). */
+  private final boolean[] special = new boolean[256];
+  private List<FieldVector> batch;
   private byte[] scratch = new byte[256];
 
   public CopyEncoder(Copy copy, List<Column> columns, ZoneId zone) {
@@ -46,6 +55,19 @@ public final class CopyEncoder {
     this.nullBytes = copy.nullString().getBytes(StandardCharsets.UTF_8);
     this.vectors = new FieldVector[columns.size()];
     this.encoders = new ArrowText.Encoder[columns.size()];
+    this.nullable = new boolean[columns.size()];
+    this.plain = new boolean[columns.size()];
+    this.plainSafe = ArrowText.PLAIN_CHARACTERS.indexOf(copy.delimiter()) < 0
+        && (!csv || ArrowText.PLAIN_CHARACTERS.indexOf(copy.quote()) < 0);
+    if (csv) {
+      for (byte c : new byte[] {delimiter, quote, '\n', '\r'}) {
+        special[c & 0xff] = true;
+      }
+    } else {
+      for (byte c : new byte[] {'\\', delimiter, '\b', '\f', '\n', '\r', '\t', 0x0b}) {
+        special[c & 0xff] = true;
+      }
+    }
   }
 
   /** Whether this encoder writes {@code c}'s format: its delimiter, quote and escape are single bytes. */
@@ -53,36 +75,61 @@ public final class CopyEncoder {
     return c.format() == Copy.Format.BINARY || c.delimiter() < 0x80 && c.quote() < 0x80 && c.escape() < 0x80;
   }
 
-  /** Writes row {@code row} of a batch: a line with its newline, or a binary tuple. */
-  public void row(OutBuffer out, List<FieldVector> batch, int row) {
-    if (binary) {
-      out.putShort(batch.size());
+  /**
+   * Takes the next batch's vectors: the rows {@link #row(OutBuffer, int)} writes from now on. A column without
+   * NULLs in the batch is not asked for each value's.
+   */
+  public void batch(List<FieldVector> vectors) {
+    batch = vectors;
+    for (int k = 0; k < vectors.size(); k++) {
+      FieldVector v = vectors.get(k);
+      if (this.vectors[k] != v) {
+        this.vectors[k] = v;
+        encoders[k] = binary ? ArrowText.binary(v, columns.get(k), types[k], zone) : ArrowText.text(v, columns.get(k), zone);
+      }
+      nullable[k] = v.getNullCount() > 0;
+      plain[k] = plainSafe && ArrowText.plain(v);
     }
-    for (int k = 0; k < batch.size(); k++) {
-      FieldVector v = batch.get(k);
+  }
+
+  /** Writes row {@code row} of {@code vectors} (taking them as the batch if they are not). */
+  public void row(OutBuffer out, List<FieldVector> vectors, int row) {
+    if (vectors != batch) {
+      batch(vectors);
+    }
+    row(out, row);
+  }
+
+  /** Writes row {@code row} of the batch: a line with its newline, or a binary tuple. */
+  public void row(OutBuffer out, int row) {
+    int n = encoders.length;
+    if (binary) {
+      out.putShort(n);
+    }
+    for (int k = 0; k < n; k++) {
       if (binary) {
-        if (v.isNull(row)) {
+        if (nullable[k] && vectors[k].isNull(row)) {
           out.putInt(-1);
           continue;
         }
         int at = out.len;
         out.putInt(0);
-        encoder(v, k).write(out, row);
+        encoders[k].write(out, row);
         out.setInt(at, out.len - at - 4);
         continue;
       }
       if (k > 0) {
         out.put(delimiter);
       }
-      if (v.isNull(row)) {
+      if (nullable[k] && vectors[k].isNull(row)) {
         out.put(nullBytes);
         continue;
       }
       int from = out.len;
-      encoder(v, k).write(out, row);
+      encoders[k].write(out, row);
       if (csv) {
-        csvField(out, from, batch.size() == 1);
-      } else {
+        csvField(out, from, n == 1, plain[k]);
+      } else if (!plain[k]) {
         textField(out, from);
       }
     }
@@ -91,29 +138,18 @@ public final class CopyEncoder {
     }
   }
 
-  private ArrowText.Encoder encoder(FieldVector v, int k) {
-    if (vectors[k] != v) {
-      vectors[k] = v;
-      encoders[k] = binary ? ArrowText.binary(v, columns.get(k), types[k], zone) : ArrowText.text(v, columns.get(k), zone);
-    }
-    return encoders[k];
-  }
-
   /**
    * Escapes the value written from {@code from} as COPY's text format does: a backslash before a backslash
    * and the delimiter, {@code \b \f \n \r \t \v} for those control characters.
    */
   private void textField(OutBuffer out, int from) {
     byte[] b = out.buf;
+    int end = out.len;
     int i = from;
-    while (i < out.len) {
-      byte c = b[i];
-      if (c == '\\' || c == delimiter || c >= 0 && c < 0x20 && escaped(c) != 0) {
-        break;
-      }
+    while (i < end && !special[b[i] & 0xff]) {
       i++;
     }
-    if (i == out.len) {
+    if (i == end) {
       return;
     }
     int n = out.len - i;
@@ -153,17 +189,17 @@ public final class CopyEncoder {
 
   /**
    * Quotes the value written from {@code from} when CSV needs it: it holds the delimiter, the quote or a
-   * line break, it reads as the NULL string, or it is {@code \.} alone on its line (the end-of-data marker);
-   * quotes and escapes inside are escaped.
+   * line break (not looked for in a {@code plain} value), it reads as the NULL string, or it is {@code \.}
+   * alone on its line (the end-of-data marker); quotes and escapes inside are escaped.
    */
-  private void csvField(OutBuffer out, int from, boolean single) {
+  private void csvField(OutBuffer out, int from, boolean single, boolean plain) {
     byte[] b = out.buf;
-    int n = out.len - from;
-    boolean needed = n == nullBytes.length && Arrays.equals(b, from, out.len, nullBytes, 0, n)
+    int end = out.len;
+    int n = end - from;
+    boolean needed = n == nullBytes.length && Arrays.equals(b, from, end, nullBytes, 0, n)
         || single && n == 2 && b[from] == '\\' && b[from + 1] == '.';
-    for (int i = from; i < out.len && !needed; i++) {
-      byte c = b[i];
-      needed = c == delimiter || c == quote || c == '\n' || c == '\r';
+    for (int i = from; i < end && !needed && !plain; i++) {
+      needed = special[b[i] & 0xff];
     }
     if (!needed) {
       return;

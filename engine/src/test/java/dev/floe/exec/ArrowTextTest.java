@@ -218,6 +218,37 @@ class ArrowTextTest {
   }
 
   @Test
+  void doublesArePgValuesText() {
+    java.util.Random random = new java.util.Random(42);
+    OutBuffer out = new OutBuffer(1);
+    int fast = 0;
+    for (int i = 0; i < 2_000_000; i++) {
+      double d = switch (i % 5) {
+        case 0 -> Double.longBitsToDouble(random.nextLong());
+        case 1 -> random.nextInt(2_000_000) / Math.pow(10, random.nextInt(12)) - 1000;
+        case 2 -> random.nextDouble() * Math.pow(10, random.nextInt(40) - 20);
+        case 3 -> (double) random.nextLong() / (1L << random.nextInt(63));
+        default -> Math.nextUp(random.nextInt(100_000) / 1000.0) * (random.nextBoolean() ? 1 : -1);
+      };
+      out.len = 0;
+      if (ArrowText.putDouble(out, d)) {
+        fast++;
+        assertThat(new String(out.buf, 0, out.len, StandardCharsets.US_ASCII)).as("%s", d)
+            .isEqualTo(new String(PgValues.text(d, ZoneOffset.UTC), StandardCharsets.US_ASCII));
+      }
+    }
+    for (double d : new double[] {1e-4, 9.999999999999999e14, 1e15, 0.1, 0.3, 1.0 / 3, 2.0 / 3, 123456789012345.0,
+        12345678901234.5, 0.00012345678901234, 1.7976931348623157e308, 4.9e-324, -1e-4, 5e-5}) {
+      out.len = 0;
+      if (ArrowText.putDouble(out, d)) {
+        assertThat(new String(out.buf, 0, out.len, StandardCharsets.US_ASCII)).as("%s", d)
+            .isEqualTo(new String(PgValues.text(d, ZoneOffset.UTC), StandardCharsets.US_ASCII));
+      }
+    }
+    assertThat(fast).as("values written by the fast path").isGreaterThan(300_000);
+  }
+
+  @Test
   void longsAndDecimalsAtEveryLength() {
     OutBuffer out = new OutBuffer(1);
     List<String> seen = new ArrayList<>();

@@ -29,6 +29,8 @@ final class ArrowCursor {
   private final ArrowText.Encoder[] encoders;
   private final boolean[] encodedBinary;
   private ZoneId encodedZone;
+  /** Per column: whether the batch has NULLs in it. */
+  private final boolean[] nullable;
 
   ArrowCursor(ArrowReader reader, List<Column> columns) {
     this.reader = reader;
@@ -37,6 +39,7 @@ final class ArrowCursor {
     this.encoded = new FieldVector[columns.size()];
     this.encoders = new ArrowText.Encoder[columns.size()];
     this.encodedBinary = new boolean[columns.size()];
+    this.nullable = new boolean[columns.size()];
   }
 
   /** Whether another row follows (loading the next batch if this one is used up). */
@@ -48,6 +51,9 @@ final class ArrowCursor {
       }
       root = reader.getVectorSchemaRoot();
       vectors = List.copyOf(root.getFieldVectors());
+      for (int k = 0; k < vectors.size(); k++) {
+        nullable[k] = vectors.get(k).getNullCount() > 0; // a column without NULLs is not asked each value's
+      }
       rows = root.getRowCount();
       row = -1;
     }
@@ -89,7 +95,7 @@ final class ArrowCursor {
     try {
       for (int k = 0; k < vs.size(); k++) {
         FieldVector v = vs.get(k);
-        if (v.isNull(row)) {
+        if (nullable[k] && v.isNull(row)) {
           out.int32(-1);
           continue;
         }

@@ -94,7 +94,7 @@ final class CopyProtocol {
     while (cursor.nextInBatch() || sessions.timed(() -> advance(cursor))) {
       out.begin('d');
       try {
-        encoder.row(out, cursor.vectors(), cursor.row());
+        encoder.row(out, cursor.vectors(), cursor.row()); // a new batch comes as a new list
       } catch (RuntimeException e) {
         out.abandon();
         throw e;
