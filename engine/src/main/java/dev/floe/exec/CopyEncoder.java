@@ -92,14 +92,6 @@ public final class CopyEncoder {
     }
   }
 
-  /** Writes row {@code row} of {@code vectors} (taking them as the batch if they are not). */
-  public void row(OutBuffer out, List<FieldVector> vectors, int row) {
-    if (vectors != batch) {
-      batch(vectors);
-    }
-    row(out, row);
-  }
-
   /** Writes row {@code row} of the batch: a line with its newline, or a binary tuple. */
   public void row(OutBuffer out, int row) {
     int n = encoders.length;

@@ -38,7 +38,10 @@ class ArrowTextTest {
   static Path dir;
   Database db;
 
-  /** Edge values, one row each, then 20,000 generated rows. */
+  /**
+   * Edge values, one row each, then 20,000 generated rows, then a row of NULLs (in a later batch than the
+   * last NULL of most columns).
+   */
   private static final String VALUES = """
       SELECT * FROM (VALUES
         (true, 0::tinyint, 0::smallint, 0::int, 0::bigint, 0::decimal(4,2), 0::decimal(18,6), 0::decimal(38,9),
@@ -76,7 +79,10 @@ class ArrowTextTest {
         make_timestamp(((hash(i * 17) % 500000000000000000)::bigint - 250000000000000000)),
         make_timestamp(((hash(i * 19) % 500000000000000000)::bigint - 250000000000000000))::timestamptz,
         (i / 7.0)::real, i / 3.0 * CASE WHEN i % 2 = 0 THEN 1e-5 ELSE 1e10 END, NULL, NULL, NULL, NULL
-      FROM range(20000) AS g(i)""";
+      FROM range(20000) AS g(i)
+      UNION ALL
+      SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+        NULL""";
 
   @BeforeAll
   void open() {
@@ -129,7 +135,7 @@ class ArrowTextTest {
           }
         }
       });
-      assertThat(rows).isEqualTo(20007);
+      assertThat(rows).isEqualTo(20008);
     }
   }
 
@@ -165,12 +171,18 @@ class ArrowTextTest {
     for (String o : options) {
       Copy c = Copy.parse("COPY (SELECT 1) TO STDOUT " + o);
       ZoneId zone = ZoneId.of("America/New_York");
+      CopyEncoder[] encoders = new CopyEncoder[2]; // one for every batch
       eachBatch((columns, vectors, n) -> {
-        CopyEncoder encoder = new CopyEncoder(c, columns, zone);
+        if (encoders[0] == null) {
+          encoders[0] = new CopyEncoder(c, columns, zone);
+          encoders[1] = new CopyEncoder(c, columns.subList(8, 9), zone);
+        }
+        CopyEncoder encoder = encoders[0];
         OutBuffer out = new OutBuffer(16);
+        encoder.batch(vectors);
         for (int row = 0; row < n; row++) {
           out.len = 0;
-          encoder.row(out, vectors, row);
+          encoder.row(out, row);
           Object[] values = new Object[vectors.size()];
           for (int k = 0; k < values.length; k++) {
             values[k] = ArrowValues.get(vectors.get(k), row, columns.get(k));
@@ -179,10 +191,11 @@ class ArrowTextTest {
               .isEqualTo(c.line(values, zone));
         }
         // one column: a lone \. is quoted in CSV
-        CopyEncoder single = new CopyEncoder(c, columns.subList(8, 9), zone);
+        CopyEncoder single = encoders[1];
+        single.batch(vectors.subList(8, 9));
         for (int row = 0; row < n; row++) {
           out.len = 0;
-          single.row(out, vectors.subList(8, 9), row);
+          single.row(out, row);
           Object[] values = {ArrowValues.get(vectors.get(8), row, columns.get(8))};
           assertThat(new String(out.buf, 0, out.len, StandardCharsets.UTF_8)).isEqualTo(c.line(values, zone));
         }
@@ -193,13 +206,18 @@ class ArrowTextTest {
   @Test
   void copyBinaryTuplesArePgValuesBinary() throws Exception {
     Copy c = Copy.parse("COPY (SELECT 1) TO STDOUT (FORMAT binary)");
+    CopyEncoder[] encoders = new CopyEncoder[1]; // one for every batch
     eachBatch((columns, vectors, n) -> {
-      CopyEncoder encoder = new CopyEncoder(c, columns, ZoneOffset.UTC);
+      if (encoders[0] == null) {
+        encoders[0] = new CopyEncoder(c, columns, ZoneOffset.UTC);
+      }
+      CopyEncoder encoder = encoders[0];
+      encoder.batch(vectors);
       OutBuffer out = new OutBuffer(16);
       OutBuffer expected = new OutBuffer(16);
       for (int row = 0; row < n; row++) {
         out.len = 0;
-        encoder.row(out, vectors, row);
+        encoder.row(out, row);
         expected.len = 0;
         expected.putShort(vectors.size());
         for (int k = 0; k < vectors.size(); k++) {

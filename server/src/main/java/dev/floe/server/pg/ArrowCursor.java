@@ -21,6 +21,8 @@ final class ArrowCursor {
   private final PgType[] types;
   private VectorSchemaRoot root;
   private List<FieldVector> vectors = List.of();
+  /** Batches loaded so far. */
+  private long batches;
   private int row;
   private int rows;
   private boolean done;
@@ -51,6 +53,7 @@ final class ArrowCursor {
       }
       root = reader.getVectorSchemaRoot();
       vectors = List.copyOf(root.getFieldVectors());
+      batches++;
       for (int k = 0; k < vectors.size(); k++) {
         nullable[k] = vectors.get(k).getNullCount() > 0; // a column without NULLs is not asked each value's
       }
@@ -76,6 +79,11 @@ final class ArrowCursor {
       return true;
     }
     return false;
+  }
+
+  /** How many batches were loaded so far: a new count is a new batch ({@link #vectors}). */
+  long batches() {
+    return batches;
   }
 
   /** The current batch's vectors. */

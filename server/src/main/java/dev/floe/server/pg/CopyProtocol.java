@@ -91,10 +91,15 @@ final class CopyProtocol {
    */
   private long copyRows(ArrowCursor cursor, CopyEncoder encoder, MessageWriter out) throws IOException {
     long n = 0;
+    long batch = -1;
     while (cursor.nextInBatch() || sessions.timed(() -> advance(cursor))) {
+      if (cursor.batches() != batch) {
+        batch = cursor.batches();
+        encoder.batch(cursor.vectors());
+      }
       out.begin('d');
       try {
-        encoder.row(out, cursor.vectors(), cursor.row()); // a new batch comes as a new list
+        encoder.row(out, cursor.row());
       } catch (RuntimeException e) {
         out.abandon();
         throw e;

@@ -133,6 +133,33 @@ class CopyOutTest {
   }
 
   @Test
+  void nullsInALaterBatchArePostgreSqls() throws Exception {
+    setZone("UTC");
+    // the first batches (2,048 rows) have no NULL in these columns, a later one has
+    String query = "SELECT i::bigint AS i, CASE WHEN i % 5000 = 0 THEN NULL ELSE 'v' || i END AS s, "
+        + "(CASE WHEN i = 9000 THEN NULL ELSE i * 0.5 END)::numeric(12,1) AS n, "
+        + "CASE WHEN i > 8000 THEN NULL ELSE i % 3 = 0 END AS b "
+        + "FROM generate_series(1, 10000) AS g(i) ORDER BY i";
+    for (String o : List.of("", "(FORMAT csv)", "(FORMAT binary)")) {
+      String sql = "COPY (" + query + ") TO STDOUT " + o;
+      assertThat(show(copyOut(floeConnection, sql))).as(sql).isEqualTo(show(copyOut(pgConnection, sql)));
+    }
+    Properties simple = new Properties();
+    simple.setProperty("preferQueryMode", "simple");
+    try (Connection f = floe.connect(simple); Connection p = postgres.connect();
+        Statement fs = f.createStatement(); Statement ps = p.createStatement();
+        ResultSet fr = fs.executeQuery(query); ResultSet pr = ps.executeQuery(query)) {
+      while (pr.next()) {
+        assertThat(fr.next()).isTrue();
+        for (int k = 1; k <= 4; k++) {
+          assertThat(fr.getString(k)).as("row %s column %d", pr.getString(1), k).isEqualTo(pr.getString(k));
+        }
+      }
+      assertThat(fr.next()).isFalse();
+    }
+  }
+
+  @Test
   void textDataRowsArePostgreSqls() throws Exception {
     Properties simple = new Properties();
     simple.setProperty("preferQueryMode", "simple");
