@@ -120,9 +120,12 @@ final class MessageWriter extends OutBuffer {
     out.flush();
   }
 
-  /** Gives back the room a large result took, once it is sent (an idle connection keeps a small buffer). */
+  /**
+   * Gives back the room a large result took, once it is sent (an idle connection keeps at most 64 kB, as
+   * before writes grew to 256 kB; a connection answering medium results keeps its buffer).
+   */
   void shrink() {
-    if (len == 0 && start < 0 && buf.length > INITIAL) {
+    if (len == 0 && start < 0 && buf.length > 4 * INITIAL) {
       buf = new byte[INITIAL];
     }
   }
