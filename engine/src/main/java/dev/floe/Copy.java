@@ -308,7 +308,7 @@ public record Copy(String table, List<String> columns, String query, boolean in,
       if (v == null) {
         return otherwise;
       }
-      if (v.length() != 1) {
+      if (v.length() != 1 || v.charAt(0) >= 0x80) {
         throw new FloeException(SqlState.INVALID_PARAMETER_VALUE, what + " must be a single one-byte character");
       }
       return v.charAt(0);

@@ -304,6 +304,36 @@ class SqlCommandTest {
   }
 
   @Test
+  void csvOfManyRowsIsEachValuesText() {
+    // encoded from Arrow batches: the same text as each row's values (Row.getString), over many batches
+    String query = "SELECT i, i % 3 = 0 AS b, (i * 7 % 65536 - 32768)::smallint AS s, i * 1.5 AS x, "
+        + "(i - 5000) / 7.0 AS d, i / 3.0 AS f, CASE WHEN i % 5 = 0 THEN NULL WHEN i % 7 = 0 THEN '' "
+        + "ELSE 'row ' || i || CASE WHEN i % 11 = 0 THEN ',\"q\"' ELSE '' END END AS t, "
+        + "DATE '2024-01-01' + (i % 1000)::integer AS dt, TIMESTAMP '2024-01-01 00:00:00' + i * INTERVAL '1 second' "
+        + "AS ts, TIMESTAMPTZ '2024-01-01 00:00:00.5+00' + i * INTERVAL '1 minute' AS tz, [i, NULL] AS arr "
+        + "FROM generate_series(1, 10000) AS g(i) ORDER BY i";
+    StringBuilder expected = new StringBuilder("i,b,s,x,d,f,t,dt,ts,tz,arr\n");
+    try (dev.floe.Database db = dev.floe.Floe.open(dir.resolve("wh")); dev.floe.Result r = db.sql(query)) {
+      for (dev.floe.Row row : r) {
+        for (int c = 0; c < row.size(); c++) {
+          if (c > 0) {
+            expected.append(',');
+          }
+          String text = row.getString(c);
+          if (text != null) {
+            CsvWriter.appendField(expected, text);
+          }
+        }
+        expected.append('\n');
+      }
+    }
+    Cli.Outcome r = sql("--format", "csv", "-c", query);
+
+    assertThat(r.err()).isEmpty();
+    assertThat(r.out()).hasLineCount(10001).isEqualTo(expected.toString());
+  }
+
+  @Test
   void jsonLinesHaveJsonTypes() {
     Cli.Outcome r = sql("--format", "json", "-c", """
         SELECT 1 AS i, 2.50::numeric(5,2) AS n, 1.5::double precision AS d, 'a"b\\c' AS s, NULL::integer AS z,

@@ -35,7 +35,7 @@ public final class CopyFormats {
       }
       String s = new String(PgValues.text(values[k], zone), StandardCharsets.UTF_8);
       if (c.format() == Copy.Format.CSV) {
-        csvField(b, s, c);
+        csvField(b, s, c, values.length == 1);
       } else {
         textField(b, s, c.delimiter());
       }
@@ -51,7 +51,7 @@ public final class CopyFormats {
         b.append(c.delimiter());
       }
       if (c.format() == Copy.Format.CSV) {
-        csvField(b, names.get(k), c);
+        csvField(b, names.get(k), c, false);
       } else {
         textField(b, names.get(k), c.delimiter());
       }
@@ -59,8 +59,12 @@ public final class CopyFormats {
     return b.append('\n').toString();
   }
 
-  private static void csvField(StringBuilder b, String s, Copy c) {
-    boolean quote = s.isEmpty() ? c.nullString().isEmpty() : s.equals(c.nullString());
+  /**
+   * A CSV field, quoted when it holds the delimiter, the quote or a line break, reads as the NULL string, or
+   * is {@code \.} alone on its line ({@code single}: the only column), which would end the data.
+   */
+  private static void csvField(StringBuilder b, String s, Copy c, boolean single) {
+    boolean quote = s.isEmpty() ? c.nullString().isEmpty() : s.equals(c.nullString()) || single && s.equals("\\.");
     for (int i = 0; i < s.length() && !quote; i++) {
       char ch = s.charAt(i);
       quote = ch == c.delimiter() || ch == c.quote() || ch == '\n' || ch == '\r';
@@ -87,7 +91,7 @@ public final class CopyFormats {
         case '\\' -> b.append("\\\\");
         case '\n' -> b.append("\\n");
         case '\r' -> b.append("\\r");
-        case '\t' -> b.append(delimiter == '\t' ? "\\t" : "\t");
+        case '\t' -> b.append("\\t"); // whatever the delimiter, as PostgreSQL does
         case '\b' -> b.append("\\b");
         case '\f' -> b.append("\\f");
         case 0x0b -> b.append("\\v");

@@ -97,7 +97,8 @@ final class ClientWriter {
     ArrowCursor cursor = reply.cursor();
     if (cursor != null) {
       try (StatementClock.Timing ignored = sessions.startClock(true)) {
-        while ((max == 0 || sent < max) && sessions.timed(() -> advance(cursor))) {
+        // the engine is called (under the statement's clock) once a batch, when the one in hand is used up
+        while ((max == 0 || sent < max) && (cursor.nextInBatch() || sessions.timed(() -> advance(cursor)))) {
           cursor.write(out, bin, zone);
           sent++;
         }
@@ -211,5 +212,6 @@ final class ClientWriter {
     Session session = sessions.session();
     out.begin('Z').int8(session == null ? 'I' : session.transactionState().indicator()).end();
     out.flush();
+    out.shrink();
   }
 }

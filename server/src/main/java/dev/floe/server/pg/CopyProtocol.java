@@ -8,6 +8,7 @@ import dev.floe.PgType;
 import dev.floe.PgValues;
 import dev.floe.Row;
 import dev.floe.SqlState;
+import dev.floe.exec.CopyEncoder;
 import java.io.EOFException;
 import java.io.IOException;
 import java.time.ZoneId;
@@ -71,28 +72,10 @@ final class CopyProtocol {
         out.begin('d').bytes(c.header(cols.stream().map(Column::name).toList())
             .getBytes(java.nio.charset.StandardCharsets.UTF_8)).end();
       }
-      PgType[] types = cols.stream().map(col -> PgType.of(col.type())).toArray(PgType[]::new);
-      long n = 0;
-      Iterator<Row> rows = reply.rows();
+      long n;
+      ArrowCursor cursor = CopyEncoder.handles(c) ? reply.cursor() : null;
       try (StatementClock.Timing ignored = sessions.startClock(true)) {
-        while (sessions.timedNext(rows)) {
-          Row row = rows.next();
-          Object[] values = new Object[cols.size()];
-          for (int k = 0; k < values.length; k++) {
-            values[k] = row.get(k);
-          }
-          if (binary) {
-            out.begin('d').int16(values.length);
-            for (int k = 0; k < values.length; k++) {
-              out.value(PgValues.binary(values[k], types[k], zone));
-            }
-            out.end();
-          } else {
-            out.begin('d').bytes(c.line(values, zone).getBytes(java.nio.charset.StandardCharsets.UTF_8))
-                .end();
-          }
-          n++;
-        }
+        n = cursor != null ? copyRows(cursor, new CopyEncoder(c, cols, zone), out) : copyRows(c, reply, out, zone);
       }
       if (binary) {
         out.begin('d').int16(-1).end();
@@ -100,6 +83,66 @@ final class CopyProtocol {
       out.begin('c').end(); // CopyDone
       return c.tag(n);
     }
+  }
+
+  /**
+   * The rows straight from Arrow batches, one CopyData message each (as PostgreSQL sends them: clients such
+   * as psycopg 3's {@code rows()} parse each message as a row).
+   */
+  private long copyRows(ArrowCursor cursor, CopyEncoder encoder, MessageWriter out) throws IOException {
+    long n = 0;
+    long batch = -1;
+    while (cursor.nextInBatch() || sessions.timed(() -> advance(cursor))) {
+      if (cursor.batches() != batch) {
+        batch = cursor.batches();
+        encoder.batch(cursor.vectors());
+      }
+      out.begin('d');
+      try {
+        encoder.row(out, cursor.row());
+      } catch (RuntimeException e) {
+        out.abandon();
+        throw e;
+      }
+      out.end();
+      n++;
+    }
+    return n;
+  }
+
+  private static boolean advance(ArrowCursor cursor) {
+    try {
+      return cursor.next();
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  /** The rows one at a time as Java values (rows made here, a delimiter of more than one byte). */
+  private long copyRows(Copy c, Reply reply, MessageWriter out, ZoneId zone) throws IOException {
+    List<Column> cols = reply.columns();
+    boolean binary = c.format() == Copy.Format.BINARY;
+    PgType[] types = cols.stream().map(col -> PgType.of(col.type())).toArray(PgType[]::new);
+    long n = 0;
+    Iterator<Row> rows = reply.rows();
+    while (sessions.timedNext(rows)) {
+      Row row = rows.next();
+      Object[] values = new Object[cols.size()];
+      for (int k = 0; k < values.length; k++) {
+        values[k] = row.get(k);
+      }
+      if (binary) {
+        out.begin('d').int16(values.length);
+        for (int k = 0; k < values.length; k++) {
+          out.value(PgValues.binary(values[k], types[k], zone));
+        }
+        out.end();
+      } else {
+        out.begin('d').bytes(c.line(values, zone).getBytes(java.nio.charset.StandardCharsets.UTF_8)).end();
+      }
+      n++;
+    }
+    return n;
   }
 
   private static final byte[] BINARY_SIGNATURE = {'P', 'G', 'C', 'O', 'P', 'Y', '\n', (byte) 0xff, '\r', '\n', 0};

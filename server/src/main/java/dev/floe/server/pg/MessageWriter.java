@@ -4,20 +4,25 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import dev.floe.exec.OutBuffer;
 
 /**
  * Builds backend messages in a buffer and writes them to the socket on {@link #flush()} (at
  * ReadyForQuery, Flush, or when the buffer grows past a batch), so a result of many small DataRows
  * costs few system calls.
  */
-final class MessageWriter {
-  private static final int FLUSH_AT = 64 * 1024;
+final class MessageWriter extends OutBuffer {
+  /**
+   * Bytes written to the socket at once (a result's DataRows, COPY's rows): large writes cost fewer system
+   * calls and let the client read whole socket buffers.
+   */
+  private static final int FLUSH_AT = 256 * 1024;
+  private static final int INITIAL = 16 * 1024;
   private final OutputStream out;
-  private byte[] buf = new byte[16 * 1024];
-  private int len;
   private int start = -1;
 
   MessageWriter(OutputStream out) {
+    super(INITIAL);
     this.out = out;
   }
 
@@ -83,6 +88,9 @@ final class MessageWriter {
 
   MessageWriter end() throws IOException {
     int length = len - start;
+    if (length > MAX_MESSAGE) {
+      tooLong(); // written into room an earlier message grew
+    }
     buf[start] = (byte) (length >>> 24);
     buf[start + 1] = (byte) (length >>> 16);
     buf[start + 2] = (byte) (length >>> 8);
@@ -112,6 +120,16 @@ final class MessageWriter {
     out.flush();
   }
 
+  /**
+   * Gives back the room a large result took, once it is sent (an idle connection keeps at most 64 kB, as
+   * before writes grew to 256 kB; a connection answering medium results keeps its buffer).
+   */
+  void shrink() {
+    if (len == 0 && start < 0 && buf.length > 4 * INITIAL) {
+      buf = new byte[INITIAL];
+    }
+  }
+
   /** Drops a message begun but not ended (its content failed to encode). */
   void abandon() {
     if (start >= 0) {
@@ -123,14 +141,25 @@ final class MessageWriter {
   /** PostgreSQL's largest message (its allocation limit): a longer length would not fit the protocol's int32. */
   static final int MAX_MESSAGE = (1 << 30) - 1;
 
-  private void ensure(int n) {
+  private void tooLong() {
+    abandon(); // the message is dropped whole: what was sent before it stays a valid stream
+    throw new dev.floe.FloeException(dev.floe.SqlState.PROGRAM_LIMIT_EXCEEDED, "out of memory",
+        "Cannot send a message of more than " + MAX_MESSAGE + " bytes.", null, 0, null);
+  }
+
+  /**
+   * Grows the buffer, never past what the message being written may hold (so that every write past its
+   * limit comes here, and fails).
+   */
+  @Override
+  protected void grow(int n) {
     if (start >= 0 && (long) len - start + n > MAX_MESSAGE) {
-      abandon(); // the message is dropped whole: what was sent before it stays a valid stream
-      throw new dev.floe.FloeException(dev.floe.SqlState.PROGRAM_LIMIT_EXCEEDED, "out of memory",
-          "Cannot send a message of more than " + MAX_MESSAGE + " bytes.", null, 0, null);
+      tooLong();
     }
-    if (len + n > buf.length) {
-      buf = Arrays.copyOf(buf, Math.max(buf.length * 2, len + n));
+    long size = Math.max((long) buf.length * 2, (long) len + n);
+    if (start >= 0) {
+      size = Math.min(size, (long) start + MAX_MESSAGE);
     }
+    buf = Arrays.copyOf(buf, (int) Math.min(size, Integer.MAX_VALUE - 16));
   }
 }
