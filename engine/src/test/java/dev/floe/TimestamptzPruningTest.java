@@ -84,6 +84,53 @@ class TimestamptzPruningTest {
     }
   }
 
+  /**
+   * In a session whose TimeZone is not UTC, a literal without an offset names the instant of that local
+   * time, as PostgreSQL reads it (DuckDB's connection takes the zone; pruning reads the literal the same
+   * way, and not at all for a local time that daylight saving skips or repeats): the same random filters,
+   * and times around the 2024 transitions, give what DuckDB gives in that zone over the same rows.
+   */
+  @Test
+  void aSessionsTimeZoneReadsLiteralsWithoutAnOffset() throws Exception {
+    try (Database db = Floe.open(dir); Connection model = DriverManager.getConnection("jdbc:duckdb:");
+        java.sql.Statement m = model.createStatement()) {
+      db.sql("CREATE TABLE ev (id int, ts timestamptz) PARTITIONED BY (month(ts))").close();
+      m.execute("CREATE TABLE ev (id int, ts timestamptz)");
+      String rows = "SELECT i::int AS id, TIMESTAMPTZ '2024-01-01 00:00:00+00' + i * INTERVAL 7 HOUR AS ts "
+          + "FROM range(0, 1252) r(i)";
+      db.sql("INSERT INTO ev " + rows).close();
+      m.execute("INSERT INTO ev " + rows);
+      for (String zone : List.of("Europe/Paris", "America/New_York", "Asia/Kolkata")) {
+        m.execute("SET TimeZone = '" + zone + "'");
+        try (Session s = db.connect()) {
+          s.setSettings(java.util.Map.of("TimeZone", zone));
+          Random random = new Random(7);
+          List<String> filters = new java.util.ArrayList<>(List.of("ts < '2024-02-01'",
+              "ts >= '2024-03-31 02:30' AND ts < '2024-04-01'", "ts < '2024-10-27 02:30'",
+              "ts BETWEEN '2024-11-03 01:30' AND '2024-11-04'", "ts = '2024-01-01 07:00'",
+              "CAST(ts AS DATE) = DATE '2024-06-01'"));
+          for (int n = 0; n < 120; n++) {
+            filters.add(randomFilter(random));
+          }
+          for (String filter : filters) {
+            String expected;
+            try (ResultSet rs = m.executeQuery("SELECT count(*), coalesce(sum(id), 0) FROM ev WHERE " + filter)) {
+              rs.next();
+              expected = rs.getLong(1) + "|" + rs.getLong(2);
+            }
+            assertThat(Rows.of(s, "SELECT count(*), coalesce(sum(id), 0) FROM ev WHERE " + filter))
+                .as(zone + ": " + filter).containsExactly(expected);
+          }
+          // the literal is the local time's instant: in Paris, January ends an hour before it does in UTC
+          if (zone.equals("Europe/Paris")) {
+            assertThat(Rows.of(s, "SELECT count(*) FROM ev WHERE ts < '2024-02-01'")).containsExactly("107");
+            assertThat(Rows.of(s, "SELECT epoch(TIMESTAMPTZ '2024-02-01 00:00')")).containsExactly("1.706742E9");
+          }
+        }
+      }
+    }
+  }
+
   private static String randomFilter(Random random) {
     int kind = random.nextInt(4);
     if (kind == 0) {

@@ -115,6 +115,18 @@ final class Relations implements QueryBinder.Resolver {
     return clientSql;
   }
 
+  /** The session's TimeZone, which literals without an offset are read in. */
+  private java.time.ZoneId timeZone = java.time.ZoneOffset.UTC;
+
+  void timeZone(java.time.ZoneId zone) {
+    this.timeZone = zone;
+  }
+
+  @Override
+  public java.time.ZoneId timeZone() {
+    return timeZone;
+  }
+
   /**
    * How a row-level statement read its target: the files planned (which name the rows by file and
    * position) under the filter the binder pushed down, which the commit validates concurrent deletes

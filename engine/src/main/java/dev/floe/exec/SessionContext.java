@@ -181,6 +181,57 @@ public final class SessionContext implements AutoCloseable {
     } catch (SQLException e) {
       throw new FloeException(SqlState.INTERNAL_ERROR, "cannot set session settings: " + e.getMessage(), e);
     }
+    String zone = settings.getOrDefault("timezone", "UTC");
+    if (!zone.equals(timeZoneName)) {
+      setTimeZone(zone);
+    }
+  }
+
+  /** The session's TimeZone as its DuckDB connection reads literals in it, and its name. */
+  private java.time.ZoneId timeZone = java.time.ZoneOffset.UTC;
+  private String timeZoneName = "UTC";
+
+  java.time.ZoneId timeZone() {
+    return timeZone;
+  }
+
+  /**
+   * Reads timestamptz literals without an offset, casts to date and date arithmetic in {@code name}, as
+   * PostgreSQL's TimeZone does: the session's DuckDB connection takes the zone (each connection has its
+   * own), and pruning reads literals in it too. A zone DuckDB does not know leaves UTC.
+   */
+  private void setTimeZone(String name) {
+    java.time.ZoneId zone;
+    try {
+      zone = name.equalsIgnoreCase("UTC") || name.equalsIgnoreCase("GMT") ? java.time.ZoneOffset.UTC
+          : java.time.ZoneId.of(name);
+    } catch (java.time.DateTimeException e) {
+      return; // a front end that took it knows how it prints values; literals stay UTC
+    }
+    String duckName = zone instanceof java.time.ZoneOffset offset ? duckOffset(offset) : zone.getId();
+    if (duckName == null) {
+      return;
+    }
+    try (Statement st = duck.createStatement()) {
+      st.execute("SET TimeZone = " + Lexer.quoteString(duckName));
+      timeZone = zone;
+      timeZoneName = name;
+    } catch (SQLException e) {
+      // DuckDB's ICU does not know this name: literals stay UTC
+    }
+  }
+
+  /** A fixed offset as a zone DuckDB's ICU knows ({@code Etc/GMT-2} is +02:00), or null if it has none. */
+  private static String duckOffset(java.time.ZoneOffset offset) {
+    int seconds = offset.getTotalSeconds();
+    if (seconds == 0) {
+      return "UTC";
+    }
+    if (seconds % 3600 != 0) {
+      return null;
+    }
+    int hours = seconds / 3600;
+    return "Etc/GMT" + (hours > 0 ? "-" : "+") + Math.abs(hours); // POSIX: the sign is inverted
   }
 
   /**
@@ -531,6 +582,7 @@ public final class SessionContext implements AutoCloseable {
     }, parts -> systemRelation(parts, staged), (id, r) -> new Views(this, tables()).relationSql(id, r),
         engine.tails(), pins::add,
         h -> statementHolds.add(h.heldBy(activity.pid())), client && !floeSql, staged, pointReads());
+    relations[0].timeZone(timeZone);
     return relations[0];
   }
 

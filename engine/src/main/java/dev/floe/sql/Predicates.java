@@ -16,7 +16,7 @@ import org.apache.iceberg.types.Types;
  * comparisons of a column with a constant, IN, BETWEEN, IS [NOT] NULL, and AND/OR/NOT of those.
  *
  * <p>A timestamptz column is compared with the instant its literal names: with the literal's offset,
- * or in the engine's zone without one ({@link #instantMicros}), as DuckDB reads it.
+ * or in the session's TimeZone without one ({@link #instantMicros}), as the session's DuckDB reads it.
  *
  * <p>Pruning must never drop a row the query would return, so conversion is conservative: anything
  * whose meaning in DuckDB might differ from Iceberg's evaluation (floating-point columns, literals that
@@ -271,11 +271,22 @@ final class Predicates {
   }
 
   /**
-   * The zone in which the engine's DuckDB reads a timestamptz literal without an offset: its TimeZone,
-   * UTC for every session (Engine sets it; a session's TimeZone decides how values are printed). Pruning
-   * must read a literal exactly as the query's own comparison does.
+   * The zone in which the session's DuckDB reads a timestamptz literal without an offset: the session's
+   * TimeZone, set on its connection (SessionContext), for the query being bound. Pruning must read a
+   * literal exactly as the query's own comparison does.
    */
-  private static final java.time.ZoneOffset ENGINE_ZONE = java.time.ZoneOffset.UTC;
+  private static final ThreadLocal<java.time.ZoneId> ZONE = ThreadLocal.withInitial(() -> java.time.ZoneOffset.UTC);
+
+  /** Runs {@code binding} with literals without an offset read in {@code zone}. */
+  static <T> T inZone(java.time.ZoneId zone, java.util.function.Supplier<T> binding) {
+    java.time.ZoneId outer = ZONE.get();
+    ZONE.set(zone);
+    try {
+      return binding.get();
+    } finally {
+      ZONE.set(outer);
+    }
+  }
 
   /**
    * ISO dates and times as both PostgreSQL and DuckDB read them, with an optional numeric offset (hours,
@@ -287,7 +298,8 @@ final class Predicates {
 
   /**
    * Microseconds since 1970 UTC of a timestamptz literal: with its offset, or, without one, in
-   * {@link #ENGINE_ZONE}; null for any other form (words, BC, time zone names, out of range), which is
+   * the session's zone ({@link #inZone}); null for any other form (and for a local time the zone skips or
+   * repeats, which DuckDB might resolve differently) (words, BC, time zone names, out of range), which is
    * then not used to prune.
    */
   static Long instantMicros(String text) {
@@ -301,7 +313,9 @@ final class Predicates {
           m.group(4) == null ? 0 : Integer.parseInt(m.group(4)), m.group(5) == null ? 0 : Integer.parseInt(m.group(5)),
           m.group(6) == null ? 0 : Integer.parseInt(m.group(6)));
       long micros = m.group(7) == null ? 0 : Long.parseLong((m.group(7) + "00000").substring(0, 6));
-      java.time.ZoneOffset offset = ENGINE_ZONE;
+      java.time.ZoneId zone = ZONE.get();
+      java.util.List<java.time.ZoneOffset> valid = zone.getRules().getValidOffsets(local);
+      java.time.ZoneOffset offset = valid.size() == 1 ? valid.get(0) : null;
       String z = m.group(8);
       if (z != null && !z.equals("Z")) {
         String digits = z.substring(1).replace(":", "");
@@ -310,6 +324,11 @@ final class Predicates {
         int secs = digits.length() > 4 ? Integer.parseInt(digits.substring(4)) : 0;
         int seconds = (hours * 3600 + minutes * 60 + secs) * (z.charAt(0) == '-' ? -1 : 1);
         offset = java.time.ZoneOffset.ofTotalSeconds(seconds);
+      } else if (z != null) {
+        offset = java.time.ZoneOffset.UTC;
+      }
+      if (offset == null) {
+        return null; // in a daylight-saving gap or overlap of the session's zone: not used to prune
       }
       java.time.Instant instant = local.toInstant(offset);
       return Math.addExact(Math.multiplyExact(instant.getEpochSecond(), 1_000_000L), micros);

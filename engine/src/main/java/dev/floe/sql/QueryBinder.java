@@ -50,6 +50,11 @@ public final class QueryBinder {
     default boolean clientSql() {
       return false;
     }
+
+    /** The zone a timestamptz literal without an offset is read in: the session's TimeZone, as DuckDB's. */
+    default java.time.ZoneId timeZone() {
+      return java.time.ZoneOffset.UTC;
+    }
   }
 
   /** A Floe table bound for reading. */
@@ -140,7 +145,7 @@ public final class QueryBinder {
    */
   public static Bound bind(String query, java.util.function.IntUnaryOperator positions,
       Function<String, String> serializer, Resolver resolver) {
-    return new QueryBinder(query, positions, resolver).run(serializer);
+    return Predicates.inZone(resolver.timeZone(), () -> new QueryBinder(query, positions, resolver).run(serializer));
   }
 
   private static final class Ref {
