@@ -75,10 +75,36 @@ final class ConstraintChecks {
    * as stored) against the foreign keys that reference {@code t}: a removed key that the statement's new
    * rows {@code newRows} (null: none) do not bring back must be referenced by no row.
    */
-  void checkRemoved(ChangeTarget t, String removed, String newRows, Relations relations) {
-    for (var e : referencing(session, t.id(), t.live())) {
+  /** How a statement removes the rows it removes: each referencing key's ON DELETE or ON UPDATE applies. */
+  enum Removal { DELETE, UPDATE, MERGE }
+
+  /**
+   * @return the referential actions (ON DELETE / ON UPDATE CASCADE, SET NULL, SET DEFAULT) to run once the
+   *     statement's own change is in its transaction, as PostgreSQL runs them after the row changed
+   */
+  List<Runnable> checkRemoved(ChangeTarget t, String removed, String newRows, Relations relations,
+      Removal removal) {
+    List<java.util.Map.Entry<TableIdentifier, Constraints.ForeignKey>> referrers = referencing(session, t.id(),
+        t.live());
+    List<Runnable> actions = new ArrayList<>();
+    for (var e : referrers) {
+      char action = removal == Removal.UPDATE ? e.getValue().onUpdate() : e.getValue().onDelete();
+      if (removal == Removal.MERGE && (ReferentialActions.acts(e.getValue().onDelete())
+          || ReferentialActions.acts(e.getValue().onUpdate()))) {
+        throw ReferentialActions.notInMerge(t, e.getKey(), e.getValue());
+      }
+      if (ReferentialActions.acts(action)) {
+        actions.add(() -> new ReferentialActions(session).apply(t, e.getKey(), e.getValue(), removed, newRows,
+            action, removal));
+      }
+    }
+    for (var e : referrers) {
       TableIdentifier child = e.getKey();
       Constraints.ForeignKey fk = e.getValue();
+      char action = removal == Removal.UPDATE ? fk.onUpdate() : fk.onDelete();
+      if (ReferentialActions.acts(action)) {
+        continue; // done above
+      }
       Optional<Table> table = session.tables().live(child);
       {
         List<String> columns = names(table.orElseThrow().schema(), fk.columns());
@@ -107,6 +133,7 @@ final class ConstraintChecks {
         }
       }
     }
+    return actions;
   }
 
   /** Whether {@code t} has rows a removal must not orphan: foreign keys of other tables may reference it. */

@@ -112,6 +112,11 @@ final class ConstraintDdl {
                   + typeName(parentSchema, parentProperties, parentFields.get(k)) + ".", null, 0, null);
             }
           }
+          if (self && (ReferentialActions.acts(c.onDelete()) || ReferentialActions.acts(c.onUpdate()))) {
+            throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "a foreign key of table \"" + id.name()
+                + "\" to itself cannot have an ON DELETE or ON UPDATE action", null, "Use NO ACTION or RESTRICT.",
+                c.position(), null);
+          }
           Constraints.ForeignKey fk = new Constraints.ForeignKey(name, ids, parentId,
               parentFields.stream().map(Types.NestedField::fieldId).toList(), c.onDelete(), c.onUpdate());
           out.put(FloeProperties.FOREIGN_KEY_PREFIX + name, fk.value());

@@ -241,13 +241,25 @@ final class Mutations {
    * materialised with the target's columns, for the foreign keys that reference the target.
    */
   private String removedRows(ChangeTarget t, String changes, String where, Relations relations) {
+    return removedRows(t, changes, where, relations, false);
+  }
+
+  /**
+   * As above; {@code withNew}: each removed row also carries the values an UPDATE gives it
+   * ({@link ReferentialActions#NEW} + column), for ON UPDATE CASCADE.
+   */
+  private String removedRows(ChangeTarget t, String changes, String where, Relations relations, boolean withNew) {
     StringBuilder columns = new StringBuilder();
-    for (Column col : t.columns()) {
+    for (int k = 0; k < t.columns().size(); k++) {
+      Column col = t.columns().get(k);
       columns.append(columns.length() > 0 ? ", " : "").append("o.").append(Lexer.quoteIdentifier(col.name()));
+      if (withNew) {
+        columns.append(", d.").append(value(k)).append(" AS ").append(Lexer.quoteIdentifier(ReferentialActions.NEW
+            + col.name()));
+      }
     }
-    Composer c = new Composer().add("SELECT " + columns + " FROM " + Relations.TARGET + " AS o WHERE EXISTS (SELECT 1 "
-        + "FROM (SELECT * FROM " + changes + where + ") AS d WHERE d." + FILE + " = o." + FILE + " AND d." + POS
-        + " = o." + POS + ")");
+    Composer c = new Composer().add("SELECT " + columns + " FROM " + Relations.TARGET + " AS o JOIN (SELECT * FROM "
+        + changes + where + ") AS d ON d." + FILE + " = o." + FILE + " AND d." + POS + " = o." + POS);
     QueryBinder.Bound bound = session.bind(c.text(), c::position, relations.target(t.id()));
     return materialize("old", bound.sql(), o -> 0);
   }
@@ -295,8 +307,10 @@ final class Mutations {
     long count = temps.count(changes, "");
     Optional<String> returning = s.returning().map(r -> returningTable(r, "SELECT * EXCLUDE (" + FILE + ", " + POS
         + t.oldKeyNames() + ") FROM " + changes, t.alias(), relations));
+    List<Runnable> actions = List.of();
     if (count > 0 && ConstraintChecks.referenced(t)) {
-      constraints.checkRemoved(t, removedRows(t, changes, "", relations), null, relations);
+      actions = constraints.checkRemoved(t, removedRows(t, changes, "", relations), null, relations,
+          ConstraintChecks.Removal.DELETE);
     }
     if (count > 0 && t.keyedTail()) {
       appendVersions(t, "SELECT " + t.oldKeysAsKeys() + " FROM " + changes, null);
@@ -305,6 +319,7 @@ final class Mutations {
           : new DeltaWriter.Deleted("SELECT " + FILE + ", " + POS + " FROM " + changes, count, null);
       commit(t, relations, read, deleted, null, t.mode(TableProperties.DELETE_MODE), Optional.empty());
     }
+    actions.forEach(Runnable::run); // once the rows are gone, as PostgreSQL's actions run after the change
     return result("DELETE " + count, returning);
   }
 
@@ -362,6 +377,7 @@ final class Mutations {
     boolean uniqueChange = KeyChecks.touches(t, set.keySet());
     Optional<String> returning = s.returning().map(r -> returningTable(r, "SELECT * FROM " + newRows, t.alias(),
         relations));
+    List<Runnable> actions = List.of();
     if (count > 0) {
       DeltaWriter.Deleted deleted = few != null ? few.deleted()
           : new DeltaWriter.Deleted("SELECT " + FILE + ", " + POS + " FROM " + changes, count, null);
@@ -370,7 +386,8 @@ final class Mutations {
       }
       constraints.checkNew(t, newRows, relations);
       if (set.keySet().stream().anyMatch(ConstraintChecks.referencedColumns(session, t)::contains)) {
-        constraints.checkRemoved(t, removedRows(t, changes, "", relations), newRows, relations);
+        actions = constraints.checkRemoved(t, removedRows(t, changes, "", relations, true), newRows, relations,
+            ConstraintChecks.Removal.UPDATE);
       }
       if (t.keyedTail()) {
         // a row whose key changes leaves its old key deleted
@@ -382,6 +399,7 @@ final class Mutations {
           : Inserter.Rows.query("SELECT * FROM " + newRows, count), t.mode(TableProperties.UPDATE_MODE),
           uniqueChange ? keys.filter(t, newRows) : Optional.empty());
     }
+    actions.forEach(Runnable::run);
     return result("UPDATE " + count, returning);
   }
 
@@ -437,7 +455,7 @@ final class Mutations {
       constraints.checkNew(t, newRows, relations);
       if (ConstraintChecks.referenced(t)) {
         constraints.checkRemoved(t, removedRows(t, changes, " WHERE " + merge.removes(), relations), newRows,
-            relations);
+            relations, ConstraintChecks.Removal.MERGE);
       }
       if (t.keyedTail()) {
         appendVersions(t, "SELECT " + t.oldKeysAsKeys() + " FROM " + changes + " WHERE " + merge.removes(),
@@ -586,12 +604,15 @@ final class Mutations {
         keys.check(t, all, "SELECT " + FILE + ", " + POS + " FROM " + changes, relations);
         constraints.checkNew(t, all, relations);
       }
+      List<Runnable> actions = List.of();
       if (set.keySet().stream().anyMatch(ConstraintChecks.referencedColumns(session, t)::contains)) {
-        constraints.checkRemoved(t, removedRows(t, changes, "", relations), all, relations);
+        actions = constraints.checkRemoved(t, removedRows(t, changes, "", relations, true), all, relations,
+            ConstraintChecks.Removal.UPDATE);
       }
       DeltaWriter.Deleted deleted = DeltaWriter.Deleted.of("SELECT " + FILE + ", " + POS + " FROM " + changes);
       commit(t, relations, read, deleted, Inserter.Rows.query("SELECT * FROM " + all, count),
           t.mode(TableProperties.UPDATE_MODE), keys.filter(t, all));
+      actions.forEach(Runnable::run);
     }
     return result("INSERT 0 " + count, returning);
   }

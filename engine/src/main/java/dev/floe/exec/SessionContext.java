@@ -702,13 +702,31 @@ public final class SessionContext implements AutoCloseable {
     return new CopyFrom(this, table, columns);
   }
 
+  /** How deep in statements run by statements (a foreign key's action) the session is; 0 at the top. */
+  private int nesting;
+
+  int nesting() {
+    return nesting;
+  }
+
+  /** Runs a statement within the one that runs now: its temporary tables get names of their own. */
+  <T> T nested(java.util.function.Supplier<T> statement) {
+    nesting++;
+    try {
+      return statement.get();
+    } finally {
+      nesting--;
+    }
+  }
+
   /** Executes a statement Floe composed (not checked as a client's, see {@link #floeSql}). */
   Result executeAsFloe(String sql) {
+    boolean outer = floeSql;
     floeSql = true;
     try {
       return execute(sql);
     } finally {
-      floeSql = false;
+      floeSql = outer;
     }
   }
 

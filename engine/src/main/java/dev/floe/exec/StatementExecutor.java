@@ -55,6 +55,9 @@ final class StatementExecutor implements Ast.Visitor<Result> {
     if (temporary.isPresent()) {
       return session.temporaryTables().insert(i, temporary.get());
     }
+    if (i.onConflict().isPresent()) {
+      return withActions(i.table(), () -> new Inserts(session, session.tables()).insert(i));
+    }
     return new Inserts(session, session.tables()).insert(i);
   }
 
@@ -64,7 +67,7 @@ final class StatementExecutor implements Ast.Visitor<Result> {
     if (temporary.isPresent()) {
       return session.temporaryTables().delete(d, temporary.get());
     }
-    return session.mutate(m -> m.delete(d));
+    return withActions(d.table(), () -> session.mutate(m -> m.delete(d)));
   }
 
   @Override
@@ -73,12 +76,34 @@ final class StatementExecutor implements Ast.Visitor<Result> {
     if (temporary.isPresent()) {
       return session.temporaryTables().update(u, temporary.get());
     }
-    return session.mutate(m -> m.update(u));
+    return withActions(u.table(), () -> session.mutate(m -> m.update(u)));
   }
 
   @Override
   public Result merge(Ast.Merge m) {
-    return session.mutate(x -> x.merge(m));
+    return withActions(m.table(), () -> session.mutate(x -> x.merge(m)));
+  }
+
+  /**
+   * Runs a statement that may carry out foreign keys' ON DELETE / ON UPDATE actions on other tables
+   * ({@link ReferentialActions}) in a transaction block, its own when none is open, so that every table it
+   * changes commits together or none does.
+   */
+  private Result withActions(dev.floe.sql.QualifiedName target, java.util.function.Supplier<Result> statement) {
+    if (session.inTransaction() || !ReferentialActions.anyFor(session, target)) {
+      return statement.get();
+    }
+    session.begin();
+    try {
+      Result result = statement.get();
+      session.commit();
+      return result;
+    } catch (RuntimeException e) {
+      if (session.inTransaction()) {
+        session.rollback();
+      }
+      throw e;
+    }
   }
 
   @Override

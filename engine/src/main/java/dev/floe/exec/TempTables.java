@@ -38,7 +38,9 @@ final class TempTables {
    * which a client may still be reading when the session runs its next statement, get a name of their own.
    */
   String materialize(String kind, String sql, IntUnaryOperator positions) {
-    String name = "__floe_" + kind + (kind.equals("ret") ? "_" + suffix : "");
+    // a statement run by a statement (a foreign key's action) keeps its own names, below the one running it
+    String name = "__floe_" + kind + (session.nesting() > 0 ? "_n" + session.nesting() : "")
+        + (kind.equals("ret") ? "_" + suffix : "");
     temps.add(name);
     sizes.put(name, session.sql().update("CREATE OR REPLACE TEMP TABLE " + name + " AS " + sql, positions));
     return name;

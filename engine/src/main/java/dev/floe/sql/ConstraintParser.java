@@ -15,7 +15,7 @@ import java.util.Optional;
  * {@code CHECK (x > 0)}) or as the table's ({@code UNIQUE (a, b)}, {@code FOREIGN KEY (a) REFERENCES p (id)},
  * {@code CHECK (a < b)}), in CREATE TABLE and ALTER TABLE ... ADD. Their options that Floe does not honour
  * are refused with 0A000 at the word that asks for them; DEFERRABLE is accepted and checked at once
- * (docs/sql.md, "Constraints").
+ * (docs/sql.md, "Constraints"). The referential actions are all PostgreSQL's.
  */
 final class ConstraintParser {
   private final TokenCursor in;
@@ -159,13 +159,6 @@ final class ConstraintParser {
       }
     } else {
       throw unexpected(t);
-    }
-    if (action == 'c' || action == 'n' || action == 'd') {
-      String words = in.sql().substring(t.start(), in.tokens().get(in.index() - 1).end()).toUpperCase(
-          java.util.Locale.ROOT);
-      throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "foreign key action " + words + " is not supported",
-          null, "Floe's foreign keys refuse to remove a referenced row (NO ACTION, RESTRICT); delete the "
-          + "referencing rows first.", t.position(), null);
     }
     return action;
   }
