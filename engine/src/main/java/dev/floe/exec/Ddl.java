@@ -532,7 +532,13 @@ final class Ddl {
 
   /** Renames a table in the catalog (its files stay where they are); returns its new name. */
   private TableIdentifier rename(TableIdentifier id, RenameTable r) {
-    tables.live(id).ifPresent(t -> new ConstraintDdl(session, tables).checkRename(id, t));
+    Optional<Table> renamed;
+    try {
+      renamed = tables.live(id);
+    } catch (RuntimeException unreadable) {
+      renamed = Optional.empty(); // its metadata cannot be read, nor its keys: its catalog entry is renamed
+    }
+    renamed.ifPresent(t -> new ConstraintDdl(session, tables).checkRename(id, t));
     TableIdentifier to = tables.require(r.to(), id.namespace().level(0));
     if (r.to().parts().size() == 1) {
       to = TableIdentifier.of(id.namespace(), r.to().last());
