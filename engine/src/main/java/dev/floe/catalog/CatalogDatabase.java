@@ -105,10 +105,25 @@ final class CatalogDatabase {
         }
         if (!tables.contains("floe_sequences")) {
           st.execute("CREATE TABLE floe_sequences (catalog_name VARCHAR(255) NOT NULL, sequence_name VARCHAR(767) "
-              + "NOT NULL, next_value INTEGER NOT NULL, PRIMARY KEY (catalog_name, sequence_name))");
+              + "NOT NULL, next_value INTEGER NOT NULL, increment_by INTEGER NOT NULL DEFAULT 1, "
+              + "PRIMARY KEY (catalog_name, sequence_name))");
+        } else if (!hasColumn("floe_sequences", "increment_by")) {
+          // a catalog of an older Floe: its sequences advance by 1
+          st.execute("ALTER TABLE floe_sequences ADD COLUMN increment_by INTEGER NOT NULL DEFAULT 1");
         }
       }
     }
+  }
+
+  private boolean hasColumn(String table, String column) throws SQLException {
+    try (Statement st = conn.createStatement(); ResultSet rs = st.executeQuery("PRAGMA table_info(" + table + ")")) {
+      while (rs.next()) {
+        if (column.equalsIgnoreCase(rs.getString("name"))) {
+          return true;
+        }
+      }
+    }
+    return false;
   }
 
   private boolean hasTypeColumn() throws SQLException {

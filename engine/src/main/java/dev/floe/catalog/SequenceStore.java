@@ -22,14 +22,15 @@ final class SequenceStore {
     this.catalogName = catalogName;
   }
 
-  /** Creates (or restarts at {@code start}) a sequence; durable when it returns. */
-  void create(String sequence, long start) {
+  /** Creates (or restarts at {@code start}) a sequence advancing by {@code increment}; durable when it returns. */
+  void create(String sequence, long start, long increment) {
     db.run(conn -> {
-      try (PreparedStatement ps = conn.prepareStatement(
-          "INSERT OR REPLACE INTO floe_sequences (catalog_name, sequence_name, next_value) VALUES (?, ?, ?)")) {
+      try (PreparedStatement ps = conn.prepareStatement("INSERT OR REPLACE INTO floe_sequences (catalog_name, "
+          + "sequence_name, next_value, increment_by) VALUES (?, ?, ?, ?)")) {
         ps.setString(1, catalogName);
         ps.setString(2, sequence);
         ps.setLong(3, start);
+        ps.setLong(4, increment);
         ps.executeUpdate();
       } catch (SQLException e) {
         throw new CatalogException("Cannot create sequence " + sequence + ": " + e.getMessage(), e);
@@ -37,14 +38,18 @@ final class SequenceStore {
     });
   }
 
-  /** Makes {@code next} the value a sequence hands out next (setval); durable when it returns. */
-  void restart(String sequence, long next) {
+  /**
+   * Makes the sequence hand out {@code value} next, or ({@code called}) the value after it (setval);
+   * durable when it returns.
+   */
+  void restart(String sequence, long value, boolean called) {
     db.run(conn -> {
-      try (PreparedStatement ps = conn.prepareStatement(
-          "UPDATE floe_sequences SET next_value = ? WHERE catalog_name = ? AND sequence_name = ?")) {
-        ps.setLong(1, next);
-        ps.setString(2, catalogName);
-        ps.setString(3, sequence);
+      try (PreparedStatement ps = conn.prepareStatement("UPDATE floe_sequences SET next_value = ? + CASE WHEN ? "
+          + "THEN increment_by ELSE 0 END WHERE catalog_name = ? AND sequence_name = ?")) {
+        ps.setLong(1, value);
+        ps.setBoolean(2, called);
+        ps.setString(3, catalogName);
+        ps.setString(4, sequence);
         if (ps.executeUpdate() == 0) {
           throw new CatalogException("Sequence does not exist: " + sequence, null);
         }
@@ -108,10 +113,11 @@ final class SequenceStore {
    * Reserves the next {@code count} values of a sequence, durably (a crash loses at most the unused rest
    * of a block, as PostgreSQL's sequence cache does); returns the first.
    */
-  long reserve(String sequence, int count) {
+  long[] reserve(String sequence, int count) {
     return db.call(conn -> {
-      try (PreparedStatement ps = conn.prepareStatement("UPDATE floe_sequences SET next_value = next_value + ? "
-          + "WHERE catalog_name = ? AND sequence_name = ? RETURNING next_value - ?")) {
+      try (PreparedStatement ps = conn.prepareStatement("UPDATE floe_sequences SET next_value = next_value + ? * "
+          + "increment_by WHERE catalog_name = ? AND sequence_name = ? RETURNING next_value - ? * increment_by, "
+          + "increment_by")) {
         ps.setInt(1, count);
         ps.setString(2, catalogName);
         ps.setString(3, sequence);
@@ -120,7 +126,7 @@ final class SequenceStore {
           if (!rs.next()) {
             throw new CatalogException("Sequence does not exist: " + sequence, null);
           }
-          return rs.getLong(1);
+          return new long[] {rs.getLong(1), rs.getLong(2)};
         }
       } catch (SQLException e) {
         throw new CatalogException("Cannot advance sequence " + sequence + ": " + e.getMessage(), e);

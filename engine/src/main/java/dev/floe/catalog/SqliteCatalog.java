@@ -307,19 +307,19 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
 
   /** Creates (or restarts at 1) a sequence; durable when it returns. */
   public void createSequence(String sequence) {
-    createSequence(sequence, 1);
+    createSequence(sequence, 1, 1);
   }
 
-  /** Creates (or restarts at {@code start}) a sequence; durable when it returns. */
-  public void createSequence(String sequence, long start) {
+  /** Creates (or restarts at {@code start}) a sequence advancing by {@code increment}; durable when it returns. */
+  public void createSequence(String sequence, long start, long increment) {
     checkWritable();
-    sequences.create(sequence, start);
+    sequences.create(sequence, start, increment);
   }
 
-  /** Makes {@code next} the value a sequence hands out next (setval); durable when it returns. */
-  public void restartSequence(String sequence, long next) {
+  /** Makes the sequence hand out {@code value} next, or the value after it ({@code called}): setval. */
+  public void restartSequence(String sequence, long value, boolean called) {
     checkWritable();
-    sequences.restart(sequence, next);
+    sequences.restart(sequence, value, called);
   }
 
   /** Every sequence of this catalog ({@code schema.name}). */
@@ -340,9 +340,9 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
 
   /**
    * Reserves the next {@code count} values of a sequence, durably (a crash loses at most the unused rest
-   * of a block, as PostgreSQL's sequence cache does); returns the first.
+   * of a block, as PostgreSQL's sequence cache does); returns the first and the sequence's increment.
    */
-  public long reserve(String sequence, int count) {
+  public long[] reserve(String sequence, int count) {
     checkWritable();
     return sequences.reserve(sequence, count);
   }

@@ -121,7 +121,7 @@ final class Ddl {
       }
       throw FloeException.duplicateTable(s.name().last(), 0);
     }
-    sequences.create(name, s.start());
+    sequences.create(name, s.start(), s.increment());
     return new CommandResult("CREATE SEQUENCE", 0);
   }
 

@@ -63,16 +63,22 @@ final class Sequences {
 
   synchronized long next(String name) {
     String sequence = qualified(name);
-    long[] b = blocks.computeIfAbsent(sequence, k -> new long[] {0, 0});
-    if (b[0] >= b[1]) {
+    // the next value, how many of the block are left, the step
+    long[] b = blocks.computeIfAbsent(sequence, k -> new long[] {0, 0, 1});
+    if (b[1] == 0) {
       if (!catalog.sequenceExists(sequence)) {
         blocks.remove(sequence);
         throw error(SqlState.UNDEFINED_TABLE, "relation \"" + name + "\" does not exist");
       }
-      b[0] = catalog.reserve(sequence, BLOCK);
-      b[1] = b[0] + BLOCK;
+      long[] reserved = catalog.reserve(sequence, BLOCK);
+      b[0] = reserved[0];
+      b[1] = BLOCK;
+      b[2] = reserved[1];
     }
-    return b[0]++;
+    long value = b[0];
+    b[0] += b[2];
+    b[1]--;
+    return value;
   }
 
   /** nextval for a session: the next value, remembered as the session's currval and lastval. */
@@ -119,7 +125,7 @@ final class Sequences {
       throw error(SqlState.NUMERIC_VALUE_OUT_OF_RANGE, "setval: value " + value + " is out of bounds for sequence \""
           + unqualified(sequence) + "\" (1.." + Long.MAX_VALUE + ")");
     }
-    catalog.restartSequence(sequence, called ? value + 1 : value);
+    catalog.restartSequence(sequence, value, called);
     blocks.remove(sequence); // values this process reserved before no longer follow
     if (called) {
       current.computeIfAbsent(session, s -> new HashMap<>()).put(sequence, value);
@@ -134,11 +140,11 @@ final class Sequences {
   }
 
   void create(String sequence) {
-    create(sequence, 1);
+    create(sequence, 1, 1);
   }
 
-  void create(String sequence, long start) {
-    catalog.createSequence(sequence, start);
+  void create(String sequence, long start, long increment) {
+    catalog.createSequence(sequence, start, increment);
     synchronized (this) {
       blocks.remove(sequence);
     }

@@ -520,7 +520,8 @@ public final class Ast {
   }
 
   /** {@code CREATE SEQUENCE [IF NOT EXISTS] name [START [WITH] n] [...]}. */
-  public record CreateSequence(QualifiedName name, boolean ifNotExists, long start) implements Statement {
+  public record CreateSequence(QualifiedName name, boolean ifNotExists, long start, long increment)
+      implements Statement {
     @Override
     public <R> R accept(Visitor<R> visitor) {
       return visitor.createSequence(this);

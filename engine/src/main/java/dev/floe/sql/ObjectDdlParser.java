@@ -160,11 +160,15 @@ final class ObjectDdlParser {
     }
   }
 
-  /** Sequence options: START [WITH] n is kept; AS type, CACHE, NO CYCLE, ... are accepted; other steps refused. */
+  /**
+   * Sequence options: START [WITH] n and INCREMENT [BY] n (positive: Hibernate's pooled ids ask for 50) are
+   * kept; AS type, CACHE, NO CYCLE, ... are accepted; a negative step is refused.
+   */
   Statement createSequence() {
     boolean ifNotExists = ddl.ifNotExists();
     QualifiedName name = in.qualifiedName();
     long start = 1;
+    long increment = 1;
     while (in.peek().type() != Token.Type.EOF && !in.peek().isOp(";")) {
       Token t = in.next();
       if (t.isKeyword("start")) {
@@ -172,9 +176,10 @@ final class ObjectDdlParser {
         start = signedLong();
       } else if (t.isKeyword("increment")) {
         in.acceptKeyword("by");
-        long by = signedLong();
-        if (by != 1) {
-          throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "sequences advance by 1 only", t.position());
+        increment = signedLong();
+        if (increment < 1) {
+          throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "sequences advance by a positive step only",
+              t.position());
         }
       } else if (t.isKeyword("minvalue") || t.isKeyword("maxvalue") || t.isKeyword("cache")) {
         signedLong();
@@ -186,7 +191,7 @@ final class ObjectDdlParser {
       }
     }
     in.expectEnd();
-    return new CreateSequence(name, ifNotExists, start);
+    return new CreateSequence(name, ifNotExists, start, increment);
   }
 
   private long signedLong() {
