@@ -96,6 +96,8 @@ SELECT 'a' = 1
 SELECT 1 IN ('a')
 SELECT CASE WHEN true THEN 1 ELSE 'x' END
 SELECT CASE WHEN true THEN 1 ELSE now() END
+SELECT CASE WHEN true THEN 1 WHEN false THEN now() END
+SELECT CASE WHEN true THEN now() WHEN false THEN now() ELSE 2 END
 SELECT COALESCE(1, 'a')
 SELECT true::date
 SELECT now()::integer

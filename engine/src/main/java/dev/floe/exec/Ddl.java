@@ -279,7 +279,7 @@ final class Ddl {
       String lower = k.toLowerCase(java.util.Locale.ROOT);
       if (!columns.contains(lower)) {
         throw new FloeException(SqlState.UNDEFINED_COLUMN, "column \"" + k + "\" named in key does not exist", null,
-            null, s.name().position(), null);
+            null, s.primaryKeyPosition() > 0 ? s.primaryKeyPosition() : s.name().position(), null);
       }
       if (!keys.add(lower)) {
         throw new FloeException(SqlState.INVALID_TABLE_DEFINITION, "column \"" + k

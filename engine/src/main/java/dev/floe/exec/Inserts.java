@@ -122,7 +122,9 @@ final class Inserts {
       positions = bound::originalPosition;
       int sourcePosition = q.offset() + 1;
       if (shape.types().size() > targets.size()) {
-        throw FloeException.syntax("INSERT has more expressions than target columns", sourcePosition);
+        int extra = ValuesLiterals.firstExtra(written.text(), targets.size());
+        throw FloeException.syntax("INSERT has more expressions than target columns",
+            extra < 0 ? sourcePosition : written.offset() + extra + 1);
       }
       if (shape.types().size() < targets.size()) {
         if (!s.columns().isEmpty()) {

@@ -645,7 +645,14 @@ final class Mutations {
   Result truncate(Ast.Truncate s) {
     List<ChangeTarget> targets = new ArrayList<>();
     for (dev.floe.sql.QualifiedName name : s.tables()) {
-      targets.add(target(name, Optional.empty()));
+      try {
+        targets.add(target(name, Optional.empty()));
+      } catch (FloeException e) {
+        if (e.sqlState().equals(SqlState.UNDEFINED_TABLE)) {
+          throw new FloeException(e.sqlState(), e.getMessage()); // PostgreSQL's TRUNCATE names no position
+        }
+        throw e;
+      }
     }
     Set<TableIdentifier> truncated = new HashSet<>();
     targets.forEach(t -> truncated.add(t.id()));

@@ -51,6 +51,59 @@ final class StatementErrors {
   }
 
   /** {@code e}, a failure of {@code sql} (its position 1-based in {@code sql}), in PostgreSQL's words. */
+  private static final Pattern CASE_TYPES = Pattern.compile("CASE types .+ and .+ cannot be matched");
+
+  /**
+   * Where PostgreSQL points a CASE whose result types do not match: it takes the ELSE result's type
+   * first and then each THEN's, so with an ELSE at the first THEN result, without one at the second.
+   */
+  private static Token conflictingBranch(List<Token> tokens, int caseAt) {
+    List<Token> thens = new ArrayList<>();
+    boolean hasElse = false;
+    int depth = 0;
+    for (int k = caseAt + 1; k < tokens.size(); k++) {
+      Token t = tokens.get(k);
+      if (t.isOp("(") || t.isKeyword("case")) {
+        depth++;
+      } else if (t.isOp(")") || t.isKeyword("end")) {
+        if (depth == 0) {
+          break;
+        }
+        depth--;
+      } else if (depth == 0 && t.isKeyword("then") && k + 1 < tokens.size()) {
+        thens.add(tokens.get(k + 1));
+      } else if (depth == 0 && t.isKeyword("else")) {
+        hasElse = true;
+      }
+    }
+    int index = hasElse ? 0 : 1;
+    return index < thens.size() ? thens.get(index) : null;
+  }
+
+  private static final Pattern UNIT_NOT_RECOGNIZED = Pattern.compile("unit \"(.+)\" not recognized");
+
+  /**
+   * The string literal read as an interval ({@code 'x'::interval}, {@code CAST('x' AS interval)},
+   * {@code INTERVAL 'x'}) whose text holds {@code unit}, or null.
+   */
+  private static Token intervalLiteral(List<Token> tokens, String unit) {
+    for (int k = 0; k < tokens.size(); k++) {
+      Token t = tokens.get(k);
+      if (t.type() != Token.Type.STRING || !t.value().toLowerCase(java.util.Locale.ROOT).contains(
+          unit.toLowerCase(java.util.Locale.ROOT))) {
+        continue;
+      }
+      boolean cast = k + 2 < tokens.size() && tokens.get(k + 1).isOp("::") && tokens.get(k + 2).isKeyword("interval");
+      boolean typed = k > 0 && tokens.get(k - 1).isKeyword("interval");
+      boolean castAs = k + 2 < tokens.size() && tokens.get(k + 1).isKeyword("as")
+          && tokens.get(k + 2).isKeyword("interval");
+      if (cast || typed || castAs) {
+        return t;
+      }
+    }
+    return null;
+  }
+
   static FloeException refine(FloeException e, String sql, Columns columns) {
     String message = e.getMessage() == null ? "" : e.getMessage();
     List<Token> tokens;
@@ -60,6 +113,21 @@ final class StatementErrors {
       return e;
     }
     int at = indexAt(tokens, e.position());
+    if (CASE_TYPES.matcher(message).matches() && at >= 0 && tokens.get(at).isKeyword("case")) {
+      Token branch = conflictingBranch(tokens, at);
+      if (branch != null) {
+        return with(e, e.sqlState(), message, branch.position());
+      }
+    }
+    Matcher unit = UNIT_NOT_RECOGNIZED.matcher(message);
+    if (unit.matches()) {
+      Token literal = intervalLiteral(tokens, unit.group(1));
+      if (literal != null) {
+        // an interval's text with a unit it does not know: PostgreSQL calls the text invalid, at it
+        return with(e, SqlState.INVALID_DATETIME_FORMAT, "invalid input syntax for type interval: \""
+            + literal.value() + "\"", literal.position());
+      }
+    }
     if (ORDER_RANGE.matcher(message).matches() && at >= 0 && tokens.get(at).type() == Token.Type.NUMBER) {
       return with(e, SqlState.INVALID_COLUMN_REFERENCE, "ORDER BY position " + tokens.get(at).text()
           + " is not in select list", e.position());

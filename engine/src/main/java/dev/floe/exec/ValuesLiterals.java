@@ -110,6 +110,21 @@ final class ValuesLiterals {
     return rows;
   }
 
+  /**
+   * The 0-based offset in {@code query} of the first value of a VALUES row beyond {@code columns} values,
+   * where PostgreSQL points "INSERT has more expressions than target columns"; -1 if none or not VALUES.
+   */
+  static int firstExtra(String query, int columns) {
+    List<Token> tokens = Lexer.tokenize(query);
+    int[] at = {-1};
+    items(tokens, (k, first, last) -> {
+      if (k == columns && at[0] < 0) {
+        at[0] = tokens.get(first).start();
+      }
+    });
+    return at[0];
+  }
+
   /** One value of a VALUES row: its column and its first and last token (inclusive). */
   private interface Item {
     void accept(int column, int first, int last);

@@ -285,7 +285,8 @@ public final class Ast {
       Optional<Query> asQuery,
       boolean withData,
       List<TableConstraint> constraints,
-      Optional<TempTable> temporary)
+      Optional<TempTable> temporary,
+      int primaryKeyPosition)
       implements Statement {
     @Override
     public <R> R accept(Visitor<R> visitor) {

@@ -109,6 +109,8 @@ final class DdlParser {
 
   /** Whether the CREATE TABLE being parsed is CREATE TEMP TABLE. */
   private boolean temporary;
+  /** Where a table constraint PRIMARY KEY (...) is, for its errors; 0 if the key is a column's. */
+  private int primaryKeyPosition;
   private String onCommit = "PRESERVE ROWS";
 
   private Statement createTable() {
@@ -204,7 +206,8 @@ final class DdlParser {
     }
     in.expectEnd();
     return new CreateTable(name, ifNotExists, columns, ctasColumns, partitioning, primaryKey, properties, asQuery,
-        withData, tableConstraints, temporary ? Optional.of(new Ast.TempTable(onCommit)) : Optional.empty());
+        withData, tableConstraints, temporary ? Optional.of(new Ast.TempTable(onCommit)) : Optional.empty(),
+        primaryKeyPosition);
   }
 
   private void acceptUsingIceberg() {
@@ -239,6 +242,7 @@ final class DdlParser {
       if (!primaryKey.isEmpty()) {
         throw multiplePrimaryKeys(in.peek());
       }
+      primaryKeyPosition = in.peek().position();
       in.next();
       in.next();
       in.expectOp("(");
