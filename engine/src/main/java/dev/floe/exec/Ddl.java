@@ -110,38 +110,6 @@ final class Ddl {
     return Namespace.of(name.parts().get(0));
   }
 
-  /** CREATE SEQUENCE: a counter nextval('name') advances (as serial columns use). */
-  Result createSequence(Ast.CreateSequence s) {
-    String name = sequenceName(s.name());
-    Sequences sequences = session.engine().sequences();
-    if (sequences.exists(name)) {
-      if (s.ifNotExists()) {
-        session.notice("relation \"" + s.name().last() + "\" already exists, skipping");
-        return new CommandResult("CREATE SEQUENCE", 0);
-      }
-      throw FloeException.duplicateTable(s.name().last(), 0);
-    }
-    sequences.create(name, s.start(), s.increment());
-    return new CommandResult("CREATE SEQUENCE", 0);
-  }
-
-  Result dropSequence(Ast.DropSequence s) {
-    for (dev.floe.sql.QualifiedName n : s.names()) {
-      if (!session.engine().sequences().drop(sequenceName(n)) && !s.ifExists()) {
-        throw new FloeException(SqlState.UNDEFINED_TABLE, "sequence \"" + n.last() + "\" does not exist", null, null,
-            n.position(), null);
-      }
-    }
-    return new CommandResult("DROP SEQUENCE", 0);
-  }
-
-  /** {@code schema.name}, in the current schema when unqualified. */
-  private String sequenceName(dev.floe.sql.QualifiedName n) {
-    List<String> parts = n.parts();
-    String schema = parts.size() > 1 ? parts.get(parts.size() - 2) : session.currentSchema();
-    return schema + "." + parts.get(parts.size() - 1);
-  }
-
   /** CREATE TABLE with column definitions (CREATE TABLE AS is in {@link Inserts}). */
   Result createTable(Ast.CreateTable s) {
     TableIdentifier id = tables.require(s.name(), session.currentSchema());
@@ -309,6 +277,34 @@ final class Ddl {
   }
 
   /** A DEFAULT expression must name no columns or subqueries and have a value of the column's type. */
+  /**
+   * ALTER COLUMN SET DEFAULT / DROP DEFAULT: the default rows Floe writes from now on take, kept as the
+   * column's {@link FloeProperties#COLUMN_DEFAULT} (an Iceberg write default the column had is cleared, so
+   * one default holds).
+   */
+  private void setDefault(Transaction txn, TableIdentifier id, Schema schema, Ast.SetDefault d) {
+    Types.NestedField f = field(schema, d.column(), id, d.position(), false);
+    if (txn.table().properties().containsKey(FloeProperties.COLUMN_IDENTITY + f.fieldId())) {
+      throw new FloeException(SqlState.OBJECT_NOT_IN_PREREQUISITE_STATE, "column \"" + f.name() + "\" of relation \""
+          + id.name() + "\" is an identity column", null, "Use ALTER TABLE ... ALTER COLUMN ... DROP IDENTITY instead.",
+          0, null);
+    }
+    String key = FloeProperties.COLUMN_DEFAULT + f.fieldId();
+    UpdateProperties update = txn.updateProperties();
+    if (d.sql().isPresent()) {
+      SqlType type = TypeMapping.fromIceberg(f.type(),
+          Optional.ofNullable(txn.table().properties().get(FloeProperties.columnSqlType(f.fieldId()))));
+      checkDefaultExpression(new ColumnDef(f.name(), type, false, d.sql(), d.position(), Optional.empty()), f.type());
+      update.set(key, d.sql().get());
+    } else if (txn.table().properties().containsKey(key)) {
+      update.remove(key);
+    }
+    update.commit();
+    if (f.writeDefault() != null) {
+      txn.updateSchema().updateColumnDefault(f.name(), null).commit();
+    }
+  }
+
   private void checkDefaultExpression(ColumnDef c, Type type) {
     session.constants().requireNoColumns(c.defaultSql().get(), "DEFAULT", c.position());
     try {
@@ -650,6 +646,8 @@ final class Ddl {
       new ConstraintDdl(session, tables).add(txn, id, a.constraint());
     } else if (action instanceof Ast.DropConstraint d) {
       new ConstraintDdl(session, tables).drop(txn, id, d);
+    } else if (action instanceof Ast.SetDefault d) {
+      setDefault(txn, id, schema, d);
     } else if (action instanceof DropNotNull n) {
       Types.NestedField f = field(schema, n.name(), id, n.position(), false);
       if (f.isRequired()) {

@@ -154,6 +154,12 @@ final class Sequences {
     return catalog.sequenceExists(sequence);
   }
 
+  /** ALTER SEQUENCE ... RESTART: {@code next} is the value handed out next; durable when it returns. */
+  synchronized void restart(String sequence, long next) {
+    catalog.restartSequence(sequence, next, false);
+    blocks.remove(sequence); // values this process reserved before no longer follow
+  }
+
   boolean drop(String sequence) {
     synchronized (this) {
       blocks.remove(sequence);

@@ -145,12 +145,17 @@ final class StatementExecutor implements Ast.Visitor<Result> {
 
   @Override
   public Result createSequence(Ast.CreateSequence c) {
-    return new Ddl(session, session.engine().tables()).createSequence(c);
+    return new SequenceDdl(session).create(c);
   }
 
   @Override
   public Result dropSequence(Ast.DropSequence d) {
-    return new Ddl(session, session.engine().tables()).dropSequence(d);
+    return new SequenceDdl(session).drop(d);
+  }
+
+  @Override
+  public Result alterSequence(Ast.AlterSequence a) {
+    return new SequenceDdl(session).alter(a);
   }
 
   @Override

@@ -30,7 +30,7 @@ public final class Ast {
   public sealed interface Statement
       permits Query, Explain, CreateSchema, DropSchema, CreateTable, DropTable, AlterTable, Insert, Delete, Update,
           Merge, Truncate, ShowTables, ShowSchemas, Describe, CreateSequence, DropSequence, TransactionControl,
-          Vacuum, CreateIndex, DropIndex, CreateView, DropView {
+          Vacuum, CreateIndex, DropIndex, CreateView, DropView, AlterSequence {
     /** What the statement is; schema, table and sequence definitions are DDL unless they say otherwise. */
     default StatementKind kind() {
       return StatementKind.DDL;
@@ -102,6 +102,10 @@ public final class Ast {
     }
 
     default R dropSequence(DropSequence s) {
+      return otherwise(s);
+    }
+
+    default R alterSequence(AlterSequence s) {
       return otherwise(s);
     }
 
@@ -312,7 +316,10 @@ public final class Ast {
 
   public sealed interface AlterAction
       permits AddColumn, DropColumn, RenameColumn, AlterColumnType, DropNotNull, SetProperties, UnsetProperties,
-          RenameTable, Execute, AddConstraint, DropConstraint {}
+          RenameTable, Execute, AddConstraint, DropConstraint, SetDefault {}
+
+  /** {@code ALTER COLUMN c SET DEFAULT expression} ({@code sql}), or DROP DEFAULT (empty). */
+  public record SetDefault(String column, Optional<String> sql, int position) implements AlterAction {}
 
   /**
    * A CREATE TEMP TABLE's: the table is the session's own, and {@code onCommit} says what a transaction
@@ -570,6 +577,18 @@ public final class Ast {
     @Override
     public <R> R accept(Visitor<R> visitor) {
       return visitor.dropIndex(this);
+    }
+  }
+
+  /**
+   * {@code ALTER SEQUENCE [IF EXISTS] name [RESTART [[WITH] n]] [OWNED BY ...]}.
+   *
+   * @param restart the value handed out next, when it restarts
+   */
+  public record AlterSequence(QualifiedName name, boolean ifExists, Optional<Long> restart) implements Statement {
+    @Override
+    public <R> R accept(Visitor<R> visitor) {
+      return visitor.alterSequence(this);
     }
   }
 

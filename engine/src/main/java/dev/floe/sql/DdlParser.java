@@ -68,6 +68,9 @@ final class DdlParser {
     if (in.acceptKeyword("schema")) {
       boolean ifNotExists = ifNotExists();
       QualifiedName name = in.qualifiedName();
+      if (in.acceptKeyword("authorization")) {
+        in.identifier(); // Floe's schemas have no owner (pg_dump writes one)
+      }
       in.expectEnd();
       return new CreateSchema(name, ifNotExists);
     }
@@ -109,6 +112,27 @@ final class DdlParser {
 
   /** Whether the CREATE TABLE being parsed is CREATE TEMP TABLE. */
   private boolean temporary;
+
+  /** What may follow ALTER or DROP in PostgreSQL and Floe does not have (0A000, not a syntax error). */
+  private static final Set<String> OTHER_KINDS = Set.of("type", "function", "procedure", "routine", "trigger",
+      "extension", "domain", "role", "user", "group", "database", "rule", "policy", "aggregate", "operator",
+      "publication", "subscription", "server", "foreign", "cast", "collation", "conversion", "language", "event",
+      "statistics", "tablespace", "text", "transform", "access", "materialized", "owned", "default", "large",
+      "system");
+
+  /** Refuses ALTER or DROP of a kind of object Floe does not have, with PostgreSQL's 0A000 at its word. */
+  private void refuseOtherKinds(String verb) {
+    Token kind = in.peek();
+    boolean alterOnly = kind.isKeyword("view") || kind.isKeyword("index") || kind.isKeyword("schema");
+    if (kind.type() == Token.Type.IDENT && (OTHER_KINDS.contains(kind.value()) || verb.equals("ALTER") && alterOnly)) {
+      String what = kind.text().toUpperCase(java.util.Locale.ROOT);
+      if (TWO_WORD_KINDS.contains(kind.value()) && in.peekAt(1).type() == Token.Type.IDENT) {
+        what += " " + in.peekAt(1).text().toUpperCase(java.util.Locale.ROOT);
+      }
+      throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, verb + " " + what + " is not supported",
+          kind.position());
+    }
+  }
   /** Where a table constraint PRIMARY KEY (...) is, for its errors; 0 if the key is a column's. */
   private int primaryKeyPosition;
   private String onCommit = "PRESERVE ROWS";
@@ -527,6 +551,7 @@ final class DdlParser {
       boolean ifExists = ifExists();
       return new Ast.DropView(dropNames(), ifExists);
     }
+    refuseOtherKinds("DROP");
     in.expectKeyword("table");
     boolean ifExists = ifExists();
     List<QualifiedName> names = new ArrayList<>();
@@ -564,6 +589,10 @@ final class DdlParser {
   /** ALTER TABLE with its comma-separated actions, from its first keyword. */
   Statement alter() {
     in.expectKeyword("alter");
+    if (in.acceptKeyword("sequence")) {
+      return objects.alterSequence();
+    }
+    refuseOtherKinds("ALTER");
     in.expectKeyword("table");
     boolean ifExists = ifExists();
     QualifiedName name = in.qualifiedName();
@@ -670,6 +699,10 @@ final class DdlParser {
       in.acceptKeyword("restrict");
       return new DropColumn(name, ifExists, col.position());
     }
+    if (in.peek().isKeyword("owner") && in.peekAt(1).isKeyword("to")) {
+      throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "ALTER TABLE ... OWNER TO is not supported", null,
+          "Floe's tables have no owner: every signed-in user may use them.", in.peek().position(), null);
+    }
     if (in.acceptKeyword("rename")) {
       if (in.acceptKeyword("to")) {
         return new RenameTable(in.qualifiedName());
@@ -685,6 +718,16 @@ final class DdlParser {
       in.acceptKeyword("column");
       Token col = in.peek();
       String name = in.identifier();
+      if (in.peek().isKeyword("drop") && in.peekAt(1).isKeyword("default")) {
+        in.next();
+        in.next();
+        return new Ast.SetDefault(name, Optional.empty(), col.position());
+      }
+      if (in.peek().isKeyword("set") && in.peekAt(1).isKeyword("default")) {
+        in.next();
+        in.next();
+        return new Ast.SetDefault(name, Optional.of(expressionText(Set.of())), col.position());
+      }
       if (in.acceptKeyword("drop")) {
         in.expectKeyword("not");
         in.expectKeyword("null");

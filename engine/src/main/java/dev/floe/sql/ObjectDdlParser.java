@@ -194,6 +194,36 @@ final class ObjectDdlParser {
     return new CreateSequence(name, ifNotExists, start, increment);
   }
 
+  /**
+   * ALTER SEQUENCE [IF EXISTS] name [RESTART [[WITH] n]] [OWNED BY {table.column | NONE}]; other options
+   * (INCREMENT, CACHE, ...) are refused with 0A000.
+   */
+  Statement alterSequence() {
+    boolean ifExists = ddl.ifExists();
+    QualifiedName name = in.qualifiedName();
+    Optional<Long> restart = Optional.empty();
+    while (in.peek().type() != Token.Type.EOF && !in.peek().isOp(";")) {
+      Token t = in.next();
+      if (t.isKeyword("restart")) {
+        in.acceptKeyword("with");
+        restart = Optional.of(in.peek().type() == Token.Type.NUMBER || in.peek().isOp("-") ? signedLong() : 1L);
+        if (restart.get() < 1) {
+          throw new FloeException(SqlState.INVALID_PARAMETER_VALUE, "RESTART value (" + restart.get()
+              + ") cannot be less than MINVALUE (1)", t.position());
+        }
+      } else if (t.isKeyword("owned")) {
+        in.expectKeyword("by");
+        in.qualifiedName(); // a serial column's sequence goes with its table already
+      } else {
+        throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "ALTER SEQUENCE ... " + t.text().toUpperCase(
+            java.util.Locale.ROOT) + " is not supported", null, "ALTER SEQUENCE takes RESTART and OWNED BY.",
+            t.position(), null);
+      }
+    }
+    in.expectEnd();
+    return new Ast.AlterSequence(name, ifExists, restart);
+  }
+
   private long signedLong() {
     boolean negative = in.acceptOp("-");
     Token t = in.next();

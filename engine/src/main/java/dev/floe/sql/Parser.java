@@ -28,7 +28,8 @@ public final class Parser {
   private static final Set<String> QUERY_STARTS = Set.of("select", "with", "values", "from", "table");
   private static final Set<String> LATER_STATEMENTS =
       Set.of("copy", "reset", "grant", "revoke", "analyze", "call",
-          "prepare", "execute", "deallocate", "listen", "notify", "lock", "comment", "discard");
+          "prepare", "execute", "deallocate", "listen", "notify", "lock", "comment", "discard", "reindex", "cluster",
+          "security", "import", "refresh", "checkpoint", "load");
 
   private final TokenCursor in;
 
