@@ -85,6 +85,15 @@ final class SqlCommand implements Callable<Integer> {
     Shell.EarlyTerminal terminal = inputs.isEmpty() && env.interactive() ? Shell.openTerminal(env) : null;
     try (Database db = Floe.open(FloeConfig.builder(directory).readOnly(readOnly).build());
         Session session = db.connect()) {
+      // \du lists the users the warehouse's server signs in, as the server's catalogs do
+      dev.floe.server.auth.Users users = new dev.floe.server.auth.Users(directory);
+      db.setRoles(() -> {
+        try {
+          return users.names();
+        } catch (java.io.IOException e) {
+          return java.util.List.of();
+        }
+      });
       session.onNotice(notice -> {
         env.out().flush();
         env.err().println(notice);

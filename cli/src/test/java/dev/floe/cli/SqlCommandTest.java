@@ -133,6 +133,16 @@ class SqlCommandTest {
         .contains("View definition:\n SELECT id, name FROM teams WHERE size > 10;\n");
   }
 
+  /** \\du lists the users floe user added, beside floe, as the server's catalogs list them. */
+  @Test
+  void rolesAreTheWarehousesUsers() throws Exception {
+    sql("-c", "SELECT 1"); // the warehouse exists
+    new dev.floe.server.auth.Users(Path.of(warehouse)).put("alice", "pw");
+    Cli.Outcome r = sql("-c", "\\du");
+    assertThat(r.status()).isZero();
+    assertThat(r.out()).contains(" alice     | \n").contains(" floe      | Superuser, Create role, Create DB\n");
+  }
+
   @Test
   void expandedFlagAndOutputRedirectionInScripts() throws Exception {
     Cli.Outcome x = sql("-x", "--null", "∅", "-c", "SELECT 1 AS a, NULL AS b");
