@@ -2,7 +2,7 @@ package dev.floe.server.pg;
 
 import dev.floe.Column;
 import dev.floe.PgType;
-import dev.floe.exec.ArrowText;
+import dev.floe.ArrowText;
 import java.io.IOException;
 import java.time.ZoneId;
 import java.util.List;

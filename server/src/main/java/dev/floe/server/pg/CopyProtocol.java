@@ -8,7 +8,7 @@ import dev.floe.PgType;
 import dev.floe.PgValues;
 import dev.floe.Row;
 import dev.floe.SqlState;
-import dev.floe.exec.CopyEncoder;
+import dev.floe.CopyEncoder;
 import java.io.EOFException;
 import java.io.IOException;
 import java.time.ZoneId;

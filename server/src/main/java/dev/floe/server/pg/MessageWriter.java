@@ -4,7 +4,7 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
-import dev.floe.exec.OutBuffer;
+import dev.floe.OutBuffer;
 
 /**
  * Builds backend messages in a buffer and writes them to the socket on {@link #flush()} (at

@@ -1,14 +1,8 @@
-package dev.floe.exec;
+package dev.floe;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.floe.Column;
-import dev.floe.Copy;
-import dev.floe.Database;
-import dev.floe.Floe;
-import dev.floe.PgType;
-import dev.floe.PgValues;
-import dev.floe.Result;
+import dev.floe.exec.ArrowValues;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.ZoneId;

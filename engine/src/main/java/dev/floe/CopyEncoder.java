@@ -1,8 +1,5 @@
-package dev.floe.exec;
+package dev.floe;
 
-import dev.floe.Column;
-import dev.floe.Copy;
-import dev.floe.PgType;
 import java.nio.charset.StandardCharsets;
 import java.time.ZoneId;
 import java.util.Arrays;

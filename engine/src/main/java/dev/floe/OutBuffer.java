@@ -1,4 +1,4 @@
-package dev.floe.exec;
+package dev.floe;
 
 import java.util.Arrays;
 

@@ -1,9 +1,6 @@
-package dev.floe.exec;
+package dev.floe;
 
-import dev.floe.Column;
-import dev.floe.PgType;
-import dev.floe.PgValues;
-import dev.floe.SqlType;
+import dev.floe.exec.ArrowValues;
 import dev.floe.types.PgDateTime;
 import java.time.LocalDate;
 import java.time.ZoneId;
