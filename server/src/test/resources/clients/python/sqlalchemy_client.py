@@ -230,6 +230,33 @@ def scenario_constraints():
     e.dispose()
 
 
+def scenario_cascade():
+    """ForeignKey(ondelete=...) as SQLAlchemy declares it: the database carries out CASCADE and SET NULL."""
+    e = engine()
+    md = sa.MetaData()
+    parents = sa.Table("sa_parents", md, sa.Column("id", sa.Integer, primary_key=True, autoincrement=False))
+    children = sa.Table("sa_children", md, sa.Column("id", sa.Integer, primary_key=True, autoincrement=False),
+                        sa.Column("parent_id", sa.Integer, sa.ForeignKey("sa_parents.id", ondelete="CASCADE",
+                                                                          onupdate="CASCADE")))
+    notes = sa.Table("sa_notes_fk", md, sa.Column("id", sa.Integer, primary_key=True, autoincrement=False),
+                     sa.Column("child_id", sa.Integer, sa.ForeignKey("sa_children.id", ondelete="SET NULL")))
+    md.create_all(e)
+    out("foreign", sorted((f["referred_table"], f["options"].get("ondelete"), f["options"].get("onupdate"))
+                          for t in ("sa_children", "sa_notes_fk") for f in sa.inspect(e).get_foreign_keys(t)))
+    with e.begin() as conn:
+        conn.execute(parents.insert(), [{"id": 1}, {"id": 2}])
+        conn.execute(children.insert(), [{"id": 10, "parent_id": 1}, {"id": 11, "parent_id": 2}])
+        conn.execute(notes.insert(), [{"id": 100, "child_id": 10}, {"id": 101, "child_id": 11}])
+    with e.begin() as conn:
+        out("deleted", conn.execute(parents.delete().where(parents.c.id == 1)).rowcount)
+        out("updated", conn.execute(parents.update().where(parents.c.id == 2).values(id=20)).rowcount)
+    with e.connect() as conn:
+        out(conn.execute(sa.select(children).order_by(children.c.id)).all())
+        out(conn.execute(sa.select(notes).order_by(notes.c.id)).all())
+    md.drop_all(e)
+    e.dispose()
+
+
 def scenario_pandas():
     import pandas as pd
     e = engine()

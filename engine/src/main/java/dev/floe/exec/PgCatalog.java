@@ -436,8 +436,7 @@ final class PgCatalog {
             con.beginRow().append(k.oid()).append(k.key().name()).append(k.nsOid()).append("f").append(k.relOid())
                 .append(0).append(int2vector(own)).append("FOREIGN KEY (" + String.join(", ", k.columns().stream()
                     .map(PgCatalog::ident).toList()) + ") REFERENCES " + parentName + "(" + String.join(", ", names)
-                    + ")" + (k.key().onDelete() == 'r' ? " ON DELETE RESTRICT" : "")
-                    + (k.key().onUpdate() == 'r' ? " ON UPDATE RESTRICT" : ""))
+                    + ")" + action(" ON UPDATE ", k.key().onUpdate()) + action(" ON DELETE ", k.key().onDelete()))
                 .append("user").append(parentOids.oid()).append(int2vector(nums))
                 .append(String.valueOf(k.key().onUpdate())).append(String.valueOf(k.key().onDelete())).endRow();
           }
@@ -498,6 +497,17 @@ final class PgCatalog {
     }
     return new TableFacts(columns, ordered, t.properties().get("comment"), docs, rows, defaults, Indexes.of(t),
         Constraints.checks(t), Constraints.foreignKeys(t), summaryCount(t, "total-files-size"));
+  }
+
+  /** A foreign key's action as pg_get_constraintdef writes it after {@code clause}; nothing for NO ACTION. */
+  private static String action(String clause, char action) {
+    return switch (action) {
+      case 'r' -> clause + "RESTRICT";
+      case 'c' -> clause + "CASCADE";
+      case 'n' -> clause + "SET NULL";
+      case 'd' -> clause + "SET DEFAULT";
+      default -> "";
+    };
   }
 
   /** A total of the table's current snapshot's summary (rows, bytes of its files), 0 if it has none. */

@@ -161,4 +161,19 @@ class SqlAlchemyTest {
         [(1, 9, 'reds'), (3, 11, 'reds')]
         """);
   }
+
+  /**
+   * ForeignKey(ondelete="CASCADE", onupdate="CASCADE") and ondelete="SET NULL": the inspector reads the
+   * actions back from the catalogs, and a delete and a key update carry them out, as PostgreSQL 15 does.
+   */
+  @Test
+  void foreignKeyActionsAreCarriedOut() {
+    scenario("cascade", """
+        foreign [('sa_children', 'SET NULL', None), ('sa_parents', 'CASCADE', 'CASCADE')]
+        deleted 1
+        updated 1
+        [(11, 20)]
+        [(100, None), (101, 11)]
+        """);
+  }
 }
