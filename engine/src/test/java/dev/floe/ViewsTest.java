@@ -1,5 +1,7 @@
 package dev.floe;
 
+import static dev.floe.testing.Statements.error;
+import static dev.floe.testing.Statements.exec;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.floe.testing.IcebergClients;
@@ -23,20 +25,7 @@ class ViewsTest {
   @TempDir
   Path dir;
 
-  private static FloeException error(Session s, String sql) {
-    try {
-      s.sql(sql).close();
-    } catch (FloeException e) {
-      return e;
-    }
-    throw new AssertionError("no error: " + sql);
-  }
 
-  private static void exec(Session s, String... sql) {
-    for (String q : sql) {
-      s.sql(q).close();
-    }
-  }
 
   @Test
   void aViewIsItsQueryReadAtEachStatement() {
