@@ -110,6 +110,24 @@ public final class ExportBench {
               () -> fetch(script, pg.port, "postgres", t.name, count));
           measures.add(new Measure("`SELECT * FROM " + t.name + "` fetched by psycopg2 (`fetchall`)", t.name, f[0], f[1],
               "execute to fetchall's end, in Python"));
+          // the servers' own rates: the same answers read by a client that only counts them
+          try (RawReader fr = new RawReader(port, "floe", "floe");
+              RawReader pr = new RawReader(pg.port, "floe", "postgres")) {
+            String sql = "SELECT * FROM " + t.name;
+            double[] q = alternate(n, () -> drained(() -> fr.query(sql), count),
+                () -> drained(() -> pr.query(sql), count));
+            measures.add(new Measure("`SELECT * FROM " + t.name + "` (simple query) read by a client that only counts"
+                + " the messages", t.name, q[0], q[1], "Query to ReadyForQuery, in Java (the server's rate)"));
+            fr.query("BEGIN");
+            pr.query("BEGIN");
+            double[] e = alternate(n, () -> drained(() -> fr.portal(sql, 10_000), count),
+                () -> drained(() -> pr.portal(sql, 10_000), count));
+            measures.add(new Measure("`SELECT * FROM " + t.name + "`, extended protocol, Execute of 10,000 rows at a "
+                + "time (pgjdbc's fetch size), read by the same client", t.name, e[0], e[1],
+                "Parse to ReadyForQuery, in Java (the server's rate)"));
+            fr.query("COMMIT");
+            pr.query("COMMIT");
+          }
         }
       });
       // the embedded CLI (the server above has let go of the warehouse)
@@ -163,6 +181,21 @@ public final class ExportBench {
       best[1] = Math.min(best[1], pg.run());
     }
     return best;
+  }
+
+  interface Drain {
+    RawReader.Drained run() throws IOException;
+  }
+
+  /** Seconds a raw reader takes to drain one answer, which must hold {@code rows} data rows. */
+  static double drained(Drain drain, long rows) throws IOException {
+    long t0 = System.nanoTime();
+    RawReader.Drained d = drain.run();
+    double seconds = (System.nanoTime() - t0) / 1e9;
+    if (d.dataRows() != rows) {
+      throw new IllegalStateException("read " + d.dataRows() + " rows, not " + rows);
+    }
+    return seconds;
   }
 
   /** Seconds psycopg2 takes to execute {@code SELECT * FROM table} and fetch all its rows. */

@@ -253,13 +253,13 @@ final class ExtendedQuery {
       if (portal.reply.hasRows()) {
         checkFormats(portal, portal.reply.columns().size());
       }
-      long before = portal.sent;
-      portal.sent += writer.sendRows(portal.reply, portal.binaryResults, portal.allBinary, maxRows);
-      if (maxRows > 0 && portal.sent - before == maxRows && hasMore(portal.reply)) {
+      long sent = writer.sendRows(portal.reply, portal.binaryResults, portal.allBinary, maxRows);
+      if (maxRows > 0 && sent == maxRows && hasMore(portal.reply)) {
         out.begin('s').end(); // PortalSuspended
         return;
       }
-      out.begin('C').cstring(portal.reply.tag(portal.sent)).end();
+      // As PostgreSQL's, the count is of the rows this Execute sent, not of the portal's whole result
+      out.begin('C').cstring(portal.reply.tag(sent)).end();
       portal.done = true;
       portal.close();
     } catch (RuntimeException e) {

@@ -23,7 +23,6 @@ final class Portals {
     /** The result's columns and origins, kept after the rows are sent (Describe of a finished portal). */
     List<Column> columns = List.of();
     java.util.function.IntFunction<java.util.Optional<dev.floe.ColumnOrigin>> origins = k -> java.util.Optional.empty();
-    long sent;
     boolean done;
 
     Portal(Prepared statement, Prepared.Bound bound, boolean[] binaryResults, boolean allBinary) {

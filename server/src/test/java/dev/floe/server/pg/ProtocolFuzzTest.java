@@ -387,6 +387,15 @@ class ProtocolFuzzTest {
             "D", "C", "Z");
       }
     });
+    cases.put("CommandComplete counts the rows of its own Execute, as PostgreSQL's", () -> {
+      try (Wire w = sessionSending(Frames.parse("s", THREE_ROWS), Frames.bind("p1", "s"), Frames.execute("p1", 2),
+          Frames.execute("p1", 0), Frames.sync())) {
+        List<Msg> answer = w.readUntilReady();
+        assertThat(tokens(answer)).containsExactly("1", "2", "D", "D", "s", "D", "C", "Z");
+        assertThat(answer.stream().filter(m -> m.type() == 'C').map(m -> new String(m.body(), UTF_8)))
+            .containsExactly("SELECT 1\0");
+      }
+    });
     cases.put("Describe of a statement while a portal is open", () -> {
       try (Wire w = sessionSending(Frames.parse("s", "SELECT 1"), Frames.bind("p1", "s"), Frames.describe('P', "p1"),
           Frames.parse("t", "SELECT 2"), Frames.describe('S', "t"), Frames.execute("p1", 0), Frames.sync())) {
