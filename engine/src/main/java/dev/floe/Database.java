@@ -140,6 +140,15 @@ public final class Database implements AutoCloseable {
   }
 
   /**
+   * The warehouse's Iceberg catalog, for a front end that serves it to other engines (the REST catalog):
+   * their commits go through the same compare-and-swap, under the same locks, as Floe's own.
+   */
+  public IcebergCatalog icebergCatalog() {
+    checkOpen();
+    return new IcebergCatalog(engine.catalogService());
+  }
+
+  /**
    * The table a name refers to ({@code t}, {@code schema.t} or {@code floe.schema.t}), as currently
    * committed.
    *

@@ -4,6 +4,7 @@ import dev.floe.Database;
 import dev.floe.Floe;
 import dev.floe.FloeConfig;
 import dev.floe.server.pg.PgServer;
+import dev.floe.server.rest.RestServer;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -29,7 +30,7 @@ final class ServeCommand implements Callable<Integer> {
   /** The settings a config file may hold. */
   static final java.util.List<String> KNOWN = java.util.List.of("warehouse", "pg-host", "pg-port", "max-connections",
       "memory-limit", "auth", "tls-cert", "tls-key", "tls-self-signed", "tail-advance-ms", "maintain-ms", "max-statement-time",
-      "storage-root", "log-min-duration-ms");
+      "storage-root", "log-min-duration-ms", "rest-host", "rest-port");
 
   @ParentCommand
   Main main;
@@ -47,6 +48,15 @@ final class ServeCommand implements Callable<Integer> {
   @Option(names = "--pg-port", paramLabel = "PORT",
       description = "TCP port for PostgreSQL clients (0: any free port). Default: $FLOE_PG_PORT if set, else 5433.")
   Integer port;
+
+  @Option(names = "--rest-port", paramLabel = "PORT",
+      description = "TCP port of the Iceberg REST catalog (Spark, Trino, PyIceberg); 0 turns it off. Default: "
+          + "$FLOE_REST_PORT if set, else 8181 (skipped with a warning when that port is taken).")
+  Integer restPort;
+
+  @Option(names = "--rest-host", paramLabel = "ADDRESS",
+      description = "Address the REST catalog listens on. Default: $FLOE_REST_HOST if set, else the --pg-host.")
+  String restHost;
 
   @Option(names = "--max-connections", paramLabel = "N",
       description = "Sessions served at once; more are refused with SQLSTATE 53300. Default: "
@@ -243,9 +253,42 @@ final class ServeCommand implements Callable<Integer> {
       throw new dev.floe.FloeException(dev.floe.SqlState.IO_ERROR, "cannot listen on " + config.host() + ":"
           + config.port() + ": " + e.getMessage(), e);
     }
+    RestServer rest = null;
+    String restSetting = setting(restPort, "rest-port", null);
+    int restPortValue = intSetting(restPort, "rest-port", RestServer.Config.DEFAULT_PORT);
+    if (restPortValue < 0 || restPortValue > 65535) {
+      server.shutdown(Duration.ZERO);
+      closeQuietly(maintainer);
+      closeQuietly(advancer);
+      db.close();
+      throw new ParameterException(spec.commandLine(), "--rest-port must be between 0 (off) and 65535");
+    }
+    if (restPortValue > 0) {
+      RestServer.Config restConfig = RestServer.Config.defaults()
+          .withHost(setting(restHost, "rest-host", config.host())).withPort(restPortValue)
+          .withTrust(config.auth() == dev.floe.server.pg.AuthMethod.TRUST).withTls(config.tls());
+      try {
+        rest = RestServer.start(db, restConfig);
+      } catch (IOException | IllegalArgumentException e) {
+        if (restSetting != null) {
+          server.shutdown(Duration.ZERO);
+          closeQuietly(maintainer);
+          closeQuietly(advancer);
+          db.close();
+          throw new dev.floe.FloeException(dev.floe.SqlState.IO_ERROR, "cannot serve the REST catalog on "
+              + restConfig.host() + ":" + restConfig.port() + ": " + e.getMessage(), e);
+        }
+        env.err().println("floe: the Iceberg REST catalog is not served: " + restConfig.host() + ":"
+            + restConfig.port() + ": " + e.getMessage() + " (set --rest-port, or 0 to turn it off)");
+      }
+    }
+    RestServer restServer = rest;
     CountDownLatch stopped = new CountDownLatch(1);
     Thread hook = new Thread(() -> {
       server.shutdown(Duration.ofSeconds(30));
+      if (restServer != null) {
+        restServer.close();
+      }
       closeQuietly(maintainer);
       try {
         advancer.close(); // seals every tail: a clean shutdown leaves the rows in the tables
@@ -263,6 +306,9 @@ final class ServeCommand implements Callable<Integer> {
     env.out().println("Floe is serving " + directory + " over the PostgreSQL protocol");
     env.out().println("  psql " + server.connectionUri());
     env.out().println("  jdbc:" + server.connectionUri());
+    if (restServer != null) {
+      env.out().println("and as an Iceberg REST catalog: " + restServer.uri());
+    }
     env.out().flush();
     stopped.await();
     return Main.EXIT_OK;

@@ -140,6 +140,38 @@ public final class Locations {
   }
 
   /**
+   * Why a file or directory named by table metadata another engine sent is not one Floe may use, or empty
+   * if it is: it must be on the local file system, inside the warehouse or an allowed root, and not one of
+   * the warehouse's own entries.
+   */
+  public Optional<String> inside(String location) {
+    if (location == null || location.isBlank()) {
+      return Optional.empty();
+    }
+    String text = location.strip();
+    if (text.contains("://") && !text.startsWith("file:")) {
+      return Optional.of("is not on this warehouse's file system");
+    }
+    Path resolved;
+    try {
+      Path path = LocalFileIO.toPath(text);
+      if (!path.isAbsolute()) {
+        return Optional.of("is not an absolute path");
+      }
+      resolved = real(path.normalize());
+    } catch (RuntimeException e) {
+      return Optional.of("is not a valid path");
+    }
+    if (roots.stream().noneMatch(r -> resolved.startsWith(r) && !resolved.equals(r))) {
+      return Optional.of("is outside the warehouse");
+    }
+    if (resolved.startsWith(warehouse) && RESERVED.contains(warehouse.relativize(resolved).getName(0).toString())) {
+      return Optional.of("is inside the warehouse's own files");
+    }
+    return Optional.empty();
+  }
+
+  /**
    * Why Floe may not sweep unreferenced files from a table at {@code location}, or empty if it may: the
    * location must be inside a root, be the table's alone, and hold nothing but files of the kinds an
    * Iceberg table has.

@@ -118,6 +118,11 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
     return new SqliteTableOperations(this, identifier, io);
   }
 
+  /** New operations of one table, not yet read (for commits of metadata decided elsewhere). */
+  public SqliteTableOperations operations(TableIdentifier identifier) {
+    return new SqliteTableOperations(this, identifier, io);
+  }
+
   /** Where a new table named {@code identifier} goes (a directory nothing else uses). */
   public String newTableLocation(TableIdentifier identifier) {
     return defaultWarehouseLocation(identifier);

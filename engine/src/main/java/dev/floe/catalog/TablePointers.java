@@ -127,7 +127,8 @@ final class TablePointers {
   }
 
   /**
-   * Moves the pointers of several tables, all or none, and records {@code digests}, in one transaction.
+   * Moves the pointers of several tables (creating the rows of those with no expected file), all or none,
+   * and records {@code digests}, in one transaction.
    *
    * @return false if any table moved since its expected file was read
    * @throws CommitStateUnknownException when SQLite's COMMIT failed and may have taken effect
@@ -135,23 +136,9 @@ final class TablePointers {
   boolean swapAll(List<SqliteTableOperations.Prepared> swaps, List<FileDigests.Digest> digests) {
     CommitGate.pass();
     return db.transaction(swaps.size() + " tables", conn -> {
-      String sql = "UPDATE iceberg_tables SET metadata_location = ?, previous_metadata_location = ?"
-          + " WHERE catalog_name = ? AND table_namespace = ? AND table_name = ? AND metadata_location = ?"
-          + TABLE_FILTER;
-      try (PreparedStatement ps = conn.prepareStatement(sql)) {
-        for (SqliteTableOperations.Prepared p : swaps) {
-          if (p.expected() == null) {
-            throw new IllegalArgumentException("a multi-table commit cannot create " + p.id());
-          }
-          ps.setString(1, p.location());
-          ps.setString(2, p.expected());
-          ps.setString(3, catalogName);
-          ps.setString(4, namespaceString(p.id().namespace()));
-          ps.setString(5, p.id().name());
-          ps.setString(6, p.expected());
-          if (ps.executeUpdate() != 1) {
-            return false;
-          }
+      for (SqliteTableOperations.Prepared p : swaps) {
+        if (!swapLocked(conn, p.id(), p.expected(), p.location())) {
+          return false;
         }
       }
       DigestStore.record(conn, digests);

@@ -226,6 +226,22 @@ public final class Engine implements AutoCloseable {
     }
   }
 
+  private volatile CatalogService catalogService;
+
+  /** The catalog as other engines reach it (the REST catalog). */
+  public CatalogService catalogService() {
+    CatalogService c = catalogService;
+    if (c == null) {
+      synchronized (this) {
+        if (catalogService == null) {
+          catalogService = new CatalogService(this);
+        }
+        c = catalogService;
+      }
+    }
+    return c;
+  }
+
   /** Where tables may be located. */
   dev.floe.catalog.Locations locations() {
     return warehouse.locations();

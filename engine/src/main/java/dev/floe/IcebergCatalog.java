@@ -1,0 +1,96 @@
+package dev.floe;
+
+import dev.floe.commit.MetadataCommits;
+import dev.floe.exec.CatalogService;
+import java.util.List;
+import java.util.Map;
+import java.util.function.UnaryOperator;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.SortOrder;
+import org.apache.iceberg.TableMetadata;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.SupportsNamespaces;
+import org.apache.iceberg.catalog.TableIdentifier;
+
+/**
+ * The warehouse's Iceberg catalog, for front ends that serve it to other engines (the REST catalog):
+ * reads through Iceberg's {@link Catalog} interfaces; every change through the methods here, which keep
+ * what Floe keeps beside its tables, commit under the engine's commit locks, and refuse any location or
+ * file outside the warehouse (42501). Iceberg's exceptions ({@code NoSuchTableException},
+ * {@code CommitFailedException}, ...) and {@link FloeException} carry the failures.
+ */
+public final class IcebergCatalog {
+  /** One table's commit: its current metadata (null if it does not exist) to the metadata to commit. */
+  public record TableCommit(TableIdentifier id, UnaryOperator<TableMetadata> apply) {}
+
+  private final CatalogService service;
+
+  IcebergCatalog(CatalogService service) {
+    this.service = service;
+  }
+
+  /** Reads: tables, their metadata, listings. Do not commit through the tables it loads. */
+  public Catalog catalog() {
+    return service.catalog();
+  }
+
+  /** Reads of namespaces (list, load, exists); changes go through the methods below. */
+  public SupportsNamespaces namespaces() {
+    return service.catalog();
+  }
+
+  /** The catalog's name (the name engines use for it, and Iceberg's JdbcCatalog key). */
+  public String name() {
+    return service.catalog().name();
+  }
+
+  public void createNamespace(Namespace namespace, Map<String, String> properties) {
+    service.createNamespace(namespace, properties);
+  }
+
+  public void dropNamespace(Namespace namespace) {
+    service.dropNamespace(namespace);
+  }
+
+  /** Sets and removes a namespace's properties; returns whether anything changed. */
+  public boolean updateNamespace(Namespace namespace, Map<String, String> set, java.util.Set<String> remove) {
+    boolean changed = false;
+    if (!remove.isEmpty()) {
+      changed |= service.catalog().removeProperties(namespace, remove);
+    }
+    if (!set.isEmpty()) {
+      changed |= service.catalog().setProperties(namespace, set);
+    }
+    return changed;
+  }
+
+  /** Creates a table, or with {@code stage} only returns the metadata it would start with. */
+  public TableMetadata createTable(TableIdentifier id, Schema schema, PartitionSpec spec, SortOrder order,
+      String location, Map<String, String> properties, boolean stage) {
+    return service.createTable(id, schema, spec, order, location, properties, stage);
+  }
+
+  public void dropTable(TableIdentifier id, boolean purge) {
+    service.dropTable(id, purge);
+  }
+
+  public void renameTable(TableIdentifier from, TableIdentifier to) {
+    service.renameTable(from, to);
+  }
+
+  public void registerTable(TableIdentifier id, String metadataLocation) {
+    service.registerTable(id, metadataLocation);
+  }
+
+  /**
+   * Commits every table's change at once (one SQLite transaction moves every pointer), under the
+   * tables' commit locks; a change runs again if another process moved its table meanwhile.
+   *
+   * @return each table's metadata after the commit, in the order given
+   */
+  public List<TableMetadata> commit(List<TableCommit> commits) {
+    return service.commit(commits.stream().map(c -> new MetadataCommits.Change(c.id(), c.apply())).toList());
+  }
+}

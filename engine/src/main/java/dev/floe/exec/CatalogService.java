@@ -1,0 +1,263 @@
+package dev.floe.exec;
+
+import dev.floe.FloeException;
+import dev.floe.SqlState;
+import dev.floe.catalog.Durable;
+import dev.floe.catalog.Locations;
+import dev.floe.catalog.SqliteCatalog;
+import dev.floe.commit.MetadataCommits;
+import dev.floe.sql.Lexer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.ManifestFile;
+import org.apache.iceberg.ManifestFiles;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.TableMetadata;
+import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.io.FileIO;
+
+/**
+ * The warehouse's catalog as other engines reach it (the Iceberg REST catalog front end): the
+ * operations Floe's SQL also has (drop, rename, schemas) run as Floe's own statements, so what Floe keeps
+ * beside a table (its tail, constraints, views) follows; commits of metadata another engine decided go
+ * through {@link MetadataCommits} under the tables' commit locks. Nothing a client sends may reach outside
+ * the warehouse: locations, registered metadata and every file a new snapshot names are checked to be in
+ * the warehouse or an allowed storage root ({@link Locations}), or the request is refused (42501).
+ */
+public final class CatalogService {
+  private final Engine engine;
+  private final MetadataCommits commits;
+
+  CatalogService(Engine engine) {
+    this.engine = engine;
+    this.commits = new MetadataCommits(catalog(), engine.committer());
+  }
+
+  public SqliteCatalog catalog() {
+    return engine.tables().catalog();
+  }
+
+  /** Commits every change atomically (see {@link MetadataCommits#commit}); files named are checked first. */
+  public List<TableMetadata> commit(List<MetadataCommits.Change> changes) {
+    checkWritable();
+    List<MetadataCommits.Change> checked = new ArrayList<>();
+    for (MetadataCommits.Change c : changes) {
+      checked.add(new MetadataCommits.Change(c.id(), base -> {
+        if (base == null) { // a create: the names become directories, in a schema that exists
+          Locations.checkName(c.id().name(), false, 0);
+          if (!catalog().namespaceExists(c.id().namespace())) {
+            throw new org.apache.iceberg.exceptions.NoSuchNamespaceException("Namespace does not exist: %s",
+                c.id().namespace());
+          }
+        }
+        return c.apply().apply(base);
+      }));
+    }
+    try (Durable.Scope ignored = Durable.scope()) {
+      return commits.commit(checked, this::checkFiles);
+    }
+  }
+
+  /**
+   * Creates a table from another engine's definition (or, with {@code stage}, only returns the metadata it
+   * would have, for a create that commits later with an assert-create requirement).
+   */
+  public TableMetadata createTable(TableIdentifier id, org.apache.iceberg.Schema schema,
+      org.apache.iceberg.PartitionSpec spec, org.apache.iceberg.SortOrder order, String location,
+      Map<String, String> properties, boolean stage) {
+    checkWritable();
+    Locations.checkName(id.name(), false, 0);
+    if (!catalog().namespaceExists(id.namespace())) {
+      throw new org.apache.iceberg.exceptions.NoSuchNamespaceException("Namespace does not exist: %s", id.namespace());
+    }
+    if (catalog().tableExists(id)) {
+      throw new org.apache.iceberg.exceptions.AlreadyExistsException("Table already exists: %s", id);
+    }
+    String where = location == null || location.isBlank() ? catalog().newTableLocation(id)
+        : requestedLocation(location);
+    TableMetadata metadata = TableMetadata.newTableMetadata(schema,
+        spec == null ? org.apache.iceberg.PartitionSpec.unpartitioned() : spec,
+        order == null ? org.apache.iceberg.SortOrder.unsorted() : order, where, properties);
+    checkLocations(metadata);
+    if (stage) {
+      return metadata;
+    }
+    return commit(List.of(new MetadataCommits.Change(id, base -> {
+      if (base != null) {
+        throw new org.apache.iceberg.exceptions.AlreadyExistsException("Table already exists: %s", id);
+      }
+      return metadata;
+    }))).get(0);
+  }
+
+  /** Creates a schema (namespace) of one level, with properties, as CREATE SCHEMA does. */
+  public void createNamespace(Namespace namespace, Map<String, String> properties) {
+    checkWritable();
+    if (namespace.levels().length != 1) {
+      throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "nested namespaces are not supported: \""
+          + namespace + "\" has " + namespace.levels().length + " levels; a namespace is one schema");
+    }
+    Locations.checkName(namespace.level(0), true, 0);
+    catalog().createNamespace(namespace, properties);
+  }
+
+  /** DROP SCHEMA of an empty schema. */
+  public void dropNamespace(Namespace namespace) {
+    run("DROP SCHEMA " + quoted(namespace));
+  }
+
+  /** DROP TABLE, with PURGE when asked (the table's files are deleted too). */
+  public void dropTable(TableIdentifier id, boolean purge) {
+    run("DROP TABLE " + quoted(id) + (purge ? " PURGE" : ""));
+  }
+
+  /** ALTER TABLE ... RENAME TO, within a schema or into another. */
+  public void renameTable(TableIdentifier from, TableIdentifier to) {
+    if (!from.namespace().equals(to.namespace())) {
+      throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "moving a table to another namespace is not "
+          + "supported: rename " + from + " within " + from.namespace());
+    }
+    run("ALTER TABLE " + quoted(from) + " RENAME TO " + Lexer.quoteIdentifier(to.name()));
+  }
+
+  /** Registers an existing table's metadata file under a new name; the file must be in the warehouse. */
+  public void registerTable(TableIdentifier id, String metadataLocation) {
+    checkWritable();
+    checkInside(metadataLocation, "metadata file");
+    TableMetadata metadata = org.apache.iceberg.TableMetadataParser.read(catalog().io(), metadataLocation);
+    checkLocations(metadata);
+    FileIO io = catalog().io();
+    java.util.Set<String> seen = new java.util.HashSet<>();
+    for (Snapshot s : metadata.snapshots()) {
+      checkInside(s.manifestListLocation(), "manifest list");
+      for (ManifestFile m : s.allManifests(io)) {
+        if (seen.add(m.path())) {
+          checkInside(m.path(), "manifest");
+          checkManifest(m, io, metadata.specsById());
+        }
+      }
+    }
+    catalog().registerTable(id, metadataLocation);
+  }
+
+  /**
+   * A location a client asked a new table to have: checked as CREATE TABLE ... WITH (location) checks it
+   * (inside the warehouse or a storage root, its own directory).
+   */
+  public String requestedLocation(String location) {
+    return engine.locations().requested(location, catalog().tableLocations().keySet().stream()
+        .collect(java.util.stream.Collectors.toMap(id -> id, id -> tableLocation(id))));
+  }
+
+  private String tableLocation(TableIdentifier id) {
+    try {
+      return catalog().loadTable(id).location();
+    } catch (RuntimeException e) {
+      return ""; // unreadable: nothing to overlap with
+    }
+  }
+
+  /** The table's and its files' locations in a table's metadata, each inside the warehouse. */
+  public void checkLocations(TableMetadata metadata) {
+    checkInside(metadata.location(), "table location");
+    for (String key : List.of(TableProperties.WRITE_DATA_LOCATION, TableProperties.WRITE_METADATA_LOCATION,
+        TableProperties.OBJECT_STORE_PATH, TableProperties.WRITE_FOLDER_STORAGE_LOCATION)) {
+      String value = metadata.properties().get(key);
+      if (value != null && !value.isEmpty()) {
+        checkInside(value, "\"" + key + "\"");
+      }
+    }
+  }
+
+  /**
+   * What a commit names: locations, and every file of the snapshots it adds (manifest lists, manifests,
+   * data and delete files, statistics), inside the warehouse: a client that could name any file would
+   * have Floe read the server's files for it.
+   */
+  private void checkFiles(TableMetadata updated) {
+    checkLocations(updated);
+    java.util.Set<Long> known = new java.util.HashSet<>();
+    FileIO io = catalog().io();
+    for (org.apache.iceberg.MetadataUpdate u : updated.changes()) {
+      if (u instanceof org.apache.iceberg.MetadataUpdate.AddSnapshot add) {
+        Snapshot s = add.snapshot();
+        if (!known.add(s.snapshotId())) {
+          continue;
+        }
+        checkInside(s.manifestListLocation(), "manifest list");
+        for (ManifestFile m : s.allManifests(io)) {
+          if (m.snapshotId() == null || m.snapshotId() != s.snapshotId()) {
+            continue; // carried over from a snapshot already checked (or Floe's own)
+          }
+          checkInside(m.path(), "manifest");
+          checkManifest(m, io, updated.specsById());
+        }
+      } else if (u instanceof org.apache.iceberg.MetadataUpdate.SetStatistics stats) {
+        checkInside(stats.statisticsFile().path(), "statistics file");
+      } else if (u instanceof org.apache.iceberg.MetadataUpdate.SetPartitionStatistics stats) {
+        checkInside(stats.partitionStatisticsFile().path(), "partition statistics file");
+      }
+    }
+  }
+
+  private void checkManifest(ManifestFile m, FileIO io, Map<Integer, org.apache.iceberg.PartitionSpec> specs) {
+    try {
+      if (m.content() == org.apache.iceberg.ManifestContent.DATA) {
+        try (CloseableIterable<DataFile> files = ManifestFiles.read(m, io, specs).select(List.of("file_path"))) {
+          for (DataFile f : files) {
+            checkInside(f.location(), "data file");
+          }
+        }
+      } else {
+        try (CloseableIterable<DeleteFile> files = ManifestFiles.readDeleteManifest(m, io, specs)) {
+          for (DeleteFile f : files) {
+            checkInside(f.location(), "delete file");
+          }
+        }
+      }
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  private void checkInside(String location, String what) {
+    engine.locations().inside(location).ifPresent(problem -> {
+      throw new FloeException(SqlState.INSUFFICIENT_PRIVILEGE, "permission denied: " + what + " \"" + location
+          + "\" " + problem);
+    });
+  }
+
+  private void checkWritable() {
+    if (engine.readOnly()) {
+      throw new FloeException(SqlState.READ_ONLY_SQL_TRANSACTION, "cannot change the catalog of a read-only "
+          + "warehouse");
+    }
+  }
+
+  private void run(String sql) {
+    SessionContext session = engine.newSession();
+    try {
+      session.execute(sql).close();
+    } finally {
+      session.close();
+    }
+  }
+
+  private static String quoted(Namespace namespace) {
+    List<String> parts = new ArrayList<>();
+    for (String level : namespace.levels()) {
+      parts.add(Lexer.quoteIdentifier(level));
+    }
+    return String.join(".", parts);
+  }
+
+  private static String quoted(TableIdentifier id) {
+    return quoted(id.namespace()) + "." + Lexer.quoteIdentifier(id.name());
+  }
+}
