@@ -110,7 +110,8 @@ public final class LocalFileIO implements FileIO {
       try {
         return new ChannelInputStream(FileChannel.open(path, StandardOpenOption.READ));
       } catch (NoSuchFileException e) {
-        throw new NotFoundException(e, "File does not exist: %s", location);
+        // Iceberg's own file IO's words, which its clients (and the REST compatibility tests) match on
+        throw new NotFoundException(e, "Failed to open input stream for file: %s", location);
       } catch (IOException e) {
         throw new UncheckedIOException("Failed to open " + location, e);
       }

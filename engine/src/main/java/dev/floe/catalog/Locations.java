@@ -123,8 +123,9 @@ public final class Locations {
       }
     }
     if (Files.isDirectory(resolved)) {
-      try (var entries = Files.list(resolved)) {
-        if (entries.findAny().isPresent()) {
+      // empty directories (what a dropped table's purge leaves) do not make it taken; any file does
+      try (var entries = Files.walk(resolved)) {
+        if (entries.anyMatch(f -> !Files.isDirectory(f))) {
           throw new FloeException(SqlState.INVALID_OBJECT_DEFINITION, "table location \"" + location
               + "\" is not empty");
         }

@@ -79,8 +79,11 @@ public final class CatalogService {
     if (catalog().tableExists(id)) {
       throw new org.apache.iceberg.exceptions.AlreadyExistsException("Table already exists: %s", id);
     }
-    String where = location == null || location.isBlank() ? catalog().newTableLocation(id)
-        : requestedLocation(location);
+    String where = catalog().newTableLocation(id);
+    if (location != null && !location.isBlank()) {
+      requestedLocation(location); // checked; kept as the client wrote it (engines compare it with what they asked)
+      where = location.strip();
+    }
     TableMetadata metadata = TableMetadata.newTableMetadata(schema,
         spec == null ? org.apache.iceberg.PartitionSpec.unpartitioned() : spec,
         order == null ? org.apache.iceberg.SortOrder.unsorted() : order, where, properties);
@@ -104,6 +107,11 @@ public final class CatalogService {
           + namespace + "\" has " + namespace.levels().length + " levels; a namespace is one schema");
     }
     Locations.checkName(namespace.level(0), true, 0);
+    if (namespace.level(0).contains(".")) {
+      // the catalog's rows (Iceberg's JDBC catalog schema) join levels with dots: "a.b" would read back as a/b
+      throw new FloeException(SqlState.INVALID_NAME, "invalid namespace name \"" + namespace.level(0)
+          + "\": a namespace name cannot contain \".\"");
+    }
     catalog().createNamespace(namespace, properties);
   }
 

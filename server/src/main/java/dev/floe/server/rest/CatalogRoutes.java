@@ -97,6 +97,11 @@ final class CatalogRoutes {
           }
           case "DELETE" -> {
             requireNamespace(ns);
+            int tables = catalog.catalog().listTables(ns).size();
+            if (tables > 0) {
+              throw new org.apache.iceberg.exceptions.NamespaceNotEmptyException("Namespace %s is not empty: it holds "
+                  + "%d table(s)", ns, tables);
+            }
             catalog.dropNamespace(ns);
             yield Reply.empty(204);
           }
@@ -201,12 +206,19 @@ final class CatalogRoutes {
       for (UpdateRequirement r : request.requirements()) {
         r.validate(base);
       }
-      TableMetadata.Builder builder = base == null ? TableMetadata.buildFromEmpty() : TableMetadata.buildFrom(base);
+      TableMetadata.Builder builder = base != null ? TableMetadata.buildFrom(base)
+          : createdVersion(request).map(TableMetadata::buildFromEmpty).orElseGet(TableMetadata::buildFromEmpty);
       for (MetadataUpdate u : request.updates()) {
         u.applyTo(builder);
       }
       return builder.build();
     };
+  }
+
+  /** The format version a create asks for (its upgrade-format-version update), else Iceberg's default. */
+  private static java.util.Optional<Integer> createdVersion(UpdateTableRequest request) {
+    return request.updates().stream().filter(u -> u instanceof MetadataUpdate.UpgradeFormatVersion)
+        .map(u -> ((MetadataUpdate.UpgradeFormatVersion) u).formatVersion()).findFirst();
   }
 
   private Reply listNamespaces(Map<String, String> query) {

@@ -44,7 +44,8 @@ final class RestErrors {
       return floe(f);
     }
     int code;
-    if (e instanceof NoSuchTableException || e instanceof NoSuchNamespaceException || e instanceof NoSuchViewException) {
+    if (e instanceof NoSuchTableException || e instanceof NoSuchNamespaceException || e instanceof NoSuchViewException
+        || e instanceof org.apache.iceberg.exceptions.NotFoundException) {
       code = 404;
     } else if (e instanceof AlreadyExistsException || e instanceof CommitFailedException
         || e instanceof NamespaceNotEmptyException) {
