@@ -86,6 +86,12 @@ public final class FloeProperties {
   public static final String TAIL_GRACE_MS = "floe.tail.grace-ms";
   public static final String TAIL_CACHE_BYTES = "floe.tail.cache-bytes";
   public static final String TAIL_PUBLISH_AGE_MS = "floe.tail.publish-age-ms";
+  /**
+   * How stale a tail table may look to a REST catalog client: loading it seals rows acknowledged at least this
+   * long ago first (milliseconds; default {@value #DEFAULT_REST_FRESHNESS_MS}; 0: every acknowledged row).
+   */
+  public static final String TAIL_REST_FRESHNESS_MS = "floe.tail.rest-freshness-ms";
+  public static final long DEFAULT_REST_FRESHNESS_MS = 1000;
 
   // ------------------------------------------------------------------ publishing a log
 

@@ -46,6 +46,15 @@ public final class IcebergCatalog {
     return service.catalog().name();
   }
 
+  /**
+   * Makes a table's acknowledged rows visible to a reader outside Floe before it loads the table: a table with
+   * a tail seals its rows older than {@code floe.tail.rest-freshness-ms} (default 1 s); other tables are left as
+   * they are.
+   */
+  public void freshen(TableIdentifier id) {
+    service.freshen(id);
+  }
+
   public void createNamespace(Namespace namespace, Map<String, String> properties) {
     service.createNamespace(namespace, properties);
   }

@@ -99,6 +99,33 @@ public final class CatalogService {
     }))).get(0);
   }
 
+  /**
+   * Before a REST client loads {@code id}: when the table has a tail, seals the rows acknowledged at least
+   * {@code floe.tail.rest-freshness-ms} ago, so the client sees them (the seal's triggers alone may leave them
+   * out of the table for seconds). Concurrent loads take turns on the tail's seal lock; the first seals for all.
+   *
+   * @return the rows sealed
+   */
+  public long freshen(TableIdentifier id) {
+    if (engine.readOnly()) {
+      return 0;
+    }
+    org.apache.iceberg.Table table;
+    try {
+      table = catalog().loadTable(id);
+    } catch (org.apache.iceberg.exceptions.NoSuchTableException e) {
+      return 0; // the load that follows says so
+    }
+    if (!dev.floe.tail.TailLog.hasTail(table)) {
+      return 0;
+    }
+    long bound = org.apache.iceberg.util.PropertyUtil.propertyAsLong(table.properties(),
+        dev.floe.FloeProperties.TAIL_REST_FRESHNESS_MS, dev.floe.FloeProperties.DEFAULT_REST_FRESHNESS_MS);
+    try (ReaderPins.Hold ignored = engine.tables().readerPins().hold("REST load")) {
+      return engine.tails().of(id, table).map(log -> log.sealOlderThan(Math.max(0, bound))).orElse(0L);
+    }
+  }
+
   /** Creates a schema (namespace) of one level, with properties, as CREATE SCHEMA does. */
   public void createNamespace(Namespace namespace, Map<String, String> properties) {
     checkWritable();

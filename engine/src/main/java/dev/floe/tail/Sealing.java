@@ -42,6 +42,14 @@ final class Sealing {
 
   /** See {@link TailLog#seal}. */
   long seal(boolean flush) {
+    return seal(flush, Long.MAX_VALUE);
+  }
+
+  /**
+   * {@link #seal(boolean)}, sealing also when the oldest unsealed row is at least {@code olderThanMillis} old
+   * (a reader through the REST catalog wants rows that old in the table).
+   */
+  long seal(boolean flush, long olderThanMillis) {
     synchronized (log.sealLock) {
       long from;
       long to;
@@ -58,7 +66,7 @@ final class Sealing {
         }
         long since = memtable.unsealedSince();
         long ageMillis = since == 0 ? 0 : (System.nanoTime() - since) / 1_000_000;
-        if (!flush && to - from < config.sealRows() && ageMillis < config.sealAgeMillis()) {
+        if (!flush && to - from < config.sealRows() && ageMillis < Math.min(config.sealAgeMillis(), olderThanMillis)) {
           return 0;
         }
         // the rows sealed stay readable from the closed generations until the commit moves the watermark

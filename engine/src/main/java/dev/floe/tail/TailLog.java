@@ -511,6 +511,18 @@ public final class TailLog implements AutoCloseable {
   }
 
   /**
+   * Seals when the oldest unsealed row was acknowledged at least {@code maxAgeMillis} ago (or the size or
+   * age trigger is reached): what a reader outside Floe (a REST catalog client) sees is then at most that
+   * stale. Concurrent callers take turns on the seal lock; those after the first find the rows sealed.
+   *
+   * @return the number of rows sealed
+   */
+  public long sealOlderThan(long maxAgeMillis) {
+    checkWritable();
+    return sealing.seal(false, maxAgeMillis);
+  }
+
+  /**
    * Writes rows that are already durable elsewhere straight into the table: appends are held back,
    * every acknowledged row is sealed, then {@code writer} writes the new rows' files numbering them
    * from the offset it is given, and they are committed with the watermark past them, in one snapshot.

@@ -301,6 +301,7 @@ final class CatalogRoutes {
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException("snapshots must be all or refs, was \"" + snapshots + "\"");
     }
+    catalog.freshen(id); // a tail's acknowledged rows, older than its freshness bound, are in what is loaded
     LoadTableResponse response = CatalogHandlers.loadTable(catalog.catalog(), id, mode);
     String etag = etag(response.metadataLocation(), mode);
     if (ifNoneMatch != null && ifNoneMatch.equals(etag)) {

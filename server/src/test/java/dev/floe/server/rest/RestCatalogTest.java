@@ -221,6 +221,43 @@ class RestCatalogTest {
   }
 
   @Test
+  void aTailTablesAcknowledgedRowsAreInWhatAClientLoads() throws Exception {
+    RESTCatalog rest = client();
+    sql("CREATE TABLE ticks (n bigint) WITH (tail = true)");
+    sql("ALTER TABLE ticks SET TBLPROPERTIES ('floe.tail.rest-freshness-ms' = '300')");
+    sql("INSERT INTO ticks VALUES (1), (2), (3)"); // acknowledged in the log; the seal triggers are 10 s away
+    TableIdentifier id = TableIdentifier.of("public", "ticks");
+    // younger than the bound: the load leaves them in the tail
+    Table young = rest.loadTable(id);
+    assertThat(young.currentSnapshot()).isNull();
+    Thread.sleep(350);
+    Table loaded = rest.loadTable(id);
+    List<Long> seen = new ArrayList<>();
+    try (CloseableIterable<Record> it = IcebergGenerics.read(loaded).build()) {
+      it.forEach(r -> seen.add((Long) r.getField("n")));
+    }
+    seen.sort(null);
+    assertThat(seen).containsExactly(1L, 2L, 3L);
+    // concurrent loads seal once
+    sql("INSERT INTO ticks VALUES (4)");
+    Thread.sleep(350);
+    List<java.util.concurrent.CompletableFuture<Table>> loads = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      loads.add(java.util.concurrent.CompletableFuture.supplyAsync(() -> rest.loadTable(id)));
+    }
+    for (var f : loads) {
+      long rows = 0;
+      try (CloseableIterable<Record> it = IcebergGenerics.read(f.get()).build()) {
+        for (Record ignored : it) {
+          rows++;
+        }
+      }
+      assertThat(rows).isEqualTo(4);
+    }
+    assertThat(sql("SELECT count(*) FROM \"ticks$snapshots\"")).containsExactly("2");
+  }
+
+  @Test
   void stagedCreateCommitsWithTheFirstSnapshot() throws IOException {
     RESTCatalog rest = client();
     TableIdentifier id = TableIdentifier.of("public", "ctas");
