@@ -63,10 +63,14 @@ final class CatalogRoutes {
   }
 
   private final IcebergCatalog catalog;
+  /** What a client's {@code warehouse} may say to mean this server's warehouse: its name, its directory. */
+  private final java.util.Set<String> warehouseNames;
   private final ObjectMapper json = RestJson.mapper();
 
-  CatalogRoutes(IcebergCatalog catalog) {
+  CatalogRoutes(IcebergCatalog catalog, java.nio.file.Path warehouse) {
     this.catalog = catalog;
+    this.warehouseNames = java.util.Set.of(catalog.name(), String.valueOf(warehouse.getFileName()),
+        warehouse.toString(), "file:" + warehouse, warehouse.toUri().toString());
   }
 
   Reply route(String method, String rawPath, Map<String, String> query, byte[] body, String ifNoneMatch) {
@@ -77,6 +81,12 @@ final class CatalogRoutes {
     String top = p.get(1);
     int n = p.size();
     if (n == 2 && top.equals("config") && method.equals("GET")) {
+      String asked = query.getOrDefault("warehouse", "");
+      if (!asked.isEmpty() && !warehouseNames.contains(asked) && !warehouseNames.contains(asked + "/")
+          && !warehouseNames.contains(asked.replaceAll("/+$", ""))) {
+        throw new RestErrors.Status(404, "NoSuchWarehouseException", "warehouse \"" + asked + "\" is not served here: "
+            + "this server serves \"" + catalog.name() + "\" (leave warehouse out, or name that one)");
+      }
       return Reply.json(200, ConfigResponse.builder().withEndpoints(ENDPOINTS).build());
     }
     if (top.equals("namespaces")) {
@@ -331,19 +341,22 @@ final class CatalogRoutes {
     if (body.length == 0) {
       throw new IllegalArgumentException("the request has no body: expected a " + type.getSimpleName());
     }
+    T value;
     try {
-      T value = json.readValue(body, type);
-      if (value == null) {
-        throw new IllegalArgumentException("the request body is not a " + type.getSimpleName());
-      }
-      if (value instanceof org.apache.iceberg.rest.RESTRequest request) {
-        request.validate();
-      }
-      return value;
-    } catch (IOException e) {
-      throw new IllegalArgumentException("malformed " + type.getSimpleName() + ": "
-          + (e instanceof com.fasterxml.jackson.core.JsonProcessingException j ? j.getOriginalMessage() : e.getMessage()), e);
+      value = json.readValue(body, type);
+    } catch (IOException | RuntimeException e) {
+      // Iceberg's parsers throw their own exceptions for an unknown update or requirement type
+      String why = e instanceof com.fasterxml.jackson.core.JsonProcessingException j ? j.getOriginalMessage()
+          : e.getMessage();
+      throw new IllegalArgumentException("malformed " + type.getSimpleName() + ": " + why, e);
     }
+    if (value == null) {
+      throw new IllegalArgumentException("the request body is not a " + type.getSimpleName());
+    }
+    if (value instanceof org.apache.iceberg.rest.RESTRequest request) {
+      request.validate();
+    }
+    return value;
   }
 
   /** The namespace of a path segment: levels separated by the unit separator (%1F), each URL-encoded. */

@@ -105,7 +105,7 @@ public final class RestServer implements AutoCloseable {
     });
     Tokens tokens = new Tokens(new Users(database.warehouse()), config.trust(), config.tokenLifetime(),
         Clock.systemUTC());
-    RestServer server = new RestServer(http, pool, tokens, new CatalogRoutes(database.icebergCatalog()));
+    RestServer server = new RestServer(http, pool, tokens, new CatalogRoutes(database.icebergCatalog(), database.warehouse()));
     http.createContext("/", server::handle);
     http.setExecutor(pool);
     http.start();
