@@ -82,6 +82,16 @@ public final class RestServer implements AutoCloseable {
     this.routes = routes;
   }
 
+  /**
+   * The JDK server reads a request's body and writes its answer on the handler's thread, with no time limit
+   * unless these are set before its first use: a client that sends or reads a byte a minute would hold one of
+   * the few threads forever. A minute for either (the largest commit or table metadata takes far less).
+   */
+  static {
+    System.setProperty("sun.net.httpserver.maxReqTime", System.getProperty("sun.net.httpserver.maxReqTime", "60"));
+    System.setProperty("sun.net.httpserver.maxRspTime", System.getProperty("sun.net.httpserver.maxRspTime", "60"));
+  }
+
   /** Starts serving {@code database}'s catalog. */
   public static RestServer start(Database database, Config config) throws IOException {
     if (config.trust() && !loopback(config.host())) {
