@@ -74,6 +74,8 @@ public final class RestServer implements AutoCloseable {
   private final Tokens tokens;
   private final CatalogRoutes routes;
   private final ObjectMapper json = RestJson.mapper();
+  /** Recent failed token grants per client address: count and time of the last one (as the PostgreSQL port's). */
+  private final Map<String, long[]> failures = new java.util.concurrent.ConcurrentHashMap<>();
 
   private RestServer(HttpServer http, ExecutorService pool, Tokens tokens, CatalogRoutes routes) {
     this.http = http;
@@ -185,11 +187,21 @@ public final class RestServer implements AutoCloseable {
         .filter(parts -> parts.length == 2);
     try {
       Tokens.Issued issued = tokens.grant(form, basic);
+      failures.remove(exchange.getRemoteAddress().getAddress().getHostAddress());
       OAuthTokenResponse response = OAuthTokenResponse.builder().withToken(issued.token()).withTokenType("bearer")
           .withIssuedTokenType(Tokens.ACCESS_TOKEN_TYPE).setExpirationInSeconds((int) issued.expiresInSeconds())
           .build();
       send(exchange, CatalogRoutes.Reply.json(200, response));
     } catch (Tokens.Refused refused) {
+      String address = exchange.getRemoteAddress().getAddress().getHostAddress();
+      long delay = refused.status == 401 ? failedGrant(address) : 0;
+      if (delay > 0) {
+        try {
+          Thread.sleep(delay);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
       LOG.info("event=rest_auth_failed client={} error={} message=\"{}\"", exchange.getRemoteAddress(), refused.error,
           refused.getMessage());
       byte[] bytes = json.writeValueAsBytes(Map.of("error", refused.error, "error_description", refused.getMessage()));
@@ -201,6 +213,18 @@ public final class RestServer implements AutoCloseable {
     } catch (IllegalArgumentException e) {
       throw new RestErrors.Status(400, "BadRequestException", "malformed token request: " + e.getMessage());
     }
+  }
+
+  /**
+   * Records a failed grant from an address and returns how long to wait before answering it: nothing for the
+   * first three within a minute, then one more second per failure, up to ten (guessing passwords is slow).
+   */
+  private long failedGrant(String address) {
+    long now = System.currentTimeMillis();
+    long[] f = failures.compute(address, (k, v) -> v == null || now - v[1] > 60_000 ? new long[] {1, now}
+        : new long[] {v[0] + 1, now});
+    failures.values().removeIf(v -> now - v[1] > 60_000 && v != f);
+    return f[0] <= 3 ? 0 : Math.min(10_000, (f[0] - 3) * 1000);
   }
 
   private void send(HttpExchange exchange, CatalogRoutes.Reply reply) throws IOException {

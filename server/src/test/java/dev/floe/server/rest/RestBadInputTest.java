@@ -123,6 +123,15 @@ class RestBadInputTest {
         "NotAuthorizedException");
     assertThat(db.icebergCatalog().namespaces().namespaceExists(org.apache.iceberg.catalog.Namespace.of("late")))
         .isFalse();
+    // guessing is slowed down: the fourth failure within a minute waits a second
+    for (int i = 0; i < 3; i++) { // (the grant that succeeded above cleared the count)
+      send("POST", "/v1/oauth/tokens", "grant_type=client_credentials&client_id=spark&client_secret=guess" + i,
+          "Content-Type", "application/x-www-form-urlencoded");
+    }
+    long t0 = System.nanoTime();
+    assertThat(send("POST", "/v1/oauth/tokens", "grant_type=client_credentials&client_id=spark&client_secret=guess",
+        "Content-Type", "application/x-www-form-urlencoded").statusCode()).isEqualTo(401);
+    assertThat((System.nanoTime() - t0) / 1_000_000).isGreaterThanOrEqualTo(900);
     HttpResponse<String> grantType = send("POST", "/v1/oauth/tokens", "grant_type=password&username=spark",
         "Content-Type", "application/x-www-form-urlencoded");
     assertThat(grantType.statusCode()).isEqualTo(400);
