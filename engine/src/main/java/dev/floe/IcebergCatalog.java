@@ -41,6 +41,19 @@ public final class IcebergCatalog {
     return service.catalog();
   }
 
+  /** Views (Iceberg's view API): reads, and creates, replaces, renames and drops whose locations were checked. */
+  public org.apache.iceberg.catalog.ViewCatalog views() {
+    return service.catalog();
+  }
+
+  /**
+   * Refuses (42501) a location a client asked a view or table to have, or to keep its metadata in, unless it is
+   * inside the warehouse or a storage root.
+   */
+  public void checkLocation(String what, String location) {
+    service.checkInside(location, what);
+  }
+
   /** The catalog's name (the name engines use for it, and Iceberg's JdbcCatalog key). */
   public String name() {
     return service.catalog().name();

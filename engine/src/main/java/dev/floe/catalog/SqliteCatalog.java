@@ -51,7 +51,7 @@ import org.apache.iceberg.io.FileIO;
  * lock once per statement, not around the pair, as it always has; the rows' primary keys refuse the
  * loser of such a race. A commit passes {@link CommitGate} before it takes the lock.
  */
-public final class SqliteCatalog extends BaseMetastoreCatalog implements SupportsNamespaces {
+public final class SqliteCatalog extends org.apache.iceberg.view.BaseMetastoreViewCatalog implements SupportsNamespaces {
   private final String name;
   private final String warehouse;
   private final FileIO io;
@@ -276,6 +276,7 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
   }
 
   /** The views of a namespace, by name. */
+  @Override
   public List<TableIdentifier> listViews(Namespace namespace) {
     if (!namespaceExists(namespace)) {
       throw new NoSuchNamespaceException("Namespace does not exist: %s", namespace);
@@ -297,7 +298,29 @@ public final class SqliteCatalog extends BaseMetastoreCatalog implements Support
     return views.swap(id, expected, newLocation);
   }
 
+  /** Operations of one view (Iceberg's view API: load, create, replace), committed by {@link #commitView}. */
+  @Override
+  protected org.apache.iceberg.view.ViewOperations newViewOps(TableIdentifier identifier) {
+    return new SqliteViewOperations(this, identifier, io);
+  }
+
+  @Override
+  public void renameView(TableIdentifier from, TableIdentifier to) {
+    checkWritable();
+    if (!namespaceExists(to.namespace())) {
+      throw new NoSuchNamespaceException("Namespace does not exist: %s", to.namespace());
+    }
+    if (viewLocation(to).isPresent()) {
+      throw new AlreadyExistsException("Cannot rename %s to %s. View already exists", from, to);
+    }
+    if (metadataLocation(to).isPresent()) {
+      throw new AlreadyExistsException("Cannot rename %s to %s. Table already exists", from, to);
+    }
+    views.rename(from, to);
+  }
+
   /** Drops a view's catalog row (its metadata files stay, as a dropped table's do without PURGE). */
+  @Override
   public boolean dropView(TableIdentifier id) {
     checkWritable();
     return views.delete(id);

@@ -211,8 +211,17 @@ final class TablePointers {
    * @throws AlreadyExistsException if {@code to} has one
    */
   void rename(TableIdentifier from, TableIdentifier to) {
+    renameRow(db, catalogName, from, to, TABLE_FILTER, "Table");
+  }
+
+  /**
+   * Renames a table's or view's row ({@code filter} picks which kind; {@code kind} names it in errors):
+   * {@link NoSuchTableException} if there is none, {@link AlreadyExistsException} if {@code to} is taken.
+   */
+  static void renameRow(CatalogDatabase db, String catalogName, TableIdentifier from, TableIdentifier to,
+      String filter, String kind) {
     String sql = "UPDATE iceberg_tables SET table_namespace = ?, table_name = ? WHERE catalog_name = ?"
-        + " AND table_namespace = ? AND table_name = ?" + TABLE_FILTER;
+        + " AND table_namespace = ? AND table_name = ?" + filter;
     db.run(conn -> {
       try (PreparedStatement ps = conn.prepareStatement(sql)) {
         ps.setString(1, namespaceString(to.namespace()));
@@ -221,11 +230,14 @@ final class TablePointers {
         ps.setString(4, namespaceString(from.namespace()));
         ps.setString(5, from.name());
         if (ps.executeUpdate() != 1) {
+          if (kind.equals("View")) {
+            throw new org.apache.iceberg.exceptions.NoSuchViewException("View does not exist: %s", from);
+          }
           throw new NoSuchTableException("Table does not exist: %s", from);
         }
       } catch (SQLException e) {
         if (e.getMessage() != null && e.getMessage().contains("UNIQUE")) {
-          throw new AlreadyExistsException("Table already exists: %s", to);
+          throw new AlreadyExistsException("Table or view already exists: %s", to);
         }
         throw new CatalogException("Cannot rename " + from + ": " + e.getMessage(), e);
       }

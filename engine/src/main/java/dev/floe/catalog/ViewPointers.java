@@ -133,6 +133,11 @@ final class ViewPointers {
     });
   }
 
+  /** Renames a view's row (see {@link TablePointers#renameRow}). */
+  void rename(TableIdentifier from, TableIdentifier to) {
+    TablePointers.renameRow(db, catalogName, from, to, VIEW_FILTER, "View");
+  }
+
   /** Deletes a view's row; false if there was none. */
   boolean delete(TableIdentifier id) {
     String sql = "DELETE FROM iceberg_tables WHERE catalog_name = ? AND table_namespace = ? AND table_name = ?"

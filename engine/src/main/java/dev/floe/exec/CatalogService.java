@@ -55,6 +55,7 @@ public final class CatalogService {
             throw new org.apache.iceberg.exceptions.NoSuchNamespaceException("Namespace does not exist: %s",
                 c.id().namespace());
           }
+          checkNameFree(c.id());
         }
         return c.apply().apply(base);
       }));
@@ -76,9 +77,7 @@ public final class CatalogService {
     if (!catalog().namespaceExists(id.namespace())) {
       throw new org.apache.iceberg.exceptions.NoSuchNamespaceException("Namespace does not exist: %s", id.namespace());
     }
-    if (catalog().tableExists(id)) {
-      throw new org.apache.iceberg.exceptions.AlreadyExistsException("Table already exists: %s", id);
-    }
+    checkNameFree(id);
     String where = catalog().newTableLocation(id);
     if (location != null && !location.isBlank()) {
       requestedLocation(location); // checked; kept as the client wrote it (engines compare it with what they asked)
@@ -154,6 +153,10 @@ public final class CatalogService {
 
   /** ALTER TABLE ... RENAME TO, within a schema or into another. */
   public void renameTable(TableIdentifier from, TableIdentifier to) {
+    if (catalog().viewLocation(to).isPresent()) {
+      throw new org.apache.iceberg.exceptions.AlreadyExistsException("Cannot rename %s to %s. View already exists",
+          from, to);
+    }
     if (!from.namespace().equals(to.namespace())) {
       throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "moving a table to another namespace is not "
           + "supported: rename " + from + " within " + from.namespace());
@@ -161,9 +164,20 @@ public final class CatalogService {
     run("ALTER TABLE " + quoted(from) + " RENAME TO " + Lexer.quoteIdentifier(to.name()));
   }
 
+  /** Iceberg's words when a new table's name is taken (its clients and conformance tests match on them). */
+  private void checkNameFree(TableIdentifier id) {
+    if (catalog().viewLocation(id).isPresent()) {
+      throw new org.apache.iceberg.exceptions.AlreadyExistsException("View with same name already exists: %s", id);
+    }
+    if (catalog().tableExists(id)) {
+      throw new org.apache.iceberg.exceptions.AlreadyExistsException("Table already exists: %s", id);
+    }
+  }
+
   /** Registers an existing table's metadata file under a new name; the file must be in the warehouse. */
   public void registerTable(TableIdentifier id, String metadataLocation) {
     checkWritable();
+    checkNameFree(id);
     checkInside(metadataLocation, "metadata file");
     TableMetadata metadata = org.apache.iceberg.TableMetadataParser.read(catalog().io(), metadataLocation);
     checkLocations(metadata);
@@ -261,7 +275,8 @@ public final class CatalogService {
     }
   }
 
-  private void checkInside(String location, String what) {
+  /** Refuses (42501) a location or file outside the warehouse and its storage roots. */
+  public void checkInside(String location, String what) {
     engine.locations().inside(location).ifPresent(problem -> {
       throw new FloeException(SqlState.INSUFFICIENT_PRIVILEGE, "permission denied: " + what + " \"" + location
           + "\" " + problem);

@@ -86,14 +86,19 @@ final class Ddl {
         throw FloeException.undefinedSchema(ns.toString(), 0);
       }
       int contents = tables.catalog().listTables(ns).size();
-      if (contents > 0 && !s.cascade()) {
+      int views = tables.catalog().listViews(ns).size();
+      if (contents + views > 0 && !s.cascade()) {
         throw new FloeException(SqlState.DEPENDENT_OBJECTS_STILL_EXIST, "cannot drop schema " + ns
-            + " because other objects depend on it", "schema " + ns + " contains " + contents + " table(s)",
+            + " because other objects depend on it", "schema " + ns + " contains " + contents + " table(s)"
+            + (views > 0 ? " and " + views + " view(s)" : ""),
             "Use DROP ... CASCADE to drop the dependent objects too.", name.position(), null);
       }
       drop.add(ns);
     }
     for (Namespace ns : drop) {
+      for (TableIdentifier id : tables.catalog().listViews(ns)) {
+        tables.catalog().dropView(id);
+      }
       for (TableIdentifier id : tables.catalog().listTables(ns)) {
         drop(id, false);
       }

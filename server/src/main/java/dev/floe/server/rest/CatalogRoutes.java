@@ -44,12 +44,14 @@ import org.slf4j.LoggerFactory;
  */
 final class CatalogRoutes {
   private static final Logger LOG = LoggerFactory.getLogger("dev.floe.server.log");
-  /** What this server implements, announced by {@code GET /v1/config} (views are not served yet). */
+  /** What this server implements, announced by {@code GET /v1/config}. */
   static final List<Endpoint> ENDPOINTS = List.of(Endpoint.V1_LIST_NAMESPACES, Endpoint.V1_LOAD_NAMESPACE,
       Endpoint.V1_NAMESPACE_EXISTS, Endpoint.V1_CREATE_NAMESPACE, Endpoint.V1_UPDATE_NAMESPACE,
       Endpoint.V1_DELETE_NAMESPACE, Endpoint.V1_COMMIT_TRANSACTION, Endpoint.V1_LIST_TABLES, Endpoint.V1_LOAD_TABLE,
       Endpoint.V1_TABLE_EXISTS, Endpoint.V1_CREATE_TABLE, Endpoint.V1_UPDATE_TABLE, Endpoint.V1_DELETE_TABLE,
-      Endpoint.V1_RENAME_TABLE, Endpoint.V1_REGISTER_TABLE, Endpoint.V1_REPORT_METRICS);
+      Endpoint.V1_RENAME_TABLE, Endpoint.V1_REGISTER_TABLE, Endpoint.V1_REPORT_METRICS, Endpoint.V1_LIST_VIEWS,
+      Endpoint.V1_LOAD_VIEW, Endpoint.V1_VIEW_EXISTS, Endpoint.V1_CREATE_VIEW, Endpoint.V1_UPDATE_VIEW,
+      Endpoint.V1_DELETE_VIEW, Endpoint.V1_RENAME_VIEW, Endpoint.V1_REGISTER_VIEW);
 
   /** An answer: status, headers and a body to serialize (null: none). */
   record Reply(int status, Map<String, String> headers, Object body) {
@@ -108,9 +110,10 @@ final class CatalogRoutes {
           case "DELETE" -> {
             requireNamespace(ns);
             int tables = catalog.catalog().listTables(ns).size();
-            if (tables > 0) {
+            int views = catalog.views().listViews(ns).size();
+            if (tables + views > 0) {
               throw new org.apache.iceberg.exceptions.NamespaceNotEmptyException("Namespace %s is not empty: it holds "
-                  + "%d table(s)", ns, tables);
+                  + "%d table(s) and %d view(s)", ns, tables, views);
             }
             catalog.dropNamespace(ns);
             yield Reply.empty(204);
@@ -131,6 +134,21 @@ final class CatalogRoutes {
         requireNamespace(ns);
         catalog.registerTable(id, r.metadataLocation());
         return Reply.json(200, CatalogHandlers.loadTable(catalog.catalog(), id, RESTCatalogProperties.SnapshotMode.ALL));
+      }
+      if (n == 4 && what.equals("register-view") && method.equals("POST")) {
+        org.apache.iceberg.rest.requests.RegisterViewRequest r = read(body,
+            org.apache.iceberg.rest.requests.RegisterViewRequest.class);
+        requireNamespace(ns);
+        catalog.checkLocation("view metadata file", r.metadataLocation());
+        TableIdentifier vid = TableIdentifier.of(ns, r.name());
+        if (catalog.catalog().tableExists(vid)) {
+          throw new org.apache.iceberg.exceptions.AlreadyExistsException("Table with same name already exists: %s",
+              vid);
+        }
+        return Reply.json(200, CatalogHandlers.registerView(catalog.views(), ns, r));
+      }
+      if (what.equals("views")) {
+        return views(method, rawPath, ns, p, query, body);
       }
       if (what.equals("tables")) {
         if (n == 4) {
@@ -188,6 +206,12 @@ final class CatalogRoutes {
       catalog.renameTable(r.source(), r.destination());
       return Reply.empty(204);
     }
+    if (n == 3 && top.equals("views") && p.get(2).equals("rename") && method.equals("POST")) {
+      RenameTableRequest r = read(body, RenameTableRequest.class);
+      requireNamespace(r.destination().namespace());
+      catalog.views().renameView(r.source(), r.destination());
+      return Reply.empty(204);
+    }
     if (n == 3 && top.equals("transactions") && p.get(2).equals("commit") && method.equals("POST")) {
       CommitTransactionRequest r = read(body, CommitTransactionRequest.class);
       List<IcebergCatalog.TableCommit> commits = new ArrayList<>();
@@ -201,6 +225,71 @@ final class CatalogRoutes {
       return Reply.empty(204);
     }
     throw notFound(method, rawPath);
+  }
+
+  /** The view routes under a namespace: list and create, then load, exists, replace and drop of one view. */
+  private Reply views(String method, String rawPath, Namespace ns, List<String> p, Map<String, String> query,
+      byte[] body) {
+    org.apache.iceberg.catalog.ViewCatalog views = catalog.views();
+    if (p.size() == 4) {
+      return switch (method) {
+        case "GET" -> {
+          requireNamespace(ns);
+          yield Reply.json(200, paged(query) ? CatalogHandlers.listViews(views, ns, token(query), pageSize(query))
+              : CatalogHandlers.listViews(views, ns));
+        }
+        case "POST" -> {
+          org.apache.iceberg.rest.requests.CreateViewRequest r = read(body,
+              org.apache.iceberg.rest.requests.CreateViewRequest.class);
+          requireNamespace(ns);
+          if (r.location() != null) {
+            catalog.checkLocation("view location", r.location());
+          }
+          checkViewProperties(r.properties());
+          TableIdentifier vid = TableIdentifier.of(ns, r.name());
+          if (catalog.catalog().tableExists(vid)) {
+            throw new org.apache.iceberg.exceptions.AlreadyExistsException("Table with same name already exists: %s",
+                vid);
+          }
+          yield Reply.json(200, CatalogHandlers.createView(views, ns, r));
+        }
+        default -> throw notAllowed(method, rawPath);
+      };
+    }
+    if (p.size() != 5) {
+      throw notFound(method, rawPath);
+    }
+    TableIdentifier id = TableIdentifier.of(ns, p.get(4));
+    return switch (method) {
+      case "GET" -> Reply.json(200, CatalogHandlers.loadView(views, id));
+      case "HEAD" -> {
+        CatalogHandlers.viewExists(views, id);
+        yield Reply.empty(204);
+      }
+      case "POST" -> {
+        UpdateTableRequest r = read(body, UpdateTableRequest.class);
+        for (MetadataUpdate u : r.updates()) {
+          if (u instanceof MetadataUpdate.SetLocation l) {
+            catalog.checkLocation("view location", l.location());
+          } else if (u instanceof MetadataUpdate.SetProperties props) {
+            checkViewProperties(props.updated());
+          }
+        }
+        yield Reply.json(200, CatalogHandlers.updateView(views, id, r));
+      }
+      case "DELETE" -> {
+        CatalogHandlers.dropView(views, id);
+        yield Reply.empty(204);
+      }
+      default -> throw notAllowed(method, rawPath);
+    };
+  }
+
+  private void checkViewProperties(Map<String, String> properties) {
+    String metadata = properties == null ? null : properties.get("write.metadata.path");
+    if (metadata != null && !metadata.isEmpty()) {
+      catalog.checkLocation("\"write.metadata.path\"", metadata);
+    }
   }
 
   /**
@@ -339,7 +428,8 @@ final class CatalogRoutes {
 
   private <T> T read(byte[] body, Class<T> type) {
     if (body.length == 0) {
-      throw new IllegalArgumentException("the request has no body: expected a " + type.getSimpleName());
+      throw new RestErrors.Status(400, "BadRequestException", "the request has no body: expected a "
+          + type.getSimpleName());
     }
     T value;
     try {
@@ -348,7 +438,7 @@ final class CatalogRoutes {
       // Iceberg's parsers throw their own exceptions for an unknown update or requirement type
       String why = e instanceof com.fasterxml.jackson.core.JsonProcessingException j ? j.getOriginalMessage()
           : e.getMessage();
-      throw new IllegalArgumentException("malformed " + type.getSimpleName() + ": " + why, e);
+      throw new RestErrors.Status(400, "BadRequestException", "malformed " + type.getSimpleName() + ": " + why);
     }
     if (value == null) {
       throw new IllegalArgumentException("the request body is not a " + type.getSimpleName());

@@ -65,7 +65,9 @@ final class RestErrors {
     } else {
       code = 500;
     }
-    String type = code == 400 && !(e instanceof ValidationException) ? "BadRequestException"
+    // IllegalArgumentException by name: Iceberg's client throws it again (not its BadRequestException)
+    String type = e instanceof IllegalArgumentException ? "IllegalArgumentException"
+        : code == 400 && !(e instanceof ValidationException) ? "BadRequestException"
         : code == 500 && !(e instanceof CommitStateUnknownException) ? "ServerError" : e.getClass().getSimpleName();
     return error(code, type, e.getMessage() == null ? e.toString() : e.getMessage());
   }

@@ -98,7 +98,7 @@ class RestBadInputTest {
     assertError(send("GET", "/v1/config?warehouse=s3://elsewhere", null), 404, "NoSuchWarehouseException");
     assertThat(send("GET", "/v1/config?warehouse=" + dir.resolve("wh"), null).statusCode()).isEqualTo(200);
     assertError(send("PUT", "/v1/namespaces", "{}"), 405, "MethodNotAllowedException");
-    assertError(send("GET", "/v1/namespaces?pageSize=-3", null), 400, "BadRequestException");
+    assertError(send("GET", "/v1/namespaces?pageSize=-3", null), 400, "IllegalArgumentException");
   }
 
   @Test

@@ -1,17 +1,8 @@
 package dev.floe.server.rest;
 
-import dev.floe.Database;
-import dev.floe.Floe;
-import dev.floe.FloeConfig;
-import dev.floe.IcebergCatalog;
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.HashMap;
 import java.util.Map;
-import org.apache.iceberg.CatalogProperties;
 import org.apache.iceberg.catalog.CatalogTests;
-import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.rest.RESTCatalog;
 import org.junit.jupiter.api.AfterAll;
@@ -23,50 +14,28 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Iceberg's catalog conformance tests ({@link CatalogTests}, the tests Iceberg's REST compatibility kit runs)
- * through Iceberg's own {@link RESTCatalog} client against Floe's REST catalog: one server for the class, every
- * namespace but {@code public} dropped (tables purged) before each test, as the kit purges its namespaces.
- *
- * <p>The suite appends data files it never writes, named {@code /path/to/data-a.parquet}: Floe refuses every file
- * outside the warehouse and its storage roots, so {@code /path} is a storage root here (it does not exist, so the
- * database is not fenced: a fence names existing directories); the locations it asks tables to have are inside
- * the warehouse ({@link #baseTableLocation}). The tests disabled below are listed, with why, in
- * docs/rest-catalog.md.
+ * through Iceberg's own {@link RESTCatalog} client against Floe's REST catalog ({@link RckServer}). The tests
+ * disabled below are listed, with why, in docs/rest-catalog.md.
  */
 class RestCompatibilityTest extends CatalogTests<RESTCatalog> {
   private static final String SERVER_SIDE_DEFAULTS = "needs table-default.* / table-override.* properties set on "
       + "the server's catalog (the kit's reference server is configured with them); Floe has no such setting";
-  private static Path dir;
-  private static Database db;
-  private static RestServer server;
+  private static RckServer rck;
   private RESTCatalog client;
 
   @BeforeAll
   static void startServer() throws IOException {
-    dir = Files.createTempDirectory("floe-rck");
-    db = Floe.open(FloeConfig.builder(dir.resolve("wh")).storageRoot(Path.of("/path")).build());
-    server = RestServer.start(db, RestServer.Config.defaults().withPort(0));
+    rck = new RckServer();
   }
 
   @AfterAll
   static void stopServer() throws IOException {
-    server.close();
-    db.close();
-    try (var paths = Files.walk(dir)) {
-      paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-    }
+    rck.close();
   }
 
   @BeforeEach
   void purge() {
-    IcebergCatalog catalog = db.icebergCatalog();
-    for (Namespace ns : catalog.namespaces().listNamespaces()) {
-      for (TableIdentifier t : catalog.catalog().listTables(ns)) {
-        catalog.dropTable(t, true);
-      }
-      if (!ns.equals(Namespace.of("public"))) {
-        catalog.dropNamespace(ns);
-      }
-    }
+    rck.purge();
     client = initCatalog("rck", Map.of());
   }
 
@@ -82,19 +51,12 @@ class RestCompatibilityTest extends CatalogTests<RESTCatalog> {
 
   @Override
   protected RESTCatalog initCatalog(String name, Map<String, String> extra) {
-    RESTCatalog c = new RESTCatalog();
-    Map<String, String> props = new HashMap<>(extra);
-    props.put(CatalogProperties.URI, server.uri());
-    props.put(CatalogProperties.FILE_IO_IMPL, "dev.floe.catalog.LocalFileIO");
-    c.initialize(name, props);
-    return c;
+    return rck.client(name, extra);
   }
 
-  /** Where the suite asks tables to be (its default is under /tmp): inside the warehouse, beside the tables. */
   @Override
   protected String baseTableLocation(TableIdentifier identifier) {
-    return dir.resolve("wh").resolve("elsewhere").resolve(String.join("/", identifier.namespace().levels()))
-        .resolve(identifier.name()).toString();
+    return rck.location(String.join("/", identifier.namespace().levels()), identifier.name());
   }
 
   /** A commit's requirements are checked again when another process moved the table: Iceberg retries here. */

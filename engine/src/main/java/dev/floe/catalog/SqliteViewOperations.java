@@ -1,0 +1,67 @@
+package dev.floe.catalog;
+
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.exceptions.CommitFailedException;
+import org.apache.iceberg.exceptions.NoSuchViewException;
+import org.apache.iceberg.io.FileIO;
+import org.apache.iceberg.view.BaseViewOperations;
+import org.apache.iceberg.view.ViewMetadata;
+
+/**
+ * One view of the {@link SqliteCatalog}, for Iceberg's view API (the REST catalog's views): reads the metadata
+ * file its catalog row names; a commit writes a new metadata file and moves the row by compare-and-swap
+ * ({@link SqliteCatalog#commitView}), deleting the file when another commit moved it first. Floe's own
+ * {@code CREATE VIEW} ({@code exec.Views}) commits through the same row.
+ */
+final class SqliteViewOperations extends BaseViewOperations {
+  private final SqliteCatalog catalog;
+  private final TableIdentifier id;
+  private final FileIO io;
+
+  SqliteViewOperations(SqliteCatalog catalog, TableIdentifier id, FileIO io) {
+    this.catalog = catalog;
+    this.id = id;
+    this.io = io;
+  }
+
+  @Override
+  protected void doRefresh() {
+    String location = catalog.viewLocation(id).orElse(null);
+    if (location == null) {
+      if (currentMetadataLocation() != null) {
+        throw new NoSuchViewException("View does not exist: %s", id);
+      }
+      disableRefresh();
+      return;
+    }
+    refreshFromMetadataLocation(location);
+  }
+
+  @Override
+  protected void doCommit(ViewMetadata base, ViewMetadata metadata) {
+    String expected = base == null ? null : currentMetadataLocation();
+    String location = writeNewMetadataIfRequired(metadata);
+    boolean swapped;
+    try {
+      swapped = catalog.commitView(id, expected, location);
+    } catch (RuntimeException e) {
+      io.deleteFile(location);
+      throw e;
+    }
+    if (!swapped) {
+      io.deleteFile(location);
+      throw new CommitFailedException("Cannot commit view %s: another commit moved it first", id);
+    }
+    requestRefresh();
+  }
+
+  @Override
+  protected String viewName() {
+    return id.toString();
+  }
+
+  @Override
+  protected FileIO io() {
+    return io;
+  }
+}
