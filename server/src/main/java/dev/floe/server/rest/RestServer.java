@@ -123,6 +123,11 @@ public final class RestServer implements AutoCloseable {
     http.start();
     LOG.info("event=rest_listening host={} port={} auth={} tls={}", config.host(), server.port(),
         config.trust() ? "trust" : "bearer", config.tls() == null ? "off" : "on");
+    if (config.tls() == null && !loopback(config.host())) {
+      LOG.warn("event=rest_insecure host={} message=\"the REST catalog listens beyond loopback without TLS: "
+          + "passwords sent to /v1/oauth/tokens and bearer tokens cross the network in clear text (use --tls-cert "
+          + "and --tls-key)\"", config.host());
+    }
     return server;
   }
 
