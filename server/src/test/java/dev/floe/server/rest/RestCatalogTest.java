@@ -157,6 +157,26 @@ class RestCatalogTest {
   }
 
   @Test
+  void aFloeTransactionKeepsItsSnapshotWhileAnotherEngineCommits() throws IOException {
+    RESTCatalog rest = client();
+    TableIdentifier id = TableIdentifier.of("public", "pinned");
+    Table t = rest.createTable(id, SCHEMA);
+    t.newAppend().appendFile(IcebergFiles.writeData(t, rows(1, 2), 10).get(0)).commit();
+    try (dev.floe.Transaction tx = db.begin()) {
+      try (Result r = tx.sql("SELECT count(*) FROM pinned")) {
+        assertThat(r.iterator().next().get(0)).isEqualTo(2L);
+      }
+      rest.loadTable(id).newAppend().appendFile(IcebergFiles.writeData(t, rows(3, 5), 10).get(0)).commit();
+      try (Result r = tx.sql("SELECT count(*) FROM pinned")) {
+        assertThat(r.iterator().next().get(0)).isEqualTo(2L); // the block's snapshot
+      }
+      assertThat(sql("SELECT count(*) FROM pinned")).containsExactly("5"); // a new statement outside it
+      tx.commit();
+    }
+    assertThat(sql("SELECT count(*) FROM pinned")).containsExactly("5");
+  }
+
+  @Test
   void aFailedRequirementIsAConflictTheClientCanRetry() throws Exception {
     RESTCatalog rest = client();
     TableIdentifier id = TableIdentifier.of("public", "t");
