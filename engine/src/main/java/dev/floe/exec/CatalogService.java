@@ -57,7 +57,11 @@ public final class CatalogService {
           }
           checkNameFree(c.id());
         }
-        return c.apply().apply(base);
+        TableMetadata updated = c.apply().apply(base);
+        if (base != null && updated != base) {
+          checkTail(c.id(), base, updated);
+        }
+        return updated;
       }));
     }
     try (Durable.Scope ignored = Durable.scope()) {
@@ -162,6 +166,32 @@ public final class CatalogService {
           + "supported: rename " + from + " within " + from.namespace());
     }
     run("ALTER TABLE " + quoted(from) + " RENAME TO " + Lexer.quoteIdentifier(to.name()));
+  }
+
+  /**
+   * What another engine may not change of a table with a tail: the tail's own properties (its watermark says
+   * which of the log's rows are in the table: moved, rows would be lost or doubled), and, when the tail is keyed,
+   * the rows (the log holds newer versions of keys than the table; their seal would undo or collide with the
+   * other engine's change). Floe's own statements change those.
+   */
+  private static void checkTail(TableIdentifier id, TableMetadata base, TableMetadata updated) {
+    java.util.Set<String> keys = new java.util.HashSet<>(base.properties().keySet());
+    keys.addAll(updated.properties().keySet());
+    for (String k : keys) {
+      if ((k.equals(dev.floe.FloeProperties.TAIL) || k.startsWith(dev.floe.FloeProperties.TAIL_PREFIX))
+          && !java.util.Objects.equals(base.properties().get(k), updated.properties().get(k))
+          && !k.equals(dev.floe.FloeProperties.TAIL_REST_FRESHNESS_MS)) {
+        throw new FloeException(SqlState.INSUFFICIENT_PRIVILEGE, "permission denied: property \"" + k + "\" of table "
+            + id + " belongs to its tail: change it with ALTER TABLE in Floe");
+      }
+    }
+    boolean addsSnapshot = updated.changes().stream()
+        .anyMatch(u -> u instanceof org.apache.iceberg.MetadataUpdate.AddSnapshot);
+    if (addsSnapshot && dev.floe.tail.TailLog.hasTail(base.properties())
+        && dev.floe.tail.TailLog.keyed(base.schema())) {
+      throw new FloeException(SqlState.INSUFFICIENT_PRIVILEGE, "permission denied: table " + id + " has a keyed tail: "
+          + "its rows change through Floe only (INSERT, UPDATE, DELETE, MERGE over the PostgreSQL protocol)");
+    }
   }
 
   /** Iceberg's words when a new table's name is taken (its clients and conformance tests match on them). */

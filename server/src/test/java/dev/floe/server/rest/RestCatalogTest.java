@@ -278,6 +278,26 @@ class RestCatalogTest {
   }
 
   @Test
+  void aTailsWatermarkAndAKeyedTailsRowsAreFloesOwn() throws IOException {
+    RESTCatalog rest = client();
+    sql("CREATE TABLE plain_tail (id bigint, name text) WITH (tail = true)");
+    sql("CREATE TABLE keyed_tail (id bigint PRIMARY KEY, name text) WITH (tail = true)");
+    Table plain = rest.loadTable(TableIdentifier.of("public", "plain_tail"));
+    assertThatThrownBy(() -> plain.updateProperties().set("floe.tail.through", "999").commit())
+        .isInstanceOf(ForbiddenException.class).hasMessageContaining("belongs to its tail");
+    plain.updateProperties().set("floe.tail.rest-freshness-ms", "100").set("owner", "etl").commit(); // allowed
+    Table keyed = rest.loadTable(TableIdentifier.of("public", "keyed_tail"));
+    Record row = GenericRecord.create(keyed.schema());
+    row.setField("id", 1L);
+    row.setField("name", "x");
+    assertThatThrownBy(() -> keyed.newAppend().appendFile(IcebergFiles.writeData(keyed, List.of(row), 10).get(0))
+        .commit()).isInstanceOf(ForbiddenException.class).hasMessageContaining("keyed tail");
+    keyed.updateProperties().set("owner", "etl").commit(); // metadata only: allowed
+    sql("INSERT INTO keyed_tail VALUES (1, 'floe')");
+    assertThat(sql("SELECT id, name FROM keyed_tail")).containsExactly("1|floe");
+  }
+
+  @Test
   void stagedCreateCommitsWithTheFirstSnapshot() throws IOException {
     RESTCatalog rest = client();
     TableIdentifier id = TableIdentifier.of("public", "ctas");
