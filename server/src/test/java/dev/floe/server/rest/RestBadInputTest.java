@@ -102,6 +102,38 @@ class RestBadInputTest {
   }
 
   @Test
+  void tlsServesTheSameCatalog() throws Exception {
+    server.close();
+    server = RestServer.start(db, RestServer.Config.defaults().withPort(0)
+        .withTls(dev.floe.server.auth.Tls.selfSigned(dir.resolve("tls"))));
+    assertThat(server.uri()).startsWith("https://");
+    javax.net.ssl.TrustManager[] trustAll = {new javax.net.ssl.X509TrustManager() {
+      @Override
+      public void checkClientTrusted(java.security.cert.X509Certificate[] chain, String type) {}
+
+      @Override
+      public void checkServerTrusted(java.security.cert.X509Certificate[] chain, String type) {}
+
+      @Override
+      public java.security.cert.X509Certificate[] getAcceptedIssuers() {
+        return new java.security.cert.X509Certificate[0];
+      }
+    }};
+    javax.net.ssl.SSLContext context = javax.net.ssl.SSLContext.getInstance("TLS");
+    context.init(null, trustAll, null);
+    HttpClient tls = HttpClient.newBuilder().sslContext(context).build();
+    HttpResponse<String> load = tls.send(HttpRequest.newBuilder(URI.create(server.uri()
+        + "/v1/namespaces/public/tables/t")).build(), HttpResponse.BodyHandlers.ofString());
+    assertThat(load.statusCode()).isEqualTo(200);
+    assertThat(load.body()).contains("\"metadata-location\"");
+    // plain HTTP to the TLS port gets no catalog
+    String plain = server.uri().replace("https://", "http://");
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> http.send(HttpRequest.newBuilder(URI.create(plain
+        + "/v1/config")).timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString()))
+        .isInstanceOf(java.io.IOException.class);
+  }
+
+  @Test
   void noTokenOrAnExpiredOneIsRefused() throws Exception {
     server.close();
     new dev.floe.server.auth.Users(dir.resolve("wh")).put("spark", "s3cret");
