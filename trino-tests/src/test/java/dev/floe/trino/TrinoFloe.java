@@ -1,0 +1,132 @@
+package dev.floe.trino;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Assumptions;
+
+/**
+ * The module's one {@code floe serve} process and one Trino server on its REST catalog, shared by every test class
+ * (Trino takes ~15 s to start); tests keep apart by using their own schemas. Both stop in a shutdown hook.
+ *
+ * <p>Without a Java 24+ JDK (Trino 476 needs one) every test is skipped with a message saying so.
+ */
+final class TrinoFloe {
+  private static TrinoFloe instance;
+  private static RuntimeException failed;
+
+  final Path warehouse;
+  final FloeServerProcess floe;
+  final TrinoServerProcess trino;
+
+  private TrinoFloe(Path javaHome, Path trinoHome, Path root) throws IOException, InterruptedException {
+    warehouse = Files.createTempDirectory(Files.createDirectories(root.resolve("warehouses")), "wh-");
+    floe = new FloeServerProcess(warehouse);
+    TrinoServerProcess t;
+    try {
+      t = new TrinoServerProcess(javaHome, trinoHome,
+          Files.createTempDirectory(Files.createDirectories(root.resolve("runs")), "run-"), floe.restUri);
+    } catch (IOException | InterruptedException | RuntimeException e) {
+      floe.close();
+      throw e;
+    }
+    trino = t;
+    Runtime.getRuntime().addShutdownHook(new Thread(this::close, "trino-floe-shutdown"));
+  }
+
+  static synchronized TrinoFloe get() {
+    Optional<Path> java = TrinoServerProcess.findJava();
+    Assumptions.assumeTrue(java.isPresent(), "Trino " + version() + " needs Java 24 or newer and none was found "
+        + "(looked at -Dtrino.java.home, TRINO_JAVA_HOME, /usr/lib/jvm/*, JAVA_HOME): the Trino tests are skipped");
+    if (failed != null) {
+      throw failed;
+    }
+    if (instance == null) {
+      try {
+        Path root = Path.of(System.getProperty("trino.root", "target/trino")).toAbsolutePath();
+        Path home = TrinoServerProcess.unpacked(Path.of(System.getProperty("trino.tarball", "missing")), root,
+            version());
+        // the warehouse and Trino's etc/data of the last run stay for a look after a failure; older ones go
+        for (String dir : List.of("warehouses", "runs")) {
+          if (Files.isDirectory(root.resolve(dir))) {
+            try (Stream<Path> old = Files.list(root.resolve(dir))) {
+              for (Path p : old.toList()) {
+                TrinoServerProcess.deleteTree(p);
+              }
+            }
+          }
+        }
+        instance = new TrinoFloe(java.get(), home, root);
+      } catch (IOException e) {
+        failed = new UncheckedIOException(e);
+        throw failed;
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        failed = new IllegalStateException(e);
+        throw failed;
+      } catch (RuntimeException e) {
+        failed = e;
+        throw e;
+      }
+    }
+    return instance;
+  }
+
+  static String version() {
+    return System.getProperty("trino.version", "476");
+  }
+
+  /** Runs one statement in Trino; a query's rows as canonical values, an update's count as one row. */
+  List<List<String>> trino(String sql) throws SQLException {
+    try (Connection c = trino.connect(); Statement st = c.createStatement()) {
+      if (st.execute(sql)) {
+        try (ResultSet rs = st.getResultSet()) {
+          return Rows.of(rs);
+        }
+      }
+      return List.of(List.of("count:" + st.getLargeUpdateCount()));
+    }
+  }
+
+  /** Every row of a query through Floe's PostgreSQL port. */
+  List<List<String>> floe(String sql) throws SQLException {
+    return floe.rows(sql);
+  }
+
+  /** Runs statements on Floe, each on its own connection (autocommit). */
+  void floeExec(String... sql) throws SQLException {
+    for (String s : sql) {
+      floe.exec(s);
+    }
+  }
+
+  /**
+   * Creates a schema from Trino with a location in the warehouse. Trino's REST catalog takes a namespace's
+   * {@code location} property as the base of its tables' locations; without one it creates the table eagerly and
+   * then refuses its non-empty directory (docs/rest-catalog.md, Trino).
+   */
+  void trinoSchema(String schema) throws SQLException {
+    trino("CREATE SCHEMA floe." + schema + " WITH (location = '" + warehouse.resolve(schema) + "')");
+  }
+
+  private void close() {
+    try {
+      trino.close();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    try {
+      floe.close();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}
