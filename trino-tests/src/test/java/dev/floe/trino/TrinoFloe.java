@@ -118,11 +118,7 @@ final class TrinoFloe {
   }
 
   private void close() {
-    try {
-      trino.close();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
+    trino.close();
     try {
       floe.close();
     } catch (InterruptedException e) {

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -116,11 +117,16 @@ final class TrinoServerProcess implements AutoCloseable {
   }
 
   @Override
-  public void close() throws InterruptedException {
+  public void close() {
     process.destroy(); // SIGTERM: the launcher exec'd the JVM, which shuts down cleanly
-    if (!process.waitFor(30, TimeUnit.SECONDS)) {
+    try {
+      if (!process.waitFor(30, TimeUnit.SECONDS)) {
+        process.destroyForcibly();
+        process.waitFor(10, TimeUnit.SECONDS);
+      }
+    } catch (InterruptedException e) {
       process.destroyForcibly();
-      process.waitFor(10, TimeUnit.SECONDS);
+      Thread.currentThread().interrupt();
     }
   }
 
@@ -196,7 +202,7 @@ final class TrinoServerProcess implements AutoCloseable {
   }
 
   static void deleteTree(Path dir) throws IOException {
-    if (!Files.exists(dir, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+    if (!Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
       return;
     }
     try (Stream<Path> paths = Files.walk(dir)) { // walk does not follow the plugin link

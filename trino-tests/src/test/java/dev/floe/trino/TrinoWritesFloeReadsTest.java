@@ -43,4 +43,53 @@ class TrinoWritesFloeReadsTest {
     assertThat(tf.trino(join.formatted("floe.shop"))).isEqualTo(expected);
     assertThat(tf.floe(join.formatted("shop"))).isEqualTo(expected);
   }
+
+  @Test
+  void trinoUpdateDeleteAndMergeFloeReadsTheResult() throws Exception {
+    tf.trinoSchema("stock");
+    tf.trino("CREATE TABLE floe.stock.items (id bigint, item varchar, qty integer)");
+    tf.trino("INSERT INTO floe.stock.items VALUES (1, 'apple', 3), (2, 'pear', 5), (3, 'fig', 7), (4, 'kiwi', 1), "
+        + "(5, 'plum', 2)");
+    tf.trino("UPDATE floe.stock.items SET qty = qty * 10 WHERE id IN (1, 2)");
+    tf.trino("DELETE FROM floe.stock.items WHERE id = 3");
+    assertThat(tf.floe("SELECT id, item, qty FROM stock.items ORDER BY id")).containsExactly(
+        List.of("long:1", "text:apple", "int:30"), List.of("long:2", "text:pear", "int:50"),
+        List.of("long:4", "text:kiwi", "int:1"), List.of("long:5", "text:plum", "int:2"));
+
+    // one MERGE that deletes, updates and inserts
+    assertThat(tf.trino("MERGE INTO floe.stock.items t USING (VALUES (2, 'pear', 0), (4, 'kiwi', 6), (6, 'lime', 9)) "
+        + "AS s(id, item, qty) ON t.id = s.id WHEN MATCHED AND s.qty = 0 THEN DELETE "
+        + "WHEN MATCHED THEN UPDATE SET qty = t.qty + s.qty WHEN NOT MATCHED THEN INSERT VALUES (s.id, s.item, s.qty)"))
+        .containsExactly(List.of("count:3"));
+    List<List<String>> expected = List.of(
+        List.of("long:1", "text:apple", "int:30"), List.of("long:4", "text:kiwi", "int:7"),
+        List.of("long:5", "text:plum", "int:2"), List.of("long:6", "text:lime", "int:9"));
+    assertThat(tf.floe("SELECT id, item, qty FROM stock.items ORDER BY id")).isEqualTo(expected);
+    assertThat(tf.trino("SELECT id, item, qty FROM floe.stock.items ORDER BY id")).isEqualTo(expected);
+    // Trino's row-level changes are merge-on-read: Floe applied Trino's position delete files, not rewritten data
+    assertThat(tf.trino("SELECT count(*) FROM floe.stock.\"items$files\" WHERE content = 1").get(0).get(0))
+        .isNotEqualTo("long:0");
+    assertThat(tf.floe("SELECT count(*), sum(qty) FROM stock.items WHERE qty > 5"))
+        .containsExactly(List.of("long:3", "long:46"));
+  }
+
+  @Test
+  void trinoCtasAndAddedColumnFloeReads() throws Exception {
+    tf.trinoSchema("evolve");
+    tf.trino("CREATE TABLE floe.evolve.base (k varchar, v bigint)");
+    tf.trino("INSERT INTO floe.evolve.base VALUES ('a', 1), ('b', 2), ('a', 3)");
+    tf.trino("CREATE TABLE floe.evolve.totals AS SELECT k, sum(v) AS total FROM floe.evolve.base GROUP BY k");
+    assertThat(tf.floe("SELECT k, total FROM evolve.totals ORDER BY k")).containsExactly(
+        List.of("text:a", "long:4"), List.of("text:b", "long:2"));
+
+    tf.trino("ALTER TABLE floe.evolve.totals ADD COLUMN note varchar");
+    tf.trino("INSERT INTO floe.evolve.totals VALUES ('c', 9, 'new')");
+    assertThat(tf.floe("SELECT k, total, note FROM evolve.totals ORDER BY k")).containsExactly(
+        List.of("text:a", "long:4", "NULL"), List.of("text:b", "long:2", "NULL"),
+        List.of("text:c", "long:9", "text:new"));
+    // Floe writes the new column too; Trino reads it
+    tf.floeExec("INSERT INTO evolve.totals (k, total, note) VALUES ('d', 1, 'floe')");
+    assertThat(tf.trino("SELECT k, total, note FROM floe.evolve.totals WHERE note IS NOT NULL ORDER BY k"))
+        .containsExactly(List.of("text:c", "long:9", "text:new"), List.of("text:d", "long:1", "text:floe"));
+  }
 }
