@@ -8,6 +8,7 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
@@ -88,11 +89,15 @@ final class TrinoServerProcess implements AutoCloseable {
       if (!process.isAlive()) {
         throw new IllegalStateException("Trino exited with " + process.exitValue() + ":\n" + tail());
       }
-      try (Connection c = connect(); Statement st = c.createStatement()) {
-        st.executeQuery("SELECT 1").close();
-        return;
+      // "SELECT 1" answers before the node has announced itself to discovery; until it has, a query that scans a
+      // table fails with "No nodes available to run query"
+      try (Connection c = connect(); Statement st = c.createStatement();
+          ResultSet rs = st.executeQuery("SELECT count(*) FROM system.runtime.nodes WHERE state = 'active'")) {
+        if (rs.next() && rs.getLong(1) > 0) {
+          return;
+        }
       } catch (SQLException e) {
-        last = e; // not listening yet, or "No nodes available to run query" until the node announces itself
+        last = e; // not listening yet
       }
       Thread.sleep(500);
     }

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.sql.SQLException;
 import java.util.List;
 import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -13,11 +13,11 @@ import org.junit.jupiter.api.Test;
  * tables Floe then no longer sees.
  */
 class TrinoTablesInFloeSchemasTest {
-  private static TrinoFloe tf;
+  private TrinoFloe tf;
 
-  @BeforeAll
-  static void start() {
-    tf = TrinoFloe.get();
+  @BeforeEach
+  void start() {
+    tf = TrinoFloe.get(); // the first test starts both servers; each test is skipped if no Java 24+ exists
   }
 
   @Test

@@ -3,16 +3,16 @@ package dev.floe.trino;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** Trino writes through Floe's REST catalog; Floe, through its PostgreSQL port, reads what Trino wrote. */
 class TrinoWritesFloeReadsTest {
-  private static TrinoFloe tf;
+  private TrinoFloe tf;
 
-  @BeforeAll
-  static void start() {
-    tf = TrinoFloe.get();
+  @BeforeEach
+  void start() {
+    tf = TrinoFloe.get(); // the first test starts both servers; each test is skipped if no Java 24+ exists
   }
 
   @Test
