@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -25,25 +26,29 @@ final class FloeServerProcess implements AutoCloseable {
   final Process process;
   final String restUri;
   final int pgPort;
+  private final String user;
+  private final String password;
   private final StringBuilder output = new StringBuilder();
 
+  /** {@code floe serve} with the default {@code --auth trust}. */
   FloeServerProcess(Path warehouse) throws IOException {
-    Path cli = Path.of("../cli/target").toAbsolutePath().normalize();
-    Path jar;
-    try (Stream<Path> files = Files.list(cli)) {
-      jar = files.filter(p -> p.getFileName().toString().matches("floe-cli-.*\\.jar")
-          && !p.getFileName().toString().contains("sources")).findFirst()
-          .orElseThrow(() -> new IllegalStateException("no floe-cli jar in " + cli + ": build the cli module first"));
-    }
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    this(warehouse, List.of(), "floe", "");
+  }
+
+  /**
+   * {@code floe serve} with more options ({@code --auth scram-sha-256}, say); pgjdbc logs in as {@code user}.
+   */
+  FloeServerProcess(Path warehouse, List<String> options, String user, String password) throws IOException {
+    this.user = user;
+    this.password = password;
     int rest;
     try (ServerSocket s = new ServerSocket(0)) {
       rest = s.getLocalPort();
     }
-    process = new ProcessBuilder(List.of(java, "--add-opens=java.base/java.nio=ALL-UNNAMED", "-Xmx1g", "-cp",
-        jar + ":" + cli.resolve("lib") + "/*", "dev.floe.cli.Main", "serve", "--warehouse", warehouse.toString(),
-        "--pg-port", "0", "--rest-port", Integer.toString(rest), "--maintain-ms", "0"))
-        .redirectErrorStream(true).start();
+    List<String> command = new ArrayList<>(floe("serve", "--warehouse", warehouse.toString(), "--pg-port", "0",
+        "--rest-port", Integer.toString(rest), "--maintain-ms", "0"));
+    command.addAll(options);
+    process = new ProcessBuilder(command).redirectErrorStream(true).start();
     BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
     int pg = -1;
     String uri = null;
@@ -82,7 +87,35 @@ final class FloeServerProcess implements AutoCloseable {
   }
 
   Connection connect() throws SQLException {
-    return DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + pgPort + "/floe", "floe", "");
+    return DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + pgPort + "/floe", user, password);
+  }
+
+  /** {@code floe user add NAME} on a warehouse: a user who logs in with a password (to both ports). */
+  static void addUser(Path warehouse, String name, String password) throws IOException, InterruptedException {
+    Process p = new ProcessBuilder(floe("user", "add", name, "--warehouse", warehouse.toString()))
+        .redirectErrorStream(true).start();
+    p.getOutputStream().write((password + "\n").getBytes(StandardCharsets.UTF_8));
+    p.getOutputStream().close();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    if (p.waitFor() != 0) {
+      throw new IllegalStateException("floe user add " + name + " failed:\n" + out);
+    }
+  }
+
+  /** The command line of the floe CLI: the cli module's jar and lib/, on this JVM's Java. */
+  private static List<String> floe(String... args) throws IOException {
+    Path cli = Path.of("../cli/target").toAbsolutePath().normalize();
+    Path jar;
+    try (Stream<Path> files = Files.list(cli)) {
+      jar = files.filter(p -> p.getFileName().toString().matches("floe-cli-.*\\.jar")
+          && !p.getFileName().toString().contains("sources")).findFirst()
+          .orElseThrow(() -> new IllegalStateException("no floe-cli jar in " + cli + ": build the cli module first"));
+    }
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    List<String> command = new ArrayList<>(List.of(java, "--add-opens=java.base/java.nio=ALL-UNNAMED", "-Xmx1g",
+        "-cp", jar + ":" + cli.resolve("lib") + "/*", "dev.floe.cli.Main"));
+    command.addAll(List.of(args));
+    return command;
   }
 
   String output() {

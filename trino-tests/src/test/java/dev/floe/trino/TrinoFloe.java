@@ -9,6 +9,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Assumptions;
@@ -24,21 +25,40 @@ final class TrinoFloe {
   private static RuntimeException failed;
   private static boolean toldSkip;
 
+  /** The name and password of the user Trino logs in as on {@link #floeAuth}. */
+  static final String AUTH_USER = "trino";
+  static final String AUTH_PASSWORD = "trino-s3cret";
+
   final Path warehouse;
+  /** {@code floe serve} with {@code --auth trust}: Trino's catalog {@code floe}. */
   final FloeServerProcess floe;
+  final Path authWarehouse;
+  /** {@code floe serve --auth scram-sha-256} on another warehouse: Trino's catalog {@code floe_auth}. */
+  final FloeServerProcess floeAuth;
   final TrinoServerProcess trino;
 
   private TrinoFloe(Path javaHome, Path trinoHome, Path root) throws IOException, InterruptedException {
-    warehouse = Files.createTempDirectory(Files.createDirectories(root.resolve("warehouses")), "wh-");
+    Path warehouses = Files.createDirectories(root.resolve("warehouses"));
+    warehouse = Files.createTempDirectory(warehouses, "wh-");
+    authWarehouse = Files.createTempDirectory(warehouses, "wh-auth-");
+    FloeServerProcess.addUser(authWarehouse, AUTH_USER, AUTH_PASSWORD);
     floe = new FloeServerProcess(warehouse);
+    FloeServerProcess a = null;
     TrinoServerProcess t;
     try {
+      a = new FloeServerProcess(authWarehouse, List.of("--auth", "scram-sha-256"), AUTH_USER, AUTH_PASSWORD);
       t = new TrinoServerProcess(javaHome, trinoHome,
-          Files.createTempDirectory(Files.createDirectories(root.resolve("runs")), "run-"), floe.restUri);
+          Files.createTempDirectory(Files.createDirectories(root.resolve("runs")), "run-"),
+          Map.of("floe", TrinoServerProcess.catalogProperties(floe.restUri),
+              "floe_auth", TrinoServerProcess.catalogProperties(a.restUri, AUTH_USER, AUTH_PASSWORD)));
     } catch (IOException | InterruptedException | RuntimeException e) {
       floe.close();
+      if (a != null) {
+        a.close();
+      }
       throw e;
     }
+    floeAuth = a;
     trino = t;
     Runtime.getRuntime().addShutdownHook(new Thread(this::close, "trino-floe-shutdown"));
   }
@@ -129,6 +149,7 @@ final class TrinoFloe {
     trino.close();
     try {
       floe.close();
+      floeAuth.close();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }

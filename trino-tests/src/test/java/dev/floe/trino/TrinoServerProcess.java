@@ -14,6 +14,7 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.UUID;
@@ -37,10 +38,11 @@ final class TrinoServerProcess implements AutoCloseable {
   final Path log;
 
   /**
-   * Starts Trino with {@code etc/catalog/floe.properties} pointing at {@code restUri}, and waits until it runs
-   * queries.
+   * Starts Trino with a catalog file {@code etc/catalog/NAME.properties} for each of {@code catalogs}, and waits
+   * until it runs queries.
    */
-  TrinoServerProcess(Path javaHome, Path home, Path runDir, String restUri) throws IOException, InterruptedException {
+  TrinoServerProcess(Path javaHome, Path home, Path runDir, Map<String, List<String>> catalogs)
+      throws IOException, InterruptedException {
     try (ServerSocket s = new ServerSocket(0)) {
       port = s.getLocalPort();
     }
@@ -57,7 +59,9 @@ final class TrinoServerProcess implements AutoCloseable {
         "query.max-memory=1GB", "query.max-memory-per-node=512MB");
     write(etc.resolve("log.properties"), "io.trino=INFO");
     Files.createDirectories(etc.resolve("catalog"));
-    write(etc.resolve("catalog").resolve("floe.properties"), catalogProperties(restUri).toArray(String[]::new));
+    for (Map.Entry<String, List<String>> c : catalogs.entrySet()) {
+      write(etc.resolve("catalog").resolve(c.getKey() + ".properties"), c.getValue().toArray(String[]::new));
+    }
     log = runDir.resolve("server.log");
     ProcessBuilder pb = new ProcessBuilder(home.resolve("bin").resolve("launcher").toString(), "run",
         "--etc-dir", etc.toString(), "--data-dir", data.toString())
@@ -81,6 +85,17 @@ final class TrinoServerProcess implements AutoCloseable {
   static List<String> catalogProperties(String restUri) {
     return List.of("connector.name=iceberg", "iceberg.catalog.type=rest", "iceberg.rest-catalog.uri=" + restUri,
         "fs.hadoop.enabled=true");
+  }
+
+  /**
+   * The catalog for a {@code floe serve --auth scram-sha-256}: Trino gets its token with OAuth2's client-credentials
+   * grant from Floe's token endpoint, as a {@code floe user}.
+   */
+  static List<String> catalogProperties(String restUri, String user, String password) {
+    List<String> p = new ArrayList<>(catalogProperties(restUri));
+    p.addAll(List.of("iceberg.rest-catalog.security=OAUTH2", "iceberg.rest-catalog.oauth2.credential=" + user + ":"
+        + password, "iceberg.rest-catalog.oauth2.server-uri=" + restUri + "/v1/oauth/tokens"));
+    return p;
   }
 
   private void awaitQueries(long start) throws InterruptedException, IOException {
