@@ -9,8 +9,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Trino creating tables in a schema Floe made (Floe's schemas carry no {@code location} property), and dropping
- * tables Floe then no longer sees.
+ * Trino's DDL in a schema Floe made (Floe's schemas carry no {@code location} property): create, rename and drop a
+ * table, drop the schema; Floe sees each change.
  */
 class TrinoTablesInFloeSchemasTest {
   private TrinoFloe tf;
@@ -21,16 +21,25 @@ class TrinoTablesInFloeSchemasTest {
   }
 
   @Test
-  void trinoCreatesATableWithALocationInAFloeSchema() throws Exception {
+  void trinoCreatesRenamesAndDropsATableInAFloeSchema() throws Exception {
     tf.floeExec("CREATE SCHEMA floe_made");
+    assertThat(tf.trino("SHOW SCHEMAS FROM floe LIKE 'floe_made'")).containsExactly(List.of("text:floe_made"));
     tf.trino("CREATE TABLE floe.floe_made.located (id bigint, v varchar) WITH (location = '"
         + tf.warehouse.resolve("floe_made").resolve("located") + "')");
     tf.trino("INSERT INTO floe.floe_made.located VALUES (1, 'x'), (2, 'y')");
     assertThat(tf.floe("SELECT id, v FROM floe_made.located ORDER BY id"))
         .containsExactly(List.of("long:1", "text:x"), List.of("long:2", "text:y"));
 
-    tf.trino("DROP TABLE floe.floe_made.located");
+    tf.trino("ALTER TABLE floe.floe_made.located RENAME TO floe.floe_made.moved");
+    assertThat(tf.trino("SHOW TABLES FROM floe.floe_made")).containsExactly(List.of("text:moved"));
+    assertThat(tf.floe("SELECT id, v FROM floe_made.moved ORDER BY id"))
+        .containsExactly(List.of("long:1", "text:x"), List.of("long:2", "text:y"));
+
+    tf.trino("DROP TABLE floe.floe_made.moved");
     assertThat(tf.floe("SELECT count(*) FROM information_schema.tables WHERE table_schema = 'floe_made'"))
+        .containsExactly(List.of("long:0"));
+    tf.trino("DROP SCHEMA floe.floe_made");
+    assertThat(tf.floe("SELECT count(*) FROM information_schema.schemata WHERE schema_name = 'floe_made'"))
         .containsExactly(List.of("long:0"));
   }
 
