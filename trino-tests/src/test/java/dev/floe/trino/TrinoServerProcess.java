@@ -23,7 +23,7 @@ import java.util.stream.Stream;
 
 /**
  * A real Trino server (the {@code io.trino:trino-server} tarball, started with its own {@code bin/launcher run})
- * whose one catalog, {@code floe}, is the Iceberg connector on Floe's REST catalog.
+ * whose catalogs are the Iceberg connector on Floe's REST catalog ({@link #catalogProperties}).
  *
  * <p>The tarball (821 MB) is unpacked once into {@code target/trino/trino-server-<version>} and reused by later
  * runs; a marker file says the unpack finished. Trino loads every plugin of its plugin directory at start, ~50 s on 2
@@ -67,11 +67,12 @@ final class TrinoServerProcess implements AutoCloseable {
         "--etc-dir", etc.toString(), "--data-dir", data.toString())
         .redirectErrorStream(true).redirectOutput(log.toFile());
     pb.environment().put("JAVA_HOME", javaHome.toString());
-    pb.environment().put("PATH", javaHome.resolve("bin") + ":" + System.getenv().getOrDefault("PATH", "/usr/bin:/bin"));
+    pb.environment().put("PATH", javaHome.resolve("bin") + ":"
+        + System.getenv().getOrDefault("PATH", "/usr/bin:/bin"));
     long start = System.nanoTime();
     process = pb.start();
     awaitQueries(start);
-    System.out.printf("TrinoServerProcess: Trino on port %d ran its first query %.1f s after start (Java %s)%n", port,
+    System.out.printf("TrinoServerProcess: Trino on port %d ready %.1f s after start (Java %s)%n", port,
         (System.nanoTime() - start) / 1e9, javaHome);
   }
 
