@@ -54,6 +54,11 @@ public final class IcebergCatalog {
     service.checkInside(location, what);
   }
 
+  /** Where a schema's tables go by default: its directory in the warehouse. */
+  public String namespaceLocation(Namespace namespace) {
+    return service.catalog().warehouseLocation() + "/" + String.join("/", namespace.levels());
+  }
+
   /** The catalog's name (the name engines use for it, and Iceberg's JdbcCatalog key). */
   public String name() {
     return service.catalog().name();

@@ -102,7 +102,8 @@ final class CatalogRoutes {
       Namespace ns = namespace(p.get(2));
       if (n == 3) {
         return switch (method) {
-          case "GET" -> Reply.json(200, CatalogHandlers.loadNamespace(catalog.namespaces(), ns));
+          case "GET" -> Reply.json(200, org.apache.iceberg.rest.responses.GetNamespaceResponse.builder()
+              .withNamespace(ns).setProperties(namespaceProperties(ns)).build());
           case "HEAD" -> {
             CatalogHandlers.namespaceExists(catalog.namespaces(), ns);
             yield Reply.empty(204);
@@ -364,7 +365,18 @@ final class CatalogRoutes {
     }
     catalog.createNamespace(r.namespace(), r.properties());
     return Reply.json(200, CreateNamespaceResponse.builder().withNamespace(r.namespace())
-        .setProperties(catalog.namespaces().loadNamespaceMetadata(r.namespace())).build());
+        .setProperties(namespaceProperties(r.namespace())).build());
+  }
+
+  /**
+   * A namespace's properties, with its {@code location} (the schema's directory in the warehouse) unless one was
+   * set: engines place a new table under it (Trino stages its create there; without one it creates at once and
+   * then finds the directory Floe's create filled).
+   */
+  private Map<String, String> namespaceProperties(Namespace ns) {
+    Map<String, String> properties = new java.util.HashMap<>(catalog.namespaces().loadNamespaceMetadata(ns));
+    properties.putIfAbsent("location", catalog.namespaceLocation(ns));
+    return properties;
   }
 
   private Reply updateNamespace(Namespace ns, UpdateNamespacePropertiesRequest r) {
