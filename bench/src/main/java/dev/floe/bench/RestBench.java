@@ -23,14 +23,17 @@ import org.apache.iceberg.rest.RESTCatalog;
 
 /**
  * Floe's REST catalog as other engines use it (issue 22), side by side in one run on the same table: small queries
- * (a point lookup, a filtered aggregate, a top-N) and a full aggregate through Floe's own PostgreSQL port (pgjdbc)
- * and through Spark local over Floe's REST catalog (a child JVM with the bench-spark module's classpath, as
- * MutationBench's Spark); Spark's start-up; and the freshness of a table with a tail as a REST client sees it:
- * from an INSERT's acknowledgement to the first REST load whose table holds the row, at the default bound
- * ({@code floe.tail.rest-freshness-ms} = 1000) and at 200 ms.
+ * (a point lookup, a filtered aggregate, a top-N) and a full aggregate through Floe's own PostgreSQL port (pgjdbc),
+ * through Spark local over Floe's REST catalog (a child JVM with the bench-spark module's classpath, as
+ * MutationBench's Spark) and through Trino (the trino-server tarball, started with the trino-harness module);
+ * their start-ups; and the freshness of a table with a tail: from an INSERT's acknowledgement to the first REST load
+ * whose table holds the row, at the default bound ({@code floe.tail.rest-freshness-ms} = 1000) and at 200 ms, and to
+ * the first Trino query that counts it.
  */
 public final class RestBench {
   private RestBench() {}
+
+  static final String TRINO_VERSION = "476";
 
   public static void main(String[] args) throws Exception {
     long rows = 10_000_000;
@@ -41,6 +44,8 @@ public final class RestBench {
     Path out = Path.of("bench/RESULTS.md");
     Path sparkClasspath = Path.of("bench/target/spark-classpath.txt");
     String label = "";
+    Path trinoTarball = Path.of(System.getProperty("user.home"), ".m2", "repository", "io", "trino", "trino-server",
+        TRINO_VERSION, "trino-server-" + TRINO_VERSION + ".tar.gz");
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--rows" -> rows = Long.parseLong(args[++i].replace("_", ""));
@@ -51,6 +56,7 @@ public final class RestBench {
         case "--out" -> out = Path.of(args[++i]);
         case "--spark-classpath" -> sparkClasspath = Path.of(args[++i]);
         case "--label" -> label = args[++i];
+        case "--trino-tarball" -> trinoTarball = Path.of(args[++i]);
         default -> throw new IllegalArgumentException("unknown argument " + args[i]);
       }
     }
@@ -76,6 +82,10 @@ public final class RestBench {
     final long rowCount = rows;
     final Path classpathFile = sparkClasspath;
     final Path scratch = data.resolve("rest-spark-scratch");
+    final Path tarball = trinoTarball;
+    Map<String, double[]> trinoMs = new LinkedHashMap<>();
+    String[] trinoInfo = {"", ""}; // start-up ms, why not
+    List<Double> trinoFreshness = new ArrayList<>();
     StartupBench.serveUntilListening(floe + " serve -w " + warehouse + " --pg-port 0 --rest-port " + restPort
         + " --maintain-ms 0", (pid, port) -> {
           try (Connection c = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + port + "/floe", "floe", "");
@@ -105,10 +115,12 @@ public final class RestBench {
           for (long bound : new long[] {1000, 200}) {
             freshness.add(freshness(port, restUri, bound, appendCount));
           }
+          trino(tarball, data.resolve("trino"), restUri, port, n, queries, trinoMs, trinoInfo, trinoFreshness,
+              appendCount);
         });
 
     StringBuilder md = new StringBuilder();
-    md.append("## REST catalog: Floe's PostgreSQL port vs Spark over Floe's REST catalog — ").append(LocalDate.now())
+    md.append("## REST catalog: Floe's PostgreSQL port vs Spark and Trino over Floe's REST catalog — ").append(LocalDate.now())
         .append(label.isEmpty() ? "" : " (" + label + ")").append("\n\n");
     md.append("- Command: `bench/run rest").append(args.length == 0 ? "" : " " + String.join(" ", args)).append("`\n");
     md.append("- Machine: ").append(QueryBench.machine()).append("; ").append(sparkInfo[1].isEmpty() ? "Spark: "
@@ -117,14 +129,23 @@ public final class RestBench {
         + "double, note text) in a warehouse served by `floe serve` (bin/floe); the same table read by Floe through "
         + "pgjdbc (median of %d after a warm-up) and by Spark through the REST catalog (median of %d after a "
         + "warm-up, every row collected; Spark's start-up: %s ms).%n%n", rows, runs, sparkRuns, sparkInfo[0]));
-    md.append("| query | Floe (pgwire) | Spark over REST | Spark / Floe |\n|---|---:|---:|---:|\n");
+    md.append(trinoInfo[1].isEmpty() ? String.format(Locale.ROOT, "- Trino %s (the trino-server tarball, Iceberg "
+        + "connector on the REST catalog, `fs.hadoop.enabled`), started once: ready %s ms after its launch; the same "
+        + "queries through trino-jdbc (median of %d after a warm-up).%n", TRINO_VERSION, trinoInfo[0], runs)
+        : "- Trino: not measured (" + trinoInfo[1] + ")\n");
+    md.append("\n| query | Floe (pgwire) | Spark over REST | Trino over REST | Spark / Floe | Trino / Floe |\n"
+        + "|---|---:|---:|---:|---:|---:|\n");
     for (String q : queries.keySet()) {
       double f = StartupBench.median(toList(floeMs.get(q)));
       double[] s = sparkMs.get(q);
       double sm = s == null ? Double.NaN : StartupBench.median(toList(s));
-      md.append(String.format(Locale.ROOT, "| %s | %.2f ms | %s | %s |%n", q, f,
+      double[] t = trinoMs.get(q);
+      double tm = t == null ? Double.NaN : StartupBench.median(toList(t));
+      md.append(String.format(Locale.ROOT, "| %s | %.2f ms | %s | %s | %s | %s |%n", q, f,
           s == null ? "—" : String.format(Locale.ROOT, "%.1f ms", sm),
-          s == null ? "—" : String.format(Locale.ROOT, "%.0f×", sm / f)));
+          t == null ? "—" : String.format(Locale.ROOT, "%.1f ms", tm),
+          s == null ? "—" : String.format(Locale.ROOT, "%.0f×", sm / f),
+          t == null ? "—" : String.format(Locale.ROOT, "%.0f×", tm / f)));
     }
     md.append(String.format(Locale.ROOT, "%nFreshness of a table with a tail through the REST catalog: %d one-row "
         + "INSERTs through pgjdbc at random intervals, each followed by REST loads (Iceberg's RESTCatalog, every "
@@ -137,6 +158,13 @@ public final class RestBench {
       java.util.Arrays.sort(v);
       md.append(String.format(Locale.ROOT, "| %d | %.0f ms | %.0f ms | %.0f ms |%n", bounds[i], v[v.length / 2],
           v[Math.min(v.length - 1, (int) Math.ceil(v.length * 0.99) - 1)], v[v.length - 1]));
+    }
+    if (!trinoFreshness.isEmpty()) {
+      double[] v = trinoFreshness.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+      md.append(String.format(Locale.ROOT, "%nThe same as Trino sees it (default bound; each INSERT followed by "
+          + "`SELECT count(*)` in Trino every 20 ms until it counts the row): p50 %.0f ms, p99 %.0f ms, max %.0f ms "
+          + "(%d appends).%n", v[v.length / 2], v[Math.min(v.length - 1, (int) Math.ceil(v.length * 0.99) - 1)],
+          v[v.length - 1], v.length));
     }
     md.append('\n');
     System.out.print(md);
@@ -201,6 +229,68 @@ public final class RestBench {
       info[2] = "the Spark child exited with " + p.exitValue();
     }
     TransactionBench.deleteTree(scratch);
+  }
+
+  /**
+   * Trino over the REST catalog: started once (if a Java 24+ and the tarball are there), the queries timed through
+   * trino-jdbc, then the freshness of a tail table as a Trino query sees it.
+   */
+  private static void trino(Path tarball, Path root, String restUri, int pgPort, int runs, Map<String, String> queries,
+      Map<String, double[]> ms, String[] info, List<Double> freshness, int appends) throws Exception {
+    java.util.Optional<Path> java = dev.floe.trino.TrinoServerProcess.findJava();
+    if (java.isEmpty() || !Files.isRegularFile(tarball)) {
+      info[1] = java.isEmpty() ? "no Java 24+ JDK" : "no tarball at " + tarball
+          + " (the trino-tests module's build downloads it)";
+      return;
+    }
+    Path home = dev.floe.trino.TrinoServerProcess.unpacked(tarball, root, TRINO_VERSION);
+    Path run = root.resolve("run");
+    TransactionBench.deleteTree(run);
+    long t0 = System.nanoTime();
+    try (dev.floe.trino.TrinoServerProcess trino = new dev.floe.trino.TrinoServerProcess(java.get(), home, run,
+        Map.of("floe", dev.floe.trino.TrinoServerProcess.catalogProperties(restUri)));
+        Connection c = trino.connect(); Statement st = c.createStatement()) {
+      info[0] = String.format(Locale.ROOT, "%.0f", (System.nanoTime() - t0) / 1e6);
+      for (Map.Entry<String, String> q : queries.entrySet()) {
+        String sql = q.getValue().replace("{t}", "floe.public.events");
+        drain(st, sql); // warm
+        double[] v = new double[runs];
+        for (int i = 0; i < runs; i++) {
+          long t = System.nanoTime();
+          drain(st, sql);
+          v[i] = (System.nanoTime() - t) / 1e6;
+        }
+        ms.put(q.getKey(), v);
+      }
+      try (Connection pg = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + pgPort + "/floe", "floe", "");
+          Statement ps = pg.createStatement()) {
+        ps.execute("CREATE TABLE ticks_trino (n bigint) WITH (tail = true)");
+        Random random = new Random(7);
+        for (int i = 0; i < appends; i++) {
+          Thread.sleep(random.nextInt(300));
+          ps.executeUpdate("INSERT INTO ticks_trino VALUES (" + i + ")");
+          long t = System.nanoTime();
+          while (true) {
+            try (ResultSet rs = st.executeQuery("SELECT count(*) FROM floe.public.ticks_trino")) {
+              rs.next();
+              if (rs.getLong(1) >= i + 1) {
+                break;
+              }
+            }
+            Thread.sleep(20);
+          }
+          freshness.add((System.nanoTime() - t) / 1e6);
+        }
+      }
+    }
+  }
+
+  private static void drain(Statement st, String sql) throws java.sql.SQLException {
+    try (ResultSet rs = st.executeQuery(sql)) {
+      while (rs.next()) {
+        rs.getObject(1);
+      }
+    }
   }
 
   /** Milliseconds from each one-row INSERT into a tail table to the first REST load whose table holds it. */

@@ -30,18 +30,19 @@ import java.util.stream.Stream;
  * cores for the whole distribution; this server's {@code plugin.dir} holds a link to the Iceberg plugin only, and
  * starts in ~15 s.
  *
- * <p>Trino needs Java 24 or newer: {@link #findJava()} looks for one.
+ * <p>Trino needs Java 24 or newer: {@link #findJava()} looks for one. Used by the trino-tests module and by
+ * {@code bench/run rest}.
  */
-final class TrinoServerProcess implements AutoCloseable {
-  final Process process;
-  final int port;
-  final Path log;
+public final class TrinoServerProcess implements AutoCloseable {
+  public final Process process;
+  public final int port;
+  public final Path log;
 
   /**
    * Starts Trino with a catalog file {@code etc/catalog/NAME.properties} for each of {@code catalogs}, and waits
    * until it runs queries.
    */
-  TrinoServerProcess(Path javaHome, Path home, Path runDir, Map<String, List<String>> catalogs)
+  public TrinoServerProcess(Path javaHome, Path home, Path runDir, Map<String, List<String>> catalogs)
       throws IOException, InterruptedException {
     try (ServerSocket s = new ServerSocket(0)) {
       port = s.getLocalPort();
@@ -83,7 +84,7 @@ final class TrinoServerProcess implements AutoCloseable {
    * {@code local://} locations and fails on those with "No factory for location", while the Hadoop file system reads
    * a path without a scheme as a local file.
    */
-  static List<String> catalogProperties(String restUri) {
+  public static List<String> catalogProperties(String restUri) {
     return List.of("connector.name=iceberg", "iceberg.catalog.type=rest", "iceberg.rest-catalog.uri=" + restUri,
         "fs.hadoop.enabled=true");
   }
@@ -92,7 +93,7 @@ final class TrinoServerProcess implements AutoCloseable {
    * The catalog for a {@code floe serve --auth scram-sha-256}: Trino gets its token with OAuth2's client-credentials
    * grant from Floe's token endpoint, as a {@code floe user}.
    */
-  static List<String> catalogProperties(String restUri, String user, String password) {
+  public static List<String> catalogProperties(String restUri, String user, String password) {
     List<String> p = new ArrayList<>(catalogProperties(restUri));
     p.addAll(List.of("iceberg.rest-catalog.security=OAUTH2", "iceberg.rest-catalog.oauth2.credential=" + user + ":"
         + password, "iceberg.rest-catalog.oauth2.server-uri=" + restUri + "/v1/oauth/tokens"));
@@ -121,14 +122,14 @@ final class TrinoServerProcess implements AutoCloseable {
     throw new IllegalStateException("Trino did not run a query within 240 s (last: " + last + "):\n" + tail());
   }
 
-  Connection connect() throws SQLException {
+  public Connection connect() throws SQLException {
     Properties p = new Properties();
     p.setProperty("user", "floe-tests");
     return DriverManager.getConnection("jdbc:trino://127.0.0.1:" + port + "/floe", p);
   }
 
   /** The last lines of the server's log. */
-  String tail() {
+  public String tail() {
     try {
       List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
       return String.join("\n", lines.subList(Math.max(0, lines.size() - 60), lines.size()));
@@ -159,7 +160,7 @@ final class TrinoServerProcess implements AutoCloseable {
    * The unpacked server under {@code root}: unpacked from the tarball by {@code tar} on the first run (~6 s), found
    * there on later ones.
    */
-  static Path unpacked(Path tarball, Path root, String version) throws IOException, InterruptedException {
+  public static Path unpacked(Path tarball, Path root, String version) throws IOException, InterruptedException {
     Path home = root.resolve("trino-server-" + version);
     Path done = root.resolve("trino-server-" + version + ".unpacked");
     if (Files.exists(done) && Files.isDirectory(home.resolve("plugin").resolve("iceberg"))) {
@@ -190,7 +191,7 @@ final class TrinoServerProcess implements AutoCloseable {
    * A JDK of Java 24 or newer: {@code -Dtrino.java.home} or {@code TRINO_JAVA_HOME} if set, then Temurin 25 where
    * this project's machines have it, then any JDK under /usr/lib/jvm, then {@code JAVA_HOME}.
    */
-  static Optional<Path> findJava() {
+  public static Optional<Path> findJava() {
     List<Path> candidates = new ArrayList<>();
     Optional.ofNullable(System.getProperty("trino.java.home")).ifPresent(p -> candidates.add(Path.of(p)));
     Optional.ofNullable(System.getenv("TRINO_JAVA_HOME")).ifPresent(p -> candidates.add(Path.of(p)));
@@ -205,7 +206,7 @@ final class TrinoServerProcess implements AutoCloseable {
   }
 
   /** The feature version a JDK's {@code release} file names, or 0. */
-  static int javaMajor(Path home) {
+  public static int javaMajor(Path home) {
     if (!Files.isExecutable(home.resolve("bin").resolve("java"))) {
       return 0;
     }
@@ -222,7 +223,7 @@ final class TrinoServerProcess implements AutoCloseable {
     return 0;
   }
 
-  static void deleteTree(Path dir) throws IOException {
+  public static void deleteTree(Path dir) throws IOException {
     if (!Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
       return;
     }
