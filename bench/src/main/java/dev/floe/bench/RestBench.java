@@ -69,7 +69,11 @@ public final class RestBench {
     Random random = new Random(42);
     long id = random.nextLong(rows);
     queries.put("point lookup by id", "SELECT * FROM {t} WHERE id = " + id);
-    queries.put("filtered aggregate", "SELECT count(*), sum(amount) FROM {t} WHERE category = 7");
+    long from = random.nextLong(rows - 10_000);
+    queries.put("aggregate of a key range (10,000 rows)", "SELECT count(*), sum(amount) FROM {t} WHERE id BETWEEN "
+        + from + " AND " + (from + 9_999));
+    queries.put("filtered aggregate (10% of the rows, all files)", "SELECT count(*), sum(amount) FROM {t} "
+        + "WHERE category = 7");
     queries.put("top-10 by amount", "SELECT id, amount FROM {t} ORDER BY amount DESC LIMIT 10");
     queries.put("full aggregate", "SELECT count(*), sum(amount), avg(amount), max(note) FROM {t}");
     Map<String, double[]> floeMs = new LinkedHashMap<>();
