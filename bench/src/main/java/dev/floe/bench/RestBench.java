@@ -87,10 +87,11 @@ public final class RestBench {
     final Path classpathFile = sparkClasspath;
     final Path scratch = data.resolve("rest-spark-scratch");
     final Path tarball = trinoTarball;
+    final Path trinoRoot = data.resolve("trino");
     Map<String, double[]> trinoMs = new LinkedHashMap<>();
     String[] trinoInfo = {"", ""}; // start-up ms, why not
     List<Double> trinoFreshness = new ArrayList<>();
-    StartupBench.serveUntilListening(floe + " serve -w " + warehouse + " --pg-port 0 --rest-port " + restPort
+    double floeStart = StartupBench.serveUntilListening(floe + " serve -w " + warehouse + " --pg-port 0 --rest-port " + restPort
         + " --maintain-ms 0", (pid, port) -> {
           try (Connection c = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + port + "/floe", "floe", "");
               Statement st = c.createStatement()) {
@@ -119,7 +120,7 @@ public final class RestBench {
           for (long bound : new long[] {1000, 200}) {
             freshness.add(freshness(port, restUri, bound, appendCount));
           }
-          trino(tarball, data.resolve("trino"), restUri, port, n, queries, trinoMs, trinoInfo, trinoFreshness,
+          trino(tarball, trinoRoot, restUri, port, n, queries, trinoMs, trinoInfo, trinoFreshness,
               appendCount);
         });
 
@@ -132,10 +133,13 @@ public final class RestBench {
     md.append(String.format(Locale.ROOT, "- One table of %,d rows (`events`: id bigint sorted, category, amount "
         + "double, note text) in a warehouse served by `floe serve` (bin/floe); the same table read by Floe through "
         + "pgjdbc (median of %d after a warm-up) and by Spark through the REST catalog (median of %d after a "
-        + "warm-up, every row collected; Spark's start-up: %s ms).%n%n", rows, runs, sparkRuns, sparkInfo[0]));
+        + "warm-up, every row collected).%n", rows, runs, sparkRuns));
+    md.append(String.format(Locale.ROOT, "- Start-up: `floe serve` until it listens %.0f ms; Spark's session %s ms; "
+        + "Trino until it runs a query %s ms.%n", floeStart, sparkInfo[0].isEmpty() ? "—" : sparkInfo[0],
+        trinoInfo[0].isEmpty() ? "—" : trinoInfo[0]));
     md.append(trinoInfo[1].isEmpty() ? String.format(Locale.ROOT, "- Trino %s (the trino-server tarball, Iceberg "
-        + "connector on the REST catalog, `fs.hadoop.enabled`), started once: ready %s ms after its launch; the same "
-        + "queries through trino-jdbc (median of %d after a warm-up).%n", TRINO_VERSION, trinoInfo[0], runs)
+        + "connector on the REST catalog, `fs.hadoop.enabled`), started once; the same queries through trino-jdbc "
+        + "(median of %d after a warm-up).%n", TRINO_VERSION, runs)
         : "- Trino: not measured (" + trinoInfo[1] + ")\n");
     md.append("\n| query | Floe (pgwire) | Spark over REST | Trino over REST | Spark / Floe | Trino / Floe |\n"
         + "|---|---:|---:|---:|---:|---:|\n");
@@ -257,7 +261,7 @@ public final class RestBench {
       info[0] = String.format(Locale.ROOT, "%.0f", (System.nanoTime() - t0) / 1e6);
       for (Map.Entry<String, String> q : queries.entrySet()) {
         String sql = q.getValue().replace("{t}", "floe.public.events");
-        drain(st, sql); // warm
+        dev.floe.trino.TrinoServerProcess.awaitScan(st, sql); // warm (and wait for Trino's scheduler)
         double[] v = new double[runs];
         for (int i = 0; i < runs; i++) {
           long t = System.nanoTime();

@@ -47,6 +47,8 @@ public final class TrinoServerProcess implements AutoCloseable {
     try (ServerSocket s = new ServerSocket(0)) {
       port = s.getLocalPort();
     }
+    runDir = runDir.toAbsolutePath(); // Trino runs in another directory: its configuration names absolute paths
+    home = home.toAbsolutePath();
     Path etc = Files.createDirectories(runDir.resolve("etc"));
     Path data = Files.createDirectories(runDir.resolve("data"));
     Path plugins = Files.createDirectories(runDir.resolve("plugin"));
@@ -98,6 +100,27 @@ public final class TrinoServerProcess implements AutoCloseable {
     p.addAll(List.of("iceberg.rest-catalog.security=OAUTH2", "iceberg.rest-catalog.oauth2.credential=" + user + ":"
         + password, "iceberg.rest-catalog.oauth2.server-uri=" + restUri + "/v1/oauth/tokens"));
     return p;
+  }
+
+  /**
+   * Runs {@code sql} (a scan of a connector's table) until Trino schedules it: for some seconds after the node is
+   * active, its scheduler's view of the nodes may still be empty ("No nodes available to run query").
+   */
+  public static void awaitScan(Statement st, String sql) throws SQLException, InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (true) {
+      try (ResultSet rs = st.executeQuery(sql)) {
+        while (rs.next()) {
+          rs.getObject(1);
+        }
+        return;
+      } catch (SQLException e) {
+        if (!String.valueOf(e.getMessage()).contains("No nodes available") || System.nanoTime() > deadline) {
+          throw e;
+        }
+        Thread.sleep(500);
+      }
+    }
   }
 
   private void awaitQueries(long start) throws InterruptedException, IOException {
