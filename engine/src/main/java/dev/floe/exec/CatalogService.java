@@ -115,11 +115,12 @@ public final class CatalogService {
     }
     org.apache.iceberg.Table table;
     try {
-      table = catalog().loadTable(id);
-    } catch (org.apache.iceberg.exceptions.NoSuchTableException e) {
-      return 0; // the load that follows says so
+      // the engine's cached table, read again only when its pointer moved: no second parse of the metadata
+      table = engine.tables().current(id).orElse(null);
+    } catch (RuntimeException e) {
+      return 0; // the load that follows reports what is wrong
     }
-    if (!dev.floe.tail.TailLog.hasTail(table)) {
+    if (table == null || !dev.floe.tail.TailLog.hasTail(table)) {
       return 0;
     }
     long bound = org.apache.iceberg.util.PropertyUtil.propertyAsLong(table.properties(),
