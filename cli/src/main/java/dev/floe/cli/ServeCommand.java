@@ -24,7 +24,8 @@ import picocli.CommandLine.Spec;
  * refused). Every option also has an environment variable (docs/server.md).
  */
 @Command(name = "serve", mixinStandardHelpOptions = true, versionProvider = Version.class,
-    description = {"Serve a warehouse over the PostgreSQL wire protocol (psql, JDBC, psycopg, ...).",
+    description = {"Serve a warehouse over the PostgreSQL wire protocol (psql, JDBC, psycopg, ...) and as an Iceberg "
+        + "REST catalog (Spark, Trino, ...).",
         "Connect with: psql postgresql://127.0.0.1:5433/floe"})
 final class ServeCommand implements Callable<Integer> {
   /** The settings a config file may hold. */
