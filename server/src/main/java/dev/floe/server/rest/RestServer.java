@@ -157,8 +157,14 @@ public final class RestServer implements AutoCloseable {
           user = authenticate(exchange);
         }
         byte[] body = readBody(exchange);
+        long start = System.nanoTime();
         CatalogRoutes.Reply reply = routes.route(method, path, query(exchange), body, header(exchange,
             "If-None-Match"));
+        if (!method.equals("GET") && !method.equals("HEAD")) {
+          // what other engines changed, one line each (reads are not logged)
+          LOG.info("event=rest_change method={} path={} user={} status={} ms={}", method, path, user, reply.status(),
+              (System.nanoTime() - start) / 1_000_000);
+        }
         send(exchange, reply);
       } catch (RuntimeException e) {
         ErrorResponse error = RestErrors.map(e);
