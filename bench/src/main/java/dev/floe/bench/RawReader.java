@@ -76,25 +76,19 @@ final class RawReader implements AutoCloseable {
     message('E', execute);
     message('H', new byte[0]);
     out.flush();
-    long rows = 0;
-    long bytes = 0;
-    while (true) {
-      int type = next();
-      bytes += 5 + length;
-      if (type == 'D') {
-        rows++;
-      } else if (type == 's') {
-        message('E', execute);
-        message('H', new byte[0]);
-        out.flush();
-      } else if (type == 'C') {
-        break;
-      }
-    }
+    Drained portal = drainUntil('C', () -> { // each PortalSuspended asks for the next batch
+      message('E', execute);
+      message('H', new byte[0]);
+      out.flush();
+    });
     message('S', new byte[0]);
     out.flush();
     Drained rest = drainUntilReady();
-    return new Drained(rows + rest.dataRows(), bytes + rest.bytes());
+    return new Drained(portal.dataRows() + rest.dataRows(), portal.bytes() + rest.bytes());
+  }
+
+  private interface Suspended {
+    void resume() throws IOException;
   }
 
   private int length;
@@ -118,6 +112,11 @@ final class RawReader implements AutoCloseable {
   }
 
   private Drained drainUntilReady() throws IOException {
+    return drainUntil('Z', () -> { });
+  }
+
+  /** Reads messages up to one of type {@code end}, counting DataRows and bytes. */
+  private Drained drainUntil(char end, Suspended suspended) throws IOException {
     long rows = 0;
     long bytes = 0;
     while (true) {
@@ -125,7 +124,9 @@ final class RawReader implements AutoCloseable {
       bytes += 5 + length;
       if (type == 'D') {
         rows++;
-      } else if (type == 'Z') {
+      } else if (type == 's') {
+        suspended.resume();
+      } else if (type == end) {
         return new Drained(rows, bytes);
       }
     }

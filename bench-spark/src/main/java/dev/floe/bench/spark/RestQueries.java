@@ -27,17 +27,7 @@ public final class RestQueries {
     int runs = Integer.parseInt(args[2]);
     Files.createDirectories(scratch);
     long t0 = System.nanoTime();
-    SparkSession spark = SparkSession.builder()
-        .appName("floe-bench-spark-rest")
-        .master("local[2]")
-        .config("spark.ui.enabled", "false")
-        .config("spark.sql.shuffle.partitions", "2")
-        .config("spark.default.parallelism", "2")
-        .config("spark.driver.host", "127.0.0.1")
-        .config("spark.driver.bindAddress", "127.0.0.1")
-        .config("spark.sql.session.timeZone", "UTC")
-        .config("spark.sql.warehouse.dir", scratch.resolve("spark-sql-warehouse").toString())
-        .config("spark.sql.extensions", "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions")
+    SparkSession spark = LocalSpark.builder("floe-bench-spark-rest", scratch)
         .config("spark.sql.catalog.floe", "org.apache.iceberg.spark.SparkCatalog")
         .config("spark.sql.catalog.floe.type", "rest")
         .config("spark.sql.catalog.floe.uri", uri)

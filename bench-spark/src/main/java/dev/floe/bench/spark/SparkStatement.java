@@ -54,17 +54,7 @@ public final class SparkStatement {
     Files.createDirectories(scratch);
 
     long t0 = System.nanoTime();
-    SparkSession spark = SparkSession.builder()
-        .appName("floe-bench-spark")
-        .master("local[2]")
-        .config("spark.ui.enabled", "false")
-        .config("spark.sql.shuffle.partitions", "2")
-        .config("spark.default.parallelism", "2")
-        .config("spark.driver.host", "127.0.0.1")
-        .config("spark.driver.bindAddress", "127.0.0.1")
-        .config("spark.sql.session.timeZone", "UTC")
-        .config("spark.sql.warehouse.dir", scratch.resolve("spark-sql-warehouse").toString())
-        .config("spark.sql.extensions", "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions")
+    SparkSession spark = LocalSpark.builder("floe-bench-spark", scratch)
         .config("spark.sql.catalog.floe", "org.apache.iceberg.spark.SparkCatalog")
         .config("spark.sql.catalog.floe.catalog-impl", "org.apache.iceberg.jdbc.JdbcCatalog")
         .config("spark.sql.catalog.floe.uri", "jdbc:sqlite:" + warehouse.resolve("catalog.db"))
