@@ -84,7 +84,9 @@ public final class CatalogService {
     checkNameFree(id);
     String where = catalog().newTableLocation(id);
     if (location != null && !location.isBlank()) {
-      requestedLocation(location); // checked; kept as the client wrote it (engines compare it with what they asked)
+      // checked as CREATE TABLE ... WITH (location) is; kept as the client wrote it (engines compare it with what
+      // they asked)
+      engine.tables().checkedLocation(location, id);
       where = location.strip();
     }
     TableMetadata metadata = TableMetadata.newTableMetadata(schema,
@@ -224,23 +226,6 @@ public final class CatalogService {
       }
     }
     catalog().registerTable(id, metadataLocation);
-  }
-
-  /**
-   * A location a client asked a new table to have: checked as CREATE TABLE ... WITH (location) checks it
-   * (inside the warehouse or a storage root, its own directory).
-   */
-  public String requestedLocation(String location) {
-    return engine.locations().requested(location, catalog().tableLocations().keySet().stream()
-        .collect(java.util.stream.Collectors.toMap(id -> id, id -> tableLocation(id))));
-  }
-
-  private String tableLocation(TableIdentifier id) {
-    try {
-      return catalog().loadTable(id).location();
-    } catch (RuntimeException e) {
-      return ""; // unreadable: nothing to overlap with
-    }
   }
 
   /** The table's and its files' locations in a table's metadata, each inside the warehouse. */
