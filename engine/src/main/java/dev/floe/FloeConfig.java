@@ -20,9 +20,12 @@ import java.util.Optional;
  * @param beforeCommit run on the committing thread each time a change to a table, its files written, is
  *     about to take the table's commit lock: for tests that make two commits overlap deterministically;
  *     empty by default
+ * @param remoteCatalog a remote Iceberg REST catalog that holds the tables, views and namespaces; empty to
+ *     keep them in the warehouse's own {@code catalog.db} (the default)
  */
 public record FloeConfig(Path warehouse, String catalogName, boolean readOnly, Optional<String> memoryLimit,
-    int threads, boolean fenced, java.util.List<Path> storageRoots, Optional<Runnable> beforeCommit) {
+    int threads, boolean fenced, java.util.List<Path> storageRoots, Optional<Runnable> beforeCommit,
+    Optional<RemoteCatalog> remoteCatalog) {
 
   public static final String DEFAULT_CATALOG = "floe";
 
@@ -31,6 +34,7 @@ public record FloeConfig(Path warehouse, String catalogName, boolean readOnly, O
     Objects.requireNonNull(catalogName, "catalogName");
     Objects.requireNonNull(memoryLimit, "memoryLimit");
     Objects.requireNonNull(beforeCommit, "beforeCommit");
+    Objects.requireNonNull(remoteCatalog, "remoteCatalog");
     storageRoots = java.util.List.copyOf(storageRoots);
     for (Path root : storageRoots) {
       if (!root.isAbsolute()) {
@@ -59,6 +63,7 @@ public record FloeConfig(Path warehouse, String catalogName, boolean readOnly, O
     private boolean fenced;
     private final java.util.List<Path> storageRoots = new java.util.ArrayList<>();
     private Runnable beforeCommit;
+    private RemoteCatalog remoteCatalog;
 
     private Builder(Path warehouse) {
       this.warehouse = Objects.requireNonNull(warehouse, "warehouse");
@@ -102,9 +107,15 @@ public record FloeConfig(Path warehouse, String catalogName, boolean readOnly, O
       return this;
     }
 
+    /** Keeps the tables in a remote REST catalog (see {@link FloeConfig#remoteCatalog()}). */
+    public Builder remoteCatalog(RemoteCatalog catalog) {
+      this.remoteCatalog = Objects.requireNonNull(catalog, "catalog");
+      return this;
+    }
+
     public FloeConfig build() {
       return new FloeConfig(warehouse, catalogName, readOnly, Optional.ofNullable(memoryLimit), threads, fenced,
-          storageRoots, Optional.ofNullable(beforeCommit));
+          storageRoots, Optional.ofNullable(beforeCommit), Optional.ofNullable(remoteCatalog));
     }
   }
 }

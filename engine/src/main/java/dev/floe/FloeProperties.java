@@ -68,6 +68,13 @@ public final class FloeProperties {
   public static final String TAIL_PREFIX = "floe.tail.";
 
   /**
+   * The warehouse whose log holds the table's tail (its identity, {@code .floe/catalog-id}): only that Floe
+   * appends to, seals and protects the tail; another Floe on the same catalog (a REST catalog two Floes share)
+   * reads the sealed rows and refuses writes. Absent on tails made before it: the tail is the local one's.
+   */
+  public static final String TAIL_OWNER = "floe.tail.owner";
+
+  /**
    * Every row with a lower offset is in the table's files (or was deleted there); also the snapshot
    * summary key of a seal's commit.
    */

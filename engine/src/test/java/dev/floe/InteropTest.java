@@ -544,7 +544,7 @@ class InteropTest {
 
   /**
    * Floe and another catalog client committing to one table in turn. After a JdbcCatalog commit the
-   * table's metadata file is {@code 0000N-<uuid>.metadata.json}; SqliteTableOperations.nextVersion reads
+   * table's metadata file is {@code 0000N-<uuid>.metadata.json}; FloeTableOperations.nextVersion reads
    * N from that name and writes {@code v<N+1>.metadata.json}, which Floe already wrote earlier (JdbcCatalog
    * restarts its numbering at 00000 after Floe's {@code v<N>} names), so the exclusive create fails, every
    * retry fails the same way, and the INSERT ends in 40001 with nothing committed, for good.

@@ -28,7 +28,7 @@ import org.apache.iceberg.catalog.Namespace;
  * the connection is used only inside {@link #call}, {@link #run} and {@link #transaction}, which hold the
  * monitor for one statement (or one transaction) and never across calls, so a caller never holds it
  * while doing file I/O or reading Iceberg metadata. The per-table commit lock
- * ({@code commit.Committer.lock}) and {@link SqliteTableOperations}' monitor are taken before it, never
+ * ({@code commit.Committer.lock}) and {@link FloeTableOperations}' monitor are taken before it, never
  * while it is held.
  */
 final class CatalogDatabase {
@@ -206,27 +206,39 @@ final class CatalogDatabase {
    * an emptied or replaced catalog.db is noticed, see {@link Warehouse}); empty if it carries none.
    */
   Optional<String> catalogId() {
+    return meta("catalog-id");
+  }
+
+  void setCatalogId(String id) {
+    setMeta("catalog-id", id);
+  }
+
+  /** One of the warehouse's own settings in {@code floe_meta}; empty if it has none. */
+  Optional<String> meta(String key) {
     return call(conn -> {
-      try (Statement st = conn.createStatement();
-          ResultSet rs = st.executeQuery("SELECT value FROM floe_meta WHERE key = 'catalog-id'")) {
-        return rs.next() ? Optional.ofNullable(rs.getString(1)) : Optional.empty();
+      try (PreparedStatement ps = conn.prepareStatement("SELECT value FROM floe_meta WHERE key = ?")) {
+        ps.setString(1, key);
+        try (ResultSet rs = ps.executeQuery()) {
+          return rs.next() ? Optional.ofNullable(rs.getString(1)) : Optional.empty();
+        }
       } catch (SQLException e) {
         if (e.getMessage() != null && e.getMessage().contains("no such table")) {
           return Optional.empty();
         }
-        throw new SqliteCatalog.CatalogException("Cannot read the catalog: " + e.getMessage(), e);
+        throw new FloeCatalog.CatalogException("Cannot read the catalog: " + e.getMessage(), e);
       }
     });
   }
 
-  void setCatalogId(String id) {
+  void setMeta(String key, String value) {
     run(conn -> {
       try (PreparedStatement ps = conn.prepareStatement(
-          "INSERT OR REPLACE INTO floe_meta (key, value) VALUES ('catalog-id', ?)")) {
-        ps.setString(1, id);
+          "INSERT OR REPLACE INTO floe_meta (key, value) VALUES (?, ?)")) {
+        ps.setString(1, key);
+        ps.setString(2, value);
         ps.executeUpdate();
       } catch (SQLException e) {
-        throw new SqliteCatalog.CatalogException("Cannot write the catalog: " + e.getMessage(), e);
+        throw new FloeCatalog.CatalogException("Cannot write the catalog: " + e.getMessage(), e);
       }
     });
   }
@@ -240,7 +252,7 @@ final class CatalogDatabase {
         prepared.clear();
         conn.close();
       } catch (SQLException e) {
-        throw new SqliteCatalog.CatalogException("Cannot close catalog: " + e.getMessage(), e);
+        throw new FloeCatalog.CatalogException("Cannot close catalog: " + e.getMessage(), e);
       }
     });
   }

@@ -55,7 +55,7 @@ public final class CatalogRebuild {
       Files.deleteIfExists(root.resolve(".floe").resolve(Warehouse.ID_FILE));
       List<String> tables = new ArrayList<>();
       List<String> skipped = new ArrayList<>();
-      SqliteCatalog catalog = SqliteCatalog.open(catalogName, root, new LocalFileIO(), false);
+      FloeCatalog catalog = FloeCatalog.open(catalogName, root, new LocalFileIO(), false);
       try {
         catalog.createNamespace(Namespace.of(Warehouse.DEFAULT_NAMESPACE), Map.of());
         for (Path schemaDir : list(root)) {
@@ -80,7 +80,7 @@ public final class CatalogRebuild {
     }
   }
 
-  private static void register(SqliteCatalog catalog, String schema, Path tableDir, Path metadataDir,
+  private static void register(FloeCatalog catalog, String schema, Path tableDir, Path metadataDir,
       List<String> tables, List<String> skipped) throws IOException {
     String dirName = tableDir.getFileName().toString();
     Optional<Path> current = current(metadataDir);

@@ -1,6 +1,6 @@
 package dev.floe.catalog;
 
-import dev.floe.catalog.SqliteCatalog.CatalogException;
+import dev.floe.catalog.FloeCatalog.CatalogException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

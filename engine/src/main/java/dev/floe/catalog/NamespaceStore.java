@@ -2,7 +2,7 @@ package dev.floe.catalog;
 
 import static dev.floe.catalog.CatalogDatabase.namespaceString;
 
-import dev.floe.catalog.SqliteCatalog.CatalogException;
+import dev.floe.catalog.FloeCatalog.CatalogException;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -20,7 +20,7 @@ import org.apache.iceberg.catalog.Namespace;
  * it has a row in {@code iceberg_namespace_properties} (Floe writes {@code exists=true} when it creates
  * one) or any row in {@code iceberg_tables}. This class reads and writes those rows; the rules of
  * Iceberg's {@code SupportsNamespaces} (what must exist, what must be empty, read-only refusal) are
- * {@link SqliteCatalog}'s. Each method takes the database's lock once ({@link CatalogDatabase}), for
+ * {@link FloeCatalog}'s. Each method takes the database's lock once ({@link CatalogDatabase}), for
  * one statement, one batch, or its two reads.
  */
 final class NamespaceStore {

@@ -6,12 +6,12 @@ import org.apache.iceberg.exceptions.CommitStateUnknownException;
 
 /**
  * A SQLite transaction of the catalog that moves table pointers, and what its errors mean. Callers act
- * on them: a failed swap deletes the new metadata file ({@link SqliteTableOperations}), and the committer
+ * on them: a failed swap deletes the new metadata file ({@link FloeTableOperations}), and the committer
  * the change's files, which is only safe if the pointer did not move.
  *
  * <ul>
  *   <li>an error before the COMMIT (opening the transaction, the work, a rollback that works): nothing
- *       changed. The work's own exception, or {@link SqliteCatalog.CatalogException};
+ *       changed. The work's own exception, or {@link FloeCatalog.CatalogException};
  *   <li>the COMMIT itself: unknown. SQLite may have appended the transaction's commit frame to its
  *       write-ahead log before the error (a failed fsync of it), and sqlite-jdbc's {@code commit()} runs
  *       {@code BEGIN} after a COMMIT that succeeded, so its error can follow a durable commit:
@@ -42,7 +42,7 @@ final class PointerSwap {
       autoCommit = conn.getAutoCommit();
       conn.setAutoCommit(false);
     } catch (SQLException e) {
-      throw new SqliteCatalog.CatalogException("Cannot commit " + what + " to the catalog: " + e.getMessage(), e);
+      throw new FloeCatalog.CatalogException("Cannot commit " + what + " to the catalog: " + e.getMessage(), e);
     }
     try {
       boolean done;
@@ -51,7 +51,7 @@ final class PointerSwap {
       } catch (SQLException | RuntimeException e) {
         rollback(conn, what, e);
         throw e instanceof RuntimeException r ? r
-            : new SqliteCatalog.CatalogException("Cannot commit " + what + " to the catalog: " + e.getMessage(), e);
+            : new FloeCatalog.CatalogException("Cannot commit " + what + " to the catalog: " + e.getMessage(), e);
       }
       if (!done) {
         rollback(conn, what, null);
@@ -60,7 +60,7 @@ final class PointerSwap {
       try {
         conn.commit();
       } catch (SQLException e) {
-        throw new CommitStateUnknownException(new SqliteCatalog.CatalogException("SQLite's COMMIT of " + what
+        throw new CommitStateUnknownException(new FloeCatalog.CatalogException("SQLite's COMMIT of " + what
             + " failed, and may have taken effect: " + e.getMessage(), e));
       }
       return true;
@@ -78,7 +78,7 @@ final class PointerSwap {
     try {
       conn.rollback();
     } catch (SQLException e) {
-      CommitStateUnknownException unknown = new CommitStateUnknownException(new SqliteCatalog.CatalogException(
+      CommitStateUnknownException unknown = new CommitStateUnknownException(new FloeCatalog.CatalogException(
           "Cannot roll back " + what + " in the catalog: " + e.getMessage(), e));
       if (cause != null) {
         unknown.addSuppressed(cause);

@@ -1,6 +1,6 @@
 package dev.floe.catalog;
 
-import dev.floe.catalog.SqliteCatalog.CatalogException;
+import dev.floe.catalog.FloeCatalog.CatalogException;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -11,7 +11,7 @@ import java.util.List;
  * The {@code floe_sequences} rows of the catalog database: the counters behind serial and identity
  * columns ({@code exec.Sequences} hands their values out in blocks). Each method is one statement under
  * the database's lock ({@link CatalogDatabase}), so each change is durable when it returns. Whether the
- * catalog may be written is checked by {@link SqliteCatalog} before it calls in.
+ * catalog may be written is checked by {@link FloeCatalog} before it calls in.
  */
 final class SequenceStore {
   private final CatalogDatabase db;

@@ -2,7 +2,7 @@ package dev.floe.catalog;
 
 import static dev.floe.catalog.CatalogDatabase.namespaceString;
 
-import dev.floe.catalog.SqliteCatalog.CatalogException;
+import dev.floe.catalog.FloeCatalog.CatalogException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -133,10 +133,10 @@ final class TablePointers {
    * @return false if any table moved since its expected file was read
    * @throws CommitStateUnknownException when SQLite's COMMIT failed and may have taken effect
    */
-  boolean swapAll(List<SqliteTableOperations.Prepared> swaps, List<FileDigests.Digest> digests) {
+  boolean swapAll(List<FloeTableOperations.Prepared> swaps, List<FileDigests.Digest> digests) {
     CommitGate.pass();
     return db.transaction(swaps.size() + " tables", conn -> {
-      for (SqliteTableOperations.Prepared p : swaps) {
+      for (FloeTableOperations.Prepared p : swaps) {
         if (!swapLocked(conn, p.id(), p.expected(), p.location())) {
           return false;
         }

@@ -2,7 +2,7 @@ package dev.floe.catalog;
 
 import static dev.floe.catalog.CatalogDatabase.namespaceString;
 
-import dev.floe.catalog.SqliteCatalog.CatalogException;
+import dev.floe.catalog.FloeCatalog.CatalogException;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;

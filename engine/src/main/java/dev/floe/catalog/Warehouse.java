@@ -31,16 +31,18 @@ public final class Warehouse implements AutoCloseable {
   }
 
   private final Path root;
-  private final SqliteCatalog catalog;
+  private final FloeCatalog catalog;
   private final FileChannel lockChannel;
   private final FileLock lock;
   private final Locations locations;
   private final FileDigests digests;
+  private final String id;
 
-  private Warehouse(Path root, SqliteCatalog catalog, FileChannel lockChannel, FileLock lock, Locations locations) {
+  private Warehouse(Path root, FloeCatalog catalog, FileChannel lockChannel, FileLock lock, Locations locations) {
     this.root = root;
     this.locations = locations;
     this.digests = catalog.fileDigests();
+    this.id = catalog.catalogId().orElse("");
     this.catalog = catalog;
     this.lockChannel = lockChannel;
     this.lock = lock;
@@ -57,6 +59,20 @@ public final class Warehouse implements AutoCloseable {
 
   /** Opens or creates a warehouse whose tables may also be located under {@code storageRoots}. */
   public static Warehouse open(Path directory, String catalogName, boolean readOnly, java.util.List<Path> storageRoots) {
+    return open(directory, catalogName, readOnly, storageRoots, null);
+  }
+
+  /**
+   * Opens or creates a warehouse whose tables, views and namespaces are in the REST catalog {@code remote}
+   * (in its own catalog.db when null). The directory keeps what is Floe's alone; tables may be located under
+   * the remote catalog's {@code warehouse} too when that is a local directory.
+   */
+  public static Warehouse open(Path directory, String catalogName, boolean readOnly, java.util.List<Path> storageRoots,
+      dev.floe.RemoteCatalog remote) {
+    java.util.List<Path> roots = new java.util.ArrayList<>(storageRoots);
+    if (remote != null) {
+      localDirectory(remote.properties().get("warehouse")).ifPresent(roots::add);
+    }
     Path root = directory.toAbsolutePath().normalize();
     FileChannel channel = null;
     FileLock lock = null;
@@ -75,10 +91,10 @@ public final class Warehouse implements AutoCloseable {
       if (!readOnly && Files.exists(idFile) && (!Files.exists(db) || Files.size(db) == 0)) {
         throw catalogLost(root, "catalog.db is " + (Files.exists(db) ? "empty" : "missing"));
       }
-      SqliteCatalog catalog;
+      FloeCatalog catalog;
       try {
-        catalog = SqliteCatalog.open(catalogName, root, new LocalFileIO(), readOnly);
-      } catch (SqliteCatalog.CatalogException e) {
+        catalog = FloeCatalog.open(catalogName, root, new LocalFileIO(), readOnly, remote);
+      } catch (FloeCatalog.CatalogException e) {
         throw unreadable(root, e);
       }
       try {
@@ -87,7 +103,7 @@ public final class Warehouse implements AutoCloseable {
         catalog.close();
         throw e;
       }
-      Warehouse w = new Warehouse(root, catalog, channel, lock, new Locations(root, storageRoots));
+      Warehouse w = new Warehouse(root, catalog, channel, lock, new Locations(root, roots));
       if (!readOnly && !catalog.namespaceExists(Namespace.of(DEFAULT_NAMESPACE))) {
         catalog.createNamespace(Namespace.of(DEFAULT_NAMESPACE), Map.of());
       }
@@ -101,6 +117,17 @@ public final class Warehouse implements AutoCloseable {
       }
       throw e;
     }
+  }
+
+  /** A remote catalog's warehouse as a local directory, when it is one ({@code /dir} or {@code file:/dir}). */
+  private static java.util.Optional<Path> localDirectory(String warehouse) {
+    if (warehouse == null || warehouse.isBlank()) {
+      return java.util.Optional.empty();
+    }
+    String path = warehouse.startsWith("file:") ? java.net.URI.create(warehouse).getPath() : warehouse;
+    Path p = Path.of(path);
+    return p.isAbsolute() && Files.isDirectory(p) ? java.util.Optional.of(p.normalize())
+        : java.util.Optional.empty();
   }
 
   /** The writer lock of a warehouse, held by a process that changes it (see {@link #open}). */
@@ -157,12 +184,12 @@ public final class Warehouse implements AutoCloseable {
    * the catalog and {@code .floe/} each keep the warehouse's identity, and a catalog without the right one
    * is refused (a warehouse from before identities gets one now).
    */
-  private static void checkIdentity(SqliteCatalog catalog, Path idFile, boolean readOnly, Path root)
+  private static void checkIdentity(FloeCatalog catalog, Path idFile, boolean readOnly, Path root)
       throws IOException {
     java.util.Optional<String> inCatalog;
     try {
       inCatalog = catalog.catalogId();
-    } catch (SqliteCatalog.CatalogException e) {
+    } catch (FloeCatalog.CatalogException e) {
       throw unreadable(root, e);
     }
     java.util.Optional<String> inFile = Files.exists(idFile)
@@ -226,11 +253,16 @@ public final class Warehouse implements AutoCloseable {
     }
   }
 
+  /** The warehouse's identity (its catalog.db's and {@code .floe/catalog-id}'s); empty if it has none yet. */
+  public String id() {
+    return id;
+  }
+
   public Path root() {
     return root;
   }
 
-  public SqliteCatalog catalog() {
+  public FloeCatalog catalog() {
     return catalog;
   }
 

@@ -3,8 +3,8 @@ package dev.floe.commit;
 import dev.floe.FloeException;
 import dev.floe.SqlState;
 import dev.floe.catalog.FileDigests;
-import dev.floe.catalog.SqliteCatalog;
-import dev.floe.catalog.SqliteTableOperations;
+import dev.floe.catalog.FloeCatalog;
+import dev.floe.catalog.FloeTableOperations;
 import dev.floe.catalog.SwapCount;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -115,7 +115,7 @@ public final class Committer {
   /** How many times a change is rebased before its conflict stands (each time another commit won). */
   static final int REBASES = 4;
 
-  private final SqliteCatalog catalog;
+  private final FloeCatalog catalog;
   private final Planner planner;
   private final Rebaser rebaser;
   private final Runnable beforeCommit;
@@ -129,12 +129,12 @@ public final class Committer {
    * @param beforeCommit run on the committing thread before each commit takes its lock (null: nothing);
    *     tests make commits overlap with it ({@code FloeConfig.beforeCommit})
    */
-  public Committer(SqliteCatalog catalog, Planner planner, Runnable beforeCommit) {
+  public Committer(FloeCatalog catalog, Planner planner, Runnable beforeCommit) {
     this(catalog, planner, beforeCommit, null);
   }
 
   /** @param rebaser what rebases a row delta that lost a race on a file only (null: none does) */
-  public Committer(SqliteCatalog catalog, Planner planner, Runnable beforeCommit, Rebaser rebaser) {
+  public Committer(FloeCatalog catalog, Planner planner, Runnable beforeCommit, Rebaser rebaser) {
     this.catalog = catalog;
     this.planner = planner;
     this.beforeCommit = beforeCommit;
@@ -344,13 +344,13 @@ public final class Committer {
       }
       return;
     }
-    List<SqliteTableOperations.Prepared> prepared = new ArrayList<>();
+    List<FloeTableOperations.Prepared> prepared = new ArrayList<>();
     List<Runnable> unapply = new ArrayList<>(); // deletes the manifests and lists of snapshots not committed
     try {
       for (BlockTable t : sorted) {
         Table live = t.current().orElseThrow(() -> conflict("table \"" + t.id().name()
             + "\" was dropped by a concurrent transaction", BLOCK_HINT, null));
-        if (!(((HasTableOperations) live).operations() instanceof SqliteTableOperations ops)) {
+        if (!(((HasTableOperations) live).operations() instanceof FloeTableOperations ops)) {
           throw new IllegalStateException("not a catalog table: " + t.id());
         }
         TableMetadata current = ops.current();
@@ -417,10 +417,10 @@ public final class Committer {
           e.addSuppressed(suppressed); // unreferenced files: harmless, swept by orphan cleanup
         }
       }
-      prepared.forEach(SqliteTableOperations.Prepared::abandon);
+      prepared.forEach(FloeTableOperations.Prepared::abandon);
       throw e instanceof CommitFailedException ? conflict(e.getMessage(), BLOCK_HINT, e) : e;
     }
-    prepared.forEach(SqliteTableOperations.Prepared::publish);
+    prepared.forEach(FloeTableOperations.Prepared::publish);
   }
 
   // ------------------------------------------------------------------ failures

@@ -2,8 +2,8 @@ package dev.floe.commit;
 
 import dev.floe.FloeException;
 import dev.floe.SqlState;
-import dev.floe.catalog.SqliteCatalog;
-import dev.floe.catalog.SqliteTableOperations;
+import dev.floe.catalog.FloeCatalog;
+import dev.floe.catalog.FloeTableOperations;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
@@ -23,7 +23,7 @@ import org.apache.iceberg.exceptions.CommitStateUnknownException;
  * table's catalog pointer, as Iceberg's own catalogs commit, taken here under the tables' commit locks
  * ({@link Committer#lock}, in name order, as a transaction block's COMMIT takes them) so this process's
  * writers and the foreign commit take turns instead of failing each other's swap, and swapped for every
- * table of the commit in one SQLite transaction ({@link SqliteCatalog#swapAll}): all tables move or none.
+ * table of the commit in one SQLite transaction ({@link FloeCatalog#swapAll}): all tables move or none.
  *
  * <p>Each change gets the table's current metadata (null for a table that does not exist yet: a create)
  * and returns the metadata to commit, or throws when what it requires of the table no longer holds
@@ -37,10 +37,10 @@ public final class MetadataCommits {
   /** One table's change: its current metadata (null if none) to the metadata to commit. */
   public record Change(TableIdentifier id, UnaryOperator<TableMetadata> apply) {}
 
-  private final SqliteCatalog catalog;
+  private final FloeCatalog catalog;
   private final Committer committer;
 
-  public MetadataCommits(SqliteCatalog catalog, Committer committer) {
+  public MetadataCommits(FloeCatalog catalog, Committer committer) {
     this.catalog = catalog;
     this.committer = committer;
   }
@@ -85,37 +85,37 @@ public final class MetadataCommits {
         return locked(sorted, k + 1, check);
       }
     }
-    List<SqliteTableOperations.Prepared> prepared = new ArrayList<>();
-    List<TableMetadata> results = new ArrayList<>();
+    List<FloeTableOperations.Prepared> prepared = new ArrayList<>();
+    List<java.util.function.Supplier<TableMetadata>> results = new ArrayList<>();
     try {
       for (Change c : sorted) {
-        SqliteTableOperations ops = catalog.operations(c.id());
+        FloeTableOperations ops = catalog.operations(c.id());
         TableMetadata base = ops.refresh();
         TableMetadata updated = c.apply().apply(base);
         if (base != null && updated == base) {
-          results.add(base); // nothing to change: the table stays as it is
+          results.add(() -> base); // nothing to change: the table stays as it is
           continue;
         }
         check.accept(updated);
-        SqliteTableOperations.Prepared p = ops.prepare(base, updated);
+        FloeTableOperations.Prepared p = ops.prepare(base, updated);
         prepared.add(p);
-        results.add(TableMetadata.buildFrom(updated).discardChanges().withMetadataLocation(p.location()).build());
+        results.add(ops::current); // as committed, once published
       }
       if (prepared.isEmpty()) {
-        return results;
+        return results.stream().map(java.util.function.Supplier::get).toList();
       }
       if (!catalog.swapAll(prepared, dev.floe.catalog.Durable.now())) {
-        prepared.forEach(SqliteTableOperations.Prepared::abandon);
+        prepared.forEach(FloeTableOperations.Prepared::abandon);
         return null;
       }
     } catch (CommitStateUnknownException e) {
       throw new FloeException(SqlState.TRANSACTION_RESOLUTION_UNKNOWN, "could not tell whether the commit took "
           + "effect", e.getMessage(), "Load the tables to see whether the change is in them.", 0, e);
     } catch (RuntimeException e) {
-      prepared.forEach(SqliteTableOperations.Prepared::abandon);
+      prepared.forEach(FloeTableOperations.Prepared::abandon);
       throw e;
     }
-    prepared.forEach(SqliteTableOperations.Prepared::publish);
-    return results;
+    prepared.forEach(FloeTableOperations.Prepared::publish);
+    return results.stream().map(java.util.function.Supplier::get).toList();
   }
 }

@@ -4,7 +4,7 @@ import dev.floe.FloeException;
 import dev.floe.SqlState;
 import dev.floe.catalog.Durable;
 import dev.floe.catalog.Locations;
-import dev.floe.catalog.SqliteCatalog;
+import dev.floe.catalog.FloeCatalog;
 import dev.floe.commit.MetadataCommits;
 import dev.floe.sql.Lexer;
 import java.util.ArrayList;
@@ -39,7 +39,7 @@ public final class CatalogService {
     this.commits = new MetadataCommits(catalog(), engine.committer());
   }
 
-  public SqliteCatalog catalog() {
+  public FloeCatalog catalog() {
     return engine.tables().catalog();
   }
 
@@ -58,8 +58,8 @@ public final class CatalogService {
           checkNameFree(c.id());
         }
         TableMetadata updated = c.apply().apply(base);
-        if (base != null && updated != base) {
-          checkTail(c.id(), base, updated);
+        if (base != null && updated != base && !engine.tails().foreign(base.properties())) {
+          checkTail(c.id(), base, updated); // this Floe's tail: its log decides its properties and keyed rows
         }
         return updated;
       }));
@@ -122,8 +122,8 @@ public final class CatalogService {
     } catch (RuntimeException e) {
       return 0; // the load that follows reports what is wrong
     }
-    if (table == null || !dev.floe.tail.TailLog.hasTail(table)) {
-      return 0;
+    if (table == null || !dev.floe.tail.TailLog.hasTail(table) || engine.tails().foreign(table.properties())) {
+      return 0; // no tail here to seal (another Floe's tail is sealed by its own triggers)
     }
     long bound = org.apache.iceberg.util.PropertyUtil.propertyAsLong(table.properties(),
         dev.floe.FloeProperties.TAIL_REST_FRESHNESS_MS, dev.floe.FloeProperties.DEFAULT_REST_FRESHNESS_MS);

@@ -131,7 +131,7 @@ final class Ddl {
     int formatVersion = PropertyUtil.propertyAsInt(options.properties(), TableProperties.FORMAT_VERSION,
         TableOptions.DEFAULT_FORMAT_VERSION);
     List<Types.NestedField> fields = new ArrayList<>();
-    Map<String, String> props = options.tableProperties();
+    Map<String, String> props = session.engine().tails().owned(options.tableProperties());
     Set<String> names = new HashSet<>();
     Set<Integer> keyIds = new java.util.LinkedHashSet<>();
     List<String> sequences = new ArrayList<>();
@@ -716,6 +716,7 @@ final class Ddl {
               + "UNIQUE, CHECK and FOREIGN KEY constraints first.", 0, null);
         }
         addTail(txn, id);
+        txn.updateProperties().set(FloeProperties.TAIL_OWNER, session.engine().warehouseId()).commit();
       }
     } else if (action instanceof UnsetProperties u) {
       UpdateProperties update = txn.updateProperties();

@@ -134,7 +134,8 @@ public final class Engine implements AutoCloseable {
         java.util.concurrent.CompletableFuture.supplyAsync(() -> startDuckDb(config));
     Warehouse warehouse;
     try {
-      warehouse = Warehouse.open(config.warehouse(), config.catalogName(), config.readOnly(), config.storageRoots());
+      warehouse = Warehouse.open(config.warehouse(), config.catalogName(), config.readOnly(), config.storageRoots(),
+          config.remoteCatalog().orElse(null));
     } catch (RuntimeException e) {
       duck.thenAccept(Engine::closeQuietly);
       throw e;
@@ -332,6 +333,11 @@ public final class Engine implements AutoCloseable {
     return scratch;
   }
 
+  /** This warehouse's identity: the owner a tail made here records ({@link FloeProperties#TAIL_OWNER}). */
+  String warehouseId() {
+    return warehouse.id();
+  }
+
   public Path warehouse() {
     return warehouse.root();
   }
@@ -404,6 +410,7 @@ public final class Engine implements AutoCloseable {
     long start = Math.addExact(reached, window);
     committer.commit(id, table, dev.floe.commit.TableChange.properties(java.util.Map.of(
         FloeProperties.TAIL, "true",
+        FloeProperties.TAIL_OWNER, warehouseId(),
         FloeProperties.TAIL_START, Long.toString(start),
         FloeProperties.TAIL_THROUGH, Long.toString(start)), java.util.Set.of(
         FloeProperties.TAIL_RETIRED)));
@@ -464,6 +471,7 @@ public final class Engine implements AutoCloseable {
       props.keySet().removeIf(k -> k.startsWith(FloeProperties.TAIL_PREFIX) || k.equals(org.apache.iceberg.TableProperties.COMMIT_NUM_RETRIES)
           || k.startsWith("write.metadata."));
       props.put(FloeProperties.TAIL, "true");
+      props.put(FloeProperties.TAIL_OWNER, warehouseId());
       props.put(FloeProperties.PUBLISH_TO, published.location());
       storage.forEach((k, v) -> props.put(FloeProperties.PUBLISH_STORAGE_PREFIX + k, v));
       props.put(FloeProperties.TAIL_START, Long.toString(start));

@@ -272,7 +272,7 @@ final class Relations implements QueryBinder.Resolver {
     if (known != null) {
       return known;
     }
-    Optional<TailLog> log = tails.of(id, t);
+    Optional<TailLog> log = tails.forReading(id, t);
     if (log.isEmpty()) {
       return Optional.empty();
     }

@@ -1,7 +1,7 @@
 package dev.floe.exec;
 
 import dev.floe.SqlState;
-import dev.floe.catalog.SqliteCatalog;
+import dev.floe.catalog.FloeCatalog;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -31,14 +31,14 @@ final class Sequences {
   static final String SESSION_VARIABLE = "floe_session";
   private static final int BLOCK = 64;
 
-  private final SqliteCatalog catalog;
+  private final FloeCatalog catalog;
   private final Map<String, long[]> blocks = new HashMap<>(); // name -> {next, end}
   /** Per session: the value nextval (or setval) last gave each sequence, for currval. */
   private final Map<Long, Map<String, Long>> current = new HashMap<>();
   /** Per session: the value nextval last returned, for lastval. */
   private final Map<Long, Long> last = new HashMap<>();
 
-  Sequences(SqliteCatalog catalog) {
+  Sequences(FloeCatalog catalog) {
     this.catalog = catalog;
   }
 

@@ -3,7 +3,7 @@ package dev.floe.exec;
 import dev.floe.FloeException;
 import dev.floe.Result;
 import dev.floe.SqlState;
-import dev.floe.catalog.SqliteCatalog;
+import dev.floe.catalog.FloeCatalog;
 import dev.floe.catalog.Warehouse;
 import dev.floe.sql.Ast;
 import dev.floe.sql.Lexer;
@@ -505,9 +505,9 @@ public final class SessionContext implements AutoCloseable {
   private Result dispatchStatement(Ast.Statement statement) {
     try {
       return statement.accept(executor);
-    } catch (SqliteCatalog.ReadOnlyException e) {
+    } catch (FloeCatalog.ReadOnlyException e) {
       throw new FloeException(SqlState.READ_ONLY_SQL_TRANSACTION, "cannot write: " + e.getMessage(), e);
-    } catch (SqliteCatalog.CatalogException e) {
+    } catch (FloeCatalog.CatalogException e) {
       throw new FloeException(SqlState.IO_ERROR, e.getMessage(), e);
     } catch (CommitFailedException e) {
       throw FloeException.serializationFailure(e.getMessage(), e);

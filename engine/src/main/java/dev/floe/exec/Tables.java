@@ -2,7 +2,7 @@ package dev.floe.exec;
 
 import dev.floe.FloeException;
 import dev.floe.SqlState;
-import dev.floe.catalog.SqliteCatalog;
+import dev.floe.catalog.FloeCatalog;
 import dev.floe.sql.QualifiedName;
 import java.util.List;
 import java.util.Map;
@@ -24,7 +24,7 @@ import org.apache.iceberg.exceptions.NotFoundException;
  * metadata is re-parsed only when the pointer moved.
  */
 final class Tables {
-  private final SqliteCatalog catalog;
+  private final FloeCatalog catalog;
   private final dev.floe.catalog.Locations locations;
   private final Map<TableIdentifier, Table> loaded;
   private final dev.floe.commit.Committer committer;
@@ -35,12 +35,12 @@ final class Tables {
   /** What each table's size bound decided at its last expiry ({@link MaintenancePolicy#keep}). */
   private final Map<TableIdentifier, MaintenancePolicy.Bound> sizeBounds;
 
-  Tables(SqliteCatalog catalog, dev.floe.catalog.Locations locations, dev.floe.commit.Committer committer) {
+  Tables(FloeCatalog catalog, dev.floe.catalog.Locations locations, dev.floe.commit.Committer committer) {
     this(catalog, locations, new ConcurrentHashMap<>(), committer, null, new ReaderPins(catalog.landings()),
         new ConcurrentHashMap<>());
   }
 
-  private Tables(SqliteCatalog catalog, dev.floe.catalog.Locations locations, Map<TableIdentifier, Table> loaded,
+  private Tables(FloeCatalog catalog, dev.floe.catalog.Locations locations, Map<TableIdentifier, Table> loaded,
       dev.floe.commit.Committer committer, Transaction transaction, ReaderPins readerPins,
       Map<TableIdentifier, MaintenancePolicy.Bound> sizeBounds) {
     this.catalog = catalog;
@@ -78,7 +78,7 @@ final class Tables {
     return transaction != null;
   }
 
-  SqliteCatalog catalog() {
+  FloeCatalog catalog() {
     return catalog;
   }
 

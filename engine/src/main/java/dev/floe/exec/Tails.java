@@ -29,10 +29,21 @@ final class Tails implements AutoCloseable {
     this.engine = engine;
   }
 
-  /** The tail of {@code table} (named {@code id}), opened if need be; empty if it has none. */
+  /**
+   * The tail of {@code table} (named {@code id}), opened if need be; empty if it has none.
+   *
+   * @throws FloeException 55000 when the tail is another warehouse's ({@link #foreign}): its rows are appended,
+   *     sealed and changed by the Floe that keeps its log
+   */
   Optional<TailLog> of(TableIdentifier id, Table table) {
     if (!TailLog.hasTail(table)) {
       return Optional.empty();
+    }
+    if (foreign(table.properties())) {
+      String owner = table.properties().get(FloeProperties.TAIL_OWNER);
+      throw new FloeException(SqlState.OBJECT_NOT_IN_PREREQUISITE_STATE, "table \"" + id.name() + "\" has a tail "
+          + "kept by another Floe (warehouse " + owner + "): its rows change there", null,
+          "Write to it through the Floe whose warehouse keeps its log; here it reads the sealed rows.", 0, null);
     }
     String uuid = table.uuid().toString();
     names.put(uuid, id);
@@ -46,6 +57,27 @@ final class Tails implements AutoCloseable {
       return Optional.of(open.computeIfAbsent(uuid, u -> engine.readOnly()
           ? TailLog.openReadOnly(host(u), directory(u)) : TailLog.open(host(u), directory(u))));
     }
+  }
+
+  /** The tail of {@code table} for a reader: none when it is another warehouse's (its sealed rows are read). */
+  Optional<TailLog> forReading(TableIdentifier id, Table table) {
+    return TailLog.hasTail(table) && foreign(table.properties()) ? Optional.empty() : of(id, table);
+  }
+
+  /** Whether a table's tail is kept by another warehouse's Floe (a REST catalog two Floes share). */
+  boolean foreign(Map<String, String> properties) {
+    String owner = properties.get(FloeProperties.TAIL_OWNER);
+    return owner != null && !owner.isEmpty() && !owner.equals(engine.warehouseId());
+  }
+
+  /** Table properties that make {@code properties}' tail this warehouse's (when they give the table a tail). */
+  Map<String, String> owned(Map<String, String> properties) {
+    if (!TailLog.hasTail(properties)) {
+      return properties;
+    }
+    Map<String, String> out = new java.util.LinkedHashMap<>(properties);
+    out.put(FloeProperties.TAIL_OWNER, engine.warehouseId());
+    return out;
   }
 
   /** Seals every unsealed row of the table, if it has a tail (before a statement that rewrites rows). */

@@ -5,7 +5,7 @@ import dev.floe.Notice;
 import dev.floe.Result;
 import dev.floe.SqlState;
 import dev.floe.TransactionState;
-import dev.floe.catalog.SqliteCatalog;
+import dev.floe.catalog.FloeCatalog;
 import dev.floe.sql.Ast;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -226,7 +226,7 @@ final class TransactionControl {
       t.commit();
     } catch (CommitFailedException e) {
       throw FloeException.serializationFailure(e.getMessage(), e);
-    } catch (SqliteCatalog.CatalogException | java.io.UncheckedIOException e) {
+    } catch (FloeCatalog.CatalogException | java.io.UncheckedIOException e) {
       throw new FloeException(SqlState.IO_ERROR, "cannot commit the transaction: " + e.getMessage(), e);
     }
   }

@@ -148,17 +148,13 @@ final class Views {
     ViewMetadata.Builder builder = old == null ? ViewMetadata.builder().assignUUID(UUID.randomUUID().toString())
         .setLocation(location) : ViewMetadata.buildFrom(old);
     ViewMetadata metadata = builder.setCurrentVersion(version, schema).build();
-    String file = location + "/metadata/" + String.format("%05d", version.versionId()) + "-" + UUID.randomUUID()
-        + ".metadata.json";
-    ViewMetadataParser.write(metadata, tables.catalog().io().newOutputFile(file));
-    boolean swapped;
+    boolean committed;
     try {
-      swapped = tables.catalog().commitView(id, existing.orElse(null), file);
+      committed = tables.catalog().commitView(id, old, metadata);
     } catch (AlreadyExistsException e) {
-      swapped = false;
+      committed = false;
     }
-    if (!swapped) {
-      tables.catalog().io().deleteFile(file);
+    if (!committed) {
       throw new FloeException(SqlState.SERIALIZATION_FAILURE, "could not create view \"" + id.name()
           + "\": it was created or changed concurrently");
     }

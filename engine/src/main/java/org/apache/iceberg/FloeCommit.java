@@ -125,7 +125,7 @@ public final class FloeCommit {
     if (dropped != removedPerManifest.size()) {
       return null; // a removed file named a manifest the parent does not list
     }
-    if (ops instanceof dev.floe.catalog.SqliteTableOperations checked) {
+    if (ops instanceof dev.floe.catalog.FloeTableOperations checked) {
       // never build on a manifest that cannot be read back (once per manifest and process)
       checked.checkKept(kept.stream().map(ManifestFile::path).toList());
     }
@@ -195,7 +195,7 @@ public final class FloeCommit {
           .build();
       swaps = ops instanceof dev.floe.catalog.SwapCount counted ? counted.swaps() : 0;
       try {
-        if (ops instanceof dev.floe.catalog.SqliteTableOperations checked) {
+        if (ops instanceof dev.floe.catalog.FloeTableOperations checked) {
           checked.commitChecked(base, updated); // the kept manifests were checked above
         } else {
           ops.commit(base, updated);

@@ -23,7 +23,7 @@ class CommitTest {
 
   @Test
   void secondCommitFromTheSameBaseLosesAndLeavesNoFile() throws Exception {
-    SqliteCatalog catalog = SqliteCatalog.open("floe", dir, new LocalFileIO(), false);
+    FloeCatalog catalog = FloeCatalog.open("floe", dir, new LocalFileIO(), false);
     try {
       catalog.createNamespace(Namespace.of("public"), Map.of());
       TableIdentifier id = TableIdentifier.of("public", "t");

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.floe.FloeException;
 import dev.floe.SqlState;
 import dev.floe.catalog.LocalFileIO;
-import dev.floe.catalog.SqliteCatalog;
+import dev.floe.catalog.FloeCatalog;
 import dev.floe.catalog.SwapCount;
 import dev.floe.read.ScanPlanner;
 import dev.floe.testing.IcebergFiles;
@@ -57,14 +57,14 @@ class CommitterTest {
   @TempDir
   Path dir;
 
-  private SqliteCatalog catalog;
+  private FloeCatalog catalog;
   private final List<FloeCommit.Committed> told = new ArrayList<>();
   private final ScanPlanner planner = new ScanPlanner();
   private Committer committer;
 
   @BeforeEach
   void open() {
-    catalog = SqliteCatalog.open("floe", dir, new LocalFileIO(), false);
+    catalog = FloeCatalog.open("floe", dir, new LocalFileIO(), false);
     catalog.createNamespace(Namespace.of("public"), Map.of());
     catalog.createTable(ID, SCHEMA, PartitionSpec.unpartitioned(), Map.of("format-version", "2"));
     committer = new Committer(catalog, (table, parentId, committed, change) -> {

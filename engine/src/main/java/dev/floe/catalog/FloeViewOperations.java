@@ -8,17 +8,17 @@ import org.apache.iceberg.view.BaseViewOperations;
 import org.apache.iceberg.view.ViewMetadata;
 
 /**
- * One view of the {@link SqliteCatalog}, for Iceberg's view API (the REST catalog's views): reads the metadata
- * file its catalog row names; a commit writes a new metadata file and moves the row by compare-and-swap
- * ({@link SqliteCatalog#commitView}), deleting the file when another commit moved it first. Floe's own
+ * One view of the {@link FloeCatalog}, for Iceberg's view API (the REST catalog's views): reads the metadata
+ * file its catalog row names; a commit goes through {@link FloeCatalog#commitView} (a new metadata file and a
+ * compare-and-swap of the row, or the change sent to a REST catalog). Floe's own
  * {@code CREATE VIEW} ({@code exec.Views}) commits through the same row.
  */
-final class SqliteViewOperations extends BaseViewOperations {
-  private final SqliteCatalog catalog;
+final class FloeViewOperations extends BaseViewOperations {
+  private final FloeCatalog catalog;
   private final TableIdentifier id;
   private final FileIO io;
 
-  SqliteViewOperations(SqliteCatalog catalog, TableIdentifier id, FileIO io) {
+  FloeViewOperations(FloeCatalog catalog, TableIdentifier id, FileIO io) {
     this.catalog = catalog;
     this.id = id;
     this.io = io;
@@ -39,17 +39,7 @@ final class SqliteViewOperations extends BaseViewOperations {
 
   @Override
   protected void doCommit(ViewMetadata base, ViewMetadata metadata) {
-    String expected = base == null ? null : currentMetadataLocation();
-    String location = writeNewMetadataIfRequired(metadata);
-    boolean swapped;
-    try {
-      swapped = catalog.commitView(id, expected, location);
-    } catch (RuntimeException e) {
-      io.deleteFile(location);
-      throw e;
-    }
-    if (!swapped) {
-      io.deleteFile(location);
+    if (!catalog.commitView(id, base, metadata)) {
       throw new CommitFailedException("Cannot commit view %s: another commit moved it first", id);
     }
     requestRefresh();

@@ -17,7 +17,7 @@ import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.LocationProvider;
 
 /**
- * Commits one table through the {@link SqliteCatalog}.
+ * Commits one table through the {@link FloeCatalog}.
  *
  * <p>A commit writes {@code metadata/v<N>.metadata.json} (exclusive create, fsynced), then swaps the
  * catalog pointer from the base's file to the new one. If another committer moved the pointer first the
@@ -26,14 +26,14 @@ import org.apache.iceberg.io.LocationProvider;
  * re-reading the file just written, and {@code version-hint.text} is updated.
  *
  * <p>Any other error of the swap is one SQLite raised before its COMMIT (see
- * {@link SqliteCatalog#swapAll}): the pointer did not move, and the new file is deleted too. The one
+ * {@link FloeCatalog#swapAll}): the pointer did not move, and the new file is deleted too. The one
  * exception is {@link CommitStateUnknownException}, when SQLite's COMMIT itself failed and may have
  * taken effect: the file then stays, since the pointer may name it. Swaps that happened are counted
  * ({@link SwapCount}).
  */
-public final class SqliteTableOperations implements TableOperations, SwapCount {
-  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(SqliteTableOperations.class);
-  private final SqliteCatalog catalog;
+public final class FloeTableOperations implements TableOperations, SwapCount {
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(FloeTableOperations.class);
+  private final FloeCatalog catalog;
   private final TableIdentifier id;
   private final FileIO io;
   private volatile TableMetadata current;
@@ -42,7 +42,7 @@ public final class SqliteTableOperations implements TableOperations, SwapCount {
   private volatile boolean loaded;
   private volatile long swaps;
 
-  SqliteTableOperations(SqliteCatalog catalog, TableIdentifier id, FileIO io) {
+  FloeTableOperations(FloeCatalog catalog, TableIdentifier id, FileIO io) {
     this.catalog = catalog;
     this.id = id;
     this.io = io;
@@ -68,8 +68,13 @@ public final class SqliteTableOperations implements TableOperations, SwapCount {
     }
     TableMetadata cur = current;
     if (cur == null || !location.equals(cur.metadataFileLocation())) {
-      catalog.fileDigests().verify(java.util.List.of(location));
-      current = TableMetadataParser.read(io, location);
+      java.util.Optional<TableMetadata> loaded = catalog.loaded(id, location);
+      if (loaded.isPresent()) {
+        current = loaded.get();
+      } else {
+        catalog.fileDigests().verify(java.util.List.of(location));
+        current = TableMetadataParser.read(io, location);
+      }
     }
     loaded = true;
     return current;
@@ -117,7 +122,7 @@ public final class SqliteTableOperations implements TableOperations, SwapCount {
     boolean swapped;
     try {
       // Every file the new metadata names, and the metadata file itself, is on disk before the swap.
-      swapped = catalog.swap(id, prepared.expected(), prepared.location(), Durable.now());
+      swapped = catalog.swapAll(java.util.List.of(prepared), Durable.now());
     } catch (CommitStateUnknownException e) {
       throw e; // the pointer may name the new file: it stays
     } catch (RuntimeException e) {
@@ -137,21 +142,25 @@ public final class SqliteTableOperations implements TableOperations, SwapCount {
   }
 
   /**
-   * A new metadata file written, not yet the table's: {@link SqliteCatalog#swapAll} makes it current
-   * (together with other tables'), then {@link #publish}; or {@link #abandon} deletes it.
+   * A table's change ready to commit: where Floe writes metadata files, its new metadata file written, not
+   * yet the table's. {@link FloeCatalog#swapAll} makes it current (together with other tables'), then
+   * {@link #publish}; or {@link #abandon} deletes what was written.
    */
   public final class Prepared {
+    private final TableMetadata base;
     private final TableMetadata metadata;
-    private final String location;
     private final Path hint;
-    private final String expected;
     private final java.util.List<String> retired;
+    /** The new metadata file: Floe's, or the one a REST catalog wrote ({@link #landed}). */
+    private volatile String location;
+    /** The table as the catalog has it after the commit, when it answered with it. */
+    private volatile TableMetadata landed;
 
     private Prepared(TableMetadata base, TableMetadata metadata, String location, Path hint) {
+      this.base = base;
       this.metadata = metadata;
       this.location = location;
       this.hint = hint;
-      this.expected = base == null ? null : base.metadataFileLocation();
       this.retired = retired(base, metadata);
     }
 
@@ -159,24 +168,51 @@ public final class SqliteTableOperations implements TableOperations, SwapCount {
       return id;
     }
 
-    /** The catalog pointer the swap expects (the base's metadata file). */
-    public String expected() {
-      return expected;
+    /** The table the change was made against; null for a create. */
+    public TableMetadata base() {
+      return base;
     }
 
+    /** The table after the change. */
+    public TableMetadata metadata() {
+      return metadata;
+    }
+
+    /** The catalog pointer the swap expects (the base's metadata file). */
+    public String expected() {
+      return base == null ? null : base.metadataFileLocation();
+    }
+
+    /** The new metadata file; null until a catalog that writes its own says where ({@link #landed}). */
     public String location() {
       return location;
     }
 
+    /**
+     * A catalog that writes its own metadata files committed the change: to {@code location}, and, when it
+     * answered with the table, to {@code table} (null when it did not: the table is read again when next used).
+     */
+    void landed(String location, TableMetadata table) {
+      this.location = location;
+      this.landed = table;
+    }
+
     /** After the swap: the committed metadata becomes current, and the version hint moves. */
     public void publish() {
-      synchronized (SqliteTableOperations.this) {
+      synchronized (FloeTableOperations.this) {
         swaps++;
-        current = TableMetadata.buildFrom(metadata).discardChanges().withMetadataLocation(location).build();
-        loaded = true;
+        if (location != null) {
+          current = landed != null ? landed
+              : TableMetadata.buildFrom(metadata).discardChanges().withMetadataLocation(location).build();
+          loaded = true;
+        } else {
+          loaded = false; // committed, but where is the catalog's to say: read it again
+        }
       }
       org.apache.iceberg.Snapshot snapshot = metadata.currentSnapshot();
-      catalog.landings().landed(id, location, snapshot == null ? null : snapshot.snapshotId(), retired);
+      if (location != null) {
+        catalog.landings().landed(id, location, snapshot == null ? null : snapshot.snapshotId(), retired);
+      }
       if (hint != null) {
         try {
           VersionHint.publish(hint);
@@ -189,9 +225,11 @@ public final class SqliteTableOperations implements TableOperations, SwapCount {
       }
     }
 
-    /** The swap did not happen: the new metadata file goes. */
+    /** The swap did not happen: the new metadata file goes, if Floe wrote one. */
     public void abandon() {
-      io.deleteFile(location);
+      if (catalog.writesMetadata()) {
+        io.deleteFile(location);
+      }
       discard(hint);
     }
   }
@@ -225,6 +263,9 @@ public final class SqliteTableOperations implements TableOperations, SwapCount {
    * registered with {@link Durable}) and prepares the version hint, without moving the catalog pointer.
    */
   public synchronized Prepared prepare(TableMetadata base, TableMetadata metadata) {
+    if (!catalog.writesMetadata()) {
+      return new Prepared(base, metadata, null, null); // the catalog writes the file from the change
+    }
     String directory = metadataDirectory(metadata);
     int version = nextVersion(base, Path.of(TableDirectories.stripScheme(directory)));
     String location;
@@ -301,7 +342,7 @@ public final class SqliteTableOperations implements TableOperations, SwapCount {
    */
   @Override
   public TableOperations temp(TableMetadata uncommitted) {
-    SqliteTableOperations outer = this;
+    FloeTableOperations outer = this;
     return new TableOperations() {
       @Override
       public TableMetadata current() {

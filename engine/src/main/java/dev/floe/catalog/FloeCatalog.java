@@ -22,13 +22,17 @@ import org.apache.iceberg.exceptions.NoSuchNamespaceException;
 import org.apache.iceberg.io.FileIO;
 
 /**
- * The embedded Iceberg catalog: a SQLite database in the very tables Iceberg's {@code JdbcCatalog} uses
- * ({@code iceberg_tables}, {@code iceberg_namespace_properties}, schema version V1), so Spark's
- * JdbcCatalog and PyIceberg's SqlCatalog configured with the same catalog name see the same tables.
+ * Floe's Iceberg catalog. Its tables, views and namespaces are kept by a {@link CatalogStore}: by default the
+ * warehouse's SQLite database, in the very tables Iceberg's {@code JdbcCatalog} uses ({@code iceberg_tables},
+ * {@code iceberg_namespace_properties}, schema version V1), so Spark's JdbcCatalog and PyIceberg's SqlCatalog
+ * configured with the same catalog name see the same tables ({@link SqliteStore}); or a remote Iceberg REST
+ * catalog ({@link RestStore}). What is Floe's alone (sequences, file digests, the warehouse identity) is always in
+ * the local database.
  *
- * <p>A table's current metadata is one row; a commit is a compare-and-swap of its
+ * <p>In SQLite a table's current metadata is one row; a commit is a compare-and-swap of its
  * {@code metadata_location} in one SQLite transaction (synchronous=FULL, so the swap is durable when it
- * returns). SQLite runs in WAL mode so other processes can read while Floe writes.
+ * returns). SQLite runs in WAL mode so other processes can read while Floe writes. Over REST a commit sends the
+ * change with the requirements that make it a compare-and-swap ({@link RestStore}).
  *
  * <p>This class is the catalog's public face: Iceberg's {@code Catalog} and {@code SupportsNamespaces}
  * contract (what must exist, which exception says what, that a read-only catalog refuses every write)
@@ -46,34 +50,30 @@ import org.apache.iceberg.io.FileIO;
  * <p><b>Concurrency.</b> This class holds no lock and no connection. The one lock is
  * {@link CatalogDatabase}'s monitor, which guards the SQLite connection for one statement or one
  * transaction at a time; nothing but SQLite runs while it is held, so it is always the innermost lock
- * (callers may hold {@code commit.Committer.lock} or a {@link SqliteTableOperations} monitor). A check
+ * (callers may hold {@code commit.Committer.lock} or a {@link FloeTableOperations} monitor). A check
  * here followed by a write (create a namespace that does not exist, rename to a free name) takes the
  * lock once per statement, not around the pair, as it always has; the rows' primary keys refuse the
  * loser of such a race. A commit passes {@link CommitGate} before it takes the lock.
  */
-public final class SqliteCatalog extends org.apache.iceberg.view.BaseMetastoreViewCatalog implements SupportsNamespaces {
+public final class FloeCatalog extends org.apache.iceberg.view.BaseMetastoreViewCatalog implements SupportsNamespaces {
   private final String name;
   private final String warehouse;
   private final FileIO io;
   private final boolean readOnly;
   private final CatalogDatabase db;
-  private final TablePointers pointers;
-  private final ViewPointers views;
-  private final NamespaceStore namespaces;
+  private final CatalogStore store;
   private final SequenceStore sequences;
   private final DigestStore digestStore;
   private final FileDigests fileDigests;
   private final Landings landings = new Landings();
 
-  private SqliteCatalog(String name, String warehouse, FileIO io, CatalogDatabase db) {
+  private FloeCatalog(String name, String warehouse, FileIO io, CatalogDatabase db, CatalogStore store) {
     this.name = name;
     this.warehouse = warehouse;
     this.io = io;
     this.readOnly = db.readOnly();
     this.db = db;
-    this.pointers = new TablePointers(db, name);
-    this.views = new ViewPointers(db, name);
-    this.namespaces = new NamespaceStore(db, name);
+    this.store = store;
     this.sequences = new SequenceStore(db, name);
     this.digestStore = new DigestStore(db);
     this.fileDigests = new FileDigests(digestStore);
@@ -86,14 +86,69 @@ public final class SqliteCatalog extends org.apache.iceberg.view.BaseMetastoreVi
    * @param warehouse the warehouse directory, under which new tables are placed
    * @param readOnly when true nothing is ever written to the catalog database
    */
-  public static SqliteCatalog open(String name, Path warehouse, FileIO io, boolean readOnly) {
+  public static FloeCatalog open(String name, Path warehouse, FileIO io, boolean readOnly) {
+    return open(name, warehouse, io, readOnly, null);
+  }
+
+  /**
+   * Opens the catalog database {@code catalog.db} in a warehouse directory, for what Floe keeps to itself,
+   * with the tables, views and namespaces in the remote REST catalog {@code remote} (in the catalog database
+   * when null).
+   */
+  public static FloeCatalog open(String name, Path warehouse, FileIO io, boolean readOnly,
+      dev.floe.RemoteCatalog remote) {
     Path db = warehouse.resolve("catalog.db");
+    String root = warehouse.toAbsolutePath().normalize().toString();
+    CatalogDatabase database;
     try {
-      return new SqliteCatalog(name, warehouse.toAbsolutePath().normalize().toString(), io,
-          CatalogDatabase.open(db, readOnly));
+      database = CatalogDatabase.open(db, readOnly);
     } catch (SQLException e) {
       throw new CatalogException("Cannot open catalog database " + db + ": " + e.getMessage(), e);
     }
+    try {
+      checkCatalogKind(database, new SqliteStore(database, name, root), remote, warehouse);
+      CatalogStore store = remote == null ? new SqliteStore(database, name, root) : RestStore.connect(remote);
+      if (remote != null && !readOnly) {
+        database.setMeta(REMOTE_CATALOG, remote.uri());
+      }
+      return new FloeCatalog(name, root, io, database, store);
+    } catch (RuntimeException e) {
+      database.close();
+      throw e;
+    }
+  }
+
+  /** The {@code floe_meta} key of the REST catalog that holds a warehouse's tables, once it was opened on one. */
+  private static final String REMOTE_CATALOG = "remote-catalog";
+
+  /**
+   * A warehouse keeps its tables in one place: opened on a REST catalog once, it is not opened on its own
+   * catalog.db (whose empty table list would hide them, and whose CREATE TABLE would split them), and one whose
+   * catalog.db holds tables is not opened on a REST catalog.
+   */
+  private static void checkCatalogKind(CatalogDatabase database, SqliteStore local, dev.floe.RemoteCatalog remote,
+      Path warehouse) {
+    Optional<String> recorded = database.meta(REMOTE_CATALOG);
+    if (remote == null && recorded.isPresent()) {
+      throw new dev.floe.FloeException(dev.floe.SqlState.OBJECT_NOT_IN_PREREQUISITE_STATE, "warehouse " + warehouse
+          + " keeps its tables in the REST catalog at " + recorded.get(), null, "Open it on that catalog: "
+          + "floe serve --catalog rest --catalog-uri " + recorded.get() + " (with its credentials).", 0, null);
+    }
+    if (remote != null && recorded.isEmpty() && !local.tableLocations().isEmpty()) {
+      throw new dev.floe.FloeException(dev.floe.SqlState.OBJECT_NOT_IN_PREREQUISITE_STATE, "warehouse " + warehouse
+          + " keeps its tables in its own catalog.db: a REST catalog would hide them", null, "Open a new "
+          + "directory on the REST catalog, or register this warehouse's tables in it first.", 0, null);
+    }
+  }
+
+  /** Whether Floe writes the tables' metadata files (else the remote REST catalog holding them does). */
+  public boolean writesMetadata() {
+    return store.writesMetadata();
+  }
+
+  /** The metadata the catalog answered a load of {@code id} with, when it named {@code location}. */
+  Optional<TableMetadata> loaded(TableIdentifier id, String location) {
+    return store.loaded(id, location);
   }
 
   @Override
@@ -115,12 +170,12 @@ public final class SqliteCatalog extends org.apache.iceberg.view.BaseMetastoreVi
 
   @Override
   protected TableOperations newTableOps(TableIdentifier identifier) {
-    return new SqliteTableOperations(this, identifier, io);
+    return new FloeTableOperations(this, identifier, io);
   }
 
   /** New operations of one table, not yet read (for commits of metadata decided elsewhere). */
-  public SqliteTableOperations operations(TableIdentifier identifier) {
-    return new SqliteTableOperations(this, identifier, io);
+  public FloeTableOperations operations(TableIdentifier identifier) {
+    return new FloeTableOperations(this, identifier, io);
   }
 
   /** Where a new table named {@code identifier} goes (a directory nothing else uses). */
@@ -130,7 +185,7 @@ public final class SqliteCatalog extends org.apache.iceberg.view.BaseMetastoreVi
 
   @Override
   protected String defaultWarehouseLocation(TableIdentifier identifier) {
-    return TableDirectories.newLocation(warehouse, identifier);
+    return store.newTableLocation(identifier);
   }
 
   @Override
@@ -151,7 +206,7 @@ public final class SqliteCatalog extends org.apache.iceberg.view.BaseMetastoreVi
 
   /** The metadata file a table pointed to before its current one, as the catalog remembers it. */
   public Optional<String> previousMetadataLocation(TableIdentifier id) {
-    return pointers.previousMetadataLocation(id);
+    return store.previousMetadataLocation(id);
   }
 
   /**
@@ -170,7 +225,7 @@ public final class SqliteCatalog extends org.apache.iceberg.view.BaseMetastoreVi
 
   /** The current metadata file of a table, read from the catalog database (never cached). */
   public Optional<String> metadataLocation(TableIdentifier id) {
-    return pointers.metadataLocation(id);
+    return store.metadataLocation(id);
   }
 
   /**
@@ -183,30 +238,27 @@ public final class SqliteCatalog extends org.apache.iceberg.view.BaseMetastoreVi
    *     error means the pointer did not move ({@link PointerSwap})
    */
   boolean swap(TableIdentifier id, String expected, String newLocation) {
-    return swap(id, expected, newLocation, List.of());
-  }
-
-  /**
-   * {@link #swap(TableIdentifier, String, String)}, recording in the same SQLite transaction the digests
-   * of the files the new metadata names ({@link FileDigests}).
-   */
-  boolean swap(TableIdentifier id, String expected, String newLocation, List<FileDigests.Digest> digests) {
     checkWritable();
-    return pointers.swap(id, expected, newLocation, digests);
+    if (!(store instanceof SqliteStore sqlite)) {
+      throw new dev.floe.FloeException(dev.floe.SqlState.FEATURE_NOT_SUPPORTED, "a REST catalog cannot point "
+          + id + " at an older metadata file: it takes changes, not files", null,
+          "Roll the table back with ALTER TABLE ... EXECUTE rollback_to_snapshot(id) instead.", 0, null);
+    }
+    return sqlite.swap(id, expected, newLocation);
   }
 
   /**
    * Moves the pointers of several tables at once, in one SQLite transaction: every table's pointer moves
-   * from its {@link SqliteTableOperations.Prepared#expected} file to its new one, or none does. Durable
+   * from its {@link FloeTableOperations.Prepared#expected} file to its new one, or none does. Durable
    * when it returns true.
    *
    * @return false if any table moved since its expected file was read (another committer won)
    * @throws CommitStateUnknownException when SQLite's COMMIT failed and may have taken effect; any other
    *     error means no pointer moved ({@link PointerSwap})
    */
-  public boolean swapAll(List<SqliteTableOperations.Prepared> swaps, List<FileDigests.Digest> digests) {
+  public boolean swapAll(List<FloeTableOperations.Prepared> swaps, List<FileDigests.Digest> digests) {
     checkWritable();
-    return pointers.swapAll(swaps, digests);
+    return store.swapAll(swaps, digests);
   }
 
   /** The checksums of the files Floe wrote, recorded with the commits. */
@@ -219,7 +271,7 @@ public final class SqliteCatalog extends org.apache.iceberg.view.BaseMetastoreVi
    * the catalog's state (any commit or DDL, by any process, changes it).
    */
   public Map<TableIdentifier, String> tableLocations() {
-    return pointers.tableLocations();
+    return store.tableLocations();
   }
 
   @Override
@@ -227,7 +279,7 @@ public final class SqliteCatalog extends org.apache.iceberg.view.BaseMetastoreVi
     if (!namespaceExists(namespace)) {
       throw new NoSuchNamespaceException("Namespace does not exist: %s", namespace);
     }
-    return pointers.tables(namespace);
+    return store.tables(namespace);
   }
 
   @Override
@@ -238,7 +290,7 @@ public final class SqliteCatalog extends org.apache.iceberg.view.BaseMetastoreVi
       return false;
     }
     TableMetadata last = purge ? TableMetadataParser.read(io, location.get()) : null;
-    if (!pointers.delete(id)) {
+    if (!store.dropTable(id)) {
       return false;
     }
     landings.forget(id);
@@ -260,19 +312,19 @@ public final class SqliteCatalog extends org.apache.iceberg.view.BaseMetastoreVi
     if (metadataLocation(to).isPresent()) {
       throw new AlreadyExistsException("Table already exists: %s", to);
     }
-    pointers.rename(from, to);
+    store.renameTable(from, to);
     landings.forget(from);
     landings.forget(to);
   }
 
   /** The metadata file of the view {@code id}; empty if there is no such view. */
   public Optional<String> viewLocation(TableIdentifier id) {
-    return views.location(id);
+    return store.viewLocation(id);
   }
 
   /** Every view's metadata file, by view. */
   public Map<TableIdentifier, String> viewLocations() {
-    return views.locations();
+    return store.viewLocations();
   }
 
   /** The views of a namespace, by name. */
@@ -281,27 +333,43 @@ public final class SqliteCatalog extends org.apache.iceberg.view.BaseMetastoreVi
     if (!namespaceExists(namespace)) {
       throw new NoSuchNamespaceException("Namespace does not exist: %s", namespace);
     }
-    return views.views(namespace);
+    return store.views(namespace);
   }
 
   /**
-   * Points view {@code id} at {@code newLocation}: creates it when {@code expected} is null (an
-   * {@link AlreadyExistsException} if a table or view has the name), else replaces the version it had.
+   * Commits view {@code id}: creates it when {@code base} is null (an {@link AlreadyExistsException} if a
+   * table or view has the name), else replaces {@code base}. Where Floe writes metadata files, the new one is
+   * written here, and deleted again if the commit does not happen.
    *
-   * @return false if the view changed since {@code expected} was read
+   * @return false if the view changed since {@code base} was read
    */
-  public boolean commitView(TableIdentifier id, String expected, String newLocation) {
+  public boolean commitView(TableIdentifier id, org.apache.iceberg.view.ViewMetadata base,
+      org.apache.iceberg.view.ViewMetadata metadata) {
     checkWritable();
-    if (expected == null && !namespaceExists(id.namespace())) {
+    if (base == null && !namespaceExists(id.namespace())) {
       throw new NoSuchNamespaceException("Namespace does not exist: %s", id.namespace());
     }
-    return views.swap(id, expected, newLocation);
+    String file = null;
+    if (store.writesMetadata()) {
+      file = metadata.location() + "/metadata/" + String.format("%05d", metadata.currentVersionId()) + "-"
+          + java.util.UUID.randomUUID() + ".metadata.json";
+      org.apache.iceberg.view.ViewMetadataParser.write(metadata, io.newOutputFile(file));
+    }
+    boolean committed = false;
+    try {
+      committed = store.commitView(id, base, metadata, file);
+      return committed;
+    } finally {
+      if (!committed && file != null) {
+        io.deleteFile(file);
+      }
+    }
   }
 
   /** Operations of one view (Iceberg's view API: load, create, replace), committed by {@link #commitView}. */
   @Override
   protected org.apache.iceberg.view.ViewOperations newViewOps(TableIdentifier identifier) {
-    return new SqliteViewOperations(this, identifier, io);
+    return new FloeViewOperations(this, identifier, io);
   }
 
   @Override
@@ -316,14 +384,14 @@ public final class SqliteCatalog extends org.apache.iceberg.view.BaseMetastoreVi
     if (metadataLocation(to).isPresent()) {
       throw new AlreadyExistsException("Cannot rename %s to %s. Table already exists", from, to);
     }
-    views.rename(from, to);
+    store.renameView(from, to);
   }
 
   /** Drops a view's catalog row (its metadata files stay, as a dropped table's do without PURGE). */
   @Override
   public boolean dropView(TableIdentifier id) {
     checkWritable();
-    return views.delete(id);
+    return store.dropView(id);
   }
 
   /** When this process's commits landed ({@link Landings}). */
@@ -386,15 +454,12 @@ public final class SqliteCatalog extends org.apache.iceberg.view.BaseMetastoreVi
     if (namespaceExists(namespace)) {
       throw new AlreadyExistsException("Namespace already exists: %s", namespace);
     }
-    Map<String, String> props = new LinkedHashMap<>();
-    props.put("exists", "true");
-    props.putAll(metadata);
-    namespaces.insertProperties(namespace, props);
+    store.createNamespace(namespace, metadata);
   }
 
   @Override
   public List<Namespace> listNamespaces(Namespace parent) {
-    return namespaces.children(parent);
+    return store.namespaces(parent);
   }
 
   @Override
@@ -402,7 +467,7 @@ public final class SqliteCatalog extends org.apache.iceberg.view.BaseMetastoreVi
     if (!namespaceExists(namespace)) {
       throw new NoSuchNamespaceException("Namespace does not exist: %s", namespace);
     }
-    return namespaces.properties(namespace);
+    return store.namespaceProperties(namespace);
   }
 
   @Override
@@ -411,10 +476,10 @@ public final class SqliteCatalog extends org.apache.iceberg.view.BaseMetastoreVi
     if (!namespaceExists(namespace)) {
       return false;
     }
-    if (!listTables(namespace).isEmpty() || !views.views(namespace).isEmpty()) {
+    if (!listTables(namespace).isEmpty() || !store.views(namespace).isEmpty()) {
       throw new NamespaceNotEmptyException("Namespace %s is not empty", namespace);
     }
-    namespaces.delete(namespace);
+    store.dropNamespace(namespace);
     return true;
   }
 
@@ -424,21 +489,20 @@ public final class SqliteCatalog extends org.apache.iceberg.view.BaseMetastoreVi
     if (!namespaceExists(namespace)) {
       throw new NoSuchNamespaceException("Namespace does not exist: %s", namespace);
     }
-    removeProperties(namespace, properties.keySet());
-    namespaces.insertProperties(namespace, properties);
+    store.setNamespaceProperties(namespace, properties);
     return true;
   }
 
   @Override
   public boolean removeProperties(Namespace namespace, Set<String> properties) {
     checkWritable();
-    namespaces.removeProperties(namespace, properties);
+    store.removeNamespaceProperties(namespace, properties);
     return true;
   }
 
   @Override
   public boolean namespaceExists(Namespace namespace) {
-    return namespaces.exists(namespace);
+    return store.namespaceExists(namespace);
   }
 
   private void checkWritable() {
@@ -449,7 +513,11 @@ public final class SqliteCatalog extends org.apache.iceberg.view.BaseMetastoreVi
 
   @Override
   public void close() {
-    db.close();
+    try {
+      store.close();
+    } finally {
+      db.close();
+    }
   }
 
   /** A catalog database failure (I/O, corruption, lock timeout). */
