@@ -101,6 +101,89 @@ class ServeOnRestCatalogTest {
     }
   }
 
+  /**
+   * A server on a REST catalog killed (kill -9) while clients insert, five times: every row it acknowledged is in
+   * the catalog's table once — those of a plain table at once (acknowledged after the catalog took the commit),
+   * those of a table with a tail once the restarted server has replayed its log and sealed them.
+   */
+  @Test
+  void aKilledServerOnARestCatalogLosesNoAcknowledgedRow() throws Exception {
+    Path first = dir.resolve("first");
+    int rest = freePort();
+    Process catalog = serve(List.of("--warehouse", first.toString(), "--pg-port", "0", "--rest-port",
+        Integer.toString(rest)));
+    List<String> clientArgs = List.of("--warehouse", dir.resolve("second").toString(), "--pg-port", "0",
+        "--rest-port", "0", "--catalog", "rest", "--catalog-uri", "http://127.0.0.1:" + rest,
+        "--warehouse-location", first.toString(), "--tail-advance-ms", "0");
+    java.util.Set<Integer> plain = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    java.util.Set<Integer> tailed = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    java.util.concurrent.atomic.AtomicInteger next = new java.util.concurrent.atomic.AtomicInteger();
+    java.util.Random random = new java.util.Random(7);
+    try {
+      String firstUrl = "jdbc:postgresql://127.0.0.1:" + pgPort(catalog) + "/floe";
+      for (int round = 0; round < 5; round++) {
+        Process client = serve(clientArgs);
+        String url = "jdbc:postgresql://127.0.0.1:" + pgPort(client) + "/floe";
+        if (round == 0) {
+          try (Connection c = DriverManager.getConnection(url, "me", ""); Statement st = c.createStatement()) {
+            st.execute("CREATE TABLE plain (id int)");
+            st.execute("CREATE TABLE tailed (id int) WITH (tail = true)");
+          }
+        }
+        List<Thread> writers = new ArrayList<>();
+        for (String table : List.of("plain", "tailed")) {
+          java.util.Set<Integer> acknowledged = table.equals("plain") ? plain : tailed;
+          Thread w = new Thread(() -> {
+            try (Connection c = DriverManager.getConnection(url, "me", "");
+                Statement st = c.createStatement()) {
+              while (true) {
+                int id = next.incrementAndGet();
+                st.execute("INSERT INTO " + table + " VALUES (" + id + ")");
+                acknowledged.add(id);
+              }
+            } catch (java.sql.SQLException killed) {
+              // the server was killed: what it acknowledged is recorded
+            }
+          });
+          w.start();
+          writers.add(w);
+        }
+        Thread.sleep(800 + random.nextInt(1200));
+        client.destroyForcibly(); // kill -9
+        client.waitFor(60, TimeUnit.SECONDS);
+        for (Thread w : writers) {
+          w.join(60_000);
+        }
+      }
+      Process client = serve(clientArgs); // replays the tail's log
+      String url = "jdbc:postgresql://127.0.0.1:" + pgPort(client) + "/floe";
+      try (Connection c = DriverManager.getConnection(url, "me", ""); Statement st = c.createStatement()) {
+        st.execute("ALTER TABLE tailed EXECUTE optimize"); // seals it into the catalog's table
+      } finally {
+        client.destroy();
+        client.waitFor(60, TimeUnit.SECONDS);
+      }
+      assertThat(plain).isNotEmpty();
+      assertThat(tailed).isNotEmpty();
+      try (Connection c = DriverManager.getConnection(firstUrl, "me", ""); Statement st = c.createStatement()) {
+        for (String table : List.of("plain", "tailed")) {
+          java.util.Set<Integer> acknowledged = table.equals("plain") ? plain : tailed;
+          java.util.Map<Integer, Integer> seen = new java.util.HashMap<>();
+          try (ResultSet rs = st.executeQuery("SELECT id FROM " + table)) {
+            while (rs.next()) {
+              seen.merge(rs.getInt(1), 1, Integer::sum);
+            }
+          }
+          assertThat(seen.keySet()).as(table).containsAll(acknowledged);
+          assertThat(seen.values()).as(table + ": every row once").allMatch(n -> n == 1);
+        }
+      }
+    } finally {
+      catalog.destroy();
+      catalog.waitFor(60, TimeUnit.SECONDS);
+    }
+  }
+
   @Test
   void mistakesInTheCatalogOptionsAreRefused() throws Exception {
     for (List<String> wrong : List.of(
