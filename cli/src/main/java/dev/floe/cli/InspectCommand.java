@@ -34,6 +34,9 @@ final class InspectCommand implements Callable<Integer> {
   @Mixin
   WarehouseOption warehouse;
 
+  @Mixin
+  CatalogOption catalog;
+
   @Parameters(index = "0", paramLabel = "TABLE", description = "The table (schema.table or table).")
   String table;
 
@@ -52,7 +55,7 @@ final class InspectCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    return warehouse.run(main.environment(), true, (db, env) -> {
+    return warehouse.run(main.environment(), true, catalog, (db, env) -> {
       if (version != null && snapshot != null) {
         throw new FloeException(SqlState.SYNTAX_ERROR, "give --version or --snapshot, not both");
       }

@@ -28,6 +28,9 @@ final class MaintainCommand implements Callable<Integer> {
   @Mixin
   WarehouseOption warehouse;
 
+  @Mixin
+  CatalogOption catalog;
+
   @Parameters(paramLabel = "TABLE", arity = "0..*", description = "Tables (schema.table or table). Default: every table.")
   List<String> tables = new ArrayList<>();
 
@@ -36,7 +39,7 @@ final class MaintainCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    return warehouse.run(main.environment(), dryRun, (db, env) -> {
+    return warehouse.run(main.environment(), dryRun, catalog, (db, env) -> {
       PrintStream out = env.out();
       List<MaintenanceRun> runs = new ArrayList<>();
       db.maintain(tables, dryRun, run -> {

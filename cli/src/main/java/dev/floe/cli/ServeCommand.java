@@ -43,6 +43,9 @@ final class ServeCommand implements Callable<Integer> {
   @Mixin
   WarehouseOption warehouse;
 
+  @Mixin
+  CatalogOption catalog;
+
   @Option(names = "--pg-host", paramLabel = "ADDRESS",
       description = "Address to listen on. Default: $FLOE_PG_HOST if set, else 127.0.0.1.")
   String host;
@@ -116,39 +119,6 @@ final class ServeCommand implements Callable<Integer> {
           + "else -1.")
   Integer logMinDurationMs;
 
-  @Option(names = "--catalog", paramLabel = "KIND",
-      description = "Where the tables, views and schemas are kept: local (the warehouse's catalog.db) or rest (a "
-          + "remote Iceberg REST catalog at --catalog-uri; the warehouse directory keeps Floe's own state). Default: "
-          + "$FLOE_CATALOG if set, else local.")
-  String catalog;
-
-  @Option(names = "--catalog-uri", paramLabel = "URL",
-      description = "The REST catalog's base URL (http://host:8181). Default: $FLOE_CATALOG_URI.")
-  String catalogUri;
-
-  @Option(names = "--catalog-token", paramLabel = "TOKEN",
-      description = "A bearer token for the REST catalog (better in $FLOE_CATALOG_TOKEN than on a command line).")
-  String catalogToken;
-
-  @Option(names = "--catalog-credential", paramLabel = "ID:SECRET",
-      description = "OAuth2 client credentials for the REST catalog, exchanged for tokens at --catalog-oauth2-uri "
-          + "(better in $FLOE_CATALOG_CREDENTIAL than on a command line).")
-  String catalogCredential;
-
-  @Option(names = "--catalog-oauth2-uri", paramLabel = "URL",
-      description = "The OAuth2 token endpoint for --catalog-credential. Default: $FLOE_CATALOG_OAUTH2_URI, else "
-          + "the catalog's own /v1/oauth/tokens.")
-  String catalogOauth2Uri;
-
-  @Option(names = "--catalog-scope", paramLabel = "SCOPE",
-      description = "The OAuth2 scope asked for. Default: $FLOE_CATALOG_SCOPE, else catalog.")
-  String catalogScope;
-
-  @Option(names = "--warehouse-location", paramLabel = "LOCATION",
-      description = "The warehouse the REST catalog serves (its 'warehouse' setting); a local directory is also "
-          + "where tables may be read. Default: $FLOE_WAREHOUSE_LOCATION, else the catalog's default.")
-  String warehouseLocation;
-
   @Option(names = "--config", paramLabel = "FILE",
       description = "A file of settings, one 'name = value' per line, named as the options without their dashes "
           + "(pg-port = 6543). Options and environment variables override it. Default: $FLOE_CONFIG.")
@@ -175,54 +145,6 @@ final class ServeCommand implements Callable<Integer> {
     } catch (NumberFormatException e) {
       throw new ParameterException(spec.commandLine(), name + " must be an integer, was \"" + v + "\"");
     }
-  }
-
-  /** The remote REST catalog the options name, if --catalog is rest. */
-  private java.util.Optional<dev.floe.RemoteCatalog> remoteCatalog() {
-    String kind = setting(catalog, "catalog", "local").strip().toLowerCase(java.util.Locale.ROOT);
-    String uri = setting(catalogUri, "catalog-uri", null);
-    String token = setting(catalogToken, "catalog-token", null);
-    String credential = setting(catalogCredential, "catalog-credential", null);
-    String oauth2 = setting(catalogOauth2Uri, "catalog-oauth2-uri", null);
-    String scope = setting(catalogScope, "catalog-scope", null);
-    String location = setting(warehouseLocation, "warehouse-location", null);
-    if (kind.equals("local")) {
-      if (uri != null || token != null || credential != null || oauth2 != null || scope != null || location != null) {
-        throw new ParameterException(spec.commandLine(), "--catalog-uri, --catalog-token, --catalog-credential, "
-            + "--catalog-oauth2-uri, --catalog-scope and --warehouse-location need --catalog rest");
-      }
-      return java.util.Optional.empty();
-    }
-    if (!kind.equals("rest")) {
-      throw new ParameterException(spec.commandLine(), "--catalog must be local or rest, was \"" + kind + "\"");
-    }
-    if (uri == null) {
-      throw new ParameterException(spec.commandLine(), "--catalog rest needs --catalog-uri");
-    }
-    if (token != null && credential != null) {
-      throw new ParameterException(spec.commandLine(), "--catalog-token and --catalog-credential exclude each other");
-    }
-    if (credential == null && (oauth2 != null || scope != null)) {
-      throw new ParameterException(spec.commandLine(), "--catalog-oauth2-uri and --catalog-scope go with "
-          + "--catalog-credential");
-    }
-    dev.floe.RemoteCatalog remote;
-    try {
-      remote = dev.floe.RemoteCatalog.at(uri.strip());
-      if (token != null) {
-        remote = remote.with("token", token);
-      }
-      if (credential != null) {
-        remote = remote.with("credential", credential).with("scope", scope != null ? scope : "catalog")
-            .with("oauth2-server-uri", oauth2 != null ? oauth2 : uri.strip().replaceAll("/+$", "") + "/v1/oauth/tokens");
-      }
-      if (location != null) {
-        remote = remote.with("warehouse", location.strip());
-      }
-    } catch (IllegalArgumentException e) {
-      throw new ParameterException(spec.commandLine(), e.getMessage());
-    }
-    return java.util.Optional.of(remote);
   }
 
   /**
@@ -308,7 +230,10 @@ final class ServeCommand implements Callable<Integer> {
         builder.storageRoot(r);
       }
     }
-    java.util.Optional<dev.floe.RemoteCatalog> remote = remoteCatalog();
+    java.util.Optional<dev.floe.RemoteCatalog> remote = catalog.remoteCatalog(env, name -> {
+      String v = file.getProperty(name); // the config file, after the option and its environment variable
+      return v != null ? v.strip() : null;
+    });
     remote.ifPresent(builder::remoteCatalog);
     String limit = setting(memoryLimit, "memory-limit", null);
     if (limit != null) {

@@ -44,6 +44,9 @@ final class SqlCommand implements Callable<Integer> {
   @Mixin
   WarehouseOption warehouse;
 
+  @Mixin
+  CatalogOption catalog;
+
   /** One {@code -c} or {@code -f}, in command-line order. */
   static final class Input {
     @Option(names = {"-c", "--command"}, paramLabel = "SQL", required = true,
@@ -81,9 +84,11 @@ final class SqlCommand implements Callable<Integer> {
     Environment env = main.environment();
     Path directory = warehouse.resolve(env);
     boolean created = !readOnly && !Files.exists(directory.resolve("catalog.db"));
+    FloeConfig.Builder config = FloeConfig.builder(directory).readOnly(readOnly);
+    catalog.remoteCatalog(env, name -> null).ifPresent(config::remoteCatalog);
     // the shell's terminal before the engine opens: what the user types meanwhile is its first input
     Shell.EarlyTerminal terminal = inputs.isEmpty() && env.interactive() ? Shell.openTerminal(env) : null;
-    try (Database db = Floe.open(FloeConfig.builder(directory).readOnly(readOnly).build());
+    try (Database db = Floe.open(config.build());
         Session session = db.connect()) {
       // \du lists the users the warehouse's server signs in, as the server's catalogs do
       dev.floe.server.auth.Users users = new dev.floe.server.auth.Users(directory);

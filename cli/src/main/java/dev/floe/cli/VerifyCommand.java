@@ -24,9 +24,12 @@ final class VerifyCommand implements Callable<Integer> {
   @Mixin
   WarehouseOption warehouse;
 
+  @Mixin
+  CatalogOption catalog;
+
   @Override
   public Integer call() {
-    return warehouse.run(main.environment(), true, (db, env) -> {
+    return warehouse.run(main.environment(), true, catalog, (db, env) -> {
       List<Verification> results = db.verify();
       int damaged = 0;
       for (Verification v : results) {

@@ -36,12 +36,21 @@ final class WarehouseOption {
    * on it; a Floe error is one line on standard error and exit status 1.
    */
   int run(Environment env, boolean readOnly, Work work) {
+    return run(env, readOnly, null, work);
+  }
+
+  /** {@link #run(Environment, boolean, Work)} on the catalog {@code catalog} names (its own when null). */
+  int run(Environment env, boolean readOnly, CatalogOption catalog, Work work) {
     Path dir = resolve(env);
     try {
       if (!Files.exists(dir.resolve("catalog.db"))) {
         throw new FloeException(SqlState.INVALID_CATALOG_NAME, "no warehouse in " + dir);
       }
-      try (Database db = Floe.open(FloeConfig.builder(dir).readOnly(readOnly).build())) {
+      FloeConfig.Builder config = FloeConfig.builder(dir).readOnly(readOnly);
+      if (catalog != null) {
+        catalog.remoteCatalog(env, name -> null).ifPresent(config::remoteCatalog);
+      }
+      try (Database db = Floe.open(config.build())) {
         int status = work.run(db, env);
         env.out().flush();
         return status;

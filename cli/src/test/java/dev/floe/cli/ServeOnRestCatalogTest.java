@@ -91,6 +91,24 @@ class ServeOnRestCatalogTest {
         rs.next();
         assertThat(rs.getString(1)).isEqualTo("one,TWO");
       }
+      client.destroy();
+      client.waitFor(60, TimeUnit.SECONDS);
+      // floe sql on the same directory: on the REST catalog by its options or their environment variables ...
+      String second = dir.resolve("second").toString();
+      Cli.Outcome byOptions = Cli.run("sql", "-w", second, "--catalog", "rest", "--catalog-uri",
+          "http://127.0.0.1:" + rest, "--warehouse-location", first.toString(), "--format", "csv", "-c",
+          "SELECT count(*) FROM shared");
+      assertThat(byOptions.status()).as(byOptions.err()).isZero();
+      assertThat(byOptions.out()).contains("2");
+      Cli.Outcome byEnvironment = Cli.run("", java.util.Map.of("FLOE_CATALOG", "rest", "FLOE_CATALOG_URI",
+          "http://127.0.0.1:" + rest, "FLOE_WAREHOUSE_LOCATION", first.toString()), false, "sql", "-w", second,
+          "--format", "csv", "-c", "INSERT INTO shared VALUES (3, 'three')", "-c", "SELECT count(*) FROM shared");
+      assertThat(byEnvironment.status()).as(byEnvironment.err()).isZero();
+      assertThat(byEnvironment.out()).contains("3");
+      // ... and never on its own catalog.db, which holds none of its tables
+      Cli.Outcome local = Cli.run("sql", "-w", second, "-c", "SELECT 1");
+      assertThat(local.status()).isEqualTo(1);
+      assertThat(local.err()).contains("55000").contains("keeps its tables in the REST catalog");
     } finally {
       if (client != null) {
         client.destroy();
