@@ -8,13 +8,10 @@ import dev.floe.Floe;
 import dev.floe.FloeConfig;
 import dev.floe.FloeException;
 import dev.floe.RemoteCatalog;
-import dev.floe.Result;
-import dev.floe.Row;
 import dev.floe.Session;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -53,17 +50,7 @@ class RemoteCatalogTest {
   }
 
   static List<String> rows(Database db, String sql) {
-    try (Session s = db.connect(); Result r = s.sql(sql)) {
-      List<String> out = new ArrayList<>();
-      for (Row row : r) {
-        List<String> cells = new ArrayList<>();
-        for (int i = 0; i < r.columns().size(); i++) {
-          cells.add(String.valueOf(row.get(i)));
-        }
-        out.add(String.join("|", cells));
-      }
-      return out;
-    }
+    return dev.floe.testing.Rows.of(db, sql);
   }
 
   static void sql(Database db, String... statements) {

@@ -7,7 +7,6 @@ import dev.floe.Database;
 import dev.floe.Floe;
 import dev.floe.FloeConfig;
 import dev.floe.Result;
-import dev.floe.Row;
 import dev.floe.testing.IcebergFiles;
 import java.io.IOException;
 import java.net.URI;
@@ -96,17 +95,7 @@ class RestCatalogTest {
   }
 
   List<String> sql(String query) {
-    List<String> out = new ArrayList<>();
-    try (Result r = db.sql(query)) {
-      for (Row row : r) {
-        List<String> cells = new ArrayList<>();
-        for (int i = 0; i < r.columns().size(); i++) {
-          cells.add(String.valueOf(row.get(i)));
-        }
-        out.add(String.join("|", cells));
-      }
-    }
-    return out;
+    return dev.floe.testing.Rows.of(db, query);
   }
 
   static List<Record> rows(long from, long to) {
