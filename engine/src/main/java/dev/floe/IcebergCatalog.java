@@ -65,6 +65,14 @@ public final class IcebergCatalog {
   }
 
   /**
+   * The current metadata file of a table, read from the catalog without reading the file (the tag of a load:
+   * an unchanged table is answered without loading it); empty if there is no such table.
+   */
+  public java.util.Optional<String> metadataLocation(TableIdentifier id) {
+    return service.catalog().metadataLocation(id);
+  }
+
+  /**
    * Makes a table's acknowledged rows visible to a reader outside Floe before it loads the table: a table with
    * a tail seals its rows older than {@code floe.tail.rest-freshness-ms} (default 1 s); other tables are left as
    * they are.

@@ -413,6 +413,10 @@ final class CatalogRoutes {
       throw new IllegalArgumentException("snapshots must be all or refs, was \"" + snapshots + "\"");
     }
     catalog.freshen(id); // a tail's acknowledged rows, older than its freshness bound, are in what is loaded
+    if (ifNoneMatch != null && catalog.metadataLocation(id).map(l -> etag(l, mode)).filter(ifNoneMatch::equals)
+        .isPresent()) {
+      return new Reply(304, Map.of("ETag", ifNoneMatch), null); // unchanged: no metadata file read or sent
+    }
     LoadTableResponse response = CatalogHandlers.loadTable(catalog.catalog(), id, mode);
     String etag = etag(response.metadataLocation(), mode);
     if (ifNoneMatch != null && ifNoneMatch.equals(etag)) {
