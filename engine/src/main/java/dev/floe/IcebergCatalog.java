@@ -66,10 +66,12 @@ public final class IcebergCatalog {
 
   /**
    * The current metadata file of a table, read from the catalog without reading the file (the tag of a load:
-   * an unchanged table is answered without loading it); empty if there is no such table.
+   * an unchanged table is answered without loading it); empty if there is no such table or its file is gone
+   * (a load then reports what is wrong).
    */
   public java.util.Optional<String> metadataLocation(TableIdentifier id) {
-    return service.catalog().metadataLocation(id);
+    org.apache.iceberg.io.FileIO io = service.catalog().io();
+    return service.catalog().metadataLocation(id).filter(l -> io.newInputFile(l).exists());
   }
 
   /**

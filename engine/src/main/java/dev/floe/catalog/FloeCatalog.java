@@ -351,8 +351,11 @@ public final class FloeCatalog extends org.apache.iceberg.view.BaseMetastoreView
     }
     String file = null;
     if (store.writesMetadata()) {
-      file = metadata.location() + "/metadata/" + String.format("%05d", metadata.currentVersionId()) + "-"
-          + java.util.UUID.randomUUID() + ".metadata.json";
+      String configured = metadata.properties().get(org.apache.iceberg.view.ViewProperties.WRITE_METADATA_LOCATION);
+      String directory = configured != null && !configured.isBlank() ? configured.replaceAll("/+$", "")
+          : metadata.location().replaceAll("/+$", "") + "/metadata";
+      file = directory + "/" + String.format("%05d", metadata.currentVersionId()) + "-" + java.util.UUID.randomUUID()
+          + ".metadata.json";
       org.apache.iceberg.view.ViewMetadataParser.write(metadata, io.newOutputFile(file));
     }
     boolean committed = false;
