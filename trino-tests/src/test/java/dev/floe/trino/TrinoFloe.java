@@ -114,13 +114,28 @@ final class TrinoFloe {
 
   /** Runs one statement in Trino; a query's rows as canonical values, an update's count as one row. */
   List<List<String>> trino(String sql) throws SQLException {
-    try (Connection c = trino.connect(); Statement st = c.createStatement()) {
-      if (st.execute(sql)) {
-        try (ResultSet rs = st.getResultSet()) {
-          return Rows.of(rs);
+    long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
+    while (true) {
+      try (Connection c = trino.connect(); Statement st = c.createStatement()) {
+        if (st.execute(sql)) {
+          try (ResultSet rs = st.getResultSet()) {
+            return Rows.of(rs);
+          }
+        }
+        return List.of(List.of("count:" + st.getLargeUpdateCount()));
+      } catch (SQLException e) {
+        // For a while after its node is active, Trino's scheduler may not see it yet: the statement failed before
+        // it ran (nothing was read or committed), so it runs again (TrinoServerProcess.awaitScan).
+        if (!String.valueOf(e.getMessage()).contains("No nodes available to run query") || System.nanoTime() > deadline) {
+          throw e;
+        }
+        try {
+          Thread.sleep(500);
+        } catch (InterruptedException interrupted) {
+          Thread.currentThread().interrupt();
+          throw e;
         }
       }
-      return List.of(List.of("count:" + st.getLargeUpdateCount()));
     }
   }
 
