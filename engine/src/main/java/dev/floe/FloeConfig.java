@@ -22,10 +22,12 @@ import java.util.Optional;
  *     empty by default
  * @param remoteCatalog a remote Iceberg REST catalog that holds the tables, views and namespaces; empty to
  *     keep them in the warehouse's own {@code catalog.db} (the default)
+ * @param objectStore where the tables' files go when not in the warehouse directory (S3); empty to keep
+ *     them in the directory (the default). Tables a REST catalog places on S3 are reached through it too.
  */
 public record FloeConfig(Path warehouse, String catalogName, boolean readOnly, Optional<String> memoryLimit,
     int threads, boolean fenced, java.util.List<Path> storageRoots, Optional<Runnable> beforeCommit,
-    Optional<RemoteCatalog> remoteCatalog) {
+    Optional<RemoteCatalog> remoteCatalog, Optional<ObjectStore> objectStore) {
 
   public static final String DEFAULT_CATALOG = "floe";
 
@@ -35,6 +37,7 @@ public record FloeConfig(Path warehouse, String catalogName, boolean readOnly, O
     Objects.requireNonNull(memoryLimit, "memoryLimit");
     Objects.requireNonNull(beforeCommit, "beforeCommit");
     Objects.requireNonNull(remoteCatalog, "remoteCatalog");
+    Objects.requireNonNull(objectStore, "objectStore");
     storageRoots = java.util.List.copyOf(storageRoots);
     for (Path root : storageRoots) {
       if (!root.isAbsolute()) {
@@ -64,6 +67,7 @@ public record FloeConfig(Path warehouse, String catalogName, boolean readOnly, O
     private final java.util.List<Path> storageRoots = new java.util.ArrayList<>();
     private Runnable beforeCommit;
     private RemoteCatalog remoteCatalog;
+    private ObjectStore objectStore;
 
     private Builder(Path warehouse) {
       this.warehouse = Objects.requireNonNull(warehouse, "warehouse");
@@ -113,9 +117,16 @@ public record FloeConfig(Path warehouse, String catalogName, boolean readOnly, O
       return this;
     }
 
+    /** Keeps the tables' files on object storage (see {@link FloeConfig#objectStore()}). */
+    public Builder objectStore(ObjectStore store) {
+      this.objectStore = Objects.requireNonNull(store, "store");
+      return this;
+    }
+
     public FloeConfig build() {
       return new FloeConfig(warehouse, catalogName, readOnly, Optional.ofNullable(memoryLimit), threads, fenced,
-          storageRoots, Optional.ofNullable(beforeCommit), Optional.ofNullable(remoteCatalog));
+          storageRoots, Optional.ofNullable(beforeCommit), Optional.ofNullable(remoteCatalog),
+          Optional.ofNullable(objectStore));
     }
   }
 }

@@ -59,6 +59,20 @@ public final class IcebergCatalog {
     return service.catalog().warehouseLocation() + "/" + String.join("/", namespace.levels());
   }
 
+  /** The object store location the tables may be under ({@code s3://bucket/prefix}), if the warehouse has one. */
+  public java.util.Optional<String> objectStoreLocation() {
+    return service.objectStoreLocation();
+  }
+
+  /**
+   * The storage configuration a client needs for the files of a table at {@code location}: for one on object
+   * storage its endpoint, path-style access and region, and with {@code vendCredentials} the credentials this
+   * process uses (only for a server configured to vend them); empty for a table on the local file system.
+   */
+  public Map<String, String> storageConfig(String location, boolean vendCredentials) {
+    return service.storageConfig(location, vendCredentials);
+  }
+
   /** The catalog's name (the name engines use for it, and Iceberg's JdbcCatalog key). */
   public String name() {
     return service.catalog().name();

@@ -48,6 +48,11 @@ public final class CachedFileIO implements FileIO {
     return remote;
   }
 
+  /** Where the local copies are. */
+  public Path cache() {
+    return dir;
+  }
+
   /** Where the local copy of {@code location} is (whether or not it is there). */
   public Path copyPath(String location) {
     int scheme = location.indexOf("://");

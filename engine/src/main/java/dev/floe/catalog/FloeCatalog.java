@@ -97,8 +97,18 @@ public final class FloeCatalog extends org.apache.iceberg.view.BaseMetastoreView
    */
   public static FloeCatalog open(String name, Path warehouse, FileIO io, boolean readOnly,
       dev.floe.RemoteCatalog remote) {
+    return open(name, warehouse, io, readOnly, remote, null);
+  }
+
+  /**
+   * {@link #open(String, Path, FileIO, boolean, dev.floe.RemoteCatalog)} placing new tables under
+   * {@code tables} (an object store location, {@code s3://bucket/prefix}) instead of the warehouse directory
+   * when it is not null.
+   */
+  public static FloeCatalog open(String name, Path warehouse, FileIO io, boolean readOnly,
+      dev.floe.RemoteCatalog remote, String tables) {
     Path db = warehouse.resolve("catalog.db");
-    String root = warehouse.toAbsolutePath().normalize().toString();
+    String root = tables != null ? tables : warehouse.toAbsolutePath().normalize().toString();
     CatalogDatabase database;
     try {
       database = CatalogDatabase.open(db, readOnly);
@@ -296,9 +306,11 @@ public final class FloeCatalog extends org.apache.iceberg.view.BaseMetastoreView
     landings.forget(id);
     if (last != null) {
       CatalogUtil.dropTableData(io, last);
-      Path directory = Path.of(TableDirectories.stripScheme(last.location()));
-      TableDirectories.deleteLeftovers(directory);
-      digestStore.forgetUnder(directory.toAbsolutePath().normalize().toString());
+      if (!S3.remote(last.location())) {
+        Path directory = Path.of(TableDirectories.stripScheme(last.location()));
+        TableDirectories.deleteLeftovers(directory);
+        digestStore.forgetUnder(directory.toAbsolutePath().normalize().toString());
+      }
     }
     return true;
   }

@@ -267,6 +267,14 @@ public final class FloeTableOperations implements TableOperations, SwapCount {
       return new Prepared(base, metadata, null, null); // the catalog writes the file from the change
     }
     String directory = metadataDirectory(metadata);
+    if (S3.remote(directory)) {
+      // Object storage has no exclusive create: a name no other commit can take, and no version hint.
+      int version = nextVersion(base, null);
+      String location = directory + "/" + String.format(java.util.Locale.ROOT, "%05d-%s.metadata.json", version,
+          java.util.UUID.randomUUID());
+      json.write(metadata, io.newOutputFile(location));
+      return new Prepared(base, metadata, location, null);
+    }
     int version = nextVersion(base, Path.of(TableDirectories.stripScheme(directory)));
     String location;
     for (int attempt = 0; ; attempt++) {
@@ -310,7 +318,7 @@ public final class FloeTableOperations implements TableOperations, SwapCount {
       OptionalInt v = VersionHint.versionOf(base.metadataFileLocation());
       next = v.isPresent() ? v.getAsInt() + 1 : base.previousFiles().size() + 2;
     }
-    OptionalInt hinted = VersionHint.read(metadataDir);
+    OptionalInt hinted = metadataDir == null ? OptionalInt.empty() : VersionHint.read(metadataDir);
     return hinted.isPresent() ? Math.max(next, hinted.getAsInt() + 1) : next;
   }
 

@@ -28,12 +28,22 @@ public final class Locations {
 
   private final Path warehouse;
   private final List<Path> roots;
+  /** The object store location tables may be under ({@code s3://bucket/prefix}), or null. */
+  private final String objects;
 
   /**
    * @param warehouse the warehouse directory
    * @param extraRoots further directories an operator allows table locations in
    */
   public Locations(Path warehouse, List<Path> extraRoots) {
+    this(warehouse, extraRoots, null);
+  }
+
+  /**
+   * @param objects an object store location ({@code s3://bucket/prefix}) tables may be under too, or null
+   */
+  public Locations(Path warehouse, List<Path> extraRoots, String objects) {
+    this.objects = objects == null ? null : stripSlashes(objects);
     this.warehouse = real(warehouse);
     List<Path> all = new ArrayList<>();
     all.add(this.warehouse);
@@ -92,9 +102,8 @@ public final class Locations {
    */
   public String requested(String location, Map<TableIdentifier, String> others) {
     String text = location.strip();
-    if (text.contains("://") && !text.startsWith("file:")) {
-      throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "table location \"" + location
-          + "\" is not supported: a table's files are on the local file system, inside the warehouse");
+    if (S3.remote(text)) {
+      return requestedObjects(location, stripSlashes(text), others);
     }
     Path path;
     try {
@@ -116,6 +125,9 @@ public final class Locations {
           + "\" is inside the warehouse's own files");
     }
     for (Map.Entry<TableIdentifier, String> e : others.entrySet()) {
+      if (S3.remote(e.getValue())) {
+        continue;
+      }
       Path other = real(LocalFileIO.toPath(e.getValue()).normalize());
       if (other.startsWith(resolved) || resolved.startsWith(other)) {
         throw new FloeException(SqlState.INVALID_OBJECT_DEFINITION, "table location \"" + location
@@ -140,6 +152,45 @@ public final class Locations {
     return resolved.toString();
   }
 
+  /** {@link #requested} for a location on object storage: under the warehouse's, and no other table's. */
+  private String requestedObjects(String location, String text, Map<TableIdentifier, String> others) {
+    if (objects == null || !under(text, objects)) {
+      throw new FloeException(SqlState.INSUFFICIENT_PRIVILEGE, "permission denied: table location \"" + location
+          + "\" is outside the warehouse", null, objects == null ? "This warehouse keeps its tables on the local file "
+          + "system." : "Leave location out, or give one under " + objects + ".", 0, null);
+    }
+    if (text.substring(text.indexOf("://") + 3).contains("//") || text.contains("/./") || text.contains("/../")
+        || text.endsWith("/.") || text.endsWith("/..")) {
+      throw new FloeException(SqlState.INVALID_OBJECT_DEFINITION, "invalid table location \"" + location + "\"");
+    }
+    for (Map.Entry<TableIdentifier, String> e : others.entrySet()) {
+      String other = stripSlashes(e.getValue());
+      if (S3.remote(other) && (other.equals(text) || under(other, text) || under(text, other))) {
+        throw new FloeException(SqlState.INVALID_OBJECT_DEFINITION, "table location \"" + location
+            + "\" overlaps the location of table " + e.getKey() + ": a table's directory is its own");
+      }
+    }
+    return text;
+  }
+
+  /** Whether {@code location} is strictly under {@code root} (both without trailing slashes). */
+  private static boolean under(String location, String root) {
+    return location.startsWith(root + "/") && location.length() > root.length() + 1;
+  }
+
+  private static String stripSlashes(String l) {
+    String s = l.strip();
+    while (s.endsWith("/")) {
+      s = s.substring(0, s.length() - 1);
+    }
+    return s;
+  }
+
+  /** The object store location tables may be under, if the warehouse has one. */
+  public Optional<String> objects() {
+    return Optional.ofNullable(objects);
+  }
+
   /**
    * Why a file or directory named by table metadata another engine sent is not one Floe may use, or empty
    * if it is: it must be on the local file system, inside the warehouse or an allowed root, and not one of
@@ -150,8 +201,10 @@ public final class Locations {
       return Optional.empty();
     }
     String text = location.strip();
-    if (text.contains("://") && !text.startsWith("file:")) {
-      return Optional.of("is not on this warehouse's file system");
+    if (S3.remote(text)) {
+      String t = stripSlashes(text);
+      return objects != null && under(t, objects) && !t.contains("/../") && !t.endsWith("/..")
+          ? Optional.empty() : Optional.of("is not on this warehouse's storage");
     }
     Path resolved;
     try {
@@ -178,6 +231,10 @@ public final class Locations {
    * Iceberg table has.
    */
   public Optional<String> sweepProblem(String location, Map<TableIdentifier, String> others) {
+    if (S3.remote(location)) {
+      return Optional.of("its location " + location + " is on object storage, where Floe does not yet look for "
+          + "unreferenced files");
+    }
     Path resolved = real(LocalFileIO.toPath(location).normalize());
     if (roots.stream().noneMatch(r -> resolved.startsWith(r) && !resolved.equals(r))) {
       return Optional.of("its location " + location + " is outside the warehouse");
@@ -187,6 +244,9 @@ public final class Locations {
       return Optional.of("its location " + location + " is inside the warehouse's own files");
     }
     for (Map.Entry<TableIdentifier, String> e : others.entrySet()) {
+      if (S3.remote(e.getValue())) {
+        continue;
+      }
       Path other = real(LocalFileIO.toPath(e.getValue()).normalize());
       if (other.startsWith(resolved) || resolved.startsWith(other)) {
         return Optional.of("its location " + location + " overlaps the location of table " + e.getKey());

@@ -9,9 +9,9 @@ import java.util.UUID;
 import org.apache.iceberg.catalog.TableIdentifier;
 
 /**
- * A table's directory on the local file system: where a new table's goes
- * ({@code <warehouse>/<schema>/<table>}, made unique when something is already there), and what is left
- * of it after a purge. No catalog rows and no lock: this is file work, done outside the database's lock.
+ * A table's directory: where a new table's goes ({@code <warehouse>/<schema>/<table>}, made unique when
+ * something is already there or the warehouse is on object storage), and what is left of it on the local
+ * file system after a purge. No catalog rows and no lock: this is file work, done outside the database's lock.
  */
 final class TableDirectories {
   private TableDirectories() {}
@@ -34,8 +34,8 @@ final class TableDirectories {
     String location = dir.toString();
     // A dropped table's files (DROP without PURGE) or a renamed table's directory may still sit
     // there; a new table never shares a directory with anything.
-    Path path = Path.of(location);
-    if (Files.exists(path)) {
+    // On object storage, where looking costs a listing, every table's directory is made unique.
+    if (S3.remote(location) || Files.exists(Path.of(location))) {
       location = location + "-" + UUID.randomUUID().toString().replace("-", "");
     }
     return location;

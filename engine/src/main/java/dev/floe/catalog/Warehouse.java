@@ -69,6 +69,16 @@ public final class Warehouse implements AutoCloseable {
    */
   public static Warehouse open(Path directory, String catalogName, boolean readOnly, java.util.List<Path> storageRoots,
       dev.floe.RemoteCatalog remote) {
+    return open(directory, catalogName, readOnly, storageRoots, remote, null);
+  }
+
+  /**
+   * {@link #open(Path, String, boolean, java.util.List, dev.floe.RemoteCatalog)} whose tables' files are on the
+   * object store {@code objects} (new tables are placed there) when it is not null; local copies of them are
+   * kept under {@code .floe/objects/} (a temporary directory when read-only).
+   */
+  public static Warehouse open(Path directory, String catalogName, boolean readOnly, java.util.List<Path> storageRoots,
+      dev.floe.RemoteCatalog remote, dev.floe.ObjectStore objects) {
     java.util.List<Path> roots = new java.util.ArrayList<>(storageRoots);
     if (remote != null) {
       localDirectory(remote.properties().get("warehouse")).ifPresent(roots::add);
@@ -91,9 +101,12 @@ public final class Warehouse implements AutoCloseable {
       if (!readOnly && Files.exists(idFile) && (!Files.exists(db) || Files.size(db) == 0)) {
         throw catalogLost(root, "catalog.db is " + (Files.exists(db) ? "empty" : "missing"));
       }
+      Path cache = readOnly ? Files.createTempDirectory("floe-objects") : root.resolve(".floe").resolve("objects");
+      WarehouseIO io = new WarehouseIO(objects == null ? Map.of() : objects.properties(), cache);
       FloeCatalog catalog;
       try {
-        catalog = FloeCatalog.open(catalogName, root, new LocalFileIO(), readOnly, remote);
+        catalog = FloeCatalog.open(catalogName, root, io, readOnly, remote,
+            objects == null || remote != null ? null : objects.location());
       } catch (FloeCatalog.CatalogException e) {
         throw unreadable(root, e);
       }
@@ -103,7 +116,8 @@ public final class Warehouse implements AutoCloseable {
         catalog.close();
         throw e;
       }
-      Warehouse w = new Warehouse(root, catalog, channel, lock, new Locations(root, roots));
+      Warehouse w = new Warehouse(root, catalog, channel, lock, new Locations(root, roots,
+          objects == null ? null : objects.location()));
       if (!readOnly && !catalog.namespaceExists(Namespace.of(DEFAULT_NAMESPACE))) {
         catalog.createNamespace(Namespace.of(DEFAULT_NAMESPACE), Map.of());
       }
@@ -270,6 +284,11 @@ public final class Warehouse implements AutoCloseable {
     return lock == null;
   }
 
+  /** Where local copies of the tables' files on object storage are kept. */
+  public Path objectCache() {
+    return ((WarehouseIO) catalog.io()).cache();
+  }
+
   /** Scratch space for in-flight writes and query spill; never holds committed data. */
   public Path scratch() {
     return root.resolve(".floe").resolve("tmp");
@@ -278,6 +297,7 @@ public final class Warehouse implements AutoCloseable {
   @Override
   public void close() {
     catalog.close();
+    catalog.io().close();
     try {
       if (lock != null) {
         lock.release();

@@ -39,6 +39,43 @@ public final class CatalogService {
     this.commits = new MetadataCommits(catalog(), engine.committer());
   }
 
+  /** The object store location the warehouse's tables may be under ({@code s3://bucket/prefix}), if any. */
+  public java.util.Optional<String> objectStoreLocation() {
+    return engine.locations().objects();
+  }
+
+  /**
+   * What a client needs to reach the files of a table at {@code location} on object storage (endpoint,
+   * path-style access, region), and with {@code vend} the credentials this process reaches it with (the AWS
+   * default chain's, as resolved now); empty for a table on the local file system.
+   */
+  public Map<String, String> storageConfig(String location, boolean vend) {
+    if (location == null || !dev.floe.catalog.S3.remote(location)) {
+      return Map.of();
+    }
+    Map<String, String> out = new java.util.LinkedHashMap<>(catalog().io().properties());
+    if (!out.containsKey("client.region")) {
+      String region = System.getenv("AWS_REGION") != null ? System.getenv("AWS_REGION")
+          : System.getProperty("aws.region", "us-east-1");
+      out.put("client.region", region);
+    }
+    if (vend) {
+      software.amazon.awssdk.auth.credentials.AwsCredentials c;
+      try (var chain = software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider.builder().build()) {
+        c = chain.resolveCredentials();
+      } catch (RuntimeException e) {
+        throw new FloeException(SqlState.INTERNAL_ERROR, "no credentials to vend for "
+            + location + ": " + e.getMessage(), e);
+      }
+      out.put("s3.access-key-id", c.accessKeyId());
+      out.put("s3.secret-access-key", c.secretAccessKey());
+      if (c instanceof software.amazon.awssdk.auth.credentials.AwsSessionCredentials session) {
+        out.put("s3.session-token", session.sessionToken());
+      }
+    }
+    return out;
+  }
+
   public FloeCatalog catalog() {
     return engine.tables().catalog();
   }

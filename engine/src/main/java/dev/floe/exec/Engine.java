@@ -135,7 +135,7 @@ public final class Engine implements AutoCloseable {
     Warehouse warehouse;
     try {
       warehouse = Warehouse.open(config.warehouse(), config.catalogName(), config.readOnly(), config.storageRoots(),
-          config.remoteCatalog().orElse(null));
+          config.remoteCatalog().orElse(null), config.objectStore().orElse(null));
     } catch (RuntimeException e) {
       duck.thenAccept(Engine::closeQuietly);
       throw e;
@@ -158,6 +158,10 @@ public final class Engine implements AutoCloseable {
       if (config.fenced()) {
         List<Path> reach = new ArrayList<>(warehouse.locations().roots());
         reach.add(scratch);
+        if (!warehouse.objectCache().startsWith(warehouse.root())) {
+          Files.createDirectories(warehouse.objectCache());
+          reach.add(warehouse.objectCache());
+        }
         fence(root, reach);
       }
       return new Engine(config, warehouse, root, scratch);

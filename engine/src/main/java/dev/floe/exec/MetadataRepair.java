@@ -80,7 +80,7 @@ final class MetadataRepair {
     Set<String> locations = new LinkedHashSet<>();
     locations.add(current);
     engine.tables().catalog().previousMetadataLocation(id).ifPresent(locations::add);
-    Path dir = LocalFileIO.toPath(current).getParent();
+    Path dir = dev.floe.catalog.S3.remote(current) ? null : LocalFileIO.toPath(current).getParent();
     if (dir != null && Files.isDirectory(dir)) {
       try (Stream<Path> files = Files.list(dir)) {
         files.filter(p -> p.getFileName().toString().endsWith(".metadata.json"))

@@ -85,6 +85,9 @@ final class TableMaintenance {
     if (table == null) {
       return List.of();
     }
+    if (dev.floe.catalog.S3.remote(table.location())) {
+      return List.of(); // an object store is not listed: what a commit retires is deleted as it lands
+    }
     TableMetadata meta = ((HasTableOperations) table).operations().current();
     Set<String> named = new HashSet<>();
     long oldest = meta.lastUpdatedMillis();
@@ -135,8 +138,12 @@ final class TableMaintenance {
       ReaderPins pins = engine.tables().readerPins();
       List<Path> unread = new ArrayList<>();
       for (String f : files) {
-        if (f.contains("://") && !f.startsWith("file:")) {
-          continue; // object storage: its expiry deletes them
+        if (dev.floe.catalog.S3.remote(f)) {
+          String name = f.substring(f.lastIndexOf('/') + 1);
+          if (pins.unreadable(id, name, Set.of())) {
+            engine.tables().catalog().io().deleteFile(f);
+          }
+          continue;
         }
         Path p = dev.floe.catalog.LocalFileIO.toPath(f);
         if (pins.unreadable(id, p.getFileName().toString(), Set.of())) {

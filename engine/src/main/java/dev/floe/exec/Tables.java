@@ -118,6 +118,9 @@ final class Tables {
    * directory it made goes with it, when it made it (nothing else can be in a directory that did not exist).
    */
   <T> T creating(String location, java.util.function.Supplier<T> create) {
+    if (dev.floe.catalog.S3.remote(location)) {
+      return create.get(); // object storage has no directories to take back
+    }
     java.nio.file.Path dir = dev.floe.catalog.LocalFileIO.toPath(location);
     boolean existed = java.nio.file.Files.exists(dir);
     try {
@@ -142,9 +145,12 @@ final class Tables {
       if (e.getKey().equals(self) || e.getValue() == null) {
         continue;
       }
-      java.nio.file.Path metadata = dev.floe.catalog.LocalFileIO.toPath(e.getValue()).getParent();
-      if (metadata != null && metadata.getFileName() != null && metadata.getFileName().toString().equals("metadata")) {
-        out.put(e.getKey(), metadata.getParent().toString());
+      String file = e.getValue();
+      String metadata = file.substring(0, Math.max(file.lastIndexOf('/'), 0));
+      if (metadata.endsWith("/metadata")) {
+        String dir = metadata.substring(0, metadata.length() - "/metadata".length());
+        out.put(e.getKey(), dev.floe.catalog.S3.remote(dir) ? dir
+            : dev.floe.catalog.LocalFileIO.toPath(dir).toString());
         continue;
       }
       try {

@@ -87,7 +87,8 @@ public final class PointReader {
    */
   public static Optional<List<Hit>> scan(ScanPlan plan, ScanFiles files, Field key, Object value,
       List<Field> fields, long limit) {
-    if (!(plan.table().io() instanceof dev.floe.catalog.LocalFileIO) || !keyable(key.kind())) {
+    if (!(plan.table().io() instanceof dev.floe.catalog.LocalFileIO
+        || plan.table().io() instanceof dev.floe.catalog.WarehouseIO) || !keyable(key.kind())) {
       return Optional.empty();
     }
     files.verify(plan); // a damaged file is XX001 naming it, never rows read from it
@@ -126,7 +127,7 @@ public final class PointReader {
         }
         org.apache.iceberg.FileScanTask task = plan.tasks().get(k);
         String location = task.file().location();
-        read(dev.floe.catalog.LocalFileIO.toPath(location), location, plans.get(k), key, value, fields,
+        read(dev.floe.catalog.TableFiles.readable(io, location), location, plans.get(k), key, value, fields,
             task.deletes().isEmpty() ? null : () -> deleted(task, files, io), limit, hits);
       }
     } catch (Unreadable e) {

@@ -3,7 +3,7 @@ package dev.floe.read;
 import dev.floe.Column;
 import dev.floe.FloeException;
 import dev.floe.SqlState;
-import dev.floe.catalog.LocalFileIO;
+import dev.floe.catalog.TableFiles;
 import dev.floe.sql.Lexer;
 import dev.floe.types.SqlLiterals;
 import dev.floe.types.TypeMapping;
@@ -163,10 +163,7 @@ public final class ScanSql {
       String reader, Mapping mapping, Schema schema, List<Column> columns, FileIO io, ScanFiles scanFiles,
       boolean rowIds) {
     // files on object storage are read from their local copies (fetched now if not there yet)
-    String files = io instanceof dev.floe.catalog.CachedFileIO cached
-        ? tasks.stream().map(t -> Lexer.quoteString(cached.localCopy(t.file().location()).toString()))
-            .collect(Collectors.joining(", ", "[", "]"))
-        : fileList(tasks.stream().map(t -> t.file().location()).collect(Collectors.toList()));
+    String files = fileList(io, tasks.stream().map(t -> t.file().location()).collect(Collectors.toList()));
     String projection = columns.stream().map(c -> projection(c, schema, mapping)).collect(Collectors.joining(", "));
     if (rowIds) {
       projection += ", f." + FILE_COLUMN + " AS " + ROW_FILE + ", f.file_row_number AS " + ROW_POSITION;
@@ -204,7 +201,7 @@ public final class ScanSql {
             .append('.').append(col);
       }
       map.append('}');
-      String eqFiles = fileList(eq.getValue().stream().map(ContentFile::location).collect(Collectors.toList()));
+      String eqFiles = fileList(io, eq.getValue().stream().map(ContentFile::location).collect(Collectors.toList()));
       sql.append(" ANTI JOIN (SELECT DISTINCT ").append(cols).append(" FROM read_parquet(").append(eqFiles)
           .append(", schema=").append(map).append(", hive_partitioning=false)) AS ").append(alias).append(" ON ")
           .append(on);
@@ -267,13 +264,14 @@ public final class ScanSql {
         }
       }
       if (!vectors.isEmpty()) {
-        parts.add(files.vectors().positions(task, vectors, io, localPath(task.file().location())));
+        parts.add(files.vectors().positions(task, vectors, io, localPath(io, task.file().location())));
       }
     }
     if (!parquet.isEmpty()) {
       // The referenced location as the local path DuckDB reads it ({@link #localPath}): no file: scheme,
-      // no repeated slashes.
-      parts.add(0, "SELECT " + localPathSql("file_path") + " AS file_path, pos FROM read_parquet(" + fileList(new ArrayList<>(parquet))
+      // no repeated slashes, an object store location as its local copy's path.
+      parts.add(0, "SELECT " + TableFiles.pathSql(io, "file_path") + " AS file_path, pos FROM read_parquet("
+          + fileList(io, new ArrayList<>(parquet))
           + ", schema=" + POS_FIELDS + ", hive_partitioning=false)");
     }
     return String.join(" UNION ALL ", parts);
@@ -302,7 +300,7 @@ public final class ScanSql {
             .append(Lexer.quoteIdentifier(c.name()));
       }
       if (rowIds) {
-        sql.append(columns.isEmpty() ? "" : ", ").append(Lexer.quoteString(localPath(h.location()))).append(" AS ")
+        sql.append(columns.isEmpty() ? "" : ", ").append(Lexer.quoteString(localPath(plan.table().io(), h.location()))).append(" AS ")
             .append(ROW_FILE).append(", CAST(").append(h.position()).append(" AS BIGINT) AS ").append(ROW_POSITION);
       }
     }
@@ -440,18 +438,16 @@ public final class ScanSql {
     return b.append('}').toString();
   }
 
-  private static String fileList(List<String> locations) {
-    return locations.stream().map(l -> Lexer.quoteString(localPath(l))).collect(Collectors.joining(", ", "[", "]"));
+  /** The files DuckDB reads for {@code locations}, as a list literal: local copies fetched first. */
+  private static String fileList(FileIO io, List<String> locations) {
+    TableFiles.fetch(io, locations);
+    return locations.stream().map(l -> Lexer.quoteString(localPath(io, l))).collect(Collectors.joining(", ", "[",
+        "]"));
   }
 
   /** The path DuckDB opens (and reports as the file name) for an Iceberg location. */
-  /** SQL turning a location (a file_path column) into {@link #localPath}'s form. */
-  public static String localPathSql(String location) {
-    return "regexp_replace(regexp_replace(" + location + ", '^file:(//)?', ''), '//+', '/', 'g')";
-  }
-
-  static String localPath(String location) {
-    return LocalFileIO.toPath(location).toString();
+  static String localPath(FileIO io, String location) {
+    return TableFiles.path(io, location).toString();
   }
 
   private static void checkParquet(ContentFile<?> file) {

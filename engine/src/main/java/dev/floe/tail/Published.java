@@ -51,10 +51,6 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
  * the network, and only the data files a query cannot skip are fetched.
  */
 public final class Published implements AutoCloseable {
-  private static final Set<String> CREDENTIALS = Set.of("s3.access-key-id", "s3.secret-access-key",
-      "s3.session-token", "client.credentials-provider", "rest.access-key-id", "rest.secret-access-key",
-      "rest.session-token");
-
   /** The object naming the current metadata file, under the table location. */
   public static final String POINTER = "metadata/current";
 
@@ -77,20 +73,7 @@ public final class Published implements AutoCloseable {
     int slash = rest.indexOf('/');
     this.bucket = rest.substring(0, slash);
     this.key = rest.substring(slash + 1);
-    Map<String, String> props = new HashMap<>();
-    props.put("http-client.type", "urlconnection"); // the one HTTP client Floe ships
-    props.put("http-client.urlconnection.connection-timeout-ms", "5000");
-    props.put("http-client.urlconnection.socket-timeout-ms", "30000");
-    // a machine cut off from S3 learns it within a second or two, not after Iceberg's default 2-20 s waits
-    props.put("s3.retry.num-retries", "3");
-    props.put("s3.retry.min-wait-ms", "100");
-    props.put("s3.retry.max-wait-ms", "1000");
-    if (System.getenv("AWS_REGION") == null && System.getProperty("aws.region") == null) {
-      props.put("client.region", "us-east-1"); // S3-compatible servers ignore it; AWS redirects
-    }
-    props.putAll(storage);
-    this.s3 = new S3FileIO();
-    s3.initialize(props);
+    this.s3 = dev.floe.catalog.S3.fileIO(storage);
     this.io = new CachedFileIO(s3, cache);
     this.ops = new Ops();
   }
@@ -117,14 +100,7 @@ public final class Published implements AutoCloseable {
       throw new FloeException(SqlState.INVALID_PARAMETER_VALUE, "invalid publish location \"" + location
           + "\": a published table lives at s3://bucket/path");
     }
-    for (String k : storage.keySet()) {
-      String n = k.toLowerCase(Locale.ROOT);
-      if (CREDENTIALS.contains(n) || n.startsWith("client.credentials-provider.") || n.contains("secret")) {
-        throw new FloeException(SqlState.INVALID_PARAMETER_VALUE, "storage property \"" + k
-            + "\" is not accepted: credentials come from the AWS default chain (environment, system properties, "
-            + "profile, instance role) and are never stored");
-      }
-    }
+    dev.floe.catalog.S3.checkProperties(storage);
   }
 
   /** The storage properties among a staging table's properties (prefix removed). */

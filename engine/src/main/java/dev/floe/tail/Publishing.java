@@ -187,7 +187,7 @@ final class Publishing {
           throw new FloeException(SqlState.DATA_CORRUPTED, "staged file " + f.location() + " holds offsets "
               + range[0] + ".." + range[1] + " on both sides of the published watermark " + at);
         }
-        local.put(f, dev.floe.catalog.LocalFileIO.toPath(f.location()));
+        local.put(f, dev.floe.catalog.TableFiles.readable(staging.io(), f.location()));
       }
       claim(to); // from here compaction leaves these files alone, and they stay until evict
     }

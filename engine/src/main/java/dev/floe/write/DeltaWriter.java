@@ -3,7 +3,7 @@ package dev.floe.write;
 import dev.floe.FloeException;
 import dev.floe.SqlState;
 import dev.floe.catalog.Durable;
-import dev.floe.catalog.LocalFileIO;
+import dev.floe.catalog.TableFiles;
 import dev.floe.read.DeletionVectors;
 import dev.floe.read.ScanFiles;
 import dev.floe.read.ScanPlan;
@@ -42,6 +42,7 @@ import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.deletes.BaseDVFileWriter;
 import org.apache.iceberg.io.DeleteSchemaUtil;
 import org.apache.iceberg.io.FileAppender;
+import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.parquet.FloeParquet;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import org.apache.iceberg.deletes.PositionDeleteIndex;
@@ -133,7 +134,7 @@ public final class DeltaWriter {
       if (deleted != null) {
         Map<String, FileScanTask> tasks = new HashMap<>();
         for (FileScanTask t : plan.tasks()) {
-          tasks.put(LocalFileIO.toPath(t.file().location()).toString(), t);
+          tasks.put(TableFiles.path(table.io(), t.file().location()).toString(), t);
         }
         Map<FileScanTask, Long> counts = deleted.positions() != null ? counts(deleted.positions(), tasks)
             : deleted.count() > 0 && plan.tasks().size() == 1 ? Map.of(plan.tasks().get(0), deleted.count())
@@ -142,7 +143,7 @@ public final class DeltaWriter {
         for (Map.Entry<FileScanTask, Long> e : counts.entrySet()) {
           FileScanTask task = e.getKey();
           deletedRows += e.getValue();
-          if (allRowsGone(duck, task, e.getValue())) {
+          if (allRowsGone(duck, table.io(), task, e.getValue())) {
             removedData.add(task.file());
             removedDeletes.addAll(fileScoped(task));
           } else {
@@ -185,7 +186,7 @@ public final class DeltaWriter {
             for (FileScanTask t : partial) {
               referenced.add(t.file().location());
               removedDeletes.addAll(fileScopedParquet(t));
-              long[] merged = positionsInJvm(duck, deleted, t);
+              long[] merged = positionsInJvm(duck, table.io(), deleted, t);
               if (merged == null) {
                 addedDeletes.add(positionDeletes(duck, table, deleted, t));
               } else {
@@ -329,7 +330,7 @@ public final class DeltaWriter {
    * position, so when their row counts allow it the distinct positions are counted. Equality deletes
    * make it unknown, and the answer no.
    */
-  private static boolean allRowsGone(Connection duck, FileScanTask task, long count) {
+  private static boolean allRowsGone(Connection duck, FileIO io, FileScanTask task, long count) {
     long records = task.file().recordCount();
     long alreadyDeleted = 0;
     boolean parquet = false;
@@ -353,11 +354,11 @@ public final class DeltaWriter {
     }
     List<String> files = new ArrayList<>();
     for (DeleteFile d : task.deletes()) {
-      files.add(Lexer.quoteString(LocalFileIO.toPath(d.location()).toString()));
+      files.add(Lexer.quoteString(TableFiles.readable(io, d.location()).toString()));
     }
     String sql = "SELECT count(DISTINCT pos) FROM read_parquet([" + String.join(", ", files) + "]) WHERE "
-        + ScanSql.localPathSql("file_path") + " = "
-        + Lexer.quoteString(LocalFileIO.toPath(task.file().location()).toString());
+        + TableFiles.pathSql(io, "file_path") + " = "
+        + Lexer.quoteString(TableFiles.path(io, task.file().location()).toString());
     try (Statement st = duck.createStatement(); ResultSet rs = st.executeQuery(sql)) {
       rs.next();
       return rs.getLong(1) + count >= records;
@@ -410,15 +411,15 @@ public final class DeltaWriter {
    * change's is written in the JVM instead ({@link #positionsInJvm}).
    */
   private static DeleteFile positionDeletes(Connection duck, Table table, Deleted deleted, FileScanTask task) {
-    String local = LocalFileIO.toPath(task.file().location()).toString();
+    String local = TableFiles.path(table.io(), task.file().location()).toString();
     String location = deleteFileLocation(table, task.file());
     try {
       String positions = "SELECT " + ScanSql.ROW_POSITION + " AS pos FROM (" + deleted.sql() + ") WHERE "
           + ScanSql.ROW_FILE + " = " + Lexer.quoteString(local);
       try (Statement st = duck.createStatement()) {
-        st.execute(positionDeletesCopy(positions, task, prepare(location)));
+        st.execute(positionDeletesCopy(table.io(), positions, task, TableFiles.target(table.io(), location)));
       }
-      Durable.later(LocalFileIO.toPath(location));
+      TableFiles.written(table.io(), location);
       return positionDeleteFile(table, task.file(), location);
     } catch (SQLException e) {
       quietlyDelete(table, location);
@@ -438,18 +439,18 @@ public final class DeltaWriter {
    * files the new one replaces (remembered, or read by DuckDB, on this thread). Null when DuckDB writes
    * the file.
    */
-  private static long[] positionsInJvm(Connection duck, Deleted deleted, FileScanTask task) {
+  private static long[] positionsInJvm(Connection duck, FileIO io, Deleted deleted, FileScanTask task) {
     if (deleted.positions() == null || !FloeParquet.available()) {
       return null;
     }
-    long[] merged = deleted.positions().get(LocalFileIO.toPath(task.file().location()).toString());
+    long[] merged = deleted.positions().get(TableFiles.path(io, task.file().location()).toString());
     try {
       for (DeleteFile previous : fileScopedParquet(task)) {
         if (merged.length > FEW_POSITIONS) {
           break;
         }
         long[] old = dev.floe.read.PositionDeletes.known(previous.location());
-        merged = union(merged, old != null ? old : readPositions(duck, previous, task.file()));
+        merged = union(merged, old != null ? old : readPositions(duck, io, previous, task.file()));
       }
     } catch (SQLException e) {
       throw new Inserter.WriteFailure(e);
@@ -484,7 +485,6 @@ public final class DeltaWriter {
     String location = Inserter.dataLocation(table, table.specs().get(specId), partition,
         UUID.randomUUID() + "-deletes.parquet");
     try {
-      prepare(location);
       Schema schema = DeleteSchemaUtil.pathPosSchema();
       FileAppender<StructLike> appender = FloeParquet.appender(table.io().newOutputFile(location), schema,
           CompressionCodecName.ZSTD, MetricsConfig.forPositionDelete());
@@ -497,7 +497,7 @@ public final class DeltaWriter {
           appender.add(r);
         }
       }
-      Durable.later(LocalFileIO.toPath(location));
+      // closing the appender made it durable before the commit, or uploaded it (the table's FileIO)
       dev.floe.read.PositionDeletes.remember(location, positions);
       return FileMetadata.deleteFileBuilder(table.specs().get(specId))
           .ofPositionDeletes()
@@ -519,10 +519,11 @@ public final class DeltaWriter {
   }
 
   /** The positions a position-delete file holds for {@code data}, sorted and distinct. */
-  private static long[] readPositions(Connection duck, DeleteFile file, DataFile data) throws SQLException {
-    String sql = "SELECT DISTINCT pos FROM read_parquet([" + Lexer.quoteString(LocalFileIO.toPath(file.location())
-        .toString()) + "]) WHERE " + ScanSql.localPathSql("file_path") + " = "
-        + Lexer.quoteString(LocalFileIO.toPath(data.location()).toString()) + " ORDER BY pos";
+  private static long[] readPositions(Connection duck, FileIO io, DeleteFile file, DataFile data)
+      throws SQLException {
+    String sql = "SELECT DISTINCT pos FROM read_parquet([" + Lexer.quoteString(TableFiles.readable(io,
+        file.location()).toString()) + "]) WHERE " + TableFiles.pathSql(io, "file_path") + " = "
+        + Lexer.quoteString(TableFiles.path(io, data.location()).toString()) + " ORDER BY pos";
     List<Long> out = new ArrayList<>();
     try (Statement st = duck.createStatement(); ResultSet rs = st.executeQuery(sql)) {
       while (rs.next()) {
@@ -561,30 +562,19 @@ public final class DeltaWriter {
         UUID.randomUUID() + "-deletes.parquet");
   }
 
-  /** Creates the directory of a file about to be written; returns its local path. */
-  private static Path prepare(String location) {
-    Path target = LocalFileIO.toPath(location);
-    try {
-      Files.createDirectories(target.getParent());
-    } catch (IOException e) {
-      throw new FloeException(SqlState.IO_ERROR, "cannot write a delete file: " + e.getMessage(), e);
-    }
-    return target;
-  }
-
   /** DuckDB's COPY of a data file's merged, sorted delete positions to {@code target}. */
-  private static String positionDeletesCopy(String positions, FileScanTask task, Path target) {
+  private static String positionDeletesCopy(FileIO io, String positions, FileScanTask task, Path target) {
     DataFile data = task.file();
-    String local = LocalFileIO.toPath(data.location()).toString();
+    String local = TableFiles.path(io, data.location()).toString();
     String merged = positions;
     List<DeleteFile> previous = fileScopedParquet(task);
     if (!previous.isEmpty()) {
       List<String> files = new ArrayList<>();
       for (DeleteFile d : previous) {
-        files.add(Lexer.quoteString(LocalFileIO.toPath(d.location()).toString()));
+        files.add(Lexer.quoteString(TableFiles.readable(io, d.location()).toString()));
       }
       merged += " UNION SELECT pos FROM read_parquet([" + String.join(", ", files) + "]) WHERE "
-          + ScanSql.localPathSql("file_path") + " = " + Lexer.quoteString(local);
+          + TableFiles.pathSql(io, "file_path") + " = " + Lexer.quoteString(local);
     }
     return "COPY (SELECT " + Lexer.quoteString(data.location()) + " AS file_path, pos FROM (" + merged
         + ") ORDER BY pos) TO " + Lexer.quoteString(target.toString()) + " (FORMAT parquet, COMPRESSION zstd, FIELD_IDS "
@@ -635,7 +625,7 @@ public final class DeltaWriter {
     if (deleted.positions() != null) {
       for (FileScanTask t : tasks) {
         DataFile data = t.file();
-        for (long pos : deleted.positions().get(LocalFileIO.toPath(data.location()).toString())) {
+        for (long pos : deleted.positions().get(TableFiles.path(table.io(), data.location()).toString())) {
           writer.delete(data.location(), pos, table.specs().get(data.specId()), data.partition());
         }
       }
@@ -646,7 +636,7 @@ public final class DeltaWriter {
     StringBuilder values = new StringBuilder();
     for (int k = 0; k < tasks.size(); k++) {
       values.append(k > 0 ? ", " : "").append('(').append(k).append(", ")
-          .append(Lexer.quoteString(LocalFileIO.toPath(tasks.get(k).file().location()).toString())).append(')');
+          .append(Lexer.quoteString(TableFiles.path(table.io(), tasks.get(k).file().location()).toString())).append(')');
     }
     String sql = oneFile && tasks.size() == 1
         ? "SELECT 0, " + ScanSql.ROW_POSITION + " FROM (" + deleted.sql() + ") AS d"

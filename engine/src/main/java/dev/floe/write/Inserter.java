@@ -5,6 +5,7 @@ import dev.floe.FloeException;
 import dev.floe.SqlState;
 import dev.floe.catalog.Durable;
 import dev.floe.catalog.LocalFileIO;
+import dev.floe.catalog.TableFiles;
 import dev.floe.sql.Lexer;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -216,7 +217,7 @@ public final class Inserter {
   /**
    * The codec {@link #writeFew} writes the table's files with, or null when it leaves them to DuckDB:
    * columns of types it does not move (nested, fixed, nanosecond timestamps), codecs it does not write
-   * as DuckDB would, or a table whose files are not on the local file system.
+   * as DuckDB would.
    */
   private static CompressionCodecName fewRowsCodec(Table table, Schema schema) {
     for (Types.NestedField f : schema.columns()) {
@@ -226,11 +227,6 @@ public final class Inserter {
           return null;
         }
       }
-    }
-    try {
-      LocalFileIO.toPath(table.location());
-    } catch (IllegalArgumentException e) {
-      return null;
     }
     return FloeParquet.codec(table.properties().getOrDefault(TableProperties.PARQUET_COMPRESSION,
         TableProperties.PARQUET_COMPRESSION_DEFAULT));
@@ -295,8 +291,6 @@ public final class Inserter {
           StructLike partition = key.copy();
           String location = dataLocation(table, spec, spec.fields().isEmpty() ? null : partition,
               String.format(java.util.Locale.ROOT, "%05d-%s.parquet", open.size(), prefix));
-          Path path = LocalFileIO.toPath(location);
-          Files.createDirectories(path.getParent());
           written.add(location);
           file = new Open(location, partition, FloeParquet.appender(table.io().newOutputFile(location), schema,
               codec, metricsConfig));
@@ -306,8 +300,7 @@ public final class Inserter {
       }
       List<DataFile> files = new ArrayList<>();
       for (Open file : open.values()) {
-        file.appender().close();
-        Durable.later(LocalFileIO.toPath(file.location()));
+        file.appender().close(); // on disk before the commit, or uploaded (the table's FileIO)
         DataFiles.Builder b = DataFiles.builder(spec)
             .withPath(file.location())
             .withFormat(FileFormat.PARQUET)
@@ -541,15 +534,14 @@ public final class Inserter {
       }
       String name = String.format("%05d-%s.parquet", n++, prefix);
       String location = dataLocation(table, spec, partition, name);
-      Path target = LocalFileIO.toPath(location);
-      Files.createDirectories(target.getParent());
+      Path target = TableFiles.target(table.io(), location);
       Files.move(file, target, StandardCopyOption.ATOMIC_MOVE);
       moved.add(target);
-      Durable.later(target);
+      TableFiles.written(table.io(), location);
       InputFile in = table.io().newInputFile(location);
       Metrics metrics = FileFooters.metrics(in, metricsConfig);
       if (metrics.recordCount() == 0) {
-        Files.delete(target);
+        table.io().deleteFile(location);
         moved.remove(target);
         continue;
       }
