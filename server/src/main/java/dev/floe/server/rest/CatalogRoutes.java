@@ -69,13 +69,46 @@ final class CatalogRoutes {
   private final java.util.Set<String> warehouseNames;
   private final ObjectMapper json = RestJson.mapper();
 
-  CatalogRoutes(IcebergCatalog catalog, java.nio.file.Path warehouse) {
+  /** Whether this server hands its S3 credentials to clients that ask ({@link RestServer.Config#vendCredentials}). */
+  private final boolean vends;
+  /** Whether the request being answered asked for vended credentials (one request per thread). */
+  private final ThreadLocal<Boolean> vendNow = ThreadLocal.withInitial(() -> false);
+
+  CatalogRoutes(IcebergCatalog catalog, java.nio.file.Path warehouse, boolean vends) {
     this.catalog = catalog;
-    this.warehouseNames = java.util.Set.of(catalog.name(), String.valueOf(warehouse.getFileName()),
-        warehouse.toString(), "file:" + warehouse, warehouse.toUri().toString());
+    this.vends = vends;
+    java.util.Set<String> names = new java.util.HashSet<>(java.util.List.of(catalog.name(),
+        String.valueOf(warehouse.getFileName()), warehouse.toString(), "file:" + warehouse,
+        warehouse.toUri().toString()));
+    catalog.objectStoreLocation().ifPresent(l -> {
+      names.add(l);
+      names.add(l + "/");
+    });
+    this.warehouseNames = java.util.Set.copyOf(names);
   }
 
-  Reply route(String method, String rawPath, Map<String, String> query, byte[] body, String ifNoneMatch) {
+  /**
+   * Answers one request; {@code delegation} is its {@code X-Iceberg-Access-Delegation} header (credentials are
+   * vended only when it names {@code vended-credentials} and the server vends them).
+   */
+  Reply route(String method, String rawPath, Map<String, String> query, byte[] body, String ifNoneMatch,
+      String delegation) {
+    vendNow.set(vends && delegation != null && java.util.Arrays.stream(delegation.split(","))
+        .anyMatch(d -> d.strip().equalsIgnoreCase("vended-credentials")));
+    try {
+      return route(method, rawPath, query, body, ifNoneMatch);
+    } finally {
+      vendNow.remove();
+    }
+  }
+
+  /** A table's load result, with what a client needs to reach its files (docs/object-storage.md). */
+  private LoadTableResponse loaded(TableMetadata m) {
+    return LoadTableResponse.builder().withTableMetadata(m).addAllConfig(catalog.storageConfig(m.location(),
+        vendNow.get())).build();
+  }
+
+  private Reply route(String method, String rawPath, Map<String, String> query, byte[] body, String ifNoneMatch) {
     List<String> p = segments(rawPath);
     if (p.size() < 2 || !p.get(0).equals("v1")) {
       throw notFound(method, rawPath);
@@ -176,7 +209,7 @@ final class CatalogRoutes {
               UpdateTableRequest r = read(body, UpdateTableRequest.class);
               TableMetadata committed = catalog.commit(List.of(new IcebergCatalog.TableCommit(id, apply(id, r))))
                   .get(0);
-              yield Reply.json(200, LoadTableResponse.builder().withTableMetadata(committed).build());
+              yield Reply.json(200, loaded(committed));
             }
             case "DELETE" -> {
               if (!catalog.catalog().tableExists(id)) {
@@ -402,7 +435,7 @@ final class CatalogRoutes {
     TableIdentifier id = TableIdentifier.of(ns, r.name());
     TableMetadata m = catalog.createTable(id, r.schema(), r.spec(), r.writeOrder(), r.location(), r.properties(),
         r.stageCreate());
-    return Reply.json(200, LoadTableResponse.builder().withTableMetadata(m).build());
+    return Reply.json(200, loaded(m));
   }
 
   private Reply loadTable(TableIdentifier id, String snapshots, String ifNoneMatch) {
@@ -418,6 +451,10 @@ final class CatalogRoutes {
       return new Reply(304, Map.of("ETag", ifNoneMatch), null); // unchanged: no metadata file read or sent
     }
     LoadTableResponse response = CatalogHandlers.loadTable(catalog.catalog(), id, mode);
+    Map<String, String> storage = catalog.storageConfig(response.tableMetadata().location(), vendNow.get());
+    if (!storage.isEmpty()) {
+      response = LoadTableResponse.builder().withTableMetadata(response.tableMetadata()).addAllConfig(storage).build();
+    }
     String etag = etag(response.metadataLocation(), mode);
     if (ifNoneMatch != null && ifNoneMatch.equals(etag)) {
       return new Reply(304, Map.of("ETag", etag), null);

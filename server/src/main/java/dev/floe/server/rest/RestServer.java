@@ -40,32 +40,40 @@ public final class RestServer implements AutoCloseable {
 
   /** How the server listens and who it lets in. */
   public record Config(String host, int port, boolean trust, Duration tokenLifetime, int threads,
-      javax.net.ssl.SSLContext tls) {
+      javax.net.ssl.SSLContext tls, boolean vendCredentials) {
     public static final int DEFAULT_PORT = 8181;
 
     public static Config defaults() {
-      return new Config("127.0.0.1", DEFAULT_PORT, true, Duration.ofHours(1), 8, null);
+      return new Config("127.0.0.1", DEFAULT_PORT, true, Duration.ofHours(1), 8, null, false);
+    }
+
+    /**
+     * Hands this process's S3 credentials to a client that asks for them ({@code X-Iceberg-Access-Delegation:
+     * vended-credentials}) with a table on object storage: for clients trusted with the whole warehouse.
+     */
+    public Config withVendedCredentials(boolean v) {
+      return new Config(host, port, trust, tokenLifetime, threads, tls, v);
     }
 
     public Config withHost(String h) {
-      return new Config(h, port, trust, tokenLifetime, threads, tls);
+      return new Config(h, port, trust, tokenLifetime, threads, tls, vendCredentials);
     }
 
     public Config withPort(int p) {
-      return new Config(host, p, trust, tokenLifetime, threads, tls);
+      return new Config(host, p, trust, tokenLifetime, threads, tls, vendCredentials);
     }
 
     /** Trust (no token needed: loopback only) or tokens for {@code floe user}'s users. */
     public Config withTrust(boolean t) {
-      return new Config(host, port, t, tokenLifetime, threads, tls);
+      return new Config(host, port, t, tokenLifetime, threads, tls, vendCredentials);
     }
 
     public Config withTokenLifetime(Duration d) {
-      return new Config(host, port, trust, d, threads, tls);
+      return new Config(host, port, trust, d, threads, tls, vendCredentials);
     }
 
     public Config withTls(javax.net.ssl.SSLContext context) {
-      return new Config(host, port, trust, tokenLifetime, threads, context);
+      return new Config(host, port, trust, tokenLifetime, threads, context, vendCredentials);
     }
   }
 
@@ -120,7 +128,8 @@ public final class RestServer implements AutoCloseable {
     });
     Tokens tokens = new Tokens(new Users(database.warehouse()), config.trust(), config.tokenLifetime(),
         Clock.systemUTC());
-    RestServer server = new RestServer(http, pool, tokens, new CatalogRoutes(database.icebergCatalog(), database.warehouse()));
+    RestServer server = new RestServer(http, pool, tokens, new CatalogRoutes(database.icebergCatalog(), database.warehouse(),
+        config.vendCredentials()));
     http.createContext("/", server::handle);
     http.setExecutor(pool);
     http.start();
@@ -162,7 +171,7 @@ public final class RestServer implements AutoCloseable {
         byte[] body = readBody(exchange);
         long start = System.nanoTime();
         CatalogRoutes.Reply reply = routes.route(method, path, query(exchange), body, header(exchange,
-            "If-None-Match"));
+            "If-None-Match"), header(exchange, "X-Iceberg-Access-Delegation"));
         if (!method.equals("GET") && !method.equals("HEAD")) {
           // what other engines changed, one line each (reads are not logged)
           LOG.info("event=rest_change method={} path={} user={} status={} ms={}", method, path, user, reply.status(),
