@@ -6,7 +6,8 @@ import picocli.CommandLine.ParameterException;
 /**
  * Where a warehouse's tables are kept, for the commands that read or change them ({@code serve}, {@code sql},
  * {@code maintain}, {@code inspect}, {@code verify}): its own catalog.db, or a remote REST catalog
- * ({@code --catalog rest --catalog-uri ...}; docs/rest-catalog.md).
+ * ({@code --catalog rest --catalog-uri ...}; docs/rest-catalog.md); and where their files are: the warehouse
+ * directory, or S3 ({@code --warehouse-location s3://...}; docs/object-storage.md).
  */
 final class CatalogOption {
   @Option(names = "--catalog", paramLabel = "KIND",
@@ -38,9 +39,25 @@ final class CatalogOption {
   String catalogScope;
 
   @Option(names = "--warehouse-location", paramLabel = "LOCATION",
-      description = "The warehouse the REST catalog serves (its 'warehouse' setting); a local directory is also "
-          + "where tables may be read. Default: $FLOE_WAREHOUSE_LOCATION, else the catalog's default.")
+      description = "Where the tables' files go: s3://bucket[/prefix] puts them on S3 (credentials from the AWS "
+          + "environment: AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, a profile or an instance role). With --catalog "
+          + "rest it is also the warehouse the REST catalog serves (its 'warehouse' setting), and may be a local "
+          + "directory. Default: $FLOE_WAREHOUSE_LOCATION, else the warehouse directory.")
   String warehouseLocation;
+
+  @Option(names = "--s3-endpoint", paramLabel = "URL",
+      description = "An S3-compatible server's endpoint (MinIO, s3proxy, ...) instead of AWS's. Default: "
+          + "$FLOE_S3_ENDPOINT.")
+  String s3Endpoint;
+
+  @Option(names = "--s3-region", paramLabel = "REGION",
+      description = "The S3 region. Default: $FLOE_S3_REGION, else AWS_REGION, else us-east-1.")
+  String s3Region;
+
+  @Option(names = "--s3-path-style", paramLabel = "BOOLEAN", arity = "0..1", fallbackValue = "true",
+      description = "Address buckets by path (http://endpoint/bucket/key), as most S3-compatible servers need. "
+          + "Default: $FLOE_S3_PATH_STYLE, else true with --s3-endpoint and false without.")
+  String s3PathStyle;
 
   @picocli.CommandLine.Spec(picocli.CommandLine.Spec.Target.MIXEE)
   picocli.CommandLine.Model.CommandSpec command;
@@ -51,11 +68,74 @@ final class CatalogOption {
    *
    * @throws ParameterException for options that contradict each other or a URI that is none
    */
-  java.util.Optional<dev.floe.RemoteCatalog> remoteCatalog(Environment env,
+  /**
+   * Sets the remote REST catalog and the object store the options name on {@code config}: each option if
+   * given, else its environment variable ({@code FLOE_CATALOG_URI}), else {@code otherwise} (a server's config
+   * file).
+   *
+   * @throws ParameterException for options that contradict each other, or a URI or location that is none
+   */
+  void configure(Environment env, java.util.function.Function<String, String> otherwise,
+      dev.floe.FloeConfig.Builder config) {
+    java.util.function.BiFunction<String, String, String> setting = setting(env, otherwise);
+    remoteCatalog(setting).ifPresent(config::remoteCatalog);
+    objectStore(setting).ifPresent(config::objectStore);
+  }
+
+  private static java.util.function.BiFunction<String, String, String> setting(Environment env,
       java.util.function.Function<String, String> otherwise) {
-    java.util.function.BiFunction<String, String, String> setting = (option, name) -> option != null ? option
+    return (option, name) -> option != null ? option
         : env.variable("FLOE_" + name.toUpperCase(java.util.Locale.ROOT).replace('-', '_'))
             .orElseGet(() -> otherwise.apply(name));
+  }
+
+  /** The object store {@code --warehouse-location s3://...} and the {@code --s3-*} options name, if any. */
+  private java.util.Optional<dev.floe.ObjectStore> objectStore(
+      java.util.function.BiFunction<String, String, String> setting) {
+    String location = setting.apply(warehouseLocation, "warehouse-location");
+    String endpoint = setting.apply(s3Endpoint, "s3-endpoint");
+    String region = setting.apply(s3Region, "s3-region");
+    String pathStyle = setting.apply(s3PathStyle, "s3-path-style");
+    picocli.CommandLine cl = command.commandLine();
+    if (location == null || !location.strip().startsWith("s3://")) {
+      if (endpoint != null || region != null || pathStyle != null) {
+        throw new ParameterException(cl, "--s3-endpoint, --s3-region and --s3-path-style need --warehouse-location "
+            + "s3://bucket[/prefix]");
+      }
+      return java.util.Optional.empty();
+    }
+    java.util.Map<String, String> props = new java.util.LinkedHashMap<>();
+    if (endpoint != null) {
+      try {
+        java.net.URI uri = java.net.URI.create(endpoint.strip());
+        if (!"http".equals(uri.getScheme()) && !"https".equals(uri.getScheme()) || uri.getHost() == null) {
+          throw new IllegalArgumentException();
+        }
+      } catch (IllegalArgumentException e) {
+        throw new ParameterException(cl, "--s3-endpoint must be http://host[:port] or https://..., was \""
+            + endpoint + "\"");
+      }
+      props.put("s3.endpoint", endpoint.strip());
+    }
+    if (region != null) {
+      props.put("client.region", region.strip());
+    }
+    String style = pathStyle != null ? pathStyle.strip().toLowerCase(java.util.Locale.ROOT)
+        : endpoint != null ? "true" : "false";
+    if (!style.equals("true") && !style.equals("false")) {
+      throw new ParameterException(cl, "--s3-path-style must be true or false, was \"" + pathStyle + "\"");
+    }
+    props.put("s3.path-style-access", style);
+    try {
+      return java.util.Optional.of(new dev.floe.ObjectStore(location.strip(), props));
+    } catch (IllegalArgumentException e) {
+      throw new ParameterException(cl, "--warehouse-location: " + e.getMessage());
+    }
+  }
+
+  /** The remote REST catalog the catalog options name, if {@code --catalog} is rest. */
+  private java.util.Optional<dev.floe.RemoteCatalog> remoteCatalog(
+      java.util.function.BiFunction<String, String, String> setting) {
     String kind = java.util.Optional.ofNullable(setting.apply(catalog, "catalog")).orElse("local").strip()
         .toLowerCase(java.util.Locale.ROOT);
     String uri = setting.apply(catalogUri, "catalog-uri");
@@ -66,9 +146,13 @@ final class CatalogOption {
     String location = setting.apply(warehouseLocation, "warehouse-location");
     picocli.CommandLine cl = command.commandLine();
     if (kind.equals("local")) {
-      if (uri != null || token != null || credential != null || oauth2 != null || scope != null || location != null) {
+      if (uri != null || token != null || credential != null || oauth2 != null || scope != null) {
         throw new ParameterException(cl, "--catalog-uri, --catalog-token, --catalog-credential, "
-            + "--catalog-oauth2-uri, --catalog-scope and --warehouse-location need --catalog rest");
+            + "--catalog-oauth2-uri and --catalog-scope need --catalog rest");
+      }
+      if (location != null && !location.strip().startsWith("s3://")) {
+        throw new ParameterException(cl, "--warehouse-location with --catalog local is s3://bucket[/prefix]: a local "
+            + "warehouse's tables are in its directory (--warehouse)");
       }
       return java.util.Optional.empty();
     }

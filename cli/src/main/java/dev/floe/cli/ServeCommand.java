@@ -32,7 +32,8 @@ final class ServeCommand implements Callable<Integer> {
   static final java.util.List<String> KNOWN = java.util.List.of("warehouse", "pg-host", "pg-port", "max-connections",
       "memory-limit", "auth", "tls-cert", "tls-key", "tls-self-signed", "tail-advance-ms", "maintain-ms", "max-statement-time",
       "storage-root", "log-min-duration-ms", "rest-host", "rest-port", "catalog", "catalog-uri", "catalog-token",
-      "catalog-credential", "catalog-oauth2-uri", "catalog-scope", "warehouse-location");
+      "catalog-credential", "catalog-oauth2-uri", "catalog-scope", "warehouse-location", "s3-endpoint", "s3-region",
+      "s3-path-style", "rest-vend-credentials");
 
   @ParentCommand
   Main main;
@@ -58,6 +59,12 @@ final class ServeCommand implements Callable<Integer> {
       description = "TCP port of the Iceberg REST catalog (Spark, Trino, PyIceberg); 0 turns it off. Default: "
           + "$FLOE_REST_PORT if set, else 8181 (skipped with a warning when that port is taken).")
   Integer restPort;
+
+  @Option(names = "--rest-vend-credentials", paramLabel = "BOOLEAN", arity = "0..1", fallbackValue = "true",
+      description = "Hand this server's S3 credentials to REST clients that ask for them (X-Iceberg-Access-Delegation:"
+          + " vended-credentials) with tables on S3: only where every client may reach the whole bucket. Default: "
+          + "$FLOE_REST_VEND_CREDENTIALS, else false.")
+  String restVendCredentials;
 
   @Option(names = "--rest-host", paramLabel = "ADDRESS",
       description = "Address the REST catalog listens on. Default: $FLOE_REST_HOST if set, else the --pg-host.")
@@ -230,11 +237,10 @@ final class ServeCommand implements Callable<Integer> {
         builder.storageRoot(r);
       }
     }
-    java.util.Optional<dev.floe.RemoteCatalog> remote = catalog.remoteCatalog(env, name -> {
+    catalog.configure(env, name -> {
       String v = file.getProperty(name); // the config file, after the option and its environment variable
       return v != null ? v.strip() : null;
-    });
-    remote.ifPresent(builder::remoteCatalog);
+    }, builder);
     String limit = setting(memoryLimit, "memory-limit", null);
     if (limit != null) {
       builder.memoryLimit(limit);
@@ -247,11 +253,13 @@ final class ServeCommand implements Callable<Integer> {
     if (maintain < 0) {
       throw new ParameterException(spec.commandLine(), "--maintain-ms must be 0 (off) or positive");
     }
+    FloeConfig floeConfig = builder.build();
     org.slf4j.LoggerFactory.getLogger("dev.floe.server.log").info("event=starting version={} warehouse={} "
-        + "catalog={} memory_limit={} maintain_ms={} tail_advance_ms={}", Version.floe(), directory,
-        remote.map(dev.floe.RemoteCatalog::uri).orElse("local"),
+        + "catalog={} tables={} memory_limit={} maintain_ms={} tail_advance_ms={}", Version.floe(), directory,
+        floeConfig.remoteCatalog().map(dev.floe.RemoteCatalog::uri).orElse("local"),
+        floeConfig.objectStore().map(dev.floe.ObjectStore::location).orElse(directory.toString()),
         limit == null ? "default" : limit, maintain, advanceMs);
-    Database db = Floe.open(builder.build());
+    Database db = Floe.open(floeConfig);
     AutoCloseable advancer = advanceMs > 0 ? db.startTailAdvancer(Duration.ofMillis(advanceMs)) : () -> { };
     AutoCloseable maintainer = maintain > 0 ? db.startMaintainer(Duration.ofMillis(maintain)) : () -> { };
     PgServer server;
@@ -274,8 +282,18 @@ final class ServeCommand implements Callable<Integer> {
       db.close();
       throw new ParameterException(spec.commandLine(), "--rest-port must be between 0 (off) and 65535");
     }
+    String vend = setting(restVendCredentials, "rest-vend-credentials", "false").strip().toLowerCase(
+        java.util.Locale.ROOT);
+    if (!vend.equals("true") && !vend.equals("false")) {
+      server.shutdown(Duration.ZERO);
+      closeQuietly(maintainer);
+      closeQuietly(advancer);
+      db.close();
+      throw new ParameterException(spec.commandLine(), "--rest-vend-credentials must be true or false, was \""
+          + vend + "\"");
+    }
     if (restPortValue > 0) {
-      RestServer.Config restConfig = RestServer.Config.defaults()
+      RestServer.Config restConfig = RestServer.Config.defaults().withVendedCredentials(vend.equals("true"))
           .withHost(setting(restHost, "rest-host", config.host())).withPort(restPortValue)
           .withTrust(config.auth() == dev.floe.server.pg.AuthMethod.TRUST).withTls(config.tls());
       try {

@@ -85,7 +85,7 @@ final class SqlCommand implements Callable<Integer> {
     Path directory = warehouse.resolve(env);
     boolean created = !readOnly && !Files.exists(directory.resolve("catalog.db"));
     FloeConfig.Builder config = FloeConfig.builder(directory).readOnly(readOnly);
-    catalog.remoteCatalog(env, name -> null).ifPresent(config::remoteCatalog);
+    catalog.configure(env, name -> null, config);
     // the shell's terminal before the engine opens: what the user types meanwhile is its first input
     Shell.EarlyTerminal terminal = inputs.isEmpty() && env.interactive() ? Shell.openTerminal(env) : null;
     try (Database db = Floe.open(config.build());

@@ -48,7 +48,7 @@ final class WarehouseOption {
       }
       FloeConfig.Builder config = FloeConfig.builder(dir).readOnly(readOnly);
       if (catalog != null) {
-        catalog.remoteCatalog(env, name -> null).ifPresent(config::remoteCatalog);
+        catalog.configure(env, name -> null, config);
       }
       try (Database db = Floe.open(config.build())) {
         int status = work.run(db, env);
