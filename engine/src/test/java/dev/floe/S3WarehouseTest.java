@@ -184,4 +184,36 @@ class S3WarehouseTest {
       assertThat(filesUnder(s3.objects("wh2/elsewhere/t"))).isZero();
     }
   }
+
+  @Test
+  void unreferencedObjectsAreSweptAndForeignOnesStopTheSweep() throws Exception {
+    try (Database db = Floe.open(config("wh3").build())) {
+      db.sql("CREATE TABLE t (a int)").close();
+      db.sql("INSERT INTO t VALUES (1), (2)").close();
+      db.sql("INSERT INTO t VALUES (3)").close();
+      db.sql("VACUUM t").close(); // compacts: the replaced files stay referenced by older versions until expiry
+      String location = db.table("t").location();
+      String key = location.substring("s3://floe/".length());
+      // an orphan: a data file uploaded by a statement that never committed
+      Path stray = s3.objects(key + "/data/00000-stray.parquet");
+      Files.createDirectories(stray.getParent());
+      Files.write(stray, new byte[] {'P', 'A', 'R', '1'});
+      Thread.sleep(1100); // upload times have second precision
+      long before = filesUnder(s3.objects(key));
+      db.sql("ALTER TABLE t EXECUTE remove_orphan_files(retention_threshold => '0s', dry_run => 'false')").close();
+      assertThat(Files.exists(stray)).isFalse();
+      assertThat(filesUnder(s3.objects(key))).isEqualTo(before - 1);
+      assertThat(rows(db, "SELECT sum(a) FROM t")).containsExactly("6");
+      // an object no Iceberg table writes: the location is not only this table's, so nothing is deleted
+      Path foreign = s3.objects(key + "/data/notes.txt");
+      Files.writeString(foreign, "mine");
+      assertThatThrownBy(() -> db.sql("ALTER TABLE t EXECUTE remove_orphan_files(retention_threshold => '0s', "
+          + "dry_run => 'false')").close()).isInstanceOfSatisfying(FloeException.class,
+          e -> assertThat(e.sqlState()).isEqualTo("55000"));
+      assertThat(Files.exists(foreign)).isTrue();
+    }
+    try (Database db = Floe.open(config("wh3").build())) {
+      assertThat(rows(db, "SELECT sum(a) FROM t")).containsExactly("6");
+    }
+  }
 }

@@ -232,8 +232,17 @@ public final class Locations {
    */
   public Optional<String> sweepProblem(String location, Map<TableIdentifier, String> others) {
     if (S3.remote(location)) {
-      return Optional.of("its location " + location + " is on object storage, where Floe does not yet look for "
-          + "unreferenced files");
+      String l = stripSlashes(location);
+      if (objects == null || !under(l, objects)) {
+        return Optional.of("its location " + location + " is outside the warehouse");
+      }
+      for (Map.Entry<TableIdentifier, String> e : others.entrySet()) {
+        String other = stripSlashes(e.getValue());
+        if (S3.remote(other) && (other.equals(l) || under(other, l) || under(l, other))) {
+          return Optional.of("its location " + location + " overlaps the location of table " + e.getKey());
+        }
+      }
+      return Optional.empty();
     }
     Path resolved = real(LocalFileIO.toPath(location).normalize());
     if (roots.stream().noneMatch(r -> resolved.startsWith(r) && !resolved.equals(r))) {

@@ -173,14 +173,27 @@ final class Maintenance {
       refuse(id, found.refused().get());
       return List.of();
     }
-    return delete(engine, found.files());
+    return deleteOrphans(engine, found.files());
   }
 
   /**
    * Files in a table's directories that nothing references and that are older than a grace period, or
    * why there is no answer ({@code refused}: the directories are not only this table's).
    */
-  record Orphans(List<Path> files, java.util.Optional<String> refused) {}
+  record Orphans(List<Orphan> files, java.util.Optional<String> refused) {
+    /** How many bytes the orphans take. */
+    long bytes() {
+      return files.stream().mapToLong(Orphan::bytes).sum();
+    }
+  }
+
+  /** One unreferenced file: its location (a local path, or an object store location) and size. */
+  record Orphan(String location, long bytes) {
+    @Override
+    public String toString() {
+      return location;
+    }
+  }
 
   /**
    * The files under the table's data and metadata directories that no metadata file, manifest list or
@@ -196,6 +209,9 @@ final class Maintenance {
         engine.tables().otherLocations(id));
     if (problem.isPresent()) {
       return new Orphans(List.of(), problem);
+    }
+    if (dev.floe.catalog.S3.remote(table.location())) {
+      return objectOrphans(engine, table, graceMillis, ownHolds);
     }
     Path root = LocalFileIO.toPath(table.location());
     // a file system stamps modification times from a coarse clock (up to a tick, 4-10 ms, behind the
@@ -247,17 +263,74 @@ final class Maintenance {
     for (String l : referenced(table, true)) {
       referenced.add(LocalFileIO.toPath(l).toAbsolutePath().normalize());
     }
-    List<Path> orphans = new ArrayList<>();
+    List<Orphan> orphans = new ArrayList<>();
     for (Path p : old) {
       String name = p.getFileName().toString();
       if (!name.equals("version-hint.text") && !referenced.contains(p.toAbsolutePath().normalize())) {
-        orphans.add(p);
+        orphans.add(new Orphan(p.toString(), p.toFile().length()));
       }
     }
     return new Orphans(orphans, java.util.Optional.empty());
   }
 
-  /** Deletes {@code files} (orphans found by {@link #orphans}); returns those deleted. */
+  /**
+   * {@link #orphans} of a table on object storage: its data and metadata prefixes listed (the objects' upload
+   * times standing for modification times), the same references, grace and writers in flight.
+   */
+  private static Orphans objectOrphans(Engine engine, Table table, long graceMillis,
+      java.util.Set<ReaderPins.Hold> ownHolds) {
+    long cutoff = Math.min(System.currentTimeMillis() - graceMillis - 20,
+        engine.tables().readerPins().writesFrom(ownHolds) - 1_000);
+    org.apache.iceberg.io.FileIO io = engine.tables().catalog().io();
+    if (!(io instanceof dev.floe.catalog.WarehouseIO w)
+        || !(w.objects().remote() instanceof org.apache.iceberg.io.SupportsPrefixOperations store)) {
+      return new Orphans(List.of(), java.util.Optional.of("its object store cannot be listed"));
+    }
+    String root = table.location().endsWith("/") ? table.location() : table.location() + "/";
+    List<org.apache.iceberg.io.FileInfo> old = new ArrayList<>();
+    for (String dir : List.of("data/", "metadata/")) {
+      for (org.apache.iceberg.io.FileInfo f : store.listPrefix(root + dir)) {
+        String name = f.location().substring(f.location().lastIndexOf('/') + 1);
+        if (!dev.floe.catalog.Locations.tableFile(name)) {
+          return new Orphans(List.of(), java.util.Optional.of("its location holds objects no Iceberg table writes, "
+              + "such as " + f.location()));
+        }
+        if (f.createdAtMillis() < cutoff) {
+          old.add(f);
+        }
+      }
+    }
+    if (old.isEmpty()) {
+      return new Orphans(List.of(), java.util.Optional.empty());
+    }
+    table.refresh();
+    Set<String> referenced = referenced(table, true);
+    List<Orphan> orphans = new ArrayList<>();
+    for (org.apache.iceberg.io.FileInfo f : old) {
+      if (!referenced.contains(f.location())) {
+        orphans.add(new Orphan(f.location(), f.size()));
+      }
+    }
+    return new Orphans(orphans, java.util.Optional.empty());
+  }
+
+  /** Deletes {@code orphans} (found by {@link #orphans}); returns those deleted. */
+  static List<String> deleteOrphans(Engine engine, List<Orphan> orphans) {
+    List<Path> local = new ArrayList<>();
+    List<String> deleted = new ArrayList<>();
+    for (Orphan o : orphans) {
+      if (dev.floe.catalog.S3.remote(o.location())) {
+        engine.tables().catalog().io().deleteFile(o.location());
+        deleted.add(o.location());
+      } else {
+        local.add(Path.of(o.location()));
+      }
+    }
+    deleted.addAll(delete(engine, local));
+    return deleted;
+  }
+
+  /** Deletes local {@code files}; returns those deleted. */
   static List<String> delete(Engine engine, List<Path> files) {
     List<String> deleted = new ArrayList<>();
     for (Path p : files) {

@@ -194,15 +194,12 @@ final class TableMaintenance {
     if (found.refused().isPresent()) {
       return new Maintainer.Done(0, 0, 0, 0, 0, "skipped: " + found.refused().get());
     }
-    long bytes = 0;
-    for (Path p : found.files()) {
-      bytes += p.toFile().length();
-    }
+    long bytes = found.bytes();
     if (dry) {
       return new Maintainer.Done(found.files().size(), 0, bytes, 0, 0, "dry run: would delete "
           + found.files().size() + " orphan file(s)");
     }
-    List<String> deleted = Maintenance.delete(engine, found.files());
+    List<String> deleted = Maintenance.deleteOrphans(engine, found.files());
     return new Maintainer.Done(deleted.size(), 0, bytes, 0, 0, "done");
   }
 }

@@ -116,10 +116,7 @@ final class TableProcedures {
       throw new FloeException(SqlState.OBJECT_NOT_IN_PREREQUISITE_STATE, "cannot remove orphan files of table \""
           + id.name() + "\": " + found.refused().get(), e.position());
     }
-    long bytes = 0;
-    for (java.nio.file.Path p : found.files()) {
-      bytes += p.toFile().length();
-    }
+    long bytes = found.bytes();
     if (dryRun) {
       StringBuilder b = new StringBuilder("dry run: would delete " + found.files().size() + " orphan file(s) of "
           + "table \"" + id.name() + "\" (" + bytes + " bytes)");
@@ -130,7 +127,7 @@ final class TableProcedures {
       session.notice(b.append(found.files().isEmpty() ? "" : "\nRun with dry_run => 'false' to delete them.")
           .toString());
     } else {
-      List<String> deleted = Maintenance.delete(session.engine(), found.files());
+      List<String> deleted = Maintenance.deleteOrphans(session.engine(), found.files());
       session.notice("deleted " + deleted.size() + " orphan file(s) of table \"" + id.name() + "\" (" + bytes
           + " bytes)");
     }

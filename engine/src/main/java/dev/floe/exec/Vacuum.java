@@ -83,7 +83,7 @@ final class Vacuum {
       session.notice(dev.floe.Notice.warning("01000", "skipping orphan files of \"" + id.name() + "\": "
           + orphans.refused().get()));
     } else {
-      removed = Maintenance.delete(engine, orphans.files()).size();
+      removed = Maintenance.deleteOrphans(engine, orphans.files()).size();
     }
     if (v.verbose()) {
       session.notice(new dev.floe.Notice("INFO", SqlState.SUCCESSFUL_COMPLETION, "vacuuming \"" + id + "\": "
