@@ -13,9 +13,22 @@ import java.util.Objects;
  * @param location {@code s3://bucket} or {@code s3://bucket/prefix}
  * @param properties Iceberg S3FileIO properties: {@code s3.endpoint}, {@code s3.path-style-access},
  *     {@code client.region}
+ * @param cacheBytes how much local disk the copies of data files may take: the background maintainer deletes
+ *     the least recently used beyond it (metadata copies stay)
  */
-public record ObjectStore(String location, Map<String, String> properties) {
+public record ObjectStore(String location, Map<String, String> properties, long cacheBytes) {
+  /** The copies' default budget: 8 GiB. */
+  public static final long DEFAULT_CACHE_BYTES = 8L << 30;
+
+  /** A store whose local copies take at most {@link #DEFAULT_CACHE_BYTES}. */
+  public ObjectStore(String location, Map<String, String> properties) {
+    this(location, properties, DEFAULT_CACHE_BYTES);
+  }
+
   public ObjectStore {
+    if (cacheBytes < 0) {
+      throw new IllegalArgumentException("the local copies' budget must be >= 0 bytes, was " + cacheBytes);
+    }
     Objects.requireNonNull(location, "location");
     properties = Map.copyOf(properties);
     String l = location.strip();

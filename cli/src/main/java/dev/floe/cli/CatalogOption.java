@@ -54,6 +54,11 @@ final class CatalogOption {
       description = "The S3 region. Default: $FLOE_S3_REGION, else AWS_REGION, else us-east-1.")
   String s3Region;
 
+  @Option(names = "--s3-cache-size", paramLabel = "SIZE",
+      description = "How much local disk the copies of data files fetched from S3 may take (e.g. 20GB, 512MB); the "
+          + "least recently used go first. Default: $FLOE_S3_CACHE_SIZE, else 8GB.")
+  String s3CacheSize;
+
   @Option(names = "--s3-path-style", paramLabel = "BOOLEAN", arity = "0..1", fallbackValue = "true",
       description = "Address buckets by path (http://endpoint/bucket/key), as most S3-compatible servers need. "
           + "Default: $FLOE_S3_PATH_STYLE, else true with --s3-endpoint and false without.")
@@ -96,11 +101,12 @@ final class CatalogOption {
     String endpoint = setting.apply(s3Endpoint, "s3-endpoint");
     String region = setting.apply(s3Region, "s3-region");
     String pathStyle = setting.apply(s3PathStyle, "s3-path-style");
+    String cacheSize = setting.apply(s3CacheSize, "s3-cache-size");
     picocli.CommandLine cl = command.commandLine();
     if (location == null || !location.strip().startsWith("s3://")) {
-      if (endpoint != null || region != null || pathStyle != null) {
-        throw new ParameterException(cl, "--s3-endpoint, --s3-region and --s3-path-style need --warehouse-location "
-            + "s3://bucket[/prefix]");
+      if (endpoint != null || region != null || pathStyle != null || cacheSize != null) {
+        throw new ParameterException(cl, "--s3-endpoint, --s3-region, --s3-path-style and --s3-cache-size need "
+            + "--warehouse-location s3://bucket[/prefix]");
       }
       return java.util.Optional.empty();
     }
@@ -126,8 +132,30 @@ final class CatalogOption {
       throw new ParameterException(cl, "--s3-path-style must be true or false, was \"" + pathStyle + "\"");
     }
     props.put("s3.path-style-access", style);
+    long cache = dev.floe.ObjectStore.DEFAULT_CACHE_BYTES;
+    if (cacheSize != null) {
+      java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?i)\\s*(\\d{1,15})\\s*(b|kb|mb|gb|tb)?\\s*")
+          .matcher(cacheSize);
+      if (!m.matches()) {
+        throw new ParameterException(cl, "--s3-cache-size must be a size such as 20GB or 512MB, was \"" + cacheSize
+            + "\"");
+      }
+      String unit = m.group(2) == null ? "b" : m.group(2).toLowerCase(java.util.Locale.ROOT);
+      int shift = switch (unit) {
+        case "kb" -> 10;
+        case "mb" -> 20;
+        case "gb" -> 30;
+        case "tb" -> 40;
+        default -> 0;
+      };
+      long n = Long.parseLong(m.group(1));
+      if (n > Long.MAX_VALUE >> shift) {
+        throw new ParameterException(cl, "--s3-cache-size is too large: \"" + cacheSize + "\"");
+      }
+      cache = n << shift;
+    }
     try {
-      return java.util.Optional.of(new dev.floe.ObjectStore(location.strip(), props));
+      return java.util.Optional.of(new dev.floe.ObjectStore(location.strip(), props, cache));
     } catch (IllegalArgumentException e) {
       throw new ParameterException(cl, "--warehouse-location: " + e.getMessage());
     }

@@ -33,7 +33,7 @@ final class ServeCommand implements Callable<Integer> {
       "memory-limit", "auth", "tls-cert", "tls-key", "tls-self-signed", "tail-advance-ms", "maintain-ms", "max-statement-time",
       "storage-root", "log-min-duration-ms", "rest-host", "rest-port", "catalog", "catalog-uri", "catalog-token",
       "catalog-credential", "catalog-oauth2-uri", "catalog-scope", "warehouse-location", "s3-endpoint", "s3-region",
-      "s3-path-style", "rest-vend-credentials");
+      "s3-path-style", "s3-cache-size", "rest-vend-credentials");
 
   @ParentCommand
   Main main;

@@ -64,7 +64,9 @@ class ObjectStoreOptionsTest {
         List.of("--warehouse-location", "s3://bucket//x"),
         List.of("--s3-endpoint", "http://127.0.0.1:1"),
         List.of("--warehouse-location", "s3://b/p", "--s3-endpoint", "not a url"),
-        List.of("--warehouse-location", "s3://b/p", "--s3-path-style", "maybe"))) {
+        List.of("--warehouse-location", "s3://b/p", "--s3-path-style", "maybe"),
+        List.of("--warehouse-location", "s3://b/p", "--s3-cache-size", "lots"),
+        List.of("--s3-cache-size", "1GB"))) {
       String[] args = Stream.concat(Stream.of("sql", "-w", w), Stream.concat(wrong.stream(),
           Stream.of("-c", "SELECT 1"))).toArray(String[]::new);
       Cli.Outcome r = Cli.run(args);

@@ -187,11 +187,15 @@ public final class CachedFileIO implements FileIO {
     remote.close();
   }
 
-  private static void touch(Path local) {
+  /** Marks a local copy used now ({@link #trim} spares it); false if there is no such copy. */
+  static boolean touch(Path local) {
     try {
       Files.setLastModifiedTime(local, FileTime.fromMillis(System.currentTimeMillis()));
+      return true;
+    } catch (NoSuchFileException e) {
+      return false;
     } catch (IOException e) {
-      // only the trim order suffers
+      return Files.exists(local); // only the trim order suffers
     }
   }
 

@@ -62,8 +62,11 @@ public final class TableFiles {
   public static void fetch(FileIO io, Collection<String> locations) {
     List<String> missing = new ArrayList<>();
     for (String l : new LinkedHashSet<>(locations)) {
-      if (S3.remote(l) && !Files.exists(objects(io, l).copyPath(l))) {
-        missing.add(l);
+      if (S3.remote(l)) {
+        Path copy = objects(io, l).copyPath(l);
+        if (!CachedFileIO.touch(copy)) {
+          missing.add(l); // not here: fetched below (a copy here is marked used, so trimming spares it)
+        }
       }
     }
     if (missing.size() <= 1) {

@@ -102,7 +102,8 @@ public final class Warehouse implements AutoCloseable {
         throw catalogLost(root, "catalog.db is " + (Files.exists(db) ? "empty" : "missing"));
       }
       Path cache = readOnly ? Files.createTempDirectory("floe-objects") : root.resolve(".floe").resolve("objects");
-      WarehouseIO io = new WarehouseIO(objects == null ? Map.of() : objects.properties(), cache);
+      WarehouseIO io = new WarehouseIO(objects == null ? Map.of() : objects.properties(), cache,
+          objects == null ? dev.floe.ObjectStore.DEFAULT_CACHE_BYTES : objects.cacheBytes());
       FloeCatalog catalog;
       try {
         catalog = FloeCatalog.open(catalogName, root, io, readOnly, remote,

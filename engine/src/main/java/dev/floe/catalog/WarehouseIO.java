@@ -16,14 +16,28 @@ public final class WarehouseIO implements FileIO {
   private final Map<String, String> storage;
   private final Path cache;
   private volatile CachedFileIO objects;
+  private final long cacheBytes;
 
   /**
    * @param storage S3FileIO properties (endpoint, path-style access, region)
    * @param cache where local copies of object storage files are kept
+   * @param cacheBytes how much the copies of data files may take ({@link #trim})
    */
-  public WarehouseIO(Map<String, String> storage, Path cache) {
+  public WarehouseIO(Map<String, String> storage, Path cache, long cacheBytes) {
     this.storage = Map.copyOf(storage);
     this.cache = cache;
+    this.cacheBytes = cacheBytes;
+  }
+
+  /**
+   * Deletes local copies of data files beyond the budget, least recently used first, sparing those used in the
+   * last {@code idleMillis}; nothing when no table file on object storage was touched yet.
+   *
+   * @return how many copies were deleted
+   */
+  public int trim(long idleMillis) {
+    CachedFileIO o = objects;
+    return o == null ? 0 : o.trim(cacheBytes, idleMillis);
   }
 
   /** The object storage side, with its local copies. */

@@ -42,6 +42,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class Maintainer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Maintainer.class);
+  /** A local copy of a table file used this recently stays, whatever the budget (a query may be opening it). */
+  private static final long COPY_IDLE_MILLIS = 300_000;
   static final int KEPT_RUNS = 500;
 
   private final Engine engine;
@@ -307,10 +309,17 @@ public final class Maintainer implements AutoCloseable {
     return done(Compaction.compact(engine, plan, id, duck, pace));
   }
 
-  /** One pass over every table. */
+  /** One pass over every table, then the local copies of files on object storage trimmed to their budget. */
   void pass() {
     if (engine.readOnly()) {
       return;
+    }
+    try {
+      if (engine.tables().catalog().io() instanceof dev.floe.catalog.WarehouseIO io) {
+        io.trim(COPY_IDLE_MILLIS);
+      }
+    } catch (RuntimeException e) {
+      LOG.warn("could not trim the local copies of table files: {}", e.toString());
     }
     List<TableIdentifier> ids = new ArrayList<>(engine.tables().catalog().tableLocations().keySet());
     ids.sort(Comparator.comparing(TableIdentifier::toString));
