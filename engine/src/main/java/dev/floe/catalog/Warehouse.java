@@ -101,7 +101,9 @@ public final class Warehouse implements AutoCloseable {
       if (!readOnly && Files.exists(idFile) && (!Files.exists(db) || Files.size(db) == 0)) {
         throw catalogLost(root, "catalog.db is " + (Files.exists(db) ? "empty" : "missing"));
       }
-      Path cache = readOnly ? Files.createTempDirectory("floe-objects") : root.resolve(".floe").resolve("objects");
+      // a read-only process's copies go in a directory of its own, made on first use and deleted at close
+      Path cache = readOnly ? Path.of(System.getProperty("java.io.tmpdir"), "floe-objects-" + java.util.UUID.randomUUID())
+          : root.resolve(".floe").resolve("objects");
       WarehouseIO io = new WarehouseIO(objects == null ? Map.of() : objects.properties(), cache,
           objects == null ? dev.floe.ObjectStore.DEFAULT_CACHE_BYTES : objects.cacheBytes());
       FloeCatalog catalog;
@@ -299,6 +301,13 @@ public final class Warehouse implements AutoCloseable {
   public void close() {
     catalog.close();
     catalog.io().close();
+    if (readOnly() && Files.isDirectory(objectCache())) {
+      try (var files = Files.walk(objectCache())) {
+        files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+      } catch (IOException | java.io.UncheckedIOException e) {
+        // a temporary directory: the machine's own cleaning takes what is left
+      }
+    }
     try {
       if (lock != null) {
         lock.release();

@@ -30,6 +30,12 @@ final class FloeServerProcess implements AutoCloseable {
   private final StringBuilder output = new StringBuilder();
 
   FloeServerProcess(Path warehouse) throws IOException {
+    this(warehouse, List.of(), java.util.Map.of());
+  }
+
+  /** {@code floe serve} with more options, and more environment variables (AWS credentials). */
+  FloeServerProcess(Path warehouse, List<String> options, java.util.Map<String, String> environment)
+      throws IOException {
     Path cli = Path.of("../cli/target").toAbsolutePath().normalize();
     Path jar;
     try (Stream<Path> files = Files.list(cli)) {
@@ -42,10 +48,13 @@ final class FloeServerProcess implements AutoCloseable {
     try (ServerSocket s = new ServerSocket(0)) {
       rest = s.getLocalPort();
     }
-    process = new ProcessBuilder(List.of(java, "--add-opens=java.base/java.nio=ALL-UNNAMED", "-Xmx1g", "-cp",
-        jar + ":" + cli.resolve("lib") + "/*", "dev.floe.cli.Main", "serve", "--warehouse", warehouse.toString(),
-        "--pg-port", "0", "--rest-port", Integer.toString(rest), "--maintain-ms", "0"))
-        .redirectErrorStream(true).start();
+    List<String> command = new ArrayList<>(List.of(java, "--add-opens=java.base/java.nio=ALL-UNNAMED", "-Xmx1g",
+        "-cp", jar + ":" + cli.resolve("lib") + "/*", "dev.floe.cli.Main", "serve", "--warehouse",
+        warehouse.toString(), "--pg-port", "0", "--rest-port", Integer.toString(rest), "--maintain-ms", "0"));
+    command.addAll(options);
+    ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+    builder.environment().putAll(environment);
+    process = builder.start();
     BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
     int pg = -1;
     String uri = null;

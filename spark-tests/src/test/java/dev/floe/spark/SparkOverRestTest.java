@@ -42,9 +42,10 @@ class SparkOverRestTest {
     }
   }
 
+  /** A statement's rows in Spark (the module's one session), each value canonical ({@link Canonical}). */
   static List<List<String>> spark(String sql) {
     List<List<String>> out = new ArrayList<>();
-    for (org.apache.spark.sql.Row row : spark.sql(sql).collectAsList()) {
+    for (org.apache.spark.sql.Row row : SparkFloe.get().spark.sql(sql).collectAsList()) {
       List<String> values = new ArrayList<>();
       for (int i = 0; i < row.size(); i++) {
         values.add(Canonical.value(row.get(i)));
