@@ -154,10 +154,15 @@ public final class Locations {
 
   /** {@link #requested} for a location on object storage: under the warehouse's, and no other table's. */
   private String requestedObjects(String location, String text, Map<TableIdentifier, String> others) {
-    if (objects == null || !under(text, objects)) {
+    if (objects == null) {
+      throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "table location \"" + location + "\" is not "
+          + "supported: this warehouse keeps its tables' files on the local file system", null, "A warehouse keeps "
+          + "its tables on S3 when Floe is started with --warehouse-location s3://bucket/prefix "
+          + "(docs/object-storage.md).", 0, null);
+    }
+    if (!under(text, objects)) {
       throw new FloeException(SqlState.INSUFFICIENT_PRIVILEGE, "permission denied: table location \"" + location
-          + "\" is outside the warehouse", null, objects == null ? "This warehouse keeps its tables on the local file "
-          + "system." : "Leave location out, or give one under " + objects + ".", 0, null);
+          + "\" is outside the warehouse", null, "Leave location out, or give one under " + objects + ".", 0, null);
     }
     if (text.substring(text.indexOf("://") + 3).contains("//") || text.contains("/./") || text.contains("/../")
         || text.endsWith("/.") || text.endsWith("/..")) {
