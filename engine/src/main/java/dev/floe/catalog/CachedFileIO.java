@@ -270,9 +270,10 @@ public final class CachedFileIO implements FileIO {
 
     @Override
     public PositionOutputStream create() {
-      if (remote.newInputFile(location).exists()) {
-        throw new org.apache.iceberg.exceptions.AlreadyExistsException("%s exists", location);
-      }
+      // Object storage has no exclusive create: a check before the upload would cost a request per file and
+      // still race. Every name Floe and Iceberg write is unique (a UUID in each data, delete, manifest and
+      // manifest list name; FloeTableOperations gives metadata files on object storage one too), so none is
+      // ever written twice.
       return createOrOverwrite();
     }
 
