@@ -216,4 +216,27 @@ class S3WarehouseTest {
       assertThat(rows(db, "SELECT sum(a) FROM t")).containsExactly("6");
     }
   }
+
+  @Test
+  void aTailSealsAndCompactsIntoATableOnS3() throws Exception {
+    try (Database db = Floe.open(config("wh4").build())) {
+      db.sql("CREATE TABLE ev (ts timestamp NOT NULL, kind text, n int) WITH (tail = true, sort_by = 'ts')").close();
+      for (int batch = 0; batch < 5; batch++) {
+        db.sql("INSERT INTO ev SELECT TIMESTAMP '2026-01-01 00:00:00' + i * INTERVAL 1 SECOND, 'k' || (i % 3), "
+            + "CAST(i AS int) FROM range(" + batch * 1000 + ", " + (batch + 1) * 1000 + ") t(i)").close();
+        Log log = db.openLog("ev");
+        assertThat(log.seal(true)).isEqualTo(1000L);
+      }
+      db.sql("INSERT INTO ev VALUES (TIMESTAMP '2027-01-01 00:00:00', 'late', -1)").close(); // unsealed
+      assertThat(rows(db, "SELECT count(*), count(DISTINCT _offset), sum(n) FROM ev"))
+          .containsExactly("5001|5001|12497499");
+      db.sql("VACUUM ev").close(); // compacts the five sealed files
+      assertThat(rows(db, "SELECT count(*), sum(n) FROM ev")).containsExactly("5001|12497499");
+      assertThat(metadata(db, "ev")).startsWith("s3://floe/wh4/public/ev");
+      assertThat(icebergRows(metadata(db, "ev"), "n")).hasSize(5000);
+    }
+    try (Database db = Floe.open(config("wh4").build())) {
+      assertThat(rows(db, "SELECT count(*), sum(n) FROM ev")).containsExactly("5001|12497499");
+    }
+  }
 }
