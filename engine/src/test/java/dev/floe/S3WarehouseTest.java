@@ -239,4 +239,27 @@ class S3WarehouseTest {
       assertThat(rows(db, "SELECT count(*), sum(n) FROM ev")).containsExactly("5001|12497499");
     }
   }
+
+  @Test
+  void aStoreThatCannotBeReachedFailsStatementsCleanlyAndLosesNothing() throws Exception {
+    try (Database db = Floe.open(config("wh5").build())) {
+      db.sql("CREATE TABLE t (id bigint PRIMARY KEY, v text)").close();
+      db.sql("INSERT INTO t VALUES (1, 'a'), (2, 'b')").close();
+      s3.stop();
+      try {
+        for (String sql : List.of("INSERT INTO t VALUES (3, 'c')", "UPDATE t SET v = 'B' WHERE id = 2",
+            "INSERT INTO t SELECT i, 'n' FROM range(10, 5010) r(i)", "CREATE TABLE u (a int)")) {
+          assertThatThrownBy(() -> db.sql(sql).close()).as(sql).isInstanceOfSatisfying(FloeException.class,
+              e -> assertThat(e.sqlState()).as(sql + ": " + e.getMessage()).isEqualTo("58030"));
+        }
+        // what is already here is still read from the local copies
+        assertThat(rows(db, "SELECT id, v FROM t ORDER BY id")).containsExactly("1|a", "2|b");
+      } finally {
+        s3.start();
+      }
+      db.sql("INSERT INTO t VALUES (3, 'c')").close();
+      db.sql("UPDATE t SET v = 'B' WHERE id = 2").close();
+      assertThat(rows(db, "SELECT id, v FROM t ORDER BY id")).containsExactly("1|a", "2|B", "3|c");
+    }
+  }
 }

@@ -64,6 +64,24 @@ public final class S3 {
     });
   }
 
+  /**
+   * The failure to reach object storage that {@code failure} is (its cause chain holds an AWS SDK exception, the
+   * way S3FileIO fails), as 58030 naming what the store said; empty for any other failure.
+   */
+  public static Optional<FloeException> unreachable(Throwable failure) {
+    for (Throwable t = failure; t != null; t = t.getCause()) {
+      if (t instanceof FloeException) {
+        return Optional.empty(); // already says what happened
+      }
+      if (t instanceof software.amazon.awssdk.core.exception.SdkException sdk) {
+        String message = sdk.getMessage() == null ? sdk.getClass().getSimpleName() : sdk.getMessage();
+        return Optional.of(new FloeException(SqlState.IO_ERROR, "could not reach object storage: " + message, null,
+            "Run the statement again once the store answers.", 0, failure));
+      }
+    }
+    return Optional.empty();
+  }
+
   /** Whether a location is on object storage ({@code s3://}, {@code s3a://}, ...), not the local file system. */
   public static boolean remote(String location) {
     return location.contains("://") && !location.startsWith("file:");

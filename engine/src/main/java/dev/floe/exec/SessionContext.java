@@ -433,6 +433,10 @@ public final class SessionContext implements AutoCloseable {
       if (full.isPresent()) {
         throw full.get(); // a full disk, wherever the write was (DuckDB, Iceberg, SQLite, a log)
       }
+      java.util.Optional<FloeException> store = dev.floe.catalog.S3.unreachable(e);
+      if (store.isPresent()) {
+        throw store.get(); // object storage that did not answer, wherever Iceberg or Floe asked it
+      }
       if (!(e instanceof FloeException)) {
         // Every failure reaches the caller with a SQLSTATE; this one is a bug in Floe.
         LOG.error("internal error executing: {}", part.text(), e);
