@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.floe.testing.S3Server;
+import dev.floe.testing.S3ServerExtension;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -17,9 +18,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 import org.apache.iceberg.data.Record;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -28,28 +28,16 @@ import org.junit.jupiter.api.io.TempDir;
  * returns, and restoring the log on a fresh warehouse from the published table.
  */
 class PublishS3Test {
-  private static S3Server s3;
-  @TempDir
-  static Path s3dir;
+  @RegisterExtension
+  static final S3ServerExtension S3 = new S3ServerExtension();
   @TempDir
   Path dir;
-
-  @BeforeAll
-  static void startS3() throws IOException {
-    S3Server.useCredentials();
-    s3 = S3Server.start(s3dir);
-  }
-
-  @AfterAll
-  static void stopS3() throws InterruptedException {
-    s3.close();
-  }
 
   private static final LocalDateTime T0 = LocalDateTime.of(2026, 1, 1, 0, 0);
 
   private static Log.Config publishingTo(String path) {
     return new Log.Config(1_000_000, 60_000, 1 << 20).withPublishTo("s3://" + S3Server.BUCKET + "/" + path,
-        s3.storage());
+        S3.server().storage());
   }
 
   /** Appends rows {@code from..to-1}: ts = T0 + i seconds, sym = "s" + i % 7, px = i. */
@@ -85,7 +73,7 @@ class PublishS3Test {
   }
 
   private static List<Record> publishedRows(String path) throws IOException {
-    return s3.readPublished("s3://" + S3Server.BUCKET + "/" + path);
+    return S3.server().readPublished("s3://" + S3Server.BUCKET + "/" + path);
   }
 
   /** A new log publishing to {@code path}, with rows 0..rows-1 appended and published. */
@@ -183,7 +171,7 @@ class PublishS3Test {
           Files.delete(p);
         }
       }
-      s3.stop();
+      S3.server().stop();
       try {
         for (int k = 0; k < 5; k++) {
           append(log, 1000 + k * 200, 1200 + k * 200);
@@ -202,7 +190,7 @@ class PublishS3Test {
         assertThatThrownBy(() -> census(db, "ev")).isInstanceOf(FloeException.class)
             .satisfies(e -> assertThat(((FloeException) e).sqlState()).isEqualTo("58030"));
       } finally {
-        s3.start();
+        S3.server().start();
       }
       log.advance(true);
       assertThat(log.publishedThrough()).isEqualTo(2000);
@@ -220,7 +208,7 @@ class PublishS3Test {
       append(log, 1000, 1100); // acknowledged, never published: lost with the machine
     }
     try (Database db = Floe.open(other)) {
-      Log log = db.restoreLog("ev", location, s3.storage(), 1_000_000);
+      Log log = db.restoreLog("ev", location, S3.server().storage(), 1_000_000);
       assertThat(census(db, "ev")).isEqualTo(expected(1000));
       assertThat(log.publishedThrough()).isEqualTo(1000);
       long first = log.append(T0.plusSeconds(5000), "x", 1.0);
@@ -238,7 +226,7 @@ class PublishS3Test {
     }
     assertThat(publishedRows("pub/ev3")).hasSize(1001);
     try (Database db = Floe.open(other.resolve("third"))) {
-      assertThatThrownBy(() -> db.restoreLog("ev", "s3://" + S3Server.BUCKET + "/pub/nothing-here", s3.storage(), 10))
+      assertThatThrownBy(() -> db.restoreLog("ev", "s3://" + S3Server.BUCKET + "/pub/nothing-here", S3.server().storage(), 10))
           .isInstanceOf(FloeException.class)
           .satisfies(e -> assertThat(((FloeException) e).sqlState()).isEqualTo("42704"));
     }
@@ -310,8 +298,8 @@ class PublishS3Test {
     try (Database db = Floe.open(dir)) {
       Log log = publishedLog(db, "pub/ev6", 500);
       // what a crashed publish leaves: an uploaded file and a metadata file nothing names
-      Path strayData = s3.objects("pub/ev6/data/crashed-upload.parquet");
-      Path strayMetadata = s3.objects("pub/ev6/metadata/00042-crashed.metadata.json");
+      Path strayData = S3.server().objects("pub/ev6/data/crashed-upload.parquet");
+      Path strayMetadata = S3.server().objects("pub/ev6/metadata/00042-crashed.metadata.json");
       Files.writeString(strayData, "not committed");
       Files.writeString(strayMetadata, "{}");
       assertThat(log.sweep()).isZero(); // younger than the grace period (10 minutes)

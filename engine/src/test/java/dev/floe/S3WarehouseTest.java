@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.floe.testing.S3Server;
+import dev.floe.testing.S3ServerExtension;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,9 +15,8 @@ import java.util.TreeSet;
 import java.util.stream.Stream;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.Record;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -25,26 +25,14 @@ import org.junit.jupiter.api.io.TempDir;
  * own reader from S3, after a restart with no local copies, and by a read-only process.
  */
 class S3WarehouseTest {
-  private static S3Server s3;
-  @TempDir
-  static Path s3dir;
+  @RegisterExtension
+  static final S3ServerExtension S3 = new S3ServerExtension();
   @TempDir
   Path dir;
 
-  @BeforeAll
-  static void startS3() throws IOException {
-    S3Server.useCredentials();
-    s3 = S3Server.start(s3dir);
-  }
-
-  @AfterAll
-  static void stopS3() throws InterruptedException {
-    s3.close();
-  }
-
   private FloeConfig.Builder config(String prefix) {
     return FloeConfig.builder(dir).objectStore(new ObjectStore("s3://" + S3Server.BUCKET + "/" + prefix,
-        s3.storage()));
+        S3.server().storage()));
   }
 
   private static List<String> rows(Database db, String sql) {
@@ -74,7 +62,7 @@ class S3WarehouseTest {
   /** The rows of a table as Iceberg's generic reader gives them, from S3 alone (its own S3FileIO). */
   private static TreeSet<String> icebergRows(String metadata, String... columns) throws IOException {
     try (org.apache.iceberg.aws.s3.S3FileIO io = new org.apache.iceberg.aws.s3.S3FileIO()) {
-      Map<String, String> props = new java.util.HashMap<>(s3.storage());
+      Map<String, String> props = new java.util.HashMap<>(S3.server().storage());
       props.put("http-client.type", "urlconnection");
       io.initialize(props);
       org.apache.iceberg.Table t = new org.apache.iceberg.BaseTable(
@@ -134,7 +122,7 @@ class S3WarehouseTest {
       assertThat(db.table("orders").location()).startsWith("s3://floe/wh1/public/orders");
     }
     // every table file is on the server; the warehouse directory holds none outside its local copies
-    assertThat(filesUnder(s3.objects("wh1/public"))).isGreaterThan(10);
+    assertThat(filesUnder(S3.server().objects("wh1/public"))).isGreaterThan(10);
     try (Stream<Path> files = Files.walk(dir)) {
       assertThat(files.filter(p -> p.toString().endsWith(".parquet") || p.toString().endsWith(".avro")
           || p.toString().endsWith(".metadata.json")).filter(p -> !p.startsWith(dir.resolve(".floe/objects"))))
@@ -171,7 +159,7 @@ class S3WarehouseTest {
       db.sql("CREATE TABLE t (a int) WITH (location = 's3://floe/wh2/elsewhere/t')").close();
       db.sql("INSERT INTO t VALUES (1), (2)").close();
       assertThat(db.table("t").location()).isEqualTo("s3://floe/wh2/elsewhere/t");
-      assertThat(filesUnder(s3.objects("wh2/elsewhere/t"))).isGreaterThan(2);
+      assertThat(filesUnder(S3.server().objects("wh2/elsewhere/t"))).isGreaterThan(2);
       assertThatThrownBy(() -> db.sql("CREATE TABLE u (a int) WITH (location = 's3://floe/other/u')").close())
           .isInstanceOfSatisfying(FloeException.class, e -> assertThat(e.sqlState()).isEqualTo("42501"));
       assertThatThrownBy(() -> db.sql("CREATE TABLE u (a int) WITH (location = 's3://floe/wh2/elsewhere/t/x')")
@@ -181,7 +169,7 @@ class S3WarehouseTest {
       assertThatThrownBy(() -> db.sql("CREATE TABLE u (a int) WITH (location = 'gs://floe/wh2/u')")
           .close()).isInstanceOfSatisfying(FloeException.class, e -> assertThat(e.sqlState()).isEqualTo("42501"));
       db.sql("DROP TABLE t PURGE").close();
-      assertThat(filesUnder(s3.objects("wh2/elsewhere/t"))).isZero();
+      assertThat(filesUnder(S3.server().objects("wh2/elsewhere/t"))).isZero();
     }
   }
 
@@ -195,17 +183,17 @@ class S3WarehouseTest {
       String location = db.table("t").location();
       String key = location.substring("s3://floe/".length());
       // an orphan: a data file uploaded by a statement that never committed
-      Path stray = s3.objects(key + "/data/00000-stray.parquet");
+      Path stray = S3.server().objects(key + "/data/00000-stray.parquet");
       Files.createDirectories(stray.getParent());
       Files.write(stray, new byte[] {'P', 'A', 'R', '1'});
       Thread.sleep(1100); // upload times have second precision
-      long before = filesUnder(s3.objects(key));
+      long before = filesUnder(S3.server().objects(key));
       db.sql("ALTER TABLE t EXECUTE remove_orphan_files(retention_threshold => '0s', dry_run => 'false')").close();
       assertThat(Files.exists(stray)).isFalse();
-      assertThat(filesUnder(s3.objects(key))).isEqualTo(before - 1);
+      assertThat(filesUnder(S3.server().objects(key))).isEqualTo(before - 1);
       assertThat(rows(db, "SELECT sum(a) FROM t")).containsExactly("6");
       // an object no Iceberg table writes: the location is not only this table's, so nothing is deleted
-      Path foreign = s3.objects(key + "/data/notes.txt");
+      Path foreign = S3.server().objects(key + "/data/notes.txt");
       Files.writeString(foreign, "mine");
       assertThatThrownBy(() -> db.sql("ALTER TABLE t EXECUTE remove_orphan_files(retention_threshold => '0s', "
           + "dry_run => 'false')").close()).isInstanceOfSatisfying(FloeException.class,
@@ -245,7 +233,7 @@ class S3WarehouseTest {
     try (Database db = Floe.open(config("wh5").build())) {
       db.sql("CREATE TABLE t (id bigint PRIMARY KEY, v text)").close();
       db.sql("INSERT INTO t VALUES (1, 'a'), (2, 'b')").close();
-      s3.stop();
+      S3.server().stop();
       try {
         for (String sql : List.of("INSERT INTO t VALUES (3, 'c')", "UPDATE t SET v = 'B' WHERE id = 2",
             "INSERT INTO t SELECT i, 'n' FROM range(10, 5010) r(i)", "CREATE TABLE u (a int)")) {
@@ -255,7 +243,7 @@ class S3WarehouseTest {
         // what is already here is still read from the local copies
         assertThat(rows(db, "SELECT id, v FROM t ORDER BY id")).containsExactly("1|a", "2|b");
       } finally {
-        s3.start();
+        S3.server().start();
       }
       db.sql("INSERT INTO t VALUES (3, 'c')").close();
       db.sql("UPDATE t SET v = 'B' WHERE id = 2").close();

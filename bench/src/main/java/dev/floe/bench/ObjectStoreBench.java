@@ -4,7 +4,6 @@ import dev.floe.Database;
 import dev.floe.Floe;
 import dev.floe.FloeConfig;
 import dev.floe.ObjectStore;
-import dev.floe.Result;
 import dev.floe.Session;
 import dev.floe.testing.S3Server;
 import java.nio.file.Files;
@@ -59,7 +58,8 @@ public final class ObjectStoreBench {
           "full aggregate, local copies present (median)", "full aggregate, first after the copies were cleared",
           "point lookup by key, p50", "one-row INSERT, p50", "one-row UPDATE by key, p50"};
       for (int k = 0; k < what.length; k++) {
-        table.add(row(what[k], pct(l[k], 50), pct(r[k], 50)));
+        table.add(RemoteCatalogBench.row(what[k], RemoteCatalogBench.pct(l[k], 50),
+            RemoteCatalogBench.pct(r[k], 50)));
       }
     }
     write(out, rows, iterations, table, args);
@@ -83,10 +83,10 @@ public final class ObjectStoreBench {
       long t0 = System.nanoTime();
       s.sql("INSERT INTO t SELECT i, i % 1000, i * 0.5, 'note ' || (i % 97) FROM range(" + rows + ") r(i)").close();
       ms[0] = new double[] {(System.nanoTime() - t0) / 1e6};
-      timed(s, aggregate);
+      RemoteCatalogBench.timed(s, aggregate);
       ms[1] = new double[7];
       for (int i = 0; i < ms[1].length; i++) {
-        ms[1][i] = timed(s, aggregate);
+        ms[1][i] = RemoteCatalogBench.timed(s, aggregate);
       }
     }
     // the local copies of data files cleared (a restart on a fresh disk, or trimmed by the budget)
@@ -99,45 +99,25 @@ public final class ObjectStoreBench {
       }
     }
     try (Database db = Floe.open(config); Session s = db.connect()) {
-      ms[2] = new double[] {timed(s, aggregate)};
+      ms[2] = new double[] {RemoteCatalogBench.timed(s, aggregate)};
       java.util.Random random = new java.util.Random(42);
       for (int i = 0; i < iterations / 5; i++) {
-        timed(s, "SELECT v FROM t WHERE id = " + random.nextInt(rows)); // warm-up
+        RemoteCatalogBench.timed(s, "SELECT v FROM t WHERE id = " + random.nextInt(rows)); // warm-up
       }
       ms[3] = new double[iterations];
       ms[4] = new double[iterations];
       ms[5] = new double[iterations];
       for (int i = 0; i < iterations; i++) {
         int key = random.nextInt(rows);
-        ms[3][i] = timed(s, "SELECT v FROM t WHERE id = " + key);
-        ms[4][i] = timed(s, "INSERT INTO t VALUES (" + (rows + i) + ", 1, 1.0, 'new')");
-        ms[5][i] = timed(s, "UPDATE t SET v = v + 1 WHERE id = " + key);
+        ms[3][i] = RemoteCatalogBench.timed(s, "SELECT v FROM t WHERE id = " + key);
+        ms[4][i] = RemoteCatalogBench.timed(s, "INSERT INTO t VALUES (" + (rows + i) + ", 1, 1.0, 'new')");
+        ms[5][i] = RemoteCatalogBench.timed(s, "UPDATE t SET v = v + 1 WHERE id = " + key);
       }
     }
     for (double[] m : ms) {
       Arrays.sort(m);
     }
     return ms;
-  }
-
-  private static double timed(Session s, String sql) {
-    long t0 = System.nanoTime();
-    try (Result r = s.sql(sql)) {
-      r.forEach(row -> { });
-    }
-    return (System.nanoTime() - t0) / 1e6;
-  }
-
-  private static String[] row(String what, double local, double s3) {
-    return new String[] {what, fmt(local) + " ms", fmt(s3) + " ms", String.format(Locale.ROOT, "%.1f", s3 / local)};
-  }
-
-  private static String fmt(double v) {
-    return String.format(Locale.ROOT, v < 10 ? "%.2f" : "%.1f", v);
-  }
-
-  private static double pct(double[] sorted, int p) {
-    return sorted[Math.min(sorted.length - 1, (int) Math.floor(sorted.length * p / 100.0))];
   }
 
   private static void write(Path out, int rows, int iterations, List<String[]> table, String[] args)

@@ -95,7 +95,8 @@ public final class RemoteCatalogBench {
     return ms;
   }
 
-  private static double timed(Session s, String sql) {
+  /** One statement's time in ms, its rows read. */
+  static double timed(Session s, String sql) {
     long t0 = System.nanoTime();
     try (Result r = s.sql(sql)) {
       r.forEach(row -> { });
@@ -103,16 +104,18 @@ public final class RemoteCatalogBench {
     return (System.nanoTime() - t0) / 1e6;
   }
 
-  private static String[] row(String what, double local, double remote) {
+  /** A table row: the measure, both figures, and the second over the first. */
+  static String[] row(String what, double local, double remote) {
     return new String[] {what, fmt(local) + " ms", fmt(remote) + " ms",
         String.format(Locale.ROOT, "%.1f", remote / local)};
   }
 
-  private static String fmt(double v) {
+  static String fmt(double v) {
     return String.format(Locale.ROOT, v < 10 ? "%.2f" : "%.1f", v);
   }
 
-  private static double pct(double[] sorted, int p) {
+  /** The {@code p}th percentile of sorted figures. */
+  static double pct(double[] sorted, int p) {
     return sorted[Math.min(sorted.length - 1, (int) Math.floor(sorted.length * p / 100.0))];
   }
 

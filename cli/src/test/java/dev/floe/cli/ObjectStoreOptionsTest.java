@@ -3,15 +3,15 @@ package dev.floe.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.floe.testing.S3Server;
+import dev.floe.testing.S3ServerExtension;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -19,38 +19,25 @@ import org.junit.jupiter.api.io.TempDir;
  * warehouse whose tables are on a real S3-compatible server (s3proxy, started here), and the mistakes refused.
  */
 class ObjectStoreOptionsTest {
-  private static S3Server s3;
-  @TempDir
-  static Path s3dir;
+  @RegisterExtension
+  static final S3ServerExtension S3 = new S3ServerExtension();
   @TempDir
   Path dir;
-
-  @BeforeAll
-  static void startS3() throws IOException {
-    System.setProperty("floe.s3proxy.jar", Path.of("target/s3proxy/s3proxy.jar").toAbsolutePath().toString());
-    S3Server.useCredentials(); // the AWS default chain's system properties: this JVM runs floe
-    s3 = S3Server.start(s3dir);
-  }
-
-  @AfterAll
-  static void stopS3() throws InterruptedException {
-    s3.close();
-  }
 
   @Test
   void floeSqlKeepsTheTablesFilesOnS3ByOptionsOrEnvironment() throws IOException {
     String w = dir.resolve("w").toString();
     Cli.Outcome created = Cli.run("sql", "-w", w, "--warehouse-location", "s3://floe/cli", "--s3-endpoint",
-        s3.endpoint(), "-c", "CREATE TABLE t (id int, v text); INSERT INTO t VALUES (1, 'a'), (2, 'b'); "
+        S3.server().endpoint(), "-c", "CREATE TABLE t (id int, v text); INSERT INTO t VALUES (1, 'a'), (2, 'b'); "
             + "UPDATE t SET v = 'B' WHERE id = 2");
     assertThat(created.status()).as(created.err()).isZero();
-    assertThat(Files.isDirectory(s3.objects("cli/public"))).isTrue();
+    assertThat(Files.isDirectory(S3.server().objects("cli/public"))).isTrue();
     try (Stream<Path> files = Files.walk(dir)) {
       assertThat(files.filter(p -> p.toString().endsWith(".parquet")).filter(p -> !p.toString().contains("/.floe/")))
           .isEmpty();
     }
     Cli.Outcome read = Cli.run("", Map.of("FLOE_WAREHOUSE_LOCATION", "s3://floe/cli", "FLOE_S3_ENDPOINT",
-        s3.endpoint()), false, "sql", "-w", w, "--format", "csv", "-c", "SELECT id, v FROM t ORDER BY id");
+        S3.server().endpoint()), false, "sql", "-w", w, "--format", "csv", "-c", "SELECT id, v FROM t ORDER BY id");
     assertThat(read.status()).as(read.err()).isZero();
     assertThat(read.out()).contains("1,a").contains("2,B");
   }

@@ -5,11 +5,9 @@ import dev.floe.Floe;
 import dev.floe.FloeConfig;
 import dev.floe.ObjectStore;
 import dev.floe.testing.S3Server;
-import java.io.IOException;
+import dev.floe.testing.S3ServerExtension;
 import java.nio.file.Path;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The SQL corpus run on warehouses whose tables are on an S3-compatible server (s3proxy, started here): every
@@ -23,20 +21,8 @@ import org.junit.jupiter.api.io.TempDir;
  * on the server.
  */
 class SqlCorpusOnS3Test extends SqlLogicTest {
-  private static S3Server s3;
-  @TempDir
-  static Path s3dir;
-
-  @BeforeAll
-  static void startS3() throws IOException {
-    S3Server.useCredentials();
-    s3 = S3Server.start(s3dir);
-  }
-
-  @AfterAll
-  static void stopS3() throws InterruptedException {
-    s3.close();
-  }
+  @RegisterExtension
+  static final S3ServerExtension S3 = new S3ServerExtension();
 
   private static final java.util.Set<String> LOCAL_LAYOUT = java.util.Set.of("interop.slt", "drop_table.slt",
       "table_properties.slt", "metadata_tables.slt");
@@ -49,6 +35,6 @@ class SqlCorpusOnS3Test extends SqlLogicTest {
   @Override
   Database open(Path warehouse) {
     return Floe.open(FloeConfig.builder(warehouse).objectStore(new ObjectStore("s3://" + S3Server.BUCKET + "/"
-        + warehouse.getFileName(), s3.storage())).build());
+        + warehouse.getFileName(), S3.server().storage())).build());
   }
 }

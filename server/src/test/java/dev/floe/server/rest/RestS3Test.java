@@ -9,6 +9,7 @@ import dev.floe.FloeConfig;
 import dev.floe.ObjectStore;
 import dev.floe.RemoteCatalog;
 import dev.floe.testing.S3Server;
+import dev.floe.testing.S3ServerExtension;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -26,11 +27,10 @@ import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.rest.RESTCatalog;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -40,28 +40,15 @@ import org.junit.jupiter.api.io.TempDir;
  * catalog is this server writes its tables' files to S3 too.
  */
 class RestS3Test {
-  private static S3Server s3;
-  @TempDir
-  static Path s3dir;
+  @RegisterExtension
+  static final S3ServerExtension S3 = new S3ServerExtension();
   @TempDir
   Path dir;
   Database a;
   RestServer server;
 
-  @BeforeAll
-  static void startS3() throws IOException {
-    System.setProperty("floe.s3proxy.jar", Path.of("target/s3proxy/s3proxy.jar").toAbsolutePath().toString());
-    S3Server.useCredentials();
-    s3 = S3Server.start(s3dir);
-  }
-
-  @AfterAll
-  static void stopS3() throws InterruptedException {
-    s3.close();
-  }
-
   ObjectStore store() {
-    return new ObjectStore("s3://" + S3Server.BUCKET + "/served", s3.storage());
+    return new ObjectStore("s3://" + S3Server.BUCKET + "/served", S3.server().storage());
   }
 
   @BeforeEach
@@ -95,7 +82,7 @@ class RestS3Test {
     JsonNode plain = load("t", null);
     assertThat(plain.get("metadata-location").asText()).startsWith("s3://floe/served/public/t");
     JsonNode config = plain.get("config");
-    assertThat(config.get("s3.endpoint").asText()).isEqualTo(s3.endpoint());
+    assertThat(config.get("s3.endpoint").asText()).isEqualTo(S3.server().endpoint());
     assertThat(config.get("s3.path-style-access").asText()).isEqualTo("true");
     assertThat(config.has("client.region")).isTrue();
     assertThat(config.has("s3.access-key-id")).isFalse();
@@ -147,6 +134,6 @@ class RestS3Test {
       assertThat(files.filter(p -> p.toString().endsWith(".parquet") || p.toString().endsWith(".metadata.json"))
           .filter(p -> !p.toString().contains("/.floe/"))).isEmpty();
     }
-    assertThat(Files.isDirectory(s3.objects("served/public"))).isTrue();
+    assertThat(Files.isDirectory(S3.server().objects("served/public"))).isTrue();
   }
 }
