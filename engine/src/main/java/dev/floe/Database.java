@@ -192,6 +192,20 @@ public final class Database implements AutoCloseable {
     return newLog(name, columns, sortBy, Log.Config.DEFAULT);
   }
 
+  /**
+   * The change stream of table {@code name}, which has a primary key (docs/cdc.md): envelopes of
+   * {@code format} applied in batches, exactly once.
+   *
+   * @throws FloeException 42P01 if there is no such table, 55000 if it has no primary key, 0A000 for a
+   *     column of a type a stream cannot write
+   */
+  public Changes changes(String name, Changes.Format format) {
+    checkOpen();
+    Objects.requireNonNull(name, "name");
+    return new Changes(this, engine.changes(Parser.parseName(name).parts(), dev.floe.catalog.Warehouse.DEFAULT_NAMESPACE),
+        name, format);
+  }
+
   /** The default offset window of {@link #restoreLog(String, String)}: 2^32 offsets. */
   public static final long RESTORE_WINDOW = 1L << 32;
 

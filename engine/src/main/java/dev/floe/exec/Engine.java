@@ -357,6 +357,11 @@ public final class Engine implements AutoCloseable {
     }
   }
 
+  /** The change stream of a table with a primary key (see {@link dev.floe.Changes}). */
+  public ChangeStream changes(List<String> parts, String defaultSchema) {
+    return ChangeStream.open(this, parts, defaultSchema);
+  }
+
   /** A table's tail, as the embedded {@link dev.floe.Log} API uses it. */
   public record TailHandle(TableIdentifier id, dev.floe.tail.TailLog log, dev.floe.tail.RowValues values) {}
 

@@ -104,16 +104,26 @@ final class KeyedFold {
       return Expressions.alwaysTrue();
     }
     Types.NestedField key = schema.findField(schema.identifierFieldIds().iterator().next());
-    String read = switch (key.type().typeId()) {
-      case INTEGER, LONG, STRING -> Lexer.quoteIdentifier(key.name());
-      default -> null;
-    };
-    if (read == null) {
-      return Expressions.alwaysTrue();
+    return keyFilter(duck, key, "__floe_fold", key.name());
+  }
+
+  /**
+   * A filter on column {@code key} to the values of {@code column} in DuckDB relation {@code relation},
+   * for planning a scan that reads only the files whose bounds may hold them: an IN list of up to
+   * {@value #PLANNED_KEYS} values of a type Iceberg's bounds compare; otherwise every row.
+   */
+  static Expression keyFilter(DuckDBConnection duck, Types.NestedField key, String relation, String column)
+      throws SQLException {
+    switch (key.type().typeId()) {
+      case INTEGER, LONG, STRING -> { }
+      default -> {
+        return Expressions.alwaysTrue();
+      }
     }
     List<Object> values = new ArrayList<>();
     try (var st = duck.createStatement();
-        var rs = st.executeQuery("SELECT " + read + " FROM __floe_fold LIMIT " + (PLANNED_KEYS + 1))) {
+        var rs = st.executeQuery("SELECT DISTINCT " + Lexer.quoteIdentifier(column) + " FROM " + relation + " LIMIT "
+            + (PLANNED_KEYS + 1))) {
       while (rs.next()) {
         Object v = rs.getObject(1);
         values.add(switch (key.type().typeId()) {

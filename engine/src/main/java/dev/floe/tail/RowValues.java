@@ -192,7 +192,8 @@ public final class RowValues {
     return scaled;
   }
 
-  private static String text(Types.NestedField f, SqlType sql, String s) {
+  /** {@code s} as a value of text column {@code f} of type {@code sql}: padded, checked, or 22001 / 22021. */
+  public static String text(Types.NestedField f, SqlType sql, String s) {
     String v = sql.kind() == SqlType.Kind.CHAR ? s.replaceAll(" +$", "") : s;
     int n = sql.precision();
     if ((sql.kind() == SqlType.Kind.VARCHAR || sql.kind() == SqlType.Kind.CHAR) && n > 0

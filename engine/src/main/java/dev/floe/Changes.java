@@ -1,0 +1,115 @@
+package dev.floe;
+
+import dev.floe.cdc.ChangeFormat;
+import dev.floe.cdc.Fold;
+import dev.floe.exec.ChangeStream;
+import java.util.Iterator;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.stream.Stream;
+
+/**
+ * A change stream folded into a table with a primary key (docs/cdc.md): envelopes in (Cassandra-style
+ * LWW cells, or Debezium change events, one JSON value each), the table's current state out. Each
+ * {@link #apply} is one batch: its envelopes are reconciled per key with what earlier batches left, and
+ * the changed rows are committed in one catalog swap together with the reconciliation state, the
+ * snapshot summaries recording the batch's source position. Applying envelopes again, in any order or
+ * batches, leaves the table as it is: each write is a maximum of its key's state.
+ *
+ * <pre>{@code
+ * Changes changes = db.changes("customers", Changes.Format.DEBEZIUM);
+ * Changes.Applied a = changes.apply(List.of(eventJson1, eventJson2));   // one commit
+ * }</pre>
+ */
+public final class Changes {
+  /** The envelope formats. */
+  public enum Format {
+    /** Cassandra-style cells with write timestamps, TTLs and tombstones. */
+    LWW,
+    /** Debezium change events, with or without their schema. */
+    DEBEZIUM
+  }
+
+  /**
+   * What a batch did: its envelopes, the changes they made (a primary-key change is two), the keys whose
+   * rows changed, the rows written and deleted in the table, and whether anything was committed.
+   */
+  public record Applied(long envelopes, long changes, long keysChanged, long rowsWritten, long rowsDeleted,
+      boolean committed) {}
+
+  private final Database db;
+  private final String table;
+  private final Format format;
+  private final ChangeStream stream;
+
+  Changes(Database db, ChangeStream stream, String table, Format format) {
+    this.db = db;
+    this.stream = stream;
+    this.table = table;
+    this.format = Objects.requireNonNull(format, "format");
+  }
+
+  public String table() {
+    return table;
+  }
+
+  public Format format() {
+    return format;
+  }
+
+  /** Applies {@code envelopes} as one batch. */
+  public Applied apply(Iterable<String> envelopes) {
+    return apply(envelopes.iterator(), null);
+  }
+
+  /** Applies {@code envelopes} as one batch, recording {@code position} as where the source stands after it. */
+  public Applied apply(Iterable<String> envelopes, String position) {
+    return apply(envelopes.iterator(), position);
+  }
+
+  /** Applies {@code envelopes} as one batch. */
+  public Applied apply(Stream<String> envelopes) {
+    return apply(envelopes.iterator(), null);
+  }
+
+  /**
+   * Applies {@code envelopes} as one batch. A bad envelope fails the whole batch (nothing is applied)
+   * with its error, whose context names the envelope (1 for the first).
+   *
+   * @throws FloeException 22P02 (not JSON), 22023 (not an envelope of the format), 42703 (a column the
+   *     table lacks), a value's error (22003, 22001, 22P02), 23502 (a NULL in a NOT NULL column of a row
+   *     that exists), 40001 (a concurrent write to the table conflicted: nothing was applied; try again)
+   */
+  public Applied apply(Iterator<String> envelopes, String position) {
+    db.checkOpen();
+    ChangeFormat.Decoder decoder = (format == Format.LWW ? ChangeFormat.LWW : ChangeFormat.DEBEZIUM)
+        .decoder(stream.shape());
+    Fold fold = new Fold(stream.shape());
+    long n = 0;
+    while (envelopes.hasNext()) {
+      String e = envelopes.next();
+      n++;
+      try {
+        decoder.decode(e).forEach(fold::add);
+      } catch (FloeException err) {
+        throw err.withContext("change envelope " + n);
+      }
+    }
+    long[] r = stream.apply(fold, position, System.currentTimeMillis() / 1000);
+    return new Applied(n, r[0], r[1], r[2], r[3], r[4] == 1);
+  }
+
+  /**
+   * Rewrites the rows whose TTL cells expired since the last batch (a batch does it too; this is for a
+   * stream that is quiet).
+   */
+  public Applied expire() {
+    return apply(java.util.Collections.emptyIterator(), position().orElse(null));
+  }
+
+  /** The source position the last committed batch recorded, if any did. */
+  public Optional<String> position() {
+    db.checkOpen();
+    return stream.position();
+  }
+}

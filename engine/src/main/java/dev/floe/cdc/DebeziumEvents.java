@@ -1,0 +1,185 @@
+package dev.floe.cdc;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.floe.FloeException;
+import dev.floe.SqlState;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Debezium change events (docs/cdc.md): the event's value as JSON, with its Kafka Connect schema
+ * ({@code {"schema": ..., "payload": ...}}) or without. The source position orders them: PostgreSQL's
+ * {@code source.lsn}, MySQL's binlog file, position and row. An event at position p is, in LWW terms:
+ *
+ * <ul>
+ *   <li>{@code c}, {@code r} (snapshot read), {@code u}: the after image's key gets a row marker and
+ *       every column in the image written at p (an update whose key changed also deletes the old key at
+ *       p); a column Debezium marks unavailable (an unchanged TOAST value) is left as it is;
+ *   <li>{@code d}: the before image's key deleted at p;
+ *   <li>{@code t}: every row deleted at p;
+ *   <li>a tombstone ({@code null}, what follows a delete for Kafka's compaction) and {@code m}
+ *       (a logical message): nothing.
+ * </ul>
+ *
+ * Within one key, PostgreSQL and MySQL order changes by their position (a row is locked until its
+ * change commits), so the newest change of a key wins whatever order the events arrive in.
+ */
+final class DebeziumEvents implements ChangeFormat.Decoder {
+  /** Debezium's default {@code unavailable.value.placeholder}. */
+  static final String UNAVAILABLE = "__debezium_unavailable_value";
+
+  private final TableShape shape;
+  private final Map<JsonNode, Map<String, JsonValues.Hint>> hints = new HashMap<>();
+
+  DebeziumEvents(TableShape shape) {
+    this.shape = shape;
+  }
+
+  @Override
+  public List<Change> decode(JsonNode event) {
+    if (event == null || event.isNull()) {
+      return List.of(); // a tombstone
+    }
+    if (!event.isObject()) {
+      throw ChangeFormat.invalid("a Debezium event is a JSON object");
+    }
+    JsonNode value = event;
+    Map<String, JsonValues.Hint> fieldHints = Map.of();
+    if (event.has("payload") && event.has("schema")) {
+      value = event.get("payload");
+      if (value.isNull()) {
+        return List.of();
+      }
+      fieldHints = hints.computeIfAbsent(event.get("schema"), DebeziumEvents::hintsOf);
+    }
+    JsonNode op = value.get("op");
+    if (op == null || !op.isTextual()) {
+      throw ChangeFormat.invalid("a Debezium event has \"op\" (c, r, u, d, t or m)");
+    }
+    long at;
+    switch (op.textValue()) {
+      case "m" -> {
+        return List.of();
+      }
+      case "c", "r", "u", "d", "t" -> at = position(value.get("source"));
+      default -> throw ChangeFormat.invalid("unknown op \"" + op.textValue() + "\" (c, r, u, d, t or m)");
+    }
+    return switch (op.textValue()) {
+      case "t" -> List.of(Change.range(new RangeDeletion(new Object[0], null, true, null, true, at), at));
+      case "d" -> List.of(Change.row(new RowState(key(image(value, "before"), fieldHints), shape.cellCount())
+          .delete(at), at));
+      default -> {
+        JsonNode after = image(value, "after");
+        Key key = key(after, fieldHints);
+        RowState row = new RowState(key, shape.cellCount()).mark(Cell.marker(at, 0));
+        for (Iterator<Map.Entry<String, JsonNode>> it = after.fields(); it.hasNext(); ) {
+          Map.Entry<String, JsonNode> f = it.next();
+          int column = shape.column(f.getKey());
+          if (column < 0) {
+            throw noColumn(f.getKey(), shape);
+          }
+          int cell = shape.cellOf(column);
+          if (cell < 0 || f.getValue().isTextual() && UNAVAILABLE.equals(f.getValue().textValue())) {
+            continue;
+          }
+          Object v = JsonValues.convert(f.getValue(), shape, column, fieldHints.getOrDefault(f.getKey(),
+              JsonValues.Hint.NONE));
+          row.write(cell, Cell.write(at, v, 0), shape);
+        }
+        List<Change> out = new ArrayList<>(2);
+        JsonNode before = value.get("before");
+        if (op.textValue().equals("u") && before != null && before.isObject()) {
+          Key old = key(before, fieldHints);
+          if (!old.equals(key)) {
+            out.add(Change.row(new RowState(old, shape.cellCount()).delete(at), at));
+          }
+        }
+        out.add(Change.row(row, at));
+        yield out;
+      }
+    };
+  }
+
+  private static JsonNode image(JsonNode value, String which) {
+    JsonNode image = value.get(which);
+    if (image == null || !image.isObject()) {
+      throw ChangeFormat.invalid("a Debezium \"" + value.get("op").textValue() + "\" event has a \"" + which
+          + "\" object");
+    }
+    return image;
+  }
+
+  private Key key(JsonNode image, Map<String, JsonValues.Hint> fieldHints) {
+    int[] key = shape.key();
+    Object[] values = new Object[key.length];
+    for (int k = 0; k < key.length; k++) {
+      String name = shape.columns().get(key[k]).name();
+      JsonNode v = image.get(name);
+      if (v == null || v.isNull()) {
+        throw ChangeFormat.invalid("the event's row has no value for primary key column \"" + name + "\"");
+      }
+      values[k] = JsonValues.convert(v, shape, key[k], fieldHints.getOrDefault(name, JsonValues.Hint.NONE));
+    }
+    return new Key(values);
+  }
+
+  /**
+   * The event's source position as one number: PostgreSQL's LSN; MySQL's binlog file sequence, position
+   * and row ({@code seq * 2^40 + pos * 2^8 + row}).
+   */
+  static long position(JsonNode source) {
+    if (source == null || !source.isObject()) {
+      throw ChangeFormat.invalid("a Debezium event has a \"source\" block with its position");
+    }
+    JsonNode lsn = source.get("lsn");
+    if (lsn != null && lsn.isIntegralNumber()) {
+      return lsn.longValue();
+    }
+    JsonNode file = source.get("file");
+    JsonNode pos = source.get("pos");
+    if (file != null && file.isTextual() && pos != null && pos.isIntegralNumber()) {
+      String name = file.textValue();
+      int dot = name.lastIndexOf('.');
+      long seq;
+      try {
+        seq = Long.parseLong(name.substring(dot + 1));
+      } catch (NumberFormatException e) {
+        throw ChangeFormat.invalid("binlog file \"" + name + "\" has no sequence number");
+      }
+      long p = pos.longValue();
+      long row = source.path("row").asLong(0);
+      if (seq >= (1L << 22) || p >= (1L << 32) || row >= 256 || p < 0 || row < 0) {
+        throw ChangeFormat.invalid("binlog position " + name + ":" + p + " row " + row + " is out of range");
+      }
+      return (seq << 40) + (p << 8) + row;
+    }
+    throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "cannot order this Debezium event: its source has no "
+        + "lsn (PostgreSQL) or binlog file and pos (MySQL)", null, null, 0, null);
+  }
+
+  /** What each field of the after (or before) image's schema says. */
+  private static Map<String, JsonValues.Hint> hintsOf(JsonNode schema) {
+    Map<String, JsonValues.Hint> out = new HashMap<>();
+    for (JsonNode f : schema.path("fields")) {
+      String which = f.path("field").asText();
+      if (!which.equals("after") && !which.equals("before")) {
+        continue;
+      }
+      for (JsonNode column : f.path("fields")) {
+        String name = column.path("name").isTextual() ? column.get("name").textValue() : null;
+        JsonNode scale = column.path("parameters").get("scale");
+        out.putIfAbsent(column.path("field").asText(), new JsonValues.Hint(name,
+            scale == null ? null : Integer.valueOf(scale.asText())));
+      }
+    }
+    return out;
+  }
+
+  static FloeException noColumn(String name, TableShape shape) {
+    return new FloeException(SqlState.UNDEFINED_COLUMN, "column \"" + name + "\" of relation \"" + shape.table()
+        + "\" does not exist");
+  }
+}

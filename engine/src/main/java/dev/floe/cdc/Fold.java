@@ -1,0 +1,96 @@
+package dev.floe.cdc;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A batch of changes folded per key: each key's writes absorbed into one {@link RowState}, and the range
+ * deletions, one per set of rows (the newest). Adding the same change twice, or changes in another
+ * order, gives the same fold.
+ */
+public final class Fold {
+  private final TableShape shape;
+  private final Map<Key, RowState> rows = new HashMap<>();
+  private final List<RangeDeletion> ranges = new ArrayList<>();
+  private long changes;
+  private long maxPosition = Long.MIN_VALUE;
+
+  public Fold(TableShape shape) {
+    this.shape = shape;
+  }
+
+  public TableShape shape() {
+    return shape;
+  }
+
+  public void add(Change c) {
+    changes++;
+    maxPosition = Math.max(maxPosition, c.position());
+    if (c.row() != null) {
+      RowState s = rows.get(c.row().key());
+      if (s == null) {
+        rows.put(c.row().key(), c.row().copy());
+      } else {
+        s.absorb(c.row(), shape);
+      }
+    } else {
+      addRange(ranges, c.range());
+    }
+  }
+
+  /** Adds {@code r} to {@code ranges}, keeping only the newest deletion of the same rows. */
+  public static boolean addRange(List<RangeDeletion> ranges, RangeDeletion r) {
+    for (int i = 0; i < ranges.size(); i++) {
+      if (ranges.get(i).sameRows(r)) {
+        if (r.ts() > ranges.get(i).ts()) {
+          ranges.set(i, r);
+          return true;
+        }
+        return false;
+      }
+    }
+    ranges.add(r);
+    return true;
+  }
+
+  /** The folded writes of each key. */
+  public Map<Key, RowState> rows() {
+    return rows;
+  }
+
+  /** The range deletions, the newest of each set of rows. */
+  public List<RangeDeletion> ranges() {
+    return ranges;
+  }
+
+  /** How many changes were added. */
+  public long changes() {
+    return changes;
+  }
+
+  /** The greatest position of the changes added ({@link Long#MIN_VALUE}: none). */
+  public long maxPosition() {
+    return maxPosition;
+  }
+
+  /**
+   * A key's state after this batch: {@code stored} (null: none) with the batch's writes of the key
+   * ({@code batch}, null: none) and every range deletion in {@code ranges} that covers it.
+   */
+  public static RowState reconcile(RowState stored, RowState batch, Collection<RangeDeletion> ranges,
+      TableShape shape) {
+    RowState s = stored != null ? stored.copy() : batch.copy();
+    if (stored != null && batch != null) {
+      s.absorb(batch, shape);
+    }
+    for (RangeDeletion r : ranges) {
+      if (r.ts() > s.deletedAt() && r.covers(s.key(), shape)) {
+        s.delete(r.ts());
+      }
+    }
+    return s;
+  }
+}

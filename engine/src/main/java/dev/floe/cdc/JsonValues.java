@@ -1,0 +1,176 @@
+package dev.floe.cdc;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.floe.FloeException;
+import dev.floe.SqlState;
+import dev.floe.SqlType;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.math.RoundingMode;
+import java.nio.ByteBuffer;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.LocalTime;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeParseException;
+import java.util.Base64;
+import java.util.Locale;
+import java.util.UUID;
+import org.apache.iceberg.types.Type;
+import org.apache.iceberg.types.Types;
+
+/**
+ * A JSON value of a change envelope as the Iceberg internal value of its column. Plain JSON (numbers,
+ * strings, ISO-8601 dates and times, base64 bytes) is read by the column's type; a Debezium field's
+ * Kafka Connect schema name ({@code io.debezium.time.MicroTimestamp}, {@code ...Date},
+ * {@code org.apache.kafka.connect.data.Decimal} with its scale, ...) says what a number or string means
+ * when it is known. A value that does not fit its column fails with PostgreSQL's error for it.
+ */
+public final class JsonValues {
+  /** What a Debezium schema says about a field: its semantic name and, for decimals, the scale. */
+  public record Hint(String name, Integer scale) {
+    public static final Hint NONE = new Hint(null, null);
+  }
+
+  private JsonValues() {}
+
+  /** {@code v} as column {@code column}'s value (null for JSON null or absent). */
+  public static Object convert(JsonNode v, TableShape shape, int column, Hint hint) {
+    if (v == null || v.isNull() || v.isMissingNode()) {
+      return null;
+    }
+    Types.NestedField f = shape.columns().get(column);
+    SqlType sql = shape.sqlType(column);
+    Type type = f.type();
+    String name = hint.name() == null ? "" : hint.name();
+    try {
+      return switch (type.typeId()) {
+        case BOOLEAN -> v.isBoolean() ? v.booleanValue() : v.isIntegralNumber() ? v.longValue() != 0
+            : parseBoolean(v.asText(), f);
+        case INTEGER -> {
+          long l = integral(v, f);
+          long min = sql.kind() == SqlType.Kind.SMALLINT ? Short.MIN_VALUE : Integer.MIN_VALUE;
+          long max = sql.kind() == SqlType.Kind.SMALLINT ? Short.MAX_VALUE : Integer.MAX_VALUE;
+          if (l < min || l > max) {
+            throw new FloeException(SqlState.NUMERIC_VALUE_OUT_OF_RANGE, (sql.kind() == SqlType.Kind.SMALLINT
+                ? "smallint" : "integer") + " out of range", null, "column \"" + f.name() + "\"", 0, null);
+          }
+          yield (int) l;
+        }
+        case LONG -> integral(v, f);
+        case FLOAT -> (float) floating(v);
+        case DOUBLE -> floating(v);
+        case DECIMAL -> decimal(v, (Types.DecimalType) type, hint, f);
+        case STRING -> dev.floe.tail.RowValues.text(f, sql, v.isTextual() ? v.textValue() : v.toString());
+        case UUID -> UUID.fromString(v.asText());
+        case BINARY, FIXED -> ByteBuffer.wrap(v.isBinary() ? v.binaryValue() : Base64.getDecoder().decode(v.asText()));
+        case DATE -> v.isNumber() ? Math.toIntExact(v.longValue()) : Math.toIntExact(LocalDate.parse(v.asText())
+            .toEpochDay());
+        case TIME -> v.isNumber() ? scaled(v.longValue(), name, true)
+            : LocalTime.parse(v.asText()).toNanoOfDay() / 1000;
+        case TIMESTAMP -> v.isNumber() ? scaled(v.longValue(), name, false)
+            : timestamp(v.asText(), ((Types.TimestampType) type).shouldAdjustToUTC());
+        default -> throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "column \"" + f.name() + "\" is of type "
+            + sql.toString().toLowerCase(Locale.ROOT) + ", which a change stream cannot write yet");
+      };
+    } catch (FloeException e) {
+      throw e;
+    } catch (IllegalArgumentException | DateTimeParseException | ArithmeticException | java.io.IOException e) {
+      throw new FloeException(SqlState.INVALID_TEXT_REPRESENTATION, "invalid input syntax for type "
+          + sql.toString().toLowerCase(Locale.ROOT) + ": " + abbreviate(v.toString()), "column \"" + f.name() + "\"",
+          null, 0, null);
+    }
+  }
+
+  private static String abbreviate(String s) {
+    return s.length() > 60 ? s.substring(0, 57) + "..." : s;
+  }
+
+  private static boolean parseBoolean(String s, Types.NestedField f) {
+    return switch (s.toLowerCase(Locale.ROOT)) {
+      case "true", "t", "1", "yes" -> true;
+      case "false", "f", "0", "no" -> false;
+      default -> throw new IllegalArgumentException(s);
+    };
+  }
+
+  private static long integral(JsonNode v, Types.NestedField f) {
+    if (v.isIntegralNumber()) {
+      if (!v.canConvertToLong()) {
+        throw new FloeException(SqlState.NUMERIC_VALUE_OUT_OF_RANGE, "bigint out of range", null,
+            "column \"" + f.name() + "\"", 0, null);
+      }
+      return v.longValue();
+    }
+    if (v.isNumber()) {
+      throw new IllegalArgumentException("not integral");
+    }
+    return Long.parseLong(v.asText().trim());
+  }
+
+  private static double floating(JsonNode v) {
+    if (v.isNumber()) {
+      return v.doubleValue();
+    }
+    return switch (v.asText()) {
+      case "NaN" -> Double.NaN;
+      case "Infinity" -> Double.POSITIVE_INFINITY;
+      case "-Infinity" -> Double.NEGATIVE_INFINITY;
+      default -> Double.parseDouble(v.asText());
+    };
+  }
+
+  private static BigDecimal decimal(JsonNode v, Types.DecimalType type, Hint hint, Types.NestedField f) {
+    BigDecimal d;
+    if (v.isNumber()) {
+      d = v.decimalValue();
+    } else if (v.isObject() && v.has("scale") && v.has("value")) { // io.debezium.data.VariableScaleDecimal
+      d = new BigDecimal(new BigInteger(Base64.getDecoder().decode(v.get("value").asText())), v.get("scale").asInt());
+    } else if (hint.scale() != null) { // org.apache.kafka.connect.data.Decimal: the unscaled value, base64
+      d = new BigDecimal(new BigInteger(Base64.getDecoder().decode(v.asText())), hint.scale());
+    } else {
+      d = new BigDecimal(v.asText().trim());
+    }
+    BigDecimal scaled = d.setScale(type.scale(), RoundingMode.HALF_UP);
+    if (scaled.precision() > type.precision()) {
+      throw new FloeException(SqlState.NUMERIC_VALUE_OUT_OF_RANGE, "numeric field overflow",
+          "A field with precision " + type.precision() + ", scale " + type.scale()
+              + " must round to an absolute value less than 10^" + (type.precision() - type.scale()) + ".",
+          "column \"" + f.name() + "\"", 0, null);
+    }
+    return scaled;
+  }
+
+  /** A number of a Debezium time type, in microseconds (of the day, or since the epoch). */
+  private static long scaled(long v, String name, boolean time) {
+    return switch (name) {
+      case "io.debezium.time.Time", "io.debezium.time.Timestamp", "org.apache.kafka.connect.data.Timestamp",
+          "org.apache.kafka.connect.data.Time" -> Math.multiplyExact(v, 1000L);
+      case "io.debezium.time.NanoTime", "io.debezium.time.NanoTimestamp" -> Math.floorDiv(v, 1000L);
+      default -> v; // MicroTime, MicroTimestamp, and plain JSON: microseconds
+    };
+  }
+
+  private static long timestamp(String s, boolean zoned) {
+    String t = s.trim().replace(' ', 'T');
+    Instant at;
+    if (zoned) {
+      at = t.endsWith("Z") || t.matches(".*[+-]\\d\\d(:?\\d\\d)?$") ? OffsetDateTime.parse(normalizeOffset(t))
+          .toInstant() : LocalDateTime.parse(t).toInstant(ZoneOffset.UTC);
+    } else {
+      at = LocalDateTime.parse(t).toInstant(ZoneOffset.UTC);
+    }
+    return Math.addExact(Math.multiplyExact(at.getEpochSecond(), 1_000_000L), at.getNano() / 1000);
+  }
+
+  /** {@code +05} and {@code +0530} as {@code +05:00} and {@code +05:30}, which OffsetDateTime reads. */
+  private static String normalizeOffset(String t) {
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("([+-]\\d\\d)(:?)(\\d\\d)?$").matcher(t);
+    if (!t.endsWith("Z") && m.find()) {
+      return t.substring(0, m.start()) + m.group(1) + ":" + (m.group(3) == null ? "00" : m.group(3));
+    }
+    return t;
+  }
+}

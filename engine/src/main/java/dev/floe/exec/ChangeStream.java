@@ -1,0 +1,57 @@
+package dev.floe.exec;
+
+import dev.floe.FloeException;
+import dev.floe.cdc.Fold;
+import dev.floe.cdc.TableShape;
+import java.util.List;
+import java.util.Optional;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.TableIdentifier;
+
+/**
+ * A target table's change stream, as the embedded {@link dev.floe.Changes} API uses it: the shape its
+ * envelopes are decoded with, batches applied ({@link ChangeApply}), and the position the last one
+ * committed.
+ */
+public final class ChangeStream {
+  private final Engine engine;
+  private final TableIdentifier target;
+  private final ChangeState state;
+
+  ChangeStream(Engine engine, TableIdentifier target, ChangeState state) {
+    this.engine = engine;
+    this.target = target;
+    this.state = state;
+  }
+
+  static ChangeStream open(Engine engine, List<String> parts, String defaultSchema) {
+    TableIdentifier id = engine.tables().identifier(parts, defaultSchema)
+        .orElseThrow(() -> FloeException.undefinedTable(String.join(".", parts)));
+    Table table = engine.tables().current(id).orElseThrow(() -> FloeException.undefinedTable(String.join(".", parts)));
+    return new ChangeStream(engine, id, ChangeState.of(table, id.name()));
+  }
+
+  public TableShape shape() {
+    return state.shape;
+  }
+
+  /**
+   * Applies a folded batch, at {@code nowSeconds} (when TTLs are judged), recording {@code position}
+   * (null: the batch's greatest source position) in the snapshots it commits.
+   *
+   * @return the changes applied, the keys whose rows changed, the rows written and deleted, and whether
+   *     anything was committed: {@code long[] {changes, keys, written, deleted, committed ? 1 : 0}}
+   */
+  public long[] apply(Fold fold, String position, long nowSeconds) {
+    engine.checkWritable();
+    ChangeApply.Outcome o = new ChangeApply(engine, target, state).apply(fold, position, nowSeconds);
+    return new long[] {o.changes(), o.keysChanged(), o.rowsWritten(), o.rowsDeleted(), o.committed() ? 1 : 0};
+  }
+
+  /** The position the last committed batch recorded, if one did. */
+  public Optional<String> position() {
+    return engine.tables().current(state.id).map(Table::currentSnapshot).map(Snapshot::summary)
+        .map(s -> s.get(ChangeState.POSITION)).filter(p -> !p.isEmpty());
+  }
+}

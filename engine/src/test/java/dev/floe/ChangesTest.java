@@ -1,0 +1,200 @@
+package dev.floe;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.floe.testing.IcebergClients;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.iceberg.FileContent;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.data.IcebergGenerics;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.jdbc.JdbcCatalog;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Change streams folded into a table (docs/cdc.md), as a user of the embedded API applies them: LWW
+ * envelopes with Cassandra's rules, Debezium events, replays that change nothing, and what Iceberg's
+ * own reader sees (never an equality delete).
+ */
+class ChangesTest {
+  @TempDir
+  Path dir;
+
+  private static List<String> rows(Database db, String sql) {
+    return dev.floe.testing.Rows.of(db, sql);
+  }
+
+  /** "id|column" as Iceberg's generic reader reads the table, asserting no equality delete. */
+  private List<String> iceberg(String table, String column) throws Exception {
+    List<String> out = new ArrayList<>();
+    try (JdbcCatalog catalog = IcebergClients.jdbcCatalog(dir)) {
+      Table t = catalog.loadTable(TableIdentifier.of("public", table));
+      try (CloseableIterable<FileScanTask> tasks = t.newScan().planFiles()) {
+        for (FileScanTask task : tasks) {
+          task.deletes().forEach(d -> assertThat(d.content()).isNotEqualTo(FileContent.EQUALITY_DELETES));
+        }
+      }
+      try (CloseableIterable<Record> it = IcebergGenerics.read(t).build()) {
+        it.forEach(r -> out.add(r.getField("id") + "|" + r.getField(column)));
+      }
+    }
+    out.sort(null);
+    return out;
+  }
+
+  @Test
+  void lwwCellsReconcileByTimestampAndReplayChangesNothing() throws Exception {
+    try (Database db = Floe.open(dir)) {
+      db.sql("CREATE TABLE u (id bigint PRIMARY KEY, name text, score int)").close();
+      Changes c = db.changes("u", Changes.Format.LWW);
+      List<String> batch = List.of(
+          "{\"key\": {\"id\": 1}, \"ts\": 10, \"insert\": true, \"cells\": {\"name\": \"ann\", \"score\": 5}}",
+          "{\"key\": {\"id\": 1}, \"ts\": 30, \"cells\": {\"score\": 7}}",
+          "{\"key\": {\"id\": 1}, \"ts\": 20, \"cells\": {\"score\": 6, \"name\": \"anne\"}}", // older score loses
+          "{\"key\": {\"id\": 2}, \"ts\": 10, \"cells\": {\"name\": \"bob\"}}",
+          "{\"key\": {\"id\": 3}, \"ts\": 10, \"cells\": {\"name\": \"cy\"}}",
+          "{\"key\": {\"id\": 3}, \"ts\": 10, \"delete\": true}"); // a tie: the tombstone wins
+      Changes.Applied a = c.apply(batch, "b1");
+      assertThat(a.committed()).isTrue();
+      assertThat(rows(db, "SELECT id, name, score FROM u ORDER BY id")).containsExactly("1|anne|7", "2|bob|null");
+      assertThat(c.position()).contains("b1");
+      long snapshots = db.table("u").snapshots().size();
+      // the same envelopes again, in another order: nothing changes, nothing is committed
+      List<String> reversed = new ArrayList<>(batch);
+      java.util.Collections.reverse(reversed);
+      assertThat(c.apply(reversed).committed()).isFalse();
+      assertThat(db.table("u").snapshots()).hasSize((int) snapshots);
+      // a late write older than the deletion stays dead; a newer one brings the row back
+      c.apply(List.of("{\"key\": {\"id\": 3}, \"ts\": 9, \"cells\": {\"name\": \"late\"}}"));
+      assertThat(rows(db, "SELECT count(*) FROM u WHERE id = 3")).containsExactly("0");
+      c.apply(List.of("{\"key\": {\"id\": 3}, \"ts\": 11, \"cells\": {\"score\": 1}}"));
+      assertThat(rows(db, "SELECT id, name, score FROM u WHERE id = 3")).containsExactly("3|null|1");
+      // equal timestamps of two values: the greater wins (Cassandra compares the bytes)
+      c.apply(List.of("{\"key\": {\"id\": 2}, \"ts\": 50, \"cells\": {\"name\": \"zed\"}}",
+          "{\"key\": {\"id\": 2}, \"ts\": 50, \"cells\": {\"name\": \"abe\"}}"));
+      assertThat(rows(db, "SELECT name FROM u WHERE id = 2")).containsExactly("zed");
+      // a cell tombstone: the row lives on while another cell or its marker does
+      c.apply(List.of("{\"key\": {\"id\": 2}, \"ts\": 60, \"cells\": {\"name\": null}}"));
+      assertThat(rows(db, "SELECT count(*) FROM u WHERE id = 2")).containsExactly("0");
+      c.apply(List.of("{\"key\": {\"id\": 1}, \"ts\": 60, \"cells\": {\"name\": null, \"score\": null}}"));
+      assertThat(rows(db, "SELECT id, name, score FROM u WHERE id = 1")).containsExactly("1|null|null"); // marker
+      assertThat(iceberg("u", "name")).containsExactly("1|null", "3|null");
+    }
+  }
+
+  @Test
+  void rangeAndPartitionDeletionsCoverLateWrites() {
+    try (Database db = Floe.open(dir)) {
+      db.sql("CREATE TABLE ev (p int, c int, v text, PRIMARY KEY (p, c))").close();
+      Changes ch = db.changes("ev", Changes.Format.LWW);
+      List<String> writes = new ArrayList<>();
+      for (int p = 1; p <= 2; p++) {
+        for (int c = 1; c <= 5; c++) {
+          writes.add("{\"key\": {\"p\": " + p + ", \"c\": " + c + "}, \"ts\": 10, \"cells\": {\"v\": \"x" + c + "\"}}");
+        }
+      }
+      ch.apply(writes);
+      ch.apply(List.of("{\"key\": {\"p\": 1}, \"ts\": 20, \"delete\": {\"from\": {\"c\": 2}, \"to\": {\"c\": 4}, "
+          + "\"to_inclusive\": false}}"));
+      assertThat(rows(db, "SELECT p, c FROM ev ORDER BY p, c")).containsExactly("1|1", "1|4", "1|5", "2|1", "2|2",
+          "2|3", "2|4", "2|5");
+      // a late write inside the range and older than it stays dead; outside it, it lands
+      ch.apply(List.of("{\"key\": {\"p\": 1, \"c\": 3}, \"ts\": 15, \"cells\": {\"v\": \"late\"}}",
+          "{\"key\": {\"p\": 2, \"c\": 9}, \"ts\": 15, \"cells\": {\"v\": \"new\"}}"));
+      assertThat(rows(db, "SELECT count(*) FROM ev WHERE p = 1 AND c = 3")).containsExactly("0");
+      assertThat(rows(db, "SELECT v FROM ev WHERE p = 2 AND c = 9")).containsExactly("new");
+      // a partition deletion
+      ch.apply(List.of("{\"key\": {\"p\": 2}, \"ts\": 30, \"delete\": true}"));
+      assertThat(rows(db, "SELECT p, c FROM ev ORDER BY p, c")).containsExactly("1|1", "1|4", "1|5");
+      ch.apply(List.of("{\"key\": {\"p\": 2, \"c\": 1}, \"ts\": 31, \"cells\": {\"v\": \"back\"}}"));
+      assertThat(rows(db, "SELECT p, c, v FROM ev WHERE p = 2")).containsExactly("2|1|back");
+      // rows the table had before any stream are older than every write: a deletion covering them removes
+      // them, and a stream row newer than the deletion stays
+      db.sql("INSERT INTO ev VALUES (3, 1, 'sql'), (3, 2, 'sql'), (4, 1, 'sql')").close();
+      ch.apply(List.of("{\"key\": {\"p\": 3, \"c\": 3}, \"ts\": 50, \"cells\": {\"v\": \"stream\"}}"));
+      ch.apply(List.of("{\"key\": {\"p\": 3}, \"ts\": 40, \"delete\": true}"));
+      assertThat(rows(db, "SELECT p, c, v FROM ev WHERE p >= 3 ORDER BY p, c")).containsExactly("3|3|stream", "4|1|sql");
+    }
+  }
+
+  @Test
+  void debeziumEventsInAnyOrderReachTheSourceState() throws Exception {
+    try (Database db = Floe.open(dir)) {
+      db.sql("CREATE TABLE customers (id int PRIMARY KEY, email varchar(40), balance numeric(10,2), born date, "
+          + "seen timestamptz)").close();
+      Changes c = db.changes("customers", Changes.Format.DEBEZIUM);
+      List<String> events = List.of(
+          event("r", 100, null, "{\"id\": 1, \"email\": \"a@x\", \"balance\": \"10.50\", \"born\": 7000, "
+              + "\"seen\": \"2024-01-02T03:04:05.123456Z\"}"),
+          event("c", 200, null, "{\"id\": 2, \"email\": \"b@x\", \"balance\": null, \"born\": null, \"seen\": null}"),
+          event("u", 300, "{\"id\": 1}", "{\"id\": 1, \"email\": \"a2@x\", \"balance\": \"11.00\", \"born\": 7000, "
+              + "\"seen\": null}"),
+          event("u", 400, "{\"id\": 2}", "{\"id\": 3, \"email\": \"b@x\", \"balance\": \"1\", \"born\": null, "
+              + "\"seen\": null}"), // a primary key change
+          "null", // Kafka's tombstone after a delete
+          event("d", 500, "{\"id\": 1}", null));
+      List<String> shuffled = new ArrayList<>(events);
+      java.util.Collections.shuffle(shuffled, new java.util.Random(7));
+      c.apply(shuffled.subList(0, 3));
+      c.apply(shuffled.subList(3, shuffled.size()));
+      assertThat(rows(db, "SELECT id, email, balance, born, seen FROM customers ORDER BY id"))
+          .containsExactly("3|b@x|1.00|null|null");
+      c.apply(events); // replayed whole: nothing changes
+      assertThat(rows(db, "SELECT id FROM customers ORDER BY id")).containsExactly("3");
+      c.apply(List.of(event("c", 600, null, "{\"id\": 1, \"email\": \"again\", \"balance\": null, \"born\": 7000, "
+          + "\"seen\": \"2024-01-02T03:04:05.123456Z\"}")));
+      assertThat(rows(db, "SELECT id, email, born, seen FROM customers ORDER BY id")).containsExactly(
+          "1|again|1989-03-02|2024-01-02T03:04:05.123456Z", "3|b@x|null|null");
+      // a truncate deletes every row older than it
+      c.apply(List.of("{\"op\": \"t\", \"source\": {\"lsn\": 700}}"));
+      assertThat(rows(db, "SELECT count(*) FROM customers")).containsExactly("0");
+      c.apply(List.of(event("c", 650, null, "{\"id\": 9, \"email\": \"late\"}")));
+      assertThat(rows(db, "SELECT count(*) FROM customers")).containsExactly("0");
+      assertThat(iceberg("customers", "email")).isEmpty();
+    }
+  }
+
+  static String event(String op, long lsn, String before, String after) {
+    return "{\"op\": \"" + op + "\", \"before\": " + before + ", \"after\": " + after + ", \"source\": {\"lsn\": "
+        + lsn + ", \"ts_ms\": 0}, \"ts_ms\": 0}";
+  }
+
+  @Test
+  void mistakesFailTheWholeBatchWithPostgresErrors() {
+    try (Database db = Floe.open(dir)) {
+      db.sql("CREATE TABLE k (id int PRIMARY KEY, n smallint NOT NULL, s varchar(3))").close();
+      db.sql("CREATE TABLE nokey (id int)").close();
+      assertThatThrownBy(() -> db.changes("nokey", Changes.Format.LWW)).isInstanceOf(FloeException.class)
+          .satisfies(e -> assertThat(((FloeException) e).sqlState()).isEqualTo("55000"));
+      assertThatThrownBy(() -> db.changes("missing", Changes.Format.LWW))
+          .satisfies(e -> assertThat(((FloeException) e).sqlState()).isEqualTo("42P01"));
+      Changes c = db.changes("k", Changes.Format.LWW);
+      String ok = "{\"key\": {\"id\": 1}, \"ts\": 1, \"cells\": {\"n\": 1}}";
+      record Case(String envelope, String state) {}
+      for (Case bad : List.of(new Case("{not json", "22P02"),
+          new Case("{\"key\": {\"id\": 2}, \"cells\": {\"n\": 1}}", "22023"),
+          new Case("{\"key\": {\"id\": 2}, \"ts\": 1, \"cells\": {\"nope\": 1}}", "42703"),
+          new Case("{\"key\": {\"id\": 2}, \"ts\": 1, \"cells\": {\"n\": 70000}}", "22003"),
+          new Case("{\"key\": {\"id\": 2}, \"ts\": 1, \"cells\": {\"n\": 1, \"s\": \"long\"}}", "22001"),
+          new Case("{\"key\": {\"id\": 2}, \"ts\": 1, \"cells\": {\"n\": \"x\"}}", "22P02"),
+          new Case("{\"key\": {\"id\": 2}, \"ts\": 1, \"cells\": {\"s\": \"a\"}}", "23502"),
+          new Case("{\"key\": {\"id\": 2}, \"ts\": 1, \"frobs\": 1}", "22023"))) {
+        assertThatThrownBy(() -> c.apply(List.of(ok, bad.envelope())))
+            .as(bad.envelope()).isInstanceOf(FloeException.class)
+            .satisfies(e -> assertThat(((FloeException) e).sqlState()).as(bad.envelope() + ": " + e.getMessage())
+                .isEqualTo(bad.state()));
+        assertThat(rows(db, "SELECT count(*) FROM k")).containsExactly("0"); // the good one was not applied either
+      }
+      assertThatThrownBy(() -> db.changes("k", Changes.Format.DEBEZIUM).apply(List.of("{\"op\": \"c\", \"after\": "
+          + "{\"id\": 1, \"n\": 1}, \"source\": {\"connector\": \"oracle\", \"scn\": \"5\"}}")))
+          .satisfies(e -> assertThat(((FloeException) e).sqlState()).isEqualTo("0A000"));
+    }
+  }
+}
