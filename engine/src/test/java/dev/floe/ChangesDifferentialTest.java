@@ -26,10 +26,10 @@ class ChangesDifferentialTest {
   @TempDir
   Path dir;
 
-  private static final long NOW = System.currentTimeMillis() / 1000;
+  static final long NOW = System.currentTimeMillis() / 1000;
 
   /** One LWW envelope, as the model sees it. */
-  private record Env(int p, Integer c, long ts, boolean insert, Long expires, Map<String, Object> cells,
+  record Env(int p, Integer c, long ts, boolean insert, Long expires, Map<String, Object> cells,
       Integer from, Integer to, boolean delete) {
     String json() {
       StringBuilder b = new StringBuilder("{\"key\": {\"p\": " + p + (c == null ? "" : ", \"c\": " + c) + "}, \"ts\": "
@@ -63,7 +63,7 @@ class ChangesDifferentialTest {
     }
   }
 
-  private static Env randomEnvelope(Random r) {
+  static Env randomEnvelope(Random r, long now) {
     int p = r.nextInt(3);
     long ts = 1 + r.nextInt(40); // narrow: many ties
     int kind = r.nextInt(20);
@@ -85,7 +85,7 @@ class ChangesDifferentialTest {
     if (r.nextBoolean() || cells.isEmpty()) {
       cells.put("b", r.nextInt(5) == 0 ? null : (long) (r.nextInt(7) - 3));
     }
-    Long expires = r.nextInt(5) == 0 ? (r.nextBoolean() ? NOW - 1000 : NOW + 100_000) : null;
+    Long expires = r.nextInt(5) == 0 ? (r.nextBoolean() ? now - 1000 : now + 100_000) : null;
     return new Env(p, c, ts, r.nextInt(3) == 0, expires, cells, null, null, false);
   }
 
@@ -119,12 +119,12 @@ class ChangesDifferentialTest {
     return e.expires != null ? 1 : 0;
   }
 
-  private static boolean live(Env e, String column) {
-    return rank(e, column) == 0 || rank(e, column) == 1 && NOW < e.expires;
+  private static boolean live(Env e, String column, long now) {
+    return rank(e, column) == 0 || rank(e, column) == 1 && now < e.expires;
   }
 
   /** The model: each row's live values, "p|c|a|b", from all envelopes at once. */
-  private static List<String> model(List<Env> all) {
+  static List<String> model(List<Env> all, long now) {
     List<String> out = new ArrayList<>();
     for (int p = 0; p < 3; p++) {
       for (int c = 0; c < 6; c++) {
@@ -150,12 +150,12 @@ class ChangesDifferentialTest {
             }
           }
         }
-        boolean exists = marker != null && live(marker, null);
+        boolean exists = marker != null && live(marker, null, now);
         String[] values = new String[2];
         int k = 0;
         for (String col : List.of("a", "b")) {
           Env w = winners.get(col);
-          if (w != null && live(w, col)) {
+          if (w != null && live(w, col, now)) {
             exists = true;
             values[k] = String.valueOf(w.cells.get(col));
           } else {
@@ -178,7 +178,7 @@ class ChangesDifferentialTest {
       Random r = new Random(seed);
       List<Env> envelopes = new ArrayList<>();
       for (int i = 0; i < 150; i++) {
-        envelopes.add(randomEnvelope(r));
+        envelopes.add(randomEnvelope(r, NOW));
       }
       List<String> stream = new ArrayList<>();
       envelopes.forEach(e -> stream.add(e.json()));
@@ -201,7 +201,7 @@ class ChangesDifferentialTest {
           }
         }
         assertThat(dev.floe.testing.Rows.of(db, "SELECT p, c, a, b FROM t ORDER BY p, c")).as("seed " + seed)
-            .containsExactlyElementsOf(model(envelopes));
+            .containsExactlyElementsOf(model(envelopes, NOW));
         // everything again, in one batch: nothing changes
         assertThat(db.changes("t", Changes.Format.LWW).apply(stream).committed()).as("seed " + seed).isFalse();
       } finally {

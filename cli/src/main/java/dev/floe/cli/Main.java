@@ -19,7 +19,7 @@ import picocli.CommandLine.Spec;
     description = "Floe: a database whose tables are Apache Iceberg tables.",
     synopsisSubcommandLabel = "COMMAND",
     subcommands = {ServeCommand.class, UserCommand.class, SqlCommand.class, TailCommand.class, VerifyCommand.class,
-        RepairCommand.class, CatalogCommand.class, InspectCommand.class, MaintainCommand.class,
+        RepairCommand.class, CatalogCommand.class, InspectCommand.class, MaintainCommand.class, CdcCommand.class,
         DemoCommand.class,
         HelpCommand.class},
     footer = {"", "Run 'floe help COMMAND' for the options of a command."})
