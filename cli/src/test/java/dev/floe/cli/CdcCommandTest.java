@@ -1,0 +1,87 @@
+package dev.floe.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code floe cdc apply}: a directory of Debezium event files and LWW envelopes on standard input,
+ * committed in batches; run again it resumes after the last committed batch and changes nothing; a bad
+ * envelope names its file and line, and the batches before it stay.
+ */
+class CdcCommandTest {
+  @TempDir
+  Path dir;
+
+  static String event(String op, long lsn, String before, String after) {
+    return "{\"op\": \"" + op + "\", \"before\": " + before + ", \"after\": " + after + ", \"source\": {\"lsn\": "
+        + lsn + "}}";
+  }
+
+  @Test
+  void appliesADirectoryInBatchesAndResumesAfterTheLastCommit() throws IOException {
+    String wh = dir.resolve("wh").toString();
+    assertThat(Cli.run("sql", "-w", wh, "-c", "CREATE TABLE c (id int PRIMARY KEY, name text)").status()).isZero();
+    Path events = Files.createDirectory(dir.resolve("events"));
+    List<String> first = new ArrayList<>();
+    for (int i = 1; i <= 10; i++) {
+      first.add(event("c", i, null, "{\"id\": " + i + ", \"name\": \"n" + i + "\"}"));
+    }
+    Files.write(events.resolve("0001.json"), first);
+    Files.write(events.resolve("0002.json"), List.of(event("u", 20, "{\"id\": 1}", "{\"id\": 1, \"name\": \"one\"}"),
+        "", event("d", 21, "{\"id\": 2}", null), "null"));
+    Cli.Outcome applied = Cli.run("cdc", "apply", "-w", wh, "--table", "c", "--format", "debezium", "--batch", "4",
+        events.toString());
+    assertThat(applied.status()).as(applied.err()).isZero();
+    // batches run across files; the last one (a tombstone) changes nothing, so it commits nothing
+    assertThat(applied.out().lines().toList()).containsExactly(
+        "4 envelope(s) through 0001.json:4: 4 key(s) changed, 4 row(s) written, 0 deleted",
+        "4 envelope(s) through 0001.json:8: 4 key(s) changed, 4 row(s) written, 0 deleted",
+        "4 envelope(s) through 0002.json:3: 4 key(s) changed, 3 row(s) written, 2 deleted",
+        "1 envelope(s) through 0002.json:4: 0 key(s) changed, 0 row(s) written, 0 deleted (nothing new)",
+        "applied 13 envelope(s) to c");
+    Cli.Outcome rows = Cli.run("sql", "-w", wh, "--format", "csv", "-c", "SELECT id, name FROM c ORDER BY id");
+    assertThat(rows.out().lines().toList()).containsExactly("id,name", "1,one", "3,n3", "4,n4", "5,n5", "6,n6",
+        "7,n7", "8,n8", "9,n9", "10,n10");
+
+    // run again: it starts after the last committed batch, and a new file is applied
+    Files.write(events.resolve("0003.json"), List.of(event("c", 30, null, "{\"id\": 2, \"name\": \"two\"}")));
+    Cli.Outcome again = Cli.run("cdc", "apply", "-w", wh, "--table", "c", "--format", "debezium", events.toString());
+    assertThat(again.status()).as(again.err()).isZero();
+    assertThat(again.out()).startsWith("resuming after 0002.json:3").contains("applied 2 envelope(s) to c");
+    assertThat(Cli.run("sql", "-w", wh, "-c", "SELECT name FROM c WHERE id = 2").out()).contains("two");
+  }
+
+  @Test
+  void lwwFromStandardInputAndABadEnvelopeNamesItsLine() {
+    String wh = dir.resolve("wh").toString();
+    assertThat(Cli.run("sql", "-w", wh, "-c", "CREATE TABLE u (id int PRIMARY KEY, v int)").status()).isZero();
+    String input = "{\"key\": {\"id\": 1}, \"ts\": 5, \"cells\": {\"v\": 1}}\n"
+        + "{\"key\": {\"id\": 1}, \"ts\": 4, \"cells\": {\"v\": 0}}\n"
+        + "{\"key\": {\"id\": 2}, \"ts\": 4, \"cells\": {\"v\": 2}}\n"
+        + "{\"key\": {\"id\": 3}, \"ts\": 4, \"cells\": {\"v\": \"three\"}}\n";
+    Cli.Outcome out = Cli.runWithInput(input, "cdc", "apply", "-w", wh, "--table", "u", "--format", "lww", "--batch",
+        "2");
+    assertThat(out.status()).isEqualTo(Main.EXIT_ERROR);
+    assertThat(out.err()).startsWith("ERROR 22P02: invalid input syntax for type integer: \"three\" (-:4)");
+    assertThat(Cli.run("sql", "-w", wh, "--format", "csv", "-c", "SELECT id, v FROM u ORDER BY id").out().lines()
+        .toList()).containsExactly("id,v", "1,1"); // the first batch committed; the bad one (lines 3-4) did not
+
+    assertThat(Cli.run("cdc", "apply", "-w", wh, "--table", "u", "--format", "xml").status())
+        .isEqualTo(Main.EXIT_USAGE);
+    assertThat(Cli.run("cdc", "apply", "-w", wh, "--format", "lww").status()).isEqualTo(Main.EXIT_USAGE);
+    Cli.Outcome missing = Cli.run("cdc", "apply", "-w", wh, "--table", "nope", "--format", "lww", "-");
+    assertThat(missing.status()).isEqualTo(Main.EXIT_ERROR);
+    assertThat(missing.err()).startsWith("ERROR 42P01");
+    Cli.Outcome noFile = Cli.run("cdc", "apply", "-w", wh, "--table", "u", "--format", "lww",
+        dir.resolve("absent.json").toString());
+    assertThat(noFile.status()).isEqualTo(Main.EXIT_ERROR);
+    assertThat(noFile.err()).contains("could not open file");
+  }
+}
