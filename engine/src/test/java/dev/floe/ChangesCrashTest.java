@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
+import dev.floe.testing.LwwModel;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -46,11 +47,11 @@ class ChangesCrashTest {
   }
 
   /** The envelopes {@link #stream} decodes from its JSON, for the model. */
-  static List<ChangesDifferentialTest.Env> envelopes(long now) {
+  static List<LwwModel.Env> envelopes(long now) {
     Random r = new Random(23);
-    List<ChangesDifferentialTest.Env> envelopes = new ArrayList<>();
+    List<LwwModel.Env> envelopes = new ArrayList<>();
     for (int i = 0; i < ENVELOPES * 4 / 5; i++) {
-      envelopes.add(ChangesDifferentialTest.randomEnvelope(r, now));
+      envelopes.add(LwwModel.randomEnvelope(r, now));
     }
     return envelopes;
   }
@@ -96,7 +97,7 @@ class ChangesCrashTest {
   void everyCommittedBatchSurvivesKillsAndResumingAppliesTheRestOnce() throws Exception {
     int minKills = Integer.getInteger("floe.cdcCrash.kills", 50);
     long now = System.currentTimeMillis() / 1000;
-    List<ChangesDifferentialTest.Env> envelopes = envelopes(now);
+    List<LwwModel.Env> envelopes = envelopes(now);
     List<String> stream = stream(now);
     Random random = new Random(42);
     String javaBin = Path.of(System.getProperty("java.home"), "bin", "java").toString();
@@ -185,14 +186,14 @@ class ChangesCrashTest {
   }
 
   /** The model's rows after the envelopes of the stream up to {@code position}. */
-  private static List<String> model(List<String> stream, List<ChangesDifferentialTest.Env> envelopes, int position,
+  private static List<String> model(List<String> stream, List<LwwModel.Env> envelopes, int position,
       long now) {
-    java.util.Map<String, ChangesDifferentialTest.Env> byJson = new java.util.HashMap<>();
+    java.util.Map<String, LwwModel.Env> byJson = new java.util.HashMap<>();
     envelopes.forEach(e -> byJson.put(e.json(), e));
-    List<ChangesDifferentialTest.Env> prefix = new ArrayList<>();
+    List<LwwModel.Env> prefix = new ArrayList<>();
     for (int i = 0; i <= position; i++) {
       prefix.add(byJson.get(stream.get(i)));
     }
-    return ChangesDifferentialTest.model(prefix, now);
+    return LwwModel.rows(prefix, now);
   }
 }

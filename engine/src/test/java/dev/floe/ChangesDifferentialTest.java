@@ -2,13 +2,10 @@ package dev.floe;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.nio.charset.StandardCharsets;
+import dev.floe.testing.LwwModel;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collections;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -19,8 +16,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Random change streams with duplicates, reordering, ties, TTLs, row, partition and range deletions and
  * primary-key changes, applied in random batches across restarts, against a model written differently:
- * for LWW, each cell's winner is the greatest of all its writes newer than every deletion covering its
- * row, computed once over the whole stream; for Debezium, a map per key changed in source order.
+ * for LWW, {@link LwwModel} (each cell's winner computed once over the whole stream); for Debezium, a map
+ * per key changed in source order.
  */
 class ChangesDifferentialTest {
   @TempDir
@@ -28,157 +25,14 @@ class ChangesDifferentialTest {
 
   static final long NOW = System.currentTimeMillis() / 1000;
 
-  /** One LWW envelope, as the model sees it. */
-  record Env(int p, Integer c, long ts, boolean insert, Long expires, Map<String, Object> cells,
-      Integer from, Integer to, boolean delete) {
-    String json() {
-      StringBuilder b = new StringBuilder("{\"key\": {\"p\": " + p + (c == null ? "" : ", \"c\": " + c) + "}, \"ts\": "
-          + ts);
-      if (delete) {
-        if (from == null) {
-          b.append(", \"delete\": true");
-        } else {
-          b.append(", \"delete\": {\"from\": {\"c\": ").append(from).append("}, \"to\": {\"c\": ").append(to)
-              .append("}, \"to_inclusive\": false}");
-        }
-        return b.append('}').toString();
-      }
-      if (insert) {
-        b.append(", \"insert\": true");
-      }
-      if (expires != null) {
-        b.append(", \"expires_at\": ").append(expires);
-      }
-      b.append(", \"cells\": {");
-      int k = 0;
-      for (Map.Entry<String, Object> e : cells.entrySet()) {
-        b.append(k++ > 0 ? ", " : "").append('"').append(e.getKey()).append("\": ");
-        b.append(e.getValue() == null ? "null" : e.getValue() instanceof String s ? "\"" + s + "\"" : e.getValue());
-      }
-      return b.append("}}").toString();
-    }
-
-    boolean deletes(int kp, int kc) {
-      return delete && p == kp && (c == null ? from == null || kc >= from && kc < to : c == kc);
-    }
-  }
-
-  static Env randomEnvelope(Random r, long now) {
-    int p = r.nextInt(3);
-    long ts = 1 + r.nextInt(40); // narrow: many ties
-    int kind = r.nextInt(20);
-    if (kind == 0) {
-      return new Env(p, null, ts, false, null, Map.of(), null, null, true);
-    }
-    if (kind == 1) {
-      int from = r.nextInt(5);
-      return new Env(p, null, ts, false, null, Map.of(), from, from + 1 + r.nextInt(3), true);
-    }
-    int c = r.nextInt(6);
-    if (kind <= 4) {
-      return new Env(p, c, ts, false, null, Map.of(), null, null, true);
-    }
-    Map<String, Object> cells = new LinkedHashMap<>();
-    if (r.nextBoolean()) {
-      cells.put("a", r.nextInt(5) == 0 ? null : List.of("x", "y", "zz", "é", "").get(r.nextInt(5)));
-    }
-    if (r.nextBoolean() || cells.isEmpty()) {
-      cells.put("b", r.nextInt(5) == 0 ? null : (long) (r.nextInt(7) - 3));
-    }
-    Long expires = r.nextInt(5) == 0 ? (r.nextBoolean() ? now - 1000 : now + 100_000) : null;
-    return new Env(p, c, ts, r.nextInt(3) == 0, expires, cells, null, null, false);
-  }
-
-  /** Cassandra's order of two writes of one cell: ts, then tombstone > expiring > value, expiry, bytes. */
-  private static int order(Env x, Env y, String column) {
-    int c = Long.compare(x.ts, y.ts);
-    if (c != 0) {
-      return c;
-    }
-    c = Integer.compare(rank(x, column), rank(y, column));
-    if (c != 0) {
-      return c;
-    }
-    c = Long.compare(x.expires == null ? 0 : x.expires, y.expires == null ? 0 : y.expires);
-    if (c != 0 || rank(x, column) == 2 || column == null) {
-      return c;
-    }
-    Object a = x.cells.get(column);
-    Object b = y.cells.get(column);
-    if (a instanceof Long la) {
-      return Long.compareUnsigned(la, (Long) b); // big-endian two's complement bytes, compared unsigned
-    }
-    return Arrays.compareUnsigned(((String) a).getBytes(StandardCharsets.UTF_8),
-        ((String) b).getBytes(StandardCharsets.UTF_8));
-  }
-
-  private static int rank(Env e, String column) {
-    if (column != null && e.cells.get(column) == null) {
-      return 2;
-    }
-    return e.expires != null ? 1 : 0;
-  }
-
-  private static boolean live(Env e, String column, long now) {
-    return rank(e, column) == 0 || rank(e, column) == 1 && now < e.expires;
-  }
-
-  /** The model: each row's live values, "p|c|a|b", from all envelopes at once. */
-  static List<String> model(List<Env> all, long now) {
-    List<String> out = new ArrayList<>();
-    for (int p = 0; p < 3; p++) {
-      for (int c = 0; c < 6; c++) {
-        long deleted = Long.MIN_VALUE;
-        for (Env e : all) {
-          if (e.deletes(p, c)) {
-            deleted = Math.max(deleted, e.ts);
-          }
-        }
-        Env marker = null;
-        Map<String, Env> winners = new HashMap<>();
-        for (Env e : all) {
-          if (e.delete || e.p != p || e.c != c || e.ts <= deleted) {
-            continue;
-          }
-          if (e.insert && (marker == null || order(e, marker, null) > 0)) {
-            marker = e;
-          }
-          for (String col : e.cells.keySet()) {
-            Env w = winners.get(col);
-            if (w == null || order(e, w, col) > 0) {
-              winners.put(col, e);
-            }
-          }
-        }
-        boolean exists = marker != null && live(marker, null, now);
-        String[] values = new String[2];
-        int k = 0;
-        for (String col : List.of("a", "b")) {
-          Env w = winners.get(col);
-          if (w != null && live(w, col, now)) {
-            exists = true;
-            values[k] = String.valueOf(w.cells.get(col));
-          } else {
-            values[k] = "null";
-          }
-          k++;
-        }
-        if (exists) {
-          out.add(p + "|" + c + "|" + values[0] + "|" + values[1]);
-        }
-      }
-    }
-    return out;
-  }
-
   @Test
   void lwwStreamsInAnyOrderAndBatchesReachTheModel() {
     for (int round = 0; round < 6; round++) {
       long seed = 1000 + round;
       Random r = new Random(seed);
-      List<Env> envelopes = new ArrayList<>();
+      List<LwwModel.Env> envelopes = new ArrayList<>();
       for (int i = 0; i < 150; i++) {
-        envelopes.add(randomEnvelope(r, NOW));
+        envelopes.add(LwwModel.randomEnvelope(r, NOW));
       }
       List<String> stream = new ArrayList<>();
       envelopes.forEach(e -> stream.add(e.json()));
@@ -201,7 +55,7 @@ class ChangesDifferentialTest {
           }
         }
         assertThat(dev.floe.testing.Rows.of(db, "SELECT p, c, a, b FROM t ORDER BY p, c")).as("seed " + seed)
-            .containsExactlyElementsOf(model(envelopes, NOW));
+            .containsExactlyElementsOf(LwwModel.rows(envelopes, NOW));
         // everything again, in one batch: nothing changes
         assertThat(db.changes("t", Changes.Format.LWW).apply(stream).committed()).as("seed " + seed).isFalse();
       } finally {
