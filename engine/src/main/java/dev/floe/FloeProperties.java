@@ -59,6 +59,17 @@ public final class FloeProperties {
    */
   public static final String ROW_GROUP_ROWS = "write.parquet.row-group-size-rows";
 
+  // ------------------------------------------------------------------ change streams
+
+  /** A change stream's target (docs/cdc.md): its state table, {@code floe_cdc."<target uuid>"}. */
+  public static final String CDC_STATE = "floe.cdc.state";
+
+  /**
+   * A change stream's target: how long (seconds) the state of a deleted row, and a range deletion, is kept
+   * after it (default 864000, ten days, as Cassandra's {@code gc_grace_seconds}).
+   */
+  public static final String CDC_GC_GRACE_SECONDS = "floe.cdc.gc-grace-seconds";
+
   // ------------------------------------------------------------------ the tail
 
   /** Whether the table has a write-ahead tail ({@code true}/{@code false}). */

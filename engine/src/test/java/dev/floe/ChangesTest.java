@@ -161,6 +161,34 @@ class ChangesTest {
     }
   }
 
+  @Test
+  void tombstonesAreForgottenAfterTheGracePeriod() throws Exception {
+    try (Database db = Floe.open(dir)) {
+      db.sql("CREATE TABLE g (id int PRIMARY KEY, v int)").close();
+      Changes c = db.changes("g", Changes.Format.LWW);
+      c.apply(List.of("{\"key\": {\"id\": 1}, \"ts\": 10, \"cells\": {\"v\": 1}}",
+          "{\"key\": {\"id\": 1}, \"ts\": 20, \"delete\": true}"));
+      String state = db.table("g").properties().get("floe.cdc.state");
+      assertThat(rows(db, "SELECT count(*) FROM " + state.replace("floe_cdc.", "floe_cdc.\"") + "\""))
+          .containsExactly("1"); // the tombstone is kept
+      c.apply(List.of("{\"key\": {\"id\": 1}, \"ts\": 15, \"cells\": {\"v\": 9}}"));
+      assertThat(rows(db, "SELECT count(*) FROM g")).containsExactly("0"); // older than the deletion: dead
+
+      db.sql("ALTER TABLE g SET ('floe.cdc.gc-grace-seconds' = 'soon')").close();
+      assertThatThrownBy(() -> db.changes("g", Changes.Format.LWW).apply(List.of(
+          "{\"key\": {\"id\": 2}, \"ts\": 1, \"cells\": {\"v\": 1}}")))
+          .satisfies(e -> assertThat(((FloeException) e).sqlState()).isEqualTo("22023"));
+      // a grace of 0: the next batch that touches the key forgets the tombstone, as Cassandra's compaction
+      // would, and a write older than the forgotten deletion lands
+      db.sql("ALTER TABLE g SET ('floe.cdc.gc-grace-seconds' = '0')").close();
+      Thread.sleep(1100);
+      Changes again = db.changes("g", Changes.Format.LWW);
+      again.apply(List.of("{\"key\": {\"id\": 1}, \"ts\": 5, \"delete\": true}"));
+      again.apply(List.of("{\"key\": {\"id\": 1}, \"ts\": 15, \"cells\": {\"v\": 9}}"));
+      assertThat(rows(db, "SELECT id, v FROM g")).containsExactly("1|9");
+    }
+  }
+
   static String event(String op, long lsn, String before, String after) {
     return "{\"op\": \"" + op + "\", \"before\": " + before + ", \"after\": " + after + ", \"source\": {\"lsn\": "
         + lsn + ", \"ts_ms\": 0}, \"ts_ms\": 0}";

@@ -120,9 +120,9 @@ final class ChangeApply {
         .withLocation(location).withProperties(ChangeState.properties(target, targetId.toString()))
         .withProperty(org.apache.iceberg.TableProperties.FORMAT_VERSION, String.valueOf(formatVersion(target)))
         .create());
-    if (!state.id.name().equals(target.properties().get(ChangeState.STATE_PROPERTY))) {
+    if (!state.id.name().equals(target.properties().get(dev.floe.FloeProperties.CDC_STATE))) {
       synchronized (tables.committer().lock(targetId)) {
-        target.updateProperties().set(ChangeState.STATE_PROPERTY, state.id.toString()).commit();
+        target.updateProperties().set(dev.floe.FloeProperties.CDC_STATE, state.id.toString()).commit();
       }
     }
     return tables.current(state.id).orElse(created);
@@ -130,8 +130,7 @@ final class ChangeApply {
 
   private Outcome applyLocked(Table target, Table stateTable, Fold fold, String position, long now) {
     TableShape shape = state.shape;
-    long grace = Long.parseLong(target.properties().getOrDefault(ChangeState.GC_GRACE_PROPERTY,
-        String.valueOf(ChangeState.GC_GRACE_DEFAULT)));
+    long grace = ChangeState.gcGrace(target);
     TableMetadata stateBase = ((HasTableOperations) stateTable).operations().current();
     TableMetadata targetBase = ((HasTableOperations) target).operations().current();
     Optional<Snapshot> stateSnapshot = Optional.ofNullable(stateBase.currentSnapshot());

@@ -36,17 +36,13 @@ import org.apache.iceberg.types.Types;
  * table {@code floe_cdc."<target uuid>"} with one row per key the stream wrote (its values, and for each
  * cell its timestamp, kind and local deletion time; the row's deletion and marker) and one per range
  * deletion. Tombstones outlive the rows they deleted here, so a late write older than a deletion stays
- * dead; they go after the grace period ({@value #GC_GRACE_PROPERTY}, default 10 days, as Cassandra's
+ * dead; they go after the grace period ({@code floe.cdc.gc-grace-seconds}, default 10 days, as Cassandra's
  * {@code gc_grace_seconds}). Columns are named by the target's field ids, so renaming a target column
  * keeps its state; a column added to the target is added here at the next apply.
  */
 final class ChangeState {
   /** The namespace of every target's state table. */
   static final String NAMESPACE = "floe_cdc";
-  /** Target property: the state table's name in {@value #NAMESPACE}. */
-  static final String STATE_PROPERTY = "floe.cdc.state";
-  /** Target property: how long (seconds) a tombstone is kept after the row it deleted died. */
-  static final String GC_GRACE_PROPERTY = "floe.cdc.gc-grace-seconds";
   static final long GC_GRACE_DEFAULT = 864_000;
   /** Snapshot summary: the source position a batch reached (the stream's, as it gave it). */
   static final String POSITION = "floe.cdc.position";
@@ -260,6 +256,25 @@ final class ChangeState {
       default -> throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "a change stream cannot keep a value of "
           + type);
     };
+  }
+
+  /** The target's grace period ({@link dev.floe.FloeProperties#CDC_GC_GRACE_SECONDS}), checked. */
+  static long gcGrace(Table target) {
+    String v = target.properties().get(dev.floe.FloeProperties.CDC_GC_GRACE_SECONDS);
+    if (v == null) {
+      return GC_GRACE_DEFAULT;
+    }
+    try {
+      long seconds = Long.parseLong(v.strip());
+      if (seconds >= 0) {
+        return seconds;
+      }
+    } catch (NumberFormatException e) {
+      // below
+    }
+    throw new FloeException(SqlState.INVALID_PARAMETER_VALUE, "invalid value for table property \""
+        + dev.floe.FloeProperties.CDC_GC_GRACE_SECONDS + "\": \"" + v + "\"", "It is a number of seconds, 0 or more.",
+        null, 0, null);
   }
 
   /** The properties of a new state table: what it is, for an operator who finds it. */
