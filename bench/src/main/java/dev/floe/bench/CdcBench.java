@@ -1,0 +1,248 @@
+package dev.floe.bench;
+
+import dev.floe.Changes;
+import dev.floe.Database;
+import dev.floe.Floe;
+import dev.floe.Result;
+import dev.floe.Row;
+import java.io.BufferedReader;
+import java.io.BufferedWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The change-stream benchmark (issue 23, docs/cdc.md): Floe folding Debezium events into a table beside
+ * Spark's {@code MERGE INTO} of the same changes on the same table, and Floe folding LWW envelopes of five
+ * cells.
+ *
+ * <ul>
+ *   <li>The table: {@code --rows} rows {@code (id bigint PRIMARY KEY, name text, amount bigint, note text)},
+ *       loaded by INSERT (rows a stream did not write count as older than every change).
+ *   <li>The changes: {@code --envelopes} Debezium events in LSN order, 60% updates and 20% deletes of
+ *       existing keys (chosen by hash, so some keys change several times) and 20% inserts of new keys, as a
+ *       JSON-lines file.
+ *   <li>Floe: {@code floe cdc apply}'s path, the embedded {@link Changes} API, reading the file and applying
+ *       {@code --batch} events per commit; timed from the first line read to the last commit (JSON parsing
+ *       included).
+ *   <li>Spark local[2] (a child JVM, as MutationBench's): the same changes as an Iceberg table of parsed
+ *       columns (no JSON parsing, which favours Spark), the newest per key chosen with
+ *       {@code row_number()}, then one {@code MERGE INTO} with DELETE / UPDATE / INSERT clauses: what a Spark
+ *       user writes for a CDC batch. Timed as the statement alone (its session start and warm-up apart).
+ *   <li>Both tables are checked to hold the same rows afterwards (count and sums).
+ *   <li>LWW: {@code --envelopes} envelopes over a table of five bigint cells, each writing 1 to 5 cells at a
+ *       timestamp (60% updates, 20% inserts with the row marker, 20% row deletions); Floe only.
+ * </ul>
+ *
+ * <p>Usage: {@code CdcBench [--rows N] [--envelopes N] [--batch N] [--no-spark] [--spark-classpath FILE]
+ * [--spark-heap 4g] [--data DIR] [--out FILE]}
+ */
+public final class CdcBench {
+  private CdcBench() {}
+
+  public static void main(String[] args) throws Exception {
+    long rows = 1_000_000;
+    long envelopes = -1;
+    int batch = 1_000_000;
+    boolean spark = true;
+    Path classpath = Path.of("bench/target/spark-classpath.txt");
+    String sparkHeap = "4g";
+    Path data = Path.of("bench/data");
+    Path out = Path.of("bench/RESULTS.md");
+    for (int i = 0; i < args.length; i++) {
+      switch (args[i]) {
+        case "--rows" -> rows = Long.parseLong(args[++i].replace("_", "").replace(",", ""));
+        case "--envelopes" -> envelopes = Long.parseLong(args[++i].replace("_", "").replace(",", ""));
+        case "--batch" -> batch = Integer.parseInt(args[++i].replace("_", "").replace(",", ""));
+        case "--no-spark" -> spark = false;
+        case "--spark-classpath" -> classpath = Path.of(args[++i]);
+        case "--spark-heap" -> sparkHeap = args[++i];
+        case "--data" -> data = Path.of(args[++i]);
+        case "--out" -> out = Path.of(args[++i]);
+        default -> throw new IllegalArgumentException("unknown argument " + args[i]);
+      }
+    }
+    envelopes = envelopes < 0 ? rows : envelopes;
+    data = data.toAbsolutePath().normalize();
+    long n = rows;
+    long e = envelopes;
+    MutationBench.Pristine pristine = MutationBench.Pristine.of(data.resolve("cdc-" + n + "-" + e), dir -> {
+      try (Database db = Floe.open(dir)) {
+        for (String t : List.of("floe_t", "spark_t")) {
+          MutationBench.exec(db, "CREATE TABLE " + t + " (id bigint PRIMARY KEY, name text, amount bigint, note text)");
+          MutationBench.exec(db, "INSERT INTO " + t + " SELECT i, 'n' || i, i, md5(CAST(i AS VARCHAR)) FROM range(0, "
+              + n + ") AS r(i)");
+        }
+        // the changes, as Spark's source table: lsn, op, id, and the after image
+        MutationBench.exec(db, "CREATE TABLE changes AS SELECT lsn, op, CASE op WHEN 'c' THEN " + n + " + lsn "
+            + "WHEN 'u' THEN CAST(hash(lsn * 7) % " + n + " AS BIGINT) ELSE CAST(hash(lsn * 13) % " + n + " AS BIGINT) END "
+            + "AS id, 'u' || lsn AS name, lsn AS amount, 'note ' || lsn AS note FROM (SELECT lsn, CASE WHEN hash(lsn) % 10 "
+            + "< 6 THEN 'u' WHEN hash(lsn) % 10 < 8 THEN 'c' ELSE 'd' END AS op FROM range(1, " + (e + 1) + ") AS r(lsn))");
+      }
+      // the same changes as Debezium events, one per line
+      try (Database db = Floe.open(dir); BufferedWriter w = Files.newBufferedWriter(dir.resolve("debezium.jsonl"),
+          StandardCharsets.UTF_8); Result r = db.sql("SELECT lsn, op, id, name, amount, note FROM changes ORDER BY lsn")) {
+        for (Row row : r) {
+          long lsn = row.getLong(0);
+          String op = row.getString(1);
+          long id = row.getLong(2);
+          String after = "{\"id\": " + id + ", \"name\": \"" + row.getString(3) + "\", \"amount\": " + row.getLong(4)
+              + ", \"note\": \"" + row.getString(5) + "\"}";
+          w.write("{\"before\": " + (op.equals("c") ? "null" : "{\"id\": " + id + "}") + ", \"after\": "
+              + (op.equals("d") ? "null" : after) + ", \"source\": {\"connector\": \"postgresql\", \"lsn\": " + lsn
+              + "}, \"op\": \"" + op + "\", \"ts_ms\": 0}\n");
+        }
+      }
+    });
+
+    // Floe, Debezium
+    pristine.restore();
+    Path work = pristine.work();
+    double floeSeconds;
+    long commits;
+    Map<String, String> floeSummary;
+    try (Database db = Floe.open(work)) {
+      Changes changes = db.changes("floe_t", Changes.Format.DEBEZIUM);
+      long t0 = System.nanoTime();
+      commits = applyFile(changes, work.resolve("debezium.jsonl"), batch);
+      floeSeconds = (System.nanoTime() - t0) / 1e9;
+      floeSummary = MutationBench.lastSummary(db, "floe_t");
+    }
+    System.err.printf(Locale.ROOT, "Floe: %,d Debezium events in %.1f s: %,.0f/s (%d commits)%n", e, floeSeconds,
+        e / floeSeconds, commits);
+
+    // Spark MERGE INTO of the same changes on the same table
+    String merge = "MERGE INTO {table} t USING (SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY id ORDER BY "
+        + "lsn DESC) AS rn FROM floe.public.changes) WHERE rn = 1) s ON t.id = s.id "
+        + "WHEN MATCHED AND s.op = 'd' THEN DELETE "
+        + "WHEN MATCHED THEN UPDATE SET name = s.name, amount = s.amount, note = s.note "
+        + "WHEN NOT MATCHED AND s.op <> 'd' THEN INSERT (id, name, amount, note) VALUES (s.id, s.name, s.amount, s.note)";
+    MutationBench.PeerRun sparkRun = null;
+    String sparkProblem = null;
+    if (spark) {
+      SparkPeer peer = new SparkPeer(classpath.toAbsolutePath(), sparkHeap, data.resolve("spark-scratch"),
+          MutationBench.SPARK_WARM_UP_ROWS);
+      sparkProblem = peer.unavailable();
+      if (sparkProblem == null) {
+        try {
+          sparkRun = peer.run(work, "spark_t", merge);
+        } catch (MutationBench.PeerFailure f) {
+          sparkProblem = f.getMessage();
+        }
+      }
+    } else {
+      sparkProblem = "`--no-spark`";
+    }
+    String check;
+    try (Database db = Floe.open(work)) {
+      String floeState = state(db, "floe_t");
+      String sparkState = sparkRun == null ? null : state(db, "spark_t");
+      check = sparkState == null ? "Floe's table: " + floeState
+          : floeState.equals(sparkState) ? "Both tables hold the same rows afterwards (" + floeState + ")"
+          : "**the tables differ**: Floe " + floeState + ", Spark " + sparkState;
+    }
+    System.err.println(check);
+
+    // Floe, LWW with five cells
+    double[] lww = lww(data.resolve("cdc-lww"), n, e, batch);
+
+    StringBuilder md = new StringBuilder();
+    md.append("## Change streams folded into a table (Floe) vs Spark MERGE INTO — ").append(LocalDate.now())
+        .append("\n\n");
+    md.append("- Command: `bench/run cdc").append(args.length > 0 ? " " + String.join(" ", args) : "").append("`\n");
+    md.append("- Machine: ").append(QueryBench.machine()).append('\n');
+    md.append(String.format(Locale.ROOT, "- A table of %,d rows (bigint key, text, bigint, text); %,d Debezium events "
+        + "in LSN order: 60%% updates, 20%% deletes of existing keys, 20%% inserts. Floe: the embedded `Changes` API "
+        + "reading the JSON-lines file, %,d events per commit, JSON parsing included. Spark local[2]: the same "
+        + "changes as an Iceberg table of parsed columns, newest per key by `row_number()`, one `MERGE INTO` (the "
+        + "statement alone; its session start and warm-up apart). %s.%n%n", n, e, batch, check));
+    md.append("| measure | Floe | Spark local[2] | Spark/Floe |\n|---|---:|---:|---:|\n");
+    md.append(String.format(Locale.ROOT, "| %,d Debezium events applied | %.1f s (%,.0f events/s, %d commit(s), %s) | "
+        + "%s | %s |%n", e, floeSeconds, e / floeSeconds, commits, written(floeSummary),
+        sparkRun == null ? "not measured: " + sparkProblem : String.format(Locale.ROOT, "%.1f s (%,.0f events/s, %s)",
+            sparkRun.statementSeconds(), e / sparkRun.statementSeconds(), written(sparkRun.summary())),
+        sparkRun == null ? "–" : String.format(Locale.ROOT, "%.1f", sparkRun.statementSeconds() / floeSeconds)));
+    md.append(String.format(Locale.ROOT, "| %,d LWW envelopes, 5 cells a row | %.1f s (%,.0f envelopes/s) | not "
+        + "measured (a MERGE cannot keep per-cell timestamps) | – |%n%n", e, lww[0], e / lww[0]));
+    QueryBench.appendResults(out, md);
+  }
+
+  /** Applies the file's lines, {@code batch} per commit; the number of commits. */
+  static long applyFile(Changes changes, Path file, int batch) throws Exception {
+    long commits = 0;
+    try (BufferedReader r = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+      List<String> lines = new ArrayList<>(Math.min(batch, 1 << 20));
+      for (String line = r.readLine(); ; line = r.readLine()) {
+        if (line != null) {
+          lines.add(line);
+        }
+        if (lines.size() >= batch || line == null && !lines.isEmpty()) {
+          commits += changes.apply(lines).committed() ? 1 : 0;
+          lines.clear();
+        }
+        if (line == null) {
+          return commits;
+        }
+      }
+    }
+  }
+
+  private static String state(Database db, String table) {
+    try (Result r = db.sql("SELECT count(*), sum(amount), sum(length(name)) FROM " + table)) {
+      Row row = r.iterator().next();
+      return String.format(Locale.ROOT, "%,d rows, sum(amount) %d, sum(length(name)) %d", row.getLong(0),
+          row.getLong(1), row.getLong(2));
+    }
+  }
+
+  private static String written(Map<String, String> summary) {
+    return String.format(Locale.ROOT, "%s data + %s delete file(s)", summary.getOrDefault("added-data-files", "0"),
+        summary.getOrDefault("added-delete-files", "0"));
+  }
+
+  /** LWW envelopes over a table of five cells: seconds to apply, Floe alone. */
+  static double[] lww(Path dir, long n, long e, int batch) throws Exception {
+    MutationBench.deleteTree(dir);
+    Files.createDirectories(dir);
+    Path file = dir.resolve("lww.jsonl");
+    java.util.Random random = new java.util.Random(5);
+    try (BufferedWriter w = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
+      long next = n;
+      for (long i = 0; i < e; i++) {
+        int k = random.nextInt(10);
+        long ts = 1_700_000_000_000_000L + i;
+        if (k < 2) {
+          w.write("{\"key\": {\"id\": " + random.nextLong(n) + "}, \"ts\": " + ts + ", \"delete\": true}\n");
+          continue;
+        }
+        long id = k < 4 ? next++ : random.nextLong(n);
+        StringBuilder cells = new StringBuilder();
+        int count = k < 4 ? 5 : 1 + random.nextInt(5);
+        for (int c = 1; c <= count; c++) {
+          cells.append(c > 1 ? ", " : "").append("\"c").append(k < 4 ? c : 1 + random.nextInt(5)).append("\": ")
+              .append(random.nextInt(1_000_000));
+        }
+        w.write("{\"key\": {\"id\": " + id + "}, \"ts\": " + ts + (k < 4 ? ", \"insert\": true" : "") + ", \"cells\": {"
+            + cells + "}}\n");
+      }
+    }
+    try (Database db = Floe.open(dir.resolve("wh"))) {
+      MutationBench.exec(db, "CREATE TABLE lww_t (id bigint PRIMARY KEY, c1 bigint, c2 bigint, c3 bigint, c4 bigint, "
+          + "c5 bigint)");
+      MutationBench.exec(db, "INSERT INTO lww_t SELECT i, i, i, i, i, i FROM range(0, " + n + ") AS r(i)");
+      Changes changes = db.changes("lww_t", Changes.Format.LWW);
+      long t0 = System.nanoTime();
+      applyFile(changes, file, batch);
+      double s = (System.nanoTime() - t0) / 1e9;
+      System.err.printf(Locale.ROOT, "Floe: %,d LWW envelopes in %.1f s: %,.0f/s%n", e, s, e / s);
+      return new double[] {s};
+    } finally {
+      MutationBench.deleteTree(dir);
+    }
+  }
+}
