@@ -3,7 +3,9 @@ package dev.floe;
 import dev.floe.cdc.ChangeFormat;
 import dev.floe.cdc.Fold;
 import dev.floe.exec.ChangeStream;
+import java.util.ArrayList;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.stream.Stream;
@@ -82,21 +84,72 @@ public final class Changes {
    */
   public Applied apply(Iterator<String> envelopes, String position) {
     db.checkOpen();
+    List<String> batch = new ArrayList<>();
+    envelopes.forEachRemaining(batch::add);
+    Fold fold = decode(batch);
+    long[] r = stream.apply(fold, position, System.currentTimeMillis() / 1000);
+    return new Applied(batch.size(), r[0], r[1], r[2], r[3], r[4] == 1);
+  }
+
+  /** Envelopes per decoding task: a large batch is decoded on every core, each part folded apart. */
+  private static final int PART = 20_000;
+
+  /**
+   * The batch decoded and folded. Folding is a maximum per key, so the parts' folds, folded together, are
+   * the fold of the whole batch.
+   */
+  private Fold decode(List<String> batch) {
+    int parts = (int) Math.min(Runtime.getRuntime().availableProcessors(), (batch.size() + PART - 1) / PART);
+    if (parts <= 1) {
+      return decode(batch, 0, batch.size());
+    }
+    List<java.util.concurrent.Future<Fold>> futures = new ArrayList<>();
+    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(parts, r -> {
+      Thread t = new Thread(r, "floe-cdc-decode");
+      t.setDaemon(true);
+      return t;
+    });
+    try {
+      for (int p = 0; p < parts; p++) {
+        int from = (int) ((long) batch.size() * p / parts);
+        int to = (int) ((long) batch.size() * (p + 1) / parts);
+        futures.add(pool.submit(() -> decode(batch, from, to)));
+      }
+      Fold fold = null;
+      for (java.util.concurrent.Future<Fold> f : futures) {
+        Fold part = f.get();
+        if (fold == null) {
+          fold = part;
+        } else {
+          fold.addAll(part);
+        }
+      }
+      return fold;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new FloeException(SqlState.QUERY_CANCELED, "canceling the batch: interrupted");
+    } catch (java.util.concurrent.ExecutionException e) {
+      if (e.getCause() instanceof RuntimeException r) {
+        throw r; // the first part's error in batch order
+      }
+      throw new FloeException(SqlState.INTERNAL_ERROR, "cannot decode the batch: " + e.getCause(), e.getCause());
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  private Fold decode(List<String> batch, int from, int to) {
     ChangeFormat.Decoder decoder = (format == Format.LWW ? ChangeFormat.LWW : ChangeFormat.DEBEZIUM)
         .decoder(stream.shape());
     Fold fold = new Fold(stream.shape());
-    long n = 0;
-    while (envelopes.hasNext()) {
-      String e = envelopes.next();
-      n++;
+    for (int n = from; n < to; n++) {
       try {
-        decoder.decode(e).forEach(fold::add);
+        decoder.decode(batch.get(n)).forEach(fold::add);
       } catch (FloeException err) {
-        throw err.withContext("change envelope " + n);
+        throw err.withContext("change envelope " + (n + 1));
       }
     }
-    long[] r = stream.apply(fold, position, System.currentTimeMillis() / 1000);
-    return new Applied(n, r[0], r[1], r[2], r[3], r[4] == 1);
+    return fold;
   }
 
   /**

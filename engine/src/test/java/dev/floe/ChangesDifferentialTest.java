@@ -65,6 +65,32 @@ class ChangesDifferentialTest {
   }
 
   @Test
+  void aLargeBatchIsDecodedInPartsAndFoldsTheSame() {
+    Random r = new Random(77);
+    List<LwwModel.Env> envelopes = new ArrayList<>();
+    for (int i = 0; i < 400; i++) {
+      envelopes.add(LwwModel.randomEnvelope(r, NOW));
+    }
+    List<String> stream = new ArrayList<>();
+    for (int copy = 0; copy < 120; copy++) { // 48,000 envelopes: decoded in parts on every core
+      envelopes.forEach(e -> stream.add(e.json()));
+    }
+    Collections.shuffle(stream, r);
+    try (Database db = Floe.open(dir.resolve("large"))) {
+      db.sql("CREATE TABLE t (p int, c int, a text, b bigint, PRIMARY KEY (p, c))").close();
+      Changes.Applied a = db.changes("t", Changes.Format.LWW).apply(stream);
+      assertThat(a.envelopes()).isEqualTo(48_000);
+      assertThat(dev.floe.testing.Rows.of(db, "SELECT p, c, a, b FROM t ORDER BY p, c"))
+          .containsExactlyElementsOf(LwwModel.rows(envelopes, NOW));
+      // a bad envelope deep in the second part is reported as that envelope
+      List<String> bad = new ArrayList<>(stream);
+      bad.set(40_000, "{\"key\": {\"p\": 1, \"c\": 1}, \"ts\": 1, \"cells\": {\"b\": \"x\"}}");
+      org.assertj.core.api.Assertions.assertThatThrownBy(() -> db.changes("t", Changes.Format.LWW).apply(bad))
+          .satisfies(e -> assertThat(((FloeException) e).context()).contains("change envelope 40001"));
+    }
+  }
+
+  @Test
   void debeziumStreamsInAnyOrderReachTheSourceTable() {
     debezium(2000, 5, 200);
   }

@@ -26,19 +26,31 @@ public final class Fold {
     return shape;
   }
 
+  /** Adds a change; the fold takes its row state over (the caller does not change it afterwards). */
   public void add(Change c) {
     changes++;
     maxPosition = Math.max(maxPosition, c.position());
     if (c.row() != null) {
-      RowState s = rows.get(c.row().key());
-      if (s == null) {
-        rows.put(c.row().key(), c.row().copy());
-      } else {
+      RowState s = rows.putIfAbsent(c.row().key(), c.row());
+      if (s != null) {
         s.absorb(c.row(), shape);
       }
     } else {
       addRange(ranges, c.range());
     }
+  }
+
+  /** Adds everything {@code other} (of the same shape) folded: the fold of both batches. */
+  public void addAll(Fold other) {
+    changes += other.changes;
+    maxPosition = Math.max(maxPosition, other.maxPosition);
+    for (RowState r : other.rows.values()) {
+      RowState s = rows.putIfAbsent(r.key(), r);
+      if (s != null) {
+        s.absorb(r, shape);
+      }
+    }
+    other.ranges.forEach(r -> addRange(ranges, r));
   }
 
   /** Adds {@code r} to {@code ranges}, keeping only the newest deletion of the same rows. */
