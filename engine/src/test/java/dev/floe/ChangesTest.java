@@ -7,14 +7,6 @@ import dev.floe.testing.IcebergClients;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import org.apache.iceberg.FileContent;
-import org.apache.iceberg.FileScanTask;
-import org.apache.iceberg.Table;
-import org.apache.iceberg.catalog.TableIdentifier;
-import org.apache.iceberg.data.IcebergGenerics;
-import org.apache.iceberg.data.Record;
-import org.apache.iceberg.io.CloseableIterable;
-import org.apache.iceberg.jdbc.JdbcCatalog;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -31,23 +23,11 @@ class ChangesTest {
     return dev.floe.testing.Rows.of(db, sql);
   }
 
-  /** "id|column" as Iceberg's generic reader reads the table, asserting no equality delete. */
+  /** "id|column" as Iceberg's generic reader reads the table (which has no equality delete). */
   private List<String> iceberg(String table, String column) throws Exception {
-    List<String> out = new ArrayList<>();
-    try (JdbcCatalog catalog = IcebergClients.jdbcCatalog(dir)) {
-      Table t = catalog.loadTable(TableIdentifier.of("public", table));
-      try (CloseableIterable<FileScanTask> tasks = t.newScan().planFiles()) {
-        for (FileScanTask task : tasks) {
-          task.deletes().forEach(d -> assertThat(d.content()).isNotEqualTo(FileContent.EQUALITY_DELETES));
-        }
-      }
-      try (CloseableIterable<Record> it = IcebergGenerics.read(t).build()) {
-        it.forEach(r -> out.add(r.getField("id") + "|" + r.getField(column)));
-      }
-    }
-    out.sort(null);
-    return out;
+    return IcebergClients.idAnd(dir, table, column);
   }
+
 
   @Test
   void lwwCellsReconcileByTimestampAndReplayChangesNothing() throws Exception {
