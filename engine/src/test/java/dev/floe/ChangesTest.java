@@ -169,6 +169,31 @@ class ChangesTest {
     }
   }
 
+  @Test
+  void aColumnAddedToTheTableJoinsItsStreamAndRenamesKeepTheState() {
+    try (Database db = Floe.open(dir)) {
+      db.sql("CREATE TABLE a (id int PRIMARY KEY, v int)").close();
+      Changes c = db.changes("a", Changes.Format.LWW);
+      c.apply(List.of("{\"key\": {\"id\": 1}, \"ts\": 10, \"cells\": {\"v\": 1}}"));
+      db.sql("ALTER TABLE a ADD COLUMN w text").close();
+      assertThatThrownBy(() -> c.apply(List.of("{\"key\": {\"id\": 1}, \"ts\": 11, \"cells\": {\"v\": 2}}")))
+          .satisfies(e -> assertThat(((FloeException) e).sqlState()).isEqualTo("55000"));
+      Changes again = db.changes("a", Changes.Format.LWW);
+      again.apply(List.of("{\"key\": {\"id\": 1}, \"ts\": 12, \"cells\": {\"w\": \"x\"}}",
+          "{\"key\": {\"id\": 1}, \"ts\": 9, \"cells\": {\"v\": 0}}")); // older than v's write: loses
+      assertThat(rows(db, "SELECT id, v, w FROM a")).containsExactly("1|1|x");
+      db.sql("ALTER TABLE a RENAME COLUMN v TO value").close();
+      db.changes("a", Changes.Format.LWW).apply(List.of(
+          "{\"key\": {\"id\": 1}, \"ts\": 9, \"cells\": {\"value\": 0}}"));
+      assertThat(rows(db, "SELECT id, value, w FROM a")).containsExactly("1|1|x"); // the state is by field id
+    }
+    try (Database ro = Floe.openReadOnly(dir)) {
+      assertThatThrownBy(() -> ro.changes("a", Changes.Format.LWW).apply(List.of(
+          "{\"key\": {\"id\": 2}, \"ts\": 1, \"cells\": {\"w\": \"y\"}}")))
+          .satisfies(e -> assertThat(((FloeException) e).sqlState()).isEqualTo("25006"));
+    }
+  }
+
   static String event(String op, long lsn, String before, String after) {
     return "{\"op\": \"" + op + "\", \"before\": " + before + ", \"after\": " + after + ", \"source\": {\"lsn\": "
         + lsn + ", \"ts_ms\": 0}, \"ts_ms\": 0}";
