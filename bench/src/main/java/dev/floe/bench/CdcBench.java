@@ -37,10 +37,13 @@ import java.util.Map;
  *   <li>Both tables are checked to hold the same rows afterwards (count and sums).
  *   <li>LWW: {@code --envelopes} envelopes over a table of five bigint cells, each writing 1 to 5 cells at a
  *       timestamp (60% updates, 20% inserts with the row marker, 20% row deletions); Floe only.
+ *   <li>A steady stream: {@code --steady-rate} events a second for {@code --steady-seconds}, applied once per
+ *       {@code --window-ms} as {@code floe cdc apply --follow} does: the lag from an event's queueing to its
+ *       commit, and the commits and files added per minute (bounded by the window).
  * </ul>
  *
  * <p>Usage: {@code CdcBench [--rows N] [--envelopes N] [--batch N] [--no-spark] [--spark-classpath FILE]
- * [--spark-heap 4g] [--data DIR] [--out FILE]}
+ * [--spark-heap 4g] [--steady-rate 5000] [--steady-seconds 60] [--window-ms 1000] [--data DIR] [--out FILE]}
  */
 public final class CdcBench {
   private CdcBench() {}
@@ -52,6 +55,9 @@ public final class CdcBench {
     boolean spark = true;
     Path classpath = Path.of("bench/target/spark-classpath.txt");
     String sparkHeap = "4g";
+    int steadyRate = 5_000;
+    int steadySeconds = 60;
+    long windowMs = 1_000;
     Path data = Path.of("bench/data");
     Path out = Path.of("bench/RESULTS.md");
     for (int i = 0; i < args.length; i++) {
@@ -60,6 +66,9 @@ public final class CdcBench {
         case "--envelopes" -> envelopes = Long.parseLong(args[++i].replace("_", "").replace(",", ""));
         case "--batch" -> batch = Integer.parseInt(args[++i].replace("_", "").replace(",", ""));
         case "--no-spark" -> spark = false;
+        case "--steady-rate" -> steadyRate = Integer.parseInt(args[++i]);
+        case "--steady-seconds" -> steadySeconds = Integer.parseInt(args[++i]);
+        case "--window-ms" -> windowMs = Long.parseLong(args[++i]);
         case "--spark-classpath" -> classpath = Path.of(args[++i]);
         case "--spark-heap" -> sparkHeap = args[++i];
         case "--data" -> data = Path.of(args[++i]);
@@ -151,6 +160,9 @@ public final class CdcBench {
     // Floe, LWW with five cells
     double[] lww = lww(data.resolve("cdc-lww"), n, e, batch);
 
+    // a steady stream committed once per window
+    Steady steady = steady(data.resolve("cdc-steady"), Math.min(n, 1_000_000), steadyRate, steadySeconds, windowMs);
+
     StringBuilder md = new StringBuilder();
     md.append("## Change streams folded into a table (Floe) vs Spark MERGE INTO — ").append(LocalDate.now())
         .append("\n\n");
@@ -168,7 +180,13 @@ public final class CdcBench {
             sparkRun.statementSeconds(), e / sparkRun.statementSeconds(), written(sparkRun.summary())),
         sparkRun == null ? "–" : String.format(Locale.ROOT, "%.1f", sparkRun.statementSeconds() / floeSeconds)));
     md.append(String.format(Locale.ROOT, "| %,d LWW envelopes, 5 cells a row | %.1f s (%,.0f envelopes/s) | not "
-        + "measured (a MERGE cannot keep per-cell timestamps) | – |%n%n", e, lww[0], e / lww[0]));
+        + "measured (a MERGE cannot keep per-cell timestamps) | – |%n", e, lww[0], e / lww[0]));
+    md.append(String.format(Locale.ROOT, "| a steady stream of %,d events/s for %d s, one commit per %d ms window: "
+        + "event queued → committed, p50 / p99 | %.0f / %.0f ms | – | – |%n", steadyRate, steadySeconds, windowMs,
+        steady.p50, steady.p99));
+    md.append(String.format(Locale.ROOT, "| same: commits, data files and delete files added per minute (target and "
+        + "state table together) | %.0f commits, %.0f data + %.0f delete files | – | – |%n%n", steady.commitsPerMinute,
+        steady.dataFilesPerMinute, steady.deleteFilesPerMinute));
     QueryBench.appendResults(out, md);
   }
 
@@ -203,6 +221,99 @@ public final class CdcBench {
   private static String written(Map<String, String> summary) {
     return String.format(Locale.ROOT, "%s data + %s delete file(s)", summary.getOrDefault("added-data-files", "0"),
         summary.getOrDefault("added-delete-files", "0"));
+  }
+
+  /** What a steady stream cost: its lag and what it committed per minute. */
+  record Steady(double p50, double p99, double commitsPerMinute, double dataFilesPerMinute,
+      double deleteFilesPerMinute) {}
+
+  /**
+   * A producer queues Debezium events at {@code rate} a second (the same mix) for {@code seconds}; the
+   * consumer applies what is queued once the oldest event has waited {@code windowMs}, as {@code floe cdc
+   * apply --follow} does. Lag: from an event's queueing to its batch's commit.
+   */
+  static Steady steady(Path dir, long n, int rate, int seconds, long windowMs) throws Exception {
+    MutationBench.deleteTree(dir);
+    try (Database db = Floe.open(dir)) {
+      MutationBench.exec(db, "CREATE TABLE s (id bigint PRIMARY KEY, name text, amount bigint, note text)");
+      MutationBench.exec(db, "INSERT INTO s SELECT i, 'n' || i, i, md5(CAST(i AS VARCHAR)) FROM range(0, " + n
+          + ") AS r(i)");
+      Changes changes = db.changes("s", Changes.Format.DEBEZIUM);
+      int before = db.table("s").snapshots().size();
+      java.util.concurrent.LinkedBlockingQueue<long[]> queue = new java.util.concurrent.LinkedBlockingQueue<>();
+      long start = System.nanoTime();
+      long end = start + seconds * 1_000_000_000L;
+      Thread producer = new Thread(() -> {
+        long sent = 0;
+        while (System.nanoTime() < end) {
+          long due = start + sent * 1_000_000_000L / rate;
+          long now = System.nanoTime();
+          if (now < due) {
+            java.util.concurrent.locks.LockSupport.parkNanos(due - now);
+            continue;
+          }
+          queue.add(new long[] {sent + 1, now});
+          sent++;
+        }
+      }, "steady-producer");
+      producer.start();
+      java.util.Random random = new java.util.Random(9);
+      List<Double> lags = new ArrayList<>();
+      long commits = 0;
+      List<long[]> pending = new ArrayList<>();
+      while (producer.isAlive() || !queue.isEmpty() || !pending.isEmpty()) {
+        long[] first = pending.isEmpty() ? queue.poll(windowMs, java.util.concurrent.TimeUnit.MILLISECONDS)
+            : null;
+        if (first != null) {
+          pending.add(first);
+        }
+        if (pending.isEmpty()) {
+          continue;
+        }
+        long wait = pending.get(0)[1] + windowMs * 1_000_000L - System.nanoTime();
+        if (wait > 0 && producer.isAlive()) {
+          Thread.sleep(wait / 1_000_000L, (int) (wait % 1_000_000L));
+        }
+        queue.drainTo(pending);
+        List<String> events = new ArrayList<>(pending.size());
+        for (long[] p : pending) {
+          long lsn = p[0];
+          int k = random.nextInt(10);
+          long id = k < 6 ? random.nextLong(n) : k < 8 ? n + lsn : random.nextLong(n);
+          String op = k < 6 ? "u" : k < 8 ? "c" : "d";
+          events.add("{\"before\": " + (op.equals("c") ? "null" : "{\"id\": " + id + "}") + ", \"after\": "
+              + (op.equals("d") ? "null" : "{\"id\": " + id + ", \"name\": \"u" + lsn + "\", \"amount\": " + lsn
+              + ", \"note\": \"note " + lsn + "\"}") + ", \"source\": {\"lsn\": " + lsn + "}, \"op\": \"" + op + "\"}");
+        }
+        commits += changes.apply(events).committed() ? 1 : 0;
+        long committed = System.nanoTime();
+        for (long[] p : pending) {
+          lags.add((committed - p[1]) / 1e6);
+        }
+        pending.clear();
+      }
+      double minutes = (System.nanoTime() - start) / 60e9;
+      long data = 0;
+      long deletes = 0;
+      List<dev.floe.SnapshotInfo> snapshots = new ArrayList<>(db.table("s").snapshots());
+      snapshots = snapshots.subList(before, snapshots.size());
+      String state = db.table("s").properties().get("floe.cdc.state");
+      List<dev.floe.SnapshotInfo> all = new ArrayList<>(snapshots);
+      all.addAll(db.table(state.replace("floe_cdc.", "floe_cdc.\"") + "\"").snapshots());
+      for (dev.floe.SnapshotInfo si : all) {
+        data += Long.parseLong(si.summary().getOrDefault("added-data-files", "0"));
+        deletes += Long.parseLong(si.summary().getOrDefault("added-delete-files", "0"));
+      }
+      lags.sort(null);
+      Steady out = new Steady(lags.get(lags.size() / 2), lags.get((int) (lags.size() * 0.99)), commits / minutes,
+          data / minutes, deletes / minutes);
+      System.err.printf(Locale.ROOT, "steady stream: lag p50 %.0f ms, p99 %.0f ms; per minute %.0f commits, %.0f data "
+          + "+ %.0f delete files%n", out.p50, out.p99, out.commitsPerMinute, out.dataFilesPerMinute,
+          out.deleteFilesPerMinute);
+      return out;
+    } finally {
+      MutationBench.deleteTree(dir);
+    }
   }
 
   /** LWW envelopes over a table of five cells: seconds to apply, Floe alone. */
