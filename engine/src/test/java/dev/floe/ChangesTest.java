@@ -194,6 +194,33 @@ class ChangesTest {
     }
   }
 
+  @Test
+  void snapshotReadsRankBelowStreamedChangesAndToastPlaceholdersKeepValues() {
+    try (Database db = Floe.open(dir)) {
+      db.sql("CREATE TABLE s (id int PRIMARY KEY, v text, b bytea)").close();
+      Changes c = db.changes("s", Changes.Format.DEBEZIUM);
+      // a transaction changed row 1 at LSN 90, before the snapshot's point (100), and committed after it: the
+      // snapshot read the old row, the stream brings the change with its smaller LSN, and the change wins
+      c.apply(List.of(
+          "{\"op\": \"r\", \"after\": {\"id\": 1, \"v\": \"old\", \"b\": \"AAE=\"}, \"source\": {\"lsn\": 100, "
+              + "\"snapshot\": \"true\"}}",
+          "{\"op\": \"u\", \"before\": {\"id\": 1}, \"after\": {\"id\": 1, \"v\": \"new\", \"b\": \"AAE=\"}, "
+              + "\"source\": {\"lsn\": 90, \"snapshot\": \"false\"}}",
+          // an incremental snapshot's read is placed in the stream at its own position
+          "{\"op\": \"r\", \"after\": {\"id\": 2, \"v\": \"inc\", \"b\": null}, \"source\": {\"lsn\": 300, "
+              + "\"snapshot\": \"incremental\"}}",
+          "{\"op\": \"u\", \"before\": {\"id\": 2}, \"after\": {\"id\": 2, \"v\": \"older\", \"b\": null}, "
+              + "\"source\": {\"lsn\": 250, \"snapshot\": \"false\"}}"));
+      assertThat(rows(db, "SELECT id, v FROM s ORDER BY id")).containsExactly("1|new", "2|inc");
+      // an unchanged TOAST value arrives as Debezium's placeholder, as text or (bytea) as its base64: kept
+      String placeholder = java.util.Base64.getEncoder().encodeToString("__debezium_unavailable_value".getBytes(
+          java.nio.charset.StandardCharsets.UTF_8));
+      c.apply(List.of("{\"op\": \"u\", \"before\": null, \"after\": {\"id\": 1, \"v\": "
+          + "\"__debezium_unavailable_value\", \"b\": \"" + placeholder + "\"}, \"source\": {\"lsn\": 400}}"));
+      assertThat(rows(db, "SELECT id, v, octet_length(b) FROM s WHERE id = 1")).containsExactly("1|new|2");
+    }
+  }
+
   static String event(String op, long lsn, String before, String after) {
     return "{\"op\": \"" + op + "\", \"before\": " + before + ", \"after\": " + after + ", \"source\": {\"lsn\": "
         + lsn + ", \"ts_ms\": 0}, \"ts_ms\": 0}";

@@ -15,7 +15,8 @@ import java.util.Map;
  * {@code source.lsn}, MySQL's binlog file, position and row. An event at position p is, in LWW terms:
  *
  * <ul>
- *   <li>{@code c}, {@code r} (snapshot read), {@code u}: the after image's key gets a row marker and
+ *   <li>{@code c}, {@code r} (snapshot read; an initial snapshot's reads rank below every streamed
+ *       change: {@link #SNAPSHOT_RANK}), {@code u}: the after image's key gets a row marker and
  *       every column in the image written at p (an update whose key changed also deletes the old key at
  *       p); a column Debezium marks unavailable (an unchanged TOAST value) is left as it is;
  *   <li>{@code d}: the before image's key deleted at p;
@@ -30,6 +31,17 @@ import java.util.Map;
 final class DebeziumEvents implements ChangeFormat.Decoder {
   /** Debezium's default {@code unavailable.value.placeholder}. */
   static final String UNAVAILABLE = "__debezium_unavailable_value";
+  /** The same placeholder in a bytea column: its bytes, base64. */
+  static final String UNAVAILABLE_BYTES = java.util.Base64.getEncoder().encodeToString(
+      UNAVAILABLE.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+
+  /**
+   * Where an initial snapshot's reads rank: below every streamed change. A snapshot reads each row as of
+   * its consistent point; a transaction that changed the row before that point and committed after it is
+   * streamed with its change's (smaller) position, yet is newer than the read. Every streamed change
+   * committed after the snapshot's point, so all of them outrank its reads.
+   */
+  static final long SNAPSHOT_RANK = 1L << 62;
 
   private final TableShape shape;
   private final Map<JsonNode, Map<String, JsonValues.Hint>> hints = new HashMap<>();
@@ -67,6 +79,9 @@ final class DebeziumEvents implements ChangeFormat.Decoder {
       case "c", "r", "u", "d", "t" -> at = position(value.get("source"));
       default -> throw ChangeFormat.invalid("unknown op \"" + op.textValue() + "\" (c, r, u, d, t or m)");
     }
+    if (op.textValue().equals("r") && initialSnapshot(value.get("source"))) {
+      at -= SNAPSHOT_RANK;
+    }
     return switch (op.textValue()) {
       case "t" -> List.of(Change.range(new RangeDeletion(new Object[0], null, true, null, true, at), at));
       case "d" -> List.of(Change.row(new RowState(key(image(value, "before"), fieldHints), shape.cellCount())
@@ -82,7 +97,7 @@ final class DebeziumEvents implements ChangeFormat.Decoder {
             throw noColumn(f.getKey(), shape);
           }
           int cell = shape.cellOf(column);
-          if (cell < 0 || f.getValue().isTextual() && UNAVAILABLE.equals(f.getValue().textValue())) {
+          if (cell < 0 || unavailable(f.getValue())) {
             continue;
           }
           Object v = JsonValues.convert(f.getValue(), shape, column, fieldHints.getOrDefault(f.getKey(),
@@ -101,6 +116,25 @@ final class DebeziumEvents implements ChangeFormat.Decoder {
         yield out;
       }
     };
+  }
+
+  /** Whether a value is Debezium's placeholder for an unchanged TOAST value (as text, or as bytea's base64). */
+  private static boolean unavailable(JsonNode v) {
+    return v.isTextual() && (UNAVAILABLE.equals(v.textValue()) || UNAVAILABLE_BYTES.equals(v.textValue()));
+  }
+
+  /**
+   * Whether a read is part of an initial (or blocking) snapshot: {@code source.snapshot} is set and is
+   * neither {@code false} nor {@code incremental} (an incremental snapshot's reads are placed in the
+   * stream by Debezium's watermarks, at their own positions).
+   */
+  private static boolean initialSnapshot(JsonNode source) {
+    JsonNode snapshot = source.get("snapshot");
+    if (snapshot == null || snapshot.isNull()) {
+      return false;
+    }
+    String s = snapshot.asText();
+    return !s.equals("false") && !s.equals("incremental");
   }
 
   private static JsonNode image(JsonNode value, String which) {
