@@ -32,7 +32,7 @@ import picocli.CommandLine.Spec;
 /** {@code floe cdc apply}: folds a change stream into a table with a primary key (docs/cdc.md). */
 @Command(name = "cdc", mixinStandardHelpOptions = true, versionProvider = Version.class,
     description = "Fold change streams (Debezium events, Cassandra-style LWW cells) into tables (docs/cdc.md).",
-    synopsisSubcommandLabel = "COMMAND", subcommands = {CdcCommand.Apply.class})
+    synopsisSubcommandLabel = "COMMAND", subcommands = {CdcCommand.Apply.class, CdcFollowCommand.class})
 final class CdcCommand implements Callable<Integer> {
   @ParentCommand
   Main main;
@@ -42,7 +42,7 @@ final class CdcCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    throw new ParameterException(spec.commandLine(), "missing a command: apply");
+    throw new ParameterException(spec.commandLine(), "missing a command: apply or follow");
   }
 
   /**
