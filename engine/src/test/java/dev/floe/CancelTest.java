@@ -93,6 +93,42 @@ class CancelTest {
     }
   }
 
+  /**
+   * A cancel that comes once the statement shows as active stops it, however early: DuckDB forgets an
+   * interrupt that comes before its query executes, so the session repeats it until the statement ends.
+   * The query would run for hours.
+   */
+  @org.junit.jupiter.api.Test
+  void aCancelAsSoonAsTheStatementIsActiveStopsIt() throws Exception {
+    try (Session watcher = db.connect()) {
+      for (int trial = 0; trial < 25; trial++) {
+        try (Session s = db.connect()) {
+          CompletableFuture<String> run = CompletableFuture.supplyAsync(() -> {
+            try (Result r = s.sql("SELECT sum(hash(i)) FROM range(100000000000) r(i)")) {
+              r.forEach(row -> { });
+              return "ok";
+            } catch (FloeException e) {
+              return e.sqlState();
+            }
+          });
+          String active = "SELECT count(*) FROM pg_stat_activity WHERE state = 'active' AND pid = " + s.backendPid();
+          long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+          while (!one(watcher, active).equals("1")) {
+            assertThat(System.nanoTime()).as("the statement shows as active").isLessThan(deadline);
+          }
+          s.cancel();
+          assertThat(run.get(30, TimeUnit.SECONDS)).as("trial %d", trial).isEqualTo("57014");
+        }
+      }
+    }
+  }
+
+  private static String one(Session s, String sql) {
+    try (Result r = s.sql(sql)) {
+      return String.valueOf(r.iterator().next().get(0));
+    }
+  }
+
   /** How long the statement takes uncancelled, in microseconds: the fastest of three runs (each commits). */
   private long time(String sql) {
     long best = Long.MAX_VALUE;

@@ -225,7 +225,7 @@ public final class SessionContext implements AutoCloseable {
   private Result execute(SqlScript.Part part, Ast.Statement parsed) {
     boolean outermost = depth == 0;
     if (outermost) {
-      if (!signals.start()) {
+      if (!signals.start(!floeSql)) {
         endTerminated();
         throw FloeException.terminated();
       }

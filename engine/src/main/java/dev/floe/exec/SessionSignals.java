@@ -8,6 +8,19 @@ package dev.floe.exec;
  * {@code pg_cancel_backend}).
  */
 final class SessionSignals {
+  /**
+   * Repeats a cancel's interrupt until its statement ends: DuckDB forgets an interrupt that comes before its
+   * query starts executing (as between two of a statement's DuckDB queries), where PostgreSQL keeps the
+   * signal pending until the backend next checks for it.
+   */
+  private static final java.util.concurrent.ScheduledExecutorService REPEATS =
+      java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "floe-cancel");
+        t.setDaemon(true);
+        return t;
+      });
+  private static final long REPEAT_MILLIS = 25;
+
   private final Object lock = new Object();
   /** The DuckDB statements the running statement made, to interrupt on cancel. */
   private final CancellableConnection statements;
@@ -19,26 +32,44 @@ final class SessionSignals {
   private boolean committed;
   /** Set by {@link #terminate()}: the session ends; its statements fail with 57P01. */
   private boolean terminated;
+  /** Counts the outermost statements started, so that a cancel's repeats stop with the statement it was for. */
+  private long statement;
 
   SessionSignals(CancellableConnection statements) {
     this.statements = statements;
   }
 
-  /** The session's outermost statement starts; false (and nothing starts) if the session was terminated. */
-  boolean start() {
+  /**
+   * The session's outermost statement starts; false (and nothing starts) if the session was terminated.
+   *
+   * @param sent whether the client sent it: a cancel that came between statements has nothing to stop (as in
+   *     PostgreSQL); one Floe composes for the client's (COPY FROM STDIN loading what arrived) keeps a cancel
+   *     that came while the data arrived
+   */
+  boolean start(boolean sent) {
     synchronized (lock) {
       if (terminated) {
         return false;
       }
       running = true;
+      statement++;
+      committed = false;
+      if (sent) {
+        cancelled = false;
+      } else if (cancelled) {
+        long which = statement;
+        REPEATS.schedule(() -> repeat(which), 0, java.util.concurrent.TimeUnit.MILLISECONDS);
+      }
       return true;
     }
   }
 
-  /** A statement the user sent starts: a cancel that came between statements has nothing to stop (as in PostgreSQL). */
+  /**
+   * A statement the user sent starts (the outermost or one it runs): it has its own commit point. A cancel
+   * of the running outermost statement stands, whenever it came after {@link #start}.
+   */
   void fresh() {
     synchronized (lock) {
-      cancelled = false;
       committed = false;
     }
     statements.forgetClosed();
@@ -73,7 +104,22 @@ final class SessionSignals {
       }
       cancelled = true;
       statements.cancel();
+      if (running) {
+        long which = statement;
+        REPEATS.schedule(() -> repeat(which), REPEAT_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS);
+      }
     }
+  }
+
+  /** Interrupts again while the cancelled statement {@code which} still runs short of its commit point. */
+  private void repeat(long which) {
+    synchronized (lock) {
+      if (!running || statement != which || !cancelled || committed) {
+        return;
+      }
+      statements.cancel();
+    }
+    REPEATS.schedule(() -> repeat(which), REPEAT_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS);
   }
 
   /**
