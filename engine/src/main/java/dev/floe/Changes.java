@@ -160,7 +160,24 @@ public final class Changes {
     return apply(java.util.Collections.emptyIterator(), position().orElse(null));
   }
 
-  /** The source position the last committed batch recorded, if any did. */
+  /**
+   * Records that the source has been read up to {@code position} with nothing in it for this table (a
+   * heartbeat: a source that is written elsewhere keeps this table's position moving, so that it can let
+   * go of what it kept for the stream). Commits a snapshot of the change stream's state alone, which adds
+   * no file; the table is untouched. The caller orders positions: only a newer one is to be recorded.
+   *
+   * @return whether it committed (false: {@code position} is the one recorded already)
+   * @throws FloeException 22023 if {@code position} is empty
+   */
+  public boolean advance(String position) {
+    db.checkOpen();
+    if (position == null || position.isEmpty()) {
+      throw new FloeException(SqlState.INVALID_PARAMETER_VALUE, "a change stream's position is not empty");
+    }
+    return stream.advance(position);
+  }
+
+  /** The source position the last committed batch (or {@link #advance}) recorded, if any did. */
   public Optional<String> position() {
     db.checkOpen();
     return stream.position();

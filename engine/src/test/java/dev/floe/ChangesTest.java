@@ -221,6 +221,29 @@ class ChangesTest {
     }
   }
 
+  @Test
+  void aSnapshotStartedOverLeavesNoRowItNoLongerReads() {
+    try (Database db = Floe.open(dir)) {
+      db.sql("CREATE TABLE m (id int PRIMARY KEY, v text)").close();
+      Changes c = db.changes("m", Changes.Format.DEBEZIUM);
+      // a snapshot at LSN 100 cut short after two rows; row 2 is deleted before the next start
+      c.apply(List.of(read(100, "first", 1, "a"), read(100, "true", 2, "b")));
+      assertThat(rows(db, "SELECT id, v FROM m ORDER BY id")).containsExactly("1|a", "2|b");
+      // the snapshot started over at LSN 200 reads what is there then, and the stream goes on from there
+      c.apply(List.of(read(200, "first", 1, "a2"), read(200, "last", 3, "c"),
+          "{\"op\": \"c\", \"before\": null, \"after\": {\"id\": 4, \"v\": \"d\"}, \"source\": {\"lsn\": 250}}"));
+      assertThat(rows(db, "SELECT id, v FROM m ORDER BY id")).containsExactly("1|a2", "3|c", "4|d");
+      // its events again, in any order: nothing changes
+      assertThat(c.apply(List.of(read(200, "last", 3, "c"), read(200, "first", 1, "a2"))).committed()).isFalse();
+      assertThat(rows(db, "SELECT id, v FROM m ORDER BY id")).containsExactly("1|a2", "3|c", "4|d");
+    }
+  }
+
+  private static String read(long lsn, String snapshot, int id, String v) {
+    return "{\"op\": \"r\", \"before\": null, \"after\": {\"id\": " + id + ", \"v\": \"" + v + "\"}, "
+        + "\"source\": {\"lsn\": " + lsn + ", \"snapshot\": \"" + snapshot + "\"}}";
+  }
+
   static String event(String op, long lsn, String before, String after) {
     return "{\"op\": \"" + op + "\", \"before\": " + before + ", \"after\": " + after + ", \"source\": {\"lsn\": "
         + lsn + ", \"ts_ms\": 0}, \"ts_ms\": 0}";
@@ -255,6 +278,37 @@ class ChangesTest {
       assertThatThrownBy(() -> db.changes("k", Changes.Format.DEBEZIUM).apply(List.of("{\"op\": \"c\", \"after\": "
           + "{\"id\": 1, \"n\": 1}, \"source\": {\"connector\": \"oracle\", \"scn\": \"5\"}}")))
           .satisfies(e -> assertThat(((FloeException) e).sqlState()).isEqualTo("0A000"));
+    }
+  }
+
+  @Test
+  void aHeartbeatRecordsThePositionAloneAndChangesNoTable() throws Exception {
+    try (Database db = Floe.open(dir)) {
+      db.sql("CREATE TABLE q (id bigint PRIMARY KEY, v text)").close();
+      Changes c = db.changes("q", Changes.Format.DEBEZIUM);
+      // before any batch: the state table is made, and holds the position
+      assertThat(c.advance("lsn:1")).isTrue();
+      assertThat(c.position()).contains("lsn:1");
+      c.apply(List.of("{\"before\": null, \"after\": {\"id\": 1, \"v\": \"a\"}, \"source\": {\"lsn\": 5}, "
+          + "\"op\": \"c\"}"), "lsn:5");
+      int snapshots = db.table("q").snapshots().size();
+      assertThat(c.advance("lsn:9")).isTrue();
+      assertThat(c.advance("lsn:9")).as("the position recorded already").isFalse();
+      assertThat(c.position()).contains("lsn:9");
+      assertThat(db.table("q").snapshots()).as("the table is untouched").hasSize(snapshots);
+      String state = db.table("q").properties().get("floe.cdc.state");
+      SnapshotInfo mark = db.table(state.replace("floe_cdc.", "floe_cdc.\"") + "\"").snapshots().get(
+          db.table(state.replace("floe_cdc.", "floe_cdc.\"") + "\"").snapshots().size() - 1);
+      assertThat(mark.summary()).containsEntry("floe.cdc.position", "lsn:9").containsEntry("floe.cdc.changes", "0")
+          .doesNotContainKey("added-data-files");
+      assertThatThrownBy(() -> c.advance("")).isInstanceOfSatisfying(FloeException.class,
+          e -> assertThat(e.sqlState()).isEqualTo("22023"));
+    }
+    try (Database db = Floe.open(dir)) { // read back after a restart; the rows are as the batch left them
+      Changes c = db.changes("q", Changes.Format.DEBEZIUM);
+      assertThat(c.position()).contains("lsn:9");
+      assertThat(rows(db, "SELECT id, v FROM q")).containsExactly("1|a");
+      assertThat(iceberg("q", "v")).containsExactly("1|a");
     }
   }
 }

@@ -63,6 +63,11 @@ final class CdcFollowCommand implements Callable<Integer> {
   /** How many times Debezium restarts the connector after an error it may retry (a lost connection). */
   static final int RECONNECTS = 5;
 
+  /** Where Debezium's heartbeats go ({@code topic.heartbeat.prefix}'s default). */
+  private static final String HEARTBEATS = "__debezium-heartbeat";
+  /** How much WAL a quiet table's slot may hold before a heartbeat's position is recorded: PostgreSQL's segment. */
+  static final long WAL_SEGMENT = 16L << 20;
+
   private static final Pattern NAME = Pattern.compile("[a-z_][a-z0-9_]{0,62}");
 
   @ParentCommand
@@ -115,6 +120,11 @@ final class CdcFollowCommand implements Callable<Integer> {
       description = "at most this many events per commit (default: ${DEFAULT-VALUE})")
   int batch;
 
+  @Option(names = "--heartbeat-ms", paramLabel = "MS", defaultValue = "10000",
+      description = "how often the position is recorded while the table has no change (default: ${DEFAULT-VALUE}); "
+          + "PostgreSQL keeps the slot's WAL until it is")
+  long heartbeatMs;
+
   @Option(names = "--stop-after", paramLabel = "N",
       description = "stop once at least N events were committed (the batch that reaches N is committed whole)")
   Long stopAfter;
@@ -146,7 +156,7 @@ final class CdcFollowCommand implements Callable<Integer> {
       PostgresPrecheck.run(source, role, password, qualified[0], qualified[1], slotName, resumed, db.table(table).columns(),
           table);
       Follower f = new Follower(changes, resumed, env.out(), settings(source, role, password, qualified, slotName,
-          publicationName), new CaughtUp(source, role, password, slotName, windowMs));
+          publicationName), new CaughtUp(source, role, password));
       env.out().println("following " + qualified[0] + "." + qualified[1] + " on " + source + " into " + table
           + " (slot " + slotName + ", publication " + publicationName + ")");
       f.resumed.ifPresent(p -> env.out().println("resuming after " + DebeziumPosition.lsnOf(p)));
@@ -162,6 +172,9 @@ final class CdcFollowCommand implements Callable<Integer> {
     }
     if (windowMs < 1) {
       throw new ParameterException(cl, "--window-ms must be at least 1");
+    }
+    if (heartbeatMs < 100) {
+      throw new ParameterException(cl, "--heartbeat-ms must be at least 100");
     }
     if (stopAfter != null && stopAfter < 1 || stopAfterIdleMs != null && stopAfterIdleMs < 1) {
       throw new ParameterException(cl, "--stop-after and --stop-after-idle-ms must be at least 1");
@@ -236,6 +249,10 @@ final class CdcFollowCommand implements Callable<Integer> {
     p.setProperty("converter.schemas.enable", "true");
     p.setProperty("converter.replace.null.with.default", "false");
     p.setProperty("errors.max.retries", Integer.toString(RECONNECTS));
+    // a table that does not change while the database does: a heartbeat writes a logical message (no table,
+    // nothing any transaction sees), whose position the follower records once the slot holds a WAL segment
+    p.setProperty("heartbeat.interval.ms", Long.toString(heartbeatMs));
+    p.setProperty("heartbeat.action.query", "SELECT pg_logical_emit_message(false, 'floe-heartbeat', '')");
     return p;
   }
 
@@ -250,68 +267,65 @@ final class CdcFollowCommand implements Callable<Integer> {
 
   /**
    * Whether the follower has caught up with PostgreSQL, for {@code --stop-after-idle-ms}: quiet is not enough
-   * (Debezium may still be waiting for the slot, or PostgreSQL decoding a backlog). Once the follower has been
-   * quiet, the WAL position PostgreSQL is at then is the target; it has caught up when the slot's WAL sender has
-   * sent past the target, and a window more has passed (what was sent may wait that long in Debezium's queue),
-   * with no batch in between. If PostgreSQL cannot be asked, quiet is enough.
+   * (Debezium may still be waiting for the slot, or PostgreSQL decoding a backlog, or the change events be
+   * waiting in Debezium's queue). Once the follower has been quiet, it writes a logical decoding message to
+   * the WAL ({@code pg_logical_emit_message}, which no transaction sees); PostgreSQL streams the slot's
+   * changes in WAL order, and Debezium hands them over in that order, so once that message (or anything
+   * after it) has come through, every change of the table written before it has been committed.
    */
   static final class CaughtUp implements AutoCloseable {
     private final PostgresSource source;
     private final String role;
     private final String password;
-    private final String slot;
-    private final long windowMs;
     private Connection connection;
     private long quietSince = -1;
-    private String target;
-    private long reachedAt = -1;
+    /** The marker's LSN (-1: none written yet). */
+    private long target = -1;
+    /** The greatest LSN of a message or heartbeat that came through, after the changes before it committed. */
+    private volatile long seen = -1;
 
-    CaughtUp(PostgresSource source, String role, String password, String slot, long windowMs) {
+    CaughtUp(PostgresSource source, String role, String password) {
       this.source = source;
       this.role = role;
       this.password = password;
-      this.slot = slot;
-      this.windowMs = windowMs;
+    }
+
+    /** A message or heartbeat at {@code lsn} came through, every change before it committed. */
+    void seen(long lsn) {
+      if (lsn > seen) {
+        seen = lsn;
+      }
     }
 
     /** Whether the follower, quiet since {@code since} (nanoTime), has caught up. */
     boolean check(long since) {
       if (since != quietSince) { // a batch came: start over
         quietSince = since;
-        target = null;
-        reachedAt = -1;
+        target = -1;
       }
-      try {
-        if (target == null) {
-          target = query("SELECT pg_current_wal_lsn()::text", null);
-          return false;
+      if (target < 0) {
+        try {
+          target = lsn(query("SELECT pg_logical_emit_message(false, 'floe-caught-up', '')::text"));
+        } catch (SQLException e) {
+          return true; // PostgreSQL cannot be asked: quiet is all there is to go by
         }
-        if (reachedAt < 0) {
-          String sent = query("SELECT r.sent_lsn >= ?::pg_lsn FROM pg_replication_slots s JOIN pg_stat_replication r "
-              + "ON r.pid = s.active_pid WHERE s.slot_name = ?", target);
-          if ("t".equals(sent)) {
-            reachedAt = System.nanoTime();
-          }
-          return false;
-        }
-        return System.nanoTime() - reachedAt >= (windowMs + 500) * 1_000_000L;
-      } catch (SQLException e) {
-        return true;
+        return false;
       }
+      return seen >= target;
     }
 
-    private String query(String sql, String lsn) throws SQLException {
+    /** An LSN as PostgreSQL prints it ({@code 16/B374D848}) as a number. */
+    static long lsn(String text) {
+      int slash = text.indexOf('/');
+      return (Long.parseLong(text.substring(0, slash), 16) << 32) | Long.parseLong(text.substring(slash + 1), 16);
+    }
+
+    private String query(String sql) throws SQLException {
       if (connection == null) {
         connection = source.connect(role, password);
       }
-      try (PreparedStatement s = connection.prepareStatement(sql)) {
-        if (lsn != null) {
-          s.setString(1, lsn);
-          s.setString(2, slot);
-        }
-        try (ResultSet r = s.executeQuery()) {
-          return r.next() ? r.getString(1) : null;
-        }
+      try (PreparedStatement s = connection.prepareStatement(sql); ResultSet r = s.executeQuery()) {
+        return r.next() ? r.getString(1) : null;
       }
     }
 
@@ -340,6 +354,8 @@ final class CdcFollowCommand implements Callable<Integer> {
     private final Properties settings;
     private final String seedId = UUID.randomUUID().toString();
     private final String dataTopics;
+    /** Where Debezium puts logical decoding messages (the heartbeats' among them). */
+    private final String messages;
     private final ReentrantLock batchLock = new ReentrantLock();
     private final CountDownLatch done = new CountDownLatch(1);
     private final CompletableFuture<Throwable> finished = new CompletableFuture<>();
@@ -359,6 +375,7 @@ final class CdcFollowCommand implements Callable<Integer> {
       this.out = out;
       this.settings = settings;
       this.dataTopics = settings.getProperty("topic.prefix") + ".";
+      this.messages = settings.getProperty("topic.prefix") + ".message";
       this.resumed = resumed;
       resumed.flatMap(DebeziumPosition::parse).ifPresent(n -> FloeOffsets.SEEDS.put(seedId, n));
       settings.setProperty("offset.storage.file.filename", seedId);
@@ -509,14 +526,17 @@ final class CdcFollowCommand implements Callable<Integer> {
         for (int i = 0; i < records.size(); i++) {
           ChangeEvent<String, String> r = records.get(i);
           if (r.value() != null && r.destination() != null && r.destination().startsWith(dataTopics)
+              && !r.destination().equals(messages)
               && r instanceof EmbeddedEngineChangeEvent<?, ?, ?> e && e.sourceRecord().sourceOffset() != null) {
             values.add(r.value());
             last = i;
           }
         }
         if (values.isEmpty()) {
+          heartbeat(records, committer);
           return;
         }
+        int marker = lastMarker(records);
         SourceRecord end = ((EmbeddedEngineChangeEvent<?, ?, ?>) records.get(last)).sourceRecord();
         Changes.Applied a;
         try {
@@ -533,12 +553,74 @@ final class CdcFollowCommand implements Callable<Integer> {
           }
           committer.markBatchFinished();
         }
+        if (marker >= 0) {
+          caughtUp.seen(lsnOf(records.get(marker)));
+        }
         if (stopAfter != null && total >= stopAfter) {
           stopping = true; // no batch after this one; the engine is closed by the thread that waits for it
         }
       } finally {
         batchLock.unlock();
       }
+    }
+
+    /**
+     * A batch of heartbeats alone (no change of the table for a while): the last one's position is recorded
+     * once it is a WAL segment past the table's ({@link Changes#advance}), then the heartbeats are marked
+     * processed, which lets PostgreSQL recycle the WAL the slot kept for changes of other tables. A database
+     * that is idle writes no more than the heartbeats' own messages, so it commits nothing.
+     */
+    private void heartbeat(List<ChangeEvent<String, String>> records,
+        DebeziumEngine.RecordCommitter<ChangeEvent<String, String>> committer) throws InterruptedException {
+      int last = lastMarker(records);
+      if (last < 0) {
+        return;
+      }
+      SourceRecord beat = ((EmbeddedEngineChangeEvent<?, ?, ?>) records.get(last)).sourceRecord();
+      long lsn = lsnOf(records.get(last));
+      caughtUp.seen(lsn);
+      if (lsn - recordedLsn() < WAL_SEGMENT) {
+        return;
+      }
+      try {
+        changes.advance(DebeziumPosition.of(beat.sourcePartition(), beat.sourceOffset()));
+      } catch (FloeException e) {
+        failure = e;
+        stopping = true;
+        return;
+      }
+      for (int i = 0; i <= last; i++) {
+        committer.markProcessed(records.get(i));
+      }
+      committer.markBatchFinished();
+    }
+
+    /**
+     * The index of the heartbeat or logical message of the greatest position (-1: none). A heartbeat repeats
+     * the offset of the last change, a message has its own, later one.
+     */
+    private int lastMarker(List<ChangeEvent<String, String>> records) {
+      int last = -1;
+      for (int i = 0; i < records.size(); i++) {
+        String to = records.get(i).destination();
+        if (to != null && (to.startsWith(HEARTBEATS) || to.equals(messages)) && lsnOf(records.get(i)) >= 0
+            && (last < 0 || lsnOf(records.get(i)) >= lsnOf(records.get(last)))) {
+          last = i;
+        }
+      }
+      return last;
+    }
+
+    /** The LSN of a record's offset (-1: none). */
+    private static long lsnOf(ChangeEvent<String, String> record) {
+      return record instanceof EmbeddedEngineChangeEvent<?, ?, ?> e && e.sourceRecord().sourceOffset() != null
+          && e.sourceRecord().sourceOffset().get("lsn") instanceof Number n ? n.longValue() : -1;
+    }
+
+    /** The LSN of the position the table recorded last (-1: none). */
+    private long recordedLsn() {
+      return changes.position().flatMap(DebeziumPosition::parse).map(n -> n.path("offset").path("lsn"))
+          .filter(JsonNode::isIntegralNumber).map(JsonNode::longValue).orElse(-1L);
     }
 
     private Changes.Applied commit(List<String> values, String position) {

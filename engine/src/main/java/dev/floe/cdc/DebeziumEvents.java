@@ -16,7 +16,8 @@ import java.util.Map;
  *
  * <ul>
  *   <li>{@code c}, {@code r} (snapshot read; an initial snapshot's reads rank below every streamed
- *       change: {@link #SNAPSHOT_RANK}), {@code u}: the after image's key gets a row marker and
+ *       change: {@link #SNAPSHOT_RANK}, and its first read deletes every row older than the snapshot, so
+ *       a snapshot started over after a stop leaves no row it no longer reads), {@code u}: the after image's key gets a row marker and
  *       every column in the image written at p (an update whose key changed also deletes the old key at
  *       p); a column Debezium marks unavailable (an unchanged TOAST value) is left as it is;
  *   <li>{@code d}: the before image's key deleted at p;
@@ -79,8 +80,10 @@ final class DebeziumEvents implements ChangeFormat.Decoder {
       case "c", "r", "u", "d", "t" -> at = position(value.get("source"));
       default -> throw ChangeFormat.invalid("unknown op \"" + op.textValue() + "\" (c, r, u, d, t or m)");
     }
+    boolean snapshotStarts = false;
     if (op.textValue().equals("r") && initialSnapshot(value.get("source"))) {
       at -= SNAPSHOT_RANK;
+      snapshotStarts = snapshotStart(value.get("source"));
     }
     return switch (op.textValue()) {
       case "t" -> List.of(Change.range(new RangeDeletion(new Object[0], null, true, null, true, at), at));
@@ -113,6 +116,11 @@ final class DebeziumEvents implements ChangeFormat.Decoder {
           }
         }
         out.add(Change.row(row, at));
+        if (snapshotStarts) {
+          // the table is what the snapshot reads: every row older than it goes (the rows of a snapshot that
+          // was cut short and started over, which may have been deleted since, among them)
+          out.add(Change.range(new RangeDeletion(new Object[0], null, true, null, true, at - 1), at - 1));
+        }
         yield out;
       }
     };
@@ -135,6 +143,12 @@ final class DebeziumEvents implements ChangeFormat.Decoder {
     }
     String s = snapshot.asText();
     return !s.equals("false") && !s.equals("incremental");
+  }
+
+  /** Whether a read is a snapshot's first ({@code source.snapshot}: first, or first_in_data_collection). */
+  private static boolean snapshotStart(JsonNode source) {
+    String s = source.path("snapshot").asText("");
+    return s.equals("first") || s.equals("first_in_data_collection");
   }
 
   private static JsonNode image(JsonNode value, String which) {

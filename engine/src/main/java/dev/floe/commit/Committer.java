@@ -292,7 +292,7 @@ public final class Committer {
         }
         LOG.warn("Created {}, then failed: {}", id, e.getMessage(), e);
       }
-      return new Committed(create.table().currentSnapshot(), change.changesFiles() ? Committed.How.ICEBERG
+      return new Committed(create.table().currentSnapshot(), change.makesSnapshot() ? Committed.How.ICEBERG
           : Committed.How.NOTHING);
     }
   }
@@ -364,7 +364,7 @@ public final class Committer {
           continue;
         }
         TableChange change = t.folded();
-        if (!change.changesFiles()) {
+        if (!change.makesSnapshot()) {
           done.put(t.id(), new Committed(current.currentSnapshot(), Committed.How.NOTHING));
           continue;
         }

@@ -23,7 +23,7 @@ final class IcebergChange {
   /** Commits {@code change} to {@code table}; returns the table's snapshot after it. */
   static Snapshot commit(Table table, TableChange change) {
     try {
-      if (!change.changesFiles()) {
+      if (!change.makesSnapshot()) {
         properties(table.updateProperties(), change).commit();
       } else if (change.setProperties().isEmpty() && change.removedProperties().isEmpty()) {
         operation(table, change).commit();
@@ -62,7 +62,7 @@ final class IcebergChange {
 
   /** Adds {@code change} to {@code txn} (a create-table transaction), which the caller then commits. */
   static void stage(Transaction txn, TableChange change) {
-    if (change.changesFiles()) {
+    if (change.makesSnapshot()) {
       operation(txn.table(), change).commit();
     }
     if (!change.setProperties().isEmpty() || !change.removedProperties().isEmpty()) {
@@ -102,6 +102,7 @@ final class IcebergChange {
         change.addedDeletes().forEach(rewrite::addFile); // rows deleted from the rewritten files meanwhile
         yield rewrite;
       }
+      case MARK -> Commits.inline(table.newAppend()); // no file: a snapshot for its summary
       case DELETE -> {
         DeleteFiles delete = Commits.inline(table.newDelete());
         change.removedData().forEach(delete::deleteFile);

@@ -43,7 +43,12 @@ public record TableChange(Kind kind, Long parentId, List<DataFile> addedData, Li
     /** The same rows in other files (Iceberg's RewriteFiles, snapshot operation {@code replace}). */
     REWRITE,
     /** Data files dropped whole (Iceberg's DeleteFiles). */
-    DELETE
+    DELETE,
+    /**
+     * A snapshot of no file, carrying its summary alone (Iceberg's AppendFiles with nothing to append): a
+     * change stream recording how far its source has been read when nothing changed (docs/cdc.md).
+     */
+    MARK
   }
 
   /**
@@ -138,6 +143,12 @@ public record TableChange(Kind kind, Long parentId, List<DataFile> addedData, Li
         Map.of(), Set.of(), List.of());
   }
 
+  /** A snapshot of no file whose summary carries {@code summary}, from snapshot {@code parentId} ({@link Kind#MARK}). */
+  public static TableChange mark(Long parentId, Map<String, String> summary) {
+    return new TableChange(Kind.MARK, parentId, List.of(), List.of(), List.of(), List.of(), Validation.NONE, summary,
+        Map.of(), Set.of(), List.of());
+  }
+
   /** Table properties only: no snapshot (a change of no file has no Iceberg operation; its kind is unused). */
   public static TableChange properties(Map<String, String> set, Set<String> removed) {
     return new TableChange(Kind.APPEND, null, List.of(), List.of(), List.of(), List.of(), Validation.NONE, Map.of(),
@@ -167,9 +178,14 @@ public record TableChange(Kind kind, Long parentId, List<DataFile> addedData, Li
     return !addedData.isEmpty() || !addedDeletes.isEmpty() || !removedData.isEmpty() || !removedDeletes.isEmpty();
   }
 
+  /** Whether it makes a snapshot: it changes files, or is a {@link Kind#MARK}. */
+  public boolean makesSnapshot() {
+    return changesFiles() || kind == Kind.MARK;
+  }
+
   /** Whether committing it would change nothing. */
   public boolean isEmpty() {
-    return !changesFiles() && setProperties.isEmpty() && removedProperties.isEmpty();
+    return !makesSnapshot() && setProperties.isEmpty() && removedProperties.isEmpty();
   }
 
   /** Its files, as Floe's own commit and the scan planner take them. */

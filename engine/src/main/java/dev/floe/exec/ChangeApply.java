@@ -70,16 +70,7 @@ final class ChangeApply {
 
   Outcome apply(Fold fold, String position, long nowSeconds) {
     synchronized (LOCKS.computeIfAbsent(state.id.name(), k -> new Object())) {
-      Tables tables = engine.tables();
-      Table target = tables.current(targetId).orElseThrow(() -> FloeException.undefinedTable(targetId.name()));
-      if (!target.uuid().toString().equals(state.id.name())) {
-        throw new FloeException(SqlState.OBJECT_NOT_IN_PREREQUISITE_STATE, "table \"" + targetId.name()
-            + "\" was dropped and created again since its change stream was opened");
-      }
-      if (!ChangeState.of(target, targetId.name()).schema().sameSchema(state.schema())) {
-        throw new FloeException(SqlState.OBJECT_NOT_IN_PREREQUISITE_STATE, "the columns of table \""
-            + targetId.name() + "\" changed since its change stream was opened: open it again");
-      }
+      Table target = target();
       Table stateTable = stateTable(target);
       if (TailLog.hasTail(target)) {
         return engine.tails().sealedWhile(targetId, target, () -> {
@@ -89,6 +80,38 @@ final class ChangeApply {
       }
       return applyLocked(target, stateTable, fold, position, nowSeconds);
     }
+  }
+
+  /**
+   * Records {@code position} with nothing changed (the source had nothing for the table up to there: a
+   * heartbeat), as a snapshot of the state table alone that adds no file; nothing if it is the position
+   * recorded already. Whether it committed.
+   */
+  boolean advance(String position) {
+    synchronized (LOCKS.computeIfAbsent(state.id.name(), k -> new Object())) {
+      Table stateTable = stateTable(target());
+      Snapshot current = stateTable.currentSnapshot();
+      if (current != null && position.equals(current.summary().get(ChangeState.POSITION))) {
+        return false;
+      }
+      engine.tables().committer().commit(state.id, stateTable, TableChange.mark(current == null ? null
+          : current.snapshotId(), Map.of(ChangeState.POSITION, position, ChangeState.CHANGES, "0")));
+      return true;
+    }
+  }
+
+  /** The target as it is now, checked to be the table, of the columns, the stream was opened for. */
+  private Table target() {
+    Table target = engine.tables().current(targetId).orElseThrow(() -> FloeException.undefinedTable(targetId.name()));
+    if (!target.uuid().toString().equals(state.id.name())) {
+      throw new FloeException(SqlState.OBJECT_NOT_IN_PREREQUISITE_STATE, "table \"" + targetId.name()
+          + "\" was dropped and created again since its change stream was opened");
+    }
+    if (!ChangeState.of(target, targetId.name()).schema().sameSchema(state.schema())) {
+      throw new FloeException(SqlState.OBJECT_NOT_IN_PREREQUISITE_STATE, "the columns of table \""
+          + targetId.name() + "\" changed since its change stream was opened: open it again");
+    }
+    return target;
   }
 
   /** The target's state table, made (with its namespace) the first time and given columns the target gained. */

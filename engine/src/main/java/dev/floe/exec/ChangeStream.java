@@ -49,6 +49,12 @@ public final class ChangeStream {
     return new long[] {o.changes(), o.keysChanged(), o.rowsWritten(), o.rowsDeleted(), o.committed() ? 1 : 0};
   }
 
+  /** Records {@code position} with nothing changed; whether it committed ({@link ChangeApply#advance}). */
+  public boolean advance(String position) {
+    engine.checkWritable();
+    return new ChangeApply(engine, target, state).advance(position);
+  }
+
   /** The position the last committed batch recorded, if one did. */
   public Optional<String> position() {
     return engine.tables().current(state.id).map(Table::currentSnapshot).map(Snapshot::summary)
