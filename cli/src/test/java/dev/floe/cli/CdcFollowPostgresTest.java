@@ -13,6 +13,7 @@ import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -48,7 +49,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class CdcFollowPostgresTest {
   private static final String COLUMNS = "id, b, s, tx, v, n, d, r, f, day, ts, tz, bin, u, note";
-  private static LogicalPostgres postgres;
+  private static dev.floe.testing.ThrowawayPostgres postgres;
 
   @TempDir
   Path dir;
@@ -59,7 +60,7 @@ class CdcFollowPostgresTest {
 
   @BeforeAll
   static void startPostgres() throws Exception {
-    postgres = LogicalPostgres.start();
+    postgres = dev.floe.testing.ThrowawayPostgres.startLogical();
   }
 
   @AfterAll
@@ -125,23 +126,25 @@ class CdcFollowPostgresTest {
       s.execute("CREATE TABLE noise (id bigint, v text)");
       Cli.Outcome made = Cli.run("sql", "-w", wh, "-c", "CREATE TABLE quiet (id bigint PRIMARY KEY, v text)");
       assertThat(made.status()).as(made.err()).isZero();
-      CompletableFuture<Cli.Outcome> follower = CompletableFuture.supplyAsync(() -> follow(wh, "quiet",
-          "--heartbeat-ms", "200", "--stop-after-idle-ms", "20000"));
+      Process follower = followInChild(wh, "quiet", "--heartbeat-ms", "200");
       awaitSlot(pg, "floe_quiet");
       // the database is written, the followed table is not: PostgreSQL may recycle that WAL once the
       // follower has recorded a position past it
       s.execute("INSERT INTO noise SELECT i, md5(i::text) FROM generate_series(1, 250000) i"); // > a WAL segment
       String written = one(s, "SELECT pg_current_wal_lsn()::text");
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90); // PostgreSQL decodes (and skips) it all
       String moved = "f";
       while (!moved.equals("t") && System.nanoTime() < deadline) {
         Thread.sleep(100);
         moved = one(s, "SELECT confirmed_flush_lsn >= '" + written + "'::pg_lsn FROM pg_replication_slots "
             + "WHERE slot_name = 'floe_quiet'");
       }
-      assertThat(moved).as("the slot's confirmed position passed " + written).isEqualTo("t");
-      Cli.Outcome o = follower.get(60, TimeUnit.SECONDS);
-      assertThat(o.status()).as(o.err()).isZero();
+      follower.destroy(); // SIGTERM: a clean stop
+      assertThat(follower.waitFor(60, TimeUnit.SECONDS)).isTrue();
+      String printed = Files.readString(childTmp.resolve("quiet.out"));
+      assertThat(moved).as("the slot's confirmed position passed " + written + "; the follower printed:\n"
+          + printed).isEqualTo("t");
+      assertThat(follower.exitValue()).as(printed).isZero();
       assertThat(rows(wh, "quiet")).containsExactly("1|a");
       // the next start resumes from the heartbeat's position
       Cli.Outcome again = follow(wh, "quiet", "--stop-after-idle-ms", "1000");
@@ -276,13 +279,19 @@ class CdcFollowPostgresTest {
   }
 
   /** {@code floe cdc follow} in a child JVM of this class path, committing small batches often. */
-  private Process followInChild(String wh, String table) throws java.io.IOException {
+  private Process followInChild(String wh, String table, String... more) throws java.io.IOException {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    List<String> command = List.of(java, "--add-opens=java.base/java.nio=ALL-UNNAMED", "-Xmx512m",
+    List<String> command = new ArrayList<>(List.of(java, "--add-opens=java.base/java.nio=ALL-UNNAMED", "-Xmx512m",
         "-XX:TieredStopAtLevel=1", "-Djava.io.tmpdir=" + childTmp, "-cp", System.getProperty("java.class.path"),
         Main.class.getName(), "cdc", "follow", "-w", wh, "--postgres", postgres.url(), "--user", "floe", "--table",
-        table, "--window-ms", "100", "--batch", "25");
-    return new ProcessBuilder(command).redirectErrorStream(true).start();
+        table));
+    if (more.length == 0) {
+      command.addAll(List.of("--window-ms", "100", "--batch", "25"));
+      return new ProcessBuilder(command).redirectErrorStream(true).start(); // read as it goes
+    }
+    command.addAll(List.of(more));
+    return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(childTmp.resolve(table + ".out")
+        .toFile()).start();
   }
 
   /** Waits for the follower's slot to exist: changes made after that are streamed, not snapshotted. */

@@ -29,7 +29,7 @@ class CopyOutTest {
   @TempDir
   static Path dir;
   PgTestServer floe;
-  RealPostgres postgres;
+  dev.floe.testing.ThrowawayPostgres postgres;
   Connection floeConnection;
   Connection pgConnection;
 
@@ -56,7 +56,7 @@ class CopyOutTest {
 
   @BeforeAll
   void start() throws Exception {
-    postgres = RealPostgres.start();
+    postgres = dev.floe.testing.ThrowawayPostgres.start();
     floe = new PgTestServer(dir.resolve("wh"));
     floeConnection = floe.connect();
     pgConnection = postgres.connect();

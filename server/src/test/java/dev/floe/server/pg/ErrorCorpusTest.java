@@ -44,13 +44,13 @@ class ErrorCorpusTest {
   @TempDir
   static Path dir;
   PgTestServer floe;
-  RealPostgres postgres;
+  dev.floe.testing.ThrowawayPostgres postgres;
   Connection floeConnection;
   Connection pgConnection;
 
   @BeforeAll
   void start() throws Exception {
-    postgres = RealPostgres.start();
+    postgres = dev.floe.testing.ThrowawayPostgres.start();
     floe = new PgTestServer(dir.resolve("wh"));
     floeConnection = floe.connect();
     pgConnection = postgres.connect();
@@ -111,7 +111,7 @@ class ErrorCorpusTest {
       }
     }
     String block = BEGIN + "\n" + (corpus.size() - rows.size()) + " of the " + corpus.size()
-        + " mistakes of the corpus give PostgreSQL " + RealPostgres.version().replaceFirst("\\s.*", "")
+        + " mistakes of the corpus give PostgreSQL " + dev.floe.testing.ThrowawayPostgres.version().replaceFirst("\\s.*", "")
         + "'s SQLSTATE, message, position and hint; these " + rows.size() + " differ:\n\n"
         + "| statement | PostgreSQL | Floe | why |\n|---|---|---|---|\n" + String.join("\n", rows) + "\n" + END;
     Path docs = repository().resolve("docs/sql.md");

@@ -1,4 +1,4 @@
-package dev.floe.server.pg;
+package dev.floe.testing;
 
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -16,22 +16,32 @@ import java.util.Properties;
 import java.util.stream.Stream;
 
 /**
- * A throwaway PostgreSQL cluster of the Debian package ({@code postgresql-NN}, which .ci/install-clients
- * installs), started by a test to compare Floe with: a fresh initdb in a temporary directory, on a free
+ * A throwaway PostgreSQL cluster of the Debian package (which .ci/install-clients installs), started by a
+ * test to compare Floe with or to read changes from: a fresh initdb in a temporary directory, on a free
  * loopback port, run as the {@code postgres} user when the tests run as root (initdb and postgres refuse
- * root). Closing it stops the server and deletes the cluster.
+ * root), role {@code floe} a superuser. {@link #startLogical} turns logical decoding on
+ * ({@code wal_level=logical}) for Debezium. Closing it stops the server and deletes the cluster.
  */
-public final class RealPostgres implements AutoCloseable {
+public final class ThrowawayPostgres implements AutoCloseable {
   private final Path dir;
   private final int port;
 
-  private RealPostgres(Path dir, int port) {
+  private ThrowawayPostgres(Path dir, int port) {
     this.dir = dir;
     this.port = port;
   }
 
   /** Creates and starts a cluster; fails the test with what to install if there is no server. */
-  public static RealPostgres start() throws IOException, InterruptedException {
+  public static ThrowawayPostgres start() throws IOException, InterruptedException {
+    return start("");
+  }
+
+  /** The same with logical decoding on, for a logical replication slot to read (pgoutput). */
+  public static ThrowawayPostgres startLogical() throws IOException, InterruptedException {
+    return start(" -c wal_level=logical -c max_replication_slots=4 -c max_wal_senders=4");
+  }
+
+  private static ThrowawayPostgres start(String settings) throws IOException, InterruptedException {
     Path dir = Files.createTempDirectory("floe-pg-");
     if (root()) {
       run(List.of("chown", "postgres:postgres", dir.toString()), false);
@@ -44,13 +54,22 @@ public final class RealPostgres implements AutoCloseable {
       port = s.getLocalPort();
     }
     run(List.of(tool("pg_ctl"), "-D", data.toString(), "-l", dir.resolve("server.log").toString(), "-w", "-t", "60",
-        "-o", "-p " + port + " -k " + dir + " -c listen_addresses=127.0.0.1 -c fsync=off", "start"), true);
-    return new RealPostgres(dir, port);
+        "-o", "-p " + port + " -k " + dir + " -c listen_addresses=127.0.0.1 -c fsync=off" + settings, "start"), true);
+    return new ThrowawayPostgres(dir, port);
   }
 
   /** The major version and more, as {@code postgres --version} prints it ({@code 15.14}). */
   public static String version() throws IOException, InterruptedException {
     return run(List.of(tool("postgres"), "--version"), false).replace("postgres (PostgreSQL) ", "").strip();
+  }
+
+  public int port() {
+    return port;
+  }
+
+  /** The database as {@code floe cdc follow --postgres} takes it: {@code 127.0.0.1:<port>/postgres}. */
+  public String url() {
+    return "127.0.0.1:" + port + "/postgres";
   }
 
   public Connection connect() throws SQLException {
