@@ -141,7 +141,7 @@ public final class Changes {
   private Fold decode(List<String> batch, int from, int to) {
     ChangeFormat.Decoder decoder = (format == Format.LWW ? ChangeFormat.LWW : ChangeFormat.DEBEZIUM)
         .decoder(stream.shape());
-    Fold fold = new Fold(stream.shape());
+    Fold fold = new Fold(stream.shape(), from == 0 ? batch.size() : to - from); // the first part takes the others in
     for (int n = from; n < to; n++) {
       try {
         decoder.decode(batch.get(n)).forEach(fold::add);

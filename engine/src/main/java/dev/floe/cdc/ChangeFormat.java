@@ -15,7 +15,11 @@ public enum ChangeFormat {
   /** Debezium change events, with or without their schema: {@link DebeziumEvents}. */
   DEBEZIUM;
 
-  private static final ObjectMapper JSON = new ObjectMapper();
+  /**
+   * Reads an envelope as a tree. An ObjectReader made once: ObjectMapper.readTree(String) resolves the
+   * JsonNode type again for every call, an eighth of a batch's decoding.
+   */
+  private static final com.fasterxml.jackson.databind.ObjectReader JSON = new ObjectMapper().readerFor(JsonNode.class);
 
   /** The format named {@code name} ({@code lww} or {@code debezium}), or 22023. */
   public static ChangeFormat named(String name) {

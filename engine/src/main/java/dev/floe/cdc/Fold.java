@@ -13,13 +13,19 @@ import java.util.Map;
  */
 public final class Fold {
   private final TableShape shape;
-  private final Map<Key, RowState> rows = new HashMap<>();
+  private final Map<Key, RowState> rows;
   private final List<RangeDeletion> ranges = new ArrayList<>();
   private long changes;
   private long maxPosition = Long.MIN_VALUE;
 
   public Fold(TableShape shape) {
+    this(shape, 16);
+  }
+
+  /** A fold sized for about {@code expectedKeys} keys (a batch of that many changes: no rehashing as it fills). */
+  public Fold(TableShape shape, int expectedKeys) {
     this.shape = shape;
+    this.rows = new HashMap<>((int) Math.min(1 << 30, Math.max(16, expectedKeys * 4L / 3 + 1)));
   }
 
   public TableShape shape() {

@@ -159,7 +159,7 @@ final class ChangeApply {
     Optional<Snapshot> stateSnapshot = Optional.ofNullable(stateBase.currentSnapshot());
     Optional<Snapshot> targetSnapshot = Optional.ofNullable(targetBase.currentSnapshot());
     try (Durable.Scope ignored = Durable.scope(); DuckDBConnection duck = engine.connect()) {
-      StagedRows stage = new StagedRows(duck);
+      StagedRows stage = new StagedRows(duck, engine.scratch()); // flat relations as CSV: a batch stages millions of values
       // 1. the range deletions kept so far
       List<StoredRange> stored = storedRanges(duck, stateTable, stateSnapshot);
       List<RangeDeletion> ranges = new ArrayList<>();
