@@ -84,4 +84,52 @@ class CdcCommandTest {
     assertThat(noFile.status()).isEqualTo(Main.EXIT_ERROR);
     assertThat(noFile.err()).contains("could not open file");
   }
+
+  /**
+   * A follow keeps the warehouse for long, so it maintains the tables it writes as floe serve does: a
+   * stream committed every few envelopes has its small files compacted as it goes (with --maintain-ms 0,
+   * one file a commit stays).
+   */
+  @Test
+  void aFollowingApplyMaintainsTheTablesItWrites() throws Exception {
+    String maintained = dir.resolve("maintained").toString();
+    String plain = dir.resolve("plain").toString();
+    for (String wh : List.of(maintained, plain)) {
+      assertThat(Cli.run("sql", "-w", wh, "-c", "CREATE TABLE s (id int PRIMARY KEY, v int)").status()).isZero();
+      java.io.PipedOutputStream feed = new java.io.PipedOutputStream();
+      java.io.PipedInputStream stdin = new java.io.PipedInputStream(feed);
+      Thread producer = new Thread(() -> {
+        try (feed) {
+          for (int n = 1; n <= 48; n++) {
+            feed.write(("{\"key\": {\"id\": " + n + "}, \"ts\": " + n + ", \"cells\": {\"v\": " + n + "}}\n")
+                .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            feed.flush();
+            Thread.sleep(60);
+          }
+        } catch (IOException | InterruptedException e) {
+          throw new IllegalStateException(e);
+        }
+      });
+      producer.start();
+      java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+      java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+      Environment env = new Environment(stdin, new java.io.PrintStream(out, true, java.nio.charset.StandardCharsets.UTF_8),
+          new java.io.PrintStream(err, true, java.nio.charset.StandardCharsets.UTF_8), java.util.Map.of(), false, false);
+      int status = Main.run(env, "cdc", "apply", "-w", wh, "--table", "s", "--format", "lww", "--follow",
+          "--window-ms", "20", "--maintain-ms", wh.equals(maintained) ? "100" : "0", "-");
+      producer.join();
+      assertThat(status).as(err.toString(java.nio.charset.StandardCharsets.UTF_8)).isZero();
+      assertThat(out.toString(java.nio.charset.StandardCharsets.UTF_8)).endsWith("applied 48 envelope(s) to s\n");
+      assertThat(Cli.run("sql", "-w", wh, "--format", "csv", "-c", "SELECT count(*), sum(v) FROM s").out())
+          .isEqualTo("count,sum\n48,1176\n");
+    }
+    long plainFiles = dataFiles(plain);
+    assertThat(plainFiles).as("a commit a window, each its own file").isGreaterThanOrEqualTo(16);
+    assertThat(dataFiles(maintained)).as("compacted as it went").isLessThan(plainFiles / 2);
+  }
+
+  private static long dataFiles(String wh) {
+    String count = Cli.run("sql", "-w", wh, "--format", "csv", "-c", "SELECT count(*) FROM \"s$files\"").out();
+    return Long.parseLong(count.lines().skip(1).findFirst().orElseThrow());
+  }
 }
