@@ -73,15 +73,8 @@ public final class RowState {
     return this;
   }
 
-  /**
-   * Folds {@code other} (the same key's) into this state.
-   *
-   * @return whether this state changed
-   */
-  public boolean absorb(RowState other, TableShape shape) {
-    long before = deletedAt;
-    Cell m = marker;
-    Cell[] old = cells.clone();
+  /** Folds {@code other} (the same key's) into this state. */
+  public void absorb(RowState other, TableShape shape) {
     if (other.deletedAt > deletedAt) {
       deletedAt = other.deletedAt;
       prune();
@@ -94,7 +87,6 @@ public final class RowState {
         write(i, other.cells[i], shape);
       }
     }
-    return before != deletedAt || !Objects.equals(m, marker) || !Arrays.equals(old, cells);
   }
 
   private void prune() {
