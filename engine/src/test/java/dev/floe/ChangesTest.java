@@ -239,6 +239,43 @@ class ChangesTest {
     }
   }
 
+  @Test
+  void aKeyChangeCarriesTheUnchangedToastValuesOfTheOldKey() {
+    try (Database db = Floe.open(dir)) {
+      db.sql("CREATE TABLE tv (id int PRIMARY KEY, v text, b bytea, n int)").close();
+      Changes c = db.changes("tv", Changes.Format.DEBEZIUM);
+      String p = "\"__debezium_unavailable_value\"";
+      String pb = "\"" + java.util.Base64.getEncoder().encodeToString("__debezium_unavailable_value".getBytes(
+          java.nio.charset.StandardCharsets.UTF_8)) + "\"";
+      c.apply(List.of(event("c", 10, "null", "{\"id\": 1, \"v\": \"big\", \"b\": \"AAEC\", \"n\": 1}")));
+      // the key changes and only n with it: PostgreSQL logs neither TOAST value, the default replica identity
+      // gives the old key alone
+      List<String> change = List.of(event("u", 20, "{\"id\": 1}", "{\"id\": 2, \"v\": " + p + ", \"b\": " + pb
+          + ", \"n\": 2}"));
+      c.apply(change);
+      assertThat(rows(db, "SELECT id, v, octet_length(b), n FROM tv ORDER BY id")).containsExactly("2|big|3|2");
+      assertThat(c.apply(change).committed()).as("a replay").isFalse();
+      assertThat(rows(db, "SELECT id, v, octet_length(b), n FROM tv ORDER BY id")).containsExactly("2|big|3|2");
+      // inserted and changed in one batch, in order: the batch's own insert is carried
+      c.apply(List.of(event("c", 30, "null", "{\"id\": 3, \"v\": \"three\", \"b\": null, \"n\": 3}"),
+          event("u", 31, "{\"id\": 3}", "{\"id\": 4, \"v\": " + p + ", \"b\": null, \"n\": 4}")));
+      assertThat(rows(db, "SELECT id, v, n FROM tv WHERE id > 2 ORDER BY id")).containsExactly("4|three|4");
+      // a value written to the new key after the change wins over the carried one
+      c.apply(List.of(event("u", 40, "{\"id\": 2}", "{\"id\": 5, \"v\": " + p + ", \"b\": null, \"n\": 5}"),
+          event("u", 41, "{\"id\": 5}", "{\"id\": 5, \"v\": \"newer\", \"b\": null, \"n\": 5}")));
+      assertThat(rows(db, "SELECT id, v FROM tv WHERE id = 5")).containsExactly("5|newer");
+      // a batch large enough to be decoded in parts: the insert in the first part, the change in the last
+      List<String> large = new ArrayList<>();
+      large.add(event("c", 100, "null", "{\"id\": 100, \"v\": \"first part\", \"b\": null, \"n\": 0}"));
+      for (int i = 0; i < 44_998; i++) {
+        large.add(event("c", 101 + i, "null", "{\"id\": " + (1000 + i) + ", \"v\": \"x\", \"b\": null, \"n\": 0}"));
+      }
+      large.add(event("u", 50_000, "{\"id\": 100}", "{\"id\": 101, \"v\": " + p + ", \"b\": null, \"n\": 1}"));
+      c.apply(large);
+      assertThat(rows(db, "SELECT id, v FROM tv WHERE id IN (100, 101)")).containsExactly("101|first part");
+    }
+  }
+
   private static String read(long lsn, String snapshot, int id, String v) {
     return "{\"op\": \"r\", \"before\": null, \"after\": {\"id\": " + id + ", \"v\": \"" + v + "\"}, "
         + "\"source\": {\"lsn\": " + lsn + ", \"snapshot\": \"" + snapshot + "\"}}";

@@ -63,6 +63,8 @@ final class CdcFollowCommand implements Callable<Integer> {
   /** How many times Debezium restarts the connector after an error it may retry (a lost connection). */
   static final int RECONNECTS = 5;
 
+  private static final ObjectMapper JSON = new ObjectMapper();
+
   /** Where Debezium's heartbeats go ({@code topic.heartbeat.prefix}'s default). */
   private static final String HEARTBEATS = "__debezium-heartbeat";
   /** How much WAL a quiet table's slot may hold before a heartbeat's position is recorded: PostgreSQL's segment. */
@@ -539,7 +541,9 @@ final class CdcFollowCommand implements Callable<Integer> {
           if (r.value() != null && r.destination() != null && r.destination().startsWith(dataTopics)
               && !r.destination().equals(messages)
               && r instanceof EmbeddedEngineChangeEvent<?, ?, ?> e && e.sourceRecord().sourceOffset() != null) {
-            values.add(r.value());
+            if (!keyChangeDelete(r)) {
+              values.add(withOldKey(r));
+            }
             last = i;
           }
         }
@@ -653,6 +657,52 @@ final class CdcFollowCommand implements Callable<Integer> {
           + (a.committed() ? "" : " (nothing new)"));
       out.flush();
       return a;
+    }
+
+    /**
+     * The event's value; for the create that Debezium sends for a row whose primary key changed, an update
+     * from the old key instead, which it names in the record's {@code __debezium.oldkey} header (the delete
+     * it sends first for the old key is left out: {@link #keyChangeDelete}). The materializer then carries
+     * over what the create leaves out, unchanged TOAST values that PostgreSQL did not log (docs/cdc.md).
+     */
+    private static String withOldKey(ChangeEvent<String, String> record) {
+      JsonNode oldKey = null;
+      if (record instanceof EmbeddedEngineChangeEvent<?, ?, ?> e && e.sourceRecord().headers() != null) {
+        org.apache.kafka.connect.header.Header h = e.sourceRecord().headers().lastWithName("__debezium.oldkey");
+        if (h != null && h.value() instanceof org.apache.kafka.connect.data.Struct key) {
+          java.util.Map<String, Object> fields = new java.util.LinkedHashMap<>();
+          key.schema().fields().forEach(f -> fields.put(f.name(), key.get(f)));
+          oldKey = JSON.valueToTree(fields); // bytes as base64 and numbers as numbers, as Debezium's JSON has them
+        }
+      }
+      if (oldKey == null) {
+        return record.value();
+      }
+      try {
+        JsonNode key = oldKey;
+        com.fasterxml.jackson.databind.node.ObjectNode event =
+            (com.fasterxml.jackson.databind.node.ObjectNode) JSON.readTree(record.value());
+        com.fasterxml.jackson.databind.node.ObjectNode payload = event.has("payload") && event.has("schema")
+            ? (com.fasterxml.jackson.databind.node.ObjectNode) event.get("payload") : event;
+        if (!key.isObject() || !"c".equals(payload.path("op").asText())) {
+          return record.value();
+        }
+        payload.put("op", "u");
+        payload.set("before", key);
+        return JSON.writeValueAsString(event);
+      } catch (JsonProcessingException | ClassCastException e) {
+        return record.value(); // applied as it came
+      }
+    }
+
+    /**
+     * Whether the record is the delete Debezium sends for the old key of a row whose primary key changed
+     * (its {@code __debezium.newkey} header names the new one): the create that follows it, made an update
+     * from the old key ({@link #withOldKey}), deletes the old key at the same position.
+     */
+    private static boolean keyChangeDelete(ChangeEvent<String, String> record) {
+      return record instanceof EmbeddedEngineChangeEvent<?, ?, ?> e && e.sourceRecord().headers() != null
+          && e.sourceRecord().headers().lastWithName("__debezium.newkey") != null;
     }
 
     /** {@code lsn:<LSN>} of an event, for an error's message. */

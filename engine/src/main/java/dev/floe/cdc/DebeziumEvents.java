@@ -93,6 +93,7 @@ final class DebeziumEvents implements ChangeFormat.Decoder {
         JsonNode after = image(value, "after");
         Key key = key(after, fieldHints);
         RowState row = new RowState(key, shape.cellCount()).mark(Cell.marker(at, 0));
+        java.util.BitSet left = null; // cells of unchanged TOAST values
         for (Iterator<Map.Entry<String, JsonNode>> it = after.fields(); it.hasNext(); ) {
           Map.Entry<String, JsonNode> f = it.next();
           int column = shape.column(f.getKey());
@@ -100,6 +101,10 @@ final class DebeziumEvents implements ChangeFormat.Decoder {
             throw noColumn(f.getKey(), shape);
           }
           int cell = shape.cellOf(column);
+          if (cell >= 0 && unavailable(f.getValue())) {
+            left = left == null ? new java.util.BitSet() : left;
+            left.set(cell);
+          }
           if (cell < 0 || unavailable(f.getValue())) {
             continue;
           }
@@ -112,6 +117,9 @@ final class DebeziumEvents implements ChangeFormat.Decoder {
         if (op.textValue().equals("u") && before != null && before.isObject()) {
           Key old = key(before, fieldHints);
           if (!old.equals(key)) {
+            if (left != null) { // before the old key's deletion: the fold sees the old key as it was
+              out.add(Change.carry(new Carry(old, key, at, left, null), at));
+            }
             out.add(Change.row(new RowState(old, shape.cellCount()).delete(at), at));
           }
         }

@@ -15,6 +15,7 @@ public final class Fold {
   private final TableShape shape;
   private final Map<Key, RowState> rows;
   private final List<RangeDeletion> ranges = new ArrayList<>();
+  private final java.util.Set<Carry> carries = new java.util.LinkedHashSet<>();
   private long changes;
   private long maxPosition = Long.MIN_VALUE;
 
@@ -41,8 +42,10 @@ public final class Fold {
       if (s != null) {
         s.absorb(c.row(), shape);
       }
-    } else {
+    } else if (c.range() != null) {
       addRange(ranges, c.range());
+    } else {
+      carries.add(c.carry().seeing(rows.get(c.carry().from())));
     }
   }
 
@@ -50,6 +53,17 @@ public final class Fold {
   public void addAll(Fold other) {
     changes += other.changes;
     maxPosition = Math.max(maxPosition, other.maxPosition);
+    for (Carry c : other.carries) {
+      // the other part came later in the stream: this part's writes to the old key came before the change
+      RowState earlier = rows.get(c.from());
+      if (earlier != null && c.before() != null) {
+        RowState both = earlier.copy();
+        both.absorb(c.before(), shape);
+        carries.add(new Carry(c.from(), c.to(), c.at(), c.cells(), both));
+      } else {
+        carries.add(c.seeing(earlier));
+      }
+    }
     for (RowState r : other.rows.values()) {
       RowState s = rows.putIfAbsent(r.key(), r);
       if (s != null) {
@@ -77,6 +91,56 @@ public final class Fold {
   /** The folded writes of each key. */
   public Map<Key, RowState> rows() {
     return rows;
+  }
+
+  /** The cells key changes carry over from their old keys ({@link Carry}). */
+  public java.util.Set<Carry> carries() {
+    return carries;
+  }
+
+  /**
+   * The cells each key change carries, as writes at the change to its new key ({@link Carry}), by new key.
+   * The old key as it was before a change is its stored state ({@code stored}: before the batch, null if
+   * none), the batch's writes to it folded before the change ({@link Carry#before}), and what an earlier
+   * change of the batch carried into it (a key changed twice: 1 to 2, then 2 to 3); so they are taken in
+   * position order.
+   */
+  public static Map<Key, RowState> carried(Collection<Carry> carries, java.util.function.Function<Key, RowState> stored,
+      TableShape shape) {
+    List<Carry> ordered = new ArrayList<>(carries);
+    ordered.sort(java.util.Comparator.comparingLong(Carry::at));
+    Map<Key, RowState> into = new HashMap<>();
+    for (Carry c : ordered) {
+      RowState from = new RowState(c.from(), shape.cellCount());
+      for (RowState part : java.util.Arrays.asList(stored.apply(c.from()), c.before(), into.get(c.from()))) {
+        if (part != null) {
+          from.absorb(part, shape);
+        }
+      }
+      RowState to = into.computeIfAbsent(c.to(), k -> new RowState(k, shape.cellCount()));
+      for (int i = c.cells().nextSetBit(0); i >= 0; i = c.cells().nextSetBit(i + 1)) {
+        Cell old = from.cell(i);
+        if (old != null && old.ts() < c.at()) {
+          to.write(i, new Cell(c.at(), old.kind(), old.localDeletionTime(), old.value()), shape);
+        }
+      }
+    }
+    return into;
+  }
+
+  /**
+   * {@code state} (a new key's, reconciled) with the cells key changes carried to it ({@link #carried}),
+   * where it has nothing newer and was not deleted since.
+   */
+  public static void carry(RowState state, RowState carried, TableShape shape) {
+    if (carried == null) {
+      return;
+    }
+    for (int i = 0; i < state.cellCount(); i++) {
+      if (carried.cell(i) != null) {
+        state.write(i, carried.cell(i), shape);
+      }
+    }
   }
 
   /** The range deletions, the newest of each set of rows. */

@@ -181,8 +181,11 @@ final class ChangeApply {
       List<Object[]> stateRows = new ArrayList<>();
       Map<String, List<Long>> stateDeletes = new HashMap<>();
       Map<Key, Object[]> targetRows = new LinkedHashMap<>(); // changed keys; null: no live row
+      Map<Key, RowState> carried = Fold.carried(fold.carries(), k -> revisit.containsKey(k) ? revisit.get(k).state
+          : null, shape);
       for (Stored s : revisit.values()) {
         RowState merged = Fold.reconcile(s.state, fold.rows().get(s.state.key()), ranges, shape);
+        Fold.carry(merged, carried.get(merged.key()), shape);
         boolean expired = s.expiresNext != null && s.expiresNext <= now;
         if (merged.equals(s.state) && !expired && !(s.deadSince != null && s.deadSince < now - grace)) {
           continue;
@@ -194,6 +197,7 @@ final class ChangeApply {
       for (Map.Entry<Key, RowState> e : fold.rows().entrySet()) {
         if (!revisit.containsKey(e.getKey())) {
           RowState merged = Fold.reconcile(null, e.getValue(), ranges, shape);
+          Fold.carry(merged, carried.get(merged.key()), shape);
           keep(merged, null, now, grace, stateRows);
           targetRows.put(merged.key(), merged.row(shape, now));
         }

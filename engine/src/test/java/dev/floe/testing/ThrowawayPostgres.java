@@ -38,7 +38,7 @@ public final class ThrowawayPostgres implements AutoCloseable {
 
   /** The same with logical decoding on, for a logical replication slot to read (pgoutput). */
   public static ThrowawayPostgres startLogical() throws IOException, InterruptedException {
-    return start(" -c wal_level=logical -c max_replication_slots=4 -c max_wal_senders=4");
+    return start(" -c wal_level=logical -c max_replication_slots=16 -c max_wal_senders=16");
   }
 
   private static ThrowawayPostgres start(String settings) throws IOException, InterruptedException {
