@@ -78,9 +78,6 @@ final class CdcCommand implements Callable<Integer> {
         description = "envelopes per commit (default: ${DEFAULT-VALUE})")
     int batch;
 
-    @picocli.CommandLine.Mixin
-    MaintainOption maintain;
-
     @Option(names = "--follow", description = "keep reading: new lines of the files (new files of a directory), "
         + "or standard input until it ends, committing at least every --window-ms")
     boolean follow;
@@ -101,9 +98,7 @@ final class CdcCommand implements Callable<Integer> {
       if (windowMs < 1) {
         throw new ParameterException(cdc.spec.commandLine(), "--window-ms must be at least 1");
       }
-      if (maintain.problem() != null) {
-        throw new ParameterException(cdc.spec.commandLine(), maintain.problem());
-      }
+
       Changes.Format f;
       try {
         f = Changes.Format.valueOf(format.trim().toUpperCase(java.util.Locale.ROOT));
@@ -132,7 +127,6 @@ final class CdcCommand implements Callable<Integer> {
       List<String> where = new ArrayList<>();
       long total = 0;
       long deadline = Long.MAX_VALUE;
-      AutoCloseable maintainer = follow ? maintain.start(db) : () -> { }; // a one-off apply ends before a round
       try {
         while (true) {
           long wait = deadline == Long.MAX_VALUE ? windowMs : Math.max(0, deadline - System.nanoTime() / 1_000_000);
@@ -166,8 +160,6 @@ final class CdcCommand implements Callable<Integer> {
       } catch (IOException e) {
         throw new FloeException(SqlState.IO_ERROR, "could not read " + (source == null ? "standard input" : source)
             + ": " + e.getMessage(), e);
-      } finally {
-        MaintainOption.closeQuietly(maintainer);
       }
       out.println("applied " + total + " envelope(s) to " + table);
       return Main.EXIT_OK;

@@ -84,9 +84,6 @@ final class CdcFollowCommand implements Callable<Integer> {
   @Mixin
   CatalogOption catalog;
 
-  @Mixin
-  MaintainOption maintain;
-
   @Option(names = "--postgres", required = true, paramLabel = "URL",
       description = "the PostgreSQL database: host[:port]/dbname, postgresql://host[:port]/dbname or "
           + "jdbc:postgresql://host[:port]/dbname, optionally with ?sslmode=MODE (port 5432 if omitted)")
@@ -166,12 +163,7 @@ final class CdcFollowCommand implements Callable<Integer> {
           + " (slot " + slotName + ", publication " + publicationName + ")");
       f.resumed.ifPresent(p -> env.out().println("resuming after " + DebeziumPosition.lsnOf(p)));
       env.out().flush();
-      AutoCloseable maintainer = maintain.start(db);
-      try {
-        return f.run();
-      } finally {
-        MaintainOption.closeQuietly(maintainer);
-      }
+      return f.run();
     });
   }
 
@@ -182,9 +174,6 @@ final class CdcFollowCommand implements Callable<Integer> {
     }
     if (windowMs < 1) {
       throw new ParameterException(cl, "--window-ms must be at least 1");
-    }
-    if (maintain.problem() != null) {
-      throw new ParameterException(cl, maintain.problem());
     }
     if (heartbeatMs < 100) {
       throw new ParameterException(cl, "--heartbeat-ms must be at least 100");
