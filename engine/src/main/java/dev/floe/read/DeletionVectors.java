@@ -102,14 +102,17 @@ public final class DeletionVectors implements AutoCloseable {
     return index;
   }
 
-  /** SQL of (file_path, pos) for the positions the vectors delete from the task's data file. */
-  public String positions(FileScanTask task, List<DeleteFile> vectors, FileIO io, String localPath) {
+  /**
+   * SQL of ({@code file_idx}, {@code pos}) for the positions the vectors delete from the task's data file,
+   * which a scan reads as its file number {@code fileIndex}.
+   */
+  public String positions(FileScanTask task, List<DeleteFile> vectors, FileIO io, int fileIndex) {
     PositionDeleteIndex index = load(vectors, io, task.file().location());
-    String path = Lexer.quoteString(localPath);
+    String path = "CAST(" + fileIndex + " AS BIGINT)";
     List<long[]> runs = runs(index, INLINE_RUNS);
     if (runs != null) {
       if (runs.isEmpty()) {
-        return "SELECT " + path + " AS file_path, CAST(NULL AS BIGINT) AS pos WHERE false";
+        return "SELECT " + path + " AS file_idx, CAST(NULL AS BIGINT) AS pos WHERE false";
       }
       // Two strings rather than a VALUES list: DuckDB parses and binds a constant per tuple (~12 µs
       // each, 25 ms for 2,000 runs), a string once.
@@ -119,11 +122,11 @@ public final class DeletionVectors implements AutoCloseable {
         firsts.append(firsts.length() > 0 ? "," : "").append(r[0]);
         lasts.append(lasts.length() > 0 ? "," : "").append(r[1]);
       }
-      return "SELECT " + path + " AS file_path, unnest(generate_series(r.first, r.last)) AS pos FROM (SELECT "
+      return "SELECT " + path + " AS file_idx, unnest(generate_series(r.first, r.last)) AS pos FROM (SELECT "
           + bigints(firsts) + " AS first, " + bigints(lasts) + " AS last) AS r";
     }
     Path file = file(key(vectors, task), index);
-    return "SELECT " + path + " AS file_path, pos FROM read_parquet(" + Lexer.quoteString(file.toString()) + ")";
+    return "SELECT " + path + " AS file_idx, pos FROM read_parquet(" + Lexer.quoteString(file.toString()) + ")";
   }
 
   private static String bigints(CharSequence csv) {
