@@ -86,8 +86,11 @@ public final class Changes {
     db.checkOpen();
     List<String> batch = new ArrayList<>();
     envelopes.forEachRemaining(batch::add);
-    Fold fold = decode(batch);
-    long[] r = stream.apply(fold, position, System.currentTimeMillis() / 1000);
+    long now = System.currentTimeMillis() / 1000;
+    long[] r = format == Format.DEBEZIUM ? stream.applyDebezium(batch, position, now) : null;
+    if (r == null) {
+      r = stream.apply(decode(batch), position, now);
+    }
     return new Applied(batch.size(), r[0], r[1], r[2], r[3], r[4] == 1);
   }
 

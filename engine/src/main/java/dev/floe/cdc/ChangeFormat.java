@@ -15,6 +15,10 @@ public enum ChangeFormat {
   /** Debezium change events, with or without their schema: {@link DebeziumEvents}. */
   DEBEZIUM;
 
+  /** Debezium's placeholder for an unchanged TOAST value, as text and as bytea's base64. */
+  public static final String UNAVAILABLE = DebeziumEvents.UNAVAILABLE;
+  public static final String UNAVAILABLE_BYTES = DebeziumEvents.UNAVAILABLE_BYTES;
+
   /**
    * Reads an envelope as a tree. An ObjectReader made once: ObjectMapper.readTree(String) resolves the
    * JsonNode type again for every call, an eighth of a batch's decoding.

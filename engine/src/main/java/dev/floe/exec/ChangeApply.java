@@ -10,6 +10,7 @@ import dev.floe.cdc.RowState;
 import dev.floe.cdc.TableShape;
 import dev.floe.commit.BlockTable;
 import dev.floe.commit.TableChange;
+import dev.floe.read.ScanFiles;
 import dev.floe.read.ScanPlan;
 import dev.floe.read.ScanSql;
 import dev.floe.sql.Lexer;
@@ -69,16 +70,36 @@ final class ChangeApply {
   }
 
   Outcome apply(Fold fold, String position, long nowSeconds) {
+    return locked((target, stateTable) -> applyLocked(target, stateTable, fold, position, nowSeconds));
+  }
+
+  /**
+   * Applies a batch of Debezium events folded in DuckDB ({@link DebeziumBulk}), or null when that path
+   * does not take it (nothing was written: fold it in Java).
+   */
+  Outcome applyBulk(java.util.List<String> lines, String position, long nowSeconds) {
+    if (!DebeziumBulk.fits(state.shape)) {
+      return null;
+    }
+    return locked((target, stateTable) -> applyBulkLocked(target, stateTable, lines, position, nowSeconds));
+  }
+
+  private interface Step {
+    Outcome run(Table target, Table stateTable);
+  }
+
+  /** {@code step} with this target's batches held off, and a tail's acknowledged rows sealed first. */
+  private Outcome locked(Step step) {
     synchronized (LOCKS.computeIfAbsent(state.id.name(), k -> new Object())) {
       Table target = target();
       Table stateTable = stateTable(target);
       if (TailLog.hasTail(target)) {
         return engine.tails().sealedWhile(targetId, target, () -> {
           target.refresh();
-          return applyLocked(target, stateTable, fold, position, nowSeconds);
+          return step.run(target, stateTable);
         });
       }
-      return applyLocked(target, stateTable, fold, position, nowSeconds);
+      return step.run(target, stateTable);
     }
   }
 
@@ -151,6 +172,81 @@ final class ChangeApply {
     return tables.current(state.id).orElse(created);
   }
 
+  private Outcome applyBulkLocked(Table target, Table stateTable, List<String> lines, String position, long now) {
+    long grace = ChangeState.gcGrace(target);
+    TableMetadata stateBase = ((HasTableOperations) stateTable).operations().current();
+    TableMetadata targetBase = ((HasTableOperations) target).operations().current();
+    Optional<Snapshot> stateSnapshot = Optional.ofNullable(stateBase.currentSnapshot());
+    Optional<Snapshot> targetSnapshot = Optional.ofNullable(targetBase.currentSnapshot());
+    try (Durable.Scope ignored = Durable.scope(); DuckDBConnection duck = engine.connect()) {
+      Long everything = null;
+      for (StoredRange r : storedRanges(duck, stateTable, stateSnapshot)) {
+        if (r.range.prefix().length > 0 || r.range.lower() != null || r.range.upper() != null
+            || r.since < now - grace) {
+          return null; // a range of clustering keys, or one to forget: the Java fold
+        }
+        everything = everything == null ? r.range.ts() : Math.max(everything, r.range.ts());
+      }
+      if (expiring(duck, stateTable, stateSnapshot, now)) {
+        return null; // rows whose expiring cells are due: the Java fold rewrites them
+      }
+      DebeziumBulk.Planned p = new DebeziumBulk(this, state, engine.scratch(), now, grace).plan(duck, lines, target,
+          targetSnapshot, stateTable, stateSnapshot, everything);
+      if (p == null) {
+        return null;
+      }
+      if (p.state() == null) {
+        return new Outcome(p.changes(), 0, 0, 0, false);
+      }
+      Map<String, String> summary = summary(position, p.maxPosition(), p.changes());
+      List<BlockTable> block = new ArrayList<>();
+      block.add(new Direct(state.id, stateBase, stateChange(stateSnapshot, p.state()).withSummary(summary)));
+      TableChange targetChange = targetChange(targetSnapshot, Expressions.alwaysTrue(), p.target());
+      if (targetChange.changesFiles()) {
+        block.add(new Direct(targetId, targetBase, targetChange.withSummary(summary)));
+      }
+      engine.tables().committer().commitBlock(block, List.of());
+      return new Outcome(p.changes(), p.keysChanged(), p.written(), p.deleted(), true);
+    } catch (SQLException e) {
+      throw new FloeException(SqlState.INTERNAL_ERROR, "cannot apply changes to " + targetId.name() + ": "
+          + e.getMessage(), e);
+    }
+  }
+
+  /** Whether a stored row has an expiring cell due by {@code now} (the files' statistics rule most out). */
+  private boolean expiring(DuckDBConnection duck, Table stateTable, Optional<Snapshot> snapshot, long now)
+      throws SQLException {
+    if (snapshot.isEmpty()) {
+      return false;
+    }
+    ScanPlan plan = ScanPlan.plan(engine.planner(), stateTable, snapshot, Expressions.lessThanOrEqual(
+        ChangeState.EXPIRES_NEXT, now), false);
+    if (plan.tasks().isEmpty()) {
+      return false;
+    }
+    try (var st = duck.createStatement(); ResultSet rs = st.executeQuery("SELECT count(*) FROM (" + ScanSql.relation(
+        plan, stateTable.io(), engine.files(), false) + ") AS s WHERE s." + ChangeState.EXPIRES_NEXT + " <= " + now)) {
+      rs.next();
+      return rs.getLong(1) > 0;
+    }
+  }
+
+  private static Map<String, String> summary(String position, long maxPosition, long changes) {
+    Map<String, String> summary = new HashMap<>();
+    summary.put(ChangeState.POSITION, position != null ? position
+        : maxPosition == Long.MIN_VALUE ? "" : Long.toString(maxPosition));
+    summary.put(ChangeState.CHANGES, Long.toString(changes));
+    return summary;
+  }
+
+  dev.floe.read.ScanPlanner planner() {
+    return engine.planner();
+  }
+
+  ScanFiles files() {
+    return engine.files();
+  }
+
   private Outcome applyLocked(Table target, Table stateTable, Fold fold, String position, long now) {
     TableShape shape = state.shape;
     long grace = ChangeState.gcGrace(target);
@@ -216,10 +312,7 @@ final class ChangeApply {
       if (stateRows.isEmpty() && stateDeletes.isEmpty() && targetRows.isEmpty()) {
         return new Outcome(fold.changes(), 0, 0, 0, false);
       }
-      Map<String, String> summary = new HashMap<>();
-      summary.put(ChangeState.POSITION, position != null ? position
-          : fold.maxPosition() == Long.MIN_VALUE ? "" : Long.toString(fold.maxPosition()));
-      summary.put(ChangeState.CHANGES, Long.toString(fold.changes()));
+      Map<String, String> summary = summary(position, fold.maxPosition(), fold.changes());
       // 4. the state's change
       TableChange stateChange = stateChange(duck, stage, stateTable, stateSnapshot, stateRows, stateDeletes)
           .withSummary(summary);
@@ -370,13 +463,25 @@ final class ChangeApply {
       deleted = new DeltaWriter.Deleted(rel, count, positions);
     }
     ScanPlan plan = ScanPlan.plan(engine.planner(), stateTable, snapshot, Expressions.alwaysTrue(), false);
-    DeltaWriter.Delta delta = write(duck, stateTable, plan, deleted, rows.isEmpty() ? null
-        : Inserter.Rows.query("SELECT " + select + " FROM (" + staged + ")", rows.size()));
+    return stateChange(snapshot, write(duck, stateTable, plan, deleted, rows.isEmpty() ? null
+        : Inserter.Rows.query("SELECT " + select + " FROM (" + staged + ")", rows.size())));
+  }
+
+  private static TableChange stateChange(Optional<Snapshot> snapshot, DeltaWriter.Delta delta) {
     // the state is this stream's alone (one batch at a time, under the lock above): anything else
     // committed to it since is a conflict
     return TableChange.rowDelta(snapshot.map(Snapshot::snapshotId).orElse(null), delta.addedDataFiles(),
         delta.addedDeleteFiles(), delta.removedDataFiles(), delta.removedDeleteFiles(),
         new TableChange.Validation(null, null, true, delta.referencedDataFiles()), delta.writtenLocations());
+  }
+
+  /** The target's change: validated against what was committed to the rows of {@code filter} meanwhile. */
+  private static TableChange targetChange(Optional<Snapshot> snapshot, Expression filter, DeltaWriter.Delta delta) {
+    TableChange.Validation validation = new TableChange.Validation(filter, null,
+        !delta.referencedDataFiles().isEmpty() || !delta.removedDataFiles().isEmpty(), delta.referencedDataFiles());
+    return TableChange.rowDelta(snapshot.map(Snapshot::snapshotId).orElse(null), delta.addedDataFiles(),
+        delta.addedDeleteFiles(), delta.removedDataFiles(), delta.removedDeleteFiles(), validation,
+        delta.writtenLocations());
   }
 
   private record Written(TableChange change, long written, long deleted) {}
@@ -453,11 +558,7 @@ final class ChangeApply {
     DeltaWriter.Delta delta = write(duck, target, plan, deletedCount == 0 ? null
         : new DeltaWriter.Deleted("SELECT * FROM " + deletedRel, deletedCount, null),
         staged == null ? null : Inserter.Rows.query(staged, live.size()));
-    TableChange.Validation validation = new TableChange.Validation(filter, null,
-        !delta.referencedDataFiles().isEmpty() || !delta.removedDataFiles().isEmpty(), delta.referencedDataFiles());
-    return new Written(TableChange.rowDelta(snapshot.map(Snapshot::snapshotId).orElse(null), delta.addedDataFiles(),
-        delta.addedDeleteFiles(), delta.removedDataFiles(), delta.removedDeleteFiles(), validation,
-        delta.writtenLocations()), live.size(), deletedCount);
+    return new Written(targetChange(snapshot, filter, delta), live.size(), deletedCount);
   }
 
   private Object[] keyOf(Object[] row) {
@@ -477,7 +578,7 @@ final class ChangeApply {
     return b.toString();
   }
 
-  private DeltaWriter.Delta write(DuckDBConnection duck, Table table, ScanPlan plan, DeltaWriter.Deleted deleted,
+  DeltaWriter.Delta write(DuckDBConnection duck, Table table, ScanPlan plan, DeltaWriter.Deleted deleted,
       Inserter.Rows rows) {
     try {
       return DeltaWriter.write(duck, table, plan, engine.files(), deleted, rows, DeltaWriter.Mode.MERGE_ON_READ,

@@ -91,6 +91,11 @@ final class ChangeState {
     return schema.columns().indexOf(schema.findField(fieldId));
   }
 
+  /** The target's field id of shape column {@code column}. */
+  int fieldId(int column) {
+    return fieldIds[column];
+  }
+
   static String value(int fieldId) {
     return "v_" + fieldId;
   }

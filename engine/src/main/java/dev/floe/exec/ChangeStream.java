@@ -49,6 +49,20 @@ public final class ChangeStream {
     return new long[] {o.changes(), o.keysChanged(), o.rowsWritten(), o.rowsDeleted(), o.committed() ? 1 : 0};
   }
 
+  /**
+   * Applies a batch of Debezium events (one JSON value each) folded in DuckDB, as {@link #apply} does; null
+   * when that path does not take the batch (small, or an event it does not read exactly): fold it in Java.
+   */
+  public long[] applyDebezium(List<String> events, String position, long nowSeconds) {
+    engine.checkWritable();
+    if (events.size() < Integer.getInteger(DebeziumBulk.MIN_EVENTS_PROPERTY, DebeziumBulk.MIN_EVENTS)) {
+      return null;
+    }
+    ChangeApply.Outcome o = new ChangeApply(engine, target, state).applyBulk(events, position, nowSeconds);
+    return o == null ? null
+        : new long[] {o.changes(), o.keysChanged(), o.rowsWritten(), o.rowsDeleted(), o.committed() ? 1 : 0};
+  }
+
   /** Records {@code position} with nothing changed; whether it committed ({@link ChangeApply#advance}). */
   public boolean advance(String position) {
     engine.checkWritable();
