@@ -172,26 +172,38 @@ final class ChangeApply {
     return tables.current(state.id).orElse(created);
   }
 
+  /** The state and target as a batch found them, and the target's grace period. */
+  private record Base(TableMetadata state, TableMetadata target, long grace) {
+    static Base of(Table target, Table stateTable) {
+      return new Base(((HasTableOperations) stateTable).operations().current(),
+          ((HasTableOperations) target).operations().current(), ChangeState.gcGrace(target));
+    }
+
+    Optional<Snapshot> stateSnapshot() {
+      return Optional.ofNullable(state.currentSnapshot());
+    }
+
+    Optional<Snapshot> targetSnapshot() {
+      return Optional.ofNullable(target.currentSnapshot());
+    }
+  }
+
   private Outcome applyBulkLocked(Table target, Table stateTable, List<String> lines, String position, long now) {
-    long grace = ChangeState.gcGrace(target);
-    TableMetadata stateBase = ((HasTableOperations) stateTable).operations().current();
-    TableMetadata targetBase = ((HasTableOperations) target).operations().current();
-    Optional<Snapshot> stateSnapshot = Optional.ofNullable(stateBase.currentSnapshot());
-    Optional<Snapshot> targetSnapshot = Optional.ofNullable(targetBase.currentSnapshot());
+    Base b = Base.of(target, stateTable);
     try (Durable.Scope ignored = Durable.scope(); DuckDBConnection duck = engine.connect()) {
       Long everything = null;
-      for (StoredRange r : storedRanges(duck, stateTable, stateSnapshot)) {
+      for (StoredRange r : storedRanges(duck, stateTable, b.stateSnapshot())) {
         if (r.range.prefix().length > 0 || r.range.lower() != null || r.range.upper() != null
-            || r.since < now - grace) {
+            || r.since < now - b.grace()) {
           return null; // a range of clustering keys, or one to forget: the Java fold
         }
         everything = everything == null ? r.range.ts() : Math.max(everything, r.range.ts());
       }
-      if (expiring(duck, stateTable, stateSnapshot, now)) {
+      if (expiring(duck, stateTable, b.stateSnapshot(), now)) {
         return null; // rows whose expiring cells are due: the Java fold rewrites them
       }
-      DebeziumBulk.Planned p = new DebeziumBulk(this, state, engine.scratch(), now, grace).plan(duck, lines, target,
-          targetSnapshot, stateTable, stateSnapshot, everything);
+      DebeziumBulk.Planned p = new DebeziumBulk(this, state, engine.scratch(), now, b.grace()).plan(duck, lines, target,
+          b.targetSnapshot(), stateTable, b.stateSnapshot(), everything);
       if (p == null) {
         return null;
       }
@@ -200,10 +212,10 @@ final class ChangeApply {
       }
       Map<String, String> summary = summary(position, p.maxPosition(), p.changes());
       List<BlockTable> block = new ArrayList<>();
-      block.add(new Direct(state.id, stateBase, stateChange(stateSnapshot, p.state()).withSummary(summary)));
-      TableChange targetChange = targetChange(targetSnapshot, Expressions.alwaysTrue(), p.target());
+      block.add(new Direct(state.id, b.state(), stateChange(b.stateSnapshot(), p.state()).withSummary(summary)));
+      TableChange targetChange = targetChange(b.targetSnapshot(), Expressions.alwaysTrue(), p.target());
       if (targetChange.changesFiles()) {
-        block.add(new Direct(targetId, targetBase, targetChange.withSummary(summary)));
+        block.add(new Direct(targetId, b.target(), targetChange.withSummary(summary)));
       }
       engine.tables().committer().commitBlock(block, List.of());
       return new Outcome(p.changes(), p.keysChanged(), p.written(), p.deleted(), true);
@@ -249,15 +261,11 @@ final class ChangeApply {
 
   private Outcome applyLocked(Table target, Table stateTable, Fold fold, String position, long now) {
     TableShape shape = state.shape;
-    long grace = ChangeState.gcGrace(target);
-    TableMetadata stateBase = ((HasTableOperations) stateTable).operations().current();
-    TableMetadata targetBase = ((HasTableOperations) target).operations().current();
-    Optional<Snapshot> stateSnapshot = Optional.ofNullable(stateBase.currentSnapshot());
-    Optional<Snapshot> targetSnapshot = Optional.ofNullable(targetBase.currentSnapshot());
+    Base b = Base.of(target, stateTable);
     try (Durable.Scope ignored = Durable.scope(); DuckDBConnection duck = engine.connect()) {
       StagedRows stage = new StagedRows(duck, engine.scratch()); // flat relations as CSV: a batch stages millions of values
       // 1. the range deletions kept so far
-      List<StoredRange> stored = storedRanges(duck, stateTable, stateSnapshot);
+      List<StoredRange> stored = storedRanges(duck, stateTable, b.stateSnapshot());
       List<RangeDeletion> ranges = new ArrayList<>();
       stored.forEach(r -> ranges.add(r.range));
       List<RangeDeletion> newRanges = new ArrayList<>();
@@ -272,7 +280,7 @@ final class ChangeApply {
         keyFields[k] = shape.columns().get(shape.key()[k]);
       }
       String keys = stageKeys(stage, keyFields, fold.rows().keySet());
-      Map<Key, Stored> revisit = revisit(duck, stage, stateTable, stateSnapshot, keyFields, keys, newRanges, now);
+      Map<Key, Stored> revisit = revisit(duck, stage, stateTable, b.stateSnapshot(), keyFields, keys, newRanges, now);
       // 3. reconcile
       List<Object[]> stateRows = new ArrayList<>();
       Map<String, List<Long>> stateDeletes = new HashMap<>();
@@ -283,24 +291,24 @@ final class ChangeApply {
         RowState merged = Fold.reconcile(s.state, fold.rows().get(s.state.key()), ranges, shape);
         Fold.carry(merged, carried.get(merged.key()), shape);
         boolean expired = s.expiresNext != null && s.expiresNext <= now;
-        if (merged.equals(s.state) && !expired && !(s.deadSince != null && s.deadSince < now - grace)) {
+        if (merged.equals(s.state) && !expired && !(s.deadSince != null && s.deadSince < now - b.grace())) {
           continue;
         }
         stateDeletes.computeIfAbsent(s.file, f -> new ArrayList<>()).add(s.pos);
-        keep(merged, s.deadSince, now, grace, stateRows);
+        keep(merged, s.deadSince, now, b.grace(), stateRows);
         targetRows.put(merged.key(), merged.row(shape, now));
       }
       for (Map.Entry<Key, RowState> e : fold.rows().entrySet()) {
         if (!revisit.containsKey(e.getKey())) {
           RowState merged = Fold.reconcile(null, e.getValue(), ranges, shape);
           Fold.carry(merged, carried.get(merged.key()), shape);
-          keep(merged, null, now, grace, stateRows);
+          keep(merged, null, now, b.grace(), stateRows);
           targetRows.put(merged.key(), merged.row(shape, now));
         }
       }
       for (StoredRange r : stored) {
         boolean replaced = newRanges.stream().anyMatch(n -> n.sameRows(r.range));
-        if (replaced || r.since < now - grace) {
+        if (replaced || r.since < now - b.grace()) {
           stateDeletes.computeIfAbsent(r.file, f -> new ArrayList<>()).add(r.pos);
         }
       }
@@ -314,15 +322,15 @@ final class ChangeApply {
       }
       Map<String, String> summary = summary(position, fold.maxPosition(), fold.changes());
       // 4. the state's change
-      TableChange stateChange = stateChange(duck, stage, stateTable, stateSnapshot, stateRows, stateDeletes)
+      TableChange stateChange = stateChange(duck, stage, stateTable, b.stateSnapshot(), stateRows, stateDeletes)
           .withSummary(summary);
       // 5. the target's change
-      Written targetChange = targetChange(duck, stage, target, targetSnapshot, keyFields, targetRows, newRanges,
+      Written targetChange = targetChange(duck, stage, target, b.targetSnapshot(), keyFields, targetRows, newRanges,
           rangeOnTarget, revisit.keySet());
       List<BlockTable> block = new ArrayList<>();
-      block.add(new Direct(state.id, stateBase, stateChange));
+      block.add(new Direct(state.id, b.state(), stateChange));
       if (targetChange.change.changesFiles()) {
-        block.add(new Direct(targetId, targetBase, targetChange.change.withSummary(summary)));
+        block.add(new Direct(targetId, b.target(), targetChange.change.withSummary(summary)));
       }
       engine.tables().committer().commitBlock(block, List.of());
       return new Outcome(fold.changes(), targetRows.size(), targetChange.written, targetChange.deleted, true);
