@@ -134,7 +134,7 @@ final class DebeziumBulk {
           st.execute(sql);
         }
         st.execute("RESET preserve_insertion_order");
-        checked = longs(st, "SELECT count(*), count(*) FILTER (WHERE NOT ok), count(*) FILTER (WHERE op IN ('c', 'u', "
+        checked = longs(st, "SELECT count(*), count(*) FILTER (WHERE ok IS NOT TRUE), count(*) FILTER (WHERE op IN ('c', 'u', "
             + "'d', 'r') AND NOT tomb), coalesce(max(lsn) FILTER (WHERE op IN ('c', 'u', 'd', 'r') AND NOT tomb), "
             + Long.MIN_VALUE + ") FROM " + EVENTS);
       } catch (SQLException e) {

@@ -156,6 +156,9 @@ class DebeziumBulkTest {
   private static String event(Random r, long lsn, boolean note, boolean plain) {
     long id = r.nextInt(60);
     int op = plain ? 2 + r.nextInt(23) + (r.nextBoolean() ? 0 : 28 + r.nextInt(50)) : r.nextInt(100);
+    if (r.nextInt(plain ? 400 : 150) == 0) { // not an event: the batch fails both ways
+      return r.nextBoolean() ? "[1]" : "{\"before\": null, \"source\": {\"lsn\": " + lsn + "}}"; // no op
+    }
     if (op < 2) {
       return "{\"op\": \"t\", \"source\": {\"lsn\": " + lsn + "}}";
     }
