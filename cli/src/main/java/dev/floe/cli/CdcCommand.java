@@ -68,6 +68,9 @@ final class CdcCommand implements Callable<Integer> {
     @Mixin
     CatalogOption catalog;
 
+    @Mixin
+    MaintainOption maintain;
+
     @Option(names = "--table", required = true, paramLabel = "TABLE", description = "the table to apply changes to")
     String table;
 
@@ -111,7 +114,11 @@ final class CdcCommand implements Callable<Integer> {
         environment.err().println("ERROR:  could not open file \"" + input + "\": No such file or directory");
         return Main.EXIT_ERROR;
       }
-      return warehouse.run(environment, false, catalog, (db, env) -> run(db, env, f, source));
+      return warehouse.run(environment, false, catalog, (db, env) -> {
+        try (MaintainOption.Running m = maintain.start(db, env)) {
+          return run(db, env, f, source);
+        }
+      });
     }
 
     private int run(Database db, Environment env, Changes.Format f, Path source) {

@@ -84,6 +84,9 @@ final class CdcFollowCommand implements Callable<Integer> {
   @Mixin
   CatalogOption catalog;
 
+  @Mixin
+  MaintainOption maintain;
+
   @Option(names = "--postgres", required = true, paramLabel = "URL",
       description = "the PostgreSQL database: host[:port]/dbname, postgresql://host[:port]/dbname or "
           + "jdbc:postgresql://host[:port]/dbname, optionally with ?sslmode=MODE (port 5432 if omitted)")
@@ -163,7 +166,9 @@ final class CdcFollowCommand implements Callable<Integer> {
           + " (slot " + slotName + ", publication " + publicationName + ")");
       f.resumed.ifPresent(p -> env.out().println("resuming after " + DebeziumPosition.lsnOf(p)));
       env.out().flush();
-      return f.run();
+      try (MaintainOption.Running m = maintain.start(db, env)) {
+        return f.run();
+      }
     });
   }
 

@@ -58,6 +58,45 @@ class CdcCommandTest {
     assertThat(Cli.run("sql", "-w", wh, "-c", "SELECT name FROM c WHERE id = 2").out()).contains("two");
   }
 
+  /**
+   * The background maintainer runs beside the command (as in {@code floe serve}): a stream of small
+   * commits leaves the table compacted, not a file per batch; {@code --maintain-ms 0} turns it off.
+   */
+  @Test
+  void theMaintainerCompactsTheTableWhileTheCommandApplies() throws IOException {
+    String wh = dir.resolve("wh").toString();
+    assertThat(Cli.run("sql", "-w", wh, "-c", "CREATE TABLE c (id int PRIMARY KEY, name text) WITH "
+        + "('floe.maintenance.min-files' = '4'); CREATE TABLE off (id int PRIMARY KEY, name text)").status()).isZero();
+    List<String> lines = new ArrayList<>();
+    for (int i = 1; i <= 240; i++) {
+      lines.add(event("c", i, null, "{\"id\": " + i + ", \"name\": \"n" + i + "\"}"));
+    }
+    Path events = Files.write(dir.resolve("events.json"), lines);
+    Cli.Outcome applied = Cli.run("cdc", "apply", "-w", wh, "--table", "c", "--format", "debezium", "--batch", "4",
+        "--maintain-ms", "100", events.toString());
+    assertThat(applied.status()).as(applied.err()).isZero();
+    Cli.Outcome health = Cli.run("sql", "-w", wh, "--format", "csv", "-c",
+        "SELECT data_files FROM \"c$health\"");
+    assertThat(Integer.parseInt(last(health))).as("60 batches, compacted").isLessThan(30);
+    assertThat(last(Cli.run("sql", "-w", wh, "--format", "csv", "-c", "SELECT count(*), sum(id) FROM c")))
+        .isEqualTo("240,28920");
+
+    Cli.Outcome off = Cli.run("cdc", "apply", "-w", wh, "--table", "off", "--format", "debezium", "--batch", "40",
+        "--maintain-ms", "0", events.toString());
+    assertThat(off.status()).as(off.err()).isZero();
+    assertThat(last(Cli.run("sql", "-w", wh, "--format", "csv", "-c", "SELECT data_files FROM \"off$health\"")))
+        .isEqualTo("6");
+    Cli.Outcome wrong = Cli.run("cdc", "apply", "-w", wh, "--table", "off", "--format", "debezium",
+        "--maintain-ms", "-5", events.toString());
+    assertThat(wrong.status()).isEqualTo(Main.EXIT_USAGE);
+    assertThat(wrong.err()).contains("--maintain-ms must be 0 or more");
+  }
+
+  private static String last(Cli.Outcome o) {
+    List<String> lines = o.out().lines().toList();
+    return lines.get(lines.size() - 1);
+  }
+
   @Test
   void lwwFromStandardInputAndABadEnvelopeNamesItsLine() {
     String wh = dir.resolve("wh").toString();

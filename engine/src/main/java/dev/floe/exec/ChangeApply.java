@@ -51,7 +51,9 @@ import org.duckdb.DuckDBConnection;
  * <p>One batch of a target at a time (a lock per target in this process); a commit by another writer to
  * the target meanwhile is validated as any row-level change's, and a conflict fails the batch with 40001
  * having changed nothing. A target with a tail has every acknowledged row sealed first, and no seal runs
- * until the batch committed.
+ * until the batch committed. A batch holds a reader pin ({@link ReaderPins}) while it runs, so snapshot
+ * expiry never takes a version it reads; a compaction of either table committed meanwhile is followed by
+ * the committer's rebase ({@code write.DeleteRebase}), so the background maintainer runs beside a stream.
  */
 final class ChangeApply {
   private static final Map<String, Object> LOCKS = new ConcurrentHashMap<>();
@@ -91,15 +93,18 @@ final class ChangeApply {
   /** {@code step} with this target's batches held off, and a tail's acknowledged rows sealed first. */
   private Outcome locked(Step step) {
     synchronized (LOCKS.computeIfAbsent(state.id.name(), k -> new Object())) {
-      Table target = target();
-      Table stateTable = stateTable(target);
-      if (TailLog.hasTail(target)) {
-        return engine.tails().sealedWhile(targetId, target, () -> {
-          target.refresh();
-          return step.run(target, stateTable);
-        });
+      // held before any metadata is read: expiry keeps every version the batch may still read
+      try (ReaderPins.Hold ignored = engine.tables().readerPins().hold("change stream of " + targetId)) {
+        Table target = target();
+        Table stateTable = stateTable(target);
+        if (TailLog.hasTail(target)) {
+          return engine.tails().sealedWhile(targetId, target, () -> {
+            target.refresh();
+            return step.run(target, stateTable);
+          });
+        }
+        return step.run(target, stateTable);
       }
-      return step.run(target, stateTable);
     }
   }
 

@@ -1,0 +1,186 @@
+package dev.floe.exec;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.floe.Changes;
+import dev.floe.Database;
+import dev.floe.Floe;
+import dev.floe.FloeConfig;
+import dev.floe.Session;
+import dev.floe.testing.Rows;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * A change stream and the background maintainer side by side, as a served warehouse runs them: every
+ * batch commits (none loses to a compaction or an expiry of its table or of its state table), the
+ * maintainer keeps both tables' files and versions bounded, and the table ends equal to the stream's
+ * fold.
+ */
+class ChangesMaintainedTest {
+  @TempDir
+  Path dir;
+
+  @Test
+  void everyBatchCommitsBesideTheMaintainerAndItKeepsBothTablesSmall() throws Exception {
+    Random random = new Random(23);
+    Map<Integer, String> model = new TreeMap<>();
+    long lsn = 0;
+    try (Database db = Floe.open(dir)) {
+      db.sql("CREATE TABLE t (id int PRIMARY KEY, v text) WITH ('floe.maintenance.min-files' = '4', "
+          + "'floe.history.max-snapshots' = '3')").close();
+      Changes c = db.changes("t", Changes.Format.DEBEZIUM);
+      try (AutoCloseable m = db.startMaintainer(Duration.ofMillis(50))) {
+        for (int batch = 0; batch < 150; batch++) {
+          List<String> events = new ArrayList<>();
+          for (int i = 0; i < 40; i++) {
+            int id = random.nextInt(300);
+            lsn++;
+            String v = "v" + lsn;
+            if (!model.containsKey(id)) {
+              events.add(event("c", lsn, null, after(id, v)));
+              model.put(id, v);
+            } else if (random.nextInt(4) == 0) {
+              events.add(event("d", lsn, "{\"id\": " + id + "}", null));
+              model.remove(id);
+            } else {
+              events.add(event("u", lsn, "{\"id\": " + id + "}", after(id, v)));
+              model.put(id, v);
+            }
+          }
+          assertThat(c.apply(events, "lsn " + lsn).committed()).as("batch %d", batch).isTrue();
+        }
+        List<String> expected = new ArrayList<>();
+        model.forEach((id, v) -> expected.add(id + "|" + v));
+        assertThat(Rows.of(db, "SELECT id, v FROM t ORDER BY id")).containsExactlyElementsOf(expected);
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (Long.parseLong(Rows.of(db, "SELECT data_files FROM \"t$health\"").get(0)) > 4
+            && System.nanoTime() < deadline) {
+          Thread.sleep(100);
+        }
+        assertThat(Long.parseLong(Rows.of(db, "SELECT data_files FROM \"t$health\"").get(0))).isLessThanOrEqualTo(4);
+        assertThat(db.maintenanceRuns()).anySatisfy(r -> {
+          assertThat(r.table()).isEqualTo("public.t");
+          assertThat(r.action()).isEqualTo("compact");
+          assertThat(r.outcome()).isEqualTo("done");
+        });
+        assertThat(db.maintenanceRuns()).anySatisfy(r -> {
+          assertThat(r.table()).doesNotStartWith("public.");
+          assertThat(r.action()).isEqualTo("compact");
+          assertThat(r.outcome()).isEqualTo("done");
+        });
+      }
+      assertThat(Rows.of(db, "SELECT id, v FROM t ORDER BY id")).hasSize(model.size());
+    }
+  }
+
+  /**
+   * A compaction of every table and an expiry of every version no reader holds land between a batch's
+   * reads and its commit, on each path a batch can take (Debezium folded in Java, Debezium folded in
+   * DuckDB, LWW envelopes): the batch follows the compaction and commits, and the table is the fold.
+   */
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"debezium", "debezium-in-duckdb", "lww"})
+  void aBatchFollowsACompactionAndExpiryLandingUnderIt(String path) throws Exception {
+    AtomicReference<Thread> applier = new AtomicReference<>();
+    AtomicReference<Runnable> once = new AtomicReference<>();
+    FloeConfig config = FloeConfig.builder(dir).beforeCommit(() -> {
+      if (Thread.currentThread() == applier.get()) {
+        Runnable r = once.getAndSet(null);
+        if (r != null) {
+          r.run();
+        }
+      }
+    }).build();
+    boolean lww = path.equals("lww");
+    String bulk = System.getProperty("floe.cdc.bulk-min-events");
+    if (path.equals("debezium-in-duckdb")) {
+      System.setProperty("floe.cdc.bulk-min-events", "1");
+    }
+    Random random = new Random(path.hashCode());
+    Map<Integer, String> model = new TreeMap<>();
+    long lsn = 0;
+    try (Database db = Floe.open(config); Session other = db.connect()) {
+      db.sql("CREATE TABLE t (id int PRIMARY KEY, v text) WITH ('history.expire.max-snapshot-age-ms' = '1')").close();
+      Changes c = db.changes("t", lww ? Changes.Format.LWW : Changes.Format.DEBEZIUM);
+      for (int batch = 0; batch < 8; batch++) {
+        List<String> events = new ArrayList<>();
+        for (int i = 0; i < 30; i++) {
+          int id = random.nextInt(60);
+          lsn++;
+          String v = "v" + lsn;
+          boolean delete = model.containsKey(id) && random.nextInt(4) == 0;
+          if (lww) {
+            events.add(delete ? "{\"key\": {\"id\": " + id + "}, \"ts\": " + lsn + ", \"delete\": true}"
+                : "{\"key\": {\"id\": " + id + "}, \"ts\": " + lsn + ", \"insert\": true, \"cells\": {\"v\": \""
+                    + v + "\"}}");
+          } else if (delete) {
+            events.add(event("d", lsn, "{\"id\": " + id + "}", null));
+          } else {
+            events.add(event(model.containsKey(id) ? "u" : "c", lsn,
+                model.containsKey(id) ? "{\"id\": " + id + "}" : null, after(id, v)));
+          }
+          if (delete) {
+            model.remove(id);
+          } else {
+            model.put(id, v);
+          }
+        }
+        boolean last = batch == 7;
+        if (last) {
+          once.set(() -> {
+            Thread t = new Thread(() -> other.sql("VACUUM FULL").close());
+            t.start();
+            try {
+              t.join();
+            } catch (InterruptedException e) {
+              throw new AssertionError(e);
+            }
+          });
+          applier.set(Thread.currentThread());
+        }
+        long taken = DebeziumBulk.TAKEN.get();
+        assertThat(c.apply(events, "lsn " + lsn).committed()).as("batch %d", batch).isTrue();
+        if (path.equals("debezium-in-duckdb")) {
+          assertThat(DebeziumBulk.TAKEN.get()).as("folded in DuckDB").isEqualTo(taken + 1);
+        }
+        if (last) {
+          assertThat(once.get()).as("the vacuum ran under the batch").isNull();
+        }
+      }
+      applier.set(null);
+      List<String> expected = new ArrayList<>();
+      model.forEach((id, v) -> expected.add(id + "|" + v));
+      assertThat(Rows.of(db, "SELECT id, v FROM t ORDER BY id")).containsExactlyElementsOf(expected);
+      assertThat(Rows.of(db, "SELECT operation FROM \"t$snapshots\" ORDER BY sequence_number DESC LIMIT 2"))
+          .as("the batch on the compaction").containsExactly("overwrite", "replace");
+      // the version the batch read (its pin kept it from the expiry), the compaction, the batch
+      assertThat(Rows.of(db, "SELECT count(*) FROM \"t$snapshots\"")).as("expired").containsExactly("3");
+    } finally {
+      if (bulk == null) {
+        System.clearProperty("floe.cdc.bulk-min-events");
+      } else {
+        System.setProperty("floe.cdc.bulk-min-events", bulk);
+      }
+    }
+  }
+
+  private static String event(String op, long lsn, String before, String after) {
+    return "{\"op\": \"" + op + "\", \"before\": " + before + ", \"after\": " + after + ", \"source\": {\"lsn\": "
+        + lsn + ", \"ts_ms\": 0}, \"ts_ms\": 0}";
+  }
+
+  private static String after(int id, String v) {
+    return "{\"id\": " + id + ", \"v\": \"" + v + "\"}";
+  }
+}
