@@ -207,7 +207,7 @@ final class ChangeApply {
       if (expiring(duck, stateTable, b.stateSnapshot(), now)) {
         return null; // rows whose expiring cells are due: the Java fold rewrites them
       }
-      DebeziumBulk.Planned p = new DebeziumBulk(this, state, engine.scratch(), now, b.grace()).plan(duck, lines, target,
+      DebeziumBulk.Planned p = new DebeziumBulk(this, state, now, b.grace()).plan(duck, lines, target,
           b.targetSnapshot(), stateTable, b.stateSnapshot(), everything);
       if (p == null) {
         return null;
@@ -258,6 +258,10 @@ final class ChangeApply {
 
   dev.floe.read.ScanPlanner planner() {
     return engine.planner();
+  }
+
+  org.apache.arrow.memory.BufferAllocator allocator() {
+    return engine.allocator();
   }
 
   ScanFiles files() {

@@ -2,7 +2,7 @@ package dev.floe.exec;
 
 import dev.floe.FloeException;
 import dev.floe.SqlState;
-import dev.floe.SqlType;
+import dev.floe.cdc.DebeziumBatch;
 import dev.floe.cdc.TableShape;
 import dev.floe.read.ScanPlan;
 import dev.floe.read.ScanSql;
@@ -10,40 +10,29 @@ import dev.floe.sql.Lexer;
 import dev.floe.types.TypeMapping;
 import dev.floe.write.DeltaWriter;
 import dev.floe.write.Inserter;
-import java.io.BufferedWriter;
-import java.io.IOException;
-import java.io.OutputStreamWriter;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.UUID;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.expressions.Expressions;
-import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
 import org.duckdb.DuckDBConnection;
 
 /**
- * A large batch of Debezium events folded and reconciled inside DuckDB, vectorized and on every core
- * (docs/decisions/0010): the lines are loaded as text, decoded by {@code json_transform}, folded per key
- * by {@code arg_max} over the source position, and merged with the stored state by a join, the new state
- * rows and the target's rows written straight from those relations. The JVM sees no event.
+ * A large batch of Debezium events reconciled inside DuckDB, vectorized and on every core
+ * (docs/decisions/0010): the batch is decoded and folded per key in columns ({@link DebeziumBatch}, on every
+ * core), handed to DuckDB as Arrow, merged with the stored state by a join, and the new state rows and the
+ * target's rows are written straight from those relations.
  *
  * <p>It computes exactly what the Java fold ({@link dev.floe.cdc.Fold}, the reference) computes, and
- * takes only the batches it computes exactly: plain events (no schema envelope) of {@code c}, {@code u},
- * {@code d}, {@code r} outside an initial snapshot, and {@code m}, positioned by PostgreSQL's LSN, whose
- * after images name every column once in the table's order with values of their JSON type (no unchanged
- * TOAST placeholder), no key change, no two writes of a key at one position, a state with no range
- * deletion but "everything" and no expiring cell due, and no NOT NULL violation. Anything else, or any
- * value DuckDB cannot read, returns null before anything is written: the caller folds the batch in Java,
- * which also reports a bad event precisely. {@code DebeziumBulkTest} checks both paths agree.
+ * takes only the batches it computes exactly: those {@link DebeziumBatch} decodes, a state with no range
+ * deletion but "everything" and no expiring cell due, and no NOT NULL violation. Anything else returns
+ * null before anything is written: the caller folds the batch in Java, which also reports a bad event
+ * precisely. {@code DebeziumBulkTest} checks both paths agree.
  */
 final class DebeziumBulk {
   /** Below this many events a batch is folded in Java: planning the SQL costs more than it saves. */
@@ -53,8 +42,8 @@ final class DebeziumBulk {
   /** How many batches this path has taken (for tests: that a batch did not fall back). */
   static final java.util.concurrent.atomic.AtomicLong TAKEN = new java.util.concurrent.atomic.AtomicLong();
 
-  private static final String LINES = "__floe_cdc_lines";
-  private static final String EVENTS = "__floe_cdc_events";
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(DebeziumBulk.class);
+  private static final String ARROW = "__floe_cdc_arrow";
   private static final String FOLD = "__floe_cdc_fold";
   private static final String STORED = "__floe_cdc_stored";
   private static final String MERGED = "__floe_cdc_merged";
@@ -67,52 +56,22 @@ final class DebeziumBulk {
   private final ChangeApply apply;
   private final ChangeState state;
   private final TableShape shape;
-  private final Path scratch;
   /** When TTLs are judged, in seconds. */
   private final long now;
   /** How long a deletion is kept, in seconds ({@link ChangeState#gcGrace}). */
   private final long grace;
 
-  DebeziumBulk(ChangeApply apply, ChangeState state, Path scratch, long now, long grace) {
+  DebeziumBulk(ChangeApply apply, ChangeState state, long now, long grace) {
     this.apply = apply;
     this.state = state;
     this.shape = state.shape;
-    this.scratch = scratch;
     this.now = now;
     this.grace = grace;
   }
 
   /** Whether a table's columns are all of types this path decodes (a key of integers or text). */
   static boolean fits(TableShape shape) {
-    if (shape.cellCount() == 0) {
-      return false;
-    }
-    for (int c = 0; c < shape.columns().size(); c++) {
-      if (kindOf(shape, c) == null) {
-        return false;
-      }
-    }
-    for (int k : shape.key()) {
-      Type.TypeID id = shape.columns().get(k).type().typeId();
-      if (id != Type.TypeID.INTEGER && id != Type.TypeID.LONG && id != Type.TypeID.STRING) {
-        return false;
-      }
-    }
-    return true;
-  }
-
-  /** How column {@code c}'s JSON values are read, or null if this path does not read them. */
-  private static String kindOf(TableShape shape, int c) {
-    SqlType sql = shape.sqlType(c);
-    return switch (sql.kind()) {
-      case BOOLEAN -> "BOOLEAN";
-      case INTEGER -> "INTEGER";
-      case BIGINT -> "BIGINT";
-      case DOUBLE -> "DOUBLE";
-      case TEXT -> "VARCHAR";
-      case VARCHAR -> sql.precision() > 0 ? null : "VARCHAR";
-      default -> null;
-    };
+    return DebeziumBatch.fits(shape);
   }
 
   /**
@@ -122,31 +81,15 @@ final class DebeziumBulk {
    */
   Planned plan(DuckDBConnection duck, List<String> lines, Table target, Optional<Snapshot> targetSnapshot,
       Table stateTable, Optional<Snapshot> stateSnapshot, Long everythingDeletedAt) {
-    Path file = scratch.resolve("cdc-" + UUID.randomUUID() + ".jsonl");
+    Steps steps = new Steps();
+    DebeziumBatch.Folded folded = DebeziumBatch.fold(shape, lines);
+    if (folded == null) {
+      return null; // an event the columnar decoder does not read exactly: the Java fold
+    }
+    steps.done("decoded and folded");
     try (Statement st = duck.createStatement()) {
-      if (!write(lines, file)) {
-        return null;
-      }
-      long[] checked;
-      try {
-        st.execute("SET preserve_insertion_order = false"); // the lines' order means nothing: load them on every core
-        for (String sql : decode(file)) {
-          st.execute(sql);
-        }
-        st.execute("RESET preserve_insertion_order");
-        checked = longs(st, "SELECT count(*), count(*) FILTER (WHERE ok IS NOT TRUE), count(*) FILTER (WHERE op IN ('c', 'u', "
-            + "'d', 'r') AND NOT tomb), coalesce(max(lsn) FILTER (WHERE op IN ('c', 'u', 'd', 'r') AND NOT tomb), "
-            + Long.MIN_VALUE + ") FROM " + EVENTS);
-      } catch (SQLException e) {
-        return null; // not JSON, a value out of range: the Java fold says which event and why
-      }
-      if (checked[0] != lines.size() || checked[1] != 0) {
-        return null;
-      }
-      st.execute(fold());
-      if (longs(st, "SELECT count(*) FROM " + FOLD + " WHERE writes <> positions")[0] != 0) {
-        return null; // two writes of a key at one position: Cassandra's tie-break, in Java
-      }
+      load(duck, folded, steps);
+      steps.done("loaded");
       st.execute(storedDdl());
       if (stateSnapshot.isPresent()) {
         ScanPlan plan = ScanPlan.plan(apply.planner(), stateTable, stateSnapshot, Expressions.alwaysTrue(), false);
@@ -155,6 +98,7 @@ final class DebeziumBulk {
             + ") AS s SEMI JOIN " + FOLD + " AS f ON " + keyJoin("f", "s", true) + " WHERE s." + ChangeState.RANGE
             + " IS NULL");
       }
+      steps.done("state read");
       st.execute(merge(everythingDeletedAt));
       long[] merged = longs(st, "SELECT count(*) FILTER (WHERE conflict), count(*) FILTER (WHERE changed), "
           + "count(*) FILTER (WHERE changed AND live), count(*) FILTER (WHERE changed AND sfile IS NOT NULL), "
@@ -162,167 +106,215 @@ final class DebeziumBulk {
       if (merged[0] != 0 || merged[4] != 0) {
         return null; // a tie of two values; a NULL in a NOT NULL column (the Java fold's 23502)
       }
-      long changes = checked[2];
+      long changes = folded.changes;
       TAKEN.incrementAndGet();
       if (merged[1] == 0) {
-        return new Planned(null, null, changes, 0, 0, 0, checked[3]);
+        return new Planned(null, null, changes, 0, 0, 0, folded.maxPosition);
       }
+      steps.done("merged");
       DeltaWriter.Delta stateDelta = writeState(duck, stateTable, stateSnapshot, merged[3]);
+      steps.done("state written");
       ScanPlan targetPlan = ScanPlan.plan(apply.planner(), target, targetSnapshot, Expressions.alwaysTrue(), false);
       st.execute("CREATE OR REPLACE TEMP TABLE " + TARGET_DELETED + " AS SELECT r." + ScanSql.ROW_FILE + ", r."
           + ScanSql.ROW_POSITION + " FROM (" + ScanSql.relation(targetPlan, target.io(), apply.files(), true)
           + ") AS r SEMI JOIN (SELECT * FROM " + MERGED + " WHERE changed) AS m ON " + keyJoin("m", "r", false));
       long deleted = longs(st, "SELECT count(*) FROM " + TARGET_DELETED)[0];
+      steps.done("target rows found");
       DeltaWriter.Delta targetDelta = apply.write(duck, target, targetPlan, deleted == 0 ? null
           : new DeltaWriter.Deleted("SELECT * FROM " + TARGET_DELETED, deleted, null), merged[2] == 0 ? null
           : Inserter.Rows.query(targetRows(target), merged[2]));
-      return new Planned(stateDelta, targetDelta, changes, merged[1], merged[2], deleted, checked[3]);
+      steps.done("target written");
+      LOG.debug("{} Debezium events for {} folded in DuckDB: {}", lines.size(), shape.table(), steps);
+      return new Planned(stateDelta, targetDelta, changes, merged[1], merged[2], deleted, folded.maxPosition);
     } catch (SQLException e) {
       throw new FloeException(SqlState.INTERNAL_ERROR, "cannot apply changes to " + shape.table() + ": "
           + e.getMessage(), e);
-    } finally {
-      try {
-        Files.deleteIfExists(file);
-      } catch (IOException ignored) {
-        // scratch: swept with the directory
-      }
+    }
+  }
+
+  /** How long each step of a batch took, for the debug log. */
+  private static final class Steps {
+    private final StringBuilder done = new StringBuilder();
+    private long last = System.nanoTime();
+
+    void done(String step) {
+      long now = System.nanoTime();
+      done.append(done.length() == 0 ? "" : ", ").append(step).append(' ').append((now - last) / 1_000_000).append(" ms");
+      last = now;
+    }
+
+    @Override
+    public String toString() {
+      return done.toString();
     }
   }
 
   /**
-   * The lines, one per line of {@code file}; false if one cannot be a line of it (it holds a line break,
-   * is empty, or holds the byte the reader splits on, none of which a one-line JSON value holds).
+   * The folded batch as the temp table {@value #FOLD}: the key ({@code k0}...), the newest deletion
+   * ({@code del}) and write ({@code wp}) positions (NULL: none) and that write's cells ({@code c0}...), handed to
+   * DuckDB as one Arrow batch.
    */
-  private static boolean write(List<String> lines, Path file) {
-    try (BufferedWriter w = new BufferedWriter(new OutputStreamWriter(Files.newOutputStream(file),
-        StandardCharsets.UTF_8), 1 << 16)) {
-      for (String line : lines) {
-        if (line.isEmpty()) {
-          return false;
-        }
-        for (int i = 0; i < line.length(); i++) {
-          char c = line.charAt(i);
-          if (c == '\n' || c == '\r' || c == '\u0001') {
-            return false;
+  private void load(DuckDBConnection duck, DebeziumBatch.Folded f, Steps steps) throws SQLException {
+    org.apache.arrow.memory.BufferAllocator allocator = apply.allocator();
+    List<org.apache.arrow.vector.FieldVector> vectors = new ArrayList<>();
+    try {
+      int[] key = shape.key();
+      for (int k = 0; k < key.length; k++) {
+        vectors.add(vector(allocator, "k" + k, DebeziumBatch.kindOf(shape, key[k]), f.keys[k], null, f.size));
+      }
+      vectors.add(positions(allocator, "del", f.deletedAt, f.size));
+      vectors.add(positions(allocator, "wp", f.writtenAt, f.size));
+      int[] cells = shape.cells();
+      for (int i = 0; i < cells.length; i++) {
+        vectors.add(vector(allocator, "c" + i, DebeziumBatch.kindOf(shape, cells[i]), f.cells[i], f.cellNulls[i],
+            f.size));
+      }
+      try (org.apache.arrow.vector.VectorSchemaRoot root = new org.apache.arrow.vector.VectorSchemaRoot(vectors);
+          org.apache.arrow.c.ArrowArrayStream stream = org.apache.arrow.c.ArrowArrayStream.allocateNew(allocator);
+          Statement st = duck.createStatement()) {
+        vectors.clear(); // the root's now
+        root.setRowCount(f.size);
+        steps.done("as Arrow");
+        org.apache.arrow.c.Data.exportArrayStream(allocator, new OneBatch(allocator, root), stream);
+        duck.registerArrowStream(ARROW, stream);
+        st.execute("CREATE OR REPLACE TEMP TABLE " + FOLD + " AS SELECT * FROM " + ARROW);
+      }
+    } finally {
+      vectors.forEach(org.apache.arrow.vector.FieldVector::close);
+    }
+  }
+
+  private static org.apache.arrow.vector.FieldVector positions(org.apache.arrow.memory.BufferAllocator allocator,
+      String name, long[] at, int n) {
+    org.apache.arrow.vector.BigIntVector v = new org.apache.arrow.vector.BigIntVector(name, allocator);
+    v.allocateNew(n);
+    for (int i = 0; i < n; i++) {
+      if (at[i] == Long.MIN_VALUE) {
+        v.setNull(i);
+      } else {
+        v.set(i, at[i]);
+      }
+    }
+    v.setValueCount(n);
+    return v;
+  }
+
+  /** A column of {@code n} values of a kind {@link DebeziumBatch} reads (nulls: none are NULL). */
+  private static org.apache.arrow.vector.FieldVector vector(org.apache.arrow.memory.BufferAllocator allocator,
+      String name, String kind, Object values, boolean[] nulls, int n) {
+    switch (kind) {
+      case "TEXT" -> {
+        String[] t = (String[]) values;
+        org.apache.arrow.vector.VarCharVector v = new org.apache.arrow.vector.VarCharVector(name, allocator);
+        v.allocateNew(n);
+        for (int i = 0; i < n; i++) {
+          if (nulls != null && nulls[i]) {
+            v.setNull(i);
+          } else {
+            v.setSafe(i, t[i].getBytes(java.nio.charset.StandardCharsets.UTF_8));
           }
         }
-        w.write(line);
-        w.write('\n');
+        v.setValueCount(n);
+        return v;
       }
+      case "BOOLEAN" -> {
+        long[] l = (long[]) values;
+        org.apache.arrow.vector.BitVector v = new org.apache.arrow.vector.BitVector(name, allocator);
+        v.allocateNew(n);
+        for (int i = 0; i < n; i++) {
+          if (nulls != null && nulls[i]) {
+            v.setNull(i);
+          } else {
+            v.set(i, (int) l[i]);
+          }
+        }
+        v.setValueCount(n);
+        return v;
+      }
+      case "INTEGER" -> {
+        long[] l = (long[]) values;
+        org.apache.arrow.vector.IntVector v = new org.apache.arrow.vector.IntVector(name, allocator);
+        v.allocateNew(n);
+        for (int i = 0; i < n; i++) {
+          if (nulls != null && nulls[i]) {
+            v.setNull(i);
+          } else {
+            v.set(i, (int) l[i]);
+          }
+        }
+        v.setValueCount(n);
+        return v;
+      }
+      case "BIGINT" -> {
+        long[] l = (long[]) values;
+        org.apache.arrow.vector.BigIntVector v = new org.apache.arrow.vector.BigIntVector(name, allocator);
+        v.allocateNew(n);
+        for (int i = 0; i < n; i++) {
+          if (nulls != null && nulls[i]) {
+            v.setNull(i);
+          } else {
+            v.set(i, l[i]);
+          }
+        }
+        v.setValueCount(n);
+        return v;
+      }
+      case "DOUBLE" -> {
+        long[] l = (long[]) values;
+        org.apache.arrow.vector.Float8Vector v = new org.apache.arrow.vector.Float8Vector(name, allocator);
+        v.allocateNew(n);
+        for (int i = 0; i < n; i++) {
+          if (nulls != null && nulls[i]) {
+            v.setNull(i);
+          } else {
+            v.set(i, Double.longBitsToDouble(l[i]));
+          }
+        }
+        v.setValueCount(n);
+        return v;
+      }
+      default -> throw new IllegalArgumentException(kind);
+    }
+  }
+
+  /** A reader of one batch, moved out of {@code root} (which stays its owner's to close) when DuckDB reads it. */
+  private static final class OneBatch extends org.apache.arrow.vector.ipc.ArrowReader {
+    private org.apache.arrow.vector.VectorSchemaRoot root;
+
+    OneBatch(org.apache.arrow.memory.BufferAllocator allocator, org.apache.arrow.vector.VectorSchemaRoot root) {
+      super(allocator);
+      this.root = root;
+    }
+
+    @Override
+    public boolean loadNextBatch() {
+      if (root == null) {
+        return false;
+      }
+      try (org.apache.arrow.vector.ipc.message.ArrowRecordBatch batch =
+          new org.apache.arrow.vector.VectorUnloader(root).getRecordBatch()) {
+        new org.apache.arrow.vector.VectorLoader(getVectorSchemaRoot()).load(batch);
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+      root = null;
       return true;
-    } catch (IOException e) {
-      throw new FloeException(SqlState.IO_ERROR, "cannot stage change events in " + file.getParent() + ": "
-          + e.getMessage(), e);
     }
-  }
 
-  /**
-   * Loads the lines and decodes them: one pass of DuckDB's JSON reader over the text, on every core, takes
-   * each value's JSON text (whose first characters say its JSON type: DuckDB's casts would read a number
-   * as text, or a fraction as an integer, where the Java decoder refuses them) and the after image's keys.
-   * Then the events table: each line's op, LSN, key and cells read from that text, and whether the line is
-   * what this path reads exactly as the Java decoder does: a plain event (no schema envelope); c, u, r
-   * (outside an initial snapshot) whose after image names every column once, in the table's order, each
-   * value NULL or of its column's JSON type, with no key change; d with its key; m; a tombstone.
-   */
-  private String[] decode(Path file) {
-    StringBuilder leaves = new StringBuilder("{\"op\":\"VARCHAR\",\"schema\":\"JSON\",\"payload\":\"JSON\",\"source\":"
-        + "{\"lsn\":\"JSON\",\"snapshot\":\"JSON\"},\"before\":\"JSON\",\"after\":{");
-    StringBuilder names = new StringBuilder("[");
-    for (int c = 0; c < shape.columns().size(); c++) {
-      leaves.append(c > 0 ? "," : "").append(jsonString(shape.columns().get(c).name())).append(":\"JSON\"");
-      names.append(c > 0 ? ", " : "").append(Lexer.quoteString(shape.columns().get(c).name()));
+    @Override
+    public long bytesRead() {
+      return 0;
     }
-    leaves.append("}}");
-    names.append(']');
-    String load = "CREATE OR REPLACE TEMP TABLE " + LINES + " AS SELECT json_transform(line, " + Lexer.quoteString(
-        leaves.toString()) + ") AS t, json_keys(line, '$.after') AS after_keys, trim(line) = 'null' AS tomb FROM "
-        + "read_csv(" + Lexer.quoteString(file.toString()) + ", columns = {'line': 'VARCHAR'}, header = false, "
-        + "auto_detect = false, delim = chr(1), quote = '', escape = '', new_line = '\\n')";
 
-    int[] key = shape.key();
-    StringBuilder beforeLeaves = new StringBuilder("{");
-    StringBuilder select = new StringBuilder("SELECT op, lsn, tomb");
-    StringBuilder beforeOk = new StringBuilder("before_object");
-    StringBuilder sameKey = new StringBuilder("TRUE");
-    for (int k = 0; k < key.length; k++) {
-      String name = Lexer.quoteIdentifier(shape.columns().get(key[k]).name());
-      beforeLeaves.append(k > 0 ? "," : "").append(jsonString(shape.columns().get(key[k]).name())).append(":\"JSON\"");
-      select.append(", CASE WHEN op = 'd' THEN ").append(value(key[k], "bj." + name)).append(" ELSE ")
-          .append(value(key[k], "aj." + name)).append(" END AS k").append(k);
-      beforeOk.append(" AND ").append(ofType(key[k], "bj." + name, false));
-      sameKey.append(" AND ").append(value(key[k], "aj." + name)).append(" = ").append(value(key[k], "bj." + name));
+    @Override
+    protected void closeReadSource() {
+      // the root is its owner's to close
     }
-    beforeLeaves.append('}');
-    StringBuilder afterOk = new StringBuilder("after_keys = " + names);
-    for (int c = 0; c < shape.columns().size(); c++) {
-      String json = "aj." + Lexer.quoteIdentifier(shape.columns().get(c).name());
-      afterOk.append(" AND ").append(ofType(c, json, shape.keyPosition(c) < 0));
-      if (kindOf(shape, c).equals("VARCHAR")) {
-        String v = value(c, json);
-        afterOk.append(" AND (").append(json).append(" IS NULL OR strpos(").append(v).append(", chr(0)) = 0 AND ")
-            .append(v).append(" NOT IN (").append(Lexer.quoteString(dev.floe.cdc.ChangeFormat.UNAVAILABLE))
-            .append(", ").append(Lexer.quoteString(dev.floe.cdc.ChangeFormat.UNAVAILABLE_BYTES)).append("))");
-      }
-    }
-    int[] cells = shape.cells();
-    for (int i = 0; i < cells.length; i++) {
-      select.append(", ").append(value(cells[i], "aj." + Lexer.quoteIdentifier(shape.columns().get(cells[i]).name())))
-          .append(" AS c").append(i);
-    }
-    select.append(", tomb OR (NOT enveloped AND (op = 'm' OR op IN ('c', 'u', 'd', 'r') AND lsn IS NOT NULL AND CASE op "
-        + "WHEN 'd' THEN ").append(beforeOk).append(" ELSE ").append(afterOk).append(" AND (op <> 'r' OR snap IS NULL OR "
-        + "CAST(snap AS VARCHAR) IN ('\"false\"', '\"incremental\"', 'false')) AND (op <> 'u' OR bef IS NULL OR NOT "
-        + "before_object OR ").append(beforeOk).append(" AND ").append(sameKey).append(") END)) AS ok");
-    String events = "SELECT t.op AS op, CASE WHEN regexp_full_match(CAST(t.source.lsn AS VARCHAR), '-?[0-9]+') THEN "
-        + "TRY_CAST(CAST(t.source.lsn AS VARCHAR) AS BIGINT) END AS lsn, t.source.snapshot AS snap, t.before AS bef, "
-        + "starts_with(CAST(t.before AS VARCHAR), '{') AS before_object, t.after AS aj, json_transform(t.before, "
-        + Lexer.quoteString(beforeLeaves.toString()) + ") AS bj, after_keys, tomb, (t.schema IS NOT NULL OR t.payload IS "
-        + "NOT NULL) AS enveloped FROM " + LINES;
-    return new String[] {load, "CREATE OR REPLACE TEMP TABLE " + EVENTS + " AS " + select + " FROM (" + events + ")"};
-  }
 
-  /**
-   * Column {@code c}'s value from its JSON text {@code json}, when that is of the column's JSON type (NULL
-   * otherwise, and for an integer out of the column's range): a string without escapes is its text
-   * between the quotes, others are unescaped by DuckDB's JSON reader.
-   */
-  private String value(int c, String json) {
-    String text = "CAST(" + json + " AS VARCHAR)";
-    return switch (kindOf(shape, c)) {
-      case "VARCHAR" -> "CASE WHEN NOT starts_with(" + text + ", '\"') THEN NULL WHEN strpos(" + text + ", '\\') = 0 "
-          + "THEN substring(" + text + ", 2, length(" + text + ") - 2) ELSE " + json + "->>'$' END";
-      case "BOOLEAN" -> "CASE " + text + " WHEN 'true' THEN TRUE WHEN 'false' THEN FALSE END";
-      case "DOUBLE" -> "CASE WHEN regexp_full_match(" + text + ", '-?[0-9][0-9.eE+-]*') THEN TRY_CAST(" + text
-          + " AS DOUBLE) END";
-      default -> "CASE WHEN regexp_full_match(" + text + ", '-?[0-9]+') THEN TRY_CAST(" + text + " AS "
-          + kindOf(shape, c) + ") END";
-    };
-  }
-
-  /**
-   * Whether column {@code c}'s JSON text {@code json} is what the Java decoder reads the same way: NULL
-   * (where {@code nullable}) or a value of the column's JSON type that {@link #value} reads.
-   */
-  private String ofType(int c, String json, boolean nullable) {
-    return "(" + (nullable ? json + " IS NULL OR " : "") + value(c, json) + " IS NOT NULL)";
-  }
-
-  /** The batch folded per key: the newest deletion, the newest write and its image. */
-  private String fold() {
-    StringBuilder keys = new StringBuilder();
-    for (int k = 0; k < shape.keySize(); k++) {
-      keys.append(k > 0 ? ", " : "").append('k').append(k);
+    @Override
+    protected org.apache.arrow.vector.types.pojo.Schema readSchema() {
+      return root.getSchema();
     }
-    StringBuilder image = new StringBuilder("{");
-    for (int i = 0; i < shape.cellCount(); i++) {
-      image.append(i > 0 ? ", " : "").append("'c").append(i).append("': c").append(i);
-    }
-    image.append('}');
-    return "CREATE OR REPLACE TEMP TABLE " + FOLD + " AS SELECT " + keys + ", max(lsn) FILTER (WHERE op = 'd') AS del, "
-        + "max(lsn) FILTER (WHERE op <> 'd') AS wp, arg_max(" + image + ", lsn) FILTER (WHERE op <> 'd') AS img, "
-        + "count(*) FILTER (WHERE op <> 'd') AS writes, count(DISTINCT lsn) FILTER (WHERE op <> 'd') AS positions "
-        + "FROM " + EVENTS + " WHERE NOT tomb AND op IN ('c', 'u', 'd', 'r') GROUP BY " + keys;
   }
 
   /** The stored state of the batch's keys: the state table's columns with the row's file and position. */
@@ -361,7 +353,7 @@ final class DebeziumBulk {
       String t = "s." + ChangeState.ts(id);
       String kind = "s." + ChangeState.kind(id);
       String x = "s." + ChangeState.ldt(id);
-      String nv = "s.img.c" + i;
+      String nv = "s.c" + i;
       String bk = "(CASE WHEN " + nv + " IS NULL THEN 2 ELSE 0 END)";
       wins.append(", wp IS NOT NULL AND ").append(newer).append(" AND (").append(t).append(" IS NULL OR wp > ").append(t)
           .append(" OR wp = ").append(t).append(" AND ").append(bk).append(" > ").append(kind).append(") AS bw").append(i);
@@ -508,17 +500,5 @@ final class DebeziumBulk {
       }
       return out;
     }
-  }
-
-  private static String jsonString(String s) {
-    StringBuilder b = new StringBuilder("\"");
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      if (c == '"' || c == '\\') {
-        b.append('\\');
-      }
-      b.append(c);
-    }
-    return b.append('"').toString();
   }
 }

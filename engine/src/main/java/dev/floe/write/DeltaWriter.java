@@ -601,8 +601,12 @@ public final class DeltaWriter {
         files.add(Lexer.quoteString(TableFiles.readable(io, d.location()).toString()));
       }
       // file-scoped: every row names this data file (its file_path bounds say so), so no row is filtered,
-      // and no path is rewritten per row to compare it (2 s for 6M positions)
-      merged += " UNION SELECT pos FROM read_parquet([" + String.join(", ", files) + "])";
+      // and no path is rewritten per row to compare it (2 s for 6M positions). The change deleted rows
+      // that were live in the snapshot those files belong to, so its positions are none of theirs, and
+      // each file's are distinct: only the change's own are made distinct (a UNION hashing all 6.7M
+      // positions took 0.9 s more)
+      merged = "SELECT DISTINCT pos FROM (" + positions + ") UNION ALL SELECT pos FROM read_parquet(["
+          + String.join(", ", files) + "])";
     }
     return "COPY (SELECT " + Lexer.quoteString(data.location()) + " AS file_path, pos FROM (" + merged
         + ") ORDER BY pos) TO " + Lexer.quoteString(target.toString()) + " (FORMAT parquet, COMPRESSION zstd, FIELD_IDS "

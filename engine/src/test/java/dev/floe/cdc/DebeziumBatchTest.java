@@ -1,0 +1,336 @@
+package dev.floe.cdc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.floe.FloeException;
+import dev.floe.SqlType;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import org.apache.iceberg.types.Types;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The columnar decoder ({@link DebeziumBatch}) against the reference ({@link DebeziumEvents} into a
+ * {@link Fold}) on random lines: well-formed events written every way JSON allows (field order, white
+ * space, escapes, surrogate pairs, number forms, extra fields), events the columnar decoder must leave to
+ * the reference (key changes, truncates, initial-snapshot reads, envelopes, TOAST placeholders, values
+ * of the wrong type, duplicate fields, two writes at one position), and lines broken one character at a
+ * time. Whenever it takes a batch, the reference reads every line and folds it to the same keys,
+ * positions and values; whenever the reference fails a batch, it does not take it.
+ */
+class DebeziumBatchTest {
+  private static TableShape shape(boolean textKey) {
+    List<Types.NestedField> columns = new ArrayList<>();
+    List<SqlType> types = new ArrayList<>();
+    if (textKey) {
+      columns.add(Types.NestedField.required(1, "region", Types.StringType.get()));
+      types.add(SqlType.TEXT);
+      columns.add(Types.NestedField.required(2, "id", Types.IntegerType.get()));
+      types.add(SqlType.INTEGER);
+    } else {
+      columns.add(Types.NestedField.required(2, "id", Types.LongType.get()));
+      types.add(SqlType.BIGINT);
+    }
+    columns.add(Types.NestedField.optional(3, "name", Types.StringType.get()));
+    types.add(SqlType.TEXT);
+    columns.add(Types.NestedField.optional(4, "amount", Types.LongType.get()));
+    types.add(SqlType.BIGINT);
+    columns.add(Types.NestedField.optional(5, "score", Types.DoubleType.get()));
+    types.add(SqlType.DOUBLE);
+    columns.add(Types.NestedField.optional(6, "flag", Types.BooleanType.get()));
+    types.add(SqlType.BOOLEAN);
+    columns.add(Types.NestedField.optional(7, "n", Types.IntegerType.get()));
+    types.add(SqlType.INTEGER);
+    return new TableShape("t", columns, types, textKey ? List.of(1, 2) : List.of(2));
+  }
+
+  @Test
+  void takesOnlyWhatTheReferenceReadsAndFoldsItTheSame() {
+    int taken = 0;
+    int batches = 0;
+    for (long seed = 1; seed <= 1000; seed++) {
+      Random r = new Random(seed * 0x9E3779B97F4A7C15L); // spread: the first draws of nearby seeds are alike
+      boolean textKey = seed % 3 == 0;
+      TableShape shape = shape(textKey);
+      int kind = r.nextInt(4); // 0: clean events; 1: some the reference must take; 2: broken lines; 3: any
+      List<String> lines = new ArrayList<>();
+      long lsn = r.nextInt(1000);
+      int size = 1 + r.nextInt(kind == 0 ? 3000 : 60);
+      int oddOne = kind == 1 ? r.nextInt(size) : -1; // one event the reference may have to take
+      for (int i = 0; i < size; i++) {
+        lsn += 1 + r.nextInt(2);
+        boolean odd = i == oddOne || kind == 3 && r.nextInt(12) == 0;
+        String line = event(r, shape, lsn, textKey, odd);
+        if ((kind == 2 || kind == 3) && r.nextInt(kind == 2 ? 20 : 200) == 0) {
+          line = broken(r, line);
+        }
+        lines.add(line);
+      }
+      if (r.nextInt(4) == 0) { // a replay: the same event twice
+        lines.add(lines.get(r.nextInt(lines.size())));
+      }
+      if (r.nextInt(4) == 0) { // two writes of a key at one position: Cassandra's tie-break, the reference's
+        String line = lines.get(r.nextInt(lines.size()));
+        if (line.contains("\"amount\"") && !line.contains("\"op\": \"d\"")) {
+          lines.add(line.replaceFirst("\"amount\":( |\t|  \r )*", "\"amount\": 77"));
+        }
+      }
+      Collections.shuffle(lines, r);
+      batches++;
+      Fold reference = reference(shape, lines);
+      DebeziumBatch.Folded folded = DebeziumBatch.fold(shape, lines);
+      String what = "seed " + seed + ": " + (lines.size() < 4 ? lines : lines.size() + " lines");
+      if (reference == null) {
+        assertThat(folded).as(what + ": the reference fails the batch").isNull();
+        continue;
+      }
+      if (folded == null) {
+        continue;
+      }
+      taken++;
+      assertSame(shape, reference, folded, what);
+    }
+    assertThat(taken).as("batches taken of " + batches).isGreaterThan(batches / 4);
+  }
+
+  /** The batch read by the reference, or null when it fails it. */
+  private static Fold reference(TableShape shape, List<String> lines) {
+    ChangeFormat.Decoder decoder = ChangeFormat.DEBEZIUM.decoder(shape);
+    Fold fold = new Fold(shape);
+    try {
+      for (String line : lines) {
+        decoder.decode(line).forEach(fold::add);
+      }
+    } catch (FloeException e) {
+      return null;
+    }
+    return fold;
+  }
+
+  private static void assertSame(TableShape shape, Fold reference, DebeziumBatch.Folded folded, String what) {
+    assertThat(reference.ranges()).as(what).isEmpty();
+    assertThat(reference.carries()).as(what).isEmpty();
+    assertThat(folded.changes).as(what + ": changes").isEqualTo(reference.changes());
+    assertThat(folded.maxPosition).as(what + ": position").isEqualTo(reference.maxPosition());
+    assertThat(folded.size).as(what + ": keys").isEqualTo(reference.rows().size());
+    Map<Key, Integer> slots = new HashMap<>();
+    int[] key = shape.key();
+    for (int slot = 0; slot < folded.size; slot++) {
+      Object[] values = new Object[key.length];
+      for (int k = 0; k < key.length; k++) {
+        values[k] = folded.keys[k] instanceof String[] t ? t[slot]
+            : shape.keyType(k).typeId() == org.apache.iceberg.types.Type.TypeID.INTEGER
+                ? (Object) (int) ((long[]) folded.keys[k])[slot] : (Object) ((long[]) folded.keys[k])[slot];
+      }
+      assertThat(slots.put(new Key(values), slot)).as(what + ": a key once").isNull();
+    }
+    for (Map.Entry<Key, RowState> e : reference.rows().entrySet()) {
+      Integer slot = slots.get(e.getKey());
+      assertThat(slot).as(what + ": key " + e.getKey()).isNotNull();
+      RowState s = e.getValue();
+      assertThat(folded.deletedAt[slot]).as(what + ": deleted " + e.getKey()).isEqualTo(s.deletedAt());
+      long wp = s.marker() == null ? Long.MIN_VALUE : s.marker().ts();
+      assertThat(folded.writtenAt[slot]).as(what + ": written " + e.getKey()).isEqualTo(wp);
+      if (wp == Long.MIN_VALUE) {
+        continue;
+      }
+      for (int i = 0; i < shape.cellCount(); i++) {
+        Cell c = s.cell(i);
+        assertThat(c).as(what + ": " + e.getKey() + " cell " + i + " written").isNotNull();
+        assertThat(c.ts()).as(what).isEqualTo(wp);
+        Object expected = c.value();
+        Object actual = folded.cellNulls[i][slot] ? null : folded.cells[i] instanceof String[] t ? t[slot]
+            : value(shape.cellType(i), ((long[]) folded.cells[i])[slot]);
+        assertThat(actual).as(what + ": " + e.getKey() + " cell " + i).isEqualTo(expected);
+      }
+    }
+  }
+
+  private static Object value(org.apache.iceberg.types.Type type, long bits) {
+    return switch (type.typeId()) {
+      case BOOLEAN -> bits != 0;
+      case INTEGER -> (int) bits;
+      case DOUBLE -> Double.longBitsToDouble(bits);
+      default -> bits;
+    };
+  }
+
+  // ------------------------------------------------------------------ random events
+
+  private static final String[] WORDS = {"ann", "", "émile", "a\"b", "back\\slash", "tab\there", "new\nline",
+      "😀 smile", "日本", "slash/", "\u007f", "x"};
+
+  /** A Debezium event; with {@code odd}, maybe one the columnar decoder must leave to the reference. */
+  private static String event(Random r, TableShape shape, long lsn, boolean textKey, boolean odd) {
+    int oddity = odd ? r.nextInt(24) : -1;
+    if (!odd && r.nextInt(40) == 0) {
+      return ws(r) + "null" + ws(r);
+    }
+    if (!odd && r.nextInt(40) == 0) {
+      return "{\"op\": \"m\", \"source\": {\"lsn\": " + lsn + "}, \"message\": {\"prefix\": \"p\", \"content\": \"eA==\"}}";
+    }
+    long id = r.nextInt(40);
+    String region = textKey ? new String[] {"eu", "us", "é\\u00e9"}[r.nextInt(3)] : null;
+    String op = r.nextInt(5) == 0 ? "d" : new String[] {"c", "u", "r"}[r.nextInt(3)];
+    Map<String, String> after = new java.util.LinkedHashMap<>();
+    if (textKey) {
+      after.put("region", "\"" + region + "\"");
+    }
+    after.put("id", String.valueOf(id));
+    after.put("name", r.nextInt(6) == 0 ? "null" : text(r, WORDS[r.nextInt(WORDS.length)]));
+    after.put("amount", r.nextInt(6) == 0 ? "null" : String.valueOf(r.nextLong() >> r.nextInt(64)));
+    after.put("score", r.nextInt(6) == 0 ? "null" : number(r));
+    after.put("flag", r.nextInt(6) == 0 ? "null" : String.valueOf(r.nextBoolean()));
+    after.put("n", r.nextInt(6) == 0 ? "null" : String.valueOf(r.nextInt(2000) - 1000));
+    Map<String, String> before = new java.util.LinkedHashMap<>();
+    if (textKey) {
+      before.put("region", "\"" + region + "\"");
+    }
+    before.put("id", String.valueOf(id));
+    if (r.nextBoolean()) {
+      before.put("name", "\"old\""); // REPLICA IDENTITY FULL
+    }
+    String beforeJson = op.equals("d") || r.nextBoolean() ? object(r, before) : r.nextBoolean() ? "null" : null;
+    String afterJson = op.equals("d") ? (r.nextBoolean() ? "null" : null) : object(r, after);
+    Map<String, String> source = new java.util.LinkedHashMap<>();
+    source.put("connector", "\"postgresql\"");
+    source.put("lsn", String.valueOf(lsn));
+    if (op.equals("r") || r.nextInt(4) == 0) {
+      source.put("snapshot", new String[] {"\"false\"", "false", "null", "\"incremental\"", "\"last\""}[
+          r.nextInt(op.equals("r") ? 4 : 5)]);
+    }
+    if (r.nextBoolean()) {
+      source.put("ts_ms", "1700000000000");
+    }
+    switch (oddity) {
+      case 0 -> op = "t";
+      case 1 -> op = "x";
+      case 2 -> source.put("snapshot", r.nextBoolean() ? "\"first\"" : "true");
+      case 3 -> source.put("lsn", "\"" + lsn + "\"");
+      case 4 -> source.put("lsn", lsn + ".0");
+      case 5 -> source.remove("lsn");
+      case 6 -> source.put("lsn", "123456789012345678901234");
+      case 7 -> beforeJson = object(r, Map.of("id", String.valueOf(id + 100))); // a key change (or a d of another key)
+      case 8 -> afterJson = afterJson == null || afterJson.equals("null") ? afterJson : afterJson.replace("\"n\":",
+          "\"extra\": 1, \"n\":");
+      case 9 -> afterJson = afterJson == null || afterJson.equals("null") ? afterJson : object(r, without(after, "amount"));
+      case 10 -> afterJson = object(r, with(after, "name", "\"" + ChangeFormat.UNAVAILABLE + "\""));
+      case 11 -> afterJson = object(r, with(after, "amount", "\"12\""));
+      case 12 -> afterJson = object(r, with(after, "n", "3000000000"));
+      case 13 -> afterJson = object(r, with(after, "flag", "1"));
+      case 14 -> afterJson = object(r, with(after, "id", "null"));
+      case 15 -> afterJson = object(r, with(after, "name", "\"nul\\u0000\""));
+      case 16 -> afterJson = object(r, with(after, "amount", "1.5"));
+      case 17 -> afterJson = object(r, with(after, "score", "123456789012345678901234567890"));
+      case 18 -> beforeJson = "{\"id\": null}";
+      case 19 -> beforeJson = "\"text\"";
+      case 20 -> afterJson = object(r, with(after, "name", "\"lone \\ud800 surrogate\""));
+      default -> { }
+    }
+    List<String> fields = new ArrayList<>();
+    fields.add("\"op\":" + ws(r) + "\"" + op + "\"");
+    if (beforeJson != null) {
+      fields.add("\"before\":" + ws(r) + beforeJson);
+    }
+    if (afterJson != null) {
+      fields.add("\"after\":" + ws(r) + afterJson);
+    }
+    fields.add("\"source\":" + ws(r) + object(r, source));
+    if (r.nextBoolean()) {
+      fields.add("\"ts_ms\": 1700000000001");
+    }
+    if (r.nextInt(4) == 0) {
+      fields.add("\"transaction\": {\"id\": \"571:53195829\", \"total_order\": 1, \"list\": [1, -2.5e3, true, null, [], {}]}");
+    }
+    switch (oddity) {
+      case 21 -> fields.add("\"op\": \"" + op + "\""); // named twice
+      case 22 -> {
+        return "{\"schema\": {\"type\": \"struct\"}, \"payload\": {" + String.join(", ", fields) + "}}";
+      }
+      case 23 -> fields.add(0, "\"op\": 7");
+      default -> { }
+    }
+    Collections.shuffle(fields, r);
+    return ws(r) + "{" + ws(r) + String.join("," + ws(r), fields) + ws(r) + "}" + ws(r);
+  }
+
+  private static Map<String, String> with(Map<String, String> m, String k, String v) {
+    Map<String, String> out = new java.util.LinkedHashMap<>(m);
+    out.put(k, v);
+    return out;
+  }
+
+  private static Map<String, String> without(Map<String, String> m, String k) {
+    Map<String, String> out = new java.util.LinkedHashMap<>(m);
+    out.remove(k);
+    return out;
+  }
+
+  private static String object(Random r, Map<String, String> fields) {
+    List<String> parts = new ArrayList<>();
+    fields.forEach((k, v) -> parts.add("\"" + k + "\"" + ws(r) + ":" + ws(r) + v));
+    if (r.nextInt(3) == 0) {
+      Collections.shuffle(parts, r);
+    }
+    return "{" + ws(r) + String.join("," + ws(r), parts) + ws(r) + "}";
+  }
+
+  private static String ws(Random r) {
+    return switch (r.nextInt(8)) {
+      case 0 -> " ";
+      case 1 -> "\t";
+      case 2 -> "  \r ";
+      default -> "";
+    };
+  }
+
+  /** A string's JSON text, escaped one of the ways JSON allows. */
+  private static String text(Random r, String s) {
+    StringBuilder b = new StringBuilder("\"");
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (c == '"' || c == '\\') {
+        b.append('\\').append(c);
+      } else if (c < 0x20) {
+        b.append(c == '\n' ? "\\n" : c == '\t' ? "\\t" : String.format("\\u%04x", (int) c));
+      } else if (c > 0x7e && r.nextBoolean() || c == '/' && r.nextBoolean()) {
+        b.append(String.format(r.nextBoolean() ? "\\u%04x" : "\\u%04X", (int) c));
+      } else {
+        b.append(c);
+      }
+    }
+    return b.append('"').toString();
+  }
+
+  private static String number(Random r) {
+    return switch (r.nextInt(8)) {
+      case 0 -> String.valueOf(r.nextInt(100) - 50);
+      case 1 -> "-0";
+      case 2 -> "-0.0";
+      case 3 -> String.valueOf(r.nextDouble() * 1000);
+      case 4 -> (r.nextInt(9) + 1) + "e" + (r.nextInt(40) - 20);
+      case 5 -> "1.5E+" + r.nextInt(400);
+      case 6 -> "0." + r.nextInt(1000) + "e-3";
+      default -> String.valueOf(r.nextLong());
+    };
+  }
+
+  /** The line with one character deleted, doubled or replaced by a JSON-significant one. */
+  private static String broken(Random r, String line) {
+    if (line.isEmpty()) {
+      return "{";
+    }
+    int i = r.nextInt(line.length());
+    String significant = "{}[]\",:\\0-e.tn \u0001";
+    String with = String.valueOf(significant.charAt(r.nextInt(significant.length())));
+    return switch (r.nextInt(3)) {
+      case 0 -> line.substring(0, i) + line.substring(i + 1);
+      case 1 -> line.substring(0, i) + line.charAt(i) + line.substring(i);
+      default -> line.substring(0, i) + with + line.substring(i + 1);
+    };
+  }
+}
