@@ -87,7 +87,8 @@ public final class Changes {
     List<String> batch = new ArrayList<>();
     envelopes.forEachRemaining(batch::add);
     long now = System.currentTimeMillis() / 1000;
-    long[] r = format == Format.DEBEZIUM ? stream.applyDebezium(batch, position, now) : null;
+    long[] r = stream.applyColumnar(format == Format.DEBEZIUM ? dev.floe.cdc.ChangeFormat.DEBEZIUM
+        : dev.floe.cdc.ChangeFormat.LWW, batch, position, now);
     if (r == null) {
       r = stream.apply(decode(batch), position, now);
     }

@@ -76,14 +76,11 @@ final class ChangeApply {
   }
 
   /**
-   * Applies a batch of Debezium events folded in DuckDB ({@link DebeziumBulk}), or null when that path
+   * Applies a batch folded in columns, reconciled in DuckDB ({@link ChangeBulk}), or null when that path
    * does not take it (nothing was written: fold it in Java).
    */
-  Outcome applyBulk(java.util.List<String> lines, String position, long nowSeconds) {
-    if (!DebeziumBulk.fits(state.shape)) {
-      return null;
-    }
-    return locked((target, stateTable) -> applyBulkLocked(target, stateTable, lines, position, nowSeconds));
+  Outcome applyBulk(dev.floe.cdc.FoldedColumns folded, String position, long nowSeconds) {
+    return locked((target, stateTable) -> applyBulkLocked(target, stateTable, folded, position, nowSeconds));
   }
 
   private interface Step {
@@ -193,7 +190,8 @@ final class ChangeApply {
     }
   }
 
-  private Outcome applyBulkLocked(Table target, Table stateTable, List<String> lines, String position, long now) {
+  private Outcome applyBulkLocked(Table target, Table stateTable, dev.floe.cdc.FoldedColumns folded, String position,
+      long now) {
     Base b = Base.of(target, stateTable);
     try (Durable.Scope ignored = Durable.scope(); DuckDBConnection duck = engine.connect()) {
       Long everything = null;
@@ -207,7 +205,7 @@ final class ChangeApply {
       if (expiring(duck, stateTable, b.stateSnapshot(), now)) {
         return null; // rows whose expiring cells are due: the Java fold rewrites them
       }
-      DebeziumBulk.Planned p = new DebeziumBulk(this, state, now, b.grace()).plan(duck, lines, target,
+      ChangeBulk.Planned p = new ChangeBulk(this, state, now, b.grace()).plan(duck, folded, target,
           b.targetSnapshot(), stateTable, b.stateSnapshot(), everything);
       if (p == null) {
         return null;

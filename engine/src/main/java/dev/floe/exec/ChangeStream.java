@@ -50,15 +50,23 @@ public final class ChangeStream {
   }
 
   /**
-   * Applies a batch of Debezium events (one JSON value each) folded in DuckDB, as {@link #apply} does; null
-   * when that path does not take the batch (small, or an event it does not read exactly): fold it in Java.
+   * Applies a large batch of envelopes (one JSON value each) decoded and folded in columns and reconciled
+   * in DuckDB ({@link ChangeBulk}), as {@link #apply} does; null when that path does not take the batch
+   * (small, or an envelope the columnar decoders do not read exactly): fold it in Java.
    */
-  public long[] applyDebezium(List<String> events, String position, long nowSeconds) {
+  public long[] applyColumnar(dev.floe.cdc.ChangeFormat format, List<String> envelopes, String position,
+      long nowSeconds) {
     engine.checkWritable();
-    if (events.size() < Integer.getInteger(DebeziumBulk.MIN_EVENTS_PROPERTY, DebeziumBulk.MIN_EVENTS)) {
+    if (envelopes.size() < Integer.getInteger(ChangeBulk.MIN_EVENTS_PROPERTY, ChangeBulk.MIN_EVENTS)
+        || !ChangeBulk.fits(state.shape)) {
       return null;
     }
-    ChangeApply.Outcome o = new ChangeApply(engine, target, state).applyBulk(events, position, nowSeconds);
+    dev.floe.cdc.FoldedColumns folded = format == dev.floe.cdc.ChangeFormat.DEBEZIUM
+        ? dev.floe.cdc.DebeziumBatch.fold(state.shape, envelopes) : dev.floe.cdc.LwwBatch.fold(state.shape, envelopes);
+    if (folded == null) {
+      return null;
+    }
+    ChangeApply.Outcome o = new ChangeApply(engine, target, state).applyBulk(folded, position, nowSeconds);
     return o == null ? null
         : new long[] {o.changes(), o.keysChanged(), o.rowsWritten(), o.rowsDeleted(), o.committed() ? 1 : 0};
   }

@@ -82,7 +82,7 @@ class DebeziumBatchTest {
       Collections.shuffle(lines, r);
       batches++;
       Fold reference = reference(shape, lines);
-      DebeziumBatch.Folded folded = DebeziumBatch.fold(shape, lines);
+      FoldedColumns folded = DebeziumBatch.fold(shape, lines);
       String what = "seed " + seed + ": " + (lines.size() < 4 ? lines : lines.size() + " lines");
       if (reference == null) {
         assertThat(folded).as(what + ": the reference fails the batch").isNull();
@@ -111,7 +111,7 @@ class DebeziumBatchTest {
     return fold;
   }
 
-  private static void assertSame(TableShape shape, Fold reference, DebeziumBatch.Folded folded, String what) {
+  private static void assertSame(TableShape shape, Fold reference, FoldedColumns folded, String what) {
     assertThat(reference.ranges()).as(what).isEmpty();
     assertThat(reference.carries()).as(what).isEmpty();
     assertThat(folded.changes).as(what + ": changes").isEqualTo(reference.changes());
@@ -134,14 +134,14 @@ class DebeziumBatchTest {
       RowState s = e.getValue();
       assertThat(folded.deletedAt[slot]).as(what + ": deleted " + e.getKey()).isEqualTo(s.deletedAt());
       long wp = s.marker() == null ? Long.MIN_VALUE : s.marker().ts();
-      assertThat(folded.writtenAt[slot]).as(what + ": written " + e.getKey()).isEqualTo(wp);
+      assertThat(folded.markerAt[slot]).as(what + ": written " + e.getKey()).isEqualTo(wp);
       if (wp == Long.MIN_VALUE) {
         continue;
       }
       for (int i = 0; i < shape.cellCount(); i++) {
         Cell c = s.cell(i);
         assertThat(c).as(what + ": " + e.getKey() + " cell " + i + " written").isNotNull();
-        assertThat(c.ts()).as(what).isEqualTo(wp);
+        assertThat(c.ts()).as(what).isEqualTo(wp).isEqualTo(folded.cellAt[i][slot]);
         Object expected = c.value();
         Object actual = folded.cellNulls[i][slot] ? null : folded.cells[i] instanceof String[] t ? t[slot]
             : value(shape.cellType(i), ((long[]) folded.cells[i])[slot]);

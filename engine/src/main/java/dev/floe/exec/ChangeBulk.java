@@ -2,7 +2,7 @@ package dev.floe.exec;
 
 import dev.floe.FloeException;
 import dev.floe.SqlState;
-import dev.floe.cdc.DebeziumBatch;
+import dev.floe.cdc.FoldedColumns;
 import dev.floe.cdc.TableShape;
 import dev.floe.read.ScanPlan;
 import dev.floe.read.ScanSql;
@@ -23,26 +23,27 @@ import org.apache.iceberg.types.Types;
 import org.duckdb.DuckDBConnection;
 
 /**
- * A large batch of Debezium events reconciled inside DuckDB, vectorized and on every core
- * (docs/decisions/0010): the batch is decoded and folded per key in columns ({@link DebeziumBatch}, on every
- * core), handed to DuckDB as Arrow, merged with the stored state by a join, and the new state rows and the
- * target's rows are written straight from those relations.
+ * A large batch of changes reconciled inside DuckDB, vectorized and on every core (docs/decisions/0010):
+ * the batch, decoded and folded per key in columns ({@link dev.floe.cdc.DebeziumBatch},
+ * {@link dev.floe.cdc.LwwBatch}: {@link FoldedColumns}), is handed to DuckDB as Arrow and merged with the
+ * stored state by a join, cell by cell in Cassandra's order, and the new state rows and the target's rows
+ * are written straight from those relations.
  *
- * <p>It computes exactly what the Java fold ({@link dev.floe.cdc.Fold}, the reference) computes, and
- * takes only the batches it computes exactly: those {@link DebeziumBatch} decodes, a state with no range
- * deletion but "everything" and no expiring cell due, and no NOT NULL violation. Anything else returns
- * null before anything is written: the caller folds the batch in Java, which also reports a bad event
- * precisely. {@code DebeziumBulkTest} checks both paths agree.
+ * <p>It computes exactly what the Java fold ({@link dev.floe.cdc.Fold#reconcile}, the reference) computes,
+ * and takes only the batches it computes exactly: those the columnar decoders read, a state with no range
+ * deletion but "everything" and no expiring cell due, no tie of two values with the stored state, and no
+ * NOT NULL violation. Anything else returns null before anything is written: the caller folds the batch in
+ * Java, which also reports a bad envelope precisely. {@code ChangeBulkTest} checks both paths agree.
  */
-final class DebeziumBulk {
-  /** Below this many events a batch is folded in Java: planning the SQL costs more than it saves. */
+final class ChangeBulk {
+  /** Below this many envelopes a batch is folded in Java: planning the SQL costs more than it saves. */
   static final int MIN_EVENTS = 20_000;
   /** The system property that sets {@link #MIN_EVENTS} otherwise. */
   static final String MIN_EVENTS_PROPERTY = "floe.cdc.bulk-min-events";
   /** How many batches this path has taken (for tests: that a batch did not fall back). */
   static final java.util.concurrent.atomic.AtomicLong TAKEN = new java.util.concurrent.atomic.AtomicLong();
 
-  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(DebeziumBulk.class);
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ChangeBulk.class);
   private static final String ARROW = "__floe_cdc_arrow";
   private static final String FOLD = "__floe_cdc_fold";
   private static final String STORED = "__floe_cdc_stored";
@@ -61,7 +62,7 @@ final class DebeziumBulk {
   /** How long a deletion is kept, in seconds ({@link ChangeState#gcGrace}). */
   private final long grace;
 
-  DebeziumBulk(ChangeApply apply, ChangeState state, long now, long grace) {
+  ChangeBulk(ChangeApply apply, ChangeState state, long now, long grace) {
     this.apply = apply;
     this.state = state;
     this.shape = state.shape;
@@ -71,22 +72,17 @@ final class DebeziumBulk {
 
   /** Whether a table's columns are all of types this path decodes (a key of integers or text). */
   static boolean fits(TableShape shape) {
-    return DebeziumBatch.fits(shape);
+    return FoldedColumns.fits(shape);
   }
 
   /**
-   * Plans the batch against the state and target as of the given snapshots, with every stored range
-   * deletion covering all rows at {@code everythingDeletedAt} (null: none): the files written, or null
-   * when this path does not take the batch (nothing written).
+   * Plans the folded batch against the state and target as of the given snapshots, with every stored
+   * range deletion covering all rows at {@code everythingDeletedAt} (null: none): the files written, or
+   * null when this path does not take the batch (nothing written).
    */
-  Planned plan(DuckDBConnection duck, List<String> lines, Table target, Optional<Snapshot> targetSnapshot,
+  Planned plan(DuckDBConnection duck, FoldedColumns folded, Table target, Optional<Snapshot> targetSnapshot,
       Table stateTable, Optional<Snapshot> stateSnapshot, Long everythingDeletedAt) {
     Steps steps = new Steps();
-    DebeziumBatch.Folded folded = DebeziumBatch.fold(shape, lines);
-    if (folded == null) {
-      return null; // an event the columnar decoder does not read exactly: the Java fold
-    }
-    steps.done("decoded and folded");
     try (Statement st = duck.createStatement()) {
       load(duck, folded, steps);
       steps.done("loaded");
@@ -124,7 +120,7 @@ final class DebeziumBulk {
           : new DeltaWriter.Deleted("SELECT * FROM " + TARGET_DELETED, deleted, null), merged[2] == 0 ? null
           : Inserter.Rows.query(targetRows(target), merged[2]));
       steps.done("target written");
-      LOG.debug("{} Debezium events for {} folded in DuckDB: {}", lines.size(), shape.table(), steps);
+      LOG.debug("{} changes of {} reconciled in DuckDB: {}", folded.changes, shape.table(), steps);
       return new Planned(stateDelta, targetDelta, changes, merged[1], merged[2], deleted, folded.maxPosition);
     } catch (SQLException e) {
       throw new FloeException(SqlState.INTERNAL_ERROR, "cannot apply changes to " + shape.table() + ": "
@@ -150,23 +146,24 @@ final class DebeziumBulk {
   }
 
   /**
-   * The folded batch as the temp table {@value #FOLD}: the key ({@code k0}...), the newest deletion
-   * ({@code del}) and write ({@code wp}) positions (NULL: none) and that write's cells ({@code c0}...), handed to
-   * DuckDB as one Arrow batch.
+   * The folded batch as the temp table {@value #FOLD}: the key ({@code k0}...), the newest deletion's and
+   * row marker's positions ({@code del}, {@code mt}; NULL: none), and each cell's newest write: its position
+   * ({@code p0}...; NULL: none) and value ({@code c0}...), handed to DuckDB as one Arrow batch.
    */
-  private void load(DuckDBConnection duck, DebeziumBatch.Folded f, Steps steps) throws SQLException {
+  private void load(DuckDBConnection duck, FoldedColumns f, Steps steps) throws SQLException {
     org.apache.arrow.memory.BufferAllocator allocator = apply.allocator();
     List<org.apache.arrow.vector.FieldVector> vectors = new ArrayList<>();
     try {
       int[] key = shape.key();
       for (int k = 0; k < key.length; k++) {
-        vectors.add(vector(allocator, "k" + k, DebeziumBatch.kindOf(shape, key[k]), f.keys[k], null, f.size));
+        vectors.add(vector(allocator, "k" + k, FoldedColumns.kindOf(shape, key[k]), f.keys[k], null, f.size));
       }
       vectors.add(positions(allocator, "del", f.deletedAt, f.size));
-      vectors.add(positions(allocator, "wp", f.writtenAt, f.size));
+      vectors.add(positions(allocator, "mt", f.markerAt, f.size));
       int[] cells = shape.cells();
       for (int i = 0; i < cells.length; i++) {
-        vectors.add(vector(allocator, "c" + i, DebeziumBatch.kindOf(shape, cells[i]), f.cells[i], f.cellNulls[i],
+        vectors.add(positions(allocator, "p" + i, f.cellAt[i], f.size));
+        vectors.add(vector(allocator, "c" + i, FoldedColumns.kindOf(shape, cells[i]), f.cells[i], f.cellNulls[i],
             f.size));
       }
       try (org.apache.arrow.vector.VectorSchemaRoot root = new org.apache.arrow.vector.VectorSchemaRoot(vectors);
@@ -199,7 +196,7 @@ final class DebeziumBulk {
     return v;
   }
 
-  /** A column of {@code n} values of a kind {@link DebeziumBatch} reads (nulls: none are NULL). */
+  /** A column of {@code n} values of a kind {@link FoldedColumns#kindOf} names (nulls: none are NULL). */
   private static org.apache.arrow.vector.FieldVector vector(org.apache.arrow.memory.BufferAllocator allocator,
       String name, String kind, Object values, boolean[] nulls, int n) {
     switch (kind) {
@@ -342,7 +339,6 @@ final class DebeziumBulk {
         + " < n_marker_expires))");
     StringBuilder expires = new StringBuilder("least(CASE WHEN n_marker_ts IS NOT NULL AND n_marker_expires <> 0 AND "
         + now + " < n_marker_expires THEN n_marker_expires END");
-    String newer = "(d IS NULL OR wp > d)";
     for (int k = 0; k < shape.keySize(); k++) {
       cols.append("s.k").append(k).append(", ");
     }
@@ -354,17 +350,20 @@ final class DebeziumBulk {
       String kind = "s." + ChangeState.kind(id);
       String x = "s." + ChangeState.ldt(id);
       String nv = "s.c" + i;
+      String p = "p" + i;
       String bk = "(CASE WHEN " + nv + " IS NULL THEN 2 ELSE 0 END)";
-      wins.append(", wp IS NOT NULL AND ").append(newer).append(" AND (").append(t).append(" IS NULL OR wp > ").append(t)
-          .append(" OR wp = ").append(t).append(" AND ").append(bk).append(" > ").append(kind).append(") AS bw").append(i);
+      wins.append(", ").append(p).append(" IS NOT NULL AND (d IS NULL OR ").append(p).append(" > d) AND (").append(t)
+          .append(" IS NULL OR ").append(p).append(" > ").append(t).append(" OR ").append(p).append(" = ").append(t)
+          .append(" AND ").append(bk).append(" > ").append(kind).append(") AS bw").append(i);
       changed.append(" OR bw").append(i);
-      conflict.append(" OR (wp = ").append(t).append(" AND ").append(kind).append(" = 0 AND ").append(x).append(" = 0 AND ")
-          .append(nv).append(" IS NOT NULL AND ").append(nv).append(" IS DISTINCT FROM ").append(v).append(')');
+      conflict.append(" OR (").append(p).append(" = ").append(t).append(" AND ").append(kind).append(" = 0 AND ")
+          .append(x).append(" = 0 AND ").append(nv).append(" IS NOT NULL AND ").append(nv).append(" IS DISTINCT FROM ")
+          .append(v).append(')');
       String keep = "(" + t + " > d OR d IS NULL AND " + t + " IS NOT NULL)";
       cols.append("CASE WHEN bw").append(i).append(" THEN ").append(nv).append(" WHEN ").append(keep).append(" THEN ")
           .append(v).append(" END AS n_v").append(i).append(", ");
-      cols.append("CASE WHEN bw").append(i).append(" THEN wp WHEN ").append(keep).append(" THEN ").append(t)
-          .append(" END AS n_t").append(i).append(", ");
+      cols.append("CASE WHEN bw").append(i).append(" THEN ").append(p).append(" WHEN ").append(keep).append(" THEN ")
+          .append(t).append(" END AS n_t").append(i).append(", ");
       cols.append("CASE WHEN bw").append(i).append(" THEN ").append(bk).append(" WHEN ").append(keep).append(" THEN ")
           .append(kind).append(" END AS n_k").append(i).append(", ");
       cols.append("CASE WHEN bw").append(i).append(" THEN 0 WHEN ").append(keep).append(" THEN ").append(x)
@@ -376,7 +375,7 @@ final class DebeziumBulk {
     }
     expires.append(')');
     String keepMarker = "(s." + ChangeState.MARKER_TS + " > d OR d IS NULL AND s." + ChangeState.MARKER_TS + " IS NOT NULL)";
-    cols.append("CASE WHEN bm THEN wp WHEN ").append(keepMarker).append(" THEN s.").append(ChangeState.MARKER_TS)
+    cols.append("CASE WHEN bm THEN mt WHEN ").append(keepMarker).append(" THEN s.").append(ChangeState.MARKER_TS)
         .append(" END AS n_marker_ts, CASE WHEN bm THEN 0 WHEN ").append(keepMarker).append(" THEN s.")
         .append(ChangeState.MARKER_EXPIRES).append(" END AS n_marker_expires, d AS n_deleted_at, s.sfile, s.spos, s.")
         .append(ChangeState.DEAD_SINCE).append(" AS s_dead_since, ").append(changed).append(" AS changed, ")
@@ -384,8 +383,8 @@ final class DebeziumBulk {
     String joined = "SELECT f.*, s.*, greatest(s." + ChangeState.DELETED_AT + ", f.del" + (everything == null ? ""
         : ", CAST(" + everything + " AS BIGINT)") + ") AS d FROM " + FOLD + " AS f LEFT JOIN " + STORED + " AS s ON "
         + keyJoin("f", "s", true);
-    String withWins = "SELECT *, wp IS NOT NULL AND " + newer + " AND (s." + ChangeState.MARKER_TS + " IS NULL OR wp > s."
-        + ChangeState.MARKER_TS + ") AS bm" + wins + " FROM (" + joined + ") AS s";
+    String withWins = "SELECT *, mt IS NOT NULL AND (d IS NULL OR mt > d) AND (s." + ChangeState.MARKER_TS
+        + " IS NULL OR mt > s." + ChangeState.MARKER_TS + ") AS bm" + wins + " FROM (" + joined + ") AS s";
     String next = "SELECT " + cols + " FROM (" + withWins + ") AS s";
     String liveOf = "SELECT *, " + live + " AS live, " + expires + " AS n_expires_next FROM (" + next + ")";
     return "CREATE OR REPLACE TEMP TABLE " + MERGED + " AS SELECT *, CASE WHEN live THEN NULL ELSE coalesce(s_dead_since, "

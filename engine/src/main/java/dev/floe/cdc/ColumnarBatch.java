@@ -1,0 +1,593 @@
+package dev.floe.cdc;
+
+import dev.floe.SqlType;
+import java.util.List;
+import java.util.function.IntFunction;
+import java.util.stream.IntStream;
+
+/**
+ * What the columnar decoders of large batches ({@link DebeziumBatch}, {@link LwwBatch}) share: the column
+ * types they read, a strict JSON reader over one line that reads a column's value as {@link JsonValues}
+ * does or says it does not, decoding a batch's lines in chunks on every core, and a map of keys to the
+ * fold's slots. A decoder takes a batch only if it reads every line exactly as the format's tree decoder
+ * does; otherwise it refuses it ({@link Refused}) and the batch is folded by {@link Fold}.
+ */
+abstract class ColumnarBatch {
+  /** Lines decoded on one thread at a time. */
+  private static final int CHUNK = 16_384;
+
+  /** How a column's values are held: booleans, ints, longs and doubles' bits in a long, text as a String. */
+  enum Kind {
+    BOOLEAN, INTEGER, BIGINT, DOUBLE, TEXT
+  }
+
+  final TableShape shape;
+  /** Per column, how its values are read. */
+  final Kind[] kinds;
+
+  ColumnarBatch(TableShape shape, Kind[] kinds) {
+    this.shape = shape;
+    this.kinds = kinds;
+  }
+
+  /** Per column, how its values are read, or null when a column is of a type these decoders do not read. */
+  static Kind[] kinds(TableShape shape) {
+    if (shape.cellCount() == 0) {
+      return null;
+    }
+    Kind[] kinds = new Kind[shape.columns().size()];
+    for (int c = 0; c < kinds.length; c++) {
+      SqlType sql = shape.sqlType(c);
+      kinds[c] = switch (sql.kind()) {
+        case BOOLEAN -> Kind.BOOLEAN;
+        case INTEGER -> Kind.INTEGER;
+        case BIGINT -> Kind.BIGINT;
+        case DOUBLE -> Kind.DOUBLE;
+        case TEXT -> Kind.TEXT;
+        case VARCHAR -> sql.precision() > 0 ? null : Kind.TEXT;
+        default -> null;
+      };
+      if (kinds[c] == null || shape.keyPosition(c) >= 0 && (kinds[c] == Kind.BOOLEAN || kinds[c] == Kind.DOUBLE)) {
+        return null;
+      }
+    }
+    return kinds;
+  }
+
+  /** Decodes the lines in chunks on every core; null if any chunk refused. */
+  static <T> List<T> chunks(List<String> lines, ChunkDecoder<T> decoder) {
+    int chunks = (lines.size() + CHUNK - 1) / CHUNK;
+    IntFunction<T> one = i -> {
+      try {
+        return decoder.decode(i * CHUNK, Math.min(lines.size(), (i + 1) * CHUNK));
+      } catch (Refused r) {
+        return null;
+      }
+    };
+    List<T> out = IntStream.range(0, chunks).parallel().mapToObj(one).toList();
+    return out.contains(null) ? null : out;
+  }
+
+  interface ChunkDecoder<T> {
+    T decode(int from, int to);
+  }
+
+  /** Thrown to stop decoding a batch a decoder does not take; no stack trace. */
+  static final class Refused extends RuntimeException {
+    static final Refused INSTANCE = new Refused();
+
+    private Refused() {
+      super(null, null, false, false);
+    }
+  }
+
+  /** Column values of a chunk's rows: per column {@code long[]} (text: {@code String[]}) and NULLs. */
+  final class Values {
+    final Object[] values;
+    final boolean[][] nulls;
+
+    Values(int n) {
+      values = new Object[kinds.length];
+      nulls = new boolean[kinds.length][];
+      for (int c = 0; c < kinds.length; c++) {
+        values[c] = kinds[c] == Kind.TEXT ? new String[n] : new long[n];
+        nulls[c] = new boolean[n];
+      }
+    }
+
+    /** Stores the value the cursor last read into column {@code c} of row {@code row}. */
+    void set(int c, int row, Cursor from) {
+      nulls[c][row] = from.isNull;
+      if (kinds[c] == Kind.TEXT) {
+        ((String[]) values[c])[row] = from.text;
+      } else {
+        ((long[]) values[c])[row] = from.bits;
+      }
+    }
+
+    long longAt(int c, int row) {
+      return ((long[]) values[c])[row];
+    }
+
+    String textAt(int c, int row) {
+      return ((String[]) values[c])[row];
+    }
+  }
+
+  /** A key's values as a map key: its one value, or a {@link Key} of its values. */
+  Object keyOf(Values v, int row) {
+    int[] key = shape.key();
+    if (key.length == 1) {
+      return kinds[key[0]] == Kind.TEXT ? v.textAt(key[0], row) : (Object) v.longAt(key[0], row);
+    }
+    Object[] values = new Object[key.length];
+    for (int k = 0; k < key.length; k++) {
+      values[k] = kinds[key[k]] == Kind.TEXT ? v.textAt(key[k], row) : (Object) v.longAt(key[k], row);
+    }
+    return new Key(values);
+  }
+
+  /** Key slots of a fold: keys to consecutive numbers (a primitive map for one integer key). */
+  final class Slots {
+    private final boolean oneLong;
+    private final LongSlots longs = new LongSlots();
+    private final java.util.Map<Object, Integer> objects = new java.util.HashMap<>();
+    int size;
+
+    Slots() {
+      int[] key = shape.key();
+      oneLong = key.length == 1 && kinds[key[0]] != Kind.TEXT;
+    }
+
+    /** The slot of row {@code row}'s key; a new one ({@link #size} grows) if it is new. */
+    int of(Values v, int row) {
+      int slot;
+      if (oneLong) {
+        slot = longs.slot(v.longAt(shape.key()[0], row), size);
+      } else {
+        Integer found = objects.putIfAbsent(keyOf(v, row), size);
+        slot = found == null ? size : found;
+      }
+      if (slot == size) {
+        size++;
+      }
+      return slot;
+    }
+
+    /** Each slot's key values, per key column ({@code long[]} or {@code String[]}). */
+    Object[] keys() {
+      int[] key = shape.key();
+      Object[] out = new Object[key.length];
+      for (int k = 0; k < key.length; k++) {
+        out[k] = kinds[key[k]] == Kind.TEXT ? new String[size] : new long[size];
+      }
+      if (oneLong) {
+        longs.forEach((k, slot) -> ((long[]) out[0])[slot] = k);
+        return out;
+      }
+      for (java.util.Map.Entry<Object, Integer> e : objects.entrySet()) {
+        int slot = e.getValue();
+        for (int k = 0; k < key.length; k++) {
+          Object v = key.length == 1 ? e.getKey() : ((Key) e.getKey()).values()[k];
+          if (out[k] instanceof String[] t) {
+            t[slot] = (String) v;
+          } else {
+            ((long[]) out[k])[slot] = (Long) v;
+          }
+        }
+      }
+      return out;
+    }
+  }
+
+  /** An open-addressing map of long keys to slots. */
+  private static final class LongSlots {
+    private long[] keys = new long[1 << 16];
+    private int[] slots = new int[1 << 16];
+    private boolean[] used = new boolean[1 << 16];
+    private int count;
+
+    /** The slot of {@code k}, given {@code next} if it is new. */
+    int slot(long k, int next) {
+      if (count * 2 >= keys.length) {
+        grow();
+      }
+      int mask = keys.length - 1;
+      int i = hash(k) & mask;
+      while (used[i]) {
+        if (keys[i] == k) {
+          return slots[i];
+        }
+        i = (i + 1) & mask;
+      }
+      used[i] = true;
+      keys[i] = k;
+      slots[i] = next;
+      count++;
+      return next;
+    }
+
+    private static int hash(long k) {
+      long h = k * 0x9E3779B97F4A7C15L;
+      return (int) (h ^ (h >>> 32));
+    }
+
+    private void grow() {
+      long[] oldKeys = keys;
+      int[] oldSlots = slots;
+      boolean[] oldUsed = used;
+      keys = new long[oldKeys.length * 2];
+      slots = new int[oldKeys.length * 2];
+      used = new boolean[oldKeys.length * 2];
+      int mask = keys.length - 1;
+      for (int j = 0; j < oldKeys.length; j++) {
+        if (oldUsed[j]) {
+          int i = hash(oldKeys[j]) & mask;
+          while (used[i]) {
+            i = (i + 1) & mask;
+          }
+          used[i] = true;
+          keys[i] = oldKeys[j];
+          slots[i] = oldSlots[j];
+        }
+      }
+    }
+
+    interface Each {
+      void accept(long key, int slot);
+    }
+
+    void forEach(Each each) {
+      for (int j = 0; j < keys.length; j++) {
+        if (used[j]) {
+          each.accept(keys[j], slots[j]);
+        }
+      }
+    }
+  }
+
+  /**
+   * A strict JSON reader over one line, refusing ({@link Refused}) anything but JSON as Jackson's default
+   * parser reads it; {@link #value} reads a column's value into {@link #bits} / {@link #text} /
+   * {@link #isNull}.
+   */
+  final class Cursor {
+    private String s;
+    private int p;
+    /** The last value {@link #value} read: NULL, a long (doubles as bits, booleans as 0/1), text. */
+    boolean isNull;
+    long bits;
+    String text;
+
+    void reset(String line) {
+      s = line;
+      p = 0;
+    }
+
+    /**
+     * Reads column {@code c}'s value: whether it is NULL (where {@code nullable}) or of the column's JSON
+     * type, read as {@link JsonValues} reads it (text without NUL; {@code placeholders}: not Debezium's
+     * unchanged-TOAST placeholder, which the tree decoder treats apart). False leaves it read past.
+     */
+    boolean value(int c, boolean nullable, boolean placeholders) {
+      char ch = peek();
+      isNull = false;
+      if (ch == 'n') {
+        literal("null");
+        isNull = true;
+        return nullable;
+      }
+      switch (kinds[c]) {
+        case TEXT -> {
+          if (ch != '"') {
+            skip();
+            return false;
+          }
+          text = string();
+          return text.indexOf('\0') < 0 && (!placeholders || !text.equals(ChangeFormat.UNAVAILABLE)
+              && !text.equals(ChangeFormat.UNAVAILABLE_BYTES));
+        }
+        case BOOLEAN -> {
+          if (ch == 't') {
+            literal("true");
+            bits = 1;
+          } else if (ch == 'f') {
+            literal("false");
+            bits = 0;
+          } else {
+            skip();
+            return false;
+          }
+          return true;
+        }
+        default -> {
+          if (ch != '-' && (ch < '0' || ch > '9')) {
+            skip();
+            return false;
+          }
+          int start = p;
+          boolean integral = number();
+          if (kinds[c] == Kind.DOUBLE) {
+            if (integral) { // as a long first, as Jackson does (-0 is 0)
+              Long l = parseLong(start, p);
+              if (l == null) {
+                return false;
+              }
+              bits = Double.doubleToRawLongBits((double) l);
+            } else {
+              bits = Double.doubleToRawLongBits(Double.parseDouble(s.substring(start, p)));
+            }
+            return true;
+          }
+          Long l = integral ? parseLong(start, p) : null;
+          if (l == null || kinds[c] == Kind.INTEGER && (l < Integer.MIN_VALUE || l > Integer.MAX_VALUE)) {
+            return false;
+          }
+          bits = l;
+          return true;
+        }
+      }
+    }
+
+    /** A JSON integer in the range of a long. */
+    long integer() {
+      int start = p;
+      char c = peek();
+      if (c != '-' && (c < '0' || c > '9') || !number()) {
+        throw Refused.INSTANCE;
+      }
+      Long l = parseLong(start, p);
+      if (l == null) {
+        throw Refused.INSTANCE;
+      }
+      return l;
+    }
+
+    private Long parseLong(int start, int end) {
+      try {
+        return Long.parseLong(s, start, end, 10);
+      } catch (NumberFormatException e) {
+        return null; // out of range
+      }
+    }
+
+    char peek() {
+      if (p >= s.length()) {
+        throw Refused.INSTANCE;
+      }
+      return s.charAt(p);
+    }
+
+    void ws() {
+      while (p < s.length()) {
+        char c = s.charAt(p);
+        if (c != ' ' && c != '\t' && c != '\n' && c != '\r') {
+          return;
+        }
+        p++;
+      }
+    }
+
+    /** The end of the line (white space aside). */
+    void end() {
+      ws();
+      if (p != s.length()) {
+        throw Refused.INSTANCE;
+      }
+    }
+
+    void expect(char c) {
+      if (peek() != c) {
+        throw Refused.INSTANCE;
+      }
+      p++;
+    }
+
+    void literal(String word) {
+      if (!s.startsWith(word, p)) {
+        throw Refused.INSTANCE;
+      }
+      p += word.length();
+    }
+
+    /** The start of an object's members: false for {@code {}}. Expects {@code {}. */
+    boolean open() {
+      expect('{');
+      ws();
+      if (peek() == '}') {
+        p++;
+        return false;
+      }
+      return true;
+    }
+
+    /** A member's name and its colon. */
+    String name() {
+      ws();
+      String name = string();
+      ws();
+      expect(':');
+      ws();
+      return name;
+    }
+
+    /** After a member's value: true if another follows, false at the object's end (read past). */
+    boolean next() {
+      ws();
+      char c = peek();
+      p++;
+      if (c == ',') {
+        return true;
+      }
+      if (c != '}') {
+        throw Refused.INSTANCE;
+      }
+      return false;
+    }
+
+    /** {@code true}, {@code false} or {@code null} (null reads as {@code otherwise}); anything else refuses. */
+    boolean bool(boolean otherwise) {
+      char c = peek();
+      if (c == 't') {
+        literal("true");
+        return true;
+      }
+      if (c == 'f') {
+        literal("false");
+        return false;
+      }
+      literal("null");
+      return otherwise;
+    }
+
+    /** A number as JSON has it; whether it is an integer (no fraction, no exponent). */
+    private boolean number() {
+      boolean integral = true;
+      if (peek() == '-') {
+        p++;
+      }
+      char c = peek();
+      if (c == '0') {
+        p++;
+      } else if (c >= '1' && c <= '9') {
+        while (p < s.length() && s.charAt(p) >= '0' && s.charAt(p) <= '9') {
+          p++;
+        }
+      } else {
+        throw Refused.INSTANCE;
+      }
+      if (p < s.length() && s.charAt(p) == '.') {
+        integral = false;
+        p++;
+        digits();
+      }
+      if (p < s.length() && (s.charAt(p) == 'e' || s.charAt(p) == 'E')) {
+        integral = false;
+        p++;
+        if (p < s.length() && (s.charAt(p) == '+' || s.charAt(p) == '-')) {
+          p++;
+        }
+        digits();
+      }
+      return integral;
+    }
+
+    private void digits() {
+      int start = p;
+      while (p < s.length() && s.charAt(p) >= '0' && s.charAt(p) <= '9') {
+        p++;
+      }
+      if (p == start) {
+        throw Refused.INSTANCE;
+      }
+    }
+
+    /** A string's value, its escapes decoded; no raw control character, surrogates in pairs only. */
+    String string() {
+      expect('"');
+      int start = p;
+      while (true) {
+        char c = peek();
+        if (c == '"') {
+          String v = s.substring(start, p);
+          p++;
+          return v;
+        }
+        if (c == '\\' || c < 0x20 || Character.isSurrogate(c)) {
+          break;
+        }
+        p++;
+      }
+      StringBuilder b = new StringBuilder(p - start + 16).append(s, start, p);
+      while (true) {
+        char c = peek();
+        p++;
+        if (c == '"') {
+          break;
+        } else if (c < 0x20) {
+          throw Refused.INSTANCE;
+        } else if (c == '\\') {
+          char e = peek();
+          p++;
+          switch (e) {
+            case '"', '\\', '/' -> b.append(e);
+            case 'b' -> b.append('\b');
+            case 'f' -> b.append('\f');
+            case 'n' -> b.append('\n');
+            case 'r' -> b.append('\r');
+            case 't' -> b.append('\t');
+            case 'u' -> {
+              if (p + 4 > s.length()) {
+                throw Refused.INSTANCE;
+              }
+              int u = 0;
+              for (int i = 0; i < 4; i++) {
+                int h = Character.digit(s.charAt(p + i), 16);
+                if (h < 0) {
+                  throw Refused.INSTANCE;
+                }
+                u = u * 16 + h;
+              }
+              p += 4;
+              b.append((char) u);
+            }
+            default -> throw Refused.INSTANCE;
+          }
+        } else {
+          b.append(c);
+        }
+      }
+      String v = b.toString();
+      for (int i = 0; i < v.length(); i++) {
+        char c = v.charAt(i);
+        if (Character.isHighSurrogate(c) && i + 1 < v.length() && Character.isLowSurrogate(v.charAt(i + 1))) {
+          i++;
+        } else if (Character.isSurrogate(c)) {
+          throw Refused.INSTANCE;
+        }
+      }
+      return v;
+    }
+
+    /** Skips any JSON value, checking its grammar. */
+    void skip() {
+      char c = peek();
+      switch (c) {
+        case '{' -> {
+          if (open()) {
+            do {
+              name();
+              skip();
+            } while (next());
+          }
+        }
+        case '[' -> {
+          p++;
+          ws();
+          if (peek() == ']') {
+            p++;
+            return;
+          }
+          while (true) {
+            ws();
+            skip();
+            ws();
+            char d = peek();
+            p++;
+            if (d == ']') {
+              return;
+            }
+            if (d != ',') {
+              throw Refused.INSTANCE;
+            }
+          }
+        }
+        case '"' -> string();
+        case 't' -> literal("true");
+        case 'f' -> literal("false");
+        case 'n' -> literal("null");
+        default -> number();
+      }
+    }
+  }
+}
