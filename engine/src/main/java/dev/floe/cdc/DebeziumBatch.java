@@ -207,11 +207,9 @@ public final class DebeziumBatch extends ColumnarBatch {
           if (c < 0 || isBefore && shape.keyPosition(c) < 0) {
             ok &= isBefore; // a column the table does not have: the fold's error
             in.skip();
-          } else if (seen[c]) {
-            throw Refused.INSTANCE; // a column named twice: which one a tree keeps is the fold's business
           } else {
+            count += seen[c] ? 0 : 1; // a column named twice: the last value, as in Jackson's tree
             seen[c] = true;
-            count++;
             ok &= in.value(c, shape.keyPosition(c) < 0, true);
             if (isBefore) {
               before.set(c, 0, in);

@@ -87,11 +87,11 @@ public final class LwwBatch extends ColumnarBatch {
           if (in.open()) {
             do {
               int c = shape.column(in.name());
-              if (c < 0 || shape.keyPosition(c) < 0 || seen[c] || !in.value(c, false, false)) {
-                throw Refused.INSTANCE; // not a key column, named twice, NULL or not of its type
+              if (c < 0 || shape.keyPosition(c) < 0 || !in.value(c, false, false)) {
+                throw Refused.INSTANCE; // not a key column, NULL or not of its type
               }
+              count += seen[c] ? 0 : 1; // a column named twice: the last value, as in Jackson's tree
               seen[c] = true;
-              count++;
               d.values.set(c, row, in);
             } while (in.next());
           }
@@ -135,11 +135,11 @@ public final class LwwBatch extends ColumnarBatch {
             if (in.open()) {
               do {
                 int c = shape.column(in.name());
-                if (c < 0 || shape.keyPosition(c) >= 0 || seen[c] || !in.value(c, true, false)) {
+                if (c < 0 || shape.keyPosition(c) >= 0 || !in.value(c, true, false)) {
                   throw Refused.INSTANCE; // the fold's error, or a value it reads otherwise
                 }
+                cellsWritten += seen[c] ? 0 : 1; // a column named twice: the last value, as in Jackson's tree
                 seen[c] = true;
-                cellsWritten++;
                 d.written[c][row] = true;
                 d.values.set(c, row, in);
               } while (in.next());
