@@ -264,6 +264,21 @@ abstract class ColumnarBatch {
       p = 0;
     }
 
+    /** Where the cursor is in the line. */
+    int position() {
+      return p;
+    }
+
+    /** Whether the line's text from {@code from} to the cursor is {@code other}. */
+    boolean sameText(int from, String other) {
+      return other != null && other.length() == p - from && s.regionMatches(from, other, 0, other.length());
+    }
+
+    /** The line's text from {@code from} to the cursor. */
+    String textFrom(int from) {
+      return s.substring(from, p);
+    }
+
     /**
      * Reads column {@code c}'s value: whether it is NULL (where {@code nullable}) or of the column's JSON
      * type, read as {@link JsonValues} reads it (text without NUL; {@code placeholders}: not Debezium's

@@ -10,14 +10,17 @@ import java.util.List;
  *
  * <p>It takes only batches it decodes exactly as {@link DebeziumEvents} does, and returns null for any
  * other (the caller folds it with {@link Fold}, which also names a bad event and why): every line valid
- * JSON, a plain event (no schema envelope) or a tombstone ({@code null}); {@code op} c, u, d, m, or r outside
- * an initial snapshot; a PostgreSQL LSN as an integer; an after image naming every column once, each value
+ * JSON, an event (plain, or the payload of a schema envelope whose schema the tree decoder reads) or a
+ * tombstone ({@code null}, or an envelope's null payload); {@code op} c, u, d, m, or r (but the read that
+ * starts an initial snapshot, which also deletes every older row); a PostgreSQL LSN as an integer; an after image naming every column once, each value
  * NULL (but in a key column) or of its column's JSON type (true/false, an integer in range, a number, a
  * string without NUL that is not the unchanged-TOAST placeholder); a before image with the key where a
  * delete needs it; no key change; no two writes of a key at one position (Cassandra's tie-break of their
  * values is the fold's). Column types: {@link FoldedColumns#fits}.
  */
 public final class DebeziumBatch extends ColumnarBatch {
+  private static final com.fasterxml.jackson.databind.ObjectReader SCHEMA =
+      new com.fasterxml.jackson.databind.ObjectMapper().readerFor(com.fasterxml.jackson.databind.JsonNode.class);
   private static final byte NONE = 0;
   private static final byte WRITE = 1;
   private static final byte DELETE = 2;
@@ -67,6 +70,28 @@ public final class DebeziumBatch extends ColumnarBatch {
     /** The before image's key values. */
     private final Values before = new Values(1);
     private final boolean[] seen = new boolean[kinds.length];
+    /** The text of the last schema envelope read and found to be one the tree decoder reads. */
+    private String schemaRead;
+
+    /** The members of an event object read so far. */
+    private final class Members {
+      String op;
+      int beforeIs; // 0 absent or null, 1 an object with the key, 2 an object without it, 3 something else
+      int afterIs; // 0 absent or null, 1 an object with every column, 2 an object without, 3 something else
+      boolean beforeNamed;
+      boolean afterNamed;
+      boolean sourceNamed;
+      long lsn;
+      boolean lsnSeen;
+      int snapshot; // 0 no initial snapshot, 1 a read of one, 2 the read that starts one
+      boolean schema;
+      int payload; // 0 absent, 1 null, 2 an object
+      Members inner;
+
+      boolean event() {
+        return op != null || beforeNamed || afterNamed || sourceNamed;
+      }
+    }
 
     void read(String line, Chunk d, int row) {
       in.reset(line);
@@ -77,78 +102,32 @@ public final class DebeziumBatch extends ColumnarBatch {
         d.op[row] = NONE; // a tombstone
         return;
       }
-      String op = null;
-      int beforeIs = 0; // 0 absent or null, 1 an object with the key, 2 an object without it, 3 something else
-      int afterIs = 0; // 0 absent or null, 1 an object with every column, 2 an object without, 3 something else
-      boolean beforeNamed = false;
-      boolean afterNamed = false;
-      boolean sourceNamed = false;
-      long lsn = 0;
-      boolean lsnSeen = false;
-      boolean initial = false;
-      if (in.open()) {
-        do {
-          String name = in.name();
-          switch (name) {
-            case "op" -> {
-              if (op != null || in.peek() != '"') {
-                throw Refused.INSTANCE; // named twice, or not a string
-              }
-              op = in.string();
-            }
-            case "before" -> {
-              if (beforeNamed) {
-                throw Refused.INSTANCE;
-              }
-              beforeNamed = true;
-              beforeIs = in.peek() == '{' ? (image(d, row, true) ? 1 : 2) : nullOrOther();
-            }
-            case "after" -> {
-              if (afterNamed) {
-                throw Refused.INSTANCE;
-              }
-              afterNamed = true;
-              afterIs = in.peek() == '{' ? (image(d, row, false) ? 1 : 2) : nullOrOther();
-            }
-            case "source" -> {
-              if (sourceNamed || in.peek() != '{') {
-                throw Refused.INSTANCE;
-              }
-              sourceNamed = true;
-              if (in.open()) {
-                do {
-                  String field = in.name();
-                  if (field.equals("lsn")) {
-                    if (lsnSeen) {
-                      throw Refused.INSTANCE;
-                    }
-                    lsnSeen = true;
-                    lsn = in.integer();
-                  } else if (field.equals("snapshot")) {
-                    initial = !quietSnapshot();
-                  } else {
-                    in.skip();
-                  }
-                } while (in.next());
-              }
-            }
-            case "schema", "payload" -> throw Refused.INSTANCE; // an envelope: the tree decoder's
-            default -> in.skip();
-          }
-        } while (in.next());
-      }
+      Members outer = members(d, row, true);
       in.end();
-      if (op == null) {
+      Members m = outer;
+      if (outer.schema && outer.payload != 0) { // an envelope: the event is its payload
+        if (outer.event()) {
+          throw Refused.INSTANCE; // beside an event's members: which ones count is the tree decoder's business
+        }
+        if (outer.payload == 1) {
+          d.op[row] = NONE; // a tombstone with its schema
+          return;
+        }
+        m = outer.inner;
+      } else if (outer.schema || outer.payload != 0) {
+        throw Refused.INSTANCE; // half an envelope: the tree decoder's error
+      }
+      if (m.op == null) {
         throw Refused.INSTANCE;
       }
-      switch (op) {
+      switch (m.op) {
         case "m" -> d.op[row] = NONE;
         case "d" -> {
-          if (!lsnSeen || beforeIs != 1) {
+          if (!m.lsnSeen || m.beforeIs != 1) {
             throw Refused.INSTANCE;
           }
           d.op[row] = DELETE;
-          d.lsn[row] = lsn;
+          d.lsn[row] = m.lsn;
           for (int k : shape.key()) { // the key from the before image
             d.values.nulls[k][row] = false;
             if (kinds[k] == Kind.TEXT) {
@@ -159,12 +138,12 @@ public final class DebeziumBatch extends ColumnarBatch {
           }
         }
         case "c", "u", "r" -> {
-          if (!lsnSeen || afterIs != 1 || op.equals("r") && initial) {
-            throw Refused.INSTANCE;
+          if (!m.lsnSeen || m.afterIs != 1 || m.op.equals("r") && m.snapshot == 2) {
+            throw Refused.INSTANCE; // the read that starts a snapshot also deletes every older row: the fold's
           }
-          if (op.equals("u") && (beforeIs == 1 || beforeIs == 2)) {
+          if (m.op.equals("u") && (m.beforeIs == 1 || m.beforeIs == 2)) {
             // a before image that is an object holds the old key: the same key, or a key change (the fold's)
-            if (beforeIs != 1) {
+            if (m.beforeIs != 1) {
               throw Refused.INSTANCE;
             }
             for (int k : shape.key()) {
@@ -176,10 +155,133 @@ public final class DebeziumBatch extends ColumnarBatch {
             }
           }
           d.op[row] = WRITE;
-          d.lsn[row] = lsn;
+          // an initial snapshot's reads rank below every streamed change
+          d.lsn[row] = m.op.equals("r") && m.snapshot == 1 ? m.lsn - DebeziumEvents.SNAPSHOT_RANK : m.lsn;
         }
         default -> throw Refused.INSTANCE; // t, and what is no op
       }
+    }
+
+    /** An event object's members (at the top, also a schema envelope's {@code schema} and {@code payload}). */
+    private Members members(Chunk d, int row, boolean top) {
+      Members m = new Members();
+      if (in.peek() != '{') {
+        throw Refused.INSTANCE;
+      }
+      if (in.open()) {
+        do {
+          String name = in.name();
+          switch (name) {
+            case "op" -> {
+              if (m.op != null || in.peek() != '"') {
+                throw Refused.INSTANCE; // named twice, or not a string
+              }
+              m.op = in.string();
+            }
+            case "before" -> {
+              if (m.beforeNamed) {
+                throw Refused.INSTANCE;
+              }
+              m.beforeNamed = true;
+              m.beforeIs = in.peek() == '{' ? (image(d, row, true) ? 1 : 2) : nullOrOther();
+            }
+            case "after" -> {
+              if (m.afterNamed) {
+                throw Refused.INSTANCE;
+              }
+              m.afterNamed = true;
+              m.afterIs = in.peek() == '{' ? (image(d, row, false) ? 1 : 2) : nullOrOther();
+            }
+            case "source" -> {
+              if (m.sourceNamed || in.peek() != '{') {
+                throw Refused.INSTANCE;
+              }
+              m.sourceNamed = true;
+              if (in.open()) {
+                do {
+                  String field = in.name();
+                  if (field.equals("lsn")) {
+                    if (m.lsnSeen) {
+                      throw Refused.INSTANCE;
+                    }
+                    m.lsnSeen = true;
+                    m.lsn = in.integer();
+                  } else if (field.equals("snapshot")) {
+                    m.snapshot = snapshot();
+                  } else {
+                    in.skip();
+                  }
+                } while (in.next());
+              }
+            }
+            case "schema" -> {
+              if (!top) {
+                in.skip(); // a member of the payload like any other
+              } else if (m.schema) {
+                throw Refused.INSTANCE;
+              } else {
+                m.schema = true;
+                schema();
+              }
+            }
+            case "payload" -> {
+              if (!top) {
+                in.skip();
+              } else if (m.payload != 0) {
+                throw Refused.INSTANCE;
+              } else if (in.peek() == 'n') {
+                in.literal("null");
+                m.payload = 1;
+              } else {
+                m.payload = 2;
+                m.inner = members(d, row, false);
+              }
+            }
+            default -> in.skip();
+          }
+        } while (in.next());
+      }
+      return m;
+    }
+
+    /**
+     * Reads an envelope's schema, which says what temporal and decimal fields mean (nothing for the
+     * types this decoder reads): refused if the tree decoder would refuse it. One table's events repeat
+     * one schema, so it is checked once and then only compared.
+     */
+    private void schema() {
+      int from = in.position();
+      in.skip();
+      if (in.sameText(from, schemaRead)) {
+        return;
+      }
+      String text = in.textFrom(from);
+      try {
+        DebeziumEvents.hintsOf(SCHEMA.readTree(text));
+      } catch (com.fasterxml.jackson.core.JsonProcessingException | RuntimeException e) {
+        throw Refused.INSTANCE;
+      }
+      schemaRead = text;
+    }
+
+    /**
+     * What a source's {@code snapshot} says of a read: 0 not part of an initial snapshot (null, false,
+     * "false", "incremental"), 2 the read that starts one ("first", "first_in_data_collection"), 1 any
+     * other read of one.
+     */
+    private int snapshot() {
+      char ch = in.peek();
+      if (ch == 'n' || ch == 'f') {
+        in.bool(false); // null or false
+        return 0;
+      }
+      if (ch == '"') {
+        String v = in.string();
+        return v.equals("false") || v.equals("incremental") ? 0
+            : v.equals("first") || v.equals("first_in_data_collection") ? 2 : 1;
+      }
+      in.skip();
+      return 1;
     }
 
     /** {@code null} (0) or any other value that is not an object (3). */
@@ -220,20 +322,6 @@ public final class DebeziumBatch extends ColumnarBatch {
         } while (in.next());
       }
       return ok && count == (isBefore ? shape.keySize() : kinds.length);
-    }
-
-    /** A source's {@code snapshot} that does not make a read part of an initial snapshot: null, false, "false", "incremental". */
-    private boolean quietSnapshot() {
-      char ch = in.peek();
-      if (ch == 'n' || ch == 'f') {
-        return !in.bool(false);
-      }
-      if (ch == '"') {
-        String v = in.string();
-        return v.equals("false") || v.equals("incremental");
-      }
-      in.skip();
-      return false;
     }
   }
 

@@ -216,8 +216,8 @@ final class DebeziumEvents implements ChangeFormat.Decoder {
         + "lsn (PostgreSQL) or binlog file and pos (MySQL)", null, null, 0, null);
   }
 
-  /** What each field of the after (or before) image's schema says. */
-  private static Map<String, JsonValues.Hint> hintsOf(JsonNode schema) {
+  /** What each field of the after (or before) image's schema says; 22023 for a scale that is no integer. */
+  static Map<String, JsonValues.Hint> hintsOf(JsonNode schema) {
     Map<String, JsonValues.Hint> out = new HashMap<>();
     for (JsonNode f : schema.path("fields")) {
       String which = f.path("field").asText();
@@ -227,8 +227,14 @@ final class DebeziumEvents implements ChangeFormat.Decoder {
       for (JsonNode column : f.path("fields")) {
         String name = column.path("name").isTextual() ? column.get("name").textValue() : null;
         JsonNode scale = column.path("parameters").get("scale");
-        out.putIfAbsent(column.path("field").asText(), new JsonValues.Hint(name,
-            scale == null ? null : Integer.valueOf(scale.asText())));
+        Integer digits;
+        try {
+          digits = scale == null ? null : Integer.valueOf(scale.asText());
+        } catch (NumberFormatException e) {
+          throw ChangeFormat.invalid("the schema gives field \"" + column.path("field").asText() + "\" the scale \""
+              + scale.asText() + "\", which is no integer");
+        }
+        out.putIfAbsent(column.path("field").asText(), new JsonValues.Hint(name, digits));
       }
     }
     return out;

@@ -61,10 +61,14 @@ class DebeziumBatchTest {
       long lsn = r.nextInt(1000);
       int size = 1 + r.nextInt(kind == 0 ? 3000 : 60);
       int oddOne = kind == 1 ? r.nextInt(size) : -1; // one event the reference may have to take
+      boolean envelopes = r.nextInt(3) == 0; // with their schema, as Kafka Connect's JSON converter writes them
       for (int i = 0; i < size; i++) {
         lsn += 1 + r.nextInt(2);
         boolean odd = i == oddOne || kind == 3 && r.nextInt(12) == 0;
-        String line = event(r, shape, lsn, textKey, odd);
+        String line = event(r, shape, lsn, textKey, odd && !(envelopes && r.nextInt(3) == 0));
+        if (envelopes) {
+          line = envelope(r, line, odd);
+        }
         if ((kind == 2 || kind == 3) && r.nextInt(kind == 2 ? 20 : 200) == 0) {
           line = broken(r, line);
         }
@@ -199,9 +203,9 @@ class DebeziumBatchTest {
     Map<String, String> source = new java.util.LinkedHashMap<>();
     source.put("connector", "\"postgresql\"");
     source.put("lsn", String.valueOf(lsn));
-    if (op.equals("r") || r.nextInt(4) == 0) {
-      source.put("snapshot", new String[] {"\"false\"", "false", "null", "\"incremental\"", "\"last\""}[
-          r.nextInt(op.equals("r") ? 4 : 5)]);
+    if (op.equals("r") || r.nextInt(4) == 0) { // an initial snapshot's reads rank below streamed changes
+      source.put("snapshot", new String[] {"\"false\"", "false", "null", "\"incremental\"", "\"true\"", "true",
+          "\"last\"", "\"last_in_data_collection\""}[r.nextInt(8)]);
     }
     if (r.nextBoolean()) {
       source.put("ts_ms", "1700000000000");
@@ -209,7 +213,7 @@ class DebeziumBatchTest {
     switch (oddity) {
       case 0 -> op = "t";
       case 1 -> op = "x";
-      case 2 -> source.put("snapshot", r.nextBoolean() ? "\"first\"" : "true");
+      case 2 -> source.put("snapshot", r.nextBoolean() ? "\"first\"" : "\"first_in_data_collection\"");
       case 3 -> source.put("lsn", "\"" + lsn + "\"");
       case 4 -> source.put("lsn", lsn + ".0");
       case 5 -> source.remove("lsn");
@@ -258,6 +262,33 @@ class DebeziumBatchTest {
     }
     Collections.shuffle(fields, r);
     return ws(r) + "{" + ws(r) + String.join("," + ws(r), fields) + ws(r) + "}" + ws(r);
+  }
+
+  /** A schema as Debezium's PostgreSQL connector sends it (a numeric's scale among its parameters). */
+  private static final String SCHEMA = "{\"type\": \"struct\", \"fields\": [{\"type\": \"struct\", \"fields\": "
+      + "[{\"type\": \"int64\", \"optional\": false, \"field\": \"id\"}, {\"type\": \"string\", \"optional\": "
+      + "true, \"field\": \"name\"}, {\"type\": \"bytes\", \"optional\": true, \"name\": "
+      + "\"org.apache.kafka.connect.data.Decimal\", \"version\": 1, \"parameters\": {\"scale\": \"2\", "
+      + "\"connect.decimal.precision\": \"10\"}, \"field\": \"price\"}], \"optional\": true, \"name\": "
+      + "\"pg.public.t.Value\", \"field\": \"before\"}, {\"type\": \"struct\", \"fields\": [], \"optional\": true, "
+      + "\"field\": \"after\"}, {\"type\": \"string\", \"optional\": false, \"field\": \"op\"}], \"optional\": false, "
+      + "\"name\": \"pg.public.t.Envelope\", \"version\": 2}";
+
+  /**
+   * The event in a schema envelope (a tombstone's: a null payload); with {@code odd}, maybe one the tree
+   * decoder reads otherwise: half an envelope, an event's members beside it, a scale that is no integer.
+   */
+  private static String envelope(Random r, String event, boolean odd) {
+    String payload = event.strip().equals("null") ? "null" : event;
+    String schema = payload.equals("null") && r.nextBoolean() ? "null" : SCHEMA;
+    return switch (odd ? r.nextInt(4) : -1) {
+      case 0 -> "{\"payload\": " + payload + "}";
+      case 1 -> "{\"schema\": " + schema + ", \"op\": \"c\", \"payload\": " + payload + "}";
+      case 2 -> "{\"schema\": " + schema.replace("\"scale\": \"2\"", "\"scale\": \"two\"") + ", \"payload\": "
+          + payload + "}";
+      default -> r.nextBoolean() ? "{\"schema\":" + ws(r) + schema + "," + ws(r) + "\"payload\":" + payload + "}"
+          : "{\"payload\": " + payload + ", \"schema\": " + schema + "}";
+    };
   }
 
   private static Map<String, String> with(Map<String, String> m, String k, String v) {
