@@ -181,97 +181,64 @@ final class ChangeBulk {
     }
   }
 
+  /** A column of positions, {@link Long#MIN_VALUE} being none (NULL). */
   private static org.apache.arrow.vector.FieldVector positions(org.apache.arrow.memory.BufferAllocator allocator,
       String name, long[] at, int n) {
-    org.apache.arrow.vector.BigIntVector v = new org.apache.arrow.vector.BigIntVector(name, allocator);
-    v.allocateNew(n);
-    for (int i = 0; i < n; i++) {
-      if (at[i] == Long.MIN_VALUE) {
-        v.setNull(i);
-      } else {
-        v.set(i, at[i]);
-      }
-    }
-    v.setValueCount(n);
-    return v;
+    return column(allocator, name, "BIGINT", at, i -> at[i] == Long.MIN_VALUE, n);
   }
 
   /** A column of {@code n} values of a kind {@link FoldedColumns#kindOf} names (nulls: none are NULL). */
   private static org.apache.arrow.vector.FieldVector vector(org.apache.arrow.memory.BufferAllocator allocator,
       String name, String kind, Object values, boolean[] nulls, int n) {
+    return column(allocator, name, kind, values, nulls == null ? i -> false : i -> nulls[i], n);
+  }
+
+  private static org.apache.arrow.vector.FieldVector column(org.apache.arrow.memory.BufferAllocator allocator,
+      String name, String kind, Object values, java.util.function.IntPredicate isNull, int n) {
+    org.apache.arrow.vector.FieldVector v;
+    java.util.function.IntConsumer set;
     switch (kind) {
       case "TEXT" -> {
         String[] t = (String[]) values;
-        org.apache.arrow.vector.VarCharVector v = new org.apache.arrow.vector.VarCharVector(name, allocator);
-        v.allocateNew(n);
-        for (int i = 0; i < n; i++) {
-          if (nulls != null && nulls[i]) {
-            v.setNull(i);
-          } else {
-            v.setSafe(i, t[i].getBytes(java.nio.charset.StandardCharsets.UTF_8));
-          }
-        }
-        v.setValueCount(n);
-        return v;
+        org.apache.arrow.vector.VarCharVector x = new org.apache.arrow.vector.VarCharVector(name, allocator);
+        set = i -> x.setSafe(i, t[i].getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        v = x;
       }
       case "BOOLEAN" -> {
         long[] l = (long[]) values;
-        org.apache.arrow.vector.BitVector v = new org.apache.arrow.vector.BitVector(name, allocator);
-        v.allocateNew(n);
-        for (int i = 0; i < n; i++) {
-          if (nulls != null && nulls[i]) {
-            v.setNull(i);
-          } else {
-            v.set(i, (int) l[i]);
-          }
-        }
-        v.setValueCount(n);
-        return v;
+        org.apache.arrow.vector.BitVector x = new org.apache.arrow.vector.BitVector(name, allocator);
+        set = i -> x.set(i, (int) l[i]);
+        v = x;
       }
       case "INTEGER" -> {
         long[] l = (long[]) values;
-        org.apache.arrow.vector.IntVector v = new org.apache.arrow.vector.IntVector(name, allocator);
-        v.allocateNew(n);
-        for (int i = 0; i < n; i++) {
-          if (nulls != null && nulls[i]) {
-            v.setNull(i);
-          } else {
-            v.set(i, (int) l[i]);
-          }
-        }
-        v.setValueCount(n);
-        return v;
+        org.apache.arrow.vector.IntVector x = new org.apache.arrow.vector.IntVector(name, allocator);
+        set = i -> x.set(i, (int) l[i]);
+        v = x;
       }
       case "BIGINT" -> {
         long[] l = (long[]) values;
-        org.apache.arrow.vector.BigIntVector v = new org.apache.arrow.vector.BigIntVector(name, allocator);
-        v.allocateNew(n);
-        for (int i = 0; i < n; i++) {
-          if (nulls != null && nulls[i]) {
-            v.setNull(i);
-          } else {
-            v.set(i, l[i]);
-          }
-        }
-        v.setValueCount(n);
-        return v;
+        org.apache.arrow.vector.BigIntVector x = new org.apache.arrow.vector.BigIntVector(name, allocator);
+        set = i -> x.set(i, l[i]);
+        v = x;
       }
       case "DOUBLE" -> {
         long[] l = (long[]) values;
-        org.apache.arrow.vector.Float8Vector v = new org.apache.arrow.vector.Float8Vector(name, allocator);
-        v.allocateNew(n);
-        for (int i = 0; i < n; i++) {
-          if (nulls != null && nulls[i]) {
-            v.setNull(i);
-          } else {
-            v.set(i, Double.longBitsToDouble(l[i]));
-          }
-        }
-        v.setValueCount(n);
-        return v;
+        org.apache.arrow.vector.Float8Vector x = new org.apache.arrow.vector.Float8Vector(name, allocator);
+        set = i -> x.set(i, Double.longBitsToDouble(l[i]));
+        v = x;
       }
       default -> throw new IllegalArgumentException(kind);
     }
+    v.setInitialCapacity(n);
+    v.allocateNew(); // every value NULL until set
+    for (int i = 0; i < n; i++) {
+      if (!isNull.test(i)) {
+        set.accept(i);
+      }
+    }
+    v.setValueCount(n);
+    return v;
   }
 
   /** A reader of one batch, moved out of {@code root} (which stays its owner's to close) when DuckDB reads it. */

@@ -1,16 +1,19 @@
 package dev.floe.cdc;
 
+import static dev.floe.cdc.ColumnarChecks.broken;
+import static dev.floe.cdc.ColumnarChecks.object;
+import static dev.floe.cdc.ColumnarChecks.with;
+import static dev.floe.cdc.ColumnarChecks.without;
+import static dev.floe.cdc.ColumnarChecks.ws;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.floe.FloeException;
-import dev.floe.SqlType;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -23,31 +26,6 @@ import org.junit.jupiter.api.Test;
  * positions and values; whenever the reference fails a batch, it does not take it.
  */
 class DebeziumBatchTest {
-  private static TableShape shape(boolean textKey) {
-    List<Types.NestedField> columns = new ArrayList<>();
-    List<SqlType> types = new ArrayList<>();
-    if (textKey) {
-      columns.add(Types.NestedField.required(1, "region", Types.StringType.get()));
-      types.add(SqlType.TEXT);
-      columns.add(Types.NestedField.required(2, "id", Types.IntegerType.get()));
-      types.add(SqlType.INTEGER);
-    } else {
-      columns.add(Types.NestedField.required(2, "id", Types.LongType.get()));
-      types.add(SqlType.BIGINT);
-    }
-    columns.add(Types.NestedField.optional(3, "name", Types.StringType.get()));
-    types.add(SqlType.TEXT);
-    columns.add(Types.NestedField.optional(4, "amount", Types.LongType.get()));
-    types.add(SqlType.BIGINT);
-    columns.add(Types.NestedField.optional(5, "score", Types.DoubleType.get()));
-    types.add(SqlType.DOUBLE);
-    columns.add(Types.NestedField.optional(6, "flag", Types.BooleanType.get()));
-    types.add(SqlType.BOOLEAN);
-    columns.add(Types.NestedField.optional(7, "n", Types.IntegerType.get()));
-    types.add(SqlType.INTEGER);
-    return new TableShape("t", columns, types, textKey ? List.of(1, 2) : List.of(2));
-  }
-
   @Test
   void takesOnlyWhatTheReferenceReadsAndFoldsItTheSame() {
     int taken = 0;
@@ -55,7 +33,7 @@ class DebeziumBatchTest {
     for (long seed = 1; seed <= 1000; seed++) {
       Random r = new Random(seed * 0x9E3779B97F4A7C15L); // spread: the first draws of nearby seeds are alike
       boolean textKey = seed % 3 == 0;
-      TableShape shape = shape(textKey);
+      TableShape shape = ColumnarChecks.shape(textKey, true);
       int kind = r.nextInt(4); // 0: clean events; 1: some the reference must take; 2: broken lines; 3: any
       List<String> lines = new ArrayList<>();
       long lsn = r.nextInt(1000);
@@ -85,82 +63,10 @@ class DebeziumBatchTest {
       }
       Collections.shuffle(lines, r);
       batches++;
-      Fold reference = reference(shape, lines);
-      FoldedColumns folded = DebeziumBatch.fold(shape, lines);
       String what = "seed " + seed + ": " + (lines.size() < 4 ? lines : lines.size() + " lines");
-      if (reference == null) {
-        assertThat(folded).as(what + ": the reference fails the batch").isNull();
-        continue;
-      }
-      if (folded == null) {
-        continue;
-      }
-      taken++;
-      assertSame(shape, reference, folded, what);
+      taken += ColumnarChecks.compare(shape, ChangeFormat.DEBEZIUM, lines, DebeziumBatch.fold(shape, lines), what) ? 1 : 0;
     }
     assertThat(taken).as("batches taken of " + batches).isGreaterThan(batches / 4);
-  }
-
-  /** The batch read by the reference, or null when it fails it. */
-  private static Fold reference(TableShape shape, List<String> lines) {
-    ChangeFormat.Decoder decoder = ChangeFormat.DEBEZIUM.decoder(shape);
-    Fold fold = new Fold(shape);
-    try {
-      for (String line : lines) {
-        decoder.decode(line).forEach(fold::add);
-      }
-    } catch (FloeException e) {
-      return null;
-    }
-    return fold;
-  }
-
-  private static void assertSame(TableShape shape, Fold reference, FoldedColumns folded, String what) {
-    assertThat(reference.ranges()).as(what).isEmpty();
-    assertThat(reference.carries()).as(what).isEmpty();
-    assertThat(folded.changes).as(what + ": changes").isEqualTo(reference.changes());
-    assertThat(folded.maxPosition).as(what + ": position").isEqualTo(reference.maxPosition());
-    assertThat(folded.size).as(what + ": keys").isEqualTo(reference.rows().size());
-    Map<Key, Integer> slots = new HashMap<>();
-    int[] key = shape.key();
-    for (int slot = 0; slot < folded.size; slot++) {
-      Object[] values = new Object[key.length];
-      for (int k = 0; k < key.length; k++) {
-        values[k] = folded.keys[k] instanceof String[] t ? t[slot]
-            : shape.keyType(k).typeId() == org.apache.iceberg.types.Type.TypeID.INTEGER
-                ? (Object) (int) ((long[]) folded.keys[k])[slot] : (Object) ((long[]) folded.keys[k])[slot];
-      }
-      assertThat(slots.put(new Key(values), slot)).as(what + ": a key once").isNull();
-    }
-    for (Map.Entry<Key, RowState> e : reference.rows().entrySet()) {
-      Integer slot = slots.get(e.getKey());
-      assertThat(slot).as(what + ": key " + e.getKey()).isNotNull();
-      RowState s = e.getValue();
-      assertThat(folded.deletedAt[slot]).as(what + ": deleted " + e.getKey()).isEqualTo(s.deletedAt());
-      long wp = s.marker() == null ? Long.MIN_VALUE : s.marker().ts();
-      assertThat(folded.markerAt[slot]).as(what + ": written " + e.getKey()).isEqualTo(wp);
-      if (wp == Long.MIN_VALUE) {
-        continue;
-      }
-      for (int i = 0; i < shape.cellCount(); i++) {
-        Cell c = s.cell(i);
-        assertThat(c).as(what + ": " + e.getKey() + " cell " + i + " written").isNotNull();
-        assertThat(c.ts()).as(what).isEqualTo(wp).isEqualTo(folded.cellAt[i][slot]);
-        Object expected = c.value();
-        Object actual = folded.cellNulls[i][slot] ? null : folded.cells[i] instanceof String[] t ? t[slot]
-            : value(shape.cellType(i), ((long[]) folded.cells[i])[slot]);
-        assertThat(actual).as(what + ": " + e.getKey() + " cell " + i).isEqualTo(expected);
-      }
-    }
-  }
-
-  private static Object value(org.apache.iceberg.types.Type type, long bits) {
-    return switch (type.typeId()) {
-      case BOOLEAN -> bits != 0;
-      case INTEGER -> (int) bits;
-      case DOUBLE -> Double.longBitsToDouble(bits);
-      default -> bits;
-    };
   }
 
   // ------------------------------------------------------------------ random events
@@ -291,36 +197,6 @@ class DebeziumBatchTest {
     };
   }
 
-  private static Map<String, String> with(Map<String, String> m, String k, String v) {
-    Map<String, String> out = new java.util.LinkedHashMap<>(m);
-    out.put(k, v);
-    return out;
-  }
-
-  private static Map<String, String> without(Map<String, String> m, String k) {
-    Map<String, String> out = new java.util.LinkedHashMap<>(m);
-    out.remove(k);
-    return out;
-  }
-
-  private static String object(Random r, Map<String, String> fields) {
-    List<String> parts = new ArrayList<>();
-    fields.forEach((k, v) -> parts.add("\"" + k + "\"" + ws(r) + ":" + ws(r) + v));
-    if (r.nextInt(3) == 0) {
-      Collections.shuffle(parts, r);
-    }
-    return "{" + ws(r) + String.join("," + ws(r), parts) + ws(r) + "}";
-  }
-
-  private static String ws(Random r) {
-    return switch (r.nextInt(8)) {
-      case 0 -> " ";
-      case 1 -> "\t";
-      case 2 -> "  \r ";
-      default -> "";
-    };
-  }
-
   /** A string's JSON text, escaped one of the ways JSON allows. */
   private static String text(Random r, String s) {
     StringBuilder b = new StringBuilder("\"");
@@ -349,21 +225,6 @@ class DebeziumBatchTest {
       case 5 -> "1.5E+" + r.nextInt(400);
       case 6 -> "0." + r.nextInt(1000) + "e-3";
       default -> String.valueOf(r.nextLong());
-    };
-  }
-
-  /** The line with one character deleted, doubled or replaced by a JSON-significant one. */
-  private static String broken(Random r, String line) {
-    if (line.isEmpty()) {
-      return "{";
-    }
-    int i = r.nextInt(line.length());
-    String significant = "{}[]\",:\\0-e.tn \u0001";
-    String with = String.valueOf(significant.charAt(r.nextInt(significant.length())));
-    return switch (r.nextInt(3)) {
-      case 0 -> line.substring(0, i) + line.substring(i + 1);
-      case 1 -> line.substring(0, i) + line.charAt(i) + line.substring(i);
-      default -> line.substring(0, i) + with + line.substring(i + 1);
     };
   }
 }

@@ -1,0 +1,178 @@
+package dev.floe.cdc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.floe.FloeException;
+import dev.floe.SqlType;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import org.apache.iceberg.types.Types;
+
+/**
+ * What the columnar decoders' differential tests share: the reference (a format's tree decoder into a
+ * {@link Fold}), the comparison of its fold with a {@link FoldedColumns}, and random JSON written every
+ * way JSON allows, or broken one character at a time.
+ */
+final class ColumnarChecks {
+  private ColumnarChecks() {}
+
+  /**
+   * A table of every column type the decoders read: a key of {@code (region text, id int)}, or of
+   * {@code id} alone ({@code bigint} with {@code bigintId}, else {@code int}); then name text, amount bigint,
+   * score double precision, flag boolean, n int.
+   */
+  static TableShape shape(boolean twoColumnKey, boolean bigintId) {
+    List<Types.NestedField> columns = new ArrayList<>();
+    List<SqlType> types = new ArrayList<>();
+    if (twoColumnKey) {
+      columns.add(Types.NestedField.required(1, "region", Types.StringType.get()));
+      types.add(SqlType.TEXT);
+    }
+    boolean bigint = bigintId && !twoColumnKey;
+    columns.add(Types.NestedField.required(2, "id", bigint ? Types.LongType.get() : Types.IntegerType.get()));
+    types.add(bigint ? SqlType.BIGINT : SqlType.INTEGER);
+    columns.add(Types.NestedField.optional(3, "name", Types.StringType.get()));
+    types.add(SqlType.TEXT);
+    columns.add(Types.NestedField.optional(4, "amount", Types.LongType.get()));
+    types.add(SqlType.BIGINT);
+    columns.add(Types.NestedField.optional(5, "score", Types.DoubleType.get()));
+    types.add(SqlType.DOUBLE);
+    columns.add(Types.NestedField.optional(6, "flag", Types.BooleanType.get()));
+    types.add(SqlType.BOOLEAN);
+    columns.add(Types.NestedField.optional(7, "n", Types.IntegerType.get()));
+    types.add(SqlType.INTEGER);
+    return new TableShape("t", columns, types, twoColumnKey ? List.of(1, 2) : List.of(2));
+  }
+
+  /** The batch read by the format's tree decoder, or null when it fails it. */
+  static Fold reference(TableShape shape, ChangeFormat format, List<String> lines) {
+    ChangeFormat.Decoder decoder = format.decoder(shape);
+    Fold fold = new Fold(shape);
+    try {
+      for (String line : lines) {
+        decoder.decode(line).forEach(fold::add);
+      }
+    } catch (FloeException e) {
+      return null;
+    }
+    return fold;
+  }
+
+  /**
+   * The batch folded by the reference and by a columnar decoder ({@code folded}, null: refused): when the
+   * reference fails it, the decoder refused it; when the decoder took it, the two folds are the same.
+   * Whether the decoder took it.
+   */
+  static boolean compare(TableShape shape, ChangeFormat format, List<String> lines, FoldedColumns folded,
+      String what) {
+    Fold reference = reference(shape, format, lines);
+    if (reference == null) {
+      assertThat(folded).as(what + ": the reference fails the batch").isNull();
+      return false;
+    }
+    if (folded == null) {
+      return false;
+    }
+    assertSameFold(shape, reference, folded, what);
+    return true;
+  }
+
+  /** The columnar fold holds every key of the reference's, with the same deletion, marker and cells. */
+  static void assertSameFold(TableShape shape, Fold reference, FoldedColumns folded, String what) {
+    assertThat(reference.ranges()).as(what).isEmpty();
+    assertThat(reference.carries()).as(what).isEmpty();
+    assertThat(folded.changes).as(what + ": changes").isEqualTo(reference.changes());
+    assertThat(folded.maxPosition).as(what + ": position").isEqualTo(reference.maxPosition());
+    assertThat(folded.size).as(what + ": keys").isEqualTo(reference.rows().size());
+    Map<Key, Integer> slots = new HashMap<>();
+    int[] key = shape.key();
+    for (int slot = 0; slot < folded.size; slot++) {
+      Object[] values = new Object[key.length];
+      for (int k = 0; k < key.length; k++) {
+        values[k] = folded.keys[k] instanceof String[] t ? t[slot] : value(shape.keyType(k), ((long[]) folded.keys[k])[slot]);
+      }
+      assertThat(slots.put(new Key(values), slot)).as(what + ": a key once").isNull();
+    }
+    for (Map.Entry<Key, RowState> e : reference.rows().entrySet()) {
+      Integer slot = slots.get(e.getKey());
+      assertThat(slot).as(what + ": key " + e.getKey()).isNotNull();
+      RowState s = e.getValue();
+      String k = what + ": " + e.getKey();
+      assertThat(folded.deletedAt[slot]).as(k + " deleted").isEqualTo(s.deletedAt());
+      assertThat(folded.markerAt[slot]).as(k + " marker").isEqualTo(s.marker() == null ? Long.MIN_VALUE : s.marker().ts());
+      for (int i = 0; i < shape.cellCount(); i++) {
+        Cell c = s.cell(i);
+        assertThat(folded.cellAt[i][slot]).as(k + " cell " + i).isEqualTo(c == null ? Long.MIN_VALUE : c.ts());
+        if (c == null) {
+          continue;
+        }
+        assertThat(c.kind()).as(k).isNotEqualTo(Cell.Kind.EXPIRING);
+        Object actual = folded.cellNulls[i][slot] ? null : folded.cells[i] instanceof String[] t ? t[slot]
+            : value(shape.cellType(i), ((long[]) folded.cells[i])[slot]);
+        assertThat(actual).as(k + " cell " + i).isEqualTo(c.value());
+      }
+    }
+  }
+
+  /** A value held in a long as the Iceberg value of its type. */
+  private static Object value(org.apache.iceberg.types.Type type, long bits) {
+    return switch (type.typeId()) {
+      case BOOLEAN -> bits != 0;
+      case INTEGER -> (int) bits;
+      case DOUBLE -> Double.longBitsToDouble(bits);
+      default -> bits;
+    };
+  }
+
+  static Map<String, String> with(Map<String, String> m, String k, String v) {
+    Map<String, String> out = new LinkedHashMap<>(m);
+    out.put(k, v);
+    return out;
+  }
+
+  static Map<String, String> without(Map<String, String> m, String k) {
+    Map<String, String> out = new LinkedHashMap<>(m);
+    out.remove(k);
+    return out;
+  }
+
+  /** A JSON object of these members, white space between its tokens, sometimes in another order. */
+  static String object(Random r, Map<String, String> fields) {
+    List<String> parts = new ArrayList<>();
+    fields.forEach((k, v) -> parts.add("\"" + k + "\"" + ws(r) + ":" + ws(r) + v));
+    if (r.nextInt(3) == 0) {
+      Collections.shuffle(parts, r);
+    }
+    return "{" + ws(r) + String.join("," + ws(r), parts) + ws(r) + "}";
+  }
+
+  /** White space JSON allows between tokens, or none. */
+  static String ws(Random r) {
+    return switch (r.nextInt(8)) {
+      case 0 -> " ";
+      case 1 -> "\t";
+      case 2 -> "  \r ";
+      default -> "";
+    };
+  }
+
+  /** The line with one character deleted, doubled or replaced by a JSON-significant one. */
+  static String broken(Random r, String line) {
+    if (line.isEmpty()) {
+      return "{";
+    }
+    int i = r.nextInt(line.length());
+    String significant = "{}[]\",:\\0-e.tn \u0001";
+    String with = String.valueOf(significant.charAt(r.nextInt(significant.length())));
+    return switch (r.nextInt(3)) {
+      case 0 -> line.substring(0, i) + line.substring(i + 1);
+      case 1 -> line.substring(0, i) + line.charAt(i) + line.substring(i);
+      default -> line.substring(0, i) + with + line.substring(i + 1);
+    };
+  }
+}
