@@ -43,8 +43,7 @@ abstract class ColumnarBatch {
         case INTEGER -> Kind.INTEGER;
         case BIGINT -> Kind.BIGINT;
         case DOUBLE -> Kind.DOUBLE;
-        case TEXT -> Kind.TEXT;
-        case VARCHAR -> sql.precision() > 0 ? null : Kind.TEXT;
+        case TEXT, VARCHAR, CHAR -> Kind.TEXT;
         default -> null;
       };
       if (kinds[c] == null || shape.keyPosition(c) >= 0 && (kinds[c] == Kind.BOOLEAN || kinds[c] == Kind.DOUBLE)) {
@@ -281,8 +280,9 @@ abstract class ColumnarBatch {
 
     /**
      * Reads column {@code c}'s value: whether it is NULL (where {@code nullable}) or of the column's JSON
-     * type, read as {@link JsonValues} reads it (text without NUL; {@code placeholders}: not Debezium's
-     * unchanged-TOAST placeholder, which the tree decoder treats apart). False leaves it read past.
+     * type, read as {@link JsonValues} reads it (text that fits its column, without NUL; {@code placeholders}:
+     * not Debezium's unchanged-TOAST placeholder, which the tree decoder treats apart). False leaves it read
+     * past.
      */
     boolean value(int c, boolean nullable, boolean placeholders) {
       char ch = peek();
@@ -298,9 +298,16 @@ abstract class ColumnarBatch {
             skip();
             return false;
           }
-          text = string();
-          return text.indexOf('\0') < 0 && (!placeholders || !text.equals(ChangeFormat.UNAVAILABLE)
-              && !text.equals(ChangeFormat.UNAVAILABLE_BYTES));
+          String raw = string();
+          if (placeholders && (raw.equals(ChangeFormat.UNAVAILABLE) || raw.equals(ChangeFormat.UNAVAILABLE_BYTES))) {
+            return false;
+          }
+          try { // as the tree decoder has it: char(n) without trailing spaces, varchar(n) cut to n if only spaces go
+            text = dev.floe.tail.RowValues.text(shape.columns().get(c), shape.sqlType(c), raw);
+          } catch (dev.floe.FloeException e) {
+            return false; // too long, or a NUL
+          }
+          return true;
         }
         case BOOLEAN -> {
           if (ch == 't') {

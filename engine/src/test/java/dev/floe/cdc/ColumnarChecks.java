@@ -24,7 +24,7 @@ final class ColumnarChecks {
   /**
    * A table of every column type the decoders read: a key of {@code (region text, id int)}, or of
    * {@code id} alone ({@code bigint} with {@code bigintId}, else {@code int}); then name text, amount bigint,
-   * score double precision, flag boolean, n int.
+   * score double precision, flag boolean, n int, code char(4), tag varchar(6).
    */
   static TableShape shape(boolean twoColumnKey, boolean bigintId) {
     List<Types.NestedField> columns = new ArrayList<>();
@@ -46,6 +46,10 @@ final class ColumnarChecks {
     types.add(SqlType.BOOLEAN);
     columns.add(Types.NestedField.optional(7, "n", Types.IntegerType.get()));
     types.add(SqlType.INTEGER);
+    columns.add(Types.NestedField.optional(8, "code", Types.StringType.get()));
+    types.add(SqlType.character(4));
+    columns.add(Types.NestedField.optional(9, "tag", Types.StringType.get()));
+    types.add(SqlType.varchar(6));
     return new TableShape("t", columns, types, twoColumnKey ? List.of(1, 2) : List.of(2));
   }
 
@@ -159,6 +163,15 @@ final class ColumnarChecks {
       case 2 -> "  \r ";
       default -> "";
     };
+  }
+
+  /**
+   * A value for a char(4) or varchar(6) column: one that fits, one with trailing spaces (cut or padded
+   * away), or with {@code odd} sometimes one too long.
+   */
+  static String shortText(Random r, boolean odd) {
+    String[] fits = {"\"ab\"", "\"abcd\"", "\"ab  \"", "\"abcd      \"", "\"a b\"", "\"é😀\"", "\"\""};
+    return odd && r.nextInt(4) == 0 ? "\"abcdefg\"" : fits[r.nextInt(fits.length)];
   }
 
   /** The line with one character deleted, doubled or replaced by a JSON-significant one. */

@@ -96,6 +96,8 @@ class DebeziumBatchTest {
     after.put("score", r.nextInt(6) == 0 ? "null" : number(r));
     after.put("flag", r.nextInt(6) == 0 ? "null" : String.valueOf(r.nextBoolean()));
     after.put("n", r.nextInt(6) == 0 ? "null" : String.valueOf(r.nextInt(2000) - 1000));
+    after.put("code", r.nextInt(6) == 0 ? "null" : ColumnarChecks.shortText(r, odd));
+    after.put("tag", r.nextInt(6) == 0 ? "null" : ColumnarChecks.shortText(r, odd));
     Map<String, String> before = new java.util.LinkedHashMap<>();
     if (textKey) {
       before.put("region", "\"" + region + "\"");

@@ -90,12 +90,13 @@ class LwwBatchTest {
       }
     } else {
       Map<String, String> cells = new LinkedHashMap<>();
-      String[] names = {"name", "amount", "score", "flag"};
+      String[] names = {"name", "amount", "score", "flag", "code", "tag"};
       for (String n : names) {
         if (r.nextInt(3) > 0) {
           cells.put(n, r.nextInt(5) == 0 ? "null" : switch (n) {
             case "name" -> "\"" + WORDS[r.nextInt(WORDS.length)] + "\"";
             case "amount" -> String.valueOf(r.nextInt(5) - 2);
+            case "code", "tag" -> ColumnarChecks.shortText(r, odd);
             case "score" -> new String[] {"1.5", "-0", "2e3", "0.25E-1", "7"}[r.nextInt(5)];
             default -> String.valueOf(r.nextBoolean());
           });

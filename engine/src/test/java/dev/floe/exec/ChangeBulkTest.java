@@ -33,7 +33,7 @@ class ChangeBulkTest {
   }
 
   private static final String COLUMNS = "id bigint PRIMARY KEY, name text, amount bigint, score double precision, "
-      + "flag boolean, n int";
+      + "flag boolean, n int, code char(4)";
 
   @Test
   void randomBatchesLeaveTheSameRowsAndStateAsTheJavaFold() {
@@ -184,7 +184,8 @@ class ChangeBulkTest {
         "\\\\").replace("\"", "\\\"") + "\"") + ", \"amount\": " + pick(r, String.valueOf(r.nextLong() >> r.nextInt(64)))
         + ", \"score\": " + pick(r, r.nextBoolean() ? String.valueOf(r.nextInt(100)) : String.valueOf(r.nextDouble()))
         + ", \"flag\": " + pick(r, String.valueOf(r.nextBoolean())) + ", \"n\": " + pick(r, String.valueOf(
-        r.nextInt(2000) - 1000)) + (note ? ", \"note\": " + (r.nextInt(40) == 0 ? "null" : "\"nn\"") : "") + "}";
+        r.nextInt(2000) - 1000)) + ", \"code\": " + pick(r, new String[] {"\"ab  \"", "\"abcd\"", "\"x\""}[r.nextInt(3)])
+        + (note ? ", \"note\": " + (r.nextInt(40) == 0 ? "null" : "\"nn\"") : "") + "}";
     if (op < 27) {
       after = after.replace("\"amount\": ", "\"amount\": \"1\", \"x\": "); // a string for a bigint, an unknown column
     }
