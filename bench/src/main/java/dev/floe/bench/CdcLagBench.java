@@ -27,7 +27,7 @@ import java.util.Properties;
  * Floe. Also the follower's commits per minute.
  *
  * <p>Usage: {@code CdcLagBench [--scale 1] [--tps 500] [--seconds 60] [--probe-ms 200] [--window-ms 1000]
- * [--data DIR] [--out FILE]}
+ * [--batch N] [--data DIR] [--out FILE]} ({@code --batch}: the follower's, its own default if not given)
  */
 public final class CdcLagBench {
   private CdcLagBench() {}
@@ -38,6 +38,7 @@ public final class CdcLagBench {
     int seconds = 60;
     long probeMs = 200;
     long windowMs = 1000;
+    Integer batch = null;
     Path data = Path.of("bench/data");
     Path out = Path.of("bench/RESULTS.md");
     for (int i = 0; i < args.length; i++) {
@@ -47,6 +48,7 @@ public final class CdcLagBench {
         case "--seconds" -> seconds = Integer.parseInt(args[++i]);
         case "--probe-ms" -> probeMs = Long.parseLong(args[++i]);
         case "--window-ms" -> windowMs = Long.parseLong(args[++i]);
+        case "--batch" -> batch = Integer.parseInt(args[++i]);
         case "--data" -> data = Path.of(args[++i]);
         case "--out" -> out = Path.of(args[++i]);
         default -> throw new IllegalArgumentException("unknown argument " + args[i]);
@@ -86,9 +88,13 @@ public final class CdcLagBench {
             + "filler char(84))");
       }
       Path log = dir.resolve("follower.log");
-      ProcessBuilder pb = new ProcessBuilder("bin/floe", "cdc", "follow", "-w", warehouse.toString(), "--postgres", host
-          + ":" + port + "/postgres", "--user", "floe", "--table", "pgbench_accounts", "--window-ms",
-          Long.toString(windowMs)).redirectErrorStream(true).redirectOutput(log.toFile());
+      List<String> command = new ArrayList<>(List.of("bin/floe", "cdc", "follow", "-w", warehouse.toString(),
+          "--postgres", host + ":" + port + "/postgres", "--user", "floe", "--table", "pgbench_accounts", "--window-ms",
+          Long.toString(windowMs)));
+      if (batch != null) {
+        command.addAll(List.of("--batch", batch.toString()));
+      }
+      ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
       pb.environment().remove("PGPASSWORD");
       follower = pb.start();
       long t0 = System.nanoTime();
@@ -166,11 +172,11 @@ public final class CdcLagBench {
             .append(PgWireBench.Postgres.version()).append(" (Debian package, `wal_level=logical`) on the same "
                 + "machine\n");
         md.append(String.format(Locale.ROOT, "- `pgbench -N -c 2 -R %d` (simple update: `pgbench_accounts`, then "
-            + "history) for %d s on a scale-%d database; `bin/floe cdc follow --window-ms %d` (its own process) folds "
+            + "history) for %d s on a scale-%d database; `bin/floe cdc follow --window-ms %d%s` (its own process) folds "
             + "`pgbench_accounts` into Floe; a probe updates one of 100 rows pgbench never touches every %d ms, and a "
             + "read-only Floe beside the follower polls them every 20 ms. Lag: the probe's COMMIT returning → its "
             + "value visible in Floe. The snapshot of %,d rows took %.1f s.%n%n", tps, seconds, scale, windowMs,
-            probeMs, accounts + 100, snapshotSeconds));
+            batch == null ? "" : " --batch " + batch, probeMs, accounts + 100, snapshotSeconds));
         md.append("| measure | Floe |\n|---|---:|\n");
         md.append(String.format(Locale.ROOT, "| PostgreSQL COMMIT → visible in Floe, p50 / p99 (%d probes, %d not "
             + "seen before the next probe of their row) | %.0f / %.0f ms |%n", lags.size(), lost + pending.size(), p50,
