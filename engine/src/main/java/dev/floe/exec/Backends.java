@@ -115,9 +115,10 @@ public final class Backends {
    * @throws FloeException 42501 when the caller's role may not signal the backend's, as PostgreSQL decides
    */
   boolean signal(int callerPid, int pid, boolean terminate) {
-    List<SessionContext> caller = byPid.getOrDefault(callerPid, List.of());
-    List<SessionContext> target = byPid.get(pid);
-    if (target == null || target.isEmpty()) {
+    // copies: a session leaves its backend's live list as it ends, which terminating it does
+    List<SessionContext> caller = List.copyOf(byPid.getOrDefault(callerPid, List.of()));
+    List<SessionContext> target = List.copyOf(byPid.getOrDefault(pid, List.of()));
+    if (target.isEmpty()) {
       // to the caller's session running the statement that asked
       caller.stream().filter(s -> s.activity().state.equals(ACTIVE)).findFirst()
           .or(() -> caller.stream().findFirst())
