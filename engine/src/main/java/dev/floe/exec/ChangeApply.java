@@ -53,7 +53,7 @@ import org.duckdb.DuckDBConnection;
  * having changed nothing. A target with a tail has every acknowledged row sealed first, and no seal runs
  * until the batch committed. A batch holds a reader pin ({@link ReaderPins}) while it runs, so snapshot
  * expiry never takes a version it reads; a compaction of either table committed meanwhile is followed by
- * the committer's rebase ({@code write.DeleteRebase}), so the background maintainer runs beside a stream.
+ * the committer's rebase ({@code write.DeleteRebase}) where it can be (not always yet: docs/cdc.md).
  */
 final class ChangeApply {
   private static final Map<String, Object> LOCKS = new ConcurrentHashMap<>();
