@@ -41,6 +41,12 @@ final class Maintenance {
    * @return the number of snapshots expired
    */
   static int reclaim(Engine engine, TableIdentifier id, long graceMillis) {
+    synchronized (engine.tables().historyLock(id)) {
+      return reclaimLocked(engine, id, graceMillis);
+    }
+  }
+
+  private static int reclaimLocked(Engine engine, TableIdentifier id, long graceMillis) {
     int expirable;
     synchronized (engine.committer().lock(id)) {
       Table table = engine.tables().current(id).orElseThrow(() -> FloeException.undefinedTable(id.name()));
@@ -79,6 +85,13 @@ final class Maintenance {
    * (null: read now). Files committed since are not in it, so they are never candidates, as above.
    */
   static Expired expireBesideWriters(Engine engine, TableIdentifier id, long retentionMillis, int minSnapshots,
+      java.util.Set<ReaderPins.Hold> own, Set<String> namedBefore) {
+    synchronized (engine.tables().historyLock(id)) {
+      return expireLocked(engine, id, retentionMillis, minSnapshots, own, namedBefore);
+    }
+  }
+
+  private static Expired expireLocked(Engine engine, TableIdentifier id, long retentionMillis, int minSnapshots,
       java.util.Set<ReaderPins.Hold> own, Set<String> namedBefore) {
     Table table = engine.tables().current(id).orElseThrow(() -> FloeException.undefinedTable(id.name()));
     if (expirable(table, replacedBefore(engine, id, table, retentionMillis, own)) == 0) {
@@ -204,6 +217,13 @@ final class Maintenance {
    * or a metadata read that fails is an error, before anything is decided.
    */
   static Orphans orphans(Engine engine, TableIdentifier id, long graceMillis, java.util.Set<ReaderPins.Hold> ownHolds) {
+    synchronized (engine.tables().historyLock(id)) {
+      return orphansLocked(engine, id, graceMillis, ownHolds);
+    }
+  }
+
+  private static Orphans orphansLocked(Engine engine, TableIdentifier id, long graceMillis,
+      java.util.Set<ReaderPins.Hold> ownHolds) {
     Table table = engine.tables().current(id).orElseThrow(() -> FloeException.undefinedTable(id.name()));
     java.util.Optional<String> problem = engine.locations().sweepProblem(table.location(),
         engine.tables().otherLocations(id));

@@ -39,6 +39,14 @@ final class TableMaintenance {
    */
   static Maintainer.Done expire(Engine engine, TableIdentifier id, MaintenancePolicy policy,
       Set<ReaderPins.Hold> own, long reserve) {
+    // sized and expired under the history's lock: another expiry may not delete what the sizing reads
+    synchronized (engine.tables().historyLock(id)) {
+      return expireLocked(engine, id, policy, own, reserve);
+    }
+  }
+
+  private static Maintainer.Done expireLocked(Engine engine, TableIdentifier id, MaintenancePolicy policy,
+      Set<ReaderPins.Hold> own, long reserve) {
     Table current = engine.tables().current(id).orElse(null);
     if (current == null) {
       return null;
@@ -179,7 +187,10 @@ final class TableMaintenance {
   /** What {@link #expire} would expire now. */
   static Maintainer.Done wouldExpire(Engine engine, TableIdentifier id, Table table, MaintenancePolicy policy,
       Set<ReaderPins.Hold> own) {
-    MaintenancePolicy.Retention retention = retention(engine, id, table, policy, HistorySize.of(table), false, 0);
+    MaintenancePolicy.Retention retention;
+    synchronized (engine.tables().historyLock(id)) {
+      retention = retention(engine, id, table, policy, HistorySize.of(table), false, 0);
+    }
     int n = Maintenance.expirable(engine, id, table, retention.millis(), retention.retainLast(), own);
     return new Maintainer.Done(0, 0, 0, 0, n, "dry run: would expire " + n + " snapshot(s)");
   }

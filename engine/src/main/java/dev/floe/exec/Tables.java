@@ -34,15 +34,17 @@ final class Tables {
   private final ReaderPins readerPins;
   /** What each table's size bound decided at its last expiry ({@link MaintenancePolicy#keep}). */
   private final Map<TableIdentifier, MaintenancePolicy.Bound> sizeBounds;
+  /** Per table, what its history's readers and expirers take in turn ({@link #historyLock}). */
+  private final Map<TableIdentifier, Object> historyLocks;
 
   Tables(FloeCatalog catalog, dev.floe.catalog.Locations locations, dev.floe.commit.Committer committer) {
     this(catalog, locations, new ConcurrentHashMap<>(), committer, null, new ReaderPins(catalog.landings()),
-        new ConcurrentHashMap<>());
+        new ConcurrentHashMap<>(), new ConcurrentHashMap<>());
   }
 
   private Tables(FloeCatalog catalog, dev.floe.catalog.Locations locations, Map<TableIdentifier, Table> loaded,
       dev.floe.commit.Committer committer, Transaction transaction, ReaderPins readerPins,
-      Map<TableIdentifier, MaintenancePolicy.Bound> sizeBounds) {
+      Map<TableIdentifier, MaintenancePolicy.Bound> sizeBounds, Map<TableIdentifier, Object> historyLocks) {
     this.catalog = catalog;
     this.locations = locations;
     this.loaded = loaded;
@@ -50,6 +52,7 @@ final class Tables {
     this.transaction = transaction;
     this.readerPins = readerPins;
     this.sizeBounds = sizeBounds;
+    this.historyLocks = historyLocks;
   }
 
   ReaderPins readerPins() {
@@ -61,11 +64,22 @@ final class Tables {
   }
 
   /**
+   * The lock of table {@code id}'s history: held by whatever reads every version's manifest lists and
+   * manifests (an expiry, sizing the history first; an orphan scan) and by whatever deletes the files of
+   * expired versions, so that one never reads a version another has just expired and deleted (two
+   * {@code VACUUM}s, or one beside the background maintainer). Taken before the table's commit lock, never
+   * after it; writers do not take it.
+   */
+  Object historyLock(TableIdentifier id) {
+    return historyLocks.computeIfAbsent(id, k -> new Object());
+  }
+
+  /**
    * These tables as a transaction block sees them: reads at its snapshot, writes to its private state
    * ({@link Transaction}).
    */
   Tables in(Transaction t) {
-    return new Tables(catalog, locations, loaded, committer, t, readerPins, sizeBounds);
+    return new Tables(catalog, locations, loaded, committer, t, readerPins, sizeBounds, historyLocks);
   }
 
   /** The transaction block these tables are seen from, if any. */
