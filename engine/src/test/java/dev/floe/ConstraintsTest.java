@@ -83,6 +83,29 @@ class ConstraintsTest {
     }
   }
 
+  /**
+   * The same with a uuid key whose high bit is set, committed in a file whose other key does not have it:
+   * Iceberg's bounds of the file (in unsigned order) do not prune the conflict check, which it would get
+   * wrong (it compares uuids signed).
+   */
+  @Test
+  void concurrentInsertsOfOneUuidKeyCommitOnce() {
+    try (Database db = Floe.open(dir); Session a = db.connect(); Session b = db.connect()) {
+      exec(a, "CREATE TABLE u (id uuid PRIMARY KEY, n int)");
+      a.begin();
+      exec(a, "INSERT INTO u VALUES ('f0000000-0000-0000-0000-000000000001', 1)");
+      exec(b, "INSERT INTO u VALUES ('00000000-0000-0000-0000-000000000001', 2), "
+          + "('f0000000-0000-0000-0000-000000000001', 2)"); // commits first
+      FloeException lost = catchFloe(() -> {
+        a.commit();
+        return null;
+      });
+      assertThat(lost).as("the second insert of the key").isNotNull();
+      assertThat(lost.sqlState()).isEqualTo("40001");
+      assertThat(Rows.of(b, "SELECT count(*), sum(n) FROM u")).containsExactly("2|4");
+    }
+  }
+
   @Test
   void checkConstraintsHoldForNewRowsAndFollowTheirColumns() {
     try (Database db = Floe.open(dir); Session s = db.connect()) {

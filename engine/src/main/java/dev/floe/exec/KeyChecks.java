@@ -162,6 +162,9 @@ final class KeyChecks {
       Expression e = newKeys(t, key, newRows).map(values -> {
         Expression all = Expressions.alwaysTrue();
         for (int k = 0; k < values.size(); k++) {
+          if (!dev.floe.read.ScanPlan.prunesBy(t.schema().findField(key.columns().get(k)).type())) {
+            continue; // a concurrent file holding the key must not be passed over
+          }
           all = Expressions.and(all, values.get(k).isEmpty() ? Expressions.alwaysFalse()
               : Expressions.in(key.columns().get(k), values.get(k).toArray()));
         }

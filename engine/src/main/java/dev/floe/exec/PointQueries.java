@@ -121,10 +121,9 @@ final class PointQueries {
       }
     }
 
-    // Iceberg's bounds of a uuid column, as read from DuckDB's footers, do not order like the values (a
-    // lookup pruned by them missed rows): uuid keys are pruned by the row groups' own statistics only
+    // a uuid key is pruned by the row groups' own statistics only (ScanPlan.prunesBy)
     ScanPlan plan = ScanPlan.plan(r.planner, r.table, r.snapshot,
-        value instanceof UUID ? Expressions.alwaysTrue() : Expressions.equal(key.name(), value), false);
+        ScanPlan.prunesBy(keyType) ? Expressions.equal(key.name(), value) : Expressions.alwaysTrue(), false);
     Optional<List<PointReader.Hit>> hits = PointReader.scan(plan, r.files, keyField, value, fields, shape.limit());
     if (hits.isEmpty()) {
       return Optional.empty();

@@ -549,7 +549,8 @@ final class Relations implements QueryBinder.Resolver {
       String key = schema.findField(schema.identifierFieldIds().iterator().next()).name();
       List<String> parts = new ArrayList<>();
       for (Object k : keys) {
-        Expression one = Expressions.equal(key, k);
+        Expression one = ScanPlan.prunesBy(schema.findField(key).type()) ? Expressions.equal(key, k)
+            : Expressions.alwaysTrue();
         ScanPlan keyPlan = ScanPlan.plan(planner, table, snapshot, one, historic);
         Optional<Pin.Version> version = pin.version(k);
         if (version.isPresent()) {
@@ -619,7 +620,8 @@ final class Relations implements QueryBinder.Resolver {
           }
         }
       }
-      ScanPlan plan = ScanPlan.plan(planner, table, snapshot, Expressions.equal(keyField.name(), key), false);
+      ScanPlan plan = ScanPlan.plan(planner, table, snapshot, ScanPlan.prunesBy(keyField.type())
+          ? Expressions.equal(keyField.name(), key) : Expressions.alwaysTrue(), false);
       Optional<List<PointReader.Hit>> hits = PointReader.scan(plan, files, keyRead, key, fields, 2);
       if (hits.isEmpty() || hits.get().size() > 1) {
         return null;
@@ -729,7 +731,7 @@ final class Relations implements QueryBinder.Resolver {
         case SMALLINT, INTEGER, BIGINT -> value instanceof Integer || value instanceof Long
             ? (Object) ((Number) value).longValue() : null;
         case TEXT, VARCHAR -> value instanceof CharSequence cs ? cs.toString() : null;
-        default -> null; // uuid bounds are not pruned by (decision 0005)
+        default -> null; // uuid bounds are not pruned by (ScanPlan.prunesBy)
       };
     }
 

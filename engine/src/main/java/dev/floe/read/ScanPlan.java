@@ -39,6 +39,18 @@ public record ScanPlan(Table table, Optional<Snapshot> snapshot, Schema schema, 
     return new ScanPlan(table, snapshot, schema, columns, planner.plan(table, snapshot.get(), schema, filter));
   }
 
+  /**
+   * Whether Iceberg's column bounds may prune by a predicate on a column of {@code type}. Not for uuid:
+   * the bounds are in unsigned byte order (RFC 9562, Parquet's statistics, {@code t$files} shows them so),
+   * while Iceberg's evaluators (1.12) compare uuids as Java does, as two signed longs, so a uuid with its
+   * high bit set falls outside bounds that hold it and its file or row group is skipped
+   * (apache/iceberg#14216). Every filter Floe gives Iceberg (a scan's, a conflict check's, a moved row's)
+   * leaves such columns out.
+   */
+  public static boolean prunesBy(org.apache.iceberg.types.Type type) {
+    return type.typeId() != org.apache.iceberg.types.Type.TypeID.UUID;
+  }
+
   /** The schema a snapshot was written with, or the table's current schema if the snapshot records none. */
   public static Schema schemaOf(Table table, Snapshot snapshot) {
     Integer id = snapshot.schemaId();

@@ -187,7 +187,7 @@ public final class MovedRows {
 
   private static Expression term(Types.NestedField column, Object v) {
     String name = column.name();
-    if (!column.type().isPrimitiveType() || name.contains(".")) {
+    if (!column.type().isPrimitiveType() || name.contains(".") || !dev.floe.read.ScanPlan.prunesBy(column.type())) {
       return null;
     }
     if (v == null) {
