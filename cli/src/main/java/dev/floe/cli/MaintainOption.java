@@ -16,8 +16,8 @@ import picocli.CommandLine.Spec;
  */
 final class MaintainOption {
   static final String VARIABLE = "FLOE_MAINTAIN_MS";
-  /** Off unless asked for: a compaction of a state table can still fail a batch (40001), which stops the command. */
-  static final int DEFAULT_MS = 0;
+  /** As {@code floe serve}'s. */
+  static final int DEFAULT_MS = 30_000;
 
   @Spec(Spec.Target.MIXEE)
   CommandSpec spec;
@@ -25,9 +25,8 @@ final class MaintainOption {
   @Option(names = "--maintain-ms", paramLabel = "MS",
       description = "How often the background maintainer looks at every table (compaction, snapshot expiry, manifest "
           + "rewrite, orphan removal, by each table's policy: docs/maintenance.md); the tables written are looked "
-          + "at every second. 0 (the default unless $" + VARIABLE + " is set) turns it off: a compaction of the "
-          + "stream's state table can still fail a batch with 40001, which stops the command (run it again to "
-          + "resume).")
+          + "at every second. Default: $" + VARIABLE + " if set, else " + DEFAULT_MS + "; 0 turns it off (then "
+          + "run floe maintain while the command is stopped).")
   Integer maintainMs;
 
   /** A started maintainer (or none); closing it stops it. */

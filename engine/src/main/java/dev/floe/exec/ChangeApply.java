@@ -53,7 +53,8 @@ import org.duckdb.DuckDBConnection;
  * having changed nothing. A target with a tail has every acknowledged row sealed first, and no seal runs
  * until the batch committed. A batch holds a reader pin ({@link ReaderPins}) while it runs, so snapshot
  * expiry never takes a version it reads; a compaction of either table committed meanwhile is followed by
- * the committer's rebase ({@code write.DeleteRebase}) where it can be (not always yet: docs/cdc.md).
+ * the committer's rebase ({@code write.DeleteRebase}) where it can be; a batch that loses a race all the
+ * same (40001) is applied again from the state as it then is ({@link #ATTEMPTS} times in all).
  */
 final class ChangeApply {
   private static final Map<String, Object> LOCKS = new ConcurrentHashMap<>();
@@ -87,23 +88,47 @@ final class ChangeApply {
     Outcome run(Table target, Table stateTable);
   }
 
-  /** {@code step} with this target's batches held off, and a tail's acknowledged rows sealed first. */
+  /** How many times a batch is applied before a serialization failure (40001) stands. */
+  static final int ATTEMPTS = 4;
+
+  /**
+   * {@code step} with this target's batches held off, and a tail's acknowledged rows sealed first. A batch
+   * that lost a race (40001: a commit to the table or its state table landed under it that its commit could
+   * not be rebased over) is applied again from the state as it is then, which is what applying it later
+   * would do: a batch is applied exactly once whenever it lands, so a stream does not stop for a race.
+   */
   private Outcome locked(Step step) {
     synchronized (LOCKS.computeIfAbsent(state.id.name(), k -> new Object())) {
-      // held before any metadata is read: expiry keeps every version the batch may still read
-      try (ReaderPins.Hold ignored = engine.tables().readerPins().hold("change stream of " + targetId)) {
-        Table target = target();
-        Table stateTable = stateTable(target);
-        if (TailLog.hasTail(target)) {
-          return engine.tails().sealedWhile(targetId, target, () -> {
-            target.refresh();
-            return step.run(target, stateTable);
-          });
+      for (int attempt = 1; ; attempt++) {
+        try {
+          return attempt(step);
+        } catch (FloeException e) {
+          if (!SqlState.SERIALIZATION_FAILURE.equals(e.sqlState()) || attempt >= ATTEMPTS) {
+            throw e;
+          }
+          LOG.info("a batch of the change stream of {} lost a race (attempt {} of {}), applying it again: {}",
+              targetId, attempt, ATTEMPTS, e.detail().orElse(e.getMessage()));
         }
-        return step.run(target, stateTable);
       }
     }
   }
+
+  private Outcome attempt(Step step) {
+    // held before any metadata is read: expiry keeps every version the batch may still read
+    try (ReaderPins.Hold ignored = engine.tables().readerPins().hold("change stream of " + targetId)) {
+      Table target = target();
+      Table stateTable = stateTable(target);
+      if (TailLog.hasTail(target)) {
+        return engine.tails().sealedWhile(targetId, target, () -> {
+          target.refresh();
+          return step.run(target, stateTable);
+        });
+      }
+      return step.run(target, stateTable);
+    }
+  }
+
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ChangeApply.class);
 
   /**
    * Records {@code position} with nothing changed (the source had nothing for the table up to there: a
