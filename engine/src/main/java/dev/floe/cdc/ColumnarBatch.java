@@ -16,9 +16,17 @@ abstract class ColumnarBatch {
   /** Lines decoded on one thread at a time. */
   private static final int CHUNK = 16_384;
 
-  /** How a column's values are held: booleans, ints, longs and doubles' bits in a long, text as a String. */
+  /**
+   * How a column's values are held: booleans, ints, longs, doubles' bits, dates (days) and timestamps
+   * (microseconds) in a long; text and uuids (in their canonical form) as a String.
+   */
   enum Kind {
-    BOOLEAN, INTEGER, BIGINT, DOUBLE, TEXT
+    BOOLEAN, INTEGER, BIGINT, DOUBLE, TEXT, UUID, DATE, TIMESTAMP;
+
+    /** Whether values of this kind are held as Strings. */
+    boolean textual() {
+      return this == TEXT || this == UUID;
+    }
   }
 
   final TableShape shape;
@@ -44,6 +52,9 @@ abstract class ColumnarBatch {
         case BIGINT -> Kind.BIGINT;
         case DOUBLE -> Kind.DOUBLE;
         case TEXT, VARCHAR, CHAR -> Kind.TEXT;
+        case UUID -> Kind.UUID;
+        case DATE -> Kind.DATE;
+        case TIMESTAMP, TIMESTAMPTZ -> Kind.TIMESTAMP;
         default -> null;
       };
       if (kinds[c] == null || shape.keyPosition(c) >= 0 && (kinds[c] == Kind.BOOLEAN || kinds[c] == Kind.DOUBLE)) {
@@ -89,7 +100,7 @@ abstract class ColumnarBatch {
       values = new Object[kinds.length];
       nulls = new boolean[kinds.length][];
       for (int c = 0; c < kinds.length; c++) {
-        values[c] = kinds[c] == Kind.TEXT ? new String[n] : new long[n];
+        values[c] = kinds[c].textual() ? new String[n] : new long[n];
         nulls[c] = new boolean[n];
       }
     }
@@ -97,7 +108,7 @@ abstract class ColumnarBatch {
     /** Stores the value the cursor last read into column {@code c} of row {@code row}. */
     void set(int c, int row, Cursor from) {
       nulls[c][row] = from.isNull;
-      if (kinds[c] == Kind.TEXT) {
+      if (kinds[c].textual()) {
         ((String[]) values[c])[row] = from.text;
       } else {
         ((long[]) values[c])[row] = from.bits;
@@ -117,11 +128,11 @@ abstract class ColumnarBatch {
   Object keyOf(Values v, int row) {
     int[] key = shape.key();
     if (key.length == 1) {
-      return kinds[key[0]] == Kind.TEXT ? v.textAt(key[0], row) : (Object) v.longAt(key[0], row);
+      return kinds[key[0]].textual() ? v.textAt(key[0], row) : (Object) v.longAt(key[0], row);
     }
     Object[] values = new Object[key.length];
     for (int k = 0; k < key.length; k++) {
-      values[k] = kinds[key[k]] == Kind.TEXT ? v.textAt(key[k], row) : (Object) v.longAt(key[k], row);
+      values[k] = kinds[key[k]].textual() ? v.textAt(key[k], row) : (Object) v.longAt(key[k], row);
     }
     return new Key(values);
   }
@@ -135,7 +146,7 @@ abstract class ColumnarBatch {
 
     Slots() {
       int[] key = shape.key();
-      oneLong = key.length == 1 && kinds[key[0]] != Kind.TEXT;
+      oneLong = key.length == 1 && !kinds[key[0]].textual();
     }
 
     /** The slot of row {@code row}'s key; a new one ({@link #size} grows) if it is new. */
@@ -158,7 +169,7 @@ abstract class ColumnarBatch {
       int[] key = shape.key();
       Object[] out = new Object[key.length];
       for (int k = 0; k < key.length; k++) {
-        out[k] = kinds[key[k]] == Kind.TEXT ? new String[size] : new long[size];
+        out[k] = kinds[key[k]].textual() ? new String[size] : new long[size];
       }
       if (oneLong) {
         longs.forEach((k, slot) -> ((long[]) out[0])[slot] = k);
@@ -306,6 +317,43 @@ abstract class ColumnarBatch {
             text = dev.floe.tail.RowValues.text(shape.columns().get(c), shape.sqlType(c), raw);
           } catch (dev.floe.FloeException e) {
             return false; // too long, or a NUL
+          }
+          return true;
+        }
+        case UUID -> {
+          if (ch != '"') {
+            skip();
+            return false;
+          }
+          String raw = string();
+          try { // as the tree decoder reads it (java.util.UUID's forms), held in the canonical one
+            text = java.util.UUID.fromString(raw).toString();
+          } catch (IllegalArgumentException e) {
+            return false;
+          }
+          return true;
+        }
+        case DATE, TIMESTAMP -> {
+          if (ch != '"') {
+            if (kinds[c] == Kind.TIMESTAMP || ch != '-' && (ch < '0' || ch > '9')) {
+              skip(); // a number of a timestamp is scaled by the schema's name for it: the tree decoder's
+              return false;
+            }
+            int start = p;
+            Long l = number() ? parseLong(start, p) : null;
+            if (l == null || l < Integer.MIN_VALUE || l > Integer.MAX_VALUE) {
+              return false;
+            }
+            bits = l; // days, as the tree decoder reads an integer for a date
+            return true;
+          }
+          String raw = string();
+          try { // as the tree decoder reads text, with its own code
+            bits = kinds[c] == Kind.DATE ? JsonValues.date(raw)
+                : JsonValues.timestamp(raw, shape.columns().get(c).type() instanceof
+                    org.apache.iceberg.types.Types.TimestampType t && t.shouldAdjustToUTC());
+          } catch (RuntimeException e) {
+            return false;
           }
           return true;
         }

@@ -130,7 +130,7 @@ public final class DebeziumBatch extends ColumnarBatch {
           d.lsn[row] = m.lsn;
           for (int k : shape.key()) { // the key from the before image
             d.values.nulls[k][row] = false;
-            if (kinds[k] == Kind.TEXT) {
+            if (kinds[k].textual()) {
               ((String[]) d.values.values[k])[row] = before.textAt(k, 0);
             } else {
               ((long[]) d.values.values[k])[row] = before.longAt(k, 0);
@@ -147,7 +147,7 @@ public final class DebeziumBatch extends ColumnarBatch {
               throw Refused.INSTANCE;
             }
             for (int k : shape.key()) {
-              boolean same = kinds[k] == Kind.TEXT ? before.textAt(k, 0).equals(d.values.textAt(k, row))
+              boolean same = kinds[k].textual() ? before.textAt(k, 0).equals(d.values.textAt(k, row))
                   : before.longAt(k, 0) == d.values.longAt(k, row);
               if (!same) {
                 throw Refused.INSTANCE;
@@ -369,7 +369,7 @@ public final class DebeziumBatch extends ColumnarBatch {
     Object[] cellValues = new Object[cells.length];
     boolean[][] cellNulls = new boolean[cells.length][size];
     for (int i = 0; i < cells.length; i++) {
-      cellValues[i] = kinds[cells[i]] == Kind.TEXT ? new String[size] : new long[size];
+      cellValues[i] = kinds[cells[i]].textual() ? new String[size] : new long[size];
     }
     for (int slot = 0; slot < size; slot++) {
       if (wp[slot] <= del[slot]) {

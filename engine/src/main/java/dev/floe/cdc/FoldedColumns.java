@@ -39,17 +39,22 @@ public final class FoldedColumns {
     this.maxPosition = maxPosition;
   }
 
-  /** Whether a table's columns are all of types the columnar decoders read (a key of integers or text). */
+  /** Whether a table's columns are all of types the columnar decoders read (no boolean or double in the key). */
   public static boolean fits(TableShape shape) {
     return ColumnarBatch.kinds(shape) != null;
   }
 
   /**
-   * How column {@code c}'s values are held: BOOLEAN, INTEGER, BIGINT, DOUBLE (as {@code long}s) or TEXT;
+   * How column {@code c}'s values are held: BOOLEAN, INTEGER, BIGINT, DOUBLE (bits), DATE (days),
+   * TIMESTAMP or TIMESTAMPTZ (microseconds) as {@code long}s; TEXT or UUID (canonical text) as Strings;
    * null for a table that does not {@link #fits}.
    */
   public static String kindOf(TableShape shape, int c) {
     ColumnarBatch.Kind[] kinds = ColumnarBatch.kinds(shape);
-    return kinds == null ? null : kinds[c].name();
+    if (kinds == null) {
+      return null;
+    }
+    return kinds[c] == ColumnarBatch.Kind.TIMESTAMP && shape.sqlType(c).kind() == dev.floe.SqlType.Kind.TIMESTAMPTZ
+        ? "TIMESTAMPTZ" : kinds[c].name();
   }
 }

@@ -66,8 +66,7 @@ public final class JsonValues {
         case STRING -> dev.floe.tail.RowValues.text(f, sql, v.isTextual() ? v.textValue() : v.toString());
         case UUID -> UUID.fromString(v.asText());
         case BINARY, FIXED -> ByteBuffer.wrap(v.isBinary() ? v.binaryValue() : Base64.getDecoder().decode(v.asText()));
-        case DATE -> v.isNumber() ? Math.toIntExact(v.longValue()) : Math.toIntExact(LocalDate.parse(v.asText())
-            .toEpochDay());
+        case DATE -> v.isNumber() ? Math.toIntExact(v.longValue()) : date(v.asText());
         case TIME -> v.isNumber() ? scaled(v.longValue(), name, true)
             : LocalTime.parse(v.asText()).toNanoOfDay() / 1000;
         case TIMESTAMP -> v.isNumber() ? scaled(v.longValue(), name, false)
@@ -153,7 +152,13 @@ public final class JsonValues {
     };
   }
 
-  private static long timestamp(String s, boolean zoned) {
+  /** A date's text as days since 1970-01-01. */
+  static int date(String s) {
+    return Math.toIntExact(LocalDate.parse(s).toEpochDay());
+  }
+
+  /** A timestamp's text as microseconds since 1970-01-01 (UTC for {@code zoned}; its offset when it has one). */
+  static long timestamp(String s, boolean zoned) {
     String t = s.trim().replace(' ', 'T');
     Instant at;
     if (zoned) {

@@ -231,7 +231,7 @@ public final class LwwBatch extends ColumnarBatch {
     Object[] cellValues = new Object[cells.length];
     boolean[][] cellNulls = new boolean[cells.length][size];
     for (int i = 0; i < cells.length; i++) {
-      cellValues[i] = kinds[cells[i]] == Kind.TEXT ? new String[size] : new long[size];
+      cellValues[i] = kinds[cells[i]].textual() ? new String[size] : new long[size];
     }
     for (int slot = 0; slot < size; slot++) {
       if (marker[slot] <= del[slot]) {
@@ -265,7 +265,7 @@ public final class LwwBatch extends ColumnarBatch {
   }
 
   private boolean sameValue(int c, Chunk a, int ar, Chunk b, int br) {
-    return kinds[c] == Kind.TEXT ? a.values.textAt(c, ar).equals(b.values.textAt(c, br))
+    return kinds[c].textual() ? a.values.textAt(c, ar).equals(b.values.textAt(c, br))
         : a.values.longAt(c, ar) == b.values.longAt(c, br);
   }
 }

@@ -178,7 +178,19 @@ final class ChangeBulk {
         steps.done("as Arrow");
         org.apache.arrow.c.Data.exportArrayStream(allocator, new OneBatch(allocator, root), stream);
         duck.registerArrowStream(ARROW, stream);
-        st.execute("CREATE OR REPLACE TEMP TABLE " + FOLD + " AS SELECT * FROM " + ARROW);
+        List<String> uuids = new ArrayList<>();
+        for (int k = 0; k < key.length; k++) {
+          if ("UUID".equals(FoldedColumns.kindOf(shape, key[k]))) {
+            uuids.add("CAST(k" + k + " AS UUID) AS k" + k);
+          }
+        }
+        for (int i = 0; i < cells.length; i++) {
+          if ("UUID".equals(FoldedColumns.kindOf(shape, cells[i]))) {
+            uuids.add("CAST(c" + i + " AS UUID) AS c" + i);
+          }
+        }
+        st.execute("CREATE OR REPLACE TEMP TABLE " + FOLD + " AS SELECT *" + (uuids.isEmpty() ? ""
+            : " REPLACE (" + String.join(", ", uuids) + ")") + " FROM " + ARROW);
       }
     } finally {
       vectors.forEach(org.apache.arrow.vector.FieldVector::close);
@@ -202,7 +214,7 @@ final class ChangeBulk {
     org.apache.arrow.vector.FieldVector v;
     java.util.function.IntConsumer set;
     switch (kind) {
-      case "TEXT" -> {
+      case "TEXT", "UUID" -> { // a uuid as its text, cast as the fold is made
         String[] t = (String[]) values;
         org.apache.arrow.vector.VarCharVector x = new org.apache.arrow.vector.VarCharVector(name, allocator);
         set = i -> x.setSafe(i, t[i].getBytes(java.nio.charset.StandardCharsets.UTF_8));
@@ -223,6 +235,26 @@ final class ChangeBulk {
       case "BIGINT" -> {
         long[] l = (long[]) values;
         org.apache.arrow.vector.BigIntVector x = new org.apache.arrow.vector.BigIntVector(name, allocator);
+        set = i -> x.set(i, l[i]);
+        v = x;
+      }
+      case "DATE" -> {
+        long[] l = (long[]) values;
+        org.apache.arrow.vector.DateDayVector x = new org.apache.arrow.vector.DateDayVector(name, allocator);
+        set = i -> x.set(i, (int) l[i]);
+        v = x;
+      }
+      case "TIMESTAMP" -> {
+        long[] l = (long[]) values;
+        org.apache.arrow.vector.TimeStampMicroVector x = new org.apache.arrow.vector.TimeStampMicroVector(name,
+            allocator);
+        set = i -> x.set(i, l[i]);
+        v = x;
+      }
+      case "TIMESTAMPTZ" -> {
+        long[] l = (long[]) values;
+        org.apache.arrow.vector.TimeStampMicroTZVector x = new org.apache.arrow.vector.TimeStampMicroTZVector(name,
+            allocator, "UTC");
         set = i -> x.set(i, l[i]);
         v = x;
       }

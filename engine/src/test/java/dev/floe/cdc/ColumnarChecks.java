@@ -24,7 +24,8 @@ final class ColumnarChecks {
   /**
    * A table of every column type the decoders read: a key of {@code (region text, id int)}, or of
    * {@code id} alone ({@code bigint} with {@code bigintId}, else {@code int}); then name text, amount bigint,
-   * score double precision, flag boolean, n int, code char(4), tag varchar(6).
+   * score double precision, flag boolean, n int, code char(4), tag varchar(6), u uuid, day date,
+   * at timestamptz, ts timestamp.
    */
   static TableShape shape(boolean twoColumnKey, boolean bigintId) {
     List<Types.NestedField> columns = new ArrayList<>();
@@ -50,6 +51,14 @@ final class ColumnarChecks {
     types.add(SqlType.character(4));
     columns.add(Types.NestedField.optional(9, "tag", Types.StringType.get()));
     types.add(SqlType.varchar(6));
+    columns.add(Types.NestedField.optional(10, "u", Types.UUIDType.get()));
+    types.add(SqlType.UUID);
+    columns.add(Types.NestedField.optional(11, "day", Types.DateType.get()));
+    types.add(SqlType.DATE);
+    columns.add(Types.NestedField.optional(12, "at", Types.TimestampType.withZone()));
+    types.add(SqlType.TIMESTAMPTZ);
+    columns.add(Types.NestedField.optional(13, "ts", Types.TimestampType.withoutZone()));
+    types.add(SqlType.TIMESTAMP);
     return new TableShape("t", columns, types, twoColumnKey ? List.of(1, 2) : List.of(2));
   }
 
@@ -98,7 +107,8 @@ final class ColumnarChecks {
     for (int slot = 0; slot < folded.size; slot++) {
       Object[] values = new Object[key.length];
       for (int k = 0; k < key.length; k++) {
-        values[k] = folded.keys[k] instanceof String[] t ? t[slot] : value(shape.keyType(k), ((long[]) folded.keys[k])[slot]);
+        values[k] = folded.keys[k] instanceof String[] t ? text(shape.keyType(k), t[slot])
+            : value(shape.keyType(k), ((long[]) folded.keys[k])[slot]);
       }
       assertThat(slots.put(new Key(values), slot)).as(what + ": a key once").isNull();
     }
@@ -116,20 +126,58 @@ final class ColumnarChecks {
           continue;
         }
         assertThat(c.kind()).as(k).isNotEqualTo(Cell.Kind.EXPIRING);
-        Object actual = folded.cellNulls[i][slot] ? null : folded.cells[i] instanceof String[] t ? t[slot]
-            : value(shape.cellType(i), ((long[]) folded.cells[i])[slot]);
+        Object actual = folded.cellNulls[i][slot] ? null : folded.cells[i] instanceof String[] t
+            ? text(shape.cellType(i), t[slot]) : value(shape.cellType(i), ((long[]) folded.cells[i])[slot]);
         assertThat(actual).as(k + " cell " + i).isEqualTo(c.value());
       }
     }
+  }
+
+  /** A value held as text as the Iceberg value of its type (a uuid is held in its canonical form). */
+  private static Object text(org.apache.iceberg.types.Type type, String text) {
+    if (type.typeId() == org.apache.iceberg.types.Type.TypeID.UUID) {
+      assertThat(java.util.UUID.fromString(text).toString()).as("canonical").isEqualTo(text);
+      return java.util.UUID.fromString(text);
+    }
+    return text;
   }
 
   /** A value held in a long as the Iceberg value of its type. */
   private static Object value(org.apache.iceberg.types.Type type, long bits) {
     return switch (type.typeId()) {
       case BOOLEAN -> bits != 0;
-      case INTEGER -> (int) bits;
+      case INTEGER, DATE -> (int) bits;
       case DOUBLE -> Double.longBitsToDouble(bits);
       default -> bits;
+    };
+  }
+
+  /**
+   * A JSON value for the uuid, date or timestamp column {@code column} ({@code u}, {@code day}, {@code at},
+   * {@code ts}) in the forms Debezium writes them and others the tree decoder reads; with {@code odd},
+   * sometimes one it fails or reads by a schema's name for it (a timestamp as a number).
+   */
+  static String temporal(Random r, String column, boolean odd) {
+    if (odd && r.nextInt(4) == 0) {
+      return switch (column) {
+        case "u" -> new String[] {"\"not-a-uuid\"", "42", "\"1-2-3-4-5\"", "\"" + ChangeFormat.UNAVAILABLE + "\""}[
+            r.nextInt(4)];
+        case "day" -> new String[] {"1.5", "3000000000", "\"2024-13-01\"", "\"2024-02-29\"", "19000.0"}[r.nextInt(5)];
+        default -> new String[] {"1700000000000000", "\"yesterday\"", "\"2024-01-02T03:04:05+0530\"", "true"}[
+            r.nextInt(4)];
+      };
+    }
+    return switch (column) {
+      case "u" -> {
+        String u = new java.util.UUID(r.nextLong(), r.nextLong()).toString();
+        yield "\"" + (r.nextInt(4) == 0 ? u.toUpperCase(java.util.Locale.ROOT) : u) + "\"";
+      }
+      case "day" -> r.nextBoolean() ? String.valueOf(r.nextInt(60_000) - 20_000)
+          : "\"" + java.time.LocalDate.ofEpochDay(r.nextInt(60_000) - 20_000) + "\"";
+      case "at" -> "\"" + java.time.Instant.ofEpochSecond(r.nextInt(2_000_000_000), r.nextInt(1_000_000) * 1000L)
+          .atOffset(java.time.ZoneOffset.ofHours(r.nextInt(3) - 1)).toString() + "\"";
+      default -> "\"" + java.time.LocalDateTime.ofEpochSecond(r.nextInt(2_000_000_000), r.nextInt(1000) * 1_000_000,
+          java.time.ZoneOffset.UTC).toString().replace(r.nextBoolean() ? "T" : "\u0000", " ") + "\"";
     };
   }
 

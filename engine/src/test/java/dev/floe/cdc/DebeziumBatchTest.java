@@ -98,6 +98,9 @@ class DebeziumBatchTest {
     after.put("n", r.nextInt(6) == 0 ? "null" : String.valueOf(r.nextInt(2000) - 1000));
     after.put("code", r.nextInt(6) == 0 ? "null" : ColumnarChecks.shortText(r, odd));
     after.put("tag", r.nextInt(6) == 0 ? "null" : ColumnarChecks.shortText(r, odd));
+    for (String t : new String[] {"u", "day", "at", "ts"}) {
+      after.put(t, r.nextInt(6) == 0 ? "null" : ColumnarChecks.temporal(r, t, odd));
+    }
     Map<String, String> before = new java.util.LinkedHashMap<>();
     if (textKey) {
       before.put("region", "\"" + region + "\"");

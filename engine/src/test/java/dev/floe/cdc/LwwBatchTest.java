@@ -90,13 +90,14 @@ class LwwBatchTest {
       }
     } else {
       Map<String, String> cells = new LinkedHashMap<>();
-      String[] names = {"name", "amount", "score", "flag", "code", "tag"};
+      String[] names = {"name", "amount", "score", "flag", "code", "tag", "u", "day", "at", "ts"};
       for (String n : names) {
         if (r.nextInt(3) > 0) {
           cells.put(n, r.nextInt(5) == 0 ? "null" : switch (n) {
             case "name" -> "\"" + WORDS[r.nextInt(WORDS.length)] + "\"";
             case "amount" -> String.valueOf(r.nextInt(5) - 2);
             case "code", "tag" -> ColumnarChecks.shortText(r, odd);
+            case "u", "day", "at", "ts" -> ColumnarChecks.temporal(r, n, odd);
             case "score" -> new String[] {"1.5", "-0", "2e3", "0.25E-1", "7"}[r.nextInt(5)];
             default -> String.valueOf(r.nextBoolean());
           });

@@ -33,7 +33,7 @@ class ChangeBulkTest {
   }
 
   private static final String COLUMNS = "id bigint PRIMARY KEY, name text, amount bigint, score double precision, "
-      + "flag boolean, n int, code char(4)";
+      + "flag boolean, n int, code char(4), u uuid, day date, at timestamptz, ts timestamp";
 
   @Test
   void randomBatchesLeaveTheSameRowsAndStateAsTheJavaFold() {
@@ -115,6 +115,47 @@ class ChangeBulkTest {
     assertThat(lwwCounts[1]).as("LWW batches DuckDB folded, of " + lwwCounts[0]).isGreaterThan(lwwCounts[0] / 2);
   }
 
+  /** A uuid key and a timestamp key column: the fold's keys meet the state's and the table's as their types. */
+  @Test
+  void uuidAndTimestampKeysLeaveTheSameRowsAndState() {
+    Random r = new Random(5);
+    List<String> keys = new ArrayList<>();
+    for (int i = 0; i < 50; i++) {
+      keys.add(new java.util.UUID(r.nextLong(), r.nextLong()).toString());
+    }
+    try (Database db = Floe.open(dir)) {
+      for (String t : List.of("bulk", "java")) {
+        db.sql("CREATE TABLE " + t + " (id uuid, happened timestamptz, v text, PRIMARY KEY (id, happened))").close();
+      }
+      ChangeStream bulk = stream(db.changes("bulk", Changes.Format.DEBEZIUM));
+      ChangeStream java = stream(db.changes("java", Changes.Format.DEBEZIUM));
+      long lsn = 0;
+      long taken = ChangeBulk.TAKEN.get();
+      for (int round = 0; round < 8; round++) {
+        List<String> batch = new ArrayList<>();
+        for (int i = 0; i < 60; i++) {
+          String key = "\"id\": \"" + keys.get(r.nextInt(keys.size())) + "\", \"happened\": \"2024-01-0" + (1 + r.nextInt(2))
+              + "T00:00:00" + (r.nextBoolean() ? "Z" : "+00:00") + "\"";
+          lsn++;
+          batch.add(r.nextInt(4) == 0
+              ? "{\"op\": \"d\", \"before\": {" + key + "}, \"after\": null, \"source\": {\"lsn\": " + lsn + "}}"
+              : "{\"op\": \"u\", \"before\": null, \"after\": {" + key + ", \"v\": \"v" + lsn + "\"}, \"source\": "
+                  + "{\"lsn\": " + lsn + "}}");
+        }
+        Collections.shuffle(batch, r);
+        long now = System.currentTimeMillis() / 1000;
+        System.setProperty(ChangeBulk.MIN_EVENTS_PROPERTY, "1");
+        assertThat(bulk(bulk, batch, dev.floe.cdc.ChangeFormat.DEBEZIUM, now))
+            .containsExactly(java(java, batch, dev.floe.cdc.ChangeFormat.DEBEZIUM, now));
+        assertThat(Rows.of(db, "SELECT * FROM bulk ORDER BY id, happened")).as("round " + round)
+            .isEqualTo(Rows.of(db, "SELECT * FROM java ORDER BY id, happened"));
+        assertThat(state(db, "bulk")).as("round " + round).isEqualTo(state(db, "java"));
+      }
+      assertThat(ChangeBulk.TAKEN.get() - taken).as("batches DuckDB folded").isEqualTo(8);
+      assertThat(Rows.of(db, "SELECT count(*) > 20 FROM bulk")).containsExactly("true");
+    }
+  }
+
   /** The stream behind the API (to give both paths one clock: TTLs and the grace period are judged by it). */
   private static ChangeStream stream(Changes changes) {
     try {
@@ -185,6 +226,10 @@ class ChangeBulkTest {
         + ", \"score\": " + pick(r, r.nextBoolean() ? String.valueOf(r.nextInt(100)) : String.valueOf(r.nextDouble()))
         + ", \"flag\": " + pick(r, String.valueOf(r.nextBoolean())) + ", \"n\": " + pick(r, String.valueOf(
         r.nextInt(2000) - 1000)) + ", \"code\": " + pick(r, new String[] {"\"ab  \"", "\"abcd\"", "\"x\""}[r.nextInt(3)])
+        + ", \"u\": " + pick(r, "\"" + new java.util.UUID(r.nextLong(), r.nextLong()) + "\"") + ", \"day\": "
+        + pick(r, String.valueOf(r.nextInt(40_000) - 10_000)) + ", \"at\": " + pick(r, "\"" + java.time.Instant
+        .ofEpochSecond(r.nextInt(2_000_000_000), r.nextInt(1_000_000) * 1000L) + "\"") + ", \"ts\": " + pick(r,
+        "\"2024-0" + (1 + r.nextInt(9)) + "-1" + r.nextInt(10) + " 12:34:5" + r.nextInt(10) + "." + r.nextInt(1000) + "\"")
         + (note ? ", \"note\": " + (r.nextInt(40) == 0 ? "null" : "\"nn\"") : "") + "}";
     if (op < 27) {
       after = after.replace("\"amount\": ", "\"amount\": \"1\", \"x\": "); // a string for a bigint, an unknown column
@@ -214,7 +259,9 @@ class ChangeBulkTest {
     return switch (r.nextInt(plain ? 4 : 5)) {
       case 0 -> "{\"key\": {\"id\": " + id + "}, \"ts\": " + at + ", \"delete\": true}";
       case 1 -> "{\"key\": {\"id\": " + id + "}, \"ts\": " + at + ", \"cells\": {\"amount\": " + r.nextInt(9)
-          + ", \"flag\": " + (r.nextBoolean() ? "null" : "true") + ", \"score\": " + r.nextInt(3) + ".5}}";
+          + ", \"flag\": " + (r.nextBoolean() ? "null" : "true") + ", \"score\": " + r.nextInt(3) + ".5, \"u\": "
+          + (r.nextBoolean() ? "null" : "\"" + new java.util.UUID(r.nextLong(), r.nextLong()) + "\"") + ", \"day\": \"2020-01-0"
+          + (1 + r.nextInt(9)) + "\", \"at\": \"2020-01-01T00:00:0" + r.nextInt(10) + "+01:00\"}}";
       case 4 -> "{\"key\": {\"id\": " + id + "}, \"ts\": " + at + ", \"ttl\": " + (r.nextBoolean() ? 1 : 100000)
           + ", \"cells\": {\"amount\": " + r.nextInt(9) + "}}";
       default -> "{\"key\": {\"id\": " + id + "}, \"ts\": " + at + (r.nextBoolean() ? ", \"insert\": true" : "")
