@@ -18,14 +18,15 @@ abstract class ColumnarBatch {
 
   /**
    * How a column's values are held: booleans, ints, longs, doubles' bits, dates (days) and timestamps
-   * (microseconds) in a long; text and uuids (in their canonical form) as a String.
+   * (microseconds) in a long; text, uuids (in their canonical form) and decimals (at the column's scale,
+   * plain) as a String.
    */
   enum Kind {
-    BOOLEAN, INTEGER, BIGINT, DOUBLE, TEXT, UUID, DATE, TIMESTAMP;
+    BOOLEAN, INTEGER, BIGINT, DOUBLE, TEXT, UUID, DATE, TIMESTAMP, DECIMAL;
 
     /** Whether values of this kind are held as Strings. */
     boolean textual() {
-      return this == TEXT || this == UUID;
+      return this == TEXT || this == UUID || this == DECIMAL;
     }
   }
 
@@ -55,6 +56,7 @@ abstract class ColumnarBatch {
         case UUID -> Kind.UUID;
         case DATE -> Kind.DATE;
         case TIMESTAMP, TIMESTAMPTZ -> Kind.TIMESTAMP;
+        case DECIMAL -> Kind.DECIMAL;
         default -> null;
       };
       if (kinds[c] == null || shape.keyPosition(c) >= 0 && (kinds[c] == Kind.BOOLEAN || kinds[c] == Kind.DOUBLE)) {
@@ -264,6 +266,14 @@ abstract class ColumnarBatch {
   final class Cursor {
     private String s;
     private int p;
+    /**
+     * What the schema says of the value {@link #value} reads next (a decimal's scale, a timestamp number's
+     * unit), as the tree decoder looks it up; null when it is not known yet (a payload read before its
+     * schema): a value that depends on it is not taken.
+     */
+    JsonValues.Hint hint = JsonValues.Hint.NONE;
+    /** Whether a value of the line was not read because {@link #hint} was not known. */
+    boolean hintMissing;
     /** The last value {@link #value} read: NULL, a long (doubles as bits, booleans as 0/1), text. */
     boolean isNull;
     long bits;
@@ -272,6 +282,7 @@ abstract class ColumnarBatch {
     void reset(String line) {
       s = line;
       p = 0;
+      hintMissing = false;
     }
 
     /** Where the cursor is in the line. */
@@ -335,16 +346,28 @@ abstract class ColumnarBatch {
         }
         case DATE, TIMESTAMP -> {
           if (ch != '"') {
-            if (kinds[c] == Kind.TIMESTAMP || ch != '-' && (ch < '0' || ch > '9')) {
-              skip(); // a number of a timestamp is scaled by the schema's name for it: the tree decoder's
+            if (ch != '-' && (ch < '0' || ch > '9') || kinds[c] == Kind.TIMESTAMP && hint == null) {
+              hintMissing |= ch == '-' || ch >= '0' && ch <= '9';
+              skip();
               return false;
             }
             int start = p;
             Long l = number() ? parseLong(start, p) : null;
-            if (l == null || l < Integer.MIN_VALUE || l > Integer.MAX_VALUE) {
+            if (l == null) {
               return false;
             }
-            bits = l; // days, as the tree decoder reads an integer for a date
+            if (kinds[c] == Kind.DATE) {
+              if (l < Integer.MIN_VALUE || l > Integer.MAX_VALUE) {
+                return false;
+              }
+              bits = l; // days, as the tree decoder reads an integer for a date
+              return true;
+            }
+            try { // in the unit the schema's name for it says, as the tree decoder scales it
+              bits = JsonValues.scaled(l, hint.name() == null ? "" : hint.name(), false);
+            } catch (ArithmeticException e) {
+              return false;
+            }
             return true;
           }
           String raw = string();
@@ -354,6 +377,33 @@ abstract class ColumnarBatch {
                     org.apache.iceberg.types.Types.TimestampType t && t.shouldAdjustToUTC());
           } catch (RuntimeException e) {
             return false;
+          }
+          return true;
+        }
+        case DECIMAL -> {
+          java.math.BigDecimal d;
+          try {
+            if (ch == '"') {
+              String raw = string();
+              if (hint == null) {
+                hintMissing = true;
+                return false;
+              }
+              d = JsonValues.decimalText(raw, hint);
+            } else if (ch == '-' || ch >= '0' && ch <= '9') {
+              int start = p;
+              boolean integral = number();
+              String digits = s.substring(start, p);
+              // as Jackson's tree has a number: an integer exactly, any other through a double
+              d = integral ? new java.math.BigDecimal(digits) : java.math.BigDecimal.valueOf(Double.parseDouble(digits));
+            } else {
+              skip();
+              return false;
+            }
+            text = JsonValues.fitted(d, (org.apache.iceberg.types.Types.DecimalType) shape.columns().get(c).type(),
+                shape.columns().get(c)).toPlainString();
+          } catch (RuntimeException e) {
+            return false; // not a decimal, or too many digits for the column: the tree decoder's error
           }
           return true;
         }

@@ -72,6 +72,12 @@ public final class DebeziumBatch extends ColumnarBatch {
     private final boolean[] seen = new boolean[kinds.length];
     /** The text of the last schema envelope read and found to be one the tree decoder reads. */
     private String schemaRead;
+    /** What that schema says of each field, as the tree decoder reads it. */
+    private java.util.Map<String, JsonValues.Hint> schemaHints = java.util.Map.of();
+    /** What the images being read take their hints from: none (a plain event), a schema, or null (not known yet). */
+    private java.util.Map<String, JsonValues.Hint> imageHints;
+    /** The hints of a payload read before its schema ({@link #parse}). */
+    private java.util.Map<String, JsonValues.Hint> payloadHints;
 
     /** The members of an event object read so far. */
     private final class Members {
@@ -94,16 +100,14 @@ public final class DebeziumBatch extends ColumnarBatch {
     }
 
     void read(String line, Chunk d, int row) {
-      in.reset(line);
-      in.ws();
-      if (in.peek() == 'n') {
-        in.literal("null");
-        in.end();
+      Members outer = parse(line, d, row, null);
+      if (outer == null) {
         d.op[row] = NONE; // a tombstone
         return;
       }
-      Members outer = members(d, row, true);
-      in.end();
+      if (in.hintMissing && outer.schema) { // a payload before its schema, read again with the schema known
+        outer = parse(line, d, row, schemaHints);
+      }
       Members m = outer;
       if (outer.schema && outer.payload != 0) { // an envelope: the event is its payload
         if (outer.event()) {
@@ -160,6 +164,25 @@ public final class DebeziumBatch extends ColumnarBatch {
         }
         default -> throw Refused.INSTANCE; // t, and what is no op
       }
+    }
+
+    /**
+     * The line's members, or null for a tombstone; a payload read before its envelope's schema takes its
+     * hints from {@code payloadHints} (null: not known, and a value that depends on them is not read).
+     */
+    private Members parse(String line, Chunk d, int row, java.util.Map<String, JsonValues.Hint> payloadHints) {
+      this.payloadHints = payloadHints;
+      imageHints = java.util.Map.of();
+      in.reset(line);
+      in.ws();
+      if (in.peek() == 'n') {
+        in.literal("null");
+        in.end();
+        return null;
+      }
+      Members outer = members(d, row, true);
+      in.end();
+      return outer;
     }
 
     /** An event object's members (at the top, also a schema envelope's {@code schema} and {@code payload}). */
@@ -234,6 +257,7 @@ public final class DebeziumBatch extends ColumnarBatch {
                 m.payload = 1;
               } else {
                 m.payload = 2;
+                imageHints = m.schema ? schemaHints : payloadHints; // before its schema: known on a second read
                 m.inner = members(d, row, false);
               }
             }
@@ -257,7 +281,7 @@ public final class DebeziumBatch extends ColumnarBatch {
       }
       String text = in.textFrom(from);
       try {
-        DebeziumEvents.hintsOf(SCHEMA.readTree(text));
+        schemaHints = DebeziumEvents.hintsOf(SCHEMA.readTree(text));
       } catch (com.fasterxml.jackson.core.JsonProcessingException | RuntimeException e) {
         throw Refused.INSTANCE;
       }
@@ -305,13 +329,15 @@ public final class DebeziumBatch extends ColumnarBatch {
       int count = 0;
       if (in.open()) {
         do {
-          int c = shape.column(in.name());
+          String name = in.name();
+          int c = shape.column(name);
           if (c < 0 || isBefore && shape.keyPosition(c) < 0) {
             ok &= isBefore; // a column the table does not have: the fold's error
             in.skip();
           } else {
             count += seen[c] ? 0 : 1; // a column named twice: the last value, as in Jackson's tree
             seen[c] = true;
+            in.hint = imageHints == null ? null : imageHints.getOrDefault(name, JsonValues.Hint.NONE);
             ok &= in.value(c, shape.keyPosition(c) < 0, true);
             if (isBefore) {
               before.set(c, 0, in);

@@ -46,7 +46,8 @@ public final class FoldedColumns {
 
   /**
    * How column {@code c}'s values are held: BOOLEAN, INTEGER, BIGINT, DOUBLE (bits), DATE (days),
-   * TIMESTAMP or TIMESTAMPTZ (microseconds) as {@code long}s; TEXT or UUID (canonical text) as Strings;
+   * TIMESTAMP or TIMESTAMPTZ (microseconds) as {@code long}s; TEXT, UUID (canonical text) or DECIMAL (plain,
+   * at the column's scale) as Strings;
    * null for a table that does not {@link #fits}.
    */
   public static String kindOf(TableShape shape, int c) {

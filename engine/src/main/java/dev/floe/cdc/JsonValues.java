@@ -127,11 +127,23 @@ public final class JsonValues {
       d = v.decimalValue();
     } else if (v.isObject() && v.has("scale") && v.has("value")) { // io.debezium.data.VariableScaleDecimal
       d = new BigDecimal(new BigInteger(Base64.getDecoder().decode(v.get("value").asText())), v.get("scale").asInt());
-    } else if (hint.scale() != null) { // org.apache.kafka.connect.data.Decimal: the unscaled value, base64
-      d = new BigDecimal(new BigInteger(Base64.getDecoder().decode(v.asText())), hint.scale());
     } else {
-      d = new BigDecimal(v.asText().trim());
+      d = decimalText(v.asText(), hint);
     }
+    return fitted(d, type, f);
+  }
+
+  /**
+   * A decimal given as text: where the schema gives the field a scale (org.apache.kafka.connect.data.Decimal),
+   * the unscaled value's bytes in base64; otherwise its digits.
+   */
+  static BigDecimal decimalText(String text, Hint hint) {
+    return hint.scale() != null ? new BigDecimal(new BigInteger(Base64.getDecoder().decode(text)), hint.scale())
+        : new BigDecimal(text.trim());
+  }
+
+  /** {@code d} at the column's scale (half up); 22003 when it then has more digits than its precision. */
+  static BigDecimal fitted(BigDecimal d, Types.DecimalType type, Types.NestedField f) {
     BigDecimal scaled = d.setScale(type.scale(), RoundingMode.HALF_UP);
     if (scaled.precision() > type.precision()) {
       throw new FloeException(SqlState.NUMERIC_VALUE_OUT_OF_RANGE, "numeric field overflow",
@@ -143,7 +155,7 @@ public final class JsonValues {
   }
 
   /** A number of a Debezium time type, in microseconds (of the day, or since the epoch). */
-  private static long scaled(long v, String name, boolean time) {
+  static long scaled(long v, String name, boolean time) {
     return switch (name) {
       case "io.debezium.time.Time", "io.debezium.time.Timestamp", "org.apache.kafka.connect.data.Timestamp",
           "org.apache.kafka.connect.data.Time" -> Math.multiplyExact(v, 1000L);

@@ -178,22 +178,26 @@ final class ChangeBulk {
         steps.done("as Arrow");
         org.apache.arrow.c.Data.exportArrayStream(allocator, new OneBatch(allocator, root), stream);
         duck.registerArrowStream(ARROW, stream);
-        List<String> uuids = new ArrayList<>();
+        List<String> casts = new ArrayList<>(); // what came as text: a uuid, a decimal
         for (int k = 0; k < key.length; k++) {
-          if ("UUID".equals(FoldedColumns.kindOf(shape, key[k]))) {
-            uuids.add("CAST(k" + k + " AS UUID) AS k" + k);
-          }
+          cast(key[k], "k" + k, casts);
         }
         for (int i = 0; i < cells.length; i++) {
-          if ("UUID".equals(FoldedColumns.kindOf(shape, cells[i]))) {
-            uuids.add("CAST(c" + i + " AS UUID) AS c" + i);
-          }
+          cast(cells[i], "c" + i, casts);
         }
-        st.execute("CREATE OR REPLACE TEMP TABLE " + FOLD + " AS SELECT *" + (uuids.isEmpty() ? ""
-            : " REPLACE (" + String.join(", ", uuids) + ")") + " FROM " + ARROW);
+        st.execute("CREATE OR REPLACE TEMP TABLE " + FOLD + " AS SELECT *" + (casts.isEmpty() ? ""
+            : " REPLACE (" + String.join(", ", casts) + ")") + " FROM " + ARROW);
       }
     } finally {
       vectors.forEach(org.apache.arrow.vector.FieldVector::close);
+    }
+  }
+
+  /** The cast of fold column {@code name} (of table column {@code c}) to its type, if it came as text. */
+  private void cast(int c, String name, List<String> casts) {
+    String kind = FoldedColumns.kindOf(shape, c);
+    if ("UUID".equals(kind) || "DECIMAL".equals(kind)) {
+      casts.add("CAST(" + name + " AS " + TypeMapping.duckdbType(shape.columns().get(c).type()) + ") AS " + name);
     }
   }
 
@@ -214,7 +218,7 @@ final class ChangeBulk {
     org.apache.arrow.vector.FieldVector v;
     java.util.function.IntConsumer set;
     switch (kind) {
-      case "TEXT", "UUID" -> { // a uuid as its text, cast as the fold is made
+      case "TEXT", "UUID", "DECIMAL" -> { // a uuid or decimal as its text, cast as the fold is made
         String[] t = (String[]) values;
         org.apache.arrow.vector.VarCharVector x = new org.apache.arrow.vector.VarCharVector(name, allocator);
         set = i -> x.setSafe(i, t[i].getBytes(java.nio.charset.StandardCharsets.UTF_8));

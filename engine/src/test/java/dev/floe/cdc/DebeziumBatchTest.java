@@ -43,7 +43,7 @@ class DebeziumBatchTest {
       for (int i = 0; i < size; i++) {
         lsn += 1 + r.nextInt(2);
         boolean odd = i == oddOne || kind == 3 && r.nextInt(12) == 0;
-        String line = event(r, shape, lsn, textKey, odd && !(envelopes && r.nextInt(3) == 0));
+        String line = event(r, shape, lsn, textKey, odd && !(envelopes && r.nextInt(3) == 0), envelopes);
         if (envelopes) {
           line = envelope(r, line, odd);
         }
@@ -75,7 +75,8 @@ class DebeziumBatchTest {
       "😀 smile", "日本", "slash/", "\u007f", "x"};
 
   /** A Debezium event; with {@code odd}, maybe one the columnar decoder must leave to the reference. */
-  private static String event(Random r, TableShape shape, long lsn, boolean textKey, boolean odd) {
+  private static String event(Random r, TableShape shape, long lsn, boolean textKey, boolean odd,
+      boolean enveloped) {
     int oddity = odd ? r.nextInt(25) : -1;
     if (!odd && r.nextInt(40) == 0) {
       return ws(r) + "null" + ws(r);
@@ -101,6 +102,7 @@ class DebeziumBatchTest {
     for (String t : new String[] {"u", "day", "at", "ts"}) {
       after.put(t, r.nextInt(6) == 0 ? "null" : ColumnarChecks.temporal(r, t, odd));
     }
+    after.put("price", r.nextInt(6) == 0 ? "null" : ColumnarChecks.decimal(r, enveloped, odd));
     Map<String, String> before = new java.util.LinkedHashMap<>();
     if (textKey) {
       before.put("region", "\"" + region + "\"");
@@ -175,13 +177,17 @@ class DebeziumBatchTest {
     return ws(r) + "{" + ws(r) + String.join("," + ws(r), fields) + ws(r) + "}" + ws(r);
   }
 
-  /** A schema as Debezium's PostgreSQL connector sends it (a numeric's scale among its parameters). */
+  /**
+   * A schema as Debezium's PostgreSQL connector sends it: a numeric's scale among its parameters (its
+   * values base64), a timestamp in milliseconds.
+   */
   private static final String SCHEMA = "{\"type\": \"struct\", \"fields\": [{\"type\": \"struct\", \"fields\": "
       + "[{\"type\": \"int64\", \"optional\": false, \"field\": \"id\"}, {\"type\": \"string\", \"optional\": "
       + "true, \"field\": \"name\"}, {\"type\": \"bytes\", \"optional\": true, \"name\": "
       + "\"org.apache.kafka.connect.data.Decimal\", \"version\": 1, \"parameters\": {\"scale\": \"2\", "
       + "\"connect.decimal.precision\": \"10\"}, \"field\": \"price\"}], \"optional\": true, \"name\": "
-      + "\"pg.public.t.Value\", \"field\": \"before\"}, {\"type\": \"struct\", \"fields\": [], \"optional\": true, "
+      + "\"pg.public.t.Value\", \"field\": \"before\"}, {\"type\": \"struct\", \"fields\": [{\"type\": \"int64\", "
+      + "\"optional\": true, \"name\": \"org.apache.kafka.connect.data.Timestamp\", \"field\": \"ts\"}], \"optional\": true, "
       + "\"field\": \"after\"}, {\"type\": \"string\", \"optional\": false, \"field\": \"op\"}], \"optional\": false, "
       + "\"name\": \"pg.public.t.Envelope\", \"version\": 2}";
 
@@ -197,6 +203,7 @@ class DebeziumBatchTest {
       case 1 -> "{\"schema\": " + schema + ", \"op\": \"c\", \"payload\": " + payload + "}";
       case 2 -> "{\"schema\": " + schema.replace("\"scale\": \"2\"", "\"scale\": \"two\"") + ", \"payload\": "
           + payload + "}";
+      // the schema first, as Kafka Connect's JSON converter writes it, or after the payload it describes
       default -> r.nextBoolean() ? "{\"schema\":" + ws(r) + schema + "," + ws(r) + "\"payload\":" + payload + "}"
           : "{\"payload\": " + payload + ", \"schema\": " + schema + "}";
     };

@@ -90,7 +90,7 @@ class LwwBatchTest {
       }
     } else {
       Map<String, String> cells = new LinkedHashMap<>();
-      String[] names = {"name", "amount", "score", "flag", "code", "tag", "u", "day", "at", "ts"};
+      String[] names = {"name", "amount", "score", "flag", "code", "tag", "u", "day", "at", "ts", "price"};
       for (String n : names) {
         if (r.nextInt(3) > 0) {
           cells.put(n, r.nextInt(5) == 0 ? "null" : switch (n) {
@@ -98,6 +98,7 @@ class LwwBatchTest {
             case "amount" -> String.valueOf(r.nextInt(5) - 2);
             case "code", "tag" -> ColumnarChecks.shortText(r, odd);
             case "u", "day", "at", "ts" -> ColumnarChecks.temporal(r, n, odd);
+            case "price" -> ColumnarChecks.decimal(r, false, odd);
             case "score" -> new String[] {"1.5", "-0", "2e3", "0.25E-1", "7"}[r.nextInt(5)];
             default -> String.valueOf(r.nextBoolean());
           });

@@ -33,7 +33,7 @@ class ChangeBulkTest {
   }
 
   private static final String COLUMNS = "id bigint PRIMARY KEY, name text, amount bigint, score double precision, "
-      + "flag boolean, n int, code char(4), u uuid, day date, at timestamptz, ts timestamp";
+      + "flag boolean, n int, code char(4), u uuid, day date, at timestamptz, ts timestamp, price numeric(12,3)";
 
   @Test
   void randomBatchesLeaveTheSameRowsAndStateAsTheJavaFold() {
@@ -229,7 +229,9 @@ class ChangeBulkTest {
         + ", \"u\": " + pick(r, "\"" + new java.util.UUID(r.nextLong(), r.nextLong()) + "\"") + ", \"day\": "
         + pick(r, String.valueOf(r.nextInt(40_000) - 10_000)) + ", \"at\": " + pick(r, "\"" + java.time.Instant
         .ofEpochSecond(r.nextInt(2_000_000_000), r.nextInt(1_000_000) * 1000L) + "\"") + ", \"ts\": " + pick(r,
-        "\"2024-0" + (1 + r.nextInt(9)) + "-1" + r.nextInt(10) + " 12:34:5" + r.nextInt(10) + "." + r.nextInt(1000) + "\"")
+        "\"2024-0" + (1 + r.nextInt(9)) + "-1" + r.nextInt(10) + " 12:34:5" + r.nextInt(10) + "." + r.nextInt(1000) + "\"") + ", \"price\": "
+        + pick(r, r.nextBoolean() ? "\"" + java.math.BigDecimal.valueOf(r.nextInt(2_000_000) - 1_000_000, 3) + "\""
+            : String.valueOf(r.nextInt(100_000)))
         + (note ? ", \"note\": " + (r.nextInt(40) == 0 ? "null" : "\"nn\"") : "") + "}";
     if (op < 27) {
       after = after.replace("\"amount\": ", "\"amount\": \"1\", \"x\": "); // a string for a bigint, an unknown column

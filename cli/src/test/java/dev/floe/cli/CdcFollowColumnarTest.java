@@ -1,0 +1,102 @@
+package dev.floe.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.floe.Database;
+import dev.floe.Floe;
+import dev.floe.testing.Rows;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Real Debezium events of the types most PostgreSQL tables have (numeric in Kafka Connect's base64 with its
+ * scale in the schema, timestamp in microseconds, timestamptz and uuid as text, date in days) folded by the
+ * columnar decoders and reconciled in DuckDB, against the same stream folded in Java: {@code floe cdc follow}
+ * runs twice on one PostgreSQL table, into two warehouses, every batch large enough for the columnar path in
+ * the one and none in the other; both tables end the same, and as many rows as PostgreSQL's.
+ */
+class CdcFollowColumnarTest {
+  private static final String DEFINITION = "id int PRIMARY KEY, n numeric(12,3), ts timestamp, tz timestamptz, "
+      + "day date, u uuid, v text, b bigint";
+
+  @TempDir
+  Path dir;
+
+  @Test
+  void realEventsFoldInColumnsAsInJava() throws Exception {
+    try (dev.floe.testing.ThrowawayPostgres pg = dev.floe.testing.ThrowawayPostgres.startLogical();
+        Connection c = pg.connect(); Statement s = c.createStatement()) {
+      s.execute("CREATE TABLE t (" + DEFINITION + ")");
+      s.execute("INSERT INTO t SELECT i, CASE WHEN i % 7 = 0 THEN NULL ELSE (i * 1.001 - 500)::numeric(12,3) END, "
+          + "timestamp '2020-01-01' + i * interval '1 hour 1.000001 second', timestamptz '2021-06-01 00:00+02' "
+          + "+ i * interval '1 minute', date '1969-12-01' + i, md5(i::text)::uuid, 'v' || i, i::bigint * 1000003 "
+          + "FROM generate_series(1, 3000) i");
+      String columnar = dir.resolve("columnar").toString();
+      String java = dir.resolve("java").toString();
+      for (String wh : List.of(columnar, java)) {
+        Cli.Outcome made = Cli.run("sql", "-w", wh, "-c", "CREATE TABLE t (" + DEFINITION + ")");
+        assertThat(made.status()).as(made.err()).isZero();
+      }
+      long taken = taken();
+      follow(pg, columnar, "col", true); // the snapshot's reads
+      follow(pg, java, "jav", false);
+      assertThat(taken()).as("batches the columnar path took").isGreaterThan(taken);
+      s.execute("UPDATE t SET n = n * 2, ts = ts + interval '1 day', tz = NULL WHERE id % 3 = 0");
+      s.execute("UPDATE t SET id = id + 10000 WHERE id % 11 = 0"); // key changes
+      s.execute("DELETE FROM t WHERE id % 5 = 0");
+      s.execute("INSERT INTO t VALUES (20001, -0.5, '1900-01-01 00:00:00.5', '2262-04-11 23:47:16+00', "
+          + "'0001-01-01', 'ffffffff-ffff-ffff-ffff-ffffffffffff', NULL, NULL)");
+      taken = taken();
+      follow(pg, columnar, "col", true); // what streamed meanwhile
+      follow(pg, java, "jav", false);
+      assertThat(taken()).as("batches the columnar path took").isGreaterThan(taken);
+      List<String> expected = rows(java);
+      assertThat(rows(columnar)).isEqualTo(expected);
+      try (var r = s.executeQuery("SELECT count(*) FROM t")) {
+        r.next();
+        assertThat(expected).hasSize(r.getInt(1));
+      }
+    }
+  }
+
+  private static List<String> rows(String wh) {
+    try (Database db = Floe.open(Path.of(wh))) {
+      return Rows.of(db, "SELECT * FROM t ORDER BY id");
+    }
+  }
+
+  /** {@code floe cdc follow} until caught up, in this JVM, every batch columnar or none. */
+  private static void follow(dev.floe.testing.ThrowawayPostgres pg, String wh, String slot, boolean columnar) {
+    String property = "floe.cdc.bulk-min-events";
+    System.setProperty(property, columnar ? "1" : String.valueOf(Integer.MAX_VALUE));
+    try {
+      List<String> args = new ArrayList<>(List.of("cdc", "follow", "-w", wh, "--postgres", pg.url(), "--user", "floe",
+          "--table", "t", "--slot", slot, "--publication", slot, "--stop-after-idle-ms", "1000", "--maintain-ms", "0", "--batch", "500"));
+      ByteArrayOutputStream out = new ByteArrayOutputStream();
+      ByteArrayOutputStream err = new ByteArrayOutputStream();
+      Environment env = new Environment(new ByteArrayInputStream(new byte[0]), new PrintStream(out, true,
+          StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8), Map.of(), false, false);
+      int status = Main.run(env, args.toArray(String[]::new));
+      assertThat(status).as(err.toString(StandardCharsets.UTF_8)).isZero();
+    } finally {
+      System.clearProperty(property);
+    }
+  }
+
+  /** How many batches the columnar path has taken in this JVM. */
+  private static long taken() throws ReflectiveOperationException {
+    java.lang.reflect.Field f = Class.forName("dev.floe.exec.ChangeBulk").getDeclaredField("TAKEN");
+    f.setAccessible(true);
+    return ((java.util.concurrent.atomic.AtomicLong) f.get(null)).get();
+  }
+}
