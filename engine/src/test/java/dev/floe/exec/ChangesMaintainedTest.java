@@ -94,14 +94,7 @@ class ChangesMaintainedTest {
   void aBatchFollowsACompactionAndExpiryLandingUnderIt(String path) throws Exception {
     AtomicReference<Thread> applier = new AtomicReference<>();
     AtomicReference<Runnable> once = new AtomicReference<>();
-    FloeConfig config = FloeConfig.builder(dir).beforeCommit(() -> {
-      if (Thread.currentThread() == applier.get()) {
-        Runnable r = once.getAndSet(null);
-        if (r != null) {
-          r.run();
-        }
-      }
-    }).build();
+    FloeConfig config = onceUnder(applier, once);
     boolean lww = path.startsWith("lww");
     String bulk = System.getProperty("floe.cdc.bulk-min-events");
     if (path.endsWith("-in-duckdb")) {
@@ -143,15 +136,7 @@ class ChangesMaintainedTest {
         }
         boolean last = batch == 7;
         if (last) {
-          once.set(() -> {
-            Thread t = new Thread(() -> other.sql("VACUUM FULL").close());
-            t.start();
-            try {
-              t.join();
-            } catch (InterruptedException e) {
-              throw new AssertionError(e);
-            }
-          });
+          once.set(() -> elsewhere(other, "VACUUM FULL"));
           applier.set(Thread.currentThread());
         }
         long taken = ChangeBulk.TAKEN.get();
@@ -189,27 +174,12 @@ class ChangesMaintainedTest {
   void aBatchThatLosesARaceIsAppliedAgain() throws Exception {
     AtomicReference<Thread> applier = new AtomicReference<>();
     AtomicReference<Runnable> once = new AtomicReference<>();
-    FloeConfig config = FloeConfig.builder(dir).beforeCommit(() -> {
-      if (Thread.currentThread() == applier.get()) {
-        Runnable r = once.getAndSet(null);
-        if (r != null) {
-          r.run();
-        }
-      }
-    }).build();
+    FloeConfig config = onceUnder(applier, once);
     try (Database db = Floe.open(config); Session other = db.connect()) {
       db.sql("CREATE TABLE t (id int PRIMARY KEY, v text)").close();
       Changes c = db.changes("t", Changes.Format.DEBEZIUM);
       c.apply(List.of(event("c", 1, null, after(1, "a")), event("c", 2, null, after(2, "b"))), "lsn 2");
-      once.set(() -> {
-        Thread t = new Thread(() -> other.sql("DELETE FROM t WHERE id = 1").close());
-        t.start();
-        try {
-          t.join();
-        } catch (InterruptedException e) {
-          throw new AssertionError(e);
-        }
-      });
+      once.set(() -> elsewhere(other, "DELETE FROM t WHERE id = 1"));
       applier.set(Thread.currentThread());
       Changes.Applied applied = c.apply(List.of(event("u", 3, "{\"id\": 1}", after(1, "a2")),
           event("u", 4, "{\"id\": 2}", after(2, "b2"))), "lsn 4");
@@ -221,6 +191,29 @@ class ChangesMaintainedTest {
       // applied once: again, it changes nothing
       assertThat(c.apply(List.of(event("u", 3, "{\"id\": 1}", after(1, "a2")),
           event("u", 4, "{\"id\": 2}", after(2, "b2"))), "lsn 4").keysChanged()).isZero();
+    }
+  }
+
+  /** A database whose commits by thread {@code applier} first run what {@code once} holds, once. */
+  private FloeConfig onceUnder(AtomicReference<Thread> applier, AtomicReference<Runnable> once) {
+    return FloeConfig.builder(dir).beforeCommit(() -> {
+      if (Thread.currentThread() == applier.get()) {
+        Runnable r = once.getAndSet(null);
+        if (r != null) {
+          r.run();
+        }
+      }
+    }).build();
+  }
+
+  /** {@code sql} run by {@code session} on another thread (the caller holds the batch's locks), to its end. */
+  private static void elsewhere(Session session, String sql) {
+    Thread t = new Thread(() -> session.sql(sql).close());
+    t.start();
+    try {
+      t.join();
+    } catch (InterruptedException e) {
+      throw new AssertionError(e);
     }
   }
 
