@@ -159,16 +159,30 @@ final class ChangeBulk {
     List<org.apache.arrow.vector.FieldVector> vectors = new ArrayList<>();
     try {
       int[] key = shape.key();
-      for (int k = 0; k < key.length; k++) {
-        vectors.add(vector(allocator, "k" + k, FoldedColumns.kindOf(shape, key[k]), f.keys[k], null, f.size));
-      }
-      vectors.add(positions(allocator, "del", f.deletedAt, f.size));
-      vectors.add(positions(allocator, "mt", f.markerAt, f.size));
       int[] cells = shape.cells();
+      List<java.util.function.Supplier<org.apache.arrow.vector.FieldVector>> columns = new ArrayList<>();
+      for (int k = 0; k < key.length; k++) {
+        int at = k;
+        columns.add(() -> vector(allocator, "k" + at, FoldedColumns.kindOf(shape, key[at]), f.keys[at], null, f.size));
+      }
+      columns.add(() -> positions(allocator, "del", f.deletedAt, f.size));
+      columns.add(() -> positions(allocator, "mt", f.markerAt, f.size));
       for (int i = 0; i < cells.length; i++) {
-        vectors.add(positions(allocator, "p" + i, f.cellAt[i], f.size));
-        vectors.add(vector(allocator, "c" + i, FoldedColumns.kindOf(shape, cells[i]), f.cells[i], f.cellNulls[i],
-            f.size));
+        int at = i;
+        columns.add(() -> positions(allocator, "p" + at, f.cellAt[at], f.size));
+        columns.add(() -> vector(allocator, "c" + at, FoldedColumns.kindOf(shape, cells[at]), f.cells[at],
+            f.cellNulls[at], f.size));
+      }
+      // the columns filled on every core (the allocator is thread-safe), kept in order
+      org.apache.arrow.vector.FieldVector[] built = new org.apache.arrow.vector.FieldVector[columns.size()];
+      try {
+        java.util.stream.IntStream.range(0, built.length).parallel().forEach(i -> built[i] = columns.get(i).get());
+      } finally {
+        for (org.apache.arrow.vector.FieldVector v : built) {
+          if (v != null) {
+            vectors.add(v); // closed below if this fails
+          }
+        }
       }
       try (org.apache.arrow.vector.VectorSchemaRoot root = new org.apache.arrow.vector.VectorSchemaRoot(vectors);
           org.apache.arrow.c.ArrowArrayStream stream = org.apache.arrow.c.ArrowArrayStream.allocateNew(allocator);
