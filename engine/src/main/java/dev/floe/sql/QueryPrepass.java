@@ -9,7 +9,8 @@ import java.util.List;
 
 /**
  * Rewrites the PostgreSQL (and Trino/Spark) query syntax DuckDB's parser lacks, before DuckDB parses
- * the query: {@code TABLE name} becomes {@code SELECT * FROM name}; bytea, date and timestamp literals
+ * the query: {@code TABLE name} becomes {@code SELECT * FROM name}; a column or table named by a word
+ * DuckDB reserves ({@link DuckKeywords}) is quoted; bytea, date and timestamp literals
  * are read as PostgreSQL reads them ({@code '\\x00ff'::bytea}, {@code DATE '0044-03-15 BC'}); and
  * time-travel clauses after table
  * names are replaced, "name + clause" together, with a marker table name DuckDB accepts, the clause
@@ -90,6 +91,10 @@ final class QueryPrepass {
       int pg = PgSyntax.rewrite(tokens, k, edits);
       if (pg > k) {
         k = pg - 1;
+        continue;
+      }
+      if (DuckKeywords.isName(tokens, k)) {
+        edits.replace(t.start(), t.end(), Lexer.quoteIdentifier(t.value()));
         continue;
       }
       int[] typed = typedLiteral(tokens, k);

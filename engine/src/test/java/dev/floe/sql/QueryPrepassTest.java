@@ -33,4 +33,27 @@ class QueryPrepassTest {
     String sql = "SELECT a AS of_x, 'AS OF VERSION 3' FROM t -- t AS OF VERSION 3";
     assertThat(QueryPrepass.rewrite(sql).text()).isEqualTo(sql);
   }
+
+  @Test
+  void quotesNamesDuckDbReservesWherePostgresReadsANameOnly() {
+    assertThat(QueryPrepass.rewrite("SELECT at, t.semi, -qualify FROM at WHERE at = 1 ORDER BY pivot DESC").text())
+        .isEqualTo("SELECT \"at\", t.\"semi\", -\"qualify\" FROM \"at\" WHERE \"at\" = 1 ORDER BY \"pivot\" DESC");
+    assertThat(QueryPrepass.rewrite("UPDATE t SET at = show + 1 RETURNING lambda").text())
+        .isEqualTo("UPDATE t SET \"at\" = \"show\" + 1 RETURNING \"lambda\"");
+    assertThat(QueryPrepass.rewrite("SELECT count(at), (show), (show, 1) FROM t").text())
+        .isEqualTo("SELECT count(\"at\"), (\"show\"), (\"show\", 1) FROM t");
+    assertThat(QueryPrepass.rewrite("SELECT 1 at, 2 AS pivot FROM t GROUP BY by ORDER BY by").text())
+        .isEqualTo("SELECT 1 \"at\", 2 AS \"pivot\" FROM t GROUP BY \"by\" ORDER BY \"by\"");
+  }
+
+  @Test
+  void leavesDuckDbSyntaxWithThoseWordsAlone() {
+    for (String sql : new String[] {"SELECT ts AT TIME ZONE 'UTC' FROM t", "SELECT now() AT TIME ZONE 'UTC'",
+        "SELECT * FROM t AT (VERSION => 1)", "SELECT * FROM a SEMI JOIN b ON a.x = b.x",
+        "SELECT * FROM a ASOF JOIN b ON a.t >= b.t", "SELECT 'a' GLOB 'b'", "SELECT list_transform(l, lambda x: x + 1)",
+        "SELECT * FROM (DESCRIBE t)", "SELECT x FROM t QUALIFY row_number() OVER () = 1", "SHOW search_path",
+        "SELECT unpack(x) FROM t", "SELECT a FROM t ORDER BY a"}) {
+      assertThat(QueryPrepass.rewrite(sql).text()).as(sql).isEqualTo(sql);
+    }
+  }
 }
