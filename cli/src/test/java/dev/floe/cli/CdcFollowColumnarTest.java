@@ -20,14 +20,16 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Real Debezium events of the types most PostgreSQL tables have (numeric in Kafka Connect's base64 with its
- * scale in the schema, timestamp in microseconds, timestamptz and uuid as text, date in days) folded by the
+ * scale in the schema, timestamp and time in microseconds, timestamptz, uuid and json as text (a json column
+ * into a text one), date in days,
+ * bytea in base64, smallint and real as numbers) folded by the
  * columnar decoders and reconciled in DuckDB, against the same stream folded in Java: {@code floe cdc follow}
  * runs twice on one PostgreSQL table, into two warehouses, every batch large enough for the columnar path in
  * the one and none in the other; both tables end the same, and as many rows as PostgreSQL's.
  */
 class CdcFollowColumnarTest {
   private static final String DEFINITION = "id int PRIMARY KEY, n numeric(12,3), ts timestamp, tz timestamptz, "
-      + "day date, u uuid, v text, b bigint";
+      + "day date, u uuid, v text, b bigint, sm smallint, r real, tm time, bt bytea, j ";
 
   @TempDir
   Path dir;
@@ -36,26 +38,30 @@ class CdcFollowColumnarTest {
   void realEventsFoldInColumnsAsInJava() throws Exception {
     try (dev.floe.testing.ThrowawayPostgres pg = dev.floe.testing.ThrowawayPostgres.startLogical();
         Connection c = pg.connect(); Statement s = c.createStatement()) {
-      s.execute("CREATE TABLE t (" + DEFINITION + ")");
+      s.execute("CREATE TABLE t (" + DEFINITION + "json)"); // Floe keeps its text
       s.execute("INSERT INTO t SELECT i, CASE WHEN i % 7 = 0 THEN NULL ELSE (i * 1.001 - 500)::numeric(12,3) END, "
           + "timestamp '2020-01-01' + i * interval '1 hour 1.000001 second', timestamptz '2021-06-01 00:00+02' "
-          + "+ i * interval '1 minute', date '1969-12-01' + i, md5(i::text)::uuid, 'v' || i, i::bigint * 1000003 "
+          + "+ i * interval '1 minute', date '1969-12-01' + i, md5(i::text)::uuid, 'v' || i, i::bigint * 1000003, "
+          + "(i * 7 % 65536 - 32768)::smallint, (i / 7.0)::real, time '00:00' + i * interval '1.000001 second', "
+          + "decode(md5(i::text), 'hex'), json_build_object('i', i, 'a', json_build_array(i, NULL, 'x')) "
           + "FROM generate_series(1, 3000) i");
       String columnar = dir.resolve("columnar").toString();
       String java = dir.resolve("java").toString();
       for (String wh : List.of(columnar, java)) {
-        Cli.Outcome made = Cli.run("sql", "-w", wh, "-c", "CREATE TABLE t (" + DEFINITION + ")");
+        Cli.Outcome made = Cli.run("sql", "-w", wh, "-c", "CREATE TABLE t (" + DEFINITION + "text)");
         assertThat(made.status()).as(made.err()).isZero();
       }
       long taken = taken();
       follow(pg, columnar, "col", true); // the snapshot's reads
       follow(pg, java, "jav", false);
       assertThat(taken()).as("batches the columnar path took").isGreaterThan(taken);
-      s.execute("UPDATE t SET n = n * 2, ts = ts + interval '1 day', tz = NULL WHERE id % 3 = 0");
+      s.execute("UPDATE t SET n = n * 2, ts = ts + interval '1 day', tz = NULL, sm = -sm / 2, r = r * 3, "
+          + "tm = tm + interval '1 hour', bt = bt || '\\x00'::bytea, j = NULL WHERE id % 3 = 0");
       s.execute("UPDATE t SET id = id + 10000 WHERE id % 11 = 0"); // key changes
       s.execute("DELETE FROM t WHERE id % 5 = 0");
       s.execute("INSERT INTO t VALUES (20001, -0.5, '1900-01-01 00:00:00.5', '2262-04-11 23:47:16+00', "
-          + "'0001-01-01', 'ffffffff-ffff-ffff-ffff-ffffffffffff', NULL, NULL)");
+          + "'0001-01-01', 'ffffffff-ffff-ffff-ffff-ffffffffffff', NULL, NULL, 32767, -1.5e38, '23:59:59.999999', "
+          + "'\\x', '{\"a\": \"é\\u00e9\"}')");
       taken = taken();
       follow(pg, columnar, "col", true); // what streamed meanwhile
       follow(pg, java, "jav", false);

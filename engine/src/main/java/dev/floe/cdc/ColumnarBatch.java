@@ -17,16 +17,17 @@ abstract class ColumnarBatch {
   private static final int CHUNK = 16_384;
 
   /**
-   * How a column's values are held: booleans, ints, longs, doubles' bits, dates (days) and timestamps
-   * (microseconds) in a long; text, uuids (in their canonical form) and decimals (at the column's scale,
-   * plain) as a String.
+   * How a column's values are held: booleans, smallints, ints, longs, doubles' and reals' bits (a real
+   * as the double of its float), dates (days), times of day and timestamps (microseconds) in a long; text,
+   * uuids (in their canonical form), decimals (at the column's scale, plain) and bytes (one
+   * char a byte, ISO 8859-1) as a String.
    */
   enum Kind {
-    BOOLEAN, INTEGER, BIGINT, DOUBLE, TEXT, UUID, DATE, TIMESTAMP, DECIMAL;
+    BOOLEAN, SMALLINT, INTEGER, BIGINT, REAL, DOUBLE, TEXT, UUID, DATE, TIME, TIMESTAMP, DECIMAL, BYTEA;
 
     /** Whether values of this kind are held as Strings. */
     boolean textual() {
-      return this == TEXT || this == UUID || this == DECIMAL;
+      return this == TEXT || this == UUID || this == DECIMAL || this == BYTEA;
     }
   }
 
@@ -49,17 +50,22 @@ abstract class ColumnarBatch {
       SqlType sql = shape.sqlType(c);
       kinds[c] = switch (sql.kind()) {
         case BOOLEAN -> Kind.BOOLEAN;
+        case SMALLINT -> Kind.SMALLINT;
         case INTEGER -> Kind.INTEGER;
         case BIGINT -> Kind.BIGINT;
+        case REAL -> Kind.REAL;
         case DOUBLE -> Kind.DOUBLE;
         case TEXT, VARCHAR, CHAR -> Kind.TEXT;
         case UUID -> Kind.UUID;
         case DATE -> Kind.DATE;
+        case TIME -> Kind.TIME;
         case TIMESTAMP, TIMESTAMPTZ -> Kind.TIMESTAMP;
         case DECIMAL -> Kind.DECIMAL;
+        case BYTEA -> Kind.BYTEA;
         default -> null;
       };
-      if (kinds[c] == null || shape.keyPosition(c) >= 0 && (kinds[c] == Kind.BOOLEAN || kinds[c] == Kind.DOUBLE)) {
+      if (kinds[c] == null || shape.keyPosition(c) >= 0 && (kinds[c] == Kind.BOOLEAN || kinds[c] == Kind.DOUBLE
+          || kinds[c] == Kind.REAL || kinds[c] == Kind.BYTEA)) {
         return null;
       }
     }
@@ -344,9 +350,9 @@ abstract class ColumnarBatch {
           }
           return true;
         }
-        case DATE, TIMESTAMP -> {
+        case DATE, TIME, TIMESTAMP -> {
           if (ch != '"') {
-            if (ch != '-' && (ch < '0' || ch > '9') || kinds[c] == Kind.TIMESTAMP && hint == null) {
+            if (ch != '-' && (ch < '0' || ch > '9') || kinds[c] != Kind.DATE && hint == null) {
               hintMissing |= ch == '-' || ch >= '0' && ch <= '9';
               skip();
               return false;
@@ -364,7 +370,7 @@ abstract class ColumnarBatch {
               return true;
             }
             try { // in the unit the schema's name for it says, as the tree decoder scales it
-              bits = JsonValues.scaled(l, hint.name() == null ? "" : hint.name(), false);
+              bits = JsonValues.scaled(l, hint.name() == null ? "" : hint.name(), kinds[c] == Kind.TIME);
             } catch (ArithmeticException e) {
               return false;
             }
@@ -372,7 +378,7 @@ abstract class ColumnarBatch {
           }
           String raw = string();
           try { // as the tree decoder reads text, with its own code
-            bits = kinds[c] == Kind.DATE ? JsonValues.date(raw)
+            bits = kinds[c] == Kind.DATE ? JsonValues.date(raw) : kinds[c] == Kind.TIME ? JsonValues.time(raw)
                 : JsonValues.timestamp(raw, shape.columns().get(c).type() instanceof
                     org.apache.iceberg.types.Types.TimestampType t && t.shouldAdjustToUTC());
           } catch (RuntimeException e) {
@@ -407,6 +413,22 @@ abstract class ColumnarBatch {
           }
           return true;
         }
+        case BYTEA -> {
+          if (ch != '"') {
+            skip();
+            return false;
+          }
+          String raw = string();
+          if (placeholders && (raw.equals(ChangeFormat.UNAVAILABLE) || raw.equals(ChangeFormat.UNAVAILABLE_BYTES))) {
+            return false;
+          }
+          try { // base64, as the tree decoder reads it
+            text = new String(java.util.Base64.getDecoder().decode(raw), java.nio.charset.StandardCharsets.ISO_8859_1);
+          } catch (IllegalArgumentException e) {
+            return false;
+          }
+          return true;
+        }
         case BOOLEAN -> {
           if (ch == 't') {
             literal("true");
@@ -427,20 +449,23 @@ abstract class ColumnarBatch {
           }
           int start = p;
           boolean integral = number();
-          if (kinds[c] == Kind.DOUBLE) {
+          if (kinds[c] == Kind.DOUBLE || kinds[c] == Kind.REAL) {
+            double d;
             if (integral) { // as a long first, as Jackson does (-0 is 0)
               Long l = parseLong(start, p);
               if (l == null) {
                 return false;
               }
-              bits = Double.doubleToRawLongBits((double) l);
+              d = l;
             } else {
-              bits = Double.doubleToRawLongBits(Double.parseDouble(s.substring(start, p)));
+              d = Double.parseDouble(s.substring(start, p));
             }
+            bits = Double.doubleToRawLongBits(kinds[c] == Kind.REAL ? (float) d : d);
             return true;
           }
           Long l = integral ? parseLong(start, p) : null;
-          if (l == null || kinds[c] == Kind.INTEGER && (l < Integer.MIN_VALUE || l > Integer.MAX_VALUE)) {
+          if (l == null || kinds[c] == Kind.INTEGER && (l < Integer.MIN_VALUE || l > Integer.MAX_VALUE)
+              || kinds[c] == Kind.SMALLINT && (l < Short.MIN_VALUE || l > Short.MAX_VALUE)) {
             return false;
           }
           bits = l;

@@ -89,6 +89,9 @@ public final class DebeziumBatch extends ColumnarBatch {
       boolean sourceNamed;
       long lsn;
       boolean lsnSeen;
+      String binlogFile; // MySQL's position, read where there is no lsn
+      long binlogPos = -1;
+      long binlogRow = -1;
       int snapshot; // 0 no initial snapshot, 1 a read of one, 2 the read that starts one
       boolean schema;
       int payload; // 0 absent, 1 null, 2 an object
@@ -231,10 +234,33 @@ public final class DebeziumBatch extends ColumnarBatch {
                     m.lsn = in.integer();
                   } else if (field.equals("snapshot")) {
                     m.snapshot = snapshot();
+                  } else if (field.equals("file")) {
+                    if (m.binlogFile != null || in.peek() != '"') {
+                      throw Refused.INSTANCE; // twice, or not text: the tree decoder's business
+                    }
+                    m.binlogFile = in.string();
+                  } else if (field.equals("pos") || field.equals("row")) {
+                    long v = in.integer();
+                    if (v < 0 || (field.equals("pos") ? m.binlogPos : m.binlogRow) >= 0) {
+                      throw Refused.INSTANCE;
+                    }
+                    if (field.equals("pos")) {
+                      m.binlogPos = v;
+                    } else {
+                      m.binlogRow = v;
+                    }
                   } else {
                     in.skip();
                   }
                 } while (in.next());
+              }
+              if (!m.lsnSeen && m.binlogFile != null && m.binlogPos >= 0) {
+                try { // MySQL's, as the tree decoder orders it
+                  m.lsn = DebeziumEvents.binlog(m.binlogFile, m.binlogPos, Math.max(m.binlogRow, 0));
+                } catch (dev.floe.FloeException e) {
+                  throw Refused.INSTANCE;
+                }
+                m.lsnSeen = true;
               }
             }
             case "schema" -> {

@@ -197,23 +197,25 @@ final class DebeziumEvents implements ChangeFormat.Decoder {
     JsonNode file = source.get("file");
     JsonNode pos = source.get("pos");
     if (file != null && file.isTextual() && pos != null && pos.isIntegralNumber()) {
-      String name = file.textValue();
-      int dot = name.lastIndexOf('.');
-      long seq;
-      try {
-        seq = Long.parseLong(name.substring(dot + 1));
-      } catch (NumberFormatException e) {
-        throw ChangeFormat.invalid("binlog file \"" + name + "\" has no sequence number");
-      }
-      long p = pos.longValue();
-      long row = source.path("row").asLong(0);
-      if (seq >= (1L << 22) || p >= (1L << 32) || row >= 256 || p < 0 || row < 0) {
-        throw ChangeFormat.invalid("binlog position " + name + ":" + p + " row " + row + " is out of range");
-      }
-      return (seq << 40) + (p << 8) + row;
+      return binlog(file.textValue(), pos.longValue(), source.path("row").asLong(0));
     }
     throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "cannot order this Debezium event: its source has no "
         + "lsn (PostgreSQL) or binlog file and pos (MySQL)", null, null, 0, null);
+  }
+
+  /** A MySQL binlog position as one number: {@code seq * 2^40 + pos * 2^8 + row}; 22P02 when out of range. */
+  static long binlog(String file, long pos, long row) {
+    int dot = file.lastIndexOf('.');
+    long seq;
+    try {
+      seq = Long.parseLong(file.substring(dot + 1));
+    } catch (NumberFormatException e) {
+      throw ChangeFormat.invalid("binlog file \"" + file + "\" has no sequence number");
+    }
+    if (seq < 0 || seq >= (1L << 22) || pos >= (1L << 32) || row >= 256 || pos < 0 || row < 0) {
+      throw ChangeFormat.invalid("binlog position " + file + ":" + pos + " row " + row + " is out of range");
+    }
+    return (seq << 40) + (pos << 8) + row;
   }
 
   /** What each field of the after (or before) image's schema says; 22023 for a scale that is no integer. */

@@ -45,9 +45,9 @@ public final class FoldedColumns {
   }
 
   /**
-   * How column {@code c}'s values are held: BOOLEAN, INTEGER, BIGINT, DOUBLE (bits), DATE (days),
-   * TIMESTAMP or TIMESTAMPTZ (microseconds) as {@code long}s; TEXT, UUID (canonical text) or DECIMAL (plain,
-   * at the column's scale) as Strings;
+   * How column {@code c}'s values are held: BOOLEAN, SMALLINT, INTEGER, BIGINT, REAL and DOUBLE (a double's
+   * bits), DATE (days), TIME, TIMESTAMP or TIMESTAMPTZ (microseconds) as {@code long}s; TEXT, UUID (canonical
+   * text), DECIMAL (plain, at the column's scale) or BYTEA (a char a byte) as Strings;
    * null for a table that does not {@link #fits}.
    */
   public static String kindOf(TableShape shape, int c) {

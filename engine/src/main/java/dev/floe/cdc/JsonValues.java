@@ -67,8 +67,7 @@ public final class JsonValues {
         case UUID -> UUID.fromString(v.asText());
         case BINARY, FIXED -> ByteBuffer.wrap(v.isBinary() ? v.binaryValue() : Base64.getDecoder().decode(v.asText()));
         case DATE -> v.isNumber() ? Math.toIntExact(v.longValue()) : date(v.asText());
-        case TIME -> v.isNumber() ? scaled(v.longValue(), name, true)
-            : LocalTime.parse(v.asText()).toNanoOfDay() / 1000;
+        case TIME -> v.isNumber() ? scaled(v.longValue(), name, true) : time(v.asText());
         case TIMESTAMP -> v.isNumber() ? scaled(v.longValue(), name, false)
             : timestamp(v.asText(), ((Types.TimestampType) type).shouldAdjustToUTC());
         default -> throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "column \"" + f.name() + "\" is of type "
@@ -167,6 +166,11 @@ public final class JsonValues {
   /** A date's text as days since 1970-01-01. */
   static int date(String s) {
     return Math.toIntExact(LocalDate.parse(s).toEpochDay());
+  }
+
+  /** A time of day's text as microseconds since midnight. */
+  static long time(String s) {
+    return LocalTime.parse(s).toNanoOfDay() / 1000;
   }
 
   /** A timestamp's text as microseconds since 1970-01-01 (UTC for {@code zoned}; its offset when it has one). */

@@ -244,7 +244,13 @@ final class ChangeBulk {
         set = i -> x.set(i, (int) l[i]);
         v = x;
       }
-      case "INTEGER" -> {
+      case "BYTEA" -> { // one char a byte
+        String[] t = (String[]) values;
+        org.apache.arrow.vector.VarBinaryVector x = new org.apache.arrow.vector.VarBinaryVector(name, allocator);
+        set = i -> x.setSafe(i, t[i].getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));
+        v = x;
+      }
+      case "SMALLINT", "INTEGER" -> { // a smallint is an Iceberg int
         long[] l = (long[]) values;
         org.apache.arrow.vector.IntVector x = new org.apache.arrow.vector.IntVector(name, allocator);
         set = i -> x.set(i, (int) l[i]);
@@ -262,6 +268,12 @@ final class ChangeBulk {
         set = i -> x.set(i, (int) l[i]);
         v = x;
       }
+      case "TIME" -> {
+        long[] l = (long[]) values;
+        org.apache.arrow.vector.TimeMicroVector x = new org.apache.arrow.vector.TimeMicroVector(name, allocator);
+        set = i -> x.set(i, l[i]);
+        v = x;
+      }
       case "TIMESTAMP" -> {
         long[] l = (long[]) values;
         org.apache.arrow.vector.TimeStampMicroVector x = new org.apache.arrow.vector.TimeStampMicroVector(name,
@@ -274,6 +286,12 @@ final class ChangeBulk {
         org.apache.arrow.vector.TimeStampMicroTZVector x = new org.apache.arrow.vector.TimeStampMicroTZVector(name,
             allocator, "UTC");
         set = i -> x.set(i, l[i]);
+        v = x;
+      }
+      case "REAL" -> {
+        long[] l = (long[]) values;
+        org.apache.arrow.vector.Float4Vector x = new org.apache.arrow.vector.Float4Vector(name, allocator);
+        set = i -> x.set(i, (float) Double.longBitsToDouble(l[i]));
         v = x;
       }
       case "DOUBLE" -> {

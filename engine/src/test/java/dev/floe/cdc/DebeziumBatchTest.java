@@ -77,7 +77,7 @@ class DebeziumBatchTest {
   /** A Debezium event; with {@code odd}, maybe one the columnar decoder must leave to the reference. */
   private static String event(Random r, TableShape shape, long lsn, boolean textKey, boolean odd,
       boolean enveloped) {
-    int oddity = odd ? r.nextInt(25) : -1;
+    int oddity = odd ? r.nextInt(31) : -1;
     if (!odd && r.nextInt(40) == 0) {
       return ws(r) + "null" + ws(r);
     }
@@ -103,6 +103,9 @@ class DebeziumBatchTest {
       after.put(t, r.nextInt(6) == 0 ? "null" : ColumnarChecks.temporal(r, t, odd));
     }
     after.put("price", r.nextInt(6) == 0 ? "null" : ColumnarChecks.decimal(r, enveloped, odd));
+    for (String m : new String[] {"s", "r", "tm", "b", "j"}) {
+      after.put(m, r.nextInt(6) == 0 ? "null" : ColumnarChecks.more(r, m, odd));
+    }
     Map<String, String> before = new java.util.LinkedHashMap<>();
     if (textKey) {
       before.put("region", "\"" + region + "\"");
@@ -114,8 +117,18 @@ class DebeziumBatchTest {
     String beforeJson = op.equals("d") || r.nextBoolean() ? object(r, before) : r.nextBoolean() ? "null" : null;
     String afterJson = op.equals("d") ? (r.nextBoolean() ? "null" : null) : object(r, after);
     Map<String, String> source = new java.util.LinkedHashMap<>();
-    source.put("connector", "\"postgresql\"");
-    source.put("lsn", String.valueOf(lsn));
+    boolean mysql = r.nextInt(4) == 0; // a binlog file, position and row
+    if (mysql) {
+      source.put("connector", "\"mysql\"");
+      source.put("file", "\"mysql-bin." + String.format("%06d", 1 + lsn / 1000) + "\"");
+      source.put("pos", String.valueOf(lsn % 1000 * 300 + 4));
+      if (r.nextBoolean()) {
+        source.put("row", String.valueOf(lsn % 3));
+      }
+    } else {
+      source.put("connector", "\"postgresql\"");
+      source.put("lsn", String.valueOf(lsn));
+    }
     if (op.equals("r") || r.nextInt(4) == 0) { // an initial snapshot's reads rank below streamed changes
       source.put("snapshot", new String[] {"\"false\"", "false", "null", "\"incremental\"", "\"true\"", "true",
           "\"last\"", "\"last_in_data_collection\""}[r.nextInt(8)]);
@@ -146,6 +159,12 @@ class DebeziumBatchTest {
       case 18 -> beforeJson = "{\"id\": null}";
       case 19 -> beforeJson = "\"text\"";
       case 20 -> afterJson = object(r, with(after, "name", "\"lone \\ud800 surrogate\""));
+      case 25 -> source.put("file", "\"mysql-bin\"");
+      case 26 -> source.put("row", "\"1\"");
+      case 27 -> source.put("pos", String.valueOf(1L << 33));
+      case 28 -> source.put("lsn", "null");
+      case 29 -> afterJson = object(r, with(after, "s", r.nextBoolean() ? "32768" : "-32769"));
+      case 30 -> afterJson = object(r, with(after, "b", "\"AP8\""));
       case 24 -> afterJson = afterJson == null || afterJson.equals("null") ? afterJson
           : afterJson.replaceFirst("\\{", "{\"name\": \"first\", "); // named twice: the last one counts
       default -> { }
@@ -179,7 +198,7 @@ class DebeziumBatchTest {
 
   /**
    * A schema as Debezium's PostgreSQL connector sends it: a numeric's scale among its parameters (its
-   * values base64), a timestamp in milliseconds.
+   * values base64), a timestamp and a time of day in milliseconds.
    */
   private static final String SCHEMA = "{\"type\": \"struct\", \"fields\": [{\"type\": \"struct\", \"fields\": "
       + "[{\"type\": \"int64\", \"optional\": false, \"field\": \"id\"}, {\"type\": \"string\", \"optional\": "
@@ -187,7 +206,8 @@ class DebeziumBatchTest {
       + "\"org.apache.kafka.connect.data.Decimal\", \"version\": 1, \"parameters\": {\"scale\": \"2\", "
       + "\"connect.decimal.precision\": \"10\"}, \"field\": \"price\"}], \"optional\": true, \"name\": "
       + "\"pg.public.t.Value\", \"field\": \"before\"}, {\"type\": \"struct\", \"fields\": [{\"type\": \"int64\", "
-      + "\"optional\": true, \"name\": \"org.apache.kafka.connect.data.Timestamp\", \"field\": \"ts\"}], \"optional\": true, "
+      + "\"optional\": true, \"name\": \"org.apache.kafka.connect.data.Timestamp\", \"field\": \"ts\"}, {\"type\": \"int32\", "
+      + "\"optional\": true, \"name\": \"io.debezium.time.Time\", \"field\": \"tm\"}], \"optional\": true, "
       + "\"field\": \"after\"}, {\"type\": \"string\", \"optional\": false, \"field\": \"op\"}], \"optional\": false, "
       + "\"name\": \"pg.public.t.Envelope\", \"version\": 2}";
 

@@ -90,7 +90,8 @@ class LwwBatchTest {
       }
     } else {
       Map<String, String> cells = new LinkedHashMap<>();
-      String[] names = {"name", "amount", "score", "flag", "code", "tag", "u", "day", "at", "ts", "price"};
+      String[] names = {"name", "amount", "score", "flag", "code", "tag", "u", "day", "at", "ts", "price", "s", "r",
+          "tm", "b", "j"};
       for (String n : names) {
         if (r.nextInt(3) > 0) {
           cells.put(n, r.nextInt(5) == 0 ? "null" : switch (n) {
@@ -99,6 +100,7 @@ class LwwBatchTest {
             case "code", "tag" -> ColumnarChecks.shortText(r, odd);
             case "u", "day", "at", "ts" -> ColumnarChecks.temporal(r, n, odd);
             case "price" -> ColumnarChecks.decimal(r, false, odd);
+            case "s", "r", "tm", "b", "j" -> ColumnarChecks.more(r, n, odd);
             case "score" -> new String[] {"1.5", "-0", "2e3", "0.25E-1", "7"}[r.nextInt(5)];
             default -> String.valueOf(r.nextBoolean());
           });

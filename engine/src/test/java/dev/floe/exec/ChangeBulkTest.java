@@ -33,7 +33,8 @@ class ChangeBulkTest {
   }
 
   private static final String COLUMNS = "id bigint PRIMARY KEY, name text, amount bigint, score double precision, "
-      + "flag boolean, n int, code char(4), u uuid, day date, at timestamptz, ts timestamp, price numeric(12,3)";
+      + "flag boolean, n int, code char(4), u uuid, day date, at timestamptz, ts timestamp, price numeric(12,3), "
+      + "s smallint, r real, tm time, b bytea, j text";
 
   @Test
   void randomBatchesLeaveTheSameRowsAndStateAsTheJavaFold() {
@@ -232,6 +233,11 @@ class ChangeBulkTest {
         "\"2024-0" + (1 + r.nextInt(9)) + "-1" + r.nextInt(10) + " 12:34:5" + r.nextInt(10) + "." + r.nextInt(1000) + "\"") + ", \"price\": "
         + pick(r, r.nextBoolean() ? "\"" + java.math.BigDecimal.valueOf(r.nextInt(2_000_000) - 1_000_000, 3) + "\""
             : String.valueOf(r.nextInt(100_000)))
+        + ", \"s\": " + pick(r, String.valueOf(r.nextInt(65_536) - 32_768)) + ", \"r\": " + pick(r,
+        String.valueOf(r.nextFloat() * 1000)) + ", \"tm\": " + pick(r, r.nextBoolean() ? String.valueOf(
+        r.nextLong(86_400_000_000L)) : "\"1" + r.nextInt(10) + ":0" + r.nextInt(10) + ":30.25\"") + ", \"b\": "
+        + pick(r, "\"" + java.util.Base64.getEncoder().encodeToString(new byte[] {(byte) r.nextInt(), 0, -1}) + "\"")
+        + ", \"j\": " + pick(r, "\"{\\\"k\\\": " + r.nextInt(9) + "}\"")
         + (note ? ", \"note\": " + (r.nextInt(40) == 0 ? "null" : "\"nn\"") : "") + "}";
     if (op < 27) {
       after = after.replace("\"amount\": ", "\"amount\": \"1\", \"x\": "); // a string for a bigint, an unknown column
@@ -263,7 +269,8 @@ class ChangeBulkTest {
       case 1 -> "{\"key\": {\"id\": " + id + "}, \"ts\": " + at + ", \"cells\": {\"amount\": " + r.nextInt(9)
           + ", \"flag\": " + (r.nextBoolean() ? "null" : "true") + ", \"score\": " + r.nextInt(3) + ".5, \"u\": "
           + (r.nextBoolean() ? "null" : "\"" + new java.util.UUID(r.nextLong(), r.nextLong()) + "\"") + ", \"day\": \"2020-01-0"
-          + (1 + r.nextInt(9)) + "\", \"at\": \"2020-01-01T00:00:0" + r.nextInt(10) + "+01:00\"}}";
+          + (1 + r.nextInt(9)) + "\", \"at\": \"2020-01-01T00:00:0" + r.nextInt(10) + "+01:00\", \"s\": " + (r.nextInt(3) - 1)
+          + ", \"r\": " + r.nextInt(3) + ".25, \"tm\": \"00:00:0" + r.nextInt(3) + "\", \"b\": \"AP8=\"}}";
       case 4 -> "{\"key\": {\"id\": " + id + "}, \"ts\": " + at + ", \"ttl\": " + (r.nextBoolean() ? 1 : 100000)
           + ", \"cells\": {\"amount\": " + r.nextInt(9) + "}}";
       default -> "{\"key\": {\"id\": " + id + "}, \"ts\": " + at + (r.nextBoolean() ? ", \"insert\": true" : "")

@@ -8,8 +8,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A result as lines for assertions: each row's values as {@code String.valueOf} gives them, joined by
- * {@code |} (NULL is {@code null}). Shared by the tests of every module (the engine's test jar).
+ * A result as lines for assertions: each row's values as {@code String.valueOf} gives them (bytes in
+ * PostgreSQL's hex form, {@code \x00ff}), joined by {@code |} (NULL is {@code null}). Shared by the tests of every module (the engine's test jar).
  */
 public final class Rows {
   private Rows() {}
@@ -38,7 +38,8 @@ public final class Rows {
     for (Row row : r) {
       List<String> values = new ArrayList<>();
       for (int k = 0; k < r.columns().size(); k++) {
-        values.add(String.valueOf(row.get(k)));
+        Object v = row.get(k);
+        values.add(v instanceof byte[] b ? "\\x" + java.util.HexFormat.of().formatHex(b) : String.valueOf(v));
       }
       out.add(String.join("|", values));
     }
