@@ -272,6 +272,8 @@ abstract class ColumnarBatch {
   final class Cursor {
     private String s;
     private int p;
+    /** Member names read before, by their hash ({@link #plainName}). */
+    private final String[] names = new String[64];
     /**
      * What the schema says of the value {@link #value} reads next (a decimal's scale, a timestamp number's
      * unit), as the tree decoder looks it up; null when it is not known yet (a payload read before its
@@ -504,6 +506,9 @@ abstract class ColumnarBatch {
     }
 
     void ws() {
+      if (p < s.length() && s.charAt(p) > ' ') {
+        return; // no white space: the usual case
+      }
       while (p < s.length()) {
         char c = s.charAt(p);
         if (c != ' ' && c != '\t' && c != '\n' && c != '\r') {
@@ -549,10 +554,50 @@ abstract class ColumnarBatch {
     /** A member's name and its colon. */
     String name() {
       ws();
-      String name = string();
+      String name = plainName();
+      if (name == null) {
+        name = string();
+      }
       ws();
       expect(':');
       ws();
+      return name;
+    }
+
+    /**
+     * A member name without escapes, control characters or surrogates, read past; or null (nothing read).
+     * Names repeat on every line, so one read before is returned again rather than made anew (it is
+     * equal to what {@link #string} would make).
+     */
+    private String plainName() {
+      int n = s.length();
+      if (p >= n || s.charAt(p) != '"') {
+        return null;
+      }
+      int start = p + 1;
+      int hash = 0;
+      int i = start;
+      for (; i < n; i++) {
+        char c = s.charAt(i);
+        if (c == '"') {
+          break;
+        }
+        if (c == '\\' || c < 0x20 || Character.isSurrogate(c)) {
+          return null;
+        }
+        hash = 31 * hash + c;
+      }
+      if (i == n) {
+        return null;
+      }
+      int length = i - start;
+      int slot = (hash ^ (hash >>> 16)) & (names.length - 1);
+      String name = names[slot];
+      if (name == null || name.length() != length || !s.regionMatches(start, name, 0, length)) {
+        name = s.substring(start, i);
+        names[slot] = name;
+      }
+      p = i + 1;
       return name;
     }
 
