@@ -5,18 +5,20 @@ import java.util.List;
 /**
  * A large batch of plain Debezium events decoded and folded per key in columns, on every core, without a
  * tree or an object per event: what {@code exec.ChangeBulk} hands to DuckDB to reconcile with the stored
- * state. Each key's newest deletion, and its newest write's position (the row marker's and every cell's:
- * an after image writes every column) and image.
+ * state. Each key's newest deletion, its newest write's position (the row marker's) and image, and each
+ * cell's newest write (the row's, unless a write left the column as it was: not in its after image, or
+ * Debezium's unchanged-TOAST placeholder).
  *
  * <p>It takes only batches it decodes exactly as {@link DebeziumEvents} does, and returns null for any
  * other (the caller folds it with {@link Fold}, which also names a bad event and why): every line valid
  * JSON, an event (plain, or the payload of a schema envelope whose schema the tree decoder reads) or a
  * tombstone ({@code null}, or an envelope's null payload); {@code op} c, u, d, m, or r (but the read that
- * starts an initial snapshot, which also deletes every older row); a PostgreSQL LSN as an integer; an after image naming every column once, each value
- * NULL (but in a key column) or of its column's JSON type (true/false, an integer in range, a number, a
- * string without NUL that is not the unchanged-TOAST placeholder); a before image with the key where a
- * delete needs it; no key change; no two writes of a key at one position (Cassandra's tie-break of their
- * values is the fold's). Column types: {@link FoldedColumns#fits}.
+ * starts an initial snapshot, which also deletes every older row); a PostgreSQL LSN as an integer, or
+ * MySQL's binlog file, pos and row; an after image naming every key column, each value NULL (but in a key
+ * column), the placeholder (but in a key column) or of its column's JSON type (true/false, an integer in
+ * range, a number, a string without NUL); a before image with the key where a delete needs it; no key
+ * change; no two writes of a key at one position (Cassandra's tie-break of their values is the fold's).
+ * Column types: {@link FoldedColumns#fits}.
  */
 public final class DebeziumBatch extends ColumnarBatch {
   private static final com.fasterxml.jackson.databind.ObjectReader SCHEMA =
@@ -46,12 +48,17 @@ public final class DebeziumBatch extends ColumnarBatch {
     final byte[] op;
     final long[] lsn;
     final Values values;
+    /** Per column, per line: whether the after image leaves it as it is (missing, or an unchanged TOAST value). */
+    final boolean[][] unwritten;
+    /** Whether a write of the chunk leaves a column as it is. */
+    boolean partial;
 
     Chunk(int n) {
       this.n = n;
       op = new byte[n];
       lsn = new long[n];
       values = new Values(n);
+      unwritten = new boolean[kinds.length][n];
     }
   }
 
@@ -66,7 +73,7 @@ public final class DebeziumBatch extends ColumnarBatch {
 
   /** One event being read, its scratch reused line after line. */
   private final class Event {
-    private final Cursor in = new Cursor();
+    private final JsonCursor in = new JsonCursor(shape, kinds);
     /** The before image's key values. */
     private final Values before = new Values(1);
     private final boolean[] seen = new boolean[kinds.length];
@@ -78,6 +85,8 @@ public final class DebeziumBatch extends ColumnarBatch {
     private java.util.Map<String, JsonValues.Hint> imageHints;
     /** The hints of a payload read before its schema ({@link #parse}). */
     private java.util.Map<String, JsonValues.Hint> payloadHints;
+    /** Whether the after image last read leaves a column as it is. */
+    private boolean afterPartial;
 
     /** The members of an event object read so far. */
     private final class Members {
@@ -162,6 +171,7 @@ public final class DebeziumBatch extends ColumnarBatch {
             }
           }
           d.op[row] = WRITE;
+          d.partial |= afterPartial;
           // an initial snapshot's reads rank below every streamed change
           d.lsn[row] = m.op.equals("r") && m.snapshot == 1 ? m.lsn - DebeziumEvents.SNAPSHOT_RANK : m.lsn;
         }
@@ -345,14 +355,19 @@ public final class DebeziumBatch extends ColumnarBatch {
     }
 
     /**
-     * Reads an image object: the after image into the row's columns (true when it names every column once
-     * with values of their types), or the before image's key columns into scratch (true when it holds
-     * each key column once, of its type; other columns are skipped).
+     * Reads an image object: the after image into the row's columns (true when it names every key column,
+     * each column with a value of its type; a column it does not name, or whose value is Debezium's
+     * unchanged-TOAST placeholder, is left as it is), or the before image's key columns into scratch (true
+     * when it holds each key column once, of its type; other columns are skipped).
      */
     private boolean image(Chunk d, int row, boolean isBefore) {
       java.util.Arrays.fill(seen, false);
+      if (!isBefore) {
+        for (int c : shape.cells()) {
+          d.unwritten[c][row] = true; // until the image names it
+        }
+      }
       boolean ok = true;
-      int count = 0;
       if (in.open()) {
         do {
           String name = in.name();
@@ -360,29 +375,49 @@ public final class DebeziumBatch extends ColumnarBatch {
           if (c < 0 || isBefore && shape.keyPosition(c) < 0) {
             ok &= isBefore; // a column the table does not have: the fold's error
             in.skip();
+            continue;
+          }
+          seen[c] = true; // a column named twice: the last value, as in Jackson's tree
+          if (!isBefore && shape.keyPosition(c) < 0 && in.placeholder()) {
+            d.unwritten[c][row] = true; // an unchanged TOAST value: left as it is
+            continue;
+          }
+          in.hint = imageHints == null ? null : imageHints.getOrDefault(name, JsonValues.Hint.NONE);
+          ok &= in.value(c, shape.keyPosition(c) < 0, true);
+          if (isBefore) {
+            before.set(c, 0, in);
           } else {
-            count += seen[c] ? 0 : 1; // a column named twice: the last value, as in Jackson's tree
-            seen[c] = true;
-            in.hint = imageHints == null ? null : imageHints.getOrDefault(name, JsonValues.Hint.NONE);
-            ok &= in.value(c, shape.keyPosition(c) < 0, true);
-            if (isBefore) {
-              before.set(c, 0, in);
-            } else {
-              d.values.set(c, row, in);
-            }
+            d.values.set(c, row, in);
+            d.unwritten[c][row] = false;
           }
         } while (in.next());
       }
-      return ok && count == (isBefore ? shape.keySize() : kinds.length);
+      for (int k : shape.key()) {
+        ok &= seen[k];
+      }
+      if (!isBefore) {
+        afterPartial = false;
+        for (int c : shape.cells()) {
+          afterPartial |= d.unwritten[c][row];
+        }
+      }
+      return ok;
     }
   }
 
-  /** Folds the decoded chunks per key: the newest deletion, the newest write and its row. */
+  /**
+   * Folds the decoded chunks per key: the newest deletion, the newest write and its row; where a write
+   * leaves columns as they are, each cell's newest write and its row too.
+   */
   private FoldedColumns fold(List<Chunk> chunks) {
     Slots slots = new Slots();
+    int[] cells = shape.cells();
+    boolean partial = chunks.stream().anyMatch(c -> c.partial);
     long[] del = new long[1024];
     long[] wp = new long[1024];
     long[] winner = new long[1024]; // (chunk << 32) | row of the newest write
+    long[][] cellWp = new long[partial ? cells.length : 0][1024]; // each cell's newest write, where writes are partial
+    long[][] cellWinner = new long[partial ? cells.length : 0][1024];
     long changes = 0;
     long maxPosition = Long.MIN_VALUE;
     for (int ci = 0; ci < chunks.size(); ci++) {
@@ -402,22 +437,40 @@ public final class DebeziumBatch extends ColumnarBatch {
             del = java.util.Arrays.copyOf(del, size * 2);
             wp = java.util.Arrays.copyOf(wp, size * 2);
             winner = java.util.Arrays.copyOf(winner, size * 2);
+            for (int i = 0; i < cellWp.length; i++) {
+              cellWp[i] = java.util.Arrays.copyOf(cellWp[i], size * 2);
+              cellWinner[i] = java.util.Arrays.copyOf(cellWinner[i], size * 2);
+            }
           }
           del[slot] = Long.MIN_VALUE;
           wp[slot] = Long.MIN_VALUE;
+          for (long[] w : cellWp) {
+            w[slot] = Long.MIN_VALUE;
+          }
         }
         if (op == DELETE) {
           del[slot] = Math.max(del[slot], at);
-        } else if (at > wp[slot]) {
+          continue;
+        }
+        if (at == wp[slot]) {
+          return null; // two writes of a key at one position: Cassandra's tie-break, in the fold
+        }
+        if (at > wp[slot]) {
           wp[slot] = at;
           winner[slot] = ((long) ci << 32) | r;
-        } else if (at == wp[slot]) {
-          return null; // two writes of a key at one position: Cassandra's tie-break, in the fold
+        }
+        for (int i = 0; i < cellWp.length; i++) {
+          if (!d.unwritten[cells[i]][r] && at > cellWp[i][slot]) {
+            cellWp[i][slot] = at;
+            cellWinner[i][slot] = ((long) ci << 32) | r;
+          }
         }
       }
     }
     int size = slots.size;
-    int[] cells = shape.cells();
+    if (partial) {
+      return foldCells(chunks, slots, del, wp, cellWp, cellWinner, changes, maxPosition);
+    }
     Object[] cellValues = new Object[cells.length];
     boolean[][] cellNulls = new boolean[cells.length][size];
     for (int i = 0; i < cells.length; i++) {
@@ -448,6 +501,44 @@ public final class DebeziumBatch extends ColumnarBatch {
     long[] marker = java.util.Arrays.copyOf(wp, size);
     long[][] cellAt = new long[cells.length][];
     java.util.Arrays.fill(cellAt, marker); // an after image writes every cell at its position
+    return new FoldedColumns(size, slots.keys(), java.util.Arrays.copyOf(del, size), marker, cellAt, cellValues,
+        cellNulls, changes, maxPosition);
+  }
+
+  /** The fold's result where writes leave cells as they are: each cell from its own newest write. */
+  private FoldedColumns foldCells(List<Chunk> chunks, Slots slots, long[] del, long[] wp, long[][] cellWp,
+      long[][] cellWinner, long changes, long maxPosition) {
+    int size = slots.size;
+    int[] cells = shape.cells();
+    Object[] cellValues = new Object[cells.length];
+    boolean[][] cellNulls = new boolean[cells.length][size];
+    long[][] cellAt = new long[cells.length][size];
+    for (int i = 0; i < cells.length; i++) {
+      int c = cells[i];
+      cellValues[i] = kinds[c].textual() ? new String[size] : new long[size];
+      for (int slot = 0; slot < size; slot++) {
+        long at = cellWp[i][slot] <= del[slot] ? Long.MIN_VALUE : cellWp[i][slot]; // outranked: no write
+        cellAt[i][slot] = at;
+        if (at == Long.MIN_VALUE) {
+          cellNulls[i][slot] = true;
+          continue;
+        }
+        Chunk d = chunks.get((int) (cellWinner[i][slot] >>> 32));
+        int r = (int) cellWinner[i][slot];
+        cellNulls[i][slot] = d.values.nulls[c][r];
+        if (cellValues[i] instanceof String[] t) {
+          t[slot] = d.values.textAt(c, r);
+        } else {
+          ((long[]) cellValues[i])[slot] = d.values.longAt(c, r);
+        }
+      }
+    }
+    long[] marker = java.util.Arrays.copyOf(wp, size);
+    for (int slot = 0; slot < size; slot++) {
+      if (marker[slot] <= del[slot]) {
+        marker[slot] = Long.MIN_VALUE; // RowState.prune
+      }
+    }
     return new FoldedColumns(size, slots.keys(), java.util.Arrays.copyOf(del, size), marker, cellAt, cellValues,
         cellNulls, changes, maxPosition);
   }

@@ -54,7 +54,7 @@ public final class LwwBatch extends ColumnarBatch {
 
   private Chunk decode(List<String> lines, int from, int to) {
     Chunk d = new Chunk(to - from);
-    Cursor in = new Cursor();
+    JsonCursor in = new JsonCursor(shape, kinds);
     boolean[] seen = new boolean[kinds.length];
     for (int i = from; i < to; i++) {
       read(in, seen, lines.get(i), d, i - from);
@@ -62,7 +62,7 @@ public final class LwwBatch extends ColumnarBatch {
     return d;
   }
 
-  private void read(Cursor in, boolean[] seen, String line, Chunk d, int row) {
+  private void read(JsonCursor in, boolean[] seen, String line, Chunk d, int row) {
     in.reset(line);
     in.ws();
     boolean keyNamed = false;
