@@ -16,8 +16,10 @@ import java.util.List;
  * starts an initial snapshot, which also deletes every older row); a PostgreSQL LSN as an integer, or
  * MySQL's binlog file, pos and row; an after image naming every key column, each value NULL (but in a key
  * column), the placeholder (but in a key column) or of its column's JSON type (true/false, an integer in
- * range, a number, a string without NUL); a before image with the key where a delete needs it; no key
- * change; no two writes of a key at one position (Cassandra's tie-break of their values is the fold's).
+ * range, a number, a string without NUL); a before image with the key where a delete or an update
+ * needs it; a key change (the old key deleted at its position) but one with the placeholder (the new key
+ * takes the old key's value: the fold's {@link Carry}); no two writes of a key at one position
+ * (Cassandra's tie-break of their values is the fold's).
  * Column types: {@link FoldedColumns#fits}.
  */
 public final class DebeziumBatch extends ColumnarBatch {
@@ -52,6 +54,10 @@ public final class DebeziumBatch extends ColumnarBatch {
     final boolean[][] unwritten;
     /** Whether a write of the chunk leaves a column as it is. */
     boolean partial;
+    /** Per line: whether an update changed the key, which also deletes the old key ({@link #oldKeys}). */
+    final boolean[] keyChange;
+    /** The old key of a line that changed it (made at the chunk's first key change). */
+    Values oldKeys;
 
     Chunk(int n) {
       this.n = n;
@@ -59,6 +65,7 @@ public final class DebeziumBatch extends ColumnarBatch {
       lsn = new long[n];
       values = new Values(n);
       unwritten = new boolean[kinds.length][n];
+      keyChange = new boolean[n];
     }
   }
 
@@ -85,8 +92,9 @@ public final class DebeziumBatch extends ColumnarBatch {
     private java.util.Map<String, JsonValues.Hint> imageHints;
     /** The hints of a payload read before its schema ({@link #parse}). */
     private java.util.Map<String, JsonValues.Hint> payloadHints;
-    /** Whether the after image last read leaves a column as it is. */
+    /** Whether the after image last read leaves a column as it is; whether one as Debezium's placeholder. */
     private boolean afterPartial;
+    private boolean afterPlaceholder;
 
     /** The members of an event object read so far. */
     private final class Members {
@@ -158,15 +166,29 @@ public final class DebeziumBatch extends ColumnarBatch {
             throw Refused.INSTANCE; // the read that starts a snapshot also deletes every older row: the fold's
           }
           if (m.op.equals("u") && (m.beforeIs == 1 || m.beforeIs == 2)) {
-            // a before image that is an object holds the old key: the same key, or a key change (the fold's)
+            // a before image that is an object holds the old key: the same key, or a key change, which also
+            // deletes the old key at the change
             if (m.beforeIs != 1) {
               throw Refused.INSTANCE;
             }
+            boolean same = true;
             for (int k : shape.key()) {
-              boolean same = kinds[k].textual() ? before.textAt(k, 0).equals(d.values.textAt(k, row))
+              same &= kinds[k].textual() ? before.textAt(k, 0).equals(d.values.textAt(k, row))
                   : before.longAt(k, 0) == d.values.longAt(k, row);
-              if (!same) {
-                throw Refused.INSTANCE;
+            }
+            if (!same && afterPlaceholder) {
+              throw Refused.INSTANCE; // the new key takes the old key's unchanged values: the fold's Carry
+            }
+            d.keyChange[row] = !same;
+            if (!same && d.oldKeys == null) {
+              d.oldKeys = new Values(d.n);
+            }
+            for (int k : same ? new int[0] : shape.key()) {
+              d.oldKeys.nulls[k][row] = false;
+              if (kinds[k].textual()) {
+                ((String[]) d.oldKeys.values[k])[row] = before.textAt(k, 0);
+              } else {
+                ((long[]) d.oldKeys.values[k])[row] = before.longAt(k, 0);
               }
             }
           }
@@ -363,6 +385,7 @@ public final class DebeziumBatch extends ColumnarBatch {
     private boolean image(Chunk d, int row, boolean isBefore) {
       java.util.Arrays.fill(seen, false);
       if (!isBefore) {
+        afterPlaceholder = false;
         for (int c : shape.cells()) {
           d.unwritten[c][row] = true; // until the image names it
         }
@@ -380,6 +403,7 @@ public final class DebeziumBatch extends ColumnarBatch {
           seen[c] = true; // a column named twice: the last value, as in Jackson's tree
           if (!isBefore && shape.keyPosition(c) < 0 && in.placeholder()) {
             d.unwritten[c][row] = true; // an unchanged TOAST value: left as it is
+            afterPlaceholder = true;
             continue;
           }
           in.hint = imageHints == null ? null : imageHints.getOrDefault(name, JsonValues.Hint.NONE);
@@ -427,42 +451,44 @@ public final class DebeziumBatch extends ColumnarBatch {
         if (op == NONE) {
           continue;
         }
-        changes++;
-        long at = d.lsn[r];
-        maxPosition = Math.max(maxPosition, at);
-        int size = slots.size;
-        int slot = slots.of(d.values, r);
-        if (slot == size) {
-          if (size == del.length) {
-            del = java.util.Arrays.copyOf(del, size * 2);
-            wp = java.util.Arrays.copyOf(wp, size * 2);
-            winner = java.util.Arrays.copyOf(winner, size * 2);
-            for (int i = 0; i < cellWp.length; i++) {
-              cellWp[i] = java.util.Arrays.copyOf(cellWp[i], size * 2);
-              cellWinner[i] = java.util.Arrays.copyOf(cellWinner[i], size * 2);
+        for (int part = d.keyChange[r] ? 0 : 1; part < 2; part++) { // 0: a key change's deletion of the old key
+          changes++;
+          long at = d.lsn[r];
+          maxPosition = Math.max(maxPosition, at);
+          int size = slots.size;
+          int slot = slots.of(part == 0 ? d.oldKeys : d.values, r);
+          if (slot == size) {
+            if (size == del.length) {
+              del = java.util.Arrays.copyOf(del, size * 2);
+              wp = java.util.Arrays.copyOf(wp, size * 2);
+              winner = java.util.Arrays.copyOf(winner, size * 2);
+              for (int i = 0; i < cellWp.length; i++) {
+                cellWp[i] = java.util.Arrays.copyOf(cellWp[i], size * 2);
+                cellWinner[i] = java.util.Arrays.copyOf(cellWinner[i], size * 2);
+              }
+            }
+            del[slot] = Long.MIN_VALUE;
+            wp[slot] = Long.MIN_VALUE;
+            for (long[] w : cellWp) {
+              w[slot] = Long.MIN_VALUE;
             }
           }
-          del[slot] = Long.MIN_VALUE;
-          wp[slot] = Long.MIN_VALUE;
-          for (long[] w : cellWp) {
-            w[slot] = Long.MIN_VALUE;
+          if (part == 0 || op == DELETE) {
+            del[slot] = Math.max(del[slot], at);
+            continue;
           }
-        }
-        if (op == DELETE) {
-          del[slot] = Math.max(del[slot], at);
-          continue;
-        }
-        if (at == wp[slot]) {
-          return null; // two writes of a key at one position: Cassandra's tie-break, in the fold
-        }
-        if (at > wp[slot]) {
-          wp[slot] = at;
-          winner[slot] = ((long) ci << 32) | r;
-        }
-        for (int i = 0; i < cellWp.length; i++) {
-          if (!d.unwritten[cells[i]][r] && at > cellWp[i][slot]) {
-            cellWp[i][slot] = at;
-            cellWinner[i][slot] = ((long) ci << 32) | r;
+          if (at == wp[slot]) {
+            return null; // two writes of a key at one position: Cassandra's tie-break, in the fold
+          }
+          if (at > wp[slot]) {
+            wp[slot] = at;
+            winner[slot] = ((long) ci << 32) | r;
+          }
+          for (int i = 0; i < cellWp.length; i++) {
+            if (!d.unwritten[cells[i]][r] && at > cellWp[i][slot]) {
+              cellWp[i][slot] = at;
+              cellWinner[i][slot] = ((long) ci << 32) | r;
+            }
           }
         }
       }

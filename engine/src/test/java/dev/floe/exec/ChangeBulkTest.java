@@ -247,7 +247,7 @@ class ChangeBulkTest {
       after = after.replaceFirst(", \"flag\": [a-z]+", "");
     }
     String opName = op < 30 ? "u" : op < 40 ? "r" : op < 60 ? "c" : "u";
-    String before = op < 30 ? "{\"id\": " + (id + 100) + "}" // the key changed
+    String before = op < 30 ? "{\"id\": " + (r.nextBoolean() ? id + 100 : (id + 1 + r.nextInt(59)) % 60) + "}" // the key changed
         : r.nextBoolean() ? "null" : "{\"id\": " + id + "}";
     // an initial snapshot's reads ("true", "last") rank below every streamed change
     String snapshot = opName.equals("r") ? ", \"snapshot\": " + new String[] {"\"false\"", "false", "\"true\"",
