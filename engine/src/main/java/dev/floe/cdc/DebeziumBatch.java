@@ -512,16 +512,8 @@ public final class DebeziumBatch extends ColumnarBatch {
         }
         continue;
       }
-      Chunk d = chunks.get((int) (winner[slot] >>> 32));
-      int r = (int) winner[slot];
       for (int i = 0; i < cells.length; i++) {
-        int c = cells[i];
-        cellNulls[i][slot] = d.values.nulls[c][r];
-        if (cellValues[i] instanceof String[] t) {
-          t[slot] = d.values.textAt(c, r);
-        } else {
-          ((long[]) cellValues[i])[slot] = d.values.longAt(c, r);
-        }
+        copy(chunks, winner[slot], cells[i], cellValues[i], cellNulls[i], slot);
       }
     }
     long[] marker = java.util.Arrays.copyOf(wp, size);
@@ -529,6 +521,18 @@ public final class DebeziumBatch extends ColumnarBatch {
     java.util.Arrays.fill(cellAt, marker); // an after image writes every cell at its position
     return new FoldedColumns(size, slots.keys(), java.util.Arrays.copyOf(del, size), marker, cellAt, cellValues,
         cellNulls, changes, maxPosition);
+  }
+
+  /** Column {@code c}'s value in the row {@code from} ({@code (chunk << 32) | row}) into a cell's slot. */
+  private static void copy(List<Chunk> chunks, long from, int c, Object values, boolean[] nulls, int slot) {
+    Chunk d = chunks.get((int) (from >>> 32));
+    int r = (int) from;
+    nulls[slot] = d.values.nulls[c][r];
+    if (values instanceof String[] t) {
+      t[slot] = d.values.textAt(c, r);
+    } else {
+      ((long[]) values)[slot] = d.values.longAt(c, r);
+    }
   }
 
   /** The fold's result where writes leave cells as they are: each cell from its own newest write. */
@@ -549,14 +553,7 @@ public final class DebeziumBatch extends ColumnarBatch {
           cellNulls[i][slot] = true;
           continue;
         }
-        Chunk d = chunks.get((int) (cellWinner[i][slot] >>> 32));
-        int r = (int) cellWinner[i][slot];
-        cellNulls[i][slot] = d.values.nulls[c][r];
-        if (cellValues[i] instanceof String[] t) {
-          t[slot] = d.values.textAt(c, r);
-        } else {
-          ((long[]) cellValues[i])[slot] = d.values.longAt(c, r);
-        }
+        copy(chunks, cellWinner[i][slot], c, cellValues[i], cellNulls[i], slot);
       }
     }
     long[] marker = java.util.Arrays.copyOf(wp, size);

@@ -71,12 +71,8 @@ final class JsonCursor {
     }
     switch (kinds[c]) {
       case TEXT -> {
-        if (ch != '"') {
-          skip();
-          return false;
-        }
-        String raw = string();
-        if (placeholders && (raw.equals(ChangeFormat.UNAVAILABLE) || raw.equals(ChangeFormat.UNAVAILABLE_BYTES))) {
+        String raw = text(ch, placeholders);
+        if (raw == null) {
           return false;
         }
         try { // as the tree decoder has it: char(n) without trailing spaces, varchar(n) cut to n if only spaces go
@@ -163,12 +159,8 @@ final class JsonCursor {
         return true;
       }
       case BYTEA -> {
-        if (ch != '"') {
-          skip();
-          return false;
-        }
-        String raw = string();
-        if (placeholders && (raw.equals(ChangeFormat.UNAVAILABLE) || raw.equals(ChangeFormat.UNAVAILABLE_BYTES))) {
+        String raw = text(ch, placeholders);
+        if (raw == null) {
           return false;
         }
         try { // base64, as the tree decoder reads it
@@ -221,6 +213,20 @@ final class JsonCursor {
         return true;
       }
     }
+  }
+
+  /**
+   * A string value starting with {@code ch}, or null (read past) when it is no string, or with
+   * {@code placeholders} Debezium's unchanged-TOAST placeholder (the tree decoder treats it apart).
+   */
+  private String text(char ch, boolean placeholders) {
+    if (ch != '"') {
+      skip();
+      return null;
+    }
+    String raw = string();
+    return placeholders && (raw.equals(ChangeFormat.UNAVAILABLE) || raw.equals(ChangeFormat.UNAVAILABLE_BYTES))
+        ? null : raw;
   }
 
   /** A JSON integer in the range of a long. */
