@@ -22,14 +22,14 @@ import org.junit.jupiter.api.io.TempDir;
  * Real Debezium events of the types most PostgreSQL tables have (numeric in Kafka Connect's base64 with its
  * scale in the schema, timestamp and time in microseconds, timestamptz, uuid and json as text (a json column
  * into a text one), date in days,
- * bytea in base64, smallint and real as numbers) folded by the
+ * bytea in base64, smallint and real as numbers, numeric without a scale as Debezium's VariableScaleDecimal) folded by the
  * columnar decoders and reconciled in DuckDB, against the same stream folded in Java: {@code floe cdc follow}
  * runs twice on one PostgreSQL table, into two warehouses, every batch large enough for the columnar path in
  * the one and none in the other; both tables end the same, and as many rows as PostgreSQL's.
  */
 class CdcFollowColumnarTest {
   private static final String DEFINITION = "id int PRIMARY KEY, n numeric(12,3), ts timestamp, tz timestamptz, "
-      + "day date, u uuid, v text, b bigint, sm smallint, r real, tm time, bt bytea, big text, j ";
+      + "day date, u uuid, v text, b bigint, sm smallint, r real, tm time, bt bytea, vn numeric, big text, j ";
 
   @TempDir
   Path dir;
@@ -43,7 +43,7 @@ class CdcFollowColumnarTest {
           + "timestamp '2020-01-01' + i * interval '1 hour 1.000001 second', timestamptz '2021-06-01 00:00+02' "
           + "+ i * interval '1 minute', date '1969-12-01' + i, md5(i::text)::uuid, 'v' || i, i::bigint * 1000003, "
           + "(i * 7 % 65536 - 32768)::smallint, (i / 7.0)::real, time '00:00' + i * interval '1.000001 second', "
-          + "decode(md5(i::text), 'hex'), CASE WHEN i % 10 = 1 THEN (SELECT string_agg(md5(i::text || j), '') "
+          + "decode(md5(i::text), 'hex'), CASE WHEN i % 13 = 0 THEN NULL ELSE i / 7.0 - 100 END, CASE WHEN i % 10 = 1 THEN (SELECT string_agg(md5(i::text || j), '') "
           + "FROM generate_series(1, 300) j) END, json_build_object('i', i, 'a', json_build_array(i, NULL, 'x')) "
           + "FROM generate_series(1, 3000) i");
       String columnar = dir.resolve("columnar").toString();
@@ -57,14 +57,14 @@ class CdcFollowColumnarTest {
       follow(pg, java, "jav", false);
       assertThat(taken()).as("batches the columnar path took").isGreaterThan(taken);
       s.execute("UPDATE t SET n = n * 2, ts = ts + interval '1 day', tz = NULL, sm = -sm / 2, r = r * 3, "
-          + "tm = tm + interval '1 hour', bt = bt || '\\x00'::bytea, j = NULL WHERE id % 3 = 0");
+          + "tm = tm + interval '1 hour', bt = bt || '\\x00'::bytea, vn = -vn * 1000, j = NULL WHERE id % 3 = 0");
       // updates that leave a TOASTed value as it is: Debezium sends its placeholder, and the value stays
       s.execute("UPDATE t SET b = b + 1 WHERE id % 10 = 1 AND id % 3 <> 0");
       s.execute("UPDATE t SET id = id + 10000 WHERE id % 11 = 0"); // key changes
       s.execute("DELETE FROM t WHERE id % 5 = 0");
       s.execute("INSERT INTO t VALUES (20001, -0.5, '1900-01-01 00:00:00.5', '2262-04-11 23:47:16+00', "
           + "'0001-01-01', 'ffffffff-ffff-ffff-ffff-ffffffffffff', NULL, NULL, 32767, -1.5e38, '23:59:59.999999', "
-          + "'\\x', NULL, '{\"a\": \"é\\u00e9\"}')");
+          + "'\\x', 12345678901234567890.123456789, NULL, '{\"a\": \"é\\u00e9\"}')");
       taken = taken();
       follow(pg, columnar, "col", true); // what streamed meanwhile
       follow(pg, java, "jav", false);

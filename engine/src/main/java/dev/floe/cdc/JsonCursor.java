@@ -147,12 +147,16 @@ final class JsonCursor {
             String digits = s.substring(start, p);
             // as Jackson's tree has a number: an integer exactly, any other through a double
             d = integral ? new java.math.BigDecimal(digits) : java.math.BigDecimal.valueOf(Double.parseDouble(digits));
+          } else if (ch == '{') { // io.debezium.data.VariableScaleDecimal: its scale, its unscaled value in base64
+            d = variableScale();
           } else {
             skip();
             return false;
           }
           text = JsonValues.fitted(d, (org.apache.iceberg.types.Types.DecimalType) shape.columns().get(c).type(),
               shape.columns().get(c)).toPlainString();
+        } catch (Refused r) {
+          throw r;
         } catch (RuntimeException e) {
           return false; // not a decimal, or too many digits for the column: the tree decoder's error
         }
@@ -213,6 +217,32 @@ final class JsonCursor {
         return true;
       }
     }
+  }
+
+  /**
+   * A {@code {"scale": n, "value": "<base64>"}} object as the tree decoder reads it; anything else in it
+   * refuses the batch. A value that is not base64 fails ({@link IllegalArgumentException}), read past.
+   */
+  private java.math.BigDecimal variableScale() {
+    Long scale = null;
+    String unscaled = null;
+    if (open()) {
+      do {
+        String name = name();
+        if (name.equals("scale") && scale == null) {
+          scale = integer();
+        } else if (name.equals("value") && unscaled == null && peek() == '"') {
+          unscaled = string();
+        } else {
+          throw Refused.INSTANCE; // another member, or one twice: the tree decoder's business
+        }
+      } while (next());
+    }
+    if (scale == null || unscaled == null || scale != (int) (long) scale) {
+      throw Refused.INSTANCE;
+    }
+    return new java.math.BigDecimal(new java.math.BigInteger(java.util.Base64.getDecoder().decode(unscaled)),
+        (int) (long) scale);
   }
 
   /**

@@ -245,12 +245,18 @@ final class ColumnarChecks {
     if (odd && r.nextInt(3) == 0) {
       return new String[] {"1e400", "\"abc\"", "123456789012345", "\"12345678901.5\"",
           "0.1000000000000000055511151231257827", "\"AAAA\"", "{\"scale\": 1, \"value\": \"AQ==\"}", "true",
-          "-0.0005", "0.0005"}[r.nextInt(10)];
+          "-0.0005", "0.0005", "{\"scale\": 1}", "{\"value\": \"AQ==\", \"scale\": \"2\"}",
+          "{\"scale\": 1, \"value\": \"!!\"}", "{\"scale\": 1, \"value\": \"\"}"}[r.nextInt(14)];
     }
     long unscaled = r.nextLong() % 100_000_000_000L;
     if (enveloped) { // at scale 2, within the column's 9 digits before the point
       return "\"" + java.util.Base64.getEncoder().encodeToString(java.math.BigInteger.valueOf(unscaled / 10).toByteArray())
           + "\"";
+    }
+    if (r.nextInt(6) == 0) { // Debezium's VariableScaleDecimal (a numeric without a scale), at any scale
+      int scale = r.nextInt(8);
+      return "{\"scale\": " + scale + ", \"value\": \"" + java.util.Base64.getEncoder().encodeToString(
+          java.math.BigInteger.valueOf(unscaled / 100).toByteArray()) + "\"}";
     }
     return switch (r.nextInt(4)) {
       case 0 -> "\"" + java.math.BigDecimal.valueOf(unscaled, 3).toPlainString() + "\"";
