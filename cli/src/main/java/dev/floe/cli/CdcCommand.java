@@ -77,8 +77,15 @@ final class CdcCommand implements Callable<Integer> {
     @Option(names = "--format", required = true, paramLabel = "FORMAT", description = "lww or debezium")
     String format;
 
-    @Option(names = "--batch", paramLabel = "N", defaultValue = "100000",
-        description = "envelopes per commit (default: ${DEFAULT-VALUE})")
+    /**
+     * A batch's envelopes are held in memory while it is folded: it also commits once their text reaches
+     * this share of the heap (the default 1M Debezium events of ~180 bytes need about a sixteenth of 4 GB).
+     */
+    static final int HEAP_SHARE = 16;
+
+    @Option(names = "--batch", paramLabel = "N", defaultValue = "1000000",
+        description = "envelopes per commit (default: ${DEFAULT-VALUE}; fewer when their text reaches a sixteenth "
+            + "of the JVM's heap)")
     int batch;
 
     @Option(names = "--follow", description = "keep reading: new lines of the files (new files of a directory), "
@@ -131,6 +138,8 @@ final class CdcCommand implements Callable<Integer> {
       PrintStream out = env.out();
       reader.skipped().ifPresent(p -> out.println("resuming after " + p));
       List<String> lines = new ArrayList<>();
+      long chars = 0; // the text of the batch's envelopes
+      long maxChars = Runtime.getRuntime().maxMemory() / HEAP_SHARE;
       List<String> where = new ArrayList<>();
       long total = 0;
       long deadline = Long.MAX_VALUE;
@@ -147,13 +156,15 @@ final class CdcCommand implements Callable<Integer> {
               deadline = System.nanoTime() / 1_000_000 + windowMs;
             }
             lines.add(line.text);
+            chars += line.text.length();
             where.add(line.position);
           }
-          boolean due = !lines.isEmpty() && (lines.size() >= batch || end
+          boolean due = !lines.isEmpty() && (lines.size() >= batch || chars >= maxChars || end
               || follow && System.nanoTime() / 1_000_000 >= deadline);
           if (due) {
             total += commit(changes, lines, where, out);
             lines.clear();
+            chars = 0;
             where.clear();
             deadline = Long.MAX_VALUE;
           }
