@@ -86,11 +86,24 @@ public final class ScanPlanner {
     for (FileScanTask task : all) {
       DataFile file = task.file();
       Evaluator partition = partitions.computeIfAbsent(file.specId(), id -> partitionEvaluator(table, id, filter));
-      if ((partition == null || partition.eval(file.partition())) && metrics.eval(file)) {
+      if ((partition == null || mayMatch(partition, file)) && metrics.eval(file)) {
         kept.add(task);
       }
     }
     return kept;
+  }
+
+  /**
+   * Whether a file's partition may hold matching rows. A file written before its partition's source column
+   * was widened (int to bigint, float to double) holds the narrower value, which the evaluator of the
+   * widened type refuses: such a file is kept, as an unpruned scan would read it.
+   */
+  private static boolean mayMatch(Evaluator partition, DataFile file) {
+    try {
+      return partition.eval(file.partition());
+    } catch (IllegalArgumentException | ClassCastException e) {
+      return true;
+    }
   }
 
   private static Evaluator partitionEvaluator(Table table, int specId, Expression filter) {
