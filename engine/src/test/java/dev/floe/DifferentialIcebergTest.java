@@ -665,9 +665,16 @@ class DifferentialIcebergTest {
       for (DataFile f : live.subList(0, Math.min(live.size(), 1 + rnd.nextInt(3)))) {
         NavigableSet<Long> pos = new TreeSet<>();
         long count = f.recordCount();
-        if (rnd.nextInt(6) == 0) {
+        int kind = rnd.nextInt(6);
+        if (kind == 0) {
           for (long p = 0; p < count; p++) {
             pos.add(p); // the whole file
+          }
+        } else if (kind == 1) {
+          for (long p = 0; p < count; p++) {
+            if (rnd.nextBoolean()) {
+              pos.add(p); // about half the file: a scan masks them (ScanSql.DENSE) rather than anti-joining
+            }
           }
         } else {
           for (int k = 1 + rnd.nextInt((int) Math.min(count, 5)); k > 0; k--) {

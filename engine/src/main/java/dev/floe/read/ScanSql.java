@@ -39,9 +39,11 @@ import org.apache.iceberg.types.Types;
  *   <li>data files are read with {@code read_parquet(..., schema=MAP{field-id: ...})}, so columns map by
  *       Iceberg field id: renamed columns keep their data, dropped ones vanish, added ones read their
  *       default (NULL, or the v3 initial default);
- *   <li>files with deletes are anti-joined with their position deletes (Parquet delete files, or deletion
- *       vectors loaded from Puffin) on (file, row position) and with their equality deletes on the
- *       equality columns (null-safe), exactly the delete files Iceberg planning assigned to them;
+ *   <li>files with deletes lose the rows their position deletes (Parquet delete files, or deletion
+ *       vectors loaded from Puffin) name by (file, row position): a file with many deleted rows through a
+ *       bitstring of them, the others by an anti join ({@link #DENSE}); and are anti-joined with their
+ *       equality deletes on the equality columns (null-safe); exactly the delete files Iceberg planning
+ *       assigned to them;
  *   <li>files without deletes are read plainly, so deletes cost only where they exist.
  * </ul>
  */
@@ -173,14 +175,22 @@ public final class ScanSql {
     }
     StringBuilder sql = new StringBuilder("SELECT ").append(projection).append(" FROM read_parquet(").append(files)
         .append(reader).append(", hive_partitioning=false, filename='").append(FILE_COLUMN).append("') AS f");
+    String masked = null;
     if (key.positional()) {
-      String[] deletes = positionDeletes(tasks, io, scanFiles);
-      if (deletes[0] != null) {
-        sql.append(" ANTI JOIN (").append(deletes[0]).append(") AS d ON f.file_index = d.file_idx AND f.file_row_number"
-            + " = d.pos");
+      PositionDeletes deletes = positionDeletes(tasks, io, scanFiles);
+      if (deletes.masks() != null) {
+        sql.append(" CROSS JOIN (").append(deletes.masks()).append(") AS dv");
+        // a row past its file's mask (no mask: NULL) is not deleted by it
+        String mask = "dv.masks[CAST(f.file_index AS BIGINT) + 1]";
+        masked = " WHERE CASE WHEN f.file_row_number < bit_length(" + mask + ") THEN get_bit(" + mask
+            + ", CAST(f.file_row_number AS INTEGER)) = 0 ELSE TRUE END";
       }
-      if (deletes[1] != null) {
-        sql.append(" ANTI JOIN (").append(deletes[1]).append(") AS dp ON f.").append(FILE_COLUMN)
+      if (deletes.byIndex() != null) {
+        sql.append(" ANTI JOIN (").append(deletes.byIndex()).append(") AS d ON f.file_index = d.file_idx AND "
+            + "f.file_row_number = d.pos");
+      }
+      if (deletes.byPath() != null) {
+        sql.append(" ANTI JOIN (").append(deletes.byPath()).append(") AS dp ON f.").append(FILE_COLUMN)
             .append(" = dp.file_path AND f.file_row_number = dp.pos");
       }
     }
@@ -213,7 +223,7 @@ public final class ScanSql {
           .append(", schema=").append(map).append(", hive_partitioning=false)) AS ").append(alias).append(" ON ")
           .append(on);
     }
-    return sql.toString();
+    return masked == null ? sql.toString() : sql.append(masked).toString();
   }
 
   /** A column read from {@code f}, cast to its table type unless the field-id reader already did. */
@@ -254,54 +264,101 @@ public final class ScanSql {
   }
 
   /**
-   * The position deletes that apply to the group's data files, as two relations (either null when there
-   * is none): ({@code file_idx}, {@code pos}) of the deletes known to name one data file, by the index of
-   * that file in the group's file list (DuckDB's {@code file_index}): deletion vectors, and the Parquet
-   * delete files whose file_path bounds are that one file, as Floe, Spark and Trino write them; and
-   * ({@code file_path}, {@code pos}) of other Parquet delete files, by the path DuckDB reads. A join on
-   * two integers costs a fraction of one on the path: no per-row rewrite of the path, no string hashing.
+   * A group's position deletes, each as a relation of its own (null: none).
+   *
+   * @param masks one row whose {@code masks} is a list with, per file of the group ({@code file_index}
+   *     order), the bitstring of the positions deleted from it (bit {@code p}: row {@code p}; NULL: none
+   *     here): the files whose deletes are dense ({@link #DENSE})
+   * @param byIndex ({@code file_idx}, {@code pos}) of the other files' deletion vectors and file-scoped
+   *     Parquet delete files, anti-joined
+   * @param byPath ({@code file_path}, {@code pos}) of the other Parquet delete files, anti-joined
    */
-  private static String[] positionDeletes(List<FileScanTask> tasks, FileIO io, ScanFiles files) {
+  private record PositionDeletes(String masks, String byIndex, String byPath) {}
+
+  /**
+   * A file with at least one deleted row in this many is filtered by a bitstring of its deleted
+   * positions ({@code get_bit}) rather than anti-joined with them. A hash anti join costs about 70 ns a
+   * deleted position, the bitstring about 10 ns a row read: 10M rows with 8M deleted scanned in 0.14 s
+   * rather than 0.7 s, with 100 deleted in 0.23 s rather than 0.17 s.
+   */
+  static final int DENSE = 8;
+
+  private static PositionDeletes positionDeletes(List<FileScanTask> tasks, FileIO io, ScanFiles files) {
     Set<String> unscoped = new LinkedHashSet<>();
     Map<String, Integer> scoped = new LinkedHashMap<>(); // delete file -> index of its data file
-    List<String> parts = new ArrayList<>();
+    List<String> byIndex = new ArrayList<>();
+    // files filtered by a mask, by the power of two their rows round up to (a bitstring's length is constant
+    // in the aggregate that makes it): their deletion vectors' positions, their scoped delete files
+    Map<Long, List<String>> maskedVectors = new java.util.TreeMap<>();
+    Map<Long, Map<String, Integer>> maskedScoped = new java.util.TreeMap<>();
     for (int i = 0; i < tasks.size(); i++) {
       FileScanTask task = tasks.get(i);
       List<DeleteFile> vectors = new ArrayList<>();
+      List<String> scopedHere = new ArrayList<>();
+      long deleted = 0;
       for (DeleteFile d : task.deletes()) {
         if (d.content() != FileContent.POSITION_DELETES) {
           continue;
         }
         if (d.format() == FileFormat.PUFFIN) {
           vectors.add(d);
+          deleted += d.recordCount();
           continue;
         }
         checkParquet(d);
         if (task.file().location().equals(org.apache.iceberg.util.ContentFileUtil.referencedDataFileLocation(d))) {
-          scoped.put(d.location(), i);
+          scopedHere.add(d.location());
+          deleted += d.recordCount();
         } else {
           unscoped.add(d.location());
         }
       }
+      long rows = task.file().recordCount();
+      boolean dense = rows > 0 && rows <= 1L << 31 && deleted * DENSE >= rows;
+      long bound = dense ? Math.max(64, Long.highestOneBit(rows - 1) << 1) : 0;
+      for (String d : scopedHere) {
+        (dense ? maskedScoped.computeIfAbsent(bound, b -> new LinkedHashMap<>()) : scoped).put(d, i);
+      }
       if (!vectors.isEmpty()) {
-        parts.add(files.vectors().positions(task, vectors, io, i));
+        String positions = files.vectors().positions(task, vectors, io, i);
+        (dense ? maskedVectors.computeIfAbsent(bound, b -> new ArrayList<>()) : byIndex).add(positions);
       }
     }
     unscoped.removeAll(scoped.keySet());
+    maskedScoped.values().forEach(m -> unscoped.removeAll(m.keySet()));
     if (!scoped.isEmpty()) {
-      StringBuilder index = new StringBuilder();
-      for (int i : scoped.values()) {
-        index.append(index.length() > 0 ? ", " : "").append(i);
+      byIndex.add(0, scopedPositions(io, scoped));
+    }
+    java.util.Set<Long> bounds = new java.util.TreeSet<>(maskedVectors.keySet());
+    bounds.addAll(maskedScoped.keySet());
+    List<String> masks = new ArrayList<>();
+    for (long bound : bounds) {
+      List<String> sources = new ArrayList<>(maskedVectors.getOrDefault(bound, List.of()));
+      if (maskedScoped.containsKey(bound)) {
+        sources.add(scopedPositions(io, maskedScoped.get(bound)));
       }
-      parts.add(0, "SELECT CAST([" + index + "][CAST(file_index AS BIGINT) + 1] AS BIGINT) AS file_idx, pos FROM read_parquet("
-          + fileList(io, new ArrayList<>(scoped.keySet())) + ", schema=" + POS_FIELDS + ", hive_partitioning=false)");
+      // a position past the bound deletes nothing (it is past the file's rows) and is out of the bitstring's range
+      masks.add("SELECT file_idx, bitstring_agg(pos, 0, " + (bound - 1) + ") AS m FROM (" + String.join(" UNION ALL ",
+          sources) + ") AS p WHERE pos >= 0 AND pos < " + bound + " GROUP BY file_idx");
     }
     // The referenced location as the local path DuckDB reads it ({@link #localPath}): no file: scheme,
     // no repeated slashes, an object store location as its local copy's path.
     String byPath = unscoped.isEmpty() ? null : "SELECT " + TableFiles.pathSql(io, "file_path") + " AS file_path, pos "
         + "FROM read_parquet(" + fileList(io, new ArrayList<>(unscoped)) + ", schema=" + POS_FIELDS
         + ", hive_partitioning=false)";
-    return new String[] {parts.isEmpty() ? null : String.join(" UNION ALL ", parts), byPath};
+    String byMask = masks.isEmpty() ? null : "SELECT list(d.m ORDER BY i.idx) AS masks FROM range(0, " + tasks.size()
+        + ") AS i(idx) LEFT JOIN (" + String.join(" UNION ALL ", masks) + ") AS d ON d.file_idx = i.idx";
+    return new PositionDeletes(byMask, byIndex.isEmpty() ? null : String.join(" UNION ALL ", byIndex), byPath);
+  }
+
+  /** ({@code file_idx}, {@code pos}) of file-scoped Parquet delete files, each of the data file it maps to. */
+  private static String scopedPositions(FileIO io, Map<String, Integer> scoped) {
+    StringBuilder index = new StringBuilder();
+    for (int i : scoped.values()) {
+      index.append(index.length() > 0 ? ", " : "").append(i);
+    }
+    return "SELECT CAST([" + index + "][CAST(file_index AS BIGINT) + 1] AS BIGINT) AS file_idx, pos FROM read_parquet("
+        + fileList(io, new ArrayList<>(scoped.keySet())) + ", schema=" + POS_FIELDS + ", hive_partitioning=false)";
   }
 
   /** More rows than this found by a point read are left to DuckDB's scan (the SQL would only grow). */
