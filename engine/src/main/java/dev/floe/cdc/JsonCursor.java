@@ -334,6 +334,9 @@ final class JsonCursor {
     return true;
   }
 
+  /** Debezium's unchanged-TOAST placeholders: of a text column, of a bytea column. */
+  private static final String[] PLACEHOLDERS = {ChangeFormat.UNAVAILABLE, ChangeFormat.UNAVAILABLE_BYTES};
+
   /**
    * Whether the value at the cursor is Debezium's placeholder for an unchanged TOAST value, as text or
    * as bytea's base64, written without escapes: read past if so.
@@ -342,7 +345,7 @@ final class JsonCursor {
     if (p >= s.length() || s.charAt(p) != '"') {
       return false;
     }
-    for (String x : new String[] {ChangeFormat.UNAVAILABLE, ChangeFormat.UNAVAILABLE_BYTES}) {
+    for (String x : PLACEHOLDERS) {
       int end = p + 1 + x.length();
       if (end < s.length() && s.charAt(end) == '"' && s.regionMatches(p + 1, x, 0, x.length())) {
         p = end + 1;
