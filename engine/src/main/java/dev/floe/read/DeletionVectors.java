@@ -129,6 +129,44 @@ public final class DeletionVectors implements AutoCloseable {
     return "SELECT " + path + " AS file_idx, pos FROM read_parquet(" + Lexer.quoteString(file.toString()) + ")";
   }
 
+  /**
+   * SQL of one row whose {@code m} is the bitstring of the rows the vectors delete from the task's data
+   * file (bit {@code p} set: row {@code p} deleted; as long as the file's rows, rounded up to a byte). Made
+   * from the decoded vector straight into a scratch file of bytes that DuckDB reads as a BLOB, once per
+   * vector as the position files are: a scan of a file with many deleted rows filters by it
+   * ({@code get_bit}) instead of anti-joining positions ({@link ScanSql#DENSE}).
+   */
+  public String mask(FileScanTask task, List<DeleteFile> vectors, FileIO io) {
+    PositionDeleteIndex index = load(vectors, io, task.file().location());
+    Path file = maskFile(key(vectors, task) + "|mask", index, task.file().recordCount());
+    return "SELECT CAST(content AS BIT) AS m FROM read_blob(" + Lexer.quoteString(file.toString()) + ")";
+  }
+
+  private synchronized Path maskFile(String key, PositionDeleteIndex index, long rows) {
+    Path existing = cached.get(key);
+    if (existing != null && Files.exists(existing)) {
+      return existing;
+    }
+    byte[] bits = new byte[(int) ((rows + 7) / 8)];
+    index.forEach(p -> {
+      if (p >= 0 && p < rows) { // a position past the file's rows deletes nothing
+        bits[(int) (p >>> 3)] |= (byte) (0x80 >>> (p & 7)); // DuckDB's bit 0 is a byte's highest
+      }
+    });
+    Path file = dir.resolve(UUID.randomUUID() + ".bits");
+    try {
+      Files.createDirectories(dir);
+      Files.write(file, bits);
+    } catch (IOException e) {
+      throw new FloeException(SqlState.IO_ERROR, "cannot stage the deletion vector of " + key + ": "
+          + e.getMessage(), e);
+    }
+    cached.put(key, file);
+    cachedBytes += bits.length;
+    evict(key);
+    return file;
+  }
+
   private static String bigints(CharSequence csv) {
     return "unnest(CAST(string_split('" + csv + "', ',') AS BIGINT[]))";
   }

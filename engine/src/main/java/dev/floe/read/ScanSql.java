@@ -291,6 +291,7 @@ public final class ScanSql {
     // in the aggregate that makes it): their deletion vectors' positions, their scoped delete files
     Map<Long, List<String>> maskedVectors = new java.util.TreeMap<>();
     Map<Long, Map<String, Integer>> maskedScoped = new java.util.TreeMap<>();
+    List<String> masks = new ArrayList<>(); // (file_idx, m): a file's bitstring
     for (int i = 0; i < tasks.size(); i++) {
       FileScanTask task = tasks.get(i);
       List<DeleteFile> vectors = new ArrayList<>();
@@ -319,7 +320,14 @@ public final class ScanSql {
       for (String d : scopedHere) {
         (dense ? maskedScoped.computeIfAbsent(bound, b -> new LinkedHashMap<>()) : scoped).put(d, i);
       }
-      if (!vectors.isEmpty()) {
+      if (vectors.isEmpty()) {
+        continue;
+      }
+      if (dense && scopedHere.isEmpty()) {
+        // the vectors' own bitstring, made from the bitmap (no positions listed)
+        masks.add("SELECT CAST(" + i + " AS BIGINT) AS file_idx, m FROM (" + files.vectors().mask(task, vectors, io)
+            + ")");
+      } else {
         String positions = files.vectors().positions(task, vectors, io, i);
         (dense ? maskedVectors.computeIfAbsent(bound, b -> new ArrayList<>()) : byIndex).add(positions);
       }
@@ -331,7 +339,6 @@ public final class ScanSql {
     }
     java.util.Set<Long> bounds = new java.util.TreeSet<>(maskedVectors.keySet());
     bounds.addAll(maskedScoped.keySet());
-    List<String> masks = new ArrayList<>();
     for (long bound : bounds) {
       List<String> sources = new ArrayList<>(maskedVectors.getOrDefault(bound, List.of()));
       if (maskedScoped.containsKey(bound)) {
