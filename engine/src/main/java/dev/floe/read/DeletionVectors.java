@@ -23,7 +23,8 @@ import org.duckdb.DuckDBAppender;
 import org.duckdb.DuckDBConnection;
 
 /**
- * The deleted positions of a data file's deletion vectors, as a relation DuckDB can anti-join.
+ * The deleted positions of a data file's deletion vectors, as a relation DuckDB can anti-join, or as a
+ * bitstring a scan filters by ({@link #mask}, for a file with many deleted rows: {@link ScanSql#DENSE}).
  *
  * <p>A vector is a compressed bitmap in a Puffin file, which DuckDB cannot read. Positions are handed
  * over as runs ({@code generate_series(first, last)}, the bounds as two comma-separated strings): a bulk delete is a handful of runs however many
