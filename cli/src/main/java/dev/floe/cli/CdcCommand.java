@@ -118,7 +118,8 @@ final class CdcCommand implements Callable<Integer> {
       Environment environment = cdc.main.environment();
       Path source = input == null || input.equals("-") ? null : Path.of(input).toAbsolutePath().normalize();
       if (source != null && !Files.exists(source)) {
-        environment.err().println("ERROR:  could not open file \"" + input + "\": No such file or directory");
+        environment.err().println(ErrorReport.oneLine(new dev.floe.FloeException(SqlCommand.UNDEFINED_FILE,
+            "could not open file \"" + input + "\": No such file or directory")));
         return Main.EXIT_ERROR;
       }
       return warehouse.run(environment, false, catalog, (db, env) -> {

@@ -121,6 +121,7 @@ class CdcCommandTest {
     Cli.Outcome noFile = Cli.run("cdc", "apply", "-w", wh, "--table", "u", "--format", "lww",
         dir.resolve("absent.json").toString());
     assertThat(noFile.status()).isEqualTo(Main.EXIT_ERROR);
-    assertThat(noFile.err()).contains("could not open file");
+    assertThat(noFile.err()).isEqualTo("ERROR 58P01: could not open file \"" + dir.resolve("absent.json")
+        + "\": No such file or directory\n");
   }
 }
