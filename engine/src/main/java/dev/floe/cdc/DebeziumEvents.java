@@ -134,9 +134,37 @@ final class DebeziumEvents implements ChangeFormat.Decoder {
     };
   }
 
-  /** Whether a value is Debezium's placeholder for an unchanged TOAST value (as text, or as bytea's base64). */
+  /** The placeholder in a uuid[] column: the name-based uuid of its bytes. */
+  private static final String UNAVAILABLE_UUID = java.util.UUID.nameUUIDFromBytes(
+      UNAVAILABLE.getBytes(java.nio.charset.StandardCharsets.UTF_8)).toString();
+
+  /**
+   * Whether a value is Debezium's placeholder for an unchanged TOAST value: the text, bytea's base64 of it,
+   * or, for an array (which lands in a text column as its JSON), the array Debezium's PostgreSQL connector
+   * makes of it: the text, the base64 or the uuid of its bytes as the one element (text[], bytea[], uuid[]),
+   * or its bytes as numbers (int[], bigint[]).
+   */
   private static boolean unavailable(JsonNode v) {
-    return v.isTextual() && (UNAVAILABLE.equals(v.textValue()) || UNAVAILABLE_BYTES.equals(v.textValue()));
+    if (v.isTextual()) {
+      return UNAVAILABLE.equals(v.textValue()) || UNAVAILABLE_BYTES.equals(v.textValue());
+    }
+    if (!v.isArray()) {
+      return false;
+    }
+    if (v.size() == 1 && v.get(0).isTextual()) {
+      String t = v.get(0).textValue();
+      return UNAVAILABLE.equals(t) || UNAVAILABLE_BYTES.equals(t) || UNAVAILABLE_UUID.equals(t);
+    }
+    byte[] bytes = UNAVAILABLE.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    if (v.size() != bytes.length) {
+      return false;
+    }
+    for (int i = 0; i < bytes.length; i++) {
+      if (!v.get(i).isIntegralNumber() || v.get(i).longValue() != bytes[i]) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /**
