@@ -252,6 +252,47 @@ class ChangesTest {
     }
   }
 
+  /**
+   * PostgreSQL's infinite dates and timestamps, which Debezium sends as the text {@code infinity} or as the
+   * largest counts, and any other date or timestamp a Floe table does not store (as an INSERT of one is),
+   * fail the batch with 22008, nothing applied: by the tree decoder, and the columnar one leaves them to it.
+   */
+  @Test
+  void anInfiniteOrOutOfRangeDateOrTimestampFailsTheBatch() {
+    try (Database db = Floe.open(dir)) {
+      db.sql("CREATE TABLE inf (id int PRIMARY KEY, d date, t timestamp, z timestamptz)").close();
+      Changes c = db.changes("inf", Changes.Format.DEBEZIUM);
+      String[] bad = {"\"d\": 2147483647", "\"d\": -2147483648", "\"d\": \"infinity\"", "\"d\": 9999999999",
+          "\"t\": 9223372036854775807", "\"t\": -9223372036854775808", "\"t\": -9223372036832400000",
+          "\"t\": \"-infinity\"", "\"z\": \"infinity\"", "\"z\": \"-infinity\"", "\"t\": 92233720368547758070"};
+      for (String min : new String[] {"1", "1000000"}) {
+        System.setProperty("floe.cdc.bulk-min-events", min); // the columnar decoder first, then the tree decoder alone
+        try {
+          for (String v : bad) {
+            List<String> batch = new ArrayList<>();
+            for (int i = 1; i <= 3; i++) {
+              batch.add("{\"op\": \"c\", \"after\": {\"id\": " + i + ", " + (i == 2 ? v : "\"d\": 1") + "}, "
+                  + "\"source\": {\"lsn\": " + (10 + i) + "}}");
+            }
+            assertThatThrownBy(() -> c.apply(batch)).as(v).isInstanceOfSatisfying(FloeException.class, e -> {
+              assertThat(e.sqlState()).isEqualTo("22008");
+              assertThat(e.getMessage()).matches("(date|timestamp) out of range for column \"[dtz]\"");
+              assertThat(e.detail().orElse("")).contains("and no infinity");
+            });
+            assertThat(rows(db, "SELECT count(*) FROM inf")).as(v).containsExactly("0");
+          }
+        } finally {
+          System.clearProperty("floe.cdc.bulk-min-events");
+        }
+      }
+      // the ends of the range are stored
+      c.apply(List.of("{\"op\": \"c\", \"after\": {\"id\": 1, \"d\": -2440588, \"t\": -210866803200000000, \"z\": "
+          + "9223372036854775806}, \"source\": {\"lsn\": 20}}"));
+      assertThat(rows(db, "SELECT d, t, z FROM inf")).containsExactly(
+          "-4713-11-24|-4713-11-24T00:00|+294247-01-10T04:00:54.775806Z"); // 4714 BC is -4713 proleptic
+    }
+  }
+
   @Test
   void aSnapshotStartedOverLeavesNoRowItNoLongerReads() {
     try (Database db = Floe.open(dir)) {

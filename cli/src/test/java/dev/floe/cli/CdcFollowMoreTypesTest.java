@@ -94,6 +94,41 @@ class CdcFollowMoreTypesTest {
     }
   }
 
+  /**
+   * PostgreSQL's infinite dates and timestamps, as Debezium sends them (the largest counts for date and
+   * timestamp, the text for timestamptz), stop the follower with 22008 naming the event, nothing of the
+   * batch committed; the row before them stays.
+   */
+  @Test
+  void anInfiniteDateOrTimestampStopsTheFollowerWith22008() throws Exception {
+    String[][] cases = {{"date", "'infinity'", "date"}, {"timestamp", "'-infinity'", "timestamp"},
+        {"timestamptz", "'infinity'", "timestamp"}};
+    for (int i = 0; i < cases.length; i++) {
+      String wh = dir.resolve("inf" + i).toString();
+      String table = "inf" + i;
+      try (Connection pg = postgres.connect(); Statement s = pg.createStatement()) {
+        s.execute("CREATE TABLE " + table + " (id int PRIMARY KEY, v " + cases[i][0] + ")");
+        s.execute("INSERT INTO " + table + " VALUES (1, NULL)");
+        Cli.Outcome made = Cli.run("sql", "-w", wh, "-c", "CREATE TABLE " + table + " (id int PRIMARY KEY, v "
+            + cases[i][0] + ")");
+        assertThat(made.status()).as(made.err()).isZero();
+        Cli.Outcome first = follow(wh, table, "--stop-after-idle-ms", "800");
+        assertThat(first.status()).as(first.err()).isZero();
+        s.execute("INSERT INTO " + table + " VALUES (2, " + cases[i][1] + ")");
+        Cli.Outcome o = follow(wh, table, "--stop-after-idle-ms", "800");
+        assertThat(o.status()).as(cases[i][0]).isEqualTo(Main.EXIT_ERROR);
+        assertThat(o.err()).as(cases[i][0]).startsWith("ERROR 22008: " + cases[i][2] + " out of range for column \"v\" "
+            + "(the event at lsn:").contains("and no infinity");
+        try (Database db = Floe.open(Path.of(wh)); Result r = db.sql("SELECT id FROM " + table)) {
+          List<String> ids = new ArrayList<>();
+          r.forEach(row -> ids.add(row.getString(0)));
+          assertThat(ids).as(cases[i][0]).containsExactly("1");
+        }
+        s.execute("SELECT pg_drop_replication_slot('floe_" + table + "')");
+      }
+    }
+  }
+
   private static void assertSameRows(Connection pg, String wh) throws SQLException {
     Map<String, List<String>> source = new HashMap<>();
     try (Statement s = pg.createStatement(); ResultSet r = s.executeQuery(EXPECTED)) {

@@ -108,18 +108,15 @@ final class JsonCursor {
             return false;
           }
           if (kinds[c] == Kind.DATE) {
-            if (l < Integer.MIN_VALUE || l > Integer.MAX_VALUE) {
-              return false;
-            }
             bits = l; // days, as the tree decoder reads an integer for a date
-            return true;
+            return JsonValues.storable(true, l); // else the tree decoder's 22008
           }
           try { // in the unit the schema's name for it says, as the tree decoder scales it
             bits = JsonValues.scaled(l, hint.name() == null ? "" : hint.name(), kinds[c] == Kind.TIME);
           } catch (ArithmeticException e) {
             return false;
           }
-          return true;
+          return kinds[c] == Kind.TIME || JsonValues.storable(false, bits);
         }
         String raw = string();
         try { // as the tree decoder reads text, with its own code
@@ -129,7 +126,7 @@ final class JsonCursor {
         } catch (RuntimeException e) {
           return false;
         }
-        return true;
+        return kinds[c] == Kind.TIME || JsonValues.storable(kinds[c] == Kind.DATE, bits);
       }
       case DECIMAL -> {
         java.math.BigDecimal d;

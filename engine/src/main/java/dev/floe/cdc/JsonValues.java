@@ -3,6 +3,7 @@ package dev.floe.cdc;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.floe.FloeException;
 import dev.floe.SqlState;
+import dev.floe.types.PgDateTime;
 import dev.floe.SqlType;
 import java.math.BigDecimal;
 import java.math.BigInteger;
@@ -66,10 +67,33 @@ public final class JsonValues {
         case STRING -> dev.floe.tail.RowValues.text(f, sql, v.isTextual() ? v.textValue() : v.toString());
         case UUID -> UUID.fromString(v.asText());
         case BINARY, FIXED -> ByteBuffer.wrap(v.isBinary() ? v.binaryValue() : Base64.getDecoder().decode(v.asText()));
-        case DATE -> v.isNumber() ? Math.toIntExact(v.longValue()) : date(v.asText());
+        case DATE -> {
+          if (v.isNumber() ? !v.canConvertToLong() : infinite(v.asText())) {
+            throw PgDateTime.notStored(true, f.name());
+          }
+          long day = v.isNumber() ? v.longValue() : date(v.asText());
+          if (!storable(true, day)) {
+            throw PgDateTime.notStored(true, f.name());
+          }
+          yield (int) day;
+        }
         case TIME -> v.isNumber() ? scaled(v.longValue(), name, true) : time(v.asText());
-        case TIMESTAMP -> v.isNumber() ? scaled(v.longValue(), name, false)
-            : timestamp(v.asText(), ((Types.TimestampType) type).shouldAdjustToUTC());
+        case TIMESTAMP -> {
+          if (v.isNumber() ? !v.canConvertToLong() : infinite(v.asText())) {
+            throw PgDateTime.notStored(false, f.name());
+          }
+          long micros;
+          try {
+            micros = v.isNumber() ? scaled(v.longValue(), name, false)
+                : timestamp(v.asText(), ((Types.TimestampType) type).shouldAdjustToUTC());
+          } catch (ArithmeticException e) {
+            throw PgDateTime.notStored(false, f.name());
+          }
+          if (!storable(false, micros)) {
+            throw PgDateTime.notStored(false, f.name());
+          }
+          yield micros;
+        }
         default -> throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "column \"" + f.name() + "\" is of type "
             + sql.toString().toLowerCase(Locale.ROOT) + ", which a change stream cannot write yet");
       };
@@ -161,6 +185,21 @@ public final class JsonValues {
       case "io.debezium.time.NanoTime", "io.debezium.time.NanoTimestamp" -> Math.floorDiv(v, 1000L);
       default -> v; // MicroTime, MicroTimestamp, and plain JSON: microseconds
     };
+  }
+
+  /**
+   * Whether a date (days since 1970-01-01, {@code date}) or timestamp (microseconds) is one a Floe table
+   * stores: PostgreSQL's range, no infinity (Debezium sends PostgreSQL's infinities as the largest counts,
+   * or as the text {@code infinity}).
+   */
+  static boolean storable(boolean date, long v) {
+    return date ? v >= PgDateTime.MIN_DAY && v <= PgDateTime.MAX_DAY
+        : v >= PgDateTime.MIN_MICROS && v <= PgDateTime.MAX_MICROS;
+  }
+
+  private static boolean infinite(String text) {
+    String t = text.trim();
+    return t.equalsIgnoreCase("infinity") || t.equalsIgnoreCase("-infinity") || t.equalsIgnoreCase("+infinity");
   }
 
   /** A date's text as days since 1970-01-01. */

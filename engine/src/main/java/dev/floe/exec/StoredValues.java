@@ -26,10 +26,8 @@ import org.apache.iceberg.types.Types;
 final class StoredValues {
   private StoredValues() {}
 
-  private static final String DATE_RANGE = "Floe stores dates from 4714-11-24 BC to 5874897-12-31, and no infinity: "
-      + "Iceberg has no infinite dates.";
-  private static final String TIMESTAMP_RANGE = "Floe stores timestamps from 4714-11-24 00:00:00 BC to "
-      + "294247-01-10 04:00:54.775806 (UTC), and no infinity: Iceberg has no infinite timestamps.";
+  private static final String DATE_RANGE = PgDateTime.DATE_RANGE;
+  private static final String TIMESTAMP_RANGE = PgDateTime.TIMESTAMP_RANGE;
 
   /**
    * SQL raising the error for a value of column {@code column} that Floe does not store, and otherwise
@@ -85,10 +83,8 @@ final class StoredValues {
     }
     throw switch (stored.typeId()) {
       case STRING -> Utf8Text.nul();
-      case DATE -> new FloeException(SqlState.DATETIME_FIELD_OVERFLOW, "date out of range for column \"" + column
-          + "\"", DATE_RANGE, null, 0, null);
-      default -> new FloeException(SqlState.DATETIME_FIELD_OVERFLOW, "timestamp out of range for column \"" + column
-          + "\"", TIMESTAMP_RANGE, null, 0, null);
+      case DATE -> PgDateTime.notStored(true, column);
+      default -> PgDateTime.notStored(false, column);
     };
   }
 }

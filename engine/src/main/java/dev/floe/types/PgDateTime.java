@@ -41,6 +41,19 @@ public final class PgDateTime {
    */
   public static final long MAX_MICROS = Long.MAX_VALUE - 1;
 
+  /** Why a date is not stored: the detail of {@link #notStored}. */
+  public static final String DATE_RANGE = "Floe stores dates from 4714-11-24 BC to 5874897-12-31, and no infinity: "
+      + "Iceberg has no infinite dates.";
+  /** Why a timestamp is not stored: the detail of {@link #notStored}. */
+  public static final String TIMESTAMP_RANGE = "Floe stores timestamps from 4714-11-24 00:00:00 BC to "
+      + "294247-01-10 04:00:54.775806 (UTC), and no infinity: Iceberg has no infinite timestamps.";
+
+  /** 22008 for a date ({@code date}) or timestamp that column {@code column} cannot store. */
+  public static FloeException notStored(boolean date, String column) {
+    return new FloeException(SqlState.DATETIME_FIELD_OVERFLOW, (date ? "date" : "timestamp")
+        + " out of range for column \"" + column + "\"", date ? DATE_RANGE : TIMESTAMP_RANGE, null, 0, null);
+  }
+
   /** The type a text is read as. */
   public enum Kind {
     DATE("date"), TIMESTAMP("timestamp"), TIMESTAMPTZ("timestamp with time zone");
