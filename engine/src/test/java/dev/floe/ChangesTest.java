@@ -293,6 +293,29 @@ class ChangesTest {
     }
   }
 
+  /** A number that does not fit its column fails with 22003 naming the column in the message, not as a hint. */
+  @Test
+  void aNumberThatDoesNotFitNamesItsColumn() {
+    try (Database db = Floe.open(dir)) {
+      db.sql("CREATE TABLE fit (id int PRIMARY KEY, i int, s smallint, b bigint, n numeric(4,2))").close();
+      Changes c = db.changes("fit", Changes.Format.DEBEZIUM);
+      String[][] cases = {{"\"i\": 3000000000", "integer out of range for column \"i\"", null},
+          {"\"s\": 40000", "smallint out of range for column \"s\"", null},
+          {"\"b\": 92233720368547758070", "bigint out of range for column \"b\"", null},
+          {"\"n\": 123.45", "numeric field overflow in column \"n\"",
+              "A field with precision 4, scale 2 must round to an absolute value less than 10^2."}};
+      for (String[] k : cases) {
+        assertThatThrownBy(() -> c.apply(List.of("{\"op\": \"c\", \"after\": {\"id\": 1, " + k[0] + "}, \"source\": "
+            + "{\"lsn\": 10}}"))).as(k[0]).isInstanceOfSatisfying(FloeException.class, e -> {
+              assertThat(e.sqlState()).isEqualTo("22003");
+              assertThat(e.getMessage()).isEqualTo(k[1]);
+              assertThat(e.detail().orElse(null)).isEqualTo(k[2]);
+              assertThat(e.hint()).isEmpty();
+            });
+      }
+    }
+  }
+
   @Test
   void aSnapshotStartedOverLeavesNoRowItNoLongerReads() {
     try (Database db = Floe.open(dir)) {

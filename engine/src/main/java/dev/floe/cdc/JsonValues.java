@@ -56,7 +56,7 @@ public final class JsonValues {
           long max = sql.kind() == SqlType.Kind.SMALLINT ? Short.MAX_VALUE : Integer.MAX_VALUE;
           if (l < min || l > max) {
             throw new FloeException(SqlState.NUMERIC_VALUE_OUT_OF_RANGE, (sql.kind() == SqlType.Kind.SMALLINT
-                ? "smallint" : "integer") + " out of range", null, "column \"" + f.name() + "\"", 0, null);
+                ? "smallint" : "integer") + " out of range for column \"" + f.name() + "\"");
           }
           yield (int) l;
         }
@@ -121,8 +121,8 @@ public final class JsonValues {
   private static long integral(JsonNode v, Types.NestedField f) {
     if (v.isIntegralNumber()) {
       if (!v.canConvertToLong()) {
-        throw new FloeException(SqlState.NUMERIC_VALUE_OUT_OF_RANGE, "bigint out of range", null,
-            "column \"" + f.name() + "\"", 0, null);
+        throw new FloeException(SqlState.NUMERIC_VALUE_OUT_OF_RANGE, "bigint out of range for column \"" + f.name()
+            + "\"");
       }
       return v.longValue();
     }
@@ -169,10 +169,9 @@ public final class JsonValues {
   static BigDecimal fitted(BigDecimal d, Types.DecimalType type, Types.NestedField f) {
     BigDecimal scaled = d.setScale(type.scale(), RoundingMode.HALF_UP);
     if (scaled.precision() > type.precision()) {
-      throw new FloeException(SqlState.NUMERIC_VALUE_OUT_OF_RANGE, "numeric field overflow",
-          "A field with precision " + type.precision() + ", scale " + type.scale()
-              + " must round to an absolute value less than 10^" + (type.precision() - type.scale()) + ".",
-          "column \"" + f.name() + "\"", 0, null);
+      throw new FloeException(SqlState.NUMERIC_VALUE_OUT_OF_RANGE, "numeric field overflow in column \"" + f.name()
+          + "\"", "A field with precision " + type.precision() + ", scale " + type.scale()
+              + " must round to an absolute value less than 10^" + (type.precision() - type.scale()) + ".", null, 0, null);
     }
     return scaled;
   }
