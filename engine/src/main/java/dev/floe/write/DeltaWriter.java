@@ -398,10 +398,14 @@ public final class DeltaWriter {
   /**
    * The file-scoped Parquet delete files of a data file that its new position-delete file takes in (the
    * commit replaces them), smallest first, each at most {@link #ABSORB_RATIO} times what the new file
-   * holds so far. A small change beside a file's many deletes writes a small file of its own rather than
-   * copying them all again (2 s for 6M positions, every statement), and small files fold together as
-   * they grow: a data file keeps a few delete files, about log4 of its deletes over a change's, until
-   * compaction rewrites it.
+   * holds so far while that stays within {@link #FEW_POSITIONS}, and past it at most what the new file
+   * holds. A small change beside a file's many deletes writes a small file of its own rather than copying
+   * them all again (2 s for 6M positions, every statement), and files fold together as they grow: past
+   * {@link #FEW_POSITIONS}, as a binary counter's digits carry, so a position is copied about log2 of the
+   * changes' count times, and a data file keeps about that many delete files until compaction rewrites it.
+   * (At four times what the new file holds, changes of equal size, as a change stream's batches are, took
+   * in every older file almost every time: each batch rewrote all the file's deletes so far, 0.5–2 s a
+   * batch of the CDC benchmark's target.)
    */
   private static List<DeleteFile> absorbed(FileScanTask task, long newPositions) {
     List<DeleteFile> previous = new ArrayList<>(fileScopedParquet(task));
@@ -409,11 +413,12 @@ public final class DeltaWriter {
     List<DeleteFile> out = new ArrayList<>();
     long holds = newPositions;
     for (DeleteFile d : previous) {
-      if (d.recordCount() > ABSORB_RATIO * holds) {
+      long n = d.recordCount();
+      if (n > ABSORB_RATIO * holds || n > holds && holds + n > FEW_POSITIONS) {
         break;
       }
       out.add(d);
-      holds += d.recordCount();
+      holds += n;
     }
     return out;
   }
