@@ -138,6 +138,41 @@ final class CdcCommand implements Callable<Integer> {
       thread.start();
       PrintStream out = env.out();
       reader.skipped().ifPresent(p -> out.println("resuming after " + p));
+      // SIGINT, SIGTERM: what was read is committed (standard input cannot be read again), then a stop that
+      // went well is a success (exit 0 rather than the JVM's 130 or 143), as for floe cdc follow and floe serve
+      java.util.concurrent.atomic.AtomicBoolean stopping = new java.util.concurrent.atomic.AtomicBoolean();
+      java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(1);
+      java.util.concurrent.atomic.AtomicBoolean clean = new java.util.concurrent.atomic.AtomicBoolean();
+      Thread hook = new Thread(() -> {
+        stopping.set(true);
+        try {
+          if (done.await(60, TimeUnit.SECONDS) && clean.get()) {
+            out.flush();
+            Runtime.getRuntime().halt(Main.EXIT_OK);
+          }
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }, "floe-cdc-apply-shutdown");
+      Runtime.getRuntime().addShutdownHook(hook);
+      try {
+        long total = apply(changes, reader, out, stopping);
+        out.println("applied " + total + " envelope(s) to " + table);
+        clean.set(true);
+        return Main.EXIT_OK;
+      } finally {
+        try {
+          Runtime.getRuntime().removeShutdownHook(hook);
+        } catch (IllegalStateException e) {
+          // shutting down: the hook is running and waits for done
+        }
+        out.flush();
+        done.countDown();
+      }
+    }
+
+    /** Applies the reader's lines in batches until the input ends, or a stop is asked for; how many. */
+    private long apply(Changes changes, Reader reader, PrintStream out, java.util.concurrent.atomic.AtomicBoolean stopping) {
       List<String> lines = new ArrayList<>();
       long chars = 0; // the text of the batch's envelopes
       long maxChars = Runtime.getRuntime().maxMemory() / HEAP_SHARE;
@@ -146,8 +181,27 @@ final class CdcCommand implements Callable<Integer> {
       long deadline = Long.MAX_VALUE;
       try {
         while (true) {
+          if (stopping.get()) { // what was read so far, then no more
+            List<Line> rest = new ArrayList<>();
+            reader.queue.drainTo(rest);
+            for (Line l : rest) {
+              if (l.end) {
+                break;
+              }
+              lines.add(l.text);
+              where.add(l.position);
+            }
+            for (int from = 0; from < lines.size(); from += batch) {
+              int to = (int) Math.min(lines.size(), (long) from + batch);
+              total += commit(changes, lines.subList(from, to), where.subList(from, to), out);
+            }
+            return total;
+          }
           long wait = deadline == Long.MAX_VALUE ? windowMs : Math.max(0, deadline - System.nanoTime() / 1_000_000);
-          Line line = reader.queue.poll(wait, TimeUnit.MILLISECONDS);
+          Line line = reader.queue.poll(Math.min(wait, STOP_POLL_MS), TimeUnit.MILLISECONDS);
+          if (line == null && stopping.get()) {
+            continue;
+          }
           boolean end = line != null && line.end;
           if (line != null && line.error != null) {
             throw line.error;
@@ -170,19 +224,20 @@ final class CdcCommand implements Callable<Integer> {
             deadline = Long.MAX_VALUE;
           }
           if (end) {
-            break;
+            return total;
           }
         }
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         throw new FloeException(SqlState.QUERY_CANCELED, "canceling apply: interrupted");
       } catch (IOException e) {
-        throw new FloeException(SqlState.IO_ERROR, "could not read " + (source == null ? "standard input" : source)
+        throw new FloeException(SqlState.IO_ERROR, "could not read " + (input == null ? "standard input" : input)
             + ": " + e.getMessage(), e);
       }
-      out.println("applied " + total + " envelope(s) to " + table);
-      return Main.EXIT_OK;
     }
+
+    /** How often a wait for input looks whether a stop was asked for. */
+    private static final long STOP_POLL_MS = 100;
 
     private static long commit(Changes changes, List<String> lines, List<String> where, PrintStream out) {
       String last = where.get(where.size() - 1);

@@ -124,4 +124,34 @@ class CdcCommandTest {
     assertThat(noFile.err()).isEqualTo("ERROR 58P01: could not open file \"" + dir.resolve("absent.json")
         + "\": No such file or directory\n");
   }
+
+  /**
+   * SIGTERM (or Ctrl-C) while envelopes from standard input wait for their window: they are committed
+   * before the process ends, as standard input cannot be read again, and the stop is a success (exit 0).
+   */
+  @Test
+  void aStopCommitsWhatWasReadFromStandardInput() throws Exception {
+    String wh = dir.resolve("wh").toString();
+    assertThat(Cli.run("sql", "-w", wh, "-c", "CREATE TABLE s (id int PRIMARY KEY, name text)").status()).isZero();
+    String javaBin = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    Process p = new ProcessBuilder(javaBin, "--add-opens=java.base/java.nio=ALL-UNNAMED", "-Xmx512m",
+        "-XX:TieredStopAtLevel=1", "-Djava.io.tmpdir=" + dir, "-cp", System.getProperty("java.class.path"),
+        Main.class.getName(), "cdc", "apply", "-w", wh, "--table", "s", "--format", "debezium", "--follow",
+        "--window-ms", "600000", "-").redirectErrorStream(true).redirectOutput(dir.resolve("out").toFile()).start();
+    try (java.io.Writer in = new java.io.OutputStreamWriter(p.getOutputStream(), java.nio.charset.StandardCharsets.UTF_8)) {
+      for (int i = 1; i <= 3; i++) {
+        in.write(event("c", i, null, "{\"id\": " + i + ", \"name\": \"n" + i + "\"}") + "\n");
+      }
+      in.flush();
+      Thread.sleep(8_000); // the JVM started and read them; its window is ten minutes away
+      p.destroy(); // SIGTERM, standard input still open
+      assertThat(p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+    }
+    String printed = Files.readString(dir.resolve("out"));
+    assertThat(p.exitValue()).as(printed).isZero();
+    assertThat(printed).endsWith("3 envelope(s) through -:3: 3 key(s) changed, 3 row(s) written, 0 deleted\n"
+        + "applied 3 envelope(s) to s\n");
+    Cli.Outcome rows = Cli.run("sql", "-w", wh, "-c", "SELECT id, name FROM s ORDER BY id", "--format", "csv");
+    assertThat(rows.out()).isEqualTo("id,name\n1,n1\n2,n2\n3,n3\n");
+  }
 }
