@@ -390,6 +390,11 @@ class ChangesTest {
           .satisfies(e -> assertThat(((FloeException) e).sqlState()).isEqualTo("55000"));
       assertThatThrownBy(() -> db.changes("missing", Changes.Format.LWW))
           .satisfies(e -> assertThat(((FloeException) e).sqlState()).isEqualTo("42P01"));
+      db.sql("CREATE VIEW kv AS SELECT * FROM k").close();
+      assertThatThrownBy(() -> db.changes("kv", Changes.Format.LWW)).isInstanceOfSatisfying(FloeException.class, e -> {
+        assertThat(e.sqlState()).isEqualTo("42809");
+        assertThat(e.getMessage()).isEqualTo("\"kv\" is not a table");
+      });
       Changes c = db.changes("k", Changes.Format.LWW);
       String ok = "{\"key\": {\"id\": 1}, \"ts\": 1, \"cells\": {\"n\": 1}}";
       record Case(String envelope, String state) {}

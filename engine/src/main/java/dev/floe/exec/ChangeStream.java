@@ -1,6 +1,7 @@
 package dev.floe.exec;
 
 import dev.floe.FloeException;
+import dev.floe.SqlState;
 import dev.floe.cdc.Fold;
 import dev.floe.cdc.TableShape;
 import java.util.List;
@@ -28,8 +29,13 @@ public final class ChangeStream {
   static ChangeStream open(Engine engine, List<String> parts, String defaultSchema) {
     TableIdentifier id = engine.tables().identifier(parts, defaultSchema)
         .orElseThrow(() -> FloeException.undefinedTable(String.join(".", parts)));
-    Table table = engine.tables().current(id).orElseThrow(() -> FloeException.undefinedTable(String.join(".", parts)));
-    return new ChangeStream(engine, id, ChangeState.of(table, id.name()));
+    Optional<Table> table = engine.tables().current(id);
+    if (table.isEmpty() && engine.tables().catalog().viewLocation(id).isPresent()) {
+      throw new FloeException(SqlState.WRONG_OBJECT_TYPE, "\"" + id.name() + "\" is not a table", null,
+          "A change stream is applied to a table with a primary key.", 0, null);
+    }
+    return new ChangeStream(engine, id, ChangeState.of(table.orElseThrow(() -> FloeException.undefinedTable(
+        String.join(".", parts))), id.name()));
   }
 
   public TableShape shape() {
