@@ -158,8 +158,8 @@ final class CdcFollowCommand implements Callable<Integer> {
     return warehouse.run(environment, false, catalog, (db, env) -> {
       Changes changes = db.changes(table, Changes.Format.DEBEZIUM);
       Optional<String> resumed = changes.position().filter(p -> DebeziumPosition.parse(p).isPresent());
-      PostgresPrecheck.run(source, role, password, qualified[0], qualified[1], slotName, resumed, db.table(table).columns(),
-          table);
+      PostgresPrecheck.run(source, role, password, qualified[0], qualified[1], slotName, publicationName, resumed,
+          db.table(table).columns(), table);
       Follower f = new Follower(changes, resumed, env.out(), settings(source, role, password, qualified, slotName,
           publicationName), new CaughtUp(source, role, password));
       env.out().println("following " + qualified[0] + "." + qualified[1] + " on " + source + " into " + table
@@ -245,6 +245,8 @@ final class CdcFollowCommand implements Callable<Integer> {
     p.setProperty("slot.name", slotName);
     p.setProperty("publication.name", publicationName);
     p.setProperty("publication.autocreate.mode", "filtered");
+    // a partitioned table's changes come under its own name, not its partitions' (which the include list drops)
+    p.setProperty("publish.via.partition.root", "true");
     p.setProperty("table.include.list", regex(qualified[0]) + "\\." + regex(qualified[1]));
     p.setProperty("snapshot.mode", "initial");
     p.setProperty("max.batch.size", Integer.toString(batch));

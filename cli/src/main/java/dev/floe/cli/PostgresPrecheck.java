@@ -23,7 +23,7 @@ final class PostgresPrecheck {
 
   /** Each check in turn, on one connection; the first that fails is the error. */
   static void run(PostgresSource source, String role, String password, String schema, String name, String slot,
-      Optional<String> resumed, List<Column> columns, String table) {
+      String publication, Optional<String> resumed, List<Column> columns, String table) {
     Connection c;
     try {
       c = source.connect(role, password);
@@ -38,6 +38,7 @@ final class PostgresPrecheck {
       resumable(c, slot, resumed, table);
       long oid = relation(c, schema, name);
       key(c, oid, schema, name);
+      partitionRoot(c, oid, schema, name, publication);
       columns(c, oid, schema, name, columns, table);
     } catch (SQLException e) {
       throw new FloeException(e.getSQLState() != null ? e.getSQLState() : SqlState.CONNECTION_EXCEPTION,
@@ -151,6 +152,29 @@ final class PostgresPrecheck {
               + "PostgreSQL");
         }
         return r.getLong(1);
+      }
+    }
+  }
+
+  /**
+   * A partitioned table's publication, if it exists already, publishes its partitions' changes under the
+   * table's name ({@code publish_via_partition_root}): otherwise they come under the partitions' names,
+   * which the follower does not follow, and would be lost. One the follower makes is made so.
+   */
+  private static void partitionRoot(Connection c, long oid, String schema, String name, String publication)
+      throws SQLException {
+    if (!"p".equals(single(c, "SELECT relkind FROM pg_class WHERE oid = " + oid))) {
+      return;
+    }
+    try (PreparedStatement s = c.prepareStatement("SELECT pubviaroot FROM pg_publication WHERE pubname = ?")) {
+      s.setString(1, publication);
+      try (ResultSet r = s.executeQuery()) {
+        if (r.next() && !r.getBoolean(1)) {
+          throw new FloeException(SqlState.OBJECT_NOT_IN_PREREQUISITE_STATE, "publication \"" + publication
+              + "\" publishes the changes of partitioned table \"" + schema + "." + name + "\" under its "
+              + "partitions' names, which the follower would not see", null, "ALTER PUBLICATION " + publication
+              + " SET (publish_via_partition_root = true)", 0, null);
+        }
       }
     }
   }
