@@ -158,10 +158,10 @@ final class CdcFollowCommand implements Callable<Integer> {
     return warehouse.run(environment, false, catalog, (db, env) -> {
       Changes changes = db.changes(table, Changes.Format.DEBEZIUM);
       Optional<String> resumed = changes.position().filter(p -> DebeziumPosition.parse(p).isPresent());
-      PostgresPrecheck.run(source, role, password, qualified[0], qualified[1], slotName, publicationName, resumed,
-          db.table(table).columns(), table);
+      List<String> generated = PostgresPrecheck.run(source, role, password, qualified[0], qualified[1], slotName,
+          publicationName, resumed, db.table(table).columns(), table);
       Follower f = new Follower(changes, resumed, env.out(), settings(source, role, password, qualified, slotName,
-          publicationName), new CaughtUp(source, role, password));
+          publicationName, generated), new CaughtUp(source, role, password));
       env.out().println("following " + qualified[0] + "." + qualified[1] + " on " + source + " into " + table
           + " (slot " + slotName + ", publication " + publicationName + ")");
       f.resumed.ifPresent(p -> env.out().println("resuming after " + DebeziumPosition.lsnOf(p)));
@@ -225,7 +225,7 @@ final class CdcFollowCommand implements Callable<Integer> {
 
   /** The embedded engine's and the connector's settings. */
   private Properties settings(PostgresSource source, String role, String password, String[] qualified, String slotName,
-      String publicationName) {
+      String publicationName, List<String> generated) {
     Properties p = new Properties();
     p.setProperty("name", "floe-cdc-" + slotName);
     p.setProperty("connector.class", "io.debezium.connector.postgresql.PostgresConnector");
@@ -248,6 +248,10 @@ final class CdcFollowCommand implements Callable<Integer> {
     // a partitioned table's changes come under its own name, not its partitions' (which the include list drops)
     p.setProperty("publish.via.partition.root", "true");
     p.setProperty("table.include.list", regex(qualified[0]) + "\\." + regex(qualified[1]));
+    if (!generated.isEmpty()) { // never streamed (PostgreSQL does not publish them): not read by the snapshot either
+      p.setProperty("column.exclude.list", String.join(",", generated.stream().map(c -> regex(qualified[0]) + "\\."
+          + regex(qualified[1]) + "\\." + regex(c)).toList()));
+    }
     p.setProperty("snapshot.mode", "initial");
     p.setProperty("max.batch.size", Integer.toString(batch));
     p.setProperty("max.queue.size", Integer.toString(Math.max(8192, batch * 2)));

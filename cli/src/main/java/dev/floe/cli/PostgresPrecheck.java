@@ -21,8 +21,8 @@ final class PostgresPrecheck {
 
   private PostgresPrecheck() {}
 
-  /** Each check in turn, on one connection; the first that fails is the error. */
-  static void run(PostgresSource source, String role, String password, String schema, String name, String slot,
+  /** Each check in turn, on one connection; the first that fails is the error. The source's generated columns. */
+  static List<String> run(PostgresSource source, String role, String password, String schema, String name, String slot,
       String publication, Optional<String> resumed, List<Column> columns, String table) {
     Connection c;
     try {
@@ -39,7 +39,7 @@ final class PostgresPrecheck {
       long oid = relation(c, schema, name);
       key(c, oid, schema, name);
       partitionRoot(c, oid, schema, name, publication);
-      columns(c, oid, schema, name, columns, table);
+      return columns(c, oid, schema, name, columns, table);
     } catch (SQLException e) {
       throw new FloeException(e.getSQLState() != null ? e.getSQLState() : SqlState.CONNECTION_EXCEPTION,
           "could not check PostgreSQL table " + schema + "." + name + " at " + source + ": " + PostgresSource.describe(e), e);
@@ -193,23 +193,40 @@ final class PostgresPrecheck {
         + "DEFAULT), or ALTER TABLE " + schema + "." + name + " REPLICA IDENTITY FULL", 0, null);
   }
 
-  private static void columns(Connection c, long oid, String schema, String name, List<Column> columns,
+  /**
+   * Each column of the source is one of the table's, but a generated one, which the table must not have:
+   * PostgreSQL (before 18) does not publish generated columns, so the follower leaves them out of what it
+   * reads, the snapshot too, and a column of the table for one would stay NULL or as the snapshot read it.
+   * The generated columns' names.
+   */
+  private static List<String> columns(Connection c, long oid, String schema, String name, List<Column> columns,
       String table) throws SQLException {
     Set<String> floe = new java.util.HashSet<>();
     columns.forEach(col -> floe.add(col.name()));
-    try (PreparedStatement s = c.prepareStatement("SELECT attname FROM pg_attribute WHERE attrelid = ? "
-        + "AND attnum > 0 AND NOT attisdropped ORDER BY attnum")) {
+    List<String> generated = new java.util.ArrayList<>();
+    try (PreparedStatement s = c.prepareStatement("SELECT attname, attgenerated <> '' FROM pg_attribute WHERE "
+        + "attrelid = ? AND attnum > 0 AND NOT attisdropped ORDER BY attnum")) {
       s.setLong(1, oid);
       try (ResultSet r = s.executeQuery()) {
         while (r.next()) {
-          if (!floe.contains(r.getString(1))) {
-            throw new FloeException(SqlState.UNDEFINED_COLUMN, "column \"" + r.getString(1) + "\" of PostgreSQL "
+          String column = r.getString(1);
+          if (r.getBoolean(2)) {
+            if (floe.contains(column)) {
+              throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "column \"" + column + "\" of PostgreSQL table \""
+                  + schema + "." + name + "\" is generated, and PostgreSQL does not publish generated columns", null,
+                  "drop it from table \"" + table + "\" (a view can compute it): ALTER TABLE " + table
+                  + " DROP COLUMN " + column, 0, null);
+            }
+            generated.add(column);
+          } else if (!floe.contains(column)) {
+            throw new FloeException(SqlState.UNDEFINED_COLUMN, "column \"" + column + "\" of PostgreSQL "
                 + "table \"" + schema + "." + name + "\" is not a column of table \"" + table + "\"", null,
-                "add it: ALTER TABLE " + table + " ADD COLUMN " + r.getString(1) + " ...", 0, null);
+                "add it: ALTER TABLE " + table + " ADD COLUMN " + column + " ...", 0, null);
           }
         }
       }
     }
+    return generated;
   }
 
   private static String single(Connection c, String sql) throws SQLException {

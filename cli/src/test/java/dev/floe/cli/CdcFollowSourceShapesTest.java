@@ -23,12 +23,14 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code floe cdc follow} of a partitioned PostgreSQL table: the changes of its partitions, a row moving
- * from one to another among them, reach the Floe table (its publication publishes them under the table's
- * name), and an existing publication that would publish them under the partitions' names, where the
- * follower would never see them, is refused before anything is read.
+ * {@code floe cdc follow} of PostgreSQL tables of other shapes. A partitioned table: the changes of its
+ * partitions, a row moving from one to another among them, reach the Floe table (its publication publishes
+ * them under the table's name), and an existing publication that would publish them under the partitions'
+ * names, where the follower would never see them, is refused before anything is read. A table with a
+ * generated column, which PostgreSQL does not publish: followed without it, and refused if the Floe table
+ * has a column for it, which would only hold what the snapshot read.
  */
-class CdcFollowPartitionedTest {
+class CdcFollowSourceShapesTest {
   private static dev.floe.testing.ThrowawayPostgres postgres;
 
   @TempDir
@@ -91,6 +93,34 @@ class CdcFollowPartitionedTest {
       assertThat(o.status()).as(o.err()).isZero();
       try (Database db = Floe.open(Path.of(wh)); Result r = db.sql("SELECT count(*) FROM pq")) {
         assertThat(r.iterator().next().getString(0)).isEqualTo("2");
+      }
+    }
+  }
+
+  @Test
+  void aGeneratedColumnIsLeftOutOrRefused() throws Exception {
+    String wh = dir.resolve("wh3").toString();
+    try (Connection pg = postgres.connect(); Statement s = pg.createStatement()) {
+      s.execute("CREATE TABLE g (id int PRIMARY KEY, a int, doubled int GENERATED ALWAYS AS (a * 2) STORED)");
+      s.execute("INSERT INTO g (id, a) VALUES (1, 10)");
+      assertThat(Cli.run("sql", "-w", wh, "-c", "CREATE TABLE g (id int PRIMARY KEY, a int, doubled int)").status())
+          .isZero();
+      Cli.Outcome refused = follow(wh, "g");
+      assertThat(refused.status()).isEqualTo(Main.EXIT_ERROR);
+      assertThat(refused.err()).isEqualTo("ERROR 0A000: column \"doubled\" of PostgreSQL table \"public.g\" is "
+          + "generated, and PostgreSQL does not publish generated columns HINT: drop it from table \"g\" (a view can "
+          + "compute it): ALTER TABLE g DROP COLUMN doubled\n");
+      assertThat(Cli.run("sql", "-w", wh, "-c", "ALTER TABLE g DROP COLUMN doubled").status()).isZero();
+      Cli.Outcome snapshot = follow(wh, "g");
+      assertThat(snapshot.status()).as(snapshot.err()).isZero();
+      s.execute("INSERT INTO g (id, a) VALUES (2, 20)");
+      s.execute("UPDATE g SET a = 11 WHERE id = 1");
+      Cli.Outcome streamed = follow(wh, "g");
+      assertThat(streamed.status()).as(streamed.err()).isZero();
+      try (Database db = Floe.open(Path.of(wh)); Result r = db.sql("SELECT id, a FROM g ORDER BY id")) {
+        List<String> got = new ArrayList<>();
+        r.forEach(row -> got.add(row.getString(0) + "|" + row.getString(1)));
+        assertThat(got).containsExactly("1|11", "2|20");
       }
     }
   }
