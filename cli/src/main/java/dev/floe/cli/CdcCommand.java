@@ -138,36 +138,13 @@ final class CdcCommand implements Callable<Integer> {
       thread.start();
       PrintStream out = env.out();
       reader.skipped().ifPresent(p -> out.println("resuming after " + p));
-      // SIGINT, SIGTERM: what was read is committed (standard input cannot be read again), then a stop that
-      // went well is a success (exit 0 rather than the JVM's 130 or 143), as for floe cdc follow and floe serve
+      // SIGINT, SIGTERM: what was read is committed (standard input cannot be read again)
       java.util.concurrent.atomic.AtomicBoolean stopping = new java.util.concurrent.atomic.AtomicBoolean();
-      java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(1);
-      java.util.concurrent.atomic.AtomicBoolean clean = new java.util.concurrent.atomic.AtomicBoolean();
-      Thread hook = new Thread(() -> {
-        stopping.set(true);
-        try {
-          if (done.await(60, TimeUnit.SECONDS) && clean.get()) {
-            out.flush();
-            Runtime.getRuntime().halt(Main.EXIT_OK);
-          }
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        }
-      }, "floe-cdc-apply-shutdown");
-      Runtime.getRuntime().addShutdownHook(hook);
-      try {
+      try (CleanStop cleanStop = new CleanStop("floe-cdc-apply-shutdown", out, () -> stopping.set(true))) {
         long total = apply(changes, reader, out, stopping);
         out.println("applied " + total + " envelope(s) to " + table);
-        clean.set(true);
+        cleanStop.ended();
         return Main.EXIT_OK;
-      } finally {
-        try {
-          Runtime.getRuntime().removeShutdownHook(hook);
-        } catch (IllegalStateException e) {
-          // shutting down: the hook is running and waits for done
-        }
-        out.flush();
-        done.countDown();
       }
     }
 

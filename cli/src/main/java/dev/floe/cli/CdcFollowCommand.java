@@ -25,7 +25,6 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.regex.Pattern;
@@ -370,7 +369,6 @@ final class CdcFollowCommand implements Callable<Integer> {
     /** Where Debezium puts logical decoding messages (the heartbeats' among them). */
     private final String messages;
     private final ReentrantLock batchLock = new ReentrantLock();
-    private final CountDownLatch done = new CountDownLatch(1);
     private final CompletableFuture<Throwable> finished = new CompletableFuture<>();
     /** No more batches are applied. */
     private volatile boolean stopping;
@@ -379,7 +377,6 @@ final class CdcFollowCommand implements Callable<Integer> {
     private volatile boolean polling;
     private volatile long lastActivity = System.nanoTime();
     private volatile FloeException failure;
-    private volatile boolean stoppedCleanly;
     private volatile long total;
 
     Follower(Changes changes, Optional<String> resumed, PrintStream out, Properties settings, CaughtUp caughtUp) {
@@ -410,42 +407,24 @@ final class CdcFollowCommand implements Callable<Integer> {
           .build();
       Thread runner = new Thread(engine, "floe-cdc-debezium");
       runner.setDaemon(true);
-      // SIGINT, SIGTERM: the batch being committed is finished, the rest comes again at the next start; a stop
-      // that went well is a success (exit 0 rather than the JVM's 130 or 143), as for floe serve
-      Thread hook = new Thread(() -> {
-        stop(engine);
+      // SIGINT, SIGTERM: the batch being committed is finished, the rest comes again at the next start
+      try (CleanStop cleanStop = new CleanStop("floe-cdc-shutdown", out, () -> stop(engine))) {
         try {
-          if (done.await(60, TimeUnit.SECONDS) && stoppedCleanly) {
-            out.flush();
-            Runtime.getRuntime().halt(Main.EXIT_OK);
+          runner.start();
+          Throwable error = await(engine);
+          if (failure != null) {
+            throw failure;
           }
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
+          if (error != null && !stopping) {
+            throw engineError(error);
+          }
+          out.println("applied " + total + " event(s) to " + table);
+          cleanStop.ended();
+          return Main.EXIT_OK;
+        } finally {
+          caughtUp.close();
+          FloeOffsets.SEEDS.remove(seedId);
         }
-      }, "floe-cdc-shutdown");
-      Runtime.getRuntime().addShutdownHook(hook);
-      try {
-        runner.start();
-        Throwable error = await(engine);
-        if (failure != null) {
-          throw failure;
-        }
-        if (error != null && !stopping) {
-          throw engineError(error);
-        }
-        out.println("applied " + total + " event(s) to " + table);
-        stoppedCleanly = true;
-        return Main.EXIT_OK;
-      } finally {
-        caughtUp.close();
-        FloeOffsets.SEEDS.remove(seedId);
-        try {
-          Runtime.getRuntime().removeShutdownHook(hook);
-        } catch (IllegalStateException e) {
-          // shutting down: the hook is running and waits for done
-        }
-        out.flush();
-        done.countDown();
       }
     }
 

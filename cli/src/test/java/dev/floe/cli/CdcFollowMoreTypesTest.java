@@ -6,11 +6,7 @@ import dev.floe.Database;
 import dev.floe.Floe;
 import dev.floe.Result;
 import dev.floe.Row;
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.math.BigDecimal;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -85,7 +81,7 @@ class CdcFollowMoreTypesTest {
       assertThat(made.status()).as(made.err()).isZero();
       CompletableFuture<Cli.Outcome> run = CompletableFuture.supplyAsync(() -> follow(wh, "more", "--window-ms", "200",
           "--stop-after-idle-ms", "1500"));
-      awaitSlot(pg, "floe_more");
+      FollowRuns.awaitSlot(pg, "floe_more");
       w.run(400);
       Cli.Outcome o = run.get(120, TimeUnit.SECONDS);
       assertThat(o.status()).as(o.err()).isZero();
@@ -179,32 +175,10 @@ class CdcFollowMoreTypesTest {
     return s.length() > 200 ? s.substring(0, 100) + "...(" + s.length() + ", hash " + s.hashCode() + ")" : s;
   }
 
-  private static void awaitSlot(Connection pg, String slot) throws Exception {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    while (System.nanoTime() < deadline) {
-      try (Statement s = pg.createStatement(); ResultSet r = s.executeQuery(
-          "SELECT count(*) FROM pg_replication_slots WHERE slot_name = '" + slot + "' AND active")) {
-        r.next();
-        if (r.getInt(1) > 0) {
-          return;
-        }
-      }
-      Thread.sleep(50);
-    }
-    throw new AssertionError("the follower never took slot " + slot);
+  private static Cli.Outcome follow(String wh, String table, String... more) {
+    return FollowRuns.follow(postgres, wh, table, more);
   }
 
-  private static Cli.Outcome follow(String wh, String table, String... more) {
-    List<String> args = new ArrayList<>(List.of("cdc", "follow", "-w", wh, "--postgres", postgres.url(), "--user",
-        "floe", "--table", table));
-    args.addAll(List.of(more));
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    Environment env = new Environment(new ByteArrayInputStream(new byte[0]), new PrintStream(out, true,
-        StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8), Map.of(), false, false);
-    int status = Main.run(env, args.toArray(String[]::new));
-    return new Cli.Outcome(status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
-  }
 
   /** Random changes of the table, as SQL literals (NULL one time in six). */
   private static final class Workload {

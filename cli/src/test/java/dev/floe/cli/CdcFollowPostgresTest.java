@@ -7,10 +7,7 @@ import dev.floe.Floe;
 import dev.floe.Result;
 import dev.floe.Row;
 import java.io.BufferedReader;
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.InputStreamReader;
-import java.io.PrintStream;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -292,15 +289,7 @@ class CdcFollowPostgresTest {
 
   /** {@code floe cdc follow} in this JVM, as role floe. */
   private static Cli.Outcome follow(String wh, String table, String... more) {
-    List<String> args = new ArrayList<>(List.of("cdc", "follow", "-w", wh, "--postgres", postgres.url(), "--user",
-        "floe", "--table", table));
-    args.addAll(List.of(more));
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    Environment env = new Environment(new ByteArrayInputStream(new byte[0]), new PrintStream(out, true,
-        StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8), Map.of(), false, false);
-    int status = Main.run(env, args.toArray(String[]::new));
-    return new Cli.Outcome(status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    return FollowRuns.follow(postgres, wh, table, more);
   }
 
   /** {@code floe cdc follow} in a child JVM of this class path, committing small batches often. */
@@ -321,22 +310,9 @@ class CdcFollowPostgresTest {
 
   /** Waits for the follower's slot to exist: changes made after that are streamed, not snapshotted. */
   private static void awaitSlot(Connection pg, String slot) throws Exception {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-    try (PreparedStatement s = pg.prepareStatement("SELECT count(*) FROM pg_replication_slots WHERE slot_name = ? "
-        + "AND confirmed_flush_lsn IS NOT NULL AND active")) {
-      s.setString(1, slot);
-      while (System.nanoTime() < deadline) {
-        try (ResultSet r = s.executeQuery()) {
-          r.next();
-          if (r.getInt(1) == 1) {
-            return;
-          }
-        }
-        Thread.sleep(50);
-      }
-    }
-    throw new AssertionError("replication slot " + slot + " was not made and used within 30 s");
+    FollowRuns.awaitSlot(pg, slot);
   }
+
 
   private static void createInFloe(String wh, String table) {
     Cli.Outcome o = Cli.run("sql", "-w", wh, "-c", "CREATE TABLE " + table + " (" + Workload.DEFINITION + ")");

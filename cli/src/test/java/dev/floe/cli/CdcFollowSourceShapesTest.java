@@ -6,17 +6,12 @@ import dev.floe.Database;
 import dev.floe.Floe;
 import dev.floe.Result;
 import dev.floe.Row;
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -146,13 +141,7 @@ class CdcFollowSourceShapesTest {
   }
 
   private static Cli.Outcome follow(String wh, String table) {
-    List<String> args = new ArrayList<>(List.of("cdc", "follow", "-w", wh, "--postgres", postgres.url(), "--user",
-        "floe", "--table", table, "--stop-after-idle-ms", "1000"));
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    Environment env = new Environment(new ByteArrayInputStream(new byte[0]), new PrintStream(out, true,
-        StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8), Map.of(), false, false);
-    int status = Main.run(env, args.toArray(String[]::new));
-    return new Cli.Outcome(status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    return FollowRuns.follow(postgres, wh, table, "--stop-after-idle-ms", "1000");
   }
+
 }
