@@ -208,7 +208,7 @@ final class CdcCommand implements Callable<Integer> {
         Thread.currentThread().interrupt();
         throw new FloeException(SqlState.QUERY_CANCELED, "canceling apply: interrupted");
       } catch (IOException e) {
-        throw new FloeException(SqlState.IO_ERROR, "could not read " + (input == null ? "standard input" : input)
+        throw new FloeException(SqlState.IO_ERROR, "could not read " + (input == null || input.equals("-") ? "standard input" : input)
             + ": " + e.getMessage(), e);
       }
     }

@@ -134,9 +134,10 @@ final class DebeziumEvents implements ChangeFormat.Decoder {
     };
   }
 
+  /** The placeholder's bytes: in an int[] or bigint[] column, they are the array. */
+  private static final byte[] UNAVAILABLE_UTF8 = UNAVAILABLE.getBytes(java.nio.charset.StandardCharsets.UTF_8);
   /** The placeholder in a uuid[] column: the name-based uuid of its bytes. */
-  private static final String UNAVAILABLE_UUID = java.util.UUID.nameUUIDFromBytes(
-      UNAVAILABLE.getBytes(java.nio.charset.StandardCharsets.UTF_8)).toString();
+  private static final String UNAVAILABLE_UUID = java.util.UUID.nameUUIDFromBytes(UNAVAILABLE_UTF8).toString();
 
   /**
    * Whether a value is Debezium's placeholder for an unchanged TOAST value: the text, bytea's base64 of it,
@@ -155,7 +156,7 @@ final class DebeziumEvents implements ChangeFormat.Decoder {
       String t = v.get(0).textValue();
       return UNAVAILABLE.equals(t) || UNAVAILABLE_BYTES.equals(t) || UNAVAILABLE_UUID.equals(t);
     }
-    byte[] bytes = UNAVAILABLE.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    byte[] bytes = UNAVAILABLE_UTF8;
     if (v.size() != bytes.length) {
       return false;
     }

@@ -3,8 +3,8 @@ package dev.floe.cdc;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.floe.FloeException;
 import dev.floe.SqlState;
-import dev.floe.types.PgDateTime;
 import dev.floe.SqlType;
+import dev.floe.types.PgDateTime;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.math.RoundingMode;
@@ -188,12 +188,10 @@ public final class JsonValues {
 
   /**
    * Whether a date (days since 1970-01-01, {@code date}) or timestamp (microseconds) is one a Floe table
-   * stores: PostgreSQL's range, no infinity (Debezium sends PostgreSQL's infinities as the largest counts,
-   * or as the text {@code infinity}).
+   * stores (Debezium sends PostgreSQL's infinities as the largest counts, or as the text {@code infinity}).
    */
   static boolean storable(boolean date, long v) {
-    return date ? v >= PgDateTime.MIN_DAY && v <= PgDateTime.MAX_DAY
-        : v >= PgDateTime.MIN_MICROS && v <= PgDateTime.MAX_MICROS;
+    return date ? PgDateTime.storableDay(v) : PgDateTime.storableMicros(v);
   }
 
   private static boolean infinite(String text) {
@@ -202,8 +200,8 @@ public final class JsonValues {
   }
 
   /** A date's text as days since 1970-01-01. */
-  static int date(String s) {
-    return Math.toIntExact(LocalDate.parse(s).toEpochDay());
+  static long date(String s) {
+    return LocalDate.parse(s).toEpochDay();
   }
 
   /** A time of day's text as microseconds since midnight. */

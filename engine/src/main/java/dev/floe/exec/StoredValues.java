@@ -1,6 +1,5 @@
 package dev.floe.exec;
 
-import dev.floe.FloeException;
 import dev.floe.SqlState;
 import dev.floe.sql.Lexer;
 import dev.floe.types.PgDateTime;
@@ -26,9 +25,6 @@ import org.apache.iceberg.types.Types;
 final class StoredValues {
   private StoredValues() {}
 
-  private static final String DATE_RANGE = PgDateTime.DATE_RANGE;
-  private static final String TIMESTAMP_RANGE = PgDateTime.TIMESTAMP_RANGE;
-
   /**
    * SQL raising the error for a value of column {@code column} that Floe does not store, and otherwise
    * the value; {@code v} is a column reference of the stored type (it is read more than once).
@@ -41,14 +37,14 @@ final class StoredValues {
           SqlState.CHARACTER_NOT_IN_REPERTOIRE, Utf8Text.NUL_MESSAGE) + " ELSE " + v + " END";
       case DATE -> "CASE WHEN " + v + " < DATE '4714-11-24 (BC)' OR " + v + " > DATE '5874897-12-31' THEN "
           + DuckErrors.raise(SqlState.DATETIME_FIELD_OVERFLOW, "date out of range for column " + name,
-          Lexer.quoteString(DATE_RANGE)) + " ELSE " + v + " END";
+          Lexer.quoteString(PgDateTime.DATE_RANGE)) + " ELSE " + v + " END";
       case TIMESTAMP -> {
         boolean zoned = ((Types.TimestampType) stored).shouldAdjustToUTC();
         // the last finite timestamp DuckDB holds is the last Floe stores: only infinity is past it
         yield "CASE WHEN NOT isfinite(" + v + ") OR " + v + " < " + (zoned
             ? "TIMESTAMPTZ '4714-11-24 (BC) 00:00:00+00'" : "TIMESTAMP '4714-11-24 (BC) 00:00:00'") + " THEN "
             + DuckErrors.raise(SqlState.DATETIME_FIELD_OVERFLOW, "timestamp out of range for column " + name,
-            Lexer.quoteString(TIMESTAMP_RANGE)) + " ELSE " + v + " END";
+            Lexer.quoteString(PgDateTime.TIMESTAMP_RANGE)) + " ELSE " + v + " END";
       }
       default -> v;
     };
@@ -64,14 +60,8 @@ final class StoredValues {
     }
     return switch (stored.typeId()) {
       case STRING -> value.toString().indexOf('\0') < 0;
-      case DATE -> {
-        int day = ((Number) value).intValue();
-        yield day >= PgDateTime.MIN_DAY && day <= PgDateTime.MAX_DAY;
-      }
-      case TIMESTAMP -> {
-        long micros = ((Number) value).longValue();
-        yield micros >= PgDateTime.MIN_MICROS && micros <= PgDateTime.MAX_MICROS;
-      }
+      case DATE -> PgDateTime.storableDay(((Number) value).intValue());
+      case TIMESTAMP -> PgDateTime.storableMicros(((Number) value).longValue());
       default -> true;
     };
   }

@@ -48,6 +48,16 @@ public final class PgDateTime {
   public static final String TIMESTAMP_RANGE = "Floe stores timestamps from 4714-11-24 00:00:00 BC to "
       + "294247-01-10 04:00:54.775806 (UTC), and no infinity: Iceberg has no infinite timestamps.";
 
+  /** Whether a Floe table stores a date of {@code day} days since 1970-01-01 (PostgreSQL's range, no infinity). */
+  public static boolean storableDay(long day) {
+    return day >= MIN_DAY && day <= MAX_DAY;
+  }
+
+  /** Whether a Floe table stores a timestamp of {@code micros} since 1970 (see {@link #MAX_MICROS}). */
+  public static boolean storableMicros(long micros) {
+    return micros >= MIN_MICROS && micros <= MAX_MICROS;
+  }
+
   /** 22008 for a date ({@code date}) or timestamp that column {@code column} cannot store. */
   public static FloeException notStored(boolean date, String column) {
     return new FloeException(SqlState.DATETIME_FIELD_OVERFLOW, (date ? "date" : "timestamp")
