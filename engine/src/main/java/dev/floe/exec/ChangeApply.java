@@ -230,8 +230,11 @@ final class ChangeApply {
       if (expiring(duck, stateTable, b.stateSnapshot(), now)) {
         return null; // rows whose expiring cells are due: the Java fold rewrites them
       }
-      ChangeBulk.Planned p = new ChangeBulk(this, state, now, b.grace()).plan(duck, folded, target,
-          b.targetSnapshot(), stateTable, b.stateSnapshot(), everything);
+      ChangeIndex index = ChangeIndex.forBatch(engine, this, duck, state, stateTable, b.stateSnapshot(), target,
+          b.targetSnapshot());
+      ChangeBulk bulk = new ChangeBulk(this, state, now, b.grace());
+      ChangeBulk.Planned p = bulk.plan(duck, folded, target, b.targetSnapshot(), stateTable, b.stateSnapshot(),
+          everything, index);
       if (p == null) {
         return null;
       }
@@ -245,7 +248,18 @@ final class ChangeApply {
       if (targetChange.changesFiles()) {
         block.add(new Direct(targetId, b.target(), targetChange.withSummary(summary)));
       }
-      engine.tables().committer().commitBlock(block, List.of());
+      List<dev.floe.commit.Committed> done;
+      try {
+        done = engine.tables().committer().commitBlock(block, List.of());
+      } catch (RuntimeException e) {
+        ChangeIndex.drop(engine, state);
+        throw e;
+      }
+      if (index != null) {
+        boolean targetCommitted = block.size() > 1;
+        index.follow(engine, duck, this, state, stateTable, target, p.state(), targetCommitted ? p.target() : null,
+            done.get(0), targetCommitted ? done.get(1) : null, bulk.forgotten());
+      }
       return new Outcome(p.changes(), p.keysChanged(), p.written(), p.deleted(), true);
     } catch (SQLException e) {
       throw new FloeException(SqlState.INTERNAL_ERROR, "cannot apply changes to " + targetId.name() + ": "

@@ -85,20 +85,29 @@ final class ChangeBulk {
    * null when this path does not take the batch (nothing written).
    */
   Planned plan(DuckDBConnection duck, FoldedColumns folded, Table target, Optional<Snapshot> targetSnapshot,
-      Table stateTable, Optional<Snapshot> stateSnapshot, Long everythingDeletedAt) {
+      Table stateTable, Optional<Snapshot> stateSnapshot, Long everythingDeletedAt, ChangeIndex index) {
     Steps steps = new Steps();
     try (Statement st = duck.createStatement()) {
       load(duck, folded, steps);
       steps.done("loaded");
       st.execute(storedDdl());
-      if (stateSnapshot.isPresent()) {
+      ChangeIndex.Found found = index == null ? null
+          : index.load(duck, apply.allocator(), folded, everythingDeletedAt, ChangeIndex.keyType(state));
+      steps.done("index looked up");
+      if (found != null && found.kept() > 0) {
+        st.execute(indexedStored());
+      }
+      if (stateSnapshot.isPresent() && (found == null || found.read() > 0)) {
+        // the stored rows of the batch's keys (those the index does not give)
         ScanPlan plan = ScanPlan.plan(apply.planner(), stateTable, stateSnapshot, Expressions.alwaysTrue(), false);
         st.execute("INSERT INTO " + STORED + " SELECT s." + ScanSql.ROW_FILE + ", s." + ScanSql.ROW_POSITION + ", "
             + state.selectList("s") + " FROM (" + ScanSql.relation(plan, stateTable.io(), apply.files(), true)
-            + ") AS s SEMI JOIN " + FOLD + " AS f ON " + keyJoin("f", "s", true) + " WHERE s." + ChangeState.RANGE
-            + " IS NULL");
+            + ") AS s SEMI JOIN " + (found == null ? FOLD : "(SELECT k0 FROM " + ChangeIndex.HITS
+            + " WHERE NOT clean AND sf IS NOT NULL)") + " AS f ON " + keyJoin("f", "s", true) + " WHERE s."
+            + ChangeState.RANGE + " IS NULL");
       }
-      steps.done("state read");
+      steps.done(found == null ? "state read" : "state read (" + found.kept() + " rows from the index, "
+          + found.read() + " from the table)");
       st.execute(merge(everythingDeletedAt));
       long[] merged = longs(st, "SELECT count(*) FILTER (WHERE conflict), count(*) FILTER (WHERE changed), "
           + "count(*) FILTER (WHERE changed AND live), count(*) FILTER (WHERE changed AND sfile IS NOT NULL), "
@@ -115,9 +124,13 @@ final class ChangeBulk {
       DeltaWriter.Delta stateDelta = writeState(duck, stateTable, stateSnapshot, merged[3]);
       steps.done("state written");
       ScanPlan targetPlan = ScanPlan.plan(apply.planner(), target, targetSnapshot, Expressions.alwaysTrue(), false);
-      st.execute("CREATE OR REPLACE TEMP TABLE " + TARGET_DELETED + " AS SELECT r." + ScanSql.ROW_FILE + ", r."
-          + ScanSql.ROW_POSITION + " FROM (" + ScanSql.relation(targetPlan, target.io(), apply.files(), true)
-          + ") AS r SEMI JOIN (SELECT * FROM " + MERGED + " WHERE changed) AS m ON " + keyJoin("m", "r", false));
+      st.execute("CREATE OR REPLACE TEMP TABLE " + TARGET_DELETED + " AS " + (index != null
+          ? "SELECT tf.path AS " + ScanSql.ROW_FILE + ", h.tp AS " + ScanSql.ROW_POSITION + " FROM " + MERGED
+              + " AS m JOIN " + ChangeIndex.HITS + " AS h ON m.k0 = h.k0 JOIN " + ChangeIndex.TARGET_FILES
+              + " AS tf ON tf.no = h.tf WHERE m.changed"
+          : "SELECT r." + ScanSql.ROW_FILE + ", r." + ScanSql.ROW_POSITION + " FROM (" + ScanSql.relation(targetPlan,
+              target.io(), apply.files(), true) + ") AS r SEMI JOIN (SELECT * FROM " + MERGED + " WHERE changed) AS m ON "
+              + keyJoin("m", "r", false)));
       long deleted = longs(st, "SELECT count(*) FROM " + TARGET_DELETED)[0];
       steps.done("target rows found");
       DeltaWriter.Delta targetDelta = apply.write(duck, target, targetPlan, deleted == 0 ? null
@@ -184,26 +197,36 @@ final class ChangeBulk {
           }
         }
       }
-      try (org.apache.arrow.vector.VectorSchemaRoot root = new org.apache.arrow.vector.VectorSchemaRoot(vectors);
-          org.apache.arrow.c.ArrowArrayStream stream = org.apache.arrow.c.ArrowArrayStream.allocateNew(allocator);
-          Statement st = duck.createStatement()) {
-        vectors.clear(); // the root's now
-        root.setRowCount(f.size);
-        steps.done("as Arrow");
-        org.apache.arrow.c.Data.exportArrayStream(allocator, new OneBatch(allocator, root), stream);
-        duck.registerArrowStream(ARROW, stream);
-        List<String> casts = new ArrayList<>(); // what came as text: a uuid, a decimal
-        for (int k = 0; k < key.length; k++) {
-          cast(key[k], "k" + k, casts);
-        }
-        for (int i = 0; i < cells.length; i++) {
-          cast(cells[i], "c" + i, casts);
-        }
-        st.execute("CREATE OR REPLACE TEMP TABLE " + FOLD + " AS SELECT *" + (casts.isEmpty() ? ""
-            : " REPLACE (" + String.join(", ", casts) + ")") + " FROM " + ARROW);
+      steps.done("as Arrow");
+      List<String> casts = new ArrayList<>(); // what came as text: a uuid, a decimal
+      for (int k = 0; k < key.length; k++) {
+        cast(key[k], "k" + k, casts);
       }
+      for (int i = 0; i < cells.length; i++) {
+        cast(cells[i], "c" + i, casts);
+      }
+      register(duck, allocator, FOLD, vectors, f.size, casts);
     } finally {
       vectors.forEach(org.apache.arrow.vector.FieldVector::close);
+    }
+  }
+
+  /**
+   * Makes the temp table {@code table} of the vectors' {@code rows} rows (handed to DuckDB as one Arrow
+   * batch), with {@code casts} in place of the columns they name ({@code CAST(c AS t) AS c}). The vectors
+   * are the caller's to close.
+   */
+  static void register(DuckDBConnection duck, org.apache.arrow.memory.BufferAllocator allocator, String table,
+      List<org.apache.arrow.vector.FieldVector> vectors, int rows, List<String> casts) throws SQLException {
+    try (org.apache.arrow.vector.VectorSchemaRoot root = new org.apache.arrow.vector.VectorSchemaRoot(
+            new ArrayList<>(vectors));
+        org.apache.arrow.c.ArrowArrayStream stream = org.apache.arrow.c.ArrowArrayStream.allocateNew(allocator);
+        Statement st = duck.createStatement()) {
+      root.setRowCount(rows);
+      org.apache.arrow.c.Data.exportArrayStream(allocator, new OneBatch(allocator, root), stream);
+      duck.registerArrowStream(ARROW, stream);
+      st.execute("CREATE OR REPLACE TEMP TABLE " + table + " AS SELECT *" + (casts.isEmpty() ? ""
+          : " REPLACE (" + String.join(", ", casts) + ")") + " FROM " + ARROW);
     }
   }
 
@@ -213,6 +236,22 @@ final class ChangeBulk {
     if ("UUID".equals(kind) || "DECIMAL".equals(kind)) {
       casts.add("CAST(" + name + " AS " + TypeMapping.duckdbType(shape.columns().get(c).type()) + ") AS " + name);
     }
+  }
+
+  /** A column of {@code n} integers of a kind {@link FoldedColumns#kindOf} names, {@link Long#MIN_VALUE} being NULL. */
+  static org.apache.arrow.vector.FieldVector longs(org.apache.arrow.memory.BufferAllocator allocator, String name,
+      String kind, long[] values, int n) {
+    return column(allocator, name, kind, values, i -> values[i] == Long.MIN_VALUE, n);
+  }
+
+  /** A column of {@code n} booleans. */
+  static org.apache.arrow.vector.FieldVector booleans(org.apache.arrow.memory.BufferAllocator allocator, String name,
+      boolean[] values, int n) {
+    long[] l = new long[n];
+    for (int i = 0; i < n; i++) {
+      l[i] = values[i] ? 1 : 0;
+    }
+    return column(allocator, name, "BOOLEAN", l, i -> false, n);
   }
 
   /** A column of positions, {@link Long#MIN_VALUE} being none (NULL). */
@@ -428,6 +467,38 @@ final class ChangeBulk {
     String liveOf = "SELECT *, " + live + " AS live, " + expires + " AS n_expires_next FROM (" + next + ")";
     return "CREATE OR REPLACE TEMP TABLE " + MERGED + " AS SELECT *, CASE WHEN live THEN NULL ELSE coalesce(s_dead_since, "
         + now + ") END AS n_dead_since FROM (" + liveOf + ")";
+  }
+
+  /**
+   * Inserts into {@value #STORED} the stored rows of the keys the batch overwrites whole, from the index
+   * ({@link ChangeIndex#load}): no values, and every timestamp the row's newest, which the batch's writes
+   * are all newer than (or deleted since), so they merge as the stored rows would.
+   */
+  private String indexedStored() {
+    StringBuilder cols = new StringBuilder("sf.path, h.sp");
+    String zero = "CASE WHEN h.mx IS NOT NULL THEN 0 END";
+    int key = state.fieldId(shape.key()[0]);
+    java.util.Map<String, String> known = new java.util.HashMap<>();
+    known.put(ChangeState.value(key), "h.k0");
+    for (int c : shape.cells()) {
+      known.put(ChangeState.ts(state.fieldId(c)), "h.mx");
+      known.put(ChangeState.kind(state.fieldId(c)), zero);
+      known.put(ChangeState.ldt(state.fieldId(c)), zero);
+    }
+    known.put(ChangeState.DELETED_AT, "h.del");
+    known.put(ChangeState.MARKER_TS, "h.mx");
+    known.put(ChangeState.MARKER_EXPIRES, zero);
+    known.put(ChangeState.DEAD_SINCE, "h.ds");
+    for (Types.NestedField f : state.schema().columns()) {
+      cols.append(", ").append(known.getOrDefault(f.name(), "NULL"));
+    }
+    return "INSERT INTO " + STORED + " SELECT " + cols + " FROM " + ChangeIndex.HITS + " AS h JOIN "
+        + ChangeIndex.STATE_FILES + " AS sf ON sf.no = h.sf WHERE h.clean";
+  }
+
+  /** SQL of the keys ({@code k0}) whose state rows the last batch planned deleted without writing them again. */
+  String forgotten() {
+    return "SELECT k0 FROM " + MERGED + " WHERE changed AND NOT (live OR n_dead_since >= " + (now - grace) + ")";
   }
 
   /** The new state rows of the changed keys (a dead row past the grace period is forgotten) and the stored rows they replace. */

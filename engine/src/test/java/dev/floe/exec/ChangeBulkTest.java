@@ -30,6 +30,7 @@ class ChangeBulkTest {
   @AfterEach
   void reset() {
     System.clearProperty(ChangeBulk.MIN_EVENTS_PROPERTY);
+    System.clearProperty(ChangeIndex.MODE_PROPERTY);
   }
 
   private static final String COLUMNS = "id bigint PRIMARY KEY, name text, amount bigint, score double precision, "
@@ -114,6 +115,82 @@ class ChangeBulkTest {
     assertThat(debeziumCounts[1]).as("Debezium batches DuckDB folded, of " + debeziumCounts[0])
         .isGreaterThan(debeziumCounts[0] * 2 / 3);
     assertThat(lwwCounts[1]).as("LWW batches DuckDB folded, of " + lwwCounts[0]).isGreaterThan(lwwCounts[0] / 2);
+  }
+
+  /**
+   * The index of a stream's keys ({@link ChangeIndex}) against scans: the same random batches applied to
+   * two tables by the DuckDB path, one looking its keys up in the index and one scanning, leave the same
+   * rows and state, batch after batch, with the index brought forward over its own batches and built
+   * again after writes it did not make (an UPDATE, a DELETE, a batch folded in Java, a compaction).
+   */
+  @Test
+  void theIndexLeavesTheSameRowsAndStateAsScans() {
+    long uses = ChangeIndex.USES.get();
+    long builds = ChangeIndex.BUILDS.get();
+    for (long seed = 1; seed <= 4; seed++) {
+      Random r = new Random(seed * 31);
+      try (Database db = Floe.open(dir.resolve("i" + seed))) {
+        for (String t : List.of("indexed", "scanned")) {
+          db.sql("CREATE TABLE " + t + " (" + COLUMNS + ")").close();
+          if (seed % 2 == 0) {
+            db.sql("ALTER TABLE " + t + " SET ('floe.cdc.gc-grace-seconds' = '0')").close();
+          }
+          db.sql("INSERT INTO " + t + " (id, name) SELECT i, 'row ' || i FROM range(40) AS s(i)").close();
+        }
+        ChangeStream indexed = stream(db.changes("indexed", Changes.Format.DEBEZIUM));
+        ChangeStream scanned = stream(db.changes("scanned", Changes.Format.DEBEZIUM));
+        long now = System.currentTimeMillis() / 1000;
+        long lsn = 1000;
+        List<String> applied = new ArrayList<>();
+        for (int round = 0; round < 30; round++) {
+          String what = "seed " + seed + " round " + round;
+          int outside = r.nextInt(12);
+          if (outside < 3) { // a write the index did not make: it is built again
+            String sql = switch (outside) {
+              case 0 -> "UPDATE %s SET name = 'outside' WHERE id %% 7 = " + r.nextInt(7);
+              case 1 -> "DELETE FROM %s WHERE id %% 9 = " + r.nextInt(9);
+              default -> "VACUUM FULL %s";
+            };
+            for (String t : List.of("indexed", "scanned")) {
+              db.sql(String.format(sql, t)).close();
+            }
+          }
+          List<String> batch = new ArrayList<>();
+          int size = 1 + r.nextInt(150);
+          boolean plain = r.nextInt(5) > 0;
+          for (int i = 0; i < size; i++) {
+            lsn += 1 + r.nextInt(3);
+            batch.add(event(r, lsn, false, plain));
+          }
+          if (!applied.isEmpty() && r.nextInt(6) == 0) { // a replay: keys the batch does not overwrite whole
+            List<String> again = new ArrayList<>(applied.subList(Math.max(0, applied.size() - 80), applied.size()));
+            Collections.shuffle(again, r);
+            batch.addAll(again.subList(0, r.nextInt(again.size())));
+            batch = new ArrayList<>(new java.util.LinkedHashSet<>(batch));
+          }
+          Collections.shuffle(batch, r);
+          now += r.nextInt(3);
+          System.setProperty(ChangeIndex.MODE_PROPERTY, "always");
+          System.setProperty(ChangeBulk.MIN_EVENTS_PROPERTY, "1");
+          long[] a = bulk(indexed, batch, dev.floe.cdc.ChangeFormat.DEBEZIUM, now);
+          System.setProperty(ChangeIndex.MODE_PROPERTY, "never");
+          System.setProperty(ChangeBulk.MIN_EVENTS_PROPERTY, "1");
+          long[] b = bulk(scanned, batch, dev.floe.cdc.ChangeFormat.DEBEZIUM, now);
+          System.clearProperty(ChangeIndex.MODE_PROPERTY);
+          applied.addAll(batch);
+          if (a == null || b == null) {
+            assertThat(a == null).as(what + ": both fail the batch").isEqualTo(b == null);
+            continue;
+          }
+          assertThat(a).as(what).containsExactly(b);
+          assertThat(Rows.of(db, "SELECT * FROM indexed ORDER BY id")).as(what)
+              .isEqualTo(Rows.of(db, "SELECT * FROM scanned ORDER BY id"));
+          assertThat(state(db, "indexed")).as(what).isEqualTo(state(db, "scanned"));
+        }
+      }
+    }
+    assertThat(ChangeIndex.BUILDS.get() - builds).as("indexes built").isGreaterThan(8);
+    assertThat(ChangeIndex.USES.get() - uses).as("batches that found the index current").isGreaterThan(20);
   }
 
   /** A uuid key and a timestamp key column: the fold's keys meet the state's and the table's as their types. */

@@ -1,0 +1,611 @@
+package dev.floe.exec;
+
+import dev.floe.catalog.TableFiles;
+import dev.floe.cdc.FoldedColumns;
+import dev.floe.read.ScanPlan;
+import dev.floe.read.ScanSql;
+import dev.floe.sql.Lexer;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.WeakHashMap;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.expressions.Expressions;
+import org.apache.iceberg.io.FileIO;
+import org.apache.iceberg.types.Types;
+import org.duckdb.DuckDBConnection;
+
+/**
+ * What a change stream's large batches ({@link ChangeBulk}) look up instead of scanning, kept in this
+ * process's memory between them (docs/decisions/0010), for a target whose key is one integer column: per
+ * key, where its state row is and what of it decides a batch's merge without its values (its deletion,
+ * the newest of its writes, since when it is dead), and where its row in the target is.
+ *
+ * <p>A batch whose every write of a key is newer than all the key's stored writes (or deleted after
+ * them), as a stream delivered in order is, needs none of the stored values: the batch overwrites every
+ * cell. Such a key's stored row is taken from here; any other key's is read from the state table, by a
+ * scan filtered to those keys. The target's rows of the changed keys are found here too, so a batch no
+ * longer scans the whole state and the whole target's keys, costs that grew with the tables rather than
+ * with the batch.
+ *
+ * <p>The Iceberg tables stay the record: the index is a copy of them as of one snapshot of each, used only
+ * by a batch that reads exactly those snapshots. It is built by one scan of both, and after a batch
+ * commits it is brought forward (the rows the batch wrote read back) only if the batch's commits sit
+ * directly on the snapshots it read. Anything else (a compaction, an UPDATE of the target, a batch folded
+ * in Java, another process) leaves it stale; the next batch scans as without it, and builds it again.
+ */
+final class ChangeIndex {
+  /** {@code auto} (the default: kept while it pays), {@code always} (built by every batch that finds none), {@code never}. */
+  static final String MODE_PROPERTY = "floe.cdc.index";
+  /** How many batches found their keys here (for tests: that it is used, and when). */
+  static final java.util.concurrent.atomic.AtomicLong USES = new java.util.concurrent.atomic.AtomicLong();
+  /** How many times an index was built. */
+  static final java.util.concurrent.atomic.AtomicLong BUILDS = new java.util.concurrent.atomic.AtomicLong();
+  /** Bytes a slot costs. */
+  private static final int SLOT_BYTES = 6 * 8;
+  /** A batch that finds no index builds one after this many batches without it, even if the last went unused. */
+  private static final int RETRY_AFTER = 8;
+  static final long NONE = Long.MIN_VALUE;
+  private static final int POSITION_BITS = 40;
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ChangeIndex.class);
+
+  /** Per engine, per state table: the index, and how the last one fared. */
+  private static final Map<Engine, Map<String, Slot>> INDEXES = Collections.synchronizedMap(new WeakHashMap<>());
+
+  private static final class Slot {
+    ChangeIndex index;
+    boolean lastUsed = true;
+    int without;
+  }
+
+  /** What it was built for: the state table, the key's field id and type. */
+  private final String layout;
+  private long stateSnapshot;
+  private long targetSnapshot;
+  private boolean used;
+
+  private final Files stateFiles = new Files();
+  private final Files targetFiles = new Files();
+
+  /**
+   * The slots, {@value #WIDTH} longs each, side by side so that a lookup touches one cache line: the key,
+   * its state row's file number and position ({@link #location}; {@link #NONE}: none; {@link #EMPTY}: the
+   * slot is free), its target row's, the stored deletion, the newest of the stored writes (its marker's
+   * and cells' timestamps), and since when the stored row is dead ({@link #NONE}: none of these).
+   */
+  private long[] slots;
+  private int capacity;
+  private int size;
+  private static final int WIDTH = 6;
+  private static final int KEY = 0;
+  private static final int STATE_ROW = 1;
+  private static final int TARGET_ROW = 2;
+  private static final int DELETED_AT = 3;
+  private static final int NEWEST = 4;
+  private static final int DEAD_SINCE = 5;
+  private static final long EMPTY = Long.MIN_VALUE + 1;
+
+  private ChangeIndex(String layout, long expected) {
+    this.layout = layout;
+    allocate(capacity(expected));
+  }
+
+  /** Data files by number, as DuckDB's scan names them ({@link TableFiles#path}). */
+  private static final class Files {
+    final List<String> paths = new ArrayList<>();
+    final Map<String, Integer> numbers = new HashMap<>();
+
+    int number(String path) {
+      return numbers.computeIfAbsent(path, p -> {
+        paths.add(p);
+        return paths.size() - 1;
+      });
+    }
+  }
+
+  private static int capacity(long expected) {
+    long c = Long.highestOneBit(Math.max(16, expected * 4 / 3)) << 1;
+    return (int) Math.min(c, 1 << 28);
+  }
+
+  private void allocate(int capacity) {
+    this.capacity = capacity;
+    slots = new long[capacity * WIDTH];
+    for (int i = 0; i < capacity; i++) {
+      slots[i * WIDTH + STATE_ROW] = EMPTY;
+    }
+  }
+
+  /** Whether a target's stream can be indexed: a key of one integer column. */
+  static boolean fits(dev.floe.cdc.TableShape shape) {
+    if (shape.keySize() != 1) {
+      return false;
+    }
+    String kind = FoldedColumns.kindOf(shape, shape.key()[0]);
+    return "BIGINT".equals(kind) || "INTEGER".equals(kind) || "SMALLINT".equals(kind);
+  }
+
+  private static String mode() {
+    return System.getProperty(MODE_PROPERTY, "auto");
+  }
+
+  private static String layout(ChangeState state) {
+    return state.id.name() + "|" + state.fieldId(state.shape.key()[0]) + "|" + state.shape.columns()
+        .get(state.shape.key()[0]).type();
+  }
+
+  private static long id(Optional<Snapshot> s) {
+    return s.map(Snapshot::snapshotId).orElse(-1L);
+  }
+
+  /**
+   * The index of this state table as of exactly these snapshots, built now if there is none and one is
+   * worth it; null: the batch scans.
+   */
+  static ChangeIndex forBatch(Engine engine, ChangeApply apply, DuckDBConnection duck, ChangeState state,
+      Table stateTable, Optional<Snapshot> stateSnapshot, Table target, Optional<Snapshot> targetSnapshot)
+      throws SQLException {
+    if ("never".equals(mode()) || !fits(state.shape)) {
+      return null;
+    }
+    Slot slot;
+    synchronized (INDEXES) {
+      slot = INDEXES.computeIfAbsent(engine, e -> new HashMap<>()).computeIfAbsent(state.id.name(), n -> new Slot());
+    }
+    // one batch of a target at a time (ChangeApply's lock), so the slot is this batch's alone
+    ChangeIndex index = slot.index;
+    if (index != null && index.layout.equals(layout(state)) && index.stateSnapshot == id(stateSnapshot)
+        && index.targetSnapshot == id(targetSnapshot)) {
+      index.used = true;
+      USES.incrementAndGet();
+      return index;
+    }
+    if (index != null) {
+      slot.lastUsed = index.used;
+      slot.index = null; // stale: its memory goes before another is built
+    }
+    boolean build = "always".equals(mode()) || slot.lastUsed || ++slot.without >= RETRY_AFTER;
+    if (!build) {
+      return null;
+    }
+    long expected = records(stateSnapshot) + records(targetSnapshot);
+    if (!fitsHeap(capacity(expected))) {
+      LOG.debug("the change stream of {} keeps no index: {} rows would take more than a quarter of the heap",
+          state.shape.table(), expected);
+      return null;
+    }
+    slot.without = 0;
+    long started = System.nanoTime();
+    index = new ChangeIndex(layout(state), expected);
+    try {
+      index.read(duck, apply, state, stateTable, stateSnapshot, target, targetSnapshot);
+    } catch (TooLarge e) {
+      LOG.debug("the change stream of {} keeps no index: {}", state.shape.table(), e.getMessage());
+      slot.lastUsed = false; // tried again after RETRY_AFTER batches, not by every one
+      return null;
+    }
+    index.stateSnapshot = id(stateSnapshot);
+    index.targetSnapshot = id(targetSnapshot);
+    slot.index = index;
+    BUILDS.incrementAndGet();
+    LOG.debug("index of the change stream of {} built in {} ms: {} keys", state.shape.table(),
+        (System.nanoTime() - started) / 1_000_000, index.size);
+    return index;
+  }
+
+  private static long records(Optional<Snapshot> s) {
+    if (s.isEmpty() || s.get().summary() == null) {
+      return 0;
+    }
+    try {
+      return Long.parseLong(s.get().summary().getOrDefault("total-records", "0"));
+    } catch (NumberFormatException e) {
+      return 0;
+    }
+  }
+
+  /** The newest of a state row's writes, in SQL over alias {@code s}: its marker's and cells' timestamps. */
+  private static String newestSql(ChangeState state, String s) {
+    StringBuilder b = new StringBuilder("greatest(" + s + "." + ChangeState.MARKER_TS);
+    for (int c : state.shape.cells()) {
+      b.append(", ").append(s).append('.').append(ChangeState.ts(state.fieldId(c)));
+    }
+    return b.append(')').toString();
+  }
+
+  private static String keyColumn(ChangeState state, boolean stateTable) {
+    int k = state.shape.key()[0];
+    return stateTable ? ChangeState.value(state.fieldId(k))
+        : Lexer.quoteIdentifier(state.shape.columns().get(k).name());
+  }
+
+  /** Reads every state row and every target row's key and place. */
+  private void read(DuckDBConnection duck, ChangeApply apply, ChangeState state, Table stateTable,
+      Optional<Snapshot> stateSnapshot, Table target, Optional<Snapshot> targetSnapshot) throws SQLException {
+    if (stateSnapshot.isPresent()) {
+      ScanPlan plan = ScanPlan.plan(apply.planner(), stateTable, stateSnapshot, Expressions.alwaysTrue(), false);
+      String fileNo = fileNumbers(stateTable.io(), plan, stateFiles).replace("%s", "s." + ScanSql.ROW_FILE);
+      each(duck, apply.allocator(), "SELECT s." + keyColumn(state, true) + ", " + fileNo + ", s." + ScanSql.ROW_POSITION
+          + ", s." + ChangeState.DELETED_AT + ", " + newestSql(state, "s") + ", s." + ChangeState.DEAD_SINCE + " FROM ("
+          + ScanSql.relation(plan, stateTable.io(), apply.files(), true) + ") AS s WHERE s." + ChangeState.RANGE
+          + " IS NULL", this::stored);
+    }
+    if (targetSnapshot.isPresent()) {
+      ScanPlan plan = ScanPlan.plan(apply.planner(), target, targetSnapshot, Expressions.alwaysTrue(), false);
+      String fileNo = fileNumbers(target.io(), plan, targetFiles).replace("%s", "r." + ScanSql.ROW_FILE);
+      each(duck, apply.allocator(), "SELECT r." + keyColumn(state, false) + ", " + fileNo + ", r." + ScanSql.ROW_POSITION
+          + " FROM (" + ScanSql.relation(plan, target.io(), apply.files(), true) + ") AS r", this::targetRow);
+    }
+  }
+
+  /** A state row read: key, file number, position, deletion, newest write, dead-since. */
+  private void stored(long[][] c, boolean[][] nulls, int r) {
+    int i = put(c[0][r]);
+    slots[i + STATE_ROW] = location(c[1][r], c[2][r]);
+    slots[i + TARGET_ROW] = NONE; // a changed key's row was deleted; a live one's new row is read after
+    slots[i + DELETED_AT] = nulls[3][r] ? NONE : c[3][r];
+    slots[i + NEWEST] = nulls[4][r] ? NONE : c[4][r];
+    slots[i + DEAD_SINCE] = nulls[5][r] ? NONE : c[5][r];
+  }
+
+  /** A target row read: key, file number, position. */
+  private void targetRow(long[][] c, boolean[][] nulls, int r) {
+    slots[put(c[0][r]) + TARGET_ROW] = location(c[1][r], c[2][r]);
+  }
+
+  /** What takes the rows of {@link #each}, one at a time, from columns of a batch of them. */
+  private interface Rows {
+    void row(long[][] columns, boolean[][] nulls, int row);
+  }
+
+  /**
+   * Runs a query of integer columns and hands each row over (its columns as longs), read as Arrow batches
+   * rather than row by row over JDBC.
+   */
+  private static void each(DuckDBConnection duck, org.apache.arrow.memory.BufferAllocator allocator, String sql,
+      Rows rows) throws SQLException {
+    try (java.sql.PreparedStatement ps = duck.prepareStatement("SELECT CAST(COLUMNS(*) AS BIGINT) FROM (" + sql + ")");
+        ResultSet rs = ps.executeQuery();
+        org.apache.arrow.vector.ipc.ArrowReader reader = (org.apache.arrow.vector.ipc.ArrowReader) rs.unwrap(
+            org.duckdb.DuckDBResultSet.class).arrowExportStream(allocator, 1 << 16)) {
+      org.apache.arrow.vector.VectorSchemaRoot root = reader.getVectorSchemaRoot();
+      int width = root.getFieldVectors().size();
+      long[][] columns = new long[width][];
+      boolean[][] nulls = new boolean[width][];
+      while (reader.loadNextBatch()) {
+        int n = root.getRowCount();
+        for (int c = 0; c < width; c++) {
+          org.apache.arrow.vector.FieldVector v = root.getVector(c);
+          long[] values = columns[c] == null || columns[c].length < n ? new long[n] : columns[c];
+          boolean[] isNull = nulls[c] == null || nulls[c].length < n ? new boolean[n] : nulls[c];
+          v.getDataBuffer().nioBuffer(0, n * 8).order(java.nio.ByteOrder.LITTLE_ENDIAN).asLongBuffer().get(values, 0, n);
+          boolean any = v.getNullCount() > 0;
+          for (int r = 0; r < n; r++) {
+            isNull[r] = any && v.isNull(r);
+          }
+          columns[c] = values;
+          nulls[c] = isNull;
+        }
+        for (int r = 0; r < n; r++) {
+          rows.row(columns, nulls, r);
+        }
+      }
+    } catch (java.io.IOException e) {
+      throw new SQLException(e.getMessage(), e);
+    }
+  }
+
+  /** SQL of a scanned row's file number (its file's path in place of {@code %s}), every file numbered. */
+  private static String fileNumbers(FileIO io, ScanPlan plan, Files files) {
+    StringBuilder list = new StringBuilder();
+    List<Integer> numbers = new ArrayList<>();
+    for (FileScanTask t : plan.tasks()) {
+      String path = TableFiles.path(io, t.file().location()).toString();
+      list.append(list.length() > 0 ? ", " : "").append(Lexer.quoteString(path));
+      numbers.add(files.number(path));
+    }
+    return list.length() == 0 ? "0" : "CAST(" + numbers + "[list_position([" + list + "], %s)] AS INTEGER)";
+  }
+
+  private static long location(long file, long position) {
+    if (position < 0 || position >= 1L << POSITION_BITS) {
+      throw new IllegalStateException("a row position out of the index's range: " + position);
+    }
+    return file << POSITION_BITS | position;
+  }
+
+  private static int fileOf(long location) {
+    return (int) (location >>> POSITION_BITS);
+  }
+
+  private static long positionOf(long location) {
+    return location & ((1L << POSITION_BITS) - 1);
+  }
+
+  private int home(long key) {
+    long h = key * 0x9E3779B97F4A7C15L;
+    return (int) (h ^ (h >>> 32)) & (capacity - 1);
+  }
+
+  /** The offset of {@code key}'s slot in {@link #slots}, or -1. */
+  private int find(long key) {
+    for (int i = home(key); ; i = (i + 1) & (capacity - 1)) {
+      int o = i * WIDTH;
+      if (slots[o + STATE_ROW] == EMPTY) {
+        return -1;
+      }
+      if (slots[o + KEY] == key) {
+        return o;
+      }
+    }
+  }
+
+  /** The offset of {@code key}'s slot, added (nothing stored, no target row) if it had none. */
+  private int put(long key) {
+    if ((size + 1) * 4L > capacity * 3L) {
+      grow();
+    }
+    for (int i = home(key); ; i = (i + 1) & (capacity - 1)) {
+      int o = i * WIDTH;
+      if (slots[o + STATE_ROW] == EMPTY) {
+        slots[o + KEY] = key;
+        slots[o + STATE_ROW] = NONE;
+        slots[o + TARGET_ROW] = NONE;
+        slots[o + DELETED_AT] = NONE;
+        slots[o + NEWEST] = NONE;
+        slots[o + DEAD_SINCE] = NONE;
+        size++;
+        return o;
+      }
+      if (slots[o + KEY] == key) {
+        return o;
+      }
+    }
+  }
+
+  /** Thrown when the index would take more than its share of the heap: it is not kept. */
+  private static final class TooLarge extends RuntimeException {
+    TooLarge() {
+      super("the index would take more than a quarter of the heap", null, false, false);
+    }
+  }
+
+  private static boolean fitsHeap(long capacity) {
+    return capacity * SLOT_BYTES <= Runtime.getRuntime().maxMemory() / 4;
+  }
+
+  private void grow() {
+    if (!fitsHeap(capacity * 2L)) {
+      throw new TooLarge();
+    }
+    long[] old = slots;
+    allocate(capacity * 2);
+    size = 0;
+    for (int o = 0; o < old.length; o += WIDTH) {
+      if (old[o + STATE_ROW] != EMPTY) {
+        System.arraycopy(old, o + 1, slots, put(old[o + KEY]) + 1, WIDTH - 1);
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------- a batch's lookups
+
+  /** The temp table of the batch's keys found here, and the file names they refer to. */
+  static final String HITS = "__floe_cdc_hits";
+  static final String STATE_FILES = "__floe_cdc_hit_sfiles";
+  static final String TARGET_FILES = "__floe_cdc_hit_tfiles";
+
+  /** What a batch found: how many of its keys' state rows must be read from the table, how many are here. */
+  record Found(long read, long kept) {}
+
+  /**
+   * Loads the batch's keys found here as {@value #HITS}: {@code k0}, the state row's file number and
+   * position ({@code sf}, {@code sp}), the target row's ({@code tf}, {@code tp}), the stored deletion
+   * ({@code del}), newest write ({@code mx}), dead-since ({@code ds}) and whether the batch overwrites
+   * the stored row whole ({@code clean}: its values are not needed), with the file names as
+   * {@value #STATE_FILES} and {@value #TARGET_FILES} ({@code no}, {@code path}).
+   *
+   * @param everything the stored range deletion of every row's timestamp, or null
+   */
+  Found load(DuckDBConnection duck, org.apache.arrow.memory.BufferAllocator allocator, FoldedColumns f,
+      Long everything, String keyType) throws SQLException {
+    long[] k = (long[]) f.keys[0];
+    long read = 0;
+    long kept = 0;
+    int n = 0;
+    long[][] hit = new long[8][f.size]; // k0, sf, sp, tf, tp, del, mx, ds, as the vectors below
+    boolean[] clean = new boolean[f.size];
+    // one pass, in the batch's order: a key's slot is read once, while it is in the cache
+    for (int i = 0; i < f.size; i++) {
+      int o = find(k[i]);
+      if (o < 0) {
+        continue;
+      }
+      long stateRow = slots[o + STATE_ROW];
+      long targetRow = slots[o + TARGET_ROW];
+      if (stateRow == NONE && targetRow == NONE) {
+        continue;
+      }
+      int j = n++;
+      hit[0][j] = k[i];
+      hit[1][j] = stateRow == NONE ? NONE : fileOf(stateRow);
+      hit[2][j] = stateRow == NONE ? NONE : positionOf(stateRow);
+      hit[3][j] = targetRow == NONE ? NONE : fileOf(targetRow);
+      hit[4][j] = targetRow == NONE ? NONE : positionOf(targetRow);
+      hit[5][j] = slots[o + DELETED_AT];
+      hit[6][j] = slots[o + NEWEST];
+      hit[7][j] = slots[o + DEAD_SINCE];
+      clean[j] = overwrites(f, i, hit[6][j], Math.max(Math.max(f.deletedAt[i], hit[5][j]),
+          everything == null ? NONE : everything));
+      if (stateRow != NONE) {
+        if (clean[j]) {
+          kept++;
+        } else {
+          read++;
+        }
+      }
+    }
+    String[] names = {"k0", "sf", "sp", "tf", "tp", "del", "mx", "ds", "clean"};
+    org.apache.arrow.vector.FieldVector[] vectors = new org.apache.arrow.vector.FieldVector[names.length];
+    int rows = n;
+    try {
+      java.util.stream.IntStream.range(0, names.length).parallel().forEach(c -> vectors[c] = c == 8
+          ? ChangeBulk.booleans(allocator, names[c], clean, rows)
+          : ChangeBulk.longs(allocator, names[c], c == 1 || c == 3 ? "INTEGER" : "BIGINT", hit[c], rows));
+      ChangeBulk.register(duck, allocator, HITS, java.util.Arrays.asList(vectors), n,
+          List.of("CAST(k0 AS " + keyType + ") AS k0"));
+    } finally {
+      for (org.apache.arrow.vector.FieldVector v : vectors) {
+        if (v != null) {
+          v.close();
+        }
+      }
+    }
+    files(duck, STATE_FILES, stateFiles);
+    files(duck, TARGET_FILES, targetFiles);
+    return new Found(read, kept);
+  }
+
+  /**
+   * Whether the batch's writes of key {@code i} leave none of its stored writes standing, so that the
+   * merge needs none of their values or timestamps: each cell and the marker written by the batch after
+   * {@code newest} (the stored row's newest write), or else deleted ({@code d}, the key's deletion after
+   * the batch) at or after it. Then a stored row with every timestamp equal to {@code newest} and no
+   * values merges to the same row as the stored one.
+   */
+  private static boolean overwrites(FoldedColumns f, int i, long newest, long d) {
+    if (newest == NONE) {
+      return true; // nothing stored but a deletion
+    }
+    boolean deleted = d != NONE && d >= newest;
+    if (!(f.markerAt[i] != NONE ? f.markerAt[i] > newest : deleted)) {
+      return false;
+    }
+    for (long[] cell : f.cellAt) {
+      if (!(cell[i] != NONE ? cell[i] > newest : deleted)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static void files(DuckDBConnection duck, String table, Files files) throws SQLException {
+    try (Statement st = duck.createStatement()) {
+      StringBuilder values = new StringBuilder();
+      for (int i = 0; i < files.paths.size(); i++) {
+        values.append(values.length() > 0 ? ", " : "").append('(').append(i).append(", ")
+            .append(Lexer.quoteString(files.paths.get(i))).append(')');
+      }
+      st.execute("CREATE OR REPLACE TEMP TABLE " + table + " (no INTEGER, path VARCHAR)");
+      if (values.length() > 0) {
+        st.execute("INSERT INTO " + table + " VALUES " + values);
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------- after a batch commits
+
+  /**
+   * Brings the index forward over a batch that committed the given changes, reading back the rows it
+   * wrote, or drops it when the commits do not sit directly on the snapshots it was built for or a file
+   * it names was rewritten. It never fails the batch: an index it cannot bring forward is dropped.
+   *
+   * @param forgotten SQL of the keys ({@code k0}) whose state rows the batch deleted and did not write again
+   */
+  void follow(Engine engine, DuckDBConnection duck, ChangeApply apply, ChangeState state, Table stateTable,
+      Table target, dev.floe.write.DeltaWriter.Delta stateDelta, dev.floe.write.DeltaWriter.Delta targetDelta,
+      dev.floe.commit.Committed stateCommit, dev.floe.commit.Committed targetCommit, String forgotten) {
+    long started = System.nanoTime();
+    boolean direct = sitsOn(stateCommit, stateSnapshot) && (targetCommit == null || sitsOn(targetCommit, targetSnapshot))
+        && stateDelta.removedDataFiles().isEmpty() && (targetDelta == null || targetDelta.removedDataFiles().isEmpty());
+    if (!direct) {
+      drop(engine, state);
+      return;
+    }
+    try {
+      each(duck, apply.allocator(), "SELECT CAST(k0 AS BIGINT) FROM (" + forgotten + ")", (c, nulls, r) -> {
+        int o = find(c[0][r]);
+        if (o >= 0) {
+          slots[o + STATE_ROW] = NONE;
+          slots[o + TARGET_ROW] = NONE;
+          slots[o + DELETED_AT] = NONE;
+          slots[o + NEWEST] = NONE;
+          slots[o + DEAD_SINCE] = NONE;
+        }
+      });
+      String written = readBack(stateTable.io(), stateDelta.addedDataFiles(), stateFiles);
+      if (written != null) {
+        each(duck, apply.allocator(), "SELECT s." + keyColumn(state, true) + ", s.fno, s.file_row_number, s."
+            + ChangeState.DELETED_AT + ", " + newestSql(state, "s") + ", s." + ChangeState.DEAD_SINCE + " FROM ("
+            + written + ") AS s", this::stored);
+      }
+      written = targetDelta == null ? null : readBack(target.io(), targetDelta.addedDataFiles(), targetFiles);
+      if (written != null) {
+        each(duck, apply.allocator(), "SELECT t." + keyColumn(state, false) + ", t.fno, t.file_row_number FROM ("
+            + written + ") AS t", this::targetRow);
+      }
+    } catch (RuntimeException | SQLException e) {
+      // the batch committed: only the index is lost, and the next batch scans
+      LOG.warn("the index of the change stream of {} could not follow a batch: {}", state.shape.table(),
+          e.toString());
+      drop(engine, state);
+      return;
+    }
+    stateSnapshot = stateCommit.snapshot().snapshotId();
+    if (targetCommit != null) {
+      targetSnapshot = targetCommit.snapshot().snapshotId();
+    }
+    LOG.debug("index of the change stream of {} followed in {} ms: {} keys", state.shape.table(),
+        (System.nanoTime() - started) / 1_000_000, size);
+  }
+
+  private static boolean sitsOn(dev.floe.commit.Committed c, long read) {
+    Snapshot s = c.snapshot();
+    return s != null && (s.snapshotId() == read || s.parentId() != null && s.parentId() == read
+        || s.parentId() == null && read == -1);
+  }
+
+  /** The rows of files just written with their file numbers ({@code fno}) and positions, or null: none. */
+  private static String readBack(FileIO io, List<DataFile> files, Files numbers) {
+    if (files.isEmpty()) {
+      return null;
+    }
+    List<String> locations = files.stream().map(f -> f.location().toString()).toList();
+    TableFiles.fetch(io, locations);
+    StringBuilder union = new StringBuilder();
+    for (String l : locations) {
+      String path = TableFiles.path(io, l).toString();
+      union.append(union.length() > 0 ? " UNION ALL " : "").append("SELECT *, ").append(numbers.number(path))
+          .append(" AS fno FROM read_parquet(").append(Lexer.quoteString(path))
+          .append(", file_row_number = true, hive_partitioning = false)");
+    }
+    return union.toString();
+  }
+
+  /** Forgets the index of a state table (a batch that would have kept it up to date failed). */
+  static void drop(Engine engine, ChangeState state) {
+    synchronized (INDEXES) {
+      Map<String, Slot> slots = INDEXES.get(engine);
+      Slot slot = slots == null ? null : slots.get(state.id.name());
+      if (slot != null && slot.index != null) {
+        slot.lastUsed = slot.index.used;
+        slot.index = null;
+      }
+    }
+  }
+
+  /** The key column's DuckDB type in the state table. */
+  static String keyType(ChangeState state) {
+    Types.NestedField f = state.shape.columns().get(state.shape.key()[0]);
+    return dev.floe.types.TypeMapping.duckdbType(f.type());
+  }
+}
