@@ -80,8 +80,9 @@ final class ChangeApply {
    * Applies a batch folded in columns, reconciled in DuckDB ({@link ChangeBulk}), or null when that path
    * does not take it (nothing was written: fold it in Java).
    */
-  Outcome applyBulk(dev.floe.cdc.FoldedColumns folded, String position, long nowSeconds) {
-    return locked((target, stateTable) -> applyBulkLocked(target, stateTable, folded, position, nowSeconds));
+  Outcome applyBulk(dev.floe.cdc.FoldedColumns folded, boolean wholeRows, String position, long nowSeconds) {
+    return locked((target, stateTable) -> applyBulkLocked(target, stateTable, folded, wholeRows, position,
+        nowSeconds));
   }
 
   private interface Step {
@@ -215,8 +216,8 @@ final class ChangeApply {
     }
   }
 
-  private Outcome applyBulkLocked(Table target, Table stateTable, dev.floe.cdc.FoldedColumns folded, String position,
-      long now) {
+  private Outcome applyBulkLocked(Table target, Table stateTable, dev.floe.cdc.FoldedColumns folded,
+      boolean wholeRows, String position, long now) {
     Base b = Base.of(target, stateTable);
     try (Durable.Scope ignored = Durable.scope(); DuckDBConnection duck = engine.connect()) {
       Long everything = null;
@@ -230,8 +231,8 @@ final class ChangeApply {
       if (expiring(duck, stateTable, b.stateSnapshot(), now)) {
         return null; // rows whose expiring cells are due: the Java fold rewrites them
       }
-      ChangeIndex index = ChangeIndex.forBatch(engine, this, duck, state, stateTable, b.stateSnapshot(), target,
-          b.targetSnapshot());
+      ChangeIndex index = ChangeIndex.forBatch(engine, this, duck, state, wholeRows, stateTable, b.stateSnapshot(),
+          target, b.targetSnapshot());
       ChangeBulk bulk = new ChangeBulk(this, state, now, b.grace());
       ChangeBulk.Planned p = bulk.plan(duck, folded, target, b.targetSnapshot(), stateTable, b.stateSnapshot(),
           everything, index);

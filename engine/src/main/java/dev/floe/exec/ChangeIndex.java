@@ -149,12 +149,17 @@ final class ChangeIndex {
 
   /**
    * The index of this state table as of exactly these snapshots, built now if there is none and one is
-   * worth it; null: the batch scans.
+   * worth it; null: the batch scans. Only a stream whose writes are whole rows (Debezium's after images)
+   * is indexed: an LWW envelope writes some of a row's cells, so a key it updates needs the stored
+   * values of the others, read from the state table all the same, and the index would only add its
+   * upkeep (measured in docs/decisions/0010).
+   *
+   * @param wholeRows whether the stream's writes are whole rows
    */
   static ChangeIndex forBatch(Engine engine, ChangeApply apply, DuckDBConnection duck, ChangeState state,
-      Table stateTable, Optional<Snapshot> stateSnapshot, Table target, Optional<Snapshot> targetSnapshot)
-      throws SQLException {
-    if ("never".equals(mode()) || !fits(state.shape)) {
+      boolean wholeRows, Table stateTable, Optional<Snapshot> stateSnapshot, Table target,
+      Optional<Snapshot> targetSnapshot) throws SQLException {
+    if ("never".equals(mode()) || !fits(state.shape) || !wholeRows && !"always".equals(mode())) {
       return null;
     }
     Slot slot;
@@ -262,6 +267,11 @@ final class ChangeIndex {
     slots[put(c[0][r]) + TARGET_ROW] = location(c[1][r], c[2][r]);
   }
 
+  /** How many rows' slots {@link #each} reads ahead of putting them. */
+  private static final int PREFETCH = 32;
+  /** Where the slots read ahead go (so that the reads are not optimized away). */
+  private long touched;
+
   /** What takes the rows of {@link #each}, one at a time, from columns of a batch of them. */
   private interface Rows {
     void row(long[][] columns, boolean[][] nulls, int row);
@@ -271,7 +281,7 @@ final class ChangeIndex {
    * Runs a query of integer columns and hands each row over (its columns as longs), read as Arrow batches
    * rather than row by row over JDBC.
    */
-  private static void each(DuckDBConnection duck, org.apache.arrow.memory.BufferAllocator allocator, String sql,
+  private void each(DuckDBConnection duck, org.apache.arrow.memory.BufferAllocator allocator, String sql,
       Rows rows) throws SQLException {
     try (java.sql.PreparedStatement ps = duck.prepareStatement("SELECT CAST(COLUMNS(*) AS BIGINT) FROM (" + sql + ")");
         ResultSet rs = ps.executeQuery();
@@ -295,8 +305,18 @@ final class ChangeIndex {
           columns[c] = values;
           nulls[c] = isNull;
         }
-        for (int r = 0; r < n; r++) {
-          rows.row(columns, nulls, r);
+        long[] keys = columns[0];
+        for (int from = 0; from < n; from += PREFETCH) {
+          int to = Math.min(n, from + PREFETCH);
+          // the block's slots first, loads that do not wait on one another, so the puts find them cached
+          long touched = 0;
+          for (int r = from; r < to; r++) {
+            touched += slots[home(keys[r]) * WIDTH];
+          }
+          this.touched = touched;
+          for (int r = from; r < to; r++) {
+            rows.row(columns, nulls, r);
+          }
         }
       }
     } catch (java.io.IOException e) {

@@ -72,7 +72,8 @@ public final class ChangeStream {
     if (folded == null) {
       return null;
     }
-    ChangeApply.Outcome o = new ChangeApply(engine, target, state).applyBulk(folded, position, nowSeconds);
+    ChangeApply.Outcome o = new ChangeApply(engine, target, state).applyBulk(folded,
+        format == dev.floe.cdc.ChangeFormat.DEBEZIUM, position, nowSeconds);
     return o == null ? null
         : new long[] {o.changes(), o.keysChanged(), o.rowsWritten(), o.rowsDeleted(), o.committed() ? 1 : 0};
   }
