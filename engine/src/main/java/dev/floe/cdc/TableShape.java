@@ -24,6 +24,8 @@ public final class TableShape {
   private final int[] cells;
   private final Map<String, Integer> byName = new HashMap<>();
   private final int[] cellOf;
+  /** Per column: its place in the key, or -1 (asked once a value by the decoders). */
+  private final int[] keyPositionOf;
 
   /**
    * @param columns the table's columns, in order
@@ -41,12 +43,14 @@ public final class TableShape {
     }
     key = new int[keyIds.size()];
     cellOf = new int[columns.size()];
+    keyPositionOf = new int[columns.size()];
     List<Integer> rest = new ArrayList<>();
     for (int i = 0; i < columns.size(); i++) {
       Types.NestedField f = columns.get(i);
       byName.put(f.name(), i);
       int k = keyIds.indexOf(f.fieldId());
       cellOf[i] = -1;
+      keyPositionOf[i] = k;
       if (k >= 0) {
         key[k] = i;
       } else {
@@ -105,12 +109,7 @@ public final class TableShape {
 
   /** The position of column {@code column} in the key, or -1. */
   public int keyPosition(int column) {
-    for (int k = 0; k < key.length; k++) {
-      if (key[k] == column) {
-        return k;
-      }
-    }
-    return -1;
+    return keyPositionOf[column];
   }
 
   public Type cellType(int cell) {
