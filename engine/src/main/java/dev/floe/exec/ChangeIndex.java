@@ -44,7 +44,11 @@ import org.duckdb.DuckDBConnection;
  * in Java, another process) leaves it stale; the next batch scans as without it, and builds it again.
  */
 final class ChangeIndex {
-  /** {@code auto} (the default: kept while it pays), {@code always} (built by every batch that finds none), {@code never}. */
+  /**
+   * {@code auto} (the default: for streams of whole rows, built again after going stale if the last one was
+   * used, or after {@value #RETRY_AFTER} batches without one), {@code always} (built by every batch that
+   * finds none, whatever the stream), {@code never}.
+   */
   static final String MODE_PROPERTY = "floe.cdc.index";
   /** How many batches found their keys here (for tests: that it is used, and when). */
   static final java.util.concurrent.atomic.AtomicLong USES = new java.util.concurrent.atomic.AtomicLong();
@@ -112,9 +116,12 @@ final class ChangeIndex {
     }
   }
 
+  /** Most slots: six longs each stay within one Java array. */
+  private static final int MAX_CAPACITY = 1 << 28;
+
   private static int capacity(long expected) {
     long c = Long.highestOneBit(Math.max(16, expected * 4 / 3)) << 1;
-    return (int) Math.min(c, 1 << 28);
+    return (int) Math.min(c, MAX_CAPACITY);
   }
 
   private void allocate(int capacity) {
@@ -220,9 +227,10 @@ final class ChangeIndex {
 
   /** The newest of a state row's writes, in SQL over alias {@code s}: its marker's and cells' timestamps. */
   private static String newestSql(ChangeState state, String s) {
-    StringBuilder b = new StringBuilder("greatest(" + s + "." + ChangeState.MARKER_TS);
+    String q = s == null ? "" : s + ".";
+    StringBuilder b = new StringBuilder("greatest(" + q + ChangeState.MARKER_TS);
     for (int c : state.shape.cells()) {
-      b.append(", ").append(s).append('.').append(ChangeState.ts(state.fieldId(c)));
+      b.append(", ").append(q).append(ChangeState.ts(state.fieldId(c)));
     }
     return b.append(')').toString();
   }
@@ -238,18 +246,35 @@ final class ChangeIndex {
       Optional<Snapshot> stateSnapshot, Table target, Optional<Snapshot> targetSnapshot) throws SQLException {
     if (stateSnapshot.isPresent()) {
       ScanPlan plan = ScanPlan.plan(apply.planner(), stateTable, stateSnapshot, Expressions.alwaysTrue(), false);
-      String fileNo = fileNumbers(stateTable.io(), plan, stateFiles).replace("%s", "s." + ScanSql.ROW_FILE);
-      each(duck, apply.allocator(), "SELECT s." + keyColumn(state, true) + ", " + fileNo + ", s." + ScanSql.ROW_POSITION
-          + ", s." + ChangeState.DELETED_AT + ", " + newestSql(state, "s") + ", s." + ChangeState.DEAD_SINCE + " FROM ("
-          + ScanSql.relation(plan, stateTable.io(), apply.files(), true) + ") AS s WHERE s." + ChangeState.RANGE
-          + " IS NULL", this::stored);
+      String sql = scan(apply, plan, stateFiles, "s", no -> "s." + keyColumn(state, true) + ", " + no + ", s."
+          + ScanSql.ROW_POSITION + ", s." + ChangeState.DELETED_AT + ", " + newestSql(state, "s") + ", s."
+          + ChangeState.DEAD_SINCE, " WHERE s." + ChangeState.RANGE + " IS NULL");
+      if (sql != null) {
+        each(duck, apply.allocator(), sql, this::stored);
+      }
     }
     if (targetSnapshot.isPresent()) {
       ScanPlan plan = ScanPlan.plan(apply.planner(), target, targetSnapshot, Expressions.alwaysTrue(), false);
-      String fileNo = fileNumbers(target.io(), plan, targetFiles).replace("%s", "r." + ScanSql.ROW_FILE);
-      each(duck, apply.allocator(), "SELECT r." + keyColumn(state, false) + ", " + fileNo + ", r." + ScanSql.ROW_POSITION
-          + " FROM (" + ScanSql.relation(plan, target.io(), apply.files(), true) + ") AS r", this::targetRow);
+      String sql = scan(apply, plan, targetFiles, "r", no -> "r." + keyColumn(state, false) + ", " + no + ", r."
+          + ScanSql.ROW_POSITION, "");
+      if (sql != null) {
+        each(duck, apply.allocator(), sql, this::targetRow);
+      }
     }
+  }
+
+  /**
+   * SQL of {@code select} (given the SQL of the row's file number) over the plan's rows (as {@code alias}),
+   * numbering the files in {@code files}; null when the plan has no file.
+   */
+  private static String scan(ChangeApply apply, ScanPlan plan, Files files, String alias,
+      java.util.function.Function<String, String> select, String where) {
+    if (plan.tasks().isEmpty()) {
+      return null;
+    }
+    FileIO io = plan.table().io();
+    return "SELECT " + select.apply(fileNumbers(io, plan, files, alias + "." + ScanSql.ROW_FILE)) + " FROM ("
+        + ScanSql.relation(plan, io, apply.files(), true) + ") AS " + alias + where;
   }
 
   /** A state row read: key, file number, position, deletion, newest write, dead-since. */
@@ -324,8 +349,8 @@ final class ChangeIndex {
     }
   }
 
-  /** SQL of a scanned row's file number (its file's path in place of {@code %s}), every file numbered. */
-  private static String fileNumbers(FileIO io, ScanPlan plan, Files files) {
+  /** SQL of a scanned row's file number, from its file's name ({@code fileName}), every file numbered. */
+  private static String fileNumbers(FileIO io, ScanPlan plan, Files files, String fileName) {
     StringBuilder list = new StringBuilder();
     List<Integer> numbers = new ArrayList<>();
     for (FileScanTask t : plan.tasks()) {
@@ -333,7 +358,7 @@ final class ChangeIndex {
       list.append(list.length() > 0 ? ", " : "").append(Lexer.quoteString(path));
       numbers.add(files.number(path));
     }
-    return list.length() == 0 ? "0" : "CAST(" + numbers + "[list_position([" + list + "], %s)] AS INTEGER)";
+    return "CAST(" + numbers + "[list_position([" + list + "], " + fileName + ")] AS INTEGER)";
   }
 
   private static long location(long file, long position) {
@@ -395,7 +420,7 @@ final class ChangeIndex {
   /** Thrown when the index would take more than its share of the heap: it is not kept. */
   private static final class TooLarge extends RuntimeException {
     TooLarge() {
-      super("the index would take more than a quarter of the heap", null, false, false);
+      super("the index would take more than a quarter of the heap, or more than 2^28 slots", null, false, false);
     }
   }
 
@@ -404,7 +429,7 @@ final class ChangeIndex {
   }
 
   private void grow() {
-    if (!fitsHeap(capacity * 2L)) {
+    if (capacity >= MAX_CAPACITY || !fitsHeap(capacity * 2L)) {
       throw new TooLarge();
     }
     long[] old = slots;
@@ -562,16 +587,16 @@ final class ChangeIndex {
           slots[o + DEAD_SINCE] = NONE;
         }
       });
-      String written = readBack(stateTable.io(), stateDelta.addedDataFiles(), stateFiles);
+      String written = readBack(stateTable.io(), stateDelta.addedDataFiles(), stateFiles, no -> keyColumn(state, true)
+          + ", " + no + ", file_row_number, " + ChangeState.DELETED_AT + ", " + newestSql(state, null) + ", "
+          + ChangeState.DEAD_SINCE);
       if (written != null) {
-        each(duck, apply.allocator(), "SELECT s." + keyColumn(state, true) + ", s.fno, s.file_row_number, s."
-            + ChangeState.DELETED_AT + ", " + newestSql(state, "s") + ", s." + ChangeState.DEAD_SINCE + " FROM ("
-            + written + ") AS s", this::stored);
+        each(duck, apply.allocator(), written, this::stored);
       }
-      written = targetDelta == null ? null : readBack(target.io(), targetDelta.addedDataFiles(), targetFiles);
+      written = targetDelta == null ? null : readBack(target.io(), targetDelta.addedDataFiles(), targetFiles,
+          no -> keyColumn(state, false) + ", " + no + ", file_row_number");
       if (written != null) {
-        each(duck, apply.allocator(), "SELECT t." + keyColumn(state, false) + ", t.fno, t.file_row_number FROM ("
-            + written + ") AS t", this::targetRow);
+        each(duck, apply.allocator(), written, this::targetRow);
       }
     } catch (RuntimeException | SQLException e) {
       // the batch committed: only the index is lost, and the next batch scans
@@ -594,8 +619,9 @@ final class ChangeIndex {
         || s.parentId() == null && read == -1);
   }
 
-  /** The rows of files just written with their file numbers ({@code fno}) and positions, or null: none. */
-  private static String readBack(FileIO io, List<DataFile> files, Files numbers) {
+  /** SQL of {@code select} (given the SQL of the file's number) over the rows of files just written (null: none). */
+  private static String readBack(FileIO io, List<DataFile> files, Files numbers,
+      java.util.function.Function<String, String> select) {
     if (files.isEmpty()) {
       return null;
     }
@@ -604,9 +630,9 @@ final class ChangeIndex {
     StringBuilder union = new StringBuilder();
     for (String l : locations) {
       String path = TableFiles.path(io, l).toString();
-      union.append(union.length() > 0 ? " UNION ALL " : "").append("SELECT *, ").append(numbers.number(path))
-          .append(" AS fno FROM read_parquet(").append(Lexer.quoteString(path))
-          .append(", file_row_number = true, hive_partitioning = false)");
+      union.append(union.length() > 0 ? " UNION ALL " : "").append("SELECT ")
+          .append(select.apply(Integer.toString(numbers.number(path)))).append(" FROM read_parquet(")
+          .append(Lexer.quoteString(path)).append(", file_row_number = true, hive_partitioning = false)");
     }
     return union.toString();
   }
