@@ -73,11 +73,8 @@ class ChangeBulkTest {
               batch.add(enveloped ? "{\"schema\": {\"type\": \"struct\", \"optional\": false}, \"payload\": " + e + "}" : e);
             }
           }
-          if (!lww && !applied.isEmpty() && r.nextInt(plain ? 8 : 3) == 0) { // a replay of earlier events, once each
-            List<String> again = new ArrayList<>(applied.subList(Math.max(0, applied.size() - 80), applied.size()));
-            Collections.shuffle(again, r);
-            batch.addAll(again.subList(0, r.nextInt(again.size())));
-            batch = new ArrayList<>(new java.util.LinkedHashSet<>(batch));
+          if (!lww && !applied.isEmpty() && r.nextInt(plain ? 8 : 3) == 0) {
+            batch = withReplay(batch, applied, r);
           }
           Collections.shuffle(batch, r);
           long before = ChangeBulk.TAKEN.get();
@@ -164,11 +161,8 @@ class ChangeBulkTest {
             lsn += 1 + r.nextInt(3);
             batch.add(lww ? lwwEnvelope(r, lsn, plain, false) : event(r, lsn, false, plain));
           }
-          if (!lww && !applied.isEmpty() && r.nextInt(6) == 0) { // a replay: keys the batch does not overwrite whole
-            List<String> again = new ArrayList<>(applied.subList(Math.max(0, applied.size() - 80), applied.size()));
-            Collections.shuffle(again, r);
-            batch.addAll(again.subList(0, r.nextInt(again.size())));
-            batch = new ArrayList<>(new java.util.LinkedHashSet<>(batch));
+          if (!lww && !applied.isEmpty() && r.nextInt(6) == 0) { // keys the batch does not overwrite whole
+            batch = withReplay(batch, applied, r);
           }
           Collections.shuffle(batch, r);
           now += r.nextInt(3);
@@ -236,6 +230,15 @@ class ChangeBulkTest {
       assertThat(ChangeBulk.TAKEN.get() - taken).as("batches DuckDB folded").isEqualTo(8);
       assertThat(Rows.of(db, "SELECT count(*) > 20 FROM bulk")).containsExactly("true");
     }
+  }
+
+  /** The batch with a replay of some of the last 80 events applied, each once. */
+  private static List<String> withReplay(List<String> batch, List<String> applied, Random r) {
+    List<String> again = new ArrayList<>(applied.subList(Math.max(0, applied.size() - 80), applied.size()));
+    Collections.shuffle(again, r);
+    List<String> out = new ArrayList<>(batch);
+    out.addAll(again.subList(0, r.nextInt(again.size())));
+    return new ArrayList<>(new java.util.LinkedHashSet<>(out));
   }
 
   /** The stream behind the API (to give both paths one clock: TTLs and the grace period are judged by it). */
