@@ -249,13 +249,8 @@ final class ChangeApply {
       if (targetChange.changesFiles()) {
         block.add(new Direct(targetId, b.target(), targetChange.withSummary(summary)));
       }
-      List<dev.floe.commit.Committed> done;
-      try {
-        done = engine.tables().committer().commitBlock(block, List.of());
-      } catch (RuntimeException e) {
-        ChangeIndex.drop(engine, state);
-        throw e;
-      }
+      // a commit that fails leaves the index as it was: a batch uses it only at the snapshots it holds
+      List<dev.floe.commit.Committed> done = engine.tables().committer().commitBlock(block, List.of());
       if (index != null) {
         boolean targetCommitted = block.size() > 1;
         index.follow(engine, duck, this, state, stateTable, target, p.state(), targetCommitted ? p.target() : null,

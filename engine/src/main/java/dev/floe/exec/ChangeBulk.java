@@ -178,11 +178,11 @@ final class ChangeBulk {
         int at = k;
         columns.add(() -> vector(allocator, "k" + at, FoldedColumns.kindOf(shape, key[at]), f.keys[at], null, f.size));
       }
-      columns.add(() -> positions(allocator, "del", f.deletedAt, f.size));
-      columns.add(() -> positions(allocator, "mt", f.markerAt, f.size));
+      columns.add(() -> longs(allocator, "del", "BIGINT", f.deletedAt, f.size));
+      columns.add(() -> longs(allocator, "mt", "BIGINT", f.markerAt, f.size));
       for (int i = 0; i < cells.length; i++) {
         int at = i;
-        columns.add(() -> positions(allocator, "p" + at, f.cellAt[at], f.size));
+        columns.add(() -> longs(allocator, "p" + at, "BIGINT", f.cellAt[at], f.size));
         columns.add(() -> vector(allocator, "c" + at, FoldedColumns.kindOf(shape, cells[at]), f.cells[at],
             f.cellNulls[at], f.size));
       }
@@ -238,26 +238,13 @@ final class ChangeBulk {
     }
   }
 
-  /** A column of {@code n} integers of a kind {@link FoldedColumns#kindOf} names, {@link Long#MIN_VALUE} being NULL. */
+  /**
+   * A column of {@code n} values held as longs, of a kind {@link FoldedColumns#kindOf} names (positions:
+   * BIGINT), {@link Long#MIN_VALUE} being NULL.
+   */
   static org.apache.arrow.vector.FieldVector longs(org.apache.arrow.memory.BufferAllocator allocator, String name,
       String kind, long[] values, int n) {
     return column(allocator, name, kind, values, i -> values[i] == Long.MIN_VALUE, n);
-  }
-
-  /** A column of {@code n} booleans. */
-  static org.apache.arrow.vector.FieldVector booleans(org.apache.arrow.memory.BufferAllocator allocator, String name,
-      boolean[] values, int n) {
-    long[] l = new long[n];
-    for (int i = 0; i < n; i++) {
-      l[i] = values[i] ? 1 : 0;
-    }
-    return column(allocator, name, "BOOLEAN", l, i -> false, n);
-  }
-
-  /** A column of positions, {@link Long#MIN_VALUE} being none (NULL). */
-  private static org.apache.arrow.vector.FieldVector positions(org.apache.arrow.memory.BufferAllocator allocator,
-      String name, long[] at, int n) {
-    return column(allocator, name, "BIGINT", at, i -> at[i] == Long.MIN_VALUE, n);
   }
 
   /** A column of {@code n} values of a kind {@link FoldedColumns#kindOf} names (nulls: none are NULL). */

@@ -467,8 +467,7 @@ final class ChangeIndex {
     long read = 0;
     long kept = 0;
     int n = 0;
-    long[][] hit = new long[8][f.size]; // k0, sf, sp, tf, tp, del, mx, ds, as the vectors below
-    boolean[] clean = new boolean[f.size];
+    long[][] hit = new long[9][f.size]; // k0, sf, sp, tf, tp, del, mx, ds, clean (1/0), as the vectors below
     // one pass, in the batch's order: a key's slot is read once, while it is in the cache
     for (int i = 0; i < f.size; i++) {
       int o = find(k[i]);
@@ -489,10 +488,11 @@ final class ChangeIndex {
       hit[5][j] = slots[o + DELETED_AT];
       hit[6][j] = slots[o + NEWEST];
       hit[7][j] = slots[o + DEAD_SINCE];
-      clean[j] = overwrites(f, i, hit[6][j], Math.max(Math.max(f.deletedAt[i], hit[5][j]),
+      boolean clean = overwrites(f, i, hit[6][j], Math.max(Math.max(f.deletedAt[i], hit[5][j]),
           everything == null ? NONE : everything));
+      hit[8][j] = clean ? 1 : 0;
       if (stateRow != NONE) {
-        if (clean[j]) {
+        if (clean) {
           kept++;
         } else {
           read++;
@@ -503,9 +503,8 @@ final class ChangeIndex {
     org.apache.arrow.vector.FieldVector[] vectors = new org.apache.arrow.vector.FieldVector[names.length];
     int rows = n;
     try {
-      java.util.stream.IntStream.range(0, names.length).parallel().forEach(c -> vectors[c] = c == 8
-          ? ChangeBulk.booleans(allocator, names[c], clean, rows)
-          : ChangeBulk.longs(allocator, names[c], c == 1 || c == 3 ? "INTEGER" : "BIGINT", hit[c], rows));
+      java.util.stream.IntStream.range(0, names.length).parallel().forEach(c -> vectors[c] = ChangeBulk.longs(
+          allocator, names[c], c == 8 ? "BOOLEAN" : c == 1 || c == 3 ? "INTEGER" : "BIGINT", hit[c], rows));
       ChangeBulk.register(duck, allocator, HITS, java.util.Arrays.asList(vectors), n,
           List.of("CAST(k0 AS " + keyType + ") AS k0"));
     } finally {
@@ -637,8 +636,8 @@ final class ChangeIndex {
     return union.toString();
   }
 
-  /** Forgets the index of a state table (a batch that would have kept it up to date failed). */
-  static void drop(Engine engine, ChangeState state) {
+  /** Forgets the index of a state table (the batch it would have followed could not be read back). */
+  private static void drop(Engine engine, ChangeState state) {
     synchronized (INDEXES) {
       Map<String, Slot> slots = INDEXES.get(engine);
       Slot slot = slots == null ? null : slots.get(state.id.name());
