@@ -148,13 +148,16 @@ abstract class ColumnarBatch {
   /** Key slots of a fold: keys to consecutive numbers (a primitive map for one integer key). */
   final class Slots {
     private final boolean oneLong;
-    private final LongSlots longs = new LongSlots();
-    private final java.util.Map<Object, Integer> objects = new java.util.HashMap<>();
+    private final LongSlots longs;
+    private final java.util.Map<Object, Integer> objects;
     int size;
 
-    Slots() {
+    /** Slots sized for about {@code expected} keys (a batch's lines), so that they seldom grow. */
+    Slots(int expected) {
       int[] key = shape.key();
       oneLong = key.length == 1 && !kinds[key[0]].textual();
+      longs = new LongSlots(oneLong ? expected : 0);
+      objects = new java.util.HashMap<>(oneLong ? 16 : Math.max(16, expected * 4 / 3));
     }
 
     /** The slot of row {@code row}'s key; a new one ({@link #size} grows) if it is new. */
@@ -200,10 +203,18 @@ abstract class ColumnarBatch {
 
   /** An open-addressing map of long keys to slots. */
   private static final class LongSlots {
-    private long[] keys = new long[1 << 16];
-    private int[] slots = new int[1 << 16];
-    private boolean[] used = new boolean[1 << 16];
+    private long[] keys;
+    private int[] slots;
+    private boolean[] used;
     private int count;
+
+    /** Room for {@code expected} keys at most half full. */
+    LongSlots(int expected) {
+      int capacity = Integer.highestOneBit(Math.max(16, Math.min(expected, 1 << 29)) * 2 - 1) << 1;
+      keys = new long[capacity];
+      slots = new int[capacity];
+      used = new boolean[capacity];
+    }
 
     /** The slot of {@code k}, given {@code next} if it is new. */
     int slot(long k, int next) {

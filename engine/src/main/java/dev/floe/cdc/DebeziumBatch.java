@@ -434,14 +434,16 @@ public final class DebeziumBatch extends ColumnarBatch {
    * leaves columns as they are, each cell's newest write and its row too.
    */
   private FoldedColumns fold(List<Chunk> chunks) {
-    Slots slots = new Slots();
+    int lines = chunks.stream().mapToInt(c -> c.n).sum();
+    Slots slots = new Slots(lines);
     int[] cells = shape.cells();
     boolean partial = chunks.stream().anyMatch(c -> c.partial);
-    long[] del = new long[1024];
-    long[] wp = new long[1024];
-    long[] winner = new long[1024]; // (chunk << 32) | row of the newest write
-    long[][] cellWp = new long[partial ? cells.length : 0][1024]; // each cell's newest write, where writes are partial
-    long[][] cellWinner = new long[partial ? cells.length : 0][1024];
+    int capacity = Math.max(16, lines); // a key a line, but for key changes' old keys
+    long[] del = new long[capacity];
+    long[] wp = new long[capacity];
+    long[] winner = new long[capacity]; // (chunk << 32) | row of the newest write
+    long[][] cellWp = new long[partial ? cells.length : 0][capacity]; // each cell's newest write, where writes are partial
+    long[][] cellWinner = new long[partial ? cells.length : 0][capacity];
     long changes = 0;
     long maxPosition = Long.MIN_VALUE;
     for (int ci = 0; ci < chunks.size(); ci++) {

@@ -166,8 +166,9 @@ public final class LwwBatch extends ColumnarBatch {
   /** Folds the decoded chunks per key by Cassandra's order, part by part. */
   private FoldedColumns fold(List<Chunk> chunks) {
     int[] cells = shape.cells();
-    Slots slots = new Slots();
-    int capacity = 1024;
+    int lines = chunks.stream().mapToInt(c -> c.n).sum();
+    Slots slots = new Slots(lines);
+    int capacity = Math.max(16, lines); // a key a line at most
     long[] del = new long[capacity];
     long[] marker = new long[capacity];
     long[][] at = new long[cells.length][capacity];
