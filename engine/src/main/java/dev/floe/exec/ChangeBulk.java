@@ -88,27 +88,23 @@ final class ChangeBulk {
       Table stateTable, Optional<Snapshot> stateSnapshot, Long everythingDeletedAt, ChangeIndex index) {
     Steps steps = new Steps();
     try (Statement st = duck.createStatement()) {
-      load(duck, folded, steps);
+      ChangeIndex.Hits hits = index == null ? null : index.lookup(duck, folded, everythingDeletedAt);
+      steps.done("index looked up");
+      load(duck, folded, hits, steps);
       steps.done("loaded");
       st.execute(storedDdl());
-      ChangeIndex.Found found = index == null ? null
-          : index.load(duck, apply.allocator(), folded, everythingDeletedAt, ChangeIndex.keyType(state));
-      steps.done("index looked up");
-      if (found != null && found.kept() > 0) {
-        st.execute(indexedStored());
-      }
-      if (stateSnapshot.isPresent() && (found == null || found.read() > 0)) {
+      if (stateSnapshot.isPresent() && (hits == null || hits.read() > 0)) {
         // the stored rows of the batch's keys (those the index does not give)
         ScanPlan plan = ScanPlan.plan(apply.planner(), stateTable, stateSnapshot, Expressions.alwaysTrue(), false);
         st.execute("INSERT INTO " + STORED + " SELECT s." + ScanSql.ROW_FILE + ", s." + ScanSql.ROW_POSITION + ", "
             + state.selectList("s") + " FROM (" + ScanSql.relation(plan, stateTable.io(), apply.files(), true)
-            + ") AS s SEMI JOIN " + (found == null ? FOLD : "(SELECT k0 FROM " + ChangeIndex.HITS
-            + " WHERE NOT clean AND sf IS NOT NULL)") + " AS f ON " + keyJoin("f", "s", true) + " WHERE s."
+            + ") AS s SEMI JOIN " + (hits == null ? FOLD : "(SELECT k0 FROM " + FOLD
+            + " WHERE i_sf IS NOT NULL AND NOT i_kept)") + " AS f ON " + keyJoin("f", "s", true) + " WHERE s."
             + ChangeState.RANGE + " IS NULL");
       }
-      steps.done(found == null ? "state read" : "state read (" + found.kept() + " rows from the index, "
-          + found.read() + " from the table)");
-      st.execute(merge(everythingDeletedAt));
+      steps.done(hits == null ? "state read" : "state read (" + hits.keptCount() + " rows from the index, "
+          + hits.read() + " from the table)");
+      st.execute(merge(everythingDeletedAt, hits));
       long[] merged = longs(st, "SELECT count(*) FILTER (WHERE conflict), count(*) FILTER (WHERE changed), "
           + "count(*) FILTER (WHERE changed AND live), count(*) FILTER (WHERE changed AND sfile IS NOT NULL), "
           + "count(*) FILTER (WHERE changed AND live AND NOT (" + required(target) + "))  FROM " + MERGED);
@@ -124,10 +120,9 @@ final class ChangeBulk {
       DeltaWriter.Delta stateDelta = writeState(duck, stateTable, stateSnapshot, merged[3]);
       steps.done("state written");
       ScanPlan targetPlan = ScanPlan.plan(apply.planner(), target, targetSnapshot, Expressions.alwaysTrue(), false);
-      st.execute("CREATE OR REPLACE TEMP TABLE " + TARGET_DELETED + " AS " + (index != null
-          ? "SELECT tf.path AS " + ScanSql.ROW_FILE + ", h.tp AS " + ScanSql.ROW_POSITION + " FROM " + MERGED
-              + " AS m JOIN " + ChangeIndex.HITS + " AS h ON m.k0 = h.k0 JOIN " + ChangeIndex.TARGET_FILES
-              + " AS tf ON tf.no = h.tf WHERE m.changed"
+      st.execute("CREATE OR REPLACE TEMP TABLE " + TARGET_DELETED + " AS " + (hits != null
+          ? "SELECT tf.path AS " + ScanSql.ROW_FILE + ", m.i_tp AS " + ScanSql.ROW_POSITION + " FROM " + MERGED
+              + " AS m JOIN " + ChangeIndex.TARGET_FILES + " AS tf ON tf.no = m.i_tf WHERE m.changed"
           : "SELECT r." + ScanSql.ROW_FILE + ", r." + ScanSql.ROW_POSITION + " FROM (" + ScanSql.relation(targetPlan,
               target.io(), apply.files(), true) + ") AS r SEMI JOIN (SELECT * FROM " + MERGED + " WHERE changed) AS m ON "
               + keyJoin("m", "r", false)));
@@ -165,9 +160,12 @@ final class ChangeBulk {
   /**
    * The folded batch as the temp table {@value #FOLD}: the key ({@code k0}...), the newest deletion's and
    * row marker's positions ({@code del}, {@code mt}; NULL: none), and each cell's newest write: its position
-   * ({@code p0}...; NULL: none) and value ({@code c0}...), handed to DuckDB as one Arrow batch.
+   * ({@code p0}...; NULL: none) and value ({@code c0}...), with what the index found of each key if it was
+   * looked up ({@code i_sf}, {@code i_sp}, {@code i_tf}, {@code i_tp}, {@code i_del}, {@code i_mx},
+   * {@code i_ds}, {@code i_kept}: {@link ChangeIndex.Hits}), handed to DuckDB as one Arrow batch.
    */
-  private void load(DuckDBConnection duck, FoldedColumns f, Steps steps) throws SQLException {
+  private void load(DuckDBConnection duck, FoldedColumns f, ChangeIndex.Hits hits, Steps steps)
+      throws SQLException {
     org.apache.arrow.memory.BufferAllocator allocator = apply.allocator();
     List<org.apache.arrow.vector.FieldVector> vectors = new ArrayList<>();
     try {
@@ -185,6 +183,16 @@ final class ChangeBulk {
         columns.add(() -> longs(allocator, "p" + at, "BIGINT", f.cellAt[at], f.size));
         columns.add(() -> vector(allocator, "c" + at, FoldedColumns.kindOf(shape, cells[at]), f.cells[at],
             f.cellNulls[at], f.size));
+      }
+      if (hits != null) {
+        columns.add(() -> longs(allocator, "i_sf", "INTEGER", hits.stateFile(), f.size));
+        columns.add(() -> longs(allocator, "i_sp", "BIGINT", hits.statePosition(), f.size));
+        columns.add(() -> longs(allocator, "i_tf", "INTEGER", hits.targetFile(), f.size));
+        columns.add(() -> longs(allocator, "i_tp", "BIGINT", hits.targetPosition(), f.size));
+        columns.add(() -> longs(allocator, "i_del", "BIGINT", hits.deletedAt(), f.size));
+        columns.add(() -> longs(allocator, "i_mx", "BIGINT", hits.newest(), f.size));
+        columns.add(() -> longs(allocator, "i_ds", "BIGINT", hits.deadSince(), f.size));
+        columns.add(() -> longs(allocator, "i_kept", "BOOLEAN", hits.kept(), f.size));
       }
       // the columns filled on every core (the allocator is thread-safe), kept in order
       org.apache.arrow.vector.FieldVector[] built = new org.apache.arrow.vector.FieldVector[columns.size()];
@@ -393,8 +401,12 @@ final class ChangeBulk {
    * ({@code d}), the newer marker and the greater write of each cell (Cassandra's order: timestamp, then
    * kind), each only if newer than {@code d}; whether it differs from the stored state (or the stored
    * deletion outlived the grace period), whether it is live, since when it is dead, when it next expires.
+   * With the index's {@code hits} (null: the stored rows were all read), the target row's file number and
+   * position ({@code i_tf}, {@code i_tp}) too.
    */
-  private String merge(Long everything) {
+  private String merge(Long everything, ChangeIndex.Hits hits) {
+    // every key overwritten whole or new: no stored write outlives the batch, and none ties with it
+    boolean overwritten = hits != null && hits.read() == 0;
     StringBuilder cols = new StringBuilder();
     StringBuilder changed = new StringBuilder("s.sfile IS NULL OR d IS DISTINCT FROM s." + ChangeState.DELETED_AT
         + " OR bm OR s." + ChangeState.DEAD_SINCE + " < " + (now - grace));
@@ -421,10 +433,12 @@ final class ChangeBulk {
           .append(" IS NULL OR ").append(p).append(" > ").append(t).append(" OR ").append(p).append(" = ").append(t)
           .append(" AND ").append(bk).append(" > ").append(kind).append(") AS bw").append(i);
       changed.append(" OR bw").append(i);
-      conflict.append(" OR (").append(p).append(" = ").append(t).append(" AND ").append(kind).append(" = 0 AND ")
-          .append(x).append(" = 0 AND ").append(nv).append(" IS NOT NULL AND ").append(nv).append(" IS DISTINCT FROM ")
-          .append(v).append(')');
-      String keep = "(" + t + " > d OR d IS NULL AND " + t + " IS NOT NULL)";
+      if (!overwritten) {
+        conflict.append(" OR (").append(p).append(" = ").append(t).append(" AND ").append(kind).append(" = 0 AND ")
+            .append(x).append(" = 0 AND ").append(nv).append(" IS NOT NULL AND ").append(nv)
+            .append(" IS DISTINCT FROM ").append(v).append(')');
+      }
+      String keep = overwritten ? "FALSE" : "(" + t + " > d OR d IS NULL AND " + t + " IS NOT NULL)";
       cols.append("CASE WHEN bw").append(i).append(" THEN ").append(nv).append(" WHEN ").append(keep).append(" THEN ")
           .append(v).append(" END AS n_v").append(i).append(", ");
       cols.append("CASE WHEN bw").append(i).append(" THEN ").append(p).append(" WHEN ").append(keep).append(" THEN ")
@@ -439,15 +453,20 @@ final class ChangeBulk {
           .append(" THEN n_x").append(i).append(" END");
     }
     expires.append(')');
-    String keepMarker = "(s." + ChangeState.MARKER_TS + " > d OR d IS NULL AND s." + ChangeState.MARKER_TS + " IS NOT NULL)";
+    String keepMarker = overwritten ? "FALSE" : "(s." + ChangeState.MARKER_TS + " > d OR d IS NULL AND s."
+        + ChangeState.MARKER_TS + " IS NOT NULL)";
     cols.append("CASE WHEN bm THEN mt WHEN ").append(keepMarker).append(" THEN s.").append(ChangeState.MARKER_TS)
         .append(" END AS n_marker_ts, CASE WHEN bm THEN 0 WHEN ").append(keepMarker).append(" THEN s.")
         .append(ChangeState.MARKER_EXPIRES).append(" END AS n_marker_expires, d AS n_deleted_at, s.sfile, s.spos, s.")
         .append(ChangeState.DEAD_SINCE).append(" AS s_dead_since, ").append(changed).append(" AS changed, ")
         .append(conflict).append(" AS conflict");
-    String joined = "SELECT f.*, s.*, greatest(s." + ChangeState.DELETED_AT + ", f.del" + (everything == null ? ""
-        : ", CAST(" + everything + " AS BIGINT)") + ") AS d FROM " + FOLD + " AS f LEFT JOIN " + STORED + " AS s ON "
-        + keyJoin("f", "s", true);
+    if (hits != null) {
+      cols.append(", s.i_tf, s.i_tp");
+    }
+    String stored = hits != null ? storedOrIndexed(!overwritten) : "SELECT f.*, s.* FROM " + FOLD + " AS f LEFT JOIN " + STORED
+        + " AS s ON " + keyJoin("f", "s", true);
+    String joined = "SELECT *, greatest(" + ChangeState.DELETED_AT + ", del" + (everything == null ? ""
+        : ", CAST(" + everything + " AS BIGINT)") + ") AS d FROM (" + stored + ")";
     String withWins = "SELECT *, mt IS NOT NULL AND (d IS NULL OR mt > d) AND (s." + ChangeState.MARKER_TS
         + " IS NULL OR mt > s." + ChangeState.MARKER_TS + ") AS bm" + wins + " FROM (" + joined + ") AS s";
     String next = "SELECT " + cols + " FROM (" + withWins + ") AS s";
@@ -457,30 +476,34 @@ final class ChangeBulk {
   }
 
   /**
-   * Inserts into {@value #STORED} the stored rows of the keys the batch overwrites whole, from the index
-   * ({@link ChangeIndex#load}): no values, and every timestamp the row's newest, which the batch's writes
-   * are all newer than (or deleted since), so they merge as the stored rows would.
+   * The folded rows each with its key's stored row: from {@value #STORED} (read from the state table), or
+   * from the index's columns of {@value #FOLD} for a key the batch overwrites whole ({@code i_kept}): no
+   * values, and every timestamp the row's newest, which the batch's writes are all newer than (or deleted
+   * since), so it merges as the stored row would.
    */
-  private String indexedStored() {
-    StringBuilder cols = new StringBuilder("sf.path, h.sp");
-    String zero = "CASE WHEN h.mx IS NOT NULL THEN 0 END";
-    int key = state.fieldId(shape.key()[0]);
+  private String storedOrIndexed(boolean anyStored) {
+    String zero = "CASE WHEN f.i_mx IS NOT NULL THEN 0 END";
     java.util.Map<String, String> known = new java.util.HashMap<>();
-    known.put(ChangeState.value(key), "h.k0");
+    known.put(ChangeState.value(state.fieldId(shape.key()[0])), "f.k0");
     for (int c : shape.cells()) {
-      known.put(ChangeState.ts(state.fieldId(c)), "h.mx");
+      known.put(ChangeState.ts(state.fieldId(c)), "f.i_mx");
       known.put(ChangeState.kind(state.fieldId(c)), zero);
       known.put(ChangeState.ldt(state.fieldId(c)), zero);
     }
-    known.put(ChangeState.DELETED_AT, "h.del");
-    known.put(ChangeState.MARKER_TS, "h.mx");
+    known.put(ChangeState.DELETED_AT, "f.i_del");
+    known.put(ChangeState.MARKER_TS, "f.i_mx");
     known.put(ChangeState.MARKER_EXPIRES, zero);
-    known.put(ChangeState.DEAD_SINCE, "h.ds");
+    known.put(ChangeState.DEAD_SINCE, "f.i_ds");
+    StringBuilder cols = new StringBuilder("f.*, CASE WHEN f.i_kept THEN sfp.path " + (anyStored ? "ELSE s.sfile "
+        : "") + "END AS sfile, CASE WHEN f.i_kept THEN f.i_sp " + (anyStored ? "ELSE s.spos " : "") + "END AS spos");
     for (Types.NestedField f : state.schema().columns()) {
-      cols.append(", ").append(known.getOrDefault(f.name(), "NULL"));
+      String name = Lexer.quoteIdentifier(f.name());
+      cols.append(", CASE WHEN f.i_kept THEN CAST(").append(known.getOrDefault(f.name(), "NULL")).append(" AS ")
+          .append(TypeMapping.duckdbType(f.type())).append(") ELSE ").append(anyStored ? "s." + name : "NULL")
+          .append(" END AS ").append(name);
     }
-    return "INSERT INTO " + STORED + " SELECT " + cols + " FROM " + ChangeIndex.HITS + " AS h JOIN "
-        + ChangeIndex.STATE_FILES + " AS sf ON sf.no = h.sf WHERE h.clean";
+    return "SELECT " + cols + " FROM " + FOLD + " AS f" + (anyStored ? " LEFT JOIN " + STORED + " AS s ON "
+        + keyJoin("f", "s", true) : "") + " LEFT JOIN " + ChangeIndex.STATE_FILES + " AS sfp ON sfp.no = f.i_sf";
   }
 
   /** SQL of the keys ({@code k0}) whose state rows the last batch planned deleted without writing them again. */

@@ -444,79 +444,57 @@ final class ChangeIndex {
 
   // ---------------------------------------------------------------- a batch's lookups
 
-  /** The temp table of the batch's keys found here, and the file names they refer to. */
-  static final String HITS = "__floe_cdc_hits";
+  /** The temp tables of the file names the batch's hits refer to ({@code no}, {@code path}). */
   static final String STATE_FILES = "__floe_cdc_hit_sfiles";
   static final String TARGET_FILES = "__floe_cdc_hit_tfiles";
 
-  /** What a batch found: how many of its keys' state rows must be read from the table, how many are here. */
-  record Found(long read, long kept) {}
+  /**
+   * What a batch found here, a value per folded row ({@link #NONE}: none): its state row's file number and
+   * position, its target row's, the stored deletion, the newest stored write, since when the stored row is
+   * dead, and whether the stored row is taken from here ({@code kept}: there is one, and the batch
+   * overwrites it whole, so its values are not needed); with how many stored rows must be read from the
+   * state table ({@code read}) and how many are taken from here.
+   */
+  record Hits(long[] stateFile, long[] statePosition, long[] targetFile, long[] targetPosition, long[] deletedAt,
+      long[] newest, long[] deadSince, long[] kept, long read, long keptCount) {}
 
   /**
-   * Loads the batch's keys found here as {@value #HITS}: {@code k0}, the state row's file number and
-   * position ({@code sf}, {@code sp}), the target row's ({@code tf}, {@code tp}), the stored deletion
-   * ({@code del}), newest write ({@code mx}), dead-since ({@code ds}) and whether the batch overwrites
-   * the stored row whole ({@code clean}: its values are not needed), with the file names as
-   * {@value #STATE_FILES} and {@value #TARGET_FILES} ({@code no}, {@code path}).
+   * Looks up the batch's keys, and makes {@value #STATE_FILES} and {@value #TARGET_FILES} of the file
+   * names the hits refer to.
    *
    * @param everything the stored range deletion of every row's timestamp, or null
    */
-  Found load(DuckDBConnection duck, org.apache.arrow.memory.BufferAllocator allocator, FoldedColumns f,
-      Long everything, String keyType) throws SQLException {
+  Hits lookup(DuckDBConnection duck, FoldedColumns f, Long everything) throws SQLException {
     long[] k = (long[]) f.keys[0];
+    long[][] c = new long[8][f.size];
     long read = 0;
     long kept = 0;
-    int n = 0;
-    long[][] hit = new long[9][f.size]; // k0, sf, sp, tf, tp, del, mx, ds, clean (1/0), as the vectors below
     // one pass, in the batch's order: a key's slot is read once, while it is in the cache
     for (int i = 0; i < f.size; i++) {
       int o = find(k[i]);
-      if (o < 0) {
-        continue;
-      }
-      long stateRow = slots[o + STATE_ROW];
-      long targetRow = slots[o + TARGET_ROW];
-      if (stateRow == NONE && targetRow == NONE) {
-        continue;
-      }
-      int j = n++;
-      hit[0][j] = k[i];
-      hit[1][j] = stateRow == NONE ? NONE : fileOf(stateRow);
-      hit[2][j] = stateRow == NONE ? NONE : positionOf(stateRow);
-      hit[3][j] = targetRow == NONE ? NONE : fileOf(targetRow);
-      hit[4][j] = targetRow == NONE ? NONE : positionOf(targetRow);
-      hit[5][j] = slots[o + DELETED_AT];
-      hit[6][j] = slots[o + NEWEST];
-      hit[7][j] = slots[o + DEAD_SINCE];
-      boolean clean = overwrites(f, i, hit[6][j], Math.max(Math.max(f.deletedAt[i], hit[5][j]),
-          everything == null ? NONE : everything));
-      hit[8][j] = clean ? 1 : 0;
+      long stateRow = o < 0 ? NONE : slots[o + STATE_ROW];
+      long targetRow = o < 0 ? NONE : slots[o + TARGET_ROW];
+      c[0][i] = stateRow == NONE ? NONE : fileOf(stateRow);
+      c[1][i] = stateRow == NONE ? NONE : positionOf(stateRow);
+      c[2][i] = targetRow == NONE ? NONE : fileOf(targetRow);
+      c[3][i] = targetRow == NONE ? NONE : positionOf(targetRow);
+      c[4][i] = o < 0 ? NONE : slots[o + DELETED_AT];
+      c[5][i] = o < 0 ? NONE : slots[o + NEWEST];
+      c[6][i] = o < 0 ? NONE : slots[o + DEAD_SINCE];
+      c[7][i] = 0;
       if (stateRow != NONE) {
-        if (clean) {
+        if (overwrites(f, i, c[5][i], Math.max(Math.max(f.deletedAt[i], c[4][i]), everything == null ? NONE
+            : everything))) {
+          c[7][i] = 1;
           kept++;
         } else {
           read++;
         }
       }
     }
-    String[] names = {"k0", "sf", "sp", "tf", "tp", "del", "mx", "ds", "clean"};
-    org.apache.arrow.vector.FieldVector[] vectors = new org.apache.arrow.vector.FieldVector[names.length];
-    int rows = n;
-    try {
-      java.util.stream.IntStream.range(0, names.length).parallel().forEach(c -> vectors[c] = ChangeBulk.longs(
-          allocator, names[c], c == 8 ? "BOOLEAN" : c == 1 || c == 3 ? "INTEGER" : "BIGINT", hit[c], rows));
-      ChangeBulk.register(duck, allocator, HITS, java.util.Arrays.asList(vectors), n,
-          List.of("CAST(k0 AS " + keyType + ") AS k0"));
-    } finally {
-      for (org.apache.arrow.vector.FieldVector v : vectors) {
-        if (v != null) {
-          v.close();
-        }
-      }
-    }
     files(duck, STATE_FILES, stateFiles);
     files(duck, TARGET_FILES, targetFiles);
-    return new Found(read, kept);
+    return new Hits(c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], read, kept);
   }
 
   /**
@@ -648,9 +626,4 @@ final class ChangeIndex {
     }
   }
 
-  /** The key column's DuckDB type in the state table. */
-  static String keyType(ChangeState state) {
-    Types.NestedField f = state.shape.columns().get(state.shape.key()[0]);
-    return dev.floe.types.TypeMapping.duckdbType(f.type());
-  }
 }

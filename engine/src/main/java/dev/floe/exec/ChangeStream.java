@@ -16,6 +16,7 @@ import org.apache.iceberg.catalog.TableIdentifier;
  * committed.
  */
 public final class ChangeStream {
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ChangeStream.class);
   private final Engine engine;
   private final TableIdentifier target;
   private final ChangeState state;
@@ -67,11 +68,14 @@ public final class ChangeStream {
         || !ChangeBulk.fits(state.shape)) {
       return null;
     }
+    long t0 = System.nanoTime();
     dev.floe.cdc.FoldedColumns folded = format == dev.floe.cdc.ChangeFormat.DEBEZIUM
         ? dev.floe.cdc.DebeziumBatch.fold(state.shape, envelopes) : dev.floe.cdc.LwwBatch.fold(state.shape, envelopes);
     if (folded == null) {
       return null;
     }
+    LOG.debug("{} envelopes of {} decoded and folded in columns in {} ms", envelopes.size(), target.name(),
+        (System.nanoTime() - t0) / 1_000_000);
     ChangeApply.Outcome o = new ChangeApply(engine, target, state).applyBulk(folded,
         format == dev.floe.cdc.ChangeFormat.DEBEZIUM, position, nowSeconds);
     return o == null ? null
