@@ -494,8 +494,19 @@ class MaintenanceCrashTest {
     try (JdbcCatalog catalog = IcebergClients.jdbcCatalog(dir)) {
       Table t = catalog.loadTable(TableIdentifier.of("public", table));
       Set<Path> referenced = referenced(t);
-      for (Path f : referenced) {
-        assertThat(f).as("round %d: a file the metadata of table %s names", round, table).exists();
+      List<Path> missing = referenced.stream().filter(f -> !Files.exists(f)).sorted().toList();
+      if (!missing.isEmpty()) {
+        // what names them, and what the metadata directory holds: enough to tell which path deleted them
+        TableMetadata current = ((HasTableOperations) t).operations().current();
+        List<String> metadataFiles;
+        try (var files = Files.list(LocalFileIO.toPath(t.location()).resolve("metadata"))) {
+          metadataFiles = files.map(f -> f.getFileName().toString()).filter(n -> n.endsWith(".metadata.json"))
+              .sorted().toList();
+        }
+        throw new AssertionError(String.format("round %d: files the metadata of table %s names are missing: %s;"
+            + " current metadata %s, its log %s; metadata files on disk %s", round, table, missing,
+            current.metadataFileLocation(), current.previousFiles().stream().map(e -> e.file()).toList(),
+            metadataFiles));
       }
       Map<Long, Long> rows = new TreeMap<>();
       try (CloseableIterable<Record> it = IcebergGenerics.read(t).build()) {

@@ -87,8 +87,21 @@ final class TableMaintenance {
    * replaced before the oldest reader registered ({@link ReaderPins#unreadable}), and those stamped a clock
    * margin before the oldest file the log names. A metadata file being written by a commit in flight is
    * neither: it has not been replaced, and it is newer than every one the log names.
+   *
+   * <p>The log is read and the directory listed under the table's commit lock: a commit landing between
+   * the two would add files the read log does not name but the table's new log does, and this process
+   * may already count them as replaced.
    */
   static List<String> oldMetadata(Engine engine, TableIdentifier id, Set<ReaderPins.Hold> own) {
+    List<Path> old;
+    synchronized (engine.committer().lock(id)) {
+      old = leftTheLog(engine, id, own);
+    }
+    return Maintenance.delete(engine, old);
+  }
+
+  /** The metadata files {@link #oldMetadata} deletes, with the table's commits held off. */
+  private static List<Path> leftTheLog(Engine engine, TableIdentifier id, Set<ReaderPins.Hold> own) {
     Table table = engine.tables().current(id).orElse(null);
     if (table == null) {
       return List.of();
@@ -130,7 +143,7 @@ final class TableMaintenance {
     } catch (IOException e) {
       throw new java.io.UncheckedIOException(e);
     }
-    return Maintenance.delete(engine, old);
+    return old;
   }
 
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(TableMaintenance.class);
