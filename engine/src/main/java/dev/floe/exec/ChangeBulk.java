@@ -124,8 +124,8 @@ final class ChangeBulk {
           ? "SELECT tf.path AS " + ScanSql.ROW_FILE + ", m.i_tp AS " + ScanSql.ROW_POSITION + " FROM " + MERGED
               + " AS m JOIN " + ChangeIndex.TARGET_FILES + " AS tf ON tf.no = m.i_tf WHERE m.changed"
           : "SELECT r." + ScanSql.ROW_FILE + ", r." + ScanSql.ROW_POSITION + " FROM (" + ScanSql.relation(targetPlan,
-              target.io(), apply.files(), true) + ") AS r SEMI JOIN (SELECT * FROM " + MERGED + " WHERE changed) AS m ON "
-              + keyJoin("m", "r", false)));
+              target.io(), apply.files(), true) + ") AS r SEMI JOIN (SELECT * FROM " + MERGED
+              + " WHERE changed) AS m ON " + keyJoin("m", "r", false)));
       long deleted = longs(st, "SELECT count(*) FROM " + TARGET_DELETED)[0];
       steps.done("target rows found");
       DeltaWriter.Delta targetDelta = apply.write(duck, target, targetPlan, deleted == 0 ? null
@@ -205,36 +205,26 @@ final class ChangeBulk {
           }
         }
       }
-      steps.done("as Arrow");
-      List<String> casts = new ArrayList<>(); // what came as text: a uuid, a decimal
-      for (int k = 0; k < key.length; k++) {
-        cast(key[k], "k" + k, casts);
+      try (org.apache.arrow.vector.VectorSchemaRoot root = new org.apache.arrow.vector.VectorSchemaRoot(vectors);
+          org.apache.arrow.c.ArrowArrayStream stream = org.apache.arrow.c.ArrowArrayStream.allocateNew(allocator);
+          Statement st = duck.createStatement()) {
+        vectors.clear(); // the root's now
+        root.setRowCount(f.size);
+        steps.done("as Arrow");
+        org.apache.arrow.c.Data.exportArrayStream(allocator, new OneBatch(allocator, root), stream);
+        duck.registerArrowStream(ARROW, stream);
+        List<String> casts = new ArrayList<>(); // what came as text: a uuid, a decimal
+        for (int k = 0; k < key.length; k++) {
+          cast(key[k], "k" + k, casts);
+        }
+        for (int i = 0; i < cells.length; i++) {
+          cast(cells[i], "c" + i, casts);
+        }
+        st.execute("CREATE OR REPLACE TEMP TABLE " + FOLD + " AS SELECT *" + (casts.isEmpty() ? ""
+            : " REPLACE (" + String.join(", ", casts) + ")") + " FROM " + ARROW);
       }
-      for (int i = 0; i < cells.length; i++) {
-        cast(cells[i], "c" + i, casts);
-      }
-      register(duck, allocator, FOLD, vectors, f.size, casts);
     } finally {
       vectors.forEach(org.apache.arrow.vector.FieldVector::close);
-    }
-  }
-
-  /**
-   * Makes the temp table {@code table} of the vectors' {@code rows} rows (handed to DuckDB as one Arrow
-   * batch), with {@code casts} in place of the columns they name ({@code CAST(c AS t) AS c}). The vectors
-   * are the caller's to close.
-   */
-  static void register(DuckDBConnection duck, org.apache.arrow.memory.BufferAllocator allocator, String table,
-      List<org.apache.arrow.vector.FieldVector> vectors, int rows, List<String> casts) throws SQLException {
-    try (org.apache.arrow.vector.VectorSchemaRoot root = new org.apache.arrow.vector.VectorSchemaRoot(
-            new ArrayList<>(vectors));
-        org.apache.arrow.c.ArrowArrayStream stream = org.apache.arrow.c.ArrowArrayStream.allocateNew(allocator);
-        Statement st = duck.createStatement()) {
-      root.setRowCount(rows);
-      org.apache.arrow.c.Data.exportArrayStream(allocator, new OneBatch(allocator, root), stream);
-      duck.registerArrowStream(ARROW, stream);
-      st.execute("CREATE OR REPLACE TEMP TABLE " + table + " AS SELECT *" + (casts.isEmpty() ? ""
-          : " REPLACE (" + String.join(", ", casts) + ")") + " FROM " + ARROW);
     }
   }
 
@@ -250,8 +240,8 @@ final class ChangeBulk {
    * A column of {@code n} values held as longs, of a kind {@link FoldedColumns#kindOf} names (positions:
    * BIGINT), {@link Long#MIN_VALUE} being NULL.
    */
-  static org.apache.arrow.vector.FieldVector longs(org.apache.arrow.memory.BufferAllocator allocator, String name,
-      String kind, long[] values, int n) {
+  private static org.apache.arrow.vector.FieldVector longs(org.apache.arrow.memory.BufferAllocator allocator,
+      String name, String kind, long[] values, int n) {
     return column(allocator, name, kind, values, i -> values[i] == Long.MIN_VALUE, n);
   }
 
@@ -463,8 +453,8 @@ final class ChangeBulk {
     if (hits != null) {
       cols.append(", s.i_tf, s.i_tp");
     }
-    String stored = hits != null ? storedOrIndexed(!overwritten) : "SELECT f.*, s.* FROM " + FOLD + " AS f LEFT JOIN " + STORED
-        + " AS s ON " + keyJoin("f", "s", true);
+    String stored = hits != null ? storedOrIndexed(!overwritten)
+        : "SELECT f.*, s.* FROM " + FOLD + " AS f LEFT JOIN " + STORED + " AS s ON " + keyJoin("f", "s", true);
     String joined = "SELECT *, greatest(" + ChangeState.DELETED_AT + ", del" + (everything == null ? ""
         : ", CAST(" + everything + " AS BIGINT)") + ") AS d FROM (" + stored + ")";
     String withWins = "SELECT *, mt IS NOT NULL AND (d IS NULL OR mt > d) AND (s." + ChangeState.MARKER_TS

@@ -481,7 +481,6 @@ final class ChangeIndex {
       c[4][i] = o < 0 ? NONE : slots[o + DELETED_AT];
       c[5][i] = o < 0 ? NONE : slots[o + NEWEST];
       c[6][i] = o < 0 ? NONE : slots[o + DEAD_SINCE];
-      c[7][i] = 0;
       if (stateRow != NONE) {
         if (overwrites(f, i, c[5][i], Math.max(Math.max(f.deletedAt[i], c[4][i]), everything == null ? NONE
             : everything))) {
