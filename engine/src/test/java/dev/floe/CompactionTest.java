@@ -145,6 +145,29 @@ class CompactionTest {
   }
 
   /**
+   * A file is heavy at √(2 · its rows · the rows a write deletes) deleted rows (at least 4,096), or at the
+   * delete ratio: writes that delete thousands of rows each (a change stream's batches) leave a big file
+   * alone until its share is reached, where one-row writes have it rewritten at 4,096.
+   */
+  @Test
+  void aFileIsHeavySoonerUnderSmallDeletesThanUnderLargeOnes() throws Exception {
+    try (Database db = Floe.open(dir); Session s = db.connect()) {
+      s.sql("CREATE TABLE t (id int PRIMARY KEY, pad text)").close();
+      s.sql("INSERT INTO t SELECT i, md5(i::text) FROM range(400000) r(i)").close();
+      // one write of 5,000 rows: heavy at √(2 · 400,000 · 5,000) = 63,245, not at 4,096
+      s.sql("DELETE FROM t WHERE id < 5000").close();
+      assertThat(verbose(s, "VACUUM VERBOSE t")).contains(": 0 file(s) compacted into 0,");
+      assertThat(Rows.of(db, "SELECT delete_files FROM \"t$health\"")).containsExactly("1");
+      // then eight one-row writes: each deletes one row, so 5,008 deleted rows are past 4,096
+      for (int i = 0; i < 8; i++) {
+        s.sql("DELETE FROM t WHERE id = " + (10000 + i)).close();
+      }
+      assertThat(verbose(s, "VACUUM VERBOSE t")).contains("compacted into 1,");
+      assertThat(Rows.of(db, "SELECT delete_files, data_rows FROM \"t$health\"")).containsExactly("0|394992");
+    }
+  }
+
+  /**
    * Writers win, concurrently: sessions update and delete rows by key (autocommit and in blocks) while
    * another compacts the table over and over; no statement fails, and the table is the model's.
    */

@@ -148,14 +148,37 @@ public final class CdcBench {
       sparkProblem = "`--no-spark`";
     }
     String check;
+    String firstState;
     try (Database db = Floe.open(work)) {
       String floeState = state(db, "floe_t");
+      firstState = floeState;
       String sparkState = sparkRun == null ? null : state(db, "spark_t");
       check = sparkState == null ? "Floe's table: " + floeState
           : floeState.equals(sparkState) ? "Both tables hold the same rows afterwards (" + floeState + ")"
           : "**the tables differ**: Floe " + floeState + ", Spark " + sparkState;
     }
     System.err.println(check);
+
+    // Floe again as `floe cdc apply` runs by default: the background maintainer beside the stream
+    pristine.restore();
+    double maintainedSeconds;
+    long compactions;
+    String maintainedCheck;
+    try (Database db = Floe.open(work)) {
+      Changes changes = db.changes("floe_t", Changes.Format.DEBEZIUM);
+      try (AutoCloseable m = db.startMaintainer(java.time.Duration.ofSeconds(30))) {
+        long t0 = System.nanoTime();
+        applyFile(changes, work.resolve("debezium.jsonl"), batch);
+        maintainedSeconds = (System.nanoTime() - t0) / 1e9;
+      }
+      compactions = db.maintenanceRuns().stream().filter(r -> r.action().equals("compact")
+          && r.outcome().equals("done")).count();
+      String floeState = state(db, "floe_t");
+      maintainedCheck = floeState.equals(firstState) ? "the same rows as without it"
+          : "**other rows than without it**: " + floeState;
+    }
+    System.err.printf(Locale.ROOT, "Floe with the maintainer: %.1f s: %,.0f/s (%d compactions, %s)%n",
+        maintainedSeconds, e / maintainedSeconds, compactions, maintainedCheck);
 
     // Floe, LWW with five cells
     double[] lww = lww(data.resolve("cdc-lww"), n, e, batch);
@@ -179,6 +202,10 @@ public final class CdcBench {
         sparkRun == null ? "not measured: " + sparkProblem : String.format(Locale.ROOT, "%.1f s (%,.0f events/s, %s)",
             sparkRun.statementSeconds(), e / sparkRun.statementSeconds(), written(sparkRun.summary())),
         sparkRun == null ? "–" : String.format(Locale.ROOT, "%.1f", sparkRun.statementSeconds() / floeSeconds)));
+    md.append(String.format(Locale.ROOT, "| same, with the background maintainer on as `floe cdc apply` runs it "
+        + "(%d compaction(s) of the table and its state between batches; %s) | %.1f s (%,.0f events/s) | – | %s |%n",
+        compactions, maintainedCheck, maintainedSeconds, e / maintainedSeconds,
+        sparkRun == null ? "–" : String.format(Locale.ROOT, "%.1f", sparkRun.statementSeconds() / maintainedSeconds)));
     md.append(String.format(Locale.ROOT, "| %,d LWW envelopes, 5 cells a row | %.1f s (%,.0f envelopes/s) | not "
         + "measured (a MERGE cannot keep per-cell timestamps) | – |%n", e, lww[0], e / lww[0]));
     md.append(String.format(Locale.ROOT, "| a steady stream of %,d events/s for %d s, one commit per %d ms window: "

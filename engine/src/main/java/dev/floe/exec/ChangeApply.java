@@ -25,7 +25,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
@@ -48,7 +47,8 @@ import org.duckdb.DuckDBConnection;
  * whose state the batch does not change is not written at all, so applying the same changes again
  * commits nothing.
  *
- * <p>One batch of a target at a time (a lock per target in this process); a commit by another writer to
+ * <p>One batch of a target at a time ({@link ChangeLocks}: a lock per target in this process, which this
+ * process's maintainer also holds while it compacts the target or its state); a commit by another writer to
  * the target meanwhile is validated as any row-level change's, and a conflict fails the batch with 40001
  * having changed nothing. A target with a tail has every acknowledged row sealed first, and no seal runs
  * until the batch committed. A batch holds a reader pin ({@link ReaderPins}) while it runs, so snapshot
@@ -57,8 +57,6 @@ import org.duckdb.DuckDBConnection;
  * same (40001) is applied again from the state as it then is ({@link #ATTEMPTS} times in all).
  */
 final class ChangeApply {
-  private static final Map<String, Object> LOCKS = new ConcurrentHashMap<>();
-
   /** What a batch did. */
   record Outcome(long changes, long keysChanged, long rowsWritten, long rowsDeleted, boolean committed) {}
 
@@ -99,7 +97,9 @@ final class ChangeApply {
    * would do: a batch is applied exactly once whenever it lands, so a stream does not stop for a race.
    */
   private Outcome locked(Step step) {
-    synchronized (LOCKS.computeIfAbsent(state.id.name(), k -> new Object())) {
+    java.util.concurrent.locks.ReentrantLock lock = ChangeLocks.of(state);
+    lock.lock();
+    try {
       for (int attempt = 1; ; attempt++) {
         try {
           return attempt(step);
@@ -111,6 +111,8 @@ final class ChangeApply {
               targetId, attempt, ATTEMPTS, e.detail().orElse(e.getMessage()));
         }
       }
+    } finally {
+      lock.unlock();
     }
   }
 
@@ -137,7 +139,9 @@ final class ChangeApply {
    * recorded already. Whether it committed.
    */
   boolean advance(String position) {
-    synchronized (LOCKS.computeIfAbsent(state.id.name(), k -> new Object())) {
+    java.util.concurrent.locks.ReentrantLock lock = ChangeLocks.of(state);
+    lock.lock();
+    try {
       Table stateTable = stateTable(target());
       Snapshot current = stateTable.currentSnapshot();
       if (current != null && position.equals(current.summary().get(ChangeState.POSITION))) {
@@ -146,6 +150,8 @@ final class ChangeApply {
       engine.tables().committer().commit(state.id, stateTable, TableChange.mark(current == null ? null
           : current.snapshotId(), Map.of(ChangeState.POSITION, position, ChangeState.CHANGES, "0")));
       return true;
+    } finally {
+      lock.unlock();
     }
   }
 

@@ -149,7 +149,7 @@ final class Compaction {
     }
     long target = PropertyUtil.propertyAsLong(table.properties(), TableProperties.WRITE_TARGET_FILE_SIZE_BYTES,
         TableProperties.WRITE_TARGET_FILE_SIZE_BYTES_DEFAULT);
-    double heavyRatio = deleteRatio(table);
+    Heavy heavy = new Heavy(deleteRatio(table), deletedPerWrite(table, snapshot));
     Map<List<Object>, List<FileScanTask>> partitions = new LinkedHashMap<>();
     List<List<FileScanTask>> runs = new ArrayList<>();
     for (FileScanTask task : engine.planner().plan(table, snapshot, table.schema(), null)) {
@@ -159,7 +159,7 @@ final class Compaction {
       }
       if (f.fileSizeInBytes() < (smallBelow < 0 ? target * 3 / 4 : smallBelow)) {
         partitions.computeIfAbsent(partitionKey(f), k -> new ArrayList<>()).add(task);
-      } else if (heavy(task, heavyRatio)) {
+      } else if (heavy.is(task)) {
         runs.add(List.of(task));
       }
     }
@@ -172,21 +172,21 @@ final class Compaction {
       for (FileScanTask t : small) {
         long bytes = t.file().fileSizeInBytes();
         if (!group.isEmpty() && (size + bytes > target || !all && bytes > Math.max(size, TIER_FLOOR_BYTES))) {
-          addRun(runs, group, size, target, all, heavyRatio);
+          addRun(runs, group, size, target, all, heavy);
           group = new ArrayList<>();
           size = 0;
         }
         group.add(t);
         size += bytes;
       }
-      addRun(runs, group, size, target, all, heavyRatio);
+      addRun(runs, group, size, target, all, heavy);
     }
     return new Plan(table, snapshot, runs);
   }
 
   private static void addRun(List<List<FileScanTask>> runs, List<FileScanTask> group, long size, long target,
-      boolean all, double heavyRatio) {
-    boolean heavy = group.stream().anyMatch(t -> heavy(t, heavyRatio));
+      boolean all, Heavy rule) {
+    boolean heavy = group.stream().anyMatch(rule::is);
     // FULL, as Trino's optimize: a small file with deletes attached is rewritten, even alone
     boolean deletes = all && group.stream().anyMatch(t -> !t.deletes().isEmpty());
     if (heavy || deletes || group.size() >= 2 && (all || group.size() >= MIN_INPUT_FILES || size >= target)) {
@@ -211,16 +211,72 @@ final class Compaction {
   }
 
   /**
-   * Whether the task's deletes hide at least {@code ratio} of its file's rows, or {@value #HEAVY_DELETED_ROWS}
-   * rows: every later delete of a row of the file rewrites its deletion vector or position deletes whole,
-   * so a big file that one-row writes keep deleting from makes each of them slower until it is rewritten.
+   * When a file's deletes make it heavy: when they hide at least {@code ratio} of its rows (each scan reads
+   * them and skips them), or {@link #heavyRows} rows (each later write that deletes from the file rewrites
+   * its deletion vector, or position deletes, with them).
+   *
+   * @param perWrite the rows the table's writes delete, each ({@link #deletedPerWrite})
    */
-  private static boolean heavy(FileScanTask task, double ratio) {
-    long deleted = 0;
-    for (org.apache.iceberg.DeleteFile d : task.deletes()) {
-      deleted += d.recordCount();
+  record Heavy(double ratio, long perWrite) {
+    boolean is(FileScanTask task) {
+      long deleted = 0;
+      for (org.apache.iceberg.DeleteFile d : task.deletes()) {
+        deleted += d.recordCount();
+      }
+      return deleted > 0 && (deleted >= ratio * task.file().recordCount()
+          || deleted >= heavyRows(task.file().recordCount(), perWrite));
     }
-    return deleted > 0 && (deleted >= ratio * task.file().recordCount() || deleted >= HEAVY_DELETED_ROWS);
+  }
+
+  /**
+   * The deleted rows past which a file of {@code rows} rows is rewritten, whatever their share, when each
+   * write deletes {@code perWrite} rows: √(2 · rows · perWrite), and at least {@value #HEAVY_DELETED_ROWS}.
+   *
+   * <p>A rewrite costs the file's rows; until then, each write that deletes from the file pays for the
+   * deletes it holds, which grow by {@code perWrite} a write. Rewriting at T deleted rows costs
+   * rows · perWrite / T a write in rewrites and T / 2 in upkeep, least at this T. One-row UPDATEs on a
+   * 1M-row file rewrite it at 4,096 deleted rows (a soak slowed from 42 to 20 tps over 11k deletes when
+   * only the share counted); a change stream deleting 750k rows a batch from a 10M-row file rewrites it
+   * once its share is reached, not after every batch (it did: 10M rows rewritten per 1M changes).
+   */
+  static long heavyRows(long rows, long perWrite) {
+    return Math.max(HEAVY_DELETED_ROWS, (long) Math.sqrt(2.0 * rows * Math.max(1, perWrite)));
+  }
+
+  /** The versions {@link #deletedPerWrite} looks at, newest first. */
+  private static final int WRITES_SEEN = 8;
+
+  /**
+   * The rows the table's latest writes deleted, each: the mean over those of its {@value #WRITES_SEEN}
+   * newest versions up to {@code snapshot} that deleted rows and are not rewrites (the position deletes a
+   * version added less those it removed, which a deletion vector or a delete file that took older ones
+   * in replaced); 1 when none did.
+   */
+  static long deletedPerWrite(Table table, Snapshot snapshot) {
+    long deleted = 0;
+    int writes = 0;
+    int seen = 0;
+    for (Snapshot s = snapshot; s != null && seen < WRITES_SEEN;
+        s = s.parentId() == null ? null : table.snapshot(s.parentId())) {
+      seen++;
+      if (org.apache.iceberg.DataOperations.REPLACE.equals(s.operation()) || s.summary() == null) {
+        continue;
+      }
+      long net = number(s, "added-position-deletes") - number(s, "removed-position-deletes");
+      if (net > 0) {
+        deleted += net;
+        writes++;
+      }
+    }
+    return writes == 0 ? 1 : Math.max(1, deleted / writes);
+  }
+
+  private static long number(Snapshot s, String key) {
+    try {
+      return Long.parseLong(s.summary().getOrDefault(key, "0"));
+    } catch (NumberFormatException e) {
+      return 0;
+    }
   }
 
   /** Whether every delete of the task's file is a position delete or deletion vector of that file alone. */

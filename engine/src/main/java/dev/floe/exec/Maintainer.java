@@ -302,11 +302,33 @@ public final class Maintainer implements AutoCloseable {
   }
 
   private static Done tidy(Engine engine, TableIdentifier id, DuckDBConnection duck, long budget, Runnable pace) {
-    Compaction.Plan plan = Compaction.plan(engine, id, true, Long.MIN_VALUE).within(budget);
-    if (plan.runs().isEmpty()) {
-      return null;
+    return betweenBatches(engine, id, pace, p -> {
+      Compaction.Plan plan = Compaction.plan(engine, id, true, Long.MIN_VALUE).within(budget);
+      if (plan.runs().isEmpty()) {
+        return null;
+      }
+      return done(Compaction.compact(engine, plan, id, duck, p));
+    });
+  }
+
+  /**
+   * {@code compaction} (given the pace to keep between its rewrites) run between two batches of the change
+   * stream of this process that writes {@code id}, if one does ({@link ChangeLocks}): planned and committed
+   * with no batch in flight, and without pausing between rewrites, which would hold the stream up.
+   */
+  private static Done betweenBatches(Engine engine, TableIdentifier id, Runnable pace,
+      java.util.function.Function<Runnable, Done> compaction) {
+    Optional<java.util.concurrent.locks.ReentrantLock> stream = engine.tables().current(id)
+        .flatMap(t -> ChangeLocks.writing(id, t.uuid().toString()));
+    if (stream.isEmpty()) {
+      return compaction.apply(pace);
     }
-    return done(Compaction.compact(engine, plan, id, duck, pace));
+    stream.get().lock();
+    try {
+      return compaction.apply(() -> { });
+    } finally {
+      stream.get().unlock();
+    }
   }
 
   /** One pass over every table, then the local copies of files on object storage trimmed to their budget. */
@@ -490,14 +512,16 @@ public final class Maintainer implements AutoCloseable {
    */
   private static Done compact(Engine engine, TableIdentifier id, DuckDBConnection duck, Runnable pace,
       java.util.function.Consumer<MaintenanceRun> report) {
-    Compaction.Plan plan = Compaction.plan(engine, id, false, Long.MIN_VALUE);
-    MaintenancePolicy policy = MaintenancePolicy.of(plan.table());
-    long bytes = plan.bytes();
-    if (policy.needsRoom(plan.table(), engine.tables().sizeBounds().get(id), bytes)) {
-      step(engine, id, "expire", String.format(java.util.Locale.ROOT, "room for a rewrite of %.1f MB", bytes / 1e6),
-          report, () -> 0L, hold -> TableMaintenance.expire(engine, id, policy, Set.of(hold), bytes));
-    }
-    return done(Compaction.compact(engine, plan, id, duck, pace));
+    return betweenBatches(engine, id, pace, p -> {
+      Compaction.Plan plan = Compaction.plan(engine, id, false, Long.MIN_VALUE);
+      MaintenancePolicy policy = MaintenancePolicy.of(plan.table());
+      long bytes = plan.bytes();
+      if (policy.needsRoom(plan.table(), engine.tables().sizeBounds().get(id), bytes)) {
+        step(engine, id, "expire", String.format(java.util.Locale.ROOT, "room for a rewrite of %.1f MB", bytes / 1e6),
+            report, () -> 0L, hold -> TableMaintenance.expire(engine, id, policy, Set.of(hold), bytes));
+      }
+      return done(Compaction.compact(engine, plan, id, duck, p));
+    });
   }
 
   private static Done done(Compaction.Result r) {

@@ -85,6 +85,51 @@ class ChangesMaintainedTest {
   }
 
   /**
+   * The maintainer compacts a stream's table between two of its batches, not under one: a compaction
+   * landing under a batch of a million rows makes it find each row it deletes again by value, which costs
+   * more than the compaction. Held by a batch, the stream's lock keeps the compaction waiting.
+   */
+  @Test
+  void theMaintainerCompactsAStreamsTableBetweenItsBatches() throws Exception {
+    try (Database db = Floe.open(dir)) {
+      db.sql("CREATE TABLE t (id int PRIMARY KEY, v text) WITH ('floe.maintenance.min-files' = '4')").close();
+      Changes c = db.changes("t", Changes.Format.DEBEZIUM);
+      for (int batch = 0; batch < 6; batch++) {
+        c.apply(List.of(event("c", batch + 1, null, after(batch, "v" + batch))), "lsn " + (batch + 1));
+      }
+      java.lang.reflect.Field f = Database.class.getDeclaredField("engine");
+      f.setAccessible(true);
+      Engine engine = (Engine) f.get(db);
+      org.apache.iceberg.catalog.TableIdentifier id = org.apache.iceberg.catalog.TableIdentifier.of("public", "t");
+      java.util.concurrent.locks.ReentrantLock stream = ChangeLocks.writing(id,
+          engine.tables().current(id).orElseThrow().uuid().toString()).orElseThrow();
+      stream.lock(); // as a batch does
+      try (AutoCloseable m = db.startMaintainer(Duration.ofMillis(50))) {
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (!stream.hasQueuedThreads() && System.nanoTime() < deadline
+            && Rows.of(db, "SELECT count(*) FROM \"t$snapshots\" WHERE operation = 'replace'").get(0).equals("0")) {
+          Thread.sleep(20);
+        }
+        assertThat(Rows.of(db, "SELECT count(*) FROM \"t$snapshots\" WHERE operation = 'replace'"))
+            .as("no compaction under the batch").containsExactly("0");
+        assertThat(stream.hasQueuedThreads()).as("the maintainer waits for the batch").isTrue();
+        stream.unlock();
+        while (Rows.of(db, "SELECT count(*) FROM \"t$snapshots\" WHERE operation = 'replace'").get(0).equals("0")
+            && System.nanoTime() < deadline) {
+          Thread.sleep(50);
+        }
+        assertThat(Rows.of(db, "SELECT count(*) FROM \"t$snapshots\" WHERE operation = 'replace'"))
+            .as("compacted once the batch let go").doesNotContain("0");
+      } finally {
+        if (stream.isHeldByCurrentThread()) {
+          stream.unlock();
+        }
+      }
+      assertThat(Rows.of(db, "SELECT count(*) FROM t")).containsExactly("6");
+    }
+  }
+
+  /**
    * A compaction of every table and an expiry of every version no reader holds land between a batch's
    * reads and its commit, on each path a batch can take (Debezium events and LWW envelopes, folded in Java
    * and reconciled in DuckDB): the batch follows the compaction and commits, and the table is the fold.
