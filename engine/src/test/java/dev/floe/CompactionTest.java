@@ -149,10 +149,11 @@ class CompactionTest {
    * delete ratio: writes that delete thousands of rows each (a change stream's batches) leave a big file
    * alone until its share is reached, where one-row writes have it rewritten at 4,096.
    */
-  @Test
-  void aFileIsHeavySoonerUnderSmallDeletesThanUnderLargeOnes() throws Exception {
+  @ParameterizedTest(name = "format v{0}")
+  @ValueSource(ints = {2, 3})
+  void aFileIsHeavySoonerUnderSmallDeletesThanUnderLargeOnes(int formatVersion) throws Exception {
     try (Database db = Floe.open(dir); Session s = db.connect()) {
-      s.sql("CREATE TABLE t (id int PRIMARY KEY, pad text)").close();
+      s.sql("CREATE TABLE t (id int PRIMARY KEY, pad text) WITH ('format-version' = '" + formatVersion + "')").close();
       s.sql("INSERT INTO t SELECT i, md5(i::text) FROM range(400000) r(i)").close();
       // one write of 5,000 rows: heavy at √(2 · 400,000 · 5,000) = 63,245, not at 4,096
       s.sql("DELETE FROM t WHERE id < 5000").close();
