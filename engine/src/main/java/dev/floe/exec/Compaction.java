@@ -354,7 +354,7 @@ final class Compaction {
       // between the follow and its commit (writers wait for it, as for any commit, and fail for none)
       try {
         synchronized (engine.committer().lock(id)) {
-          Optional<TableChange> followed = follow(table, snapshot, run, written.files());
+          Optional<TableChange> followed = follow(engine, duck, table, snapshot, run, written.files());
           if (followed.isEmpty()) {
             return gaveWay(table, id, written);
           }
@@ -391,8 +391,8 @@ final class Compaction {
    * and the files' deletes as they stand now removed with them. Empty when that cannot be done: a file of
    * the run is gone, or deletes that do not name one file arrived (equality deletes), or a row is not found.
    */
-  private static Optional<TableChange> follow(Table table, Snapshot base, List<FileScanTask> run,
-      List<DataFile> written) {
+  private static Optional<TableChange> follow(Engine engine, Connection duck, Table table, Snapshot base,
+      List<FileScanTask> run, List<DataFile> written) {
     table.refresh();
     Snapshot current = table.currentSnapshot();
     Map<String, Map<String, DeleteFile>> live = new LinkedHashMap<>();
@@ -469,7 +469,8 @@ final class Compaction {
     }
     List<DeleteFile> addedDeletes = new ArrayList<>();
     if (!deletedSince.isEmpty()) {
-      Optional<Map<String, long[]>> found = dev.floe.write.MovedRows.find(table, deletedSince, written, Map.of(), true);
+      Optional<Map<String, long[]>> found = dev.floe.write.MovedRows.find(duck, engine.files(), table, deletedSince, written,
+          Map.of(), true);
       if (found.isEmpty()) {
         return unfollowable(table, "a row deleted since was not found in its output");
       }

@@ -80,7 +80,7 @@ public final class Engine implements AutoCloseable {
         scratch.resolve("vectors")), warehouse.digests());
     this.allocator = new RootAllocator();
     this.committer = new dev.floe.commit.Committer(warehouse.catalog(), planner::committed,
-        config.beforeCommit().orElse(null), new dev.floe.write.DeleteRebase());
+        config.beforeCommit().orElse(null), new dev.floe.write.DeleteRebase(this::connect, files));
     this.tables = new Tables(warehouse.catalog(), warehouse.locations(), committer);
     if (!config.readOnly()) {
       warehouse.catalog().landings().onRetired((id, files) -> TableMaintenance.retired(this, id, files));

@@ -34,6 +34,16 @@ import org.apache.iceberg.util.ContentFileUtil;
  * that may hold them.
  */
 public final class DeleteRebase implements dev.floe.commit.Committer.Rebaser {
+  /** A DuckDB connection of its own for each rebase that finds moved rows (closed after). */
+  private final java.util.function.Supplier<java.sql.Connection> duck;
+  private final dev.floe.read.ScanFiles files;
+
+  /** @param duck a new DuckDB connection; @param files the engine's scan caches */
+  public DeleteRebase(java.util.function.Supplier<java.sql.Connection> duck, dev.floe.read.ScanFiles files) {
+    this.duck = duck;
+    this.files = files;
+  }
+
   @Override
   public Optional<TableChange> rebase(Table table, TableChange change) {
     if (change.kind() != TableChange.Kind.ROW_DELTA || change.parentId() == null) {
@@ -163,9 +173,7 @@ public final class DeleteRebase implements dev.floe.commit.Committer.Rebaser {
         if (same[0]) {
           return Optional.empty(); // the winner deleted a row this change deletes: first committer wins
         }
-        java.util.TreeSet<Long> merged = new java.util.TreeSet<>(mine);
-        now.forEach(merged::add);
-        long[] positions = merged.stream().mapToLong(Long::longValue).toArray();
+        long[] positions = union(mine.stream().mapToLong(Long::longValue).toArray(), now);
         DeleteFile template = ourNew.get(0);
         DeleteFile rebased = template.format() == FileFormat.PUFFIN
             ? DeltaWriter.deletionVectorInJvm(table, f, template.specId(), template.partition(), positions)
@@ -213,7 +221,7 @@ public final class DeleteRebase implements dev.floe.commit.Committer.Rebaser {
    * change's own deletes of the replaced files go. False when a row is no longer there (a writer deleted
    * it after the rewrite moved it: first committer wins).
    */
-  private static boolean relocate(Table table, TableChange change, BaseDeleteLoader loader,
+  private boolean relocate(Table table, TableChange change, BaseDeleteLoader loader,
       Map<String, DataFile> relocated, Map<String, DataFile> fresh, Map<String, Map<String, DeleteFile>> freshDeletes,
       List<DeleteFile> added, List<DeleteFile> removed, List<String> written, List<String> dropped,
       List<String> referenced) {
@@ -254,18 +262,18 @@ public final class DeleteRebase implements dev.floe.commit.Committer.Rebaser {
     for (String g : fresh.keySet()) {
       now.put(g, loader.loadPositionDeletes(List.copyOf(freshDeletes.get(g).values()), g));
     }
-    Optional<Map<String, long[]>> found = MovedRows.find(table, sources, List.copyOf(fresh.values()), now, false);
+    Optional<Map<String, long[]>> found;
+    try (java.sql.Connection c = duck.get()) {
+      found = MovedRows.find(c, files, table, sources, List.copyOf(fresh.values()), now, false);
+    } catch (java.sql.SQLException e) {
+      throw new IllegalStateException(e);
+    }
     if (found.isEmpty()) {
       return false;
     }
     for (Map.Entry<String, long[]> e : found.get().entrySet()) {
       DataFile g = fresh.get(e.getKey());
-      java.util.TreeSet<Long> merged = new java.util.TreeSet<>();
-      for (long pos : e.getValue()) {
-        merged.add(pos);
-      }
-      now.get(g.location()).forEach(merged::add);
-      long[] positions = merged.stream().mapToLong(Long::longValue).toArray();
+      long[] positions = union(e.getValue(), now.get(g.location()));
       DeleteFile rebased = DeltaWriter.deletesOf(table, g, positions);
       written.add(rebased.location());
       added.add(rebased);
@@ -273,6 +281,27 @@ public final class DeleteRebase implements dev.floe.commit.Committer.Rebaser {
       referenced.add(g.location());
     }
     return true;
+  }
+
+  /** The positions of both, ascending, each once. */
+  private static long[] union(long[] mine, PositionDeleteIndex now) {
+    long[][] all = {java.util.Arrays.copyOf(mine, Math.max(16, mine.length * 2))};
+    int[] n = {mine.length};
+    now.forEach(pos -> {
+      if (n[0] == all[0].length) {
+        all[0] = java.util.Arrays.copyOf(all[0], n[0] * 2);
+      }
+      all[0][n[0]++] = pos;
+    });
+    long[] a = all[0];
+    java.util.Arrays.sort(a, 0, n[0]);
+    int distinct = 0;
+    for (int i = 0; i < n[0]; i++) {
+      if (distinct == 0 || a[i] != a[distinct - 1]) {
+        a[distinct++] = a[i];
+      }
+    }
+    return java.util.Arrays.copyOf(a, distinct);
   }
 
   /** The deletes of data file {@code f} the change replaces: where the data file's deletes stood for it. */
