@@ -54,6 +54,8 @@ final class ChangeIndex {
   static final java.util.concurrent.atomic.AtomicLong USES = new java.util.concurrent.atomic.AtomicLong();
   /** How many times an index was built. */
   static final java.util.concurrent.atomic.AtomicLong BUILDS = new java.util.concurrent.atomic.AtomicLong();
+  /** How many times an index grew (for tests: that keys past its first size were kept). */
+  static final java.util.concurrent.atomic.AtomicLong GROWN = new java.util.concurrent.atomic.AtomicLong();
   /** Bytes a slot costs. */
   private static final int SLOT_BYTES = 6 * 8;
   /** A batch that finds no index builds one after this many batches without it, even if the last went unused. */
@@ -189,9 +191,12 @@ final class ChangeIndex {
     if (!build) {
       return null;
     }
-    long expected = records(stateSnapshot) + records(targetSnapshot);
+    // at least as many keys as either table has live rows (the state a row per key the stream wrote,
+    // the target a row per live key), at most both: sized for the larger, the index grows if need be,
+    // and gives up (TooLarge) past its share of the heap
+    long expected = Math.max(liveRows(stateSnapshot), liveRows(targetSnapshot));
     if (!fitsHeap(capacity(expected))) {
-      LOG.debug("the change stream of {} keeps no index: {} rows would take more than a quarter of the heap",
+      LOG.debug("the change stream of {} keeps no index: {} keys would take more than a quarter of the heap",
           state.shape.table(), expected);
       return null;
     }
@@ -214,12 +219,14 @@ final class ChangeIndex {
     return index;
   }
 
-  private static long records(Optional<Snapshot> s) {
+  /** A snapshot's rows less its position-deleted ones, by its summary (0 where it says nothing). */
+  private static long liveRows(Optional<Snapshot> s) {
     if (s.isEmpty() || s.get().summary() == null) {
       return 0;
     }
     try {
-      return Long.parseLong(s.get().summary().getOrDefault("total-records", "0"));
+      return Math.max(0, Long.parseLong(s.get().summary().getOrDefault("total-records", "0"))
+          - Long.parseLong(s.get().summary().getOrDefault("total-position-deletes", "0")));
     } catch (NumberFormatException e) {
       return 0;
     }
@@ -289,7 +296,8 @@ final class ChangeIndex {
 
   /** A target row read: key, file number, position. */
   private void targetRow(long[][] c, boolean[][] nulls, int r) {
-    slots[put(c[0][r]) + TARGET_ROW] = location(c[1][r], c[2][r]);
+    int i = put(c[0][r]); // first: a put that grows the index replaces the array (Java reads an array before its index)
+    slots[i + TARGET_ROW] = location(c[1][r], c[2][r]);
   }
 
   /** How many rows' slots {@link #each} reads ahead of putting them. */
@@ -432,6 +440,7 @@ final class ChangeIndex {
     if (capacity >= MAX_CAPACITY || !fitsHeap(capacity * 2L)) {
       throw new TooLarge();
     }
+    GROWN.incrementAndGet();
     long[] old = slots;
     allocate(capacity * 2);
     size = 0;

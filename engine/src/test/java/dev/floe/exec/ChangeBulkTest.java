@@ -125,6 +125,7 @@ class ChangeBulkTest {
   void theIndexLeavesTheSameRowsAndStateAsScans() {
     long uses = ChangeIndex.USES.get();
     long builds = ChangeIndex.BUILDS.get();
+    long grown = ChangeIndex.GROWN.get();
     for (long seed = 1; seed <= 4; seed++) {
       Random r = new Random(seed * 31);
       try (Database db = Floe.open(dir.resolve("i" + seed))) {
@@ -194,6 +195,7 @@ class ChangeBulkTest {
     }
     assertThat(ChangeIndex.BUILDS.get() - builds).as("indexes built").isGreaterThan(8);
     assertThat(ChangeIndex.USES.get() - uses).as("batches that found the index current").isGreaterThan(20);
+    assertThat(ChangeIndex.GROWN.get() - grown).as("indexes that grew past their first size").isPositive();
   }
 
   /** A uuid key and a timestamp key column: the fold's keys meet the state's and the table's as their types. */
