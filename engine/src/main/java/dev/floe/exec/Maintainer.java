@@ -323,9 +323,12 @@ public final class Maintainer implements AutoCloseable {
     if (stream.isEmpty()) {
       return compaction.apply(pace);
     }
+    long asked = System.nanoTime();
     stream.get().lock();
+    long waited = System.nanoTime() - asked;
     try {
-      return compaction.apply(() -> { });
+      Done d = compaction.apply(() -> { });
+      return d == null ? null : d.waited(waited);
     } finally {
       stream.get().unlock();
     }
@@ -469,9 +472,21 @@ public final class Maintainer implements AutoCloseable {
         + plan.files() + " file(s) in " + plan.runs().size() + " commit(s)");
   }
 
-  /** What one step did (the {@link Run} without its when, what and how long). */
+  /**
+   * What one step did (the {@link Run} without its when, what and how long), and how long of its time it
+   * waited for a batch of a change stream to let go of the table ({@link #betweenBatches}), which is not
+   * its own.
+   */
   record Done(int filesRemoved, int filesAdded, long bytesRemoved, long bytesAdded, int snapshotsExpired,
-      String outcome) {}
+      String outcome, long waitedNanos) {
+    Done(int filesRemoved, int filesAdded, long bytesRemoved, long bytesAdded, int snapshotsExpired, String outcome) {
+      this(filesRemoved, filesAdded, bytesRemoved, bytesAdded, snapshotsExpired, outcome, 0);
+    }
+
+    Done waited(long nanos) {
+      return new Done(filesRemoved, filesAdded, bytesRemoved, bytesAdded, snapshotsExpired, outcome, nanos);
+    }
+  }
 
   /**
    * Takes one step under a hold of its own (released before this returns, so a caller paces after it
@@ -490,9 +505,11 @@ public final class Maintainer implements AutoCloseable {
     try (ReaderPins.Hold hold = engine.tables().readerPins().hold("maintainer")) {
       Done d = work.apply(hold);
       if (d != null) {
-        report.accept(new MaintenanceRun(started, id.toString(), action, why, d.filesRemoved(), d.filesAdded(),
-            d.bytesRemoved(), d.bytesAdded(), d.snapshotsExpired(), (System.nanoTime() - t0) / 1_000_000,
-            d.outcome()));
+        long waited = d.waitedNanos() / 1_000_000;
+        report.accept(new MaintenanceRun(started, id.toString(), action, waited > 0 ? why + ", after waiting "
+            + waited + " ms for a batch of its change stream" : why, d.filesRemoved(), d.filesAdded(),
+            d.bytesRemoved(), d.bytesAdded(), d.snapshotsExpired(), (System.nanoTime() - t0 - d.waitedNanos())
+            / 1_000_000, d.outcome()));
       }
       return d;
     } catch (RuntimeException e) {

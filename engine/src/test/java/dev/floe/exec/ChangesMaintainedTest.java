@@ -113,6 +113,7 @@ class ChangesMaintainedTest {
         assertThat(Rows.of(db, "SELECT count(*) FROM \"t$snapshots\" WHERE operation = 'replace'"))
             .as("no compaction under the batch").containsExactly("0");
         assertThat(stream.hasQueuedThreads()).as("the maintainer waits for the batch").isTrue();
+        Thread.sleep(2000); // a long batch: its time is not the compaction's
         stream.unlock();
         while (Rows.of(db, "SELECT count(*) FROM \"t$snapshots\" WHERE operation = 'replace'").get(0).equals("0")
             && System.nanoTime() < deadline) {
@@ -120,6 +121,13 @@ class ChangesMaintainedTest {
         }
         assertThat(Rows.of(db, "SELECT count(*) FROM \"t$snapshots\" WHERE operation = 'replace'"))
             .as("compacted once the batch let go").doesNotContain("0");
+        dev.floe.MaintenanceRun run = db.maintenanceRuns().stream().filter(r -> r.table().equals("public.t")
+            && r.action().equals("compact") && r.outcome().equals("done")).findFirst().orElseThrow();
+        java.util.regex.Matcher waited = java.util.regex.Pattern.compile("after waiting (\\d+) ms for a batch")
+            .matcher(run.trigger());
+        assertThat(waited.find()).as(run.trigger()).isTrue();
+        assertThat(Long.parseLong(waited.group(1))).as("the wait, said apart").isGreaterThanOrEqualTo(2000);
+        assertThat(run.millis()).as("the compaction's own time").isLessThan(2000);
       } finally {
         if (stream.isHeldByCurrentThread()) {
           stream.unlock();
