@@ -54,6 +54,7 @@ public final class SqlState {
   public static final String SYNTAX_ERROR = "42601";
   public static final String INSUFFICIENT_PRIVILEGE = "42501";
   public static final String INVALID_NAME = "42602";
+  public static final String RESERVED_NAME = "42939";
   public static final String INVALID_OBJECT_DEFINITION = "42P17";
   public static final String DUPLICATE_COLUMN = "42701";
   public static final String AMBIGUOUS_COLUMN = "42702";

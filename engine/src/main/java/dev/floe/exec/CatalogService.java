@@ -98,6 +98,9 @@ public final class CatalogService {
         if (base != null && updated != base && !engine.tails().foreign(base.properties())) {
           checkTail(c.id(), base, updated); // this Floe's tail: its log decides its properties and keyed rows
         }
+        if (base != null && updated != base) {
+          ChangeStateGuard.checkCommit(c.id(), base, updated);
+        }
         return updated;
       }));
     }

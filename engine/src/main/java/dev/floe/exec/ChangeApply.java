@@ -198,7 +198,7 @@ final class ChangeApply {
         .withLocation(location).withProperties(ChangeState.properties(target, targetId.toString()))
         .withProperty(org.apache.iceberg.TableProperties.FORMAT_VERSION, String.valueOf(formatVersion(target)))
         .create());
-    if (!state.id.name().equals(target.properties().get(dev.floe.FloeProperties.CDC_STATE))) {
+    if (!state.id.toString().equals(target.properties().get(dev.floe.FloeProperties.CDC_STATE))) {
       synchronized (tables.committer().lock(targetId)) {
         target.updateProperties().set(dev.floe.FloeProperties.CDC_STATE, state.id.toString()).commit();
       }

@@ -622,6 +622,16 @@ final class ChangeIndex {
     return union.toString();
   }
 
+  /** Forgets the index of state table {@code stateName}: its table was dropped. */
+  static void forget(Engine engine, String stateName) {
+    synchronized (INDEXES) {
+      Map<String, Slot> slots = INDEXES.get(engine);
+      if (slots != null) {
+        slots.remove(stateName);
+      }
+    }
+  }
+
   /** Forgets the index of a state table (the batch it would have followed could not be read back). */
   private static void drop(Engine engine, ChangeState state) {
     synchronized (INDEXES) {

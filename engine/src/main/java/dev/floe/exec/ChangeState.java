@@ -83,7 +83,12 @@ final class ChangeState {
     TableShape shape = new TableShape(name, columns, types, List.copyOf(schema.identifierFieldIds().stream()
         .sorted(java.util.Comparator.comparingInt(k -> keyOrder(schema, k))).toList()));
     int[] ids = columns.stream().mapToInt(Types.NestedField::fieldId).toArray();
-    return new ChangeState(TableIdentifier.of(Namespace.of(NAMESPACE), target.uuid().toString()), shape, ids);
+    return new ChangeState(idOf(target), shape, ids);
+  }
+
+  /** The state table of {@code target}'s stream, named by its uuid: a table made again under a name has its own. */
+  static TableIdentifier idOf(Table target) {
+    return TableIdentifier.of(Namespace.of(NAMESPACE), target.uuid().toString());
   }
 
   /** The key's order: the columns' order in the table (Iceberg keeps identifier fields as a set). */

@@ -416,6 +416,20 @@ final class Ddl {
     tables.catalog().dropTable(id, purge);
     tables.forget(id);
     table.filter(TailLog::hasTail).ifPresent(t -> session.engine().tails().dropped(t.uuid().toString()));
+    table.ifPresent(t -> dropState(t, purge));
+  }
+
+  /**
+   * A change stream's state goes with its table (its name is the table's uuid, so a table made again under
+   * the name starts a stream of its own); a crash before this leaves it to be dropped by hand.
+   */
+  private void dropState(Table target, boolean purge) {
+    TableIdentifier state = ChangeState.idOf(target);
+    ChangeIndex.forget(session.engine(), state.name());
+    if (tables.catalog().metadataLocation(state).isPresent()) {
+      tables.catalog().dropTable(state, purge);
+      tables.forget(state);
+    }
   }
 
   Result alterTable(Ast.AlterTable s) {

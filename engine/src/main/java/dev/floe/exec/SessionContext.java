@@ -400,6 +400,7 @@ public final class SessionContext implements AutoCloseable {
   private Result dispatchChecked(Ast.Statement statement) {
     if (!statement.kind().readOnly()) {
       engine.checkWritable();
+      ChangeStateGuard.check(statement, this, engine.tables());
     }
     Transaction block = blocks.open();
     if (statement.kind() == dev.floe.StatementKind.DDL && block != null) {
@@ -624,9 +625,12 @@ public final class SessionContext implements AutoCloseable {
     blocks.release(name);
   }
 
-  /** The table a name denotes from this session (its current schema), as currently committed. */
   /** Starts a COPY FROM STDIN into {@code table} (see {@link dev.floe.CopyIn}). */
   public CopyFrom copyTarget(String table, List<String> columns) {
+    dev.floe.sql.QualifiedName name = Parser.parseName(table);
+    engine.tables().identifier(name.parts(), currentSchema).filter(ChangeStateGuard::isState).ifPresent(id -> {
+      throw ChangeStateGuard.denied(id, ChangeStateGuard.targetOf(engine.tables(), id), 0);
+    });
     return new CopyFrom(this, table, columns);
   }
 

@@ -287,6 +287,41 @@ class RestCatalogTest {
   }
 
   @Test
+  void aChangeStreamsStateIsFloesOwn() throws IOException {
+    RESTCatalog rest = client();
+    sql("CREATE TABLE cdc (id bigint PRIMARY KEY, name text)");
+    dev.floe.Changes changes = db.changes("cdc", dev.floe.Changes.Format.DEBEZIUM);
+    changes.apply(List.of("{\"op\":\"c\",\"after\":{\"id\":1,\"name\":\"a\"},\"source\":{\"lsn\":10}}"));
+    changes.apply(List.of("{\"op\":\"c\",\"after\":{\"id\":2,\"name\":\"b\"},\"source\":{\"lsn\":20}}"));
+    Table target = rest.loadTable(TableIdentifier.of("public", "cdc"));
+    long first = target.currentSnapshot().parentId(); // the first batch's
+    // rolling the table back alone would leave its state holding the changes undone
+    assertThatThrownBy(() -> target.manageSnapshots().rollbackTo(first).commit())
+        .isInstanceOf(ForbiddenException.class).hasMessageContaining("a change stream writes it");
+    assertThatThrownBy(() -> target.updateProperties().remove("floe.cdc.state").commit())
+        .isInstanceOf(ForbiddenException.class).hasMessageContaining("names its change stream's state");
+    // other engines' writes to the table are theirs to make, as Floe's UPDATE is
+    Record row = GenericRecord.create(target.schema());
+    row.setField("id", 3L);
+    row.setField("name", "spark");
+    target.newAppend().appendFile(IcebergFiles.writeData(target, List.of(row), 10).get(0)).commit();
+    assertThat(sql("SELECT id, name FROM cdc ORDER BY id")).containsExactly("1|a", "2|b", "3|spark");
+    // the state is read, and not dropped or renamed by hand (a Floe applying a stream through this catalog
+    // creates and commits it: those are not refused)
+    String state = db.table("cdc").properties().get("floe.cdc.state");
+    TableIdentifier stateId = TableIdentifier.of("floe_cdc", state.substring("floe_cdc.".length()));
+    assertThat(rest.loadTable(stateId).currentSnapshot()).isNotNull();
+    assertThatThrownBy(() -> rest.dropTable(stateId, true)).isInstanceOf(ForbiddenException.class);
+    assertThatThrownBy(() -> rest.renameTable(stateId, TableIdentifier.of("floe_cdc", "mine")))
+        .isInstanceOf(ForbiddenException.class);
+    assertThat(rest.tableExists(stateId)).isTrue();
+    // dropping the table drops its state
+    assertThat(rest.dropTable(TableIdentifier.of("public", "cdc"), true)).isTrue();
+    assertThat(rest.tableExists(stateId)).isFalse();
+    assertThatThrownBy(() -> rest.dropNamespace(Namespace.of("floe_cdc"))).isInstanceOf(ForbiddenException.class);
+  }
+
+  @Test
   void stagedCreateCommitsWithTheFirstSnapshot() throws IOException {
     RESTCatalog rest = client();
     TableIdentifier id = TableIdentifier.of("public", "ctas");
