@@ -107,23 +107,22 @@ public final class MovedRows {
     // the scan names files)
     List<String> paths = new ArrayList<>();
     Map<String, DataFile> byPath = new HashMap<>();
-    long sought = 0;
-    st.execute("CREATE OR REPLACE TEMP TABLE " + SOUGHT + " (no INTEGER, pos BIGINT)");
-    try (DuckDBAppender a = duck.unwrap(DuckDBConnection.class).createAppender("temp", "main", SOUGHT)) {
+    long sought;
+    try (Positions p = new Positions(duck, st, SOUGHT)) {
       for (Map.Entry<DataFile, long[]> e : sources.entrySet()) {
         int no = paths.size();
         paths.add(TableFiles.path(table.io(), e.getKey().location()).toString());
-        for (long pos : java.util.Arrays.stream(e.getValue()).sorted().distinct().toArray()) {
-          a.beginRow();
-          a.append(no);
-          a.append(pos);
-          a.endRow();
-          sought++;
+        long[] at = e.getValue().clone();
+        java.util.Arrays.sort(at);
+        for (int i = 0; i < at.length; i++) {
+          if (i == 0 || at[i] != at[i - 1]) {
+            p.add(no, at[i]);
+          }
         }
       }
+      sought = p.rows;
     }
-    st.execute("CREATE OR REPLACE TEMP TABLE " + GONE + " (no INTEGER, pos BIGINT)");
-    try (DuckDBAppender a = duck.unwrap(DuckDBConnection.class).createAppender("temp", "main", GONE)) {
+    try (Positions p = new Positions(duck, st, GONE)) {
       for (DataFile f : targets) {
         int no = paths.size();
         String path = TableFiles.path(table.io(), f.location()).toString();
@@ -131,16 +130,7 @@ public final class MovedRows {
         byPath.put(path, f);
         PositionDeleteIndex gone = deleted.get(f.location());
         if (gone != null) {
-          gone.forEach(pos -> {
-            try {
-              a.beginRow();
-              a.append(no);
-              a.append(pos);
-              a.endRow();
-            } catch (SQLException e) {
-              throw new IllegalStateException(e);
-            }
-          });
+          p.addAll(no, gone);
         }
       }
     }
@@ -216,6 +206,46 @@ public final class MovedRows {
     Map<String, long[]> out = new LinkedHashMap<>();
     found.forEach((f, p) -> out.put(f, p.stream().mapToLong(Long::longValue).sorted().toArray()));
     return Optional.of(out);
+  }
+
+  /** A temp table of file numbers and positions ({@code no}, {@code pos}), filled through DuckDB's appender. */
+  private static final class Positions implements AutoCloseable {
+    private final DuckDBAppender appender;
+    long rows;
+
+    Positions(Connection duck, Statement st, String name) throws SQLException {
+      st.execute("CREATE OR REPLACE TEMP TABLE " + name + " (no INTEGER, pos BIGINT)");
+      appender = duck.unwrap(DuckDBConnection.class).createAppender("temp", "main", name);
+    }
+
+    void add(int no, long pos) throws SQLException {
+      appender.beginRow();
+      appender.append(no);
+      appender.append(pos);
+      appender.endRow();
+      rows++;
+    }
+
+    void addAll(int no, PositionDeleteIndex positions) throws SQLException {
+      SQLException[] failed = {null};
+      positions.forEach(pos -> {
+        if (failed[0] == null) {
+          try {
+            add(no, pos);
+          } catch (SQLException e) {
+            failed[0] = e;
+          }
+        }
+      });
+      if (failed[0] != null) {
+        throw failed[0];
+      }
+    }
+
+    @Override
+    public void close() throws SQLException {
+      appender.close();
+    }
   }
 
   /** A scan of {@code data}'s rows with their positions (no deletes applied): the compared columns. */
