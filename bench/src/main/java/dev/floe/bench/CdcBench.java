@@ -43,7 +43,10 @@ import java.util.Map;
  * </ul>
  *
  * <p>Usage: {@code CdcBench [--rows N] [--envelopes N] [--batch N] [--no-spark] [--spark-classpath FILE]
- * [--spark-heap 4g] [--steady-rate 5000] [--steady-seconds 60] [--window-ms 1000] [--data DIR] [--out FILE]}
+ * [--spark-heap 4g] [--steady-rate 5000] [--steady-seconds 60] [--window-ms 1000] [--steady-maintainer]
+ * [--steady-only] [--data DIR] [--out FILE]}: {@code --steady-maintainer} runs the steady stream beside the
+ * background maintainer, as {@code floe cdc apply} does, and {@code --steady-only} runs the steady stream alone
+ * (a soak: its lag minute by minute, and the files the table keeps)
  */
 public final class CdcBench {
   private CdcBench() {}
@@ -58,6 +61,8 @@ public final class CdcBench {
     int steadyRate = 5_000;
     int steadySeconds = 60;
     long windowMs = 1_000;
+    boolean steadyOnly = false;
+    boolean steadyMaintainer = false;
     Path data = Path.of("bench/data");
     Path out = Path.of("bench/RESULTS.md");
     for (int i = 0; i < args.length; i++) {
@@ -69,6 +74,8 @@ public final class CdcBench {
         case "--steady-rate" -> steadyRate = Integer.parseInt(args[++i]);
         case "--steady-seconds" -> steadySeconds = Integer.parseInt(args[++i]);
         case "--window-ms" -> windowMs = Long.parseLong(args[++i]);
+        case "--steady-only" -> steadyOnly = true;
+        case "--steady-maintainer" -> steadyMaintainer = true;
         case "--spark-classpath" -> classpath = Path.of(args[++i]);
         case "--spark-heap" -> sparkHeap = args[++i];
         case "--data" -> data = Path.of(args[++i]);
@@ -78,6 +85,23 @@ public final class CdcBench {
     }
     envelopes = envelopes < 0 ? rows : envelopes;
     data = data.toAbsolutePath().normalize();
+    if (steadyOnly) {
+      Steady steady = steady(data.resolve("cdc-steady"), Math.min(rows, 1_000_000), steadyRate, steadySeconds, windowMs,
+          steadyMaintainer);
+      StringBuilder md = new StringBuilder();
+      md.append("## A steady change stream folded into a table (Floe) — ").append(LocalDate.now()).append("\n\n");
+      md.append("- Command: `bench/run cdc ").append(String.join(" ", args)).append("`\n");
+      md.append("- Machine: ").append(QueryBench.machine()).append('\n');
+      md.append(String.format(Locale.ROOT, "- A table of %,d rows; Debezium events (60%% updates, 20%% inserts, 20%% "
+          + "deletes) queued at %,d a second for %d s and applied once the oldest has waited %d ms, as `floe cdc "
+          + "apply --follow` does; the background maintainer %s. The rows are checked against a model fold of every "
+          + "event: %s.%n%n", Math.min(rows, 1_000_000), steadyRate, steadySeconds, windowMs,
+          steadyMaintainer ? "on, as `floe cdc apply` runs it" : "off", steady.equalsModel ? "equal" : "**they differ**"));
+      md.append("| measure | Floe |\n|---|---:|\n");
+      md.append(steadyRows(steady, steadyRate, steadySeconds, windowMs)).append('\n');
+      QueryBench.appendResults(out, md);
+      return;
+    }
     long n = rows;
     long e = envelopes;
     MutationBench.Pristine pristine = MutationBench.Pristine.of(data.resolve("cdc-" + n + "-" + e), dir -> {
@@ -184,7 +208,8 @@ public final class CdcBench {
     double[] lww = lww(data.resolve("cdc-lww"), n, e, batch);
 
     // a steady stream committed once per window
-    Steady steady = steady(data.resolve("cdc-steady"), Math.min(n, 1_000_000), steadyRate, steadySeconds, windowMs);
+    Steady steady = steady(data.resolve("cdc-steady"), Math.min(n, 1_000_000), steadyRate, steadySeconds, windowMs,
+        steadyMaintainer);
 
     StringBuilder md = new StringBuilder();
     md.append("## Change streams folded into a table (Floe) vs Spark MERGE INTO — ").append(LocalDate.now())
@@ -208,13 +233,35 @@ public final class CdcBench {
         sparkRun == null ? "–" : String.format(Locale.ROOT, "%.1f", sparkRun.statementSeconds() / maintainedSeconds)));
     md.append(String.format(Locale.ROOT, "| %,d LWW envelopes, 5 cells a row | %.1f s (%,.0f envelopes/s) | not "
         + "measured (a MERGE cannot keep per-cell timestamps) | – |%n", e, lww[0], e / lww[0]));
-    md.append(String.format(Locale.ROOT, "| a steady stream of %,d events/s for %d s, one commit per %d ms window: "
-        + "event queued → committed, p50 / p99 | %.0f / %.0f ms | – | – |%n", steadyRate, steadySeconds, windowMs,
-        steady.p50, steady.p99));
-    md.append(String.format(Locale.ROOT, "| same: commits, data files and delete files added per minute (target and "
-        + "state table together) | %.0f commits, %.0f data + %.0f delete files | – | – |%n%n", steady.commitsPerMinute,
-        steady.dataFilesPerMinute, steady.deleteFilesPerMinute));
+    md.append(steadyRows(steady, steadyRate, steadySeconds, windowMs).replace(" |\n", " | – | – |\n")).append('\n');
     QueryBench.appendResults(out, md);
+  }
+
+  /** The steady stream's rows of a results table (two columns: measure, Floe). */
+  private static String steadyRows(Steady steady, int rate, int seconds, long windowMs) {
+    StringBuilder md = new StringBuilder();
+    md.append(String.format(Locale.ROOT, "| a steady stream of %,d events/s for %d s, one commit per %d ms window%s: "
+        + "event queued → committed, p50 / p99 | %.0f / %.0f ms |%n", rate, seconds, windowMs,
+        steady.maintained ? ", maintainer on" : "", steady.p50, steady.p99));
+    if (steady.minutes.size() > 1) {
+      double[] first = steady.minutes.get(0);
+      double[] last = steady.minutes.get(steady.minutes.size() - 1);
+      md.append(String.format(Locale.ROOT, "| same: p50 / p99 of the first minute → the last (minute %d) | %.0f / %.0f "
+          + "→ %.0f / %.0f ms |%n", steady.minutes.size(), first[0], first[1], last[0], last[1]));
+    }
+    md.append(String.format(Locale.ROOT, "| same: commits, data files and delete files added per minute (target and "
+        + "state table together) | %.0f commits, %.0f data + %.0f delete files |%n", steady.commitsPerMinute,
+        steady.dataFilesPerMinute, steady.deleteFilesPerMinute));
+    md.append(String.format(Locale.ROOT, "| same: files live at the end, table / state table (data + delete) | %s / "
+        + "%s |%n", steady.targetFiles, steady.stateFiles));
+    return md.toString();
+  }
+
+  /** A table's live data and delete files, from its current snapshot's summary. */
+  private static String liveFiles(Database db, String table) {
+    List<dev.floe.SnapshotInfo> snapshots = db.table(table).snapshots();
+    Map<String, String> summary = snapshots.get(snapshots.size() - 1).summary();
+    return summary.getOrDefault("total-data-files", "?") + " + " + summary.getOrDefault("total-delete-files", "?");
   }
 
   /** Applies the file's lines, {@code batch} per commit; the number of commits. */
@@ -252,16 +299,18 @@ public final class CdcBench {
 
   /** What a steady stream cost: its lag and what it committed per minute. */
   record Steady(double p50, double p99, double commitsPerMinute, double dataFilesPerMinute,
-      double deleteFilesPerMinute) {}
+      double deleteFilesPerMinute, List<double[]> minutes, String targetFiles, String stateFiles, boolean maintained,
+      boolean equalsModel) {}
 
   /**
    * A producer queues Debezium events at {@code rate} a second (the same mix) for {@code seconds}; the
    * consumer applies what is queued once the oldest event has waited {@code windowMs}, as {@code floe cdc
    * apply --follow} does. Lag: from an event's queueing to its batch's commit.
    */
-  static Steady steady(Path dir, long n, int rate, int seconds, long windowMs) throws Exception {
+  static Steady steady(Path dir, long n, int rate, int seconds, long windowMs, boolean maintainer) throws Exception {
     MutationBench.deleteTree(dir);
-    try (Database db = Floe.open(dir)) {
+    try (Database db = Floe.open(dir);
+        AutoCloseable m = maintainer ? db.startMaintainer(java.time.Duration.ofSeconds(30)) : () -> { }) {
       MutationBench.exec(db, "CREATE TABLE s (id bigint PRIMARY KEY, name text, amount bigint, note text)");
       MutationBench.exec(db, "INSERT INTO s SELECT i, 'n' || i, i, md5(CAST(i AS VARCHAR)) FROM range(0, " + n
           + ") AS r(i)");
@@ -286,6 +335,11 @@ public final class CdcBench {
       producer.start();
       java.util.Random random = new java.util.Random(9);
       List<Double> lags = new ArrayList<>();
+      List<Double> minute = new ArrayList<>();
+      List<double[]> minutes = new ArrayList<>();
+      long minuteStart = start;
+      // what the table must hold: every key's newest event (rows the stream did not touch as loaded)
+      Map<Long, String> model = new java.util.HashMap<>();
       long commits = 0;
       List<long[]> pending = new ArrayList<>();
       while (producer.isAlive() || !queue.isEmpty() || !pending.isEmpty()) {
@@ -311,15 +365,25 @@ public final class CdcBench {
           events.add("{\"before\": " + (op.equals("c") ? "null" : "{\"id\": " + id + "}") + ", \"after\": "
               + (op.equals("d") ? "null" : "{\"id\": " + id + ", \"name\": \"u" + lsn + "\", \"amount\": " + lsn
               + ", \"note\": \"note " + lsn + "\"}") + ", \"source\": {\"lsn\": " + lsn + "}, \"op\": \"" + op + "\"}");
+          model.put(id, op.equals("d") ? null : "u" + lsn + "|" + lsn);
         }
         commits += changes.apply(events).committed() ? 1 : 0;
         long committed = System.nanoTime();
         for (long[] p : pending) {
           lags.add((committed - p[1]) / 1e6);
+          minute.add((committed - p[1]) / 1e6);
         }
         pending.clear();
+        if (committed - minuteStart >= 60_000_000_000L) {
+          minute.sort(null);
+          minutes.add(new double[] {minute.get(minute.size() / 2), minute.get((int) (minute.size() * 0.99))});
+          System.err.printf(Locale.ROOT, "steady stream, minute %d: lag p50 %.0f ms, p99 %.0f ms%n", minutes.size(),
+              minutes.get(minutes.size() - 1)[0], minutes.get(minutes.size() - 1)[1]);
+          minute.clear();
+          minuteStart = committed;
+        }
       }
-      double minutes = (System.nanoTime() - start) / 60e9;
+      double minutesRun = (System.nanoTime() - start) / 60e9;
       long data = 0;
       long deletes = 0;
       List<dev.floe.SnapshotInfo> snapshots = new ArrayList<>(db.table("s").snapshots());
@@ -331,9 +395,23 @@ public final class CdcBench {
         data += Long.parseLong(si.summary().getOrDefault("added-data-files", "0"));
         deletes += Long.parseLong(si.summary().getOrDefault("added-delete-files", "0"));
       }
+      // every row as the model says: the key's newest event, or as loaded if the stream never touched it
+      boolean equal = true;
+      long rowsSeen = 0;
+      try (Result r = db.sql("SELECT id, name, amount FROM s")) {
+        for (Row row : r) {
+          long id = row.getLong(0);
+          String expected = model.containsKey(id) ? model.get(id) : id < n ? "n" + id + "|" + id : null;
+          equal &= (row.getString(1) + "|" + row.getLong(2)).equals(expected);
+          rowsSeen++;
+        }
+      }
+      long untouched = n - model.keySet().stream().filter(k -> k < n).count();
+      equal &= rowsSeen == untouched + model.values().stream().filter(java.util.Objects::nonNull).count();
       lags.sort(null);
-      Steady out = new Steady(lags.get(lags.size() / 2), lags.get((int) (lags.size() * 0.99)), commits / minutes,
-          data / minutes, deletes / minutes);
+      Steady out = new Steady(lags.get(lags.size() / 2), lags.get((int) (lags.size() * 0.99)), commits / minutesRun,
+          data / minutesRun, deletes / minutesRun, minutes, liveFiles(db, "s"), liveFiles(db, state.replace("floe_cdc.",
+          "floe_cdc.\"") + "\""), maintainer, equal);
       System.err.printf(Locale.ROOT, "steady stream: lag p50 %.0f ms, p99 %.0f ms; per minute %.0f commits, %.0f data "
           + "+ %.0f delete files%n", out.p50, out.p99, out.commitsPerMinute, out.dataFilesPerMinute,
           out.deleteFilesPerMinute);

@@ -54,6 +54,8 @@ final class ChangeIndex {
   static final java.util.concurrent.atomic.AtomicLong USES = new java.util.concurrent.atomic.AtomicLong();
   /** How many times an index was built. */
   static final java.util.concurrent.atomic.AtomicLong BUILDS = new java.util.concurrent.atomic.AtomicLong();
+  /** How many times an index was brought forward over another writer's rewrites rather than built again. */
+  static final java.util.concurrent.atomic.AtomicLong CAUGHT_UP = new java.util.concurrent.atomic.AtomicLong();
   /** How many times an index grew (for tests: that keys past its first size were kept). */
   static final java.util.concurrent.atomic.AtomicLong GROWN = new java.util.concurrent.atomic.AtomicLong();
   /** Bytes a slot costs. */
@@ -116,6 +118,18 @@ final class ChangeIndex {
         return paths.size() - 1;
       });
     }
+
+    /** The numbers of the files at these locations that have one. */
+    java.util.Set<Integer> numbersOf(FileIO io, List<String> locations) {
+      java.util.Set<Integer> out = new java.util.HashSet<>();
+      for (String l : locations) {
+        Integer n = numbers.get(TableFiles.path(io, l).toString());
+        if (n != null) {
+          out.add(n);
+        }
+      }
+      return out;
+    }
   }
 
   /** Most slots: six longs each stay within one Java array. */
@@ -177,8 +191,9 @@ final class ChangeIndex {
     }
     // one batch of a target at a time (ChangeApply's lock), so the slot is this batch's alone
     ChangeIndex index = slot.index;
-    if (index != null && index.layout.equals(layout(state)) && index.stateSnapshot == id(stateSnapshot)
-        && index.targetSnapshot == id(targetSnapshot)) {
+    if (index != null && index.layout.equals(layout(state)) && (index.stateSnapshot == id(stateSnapshot)
+        && index.targetSnapshot == id(targetSnapshot)
+        || index.catchUp(duck, apply, state, stateTable, stateSnapshot, target, targetSnapshot))) {
       index.used = true;
       USES.incrementAndGet();
       return index;
@@ -217,6 +232,99 @@ final class ChangeIndex {
     LOG.debug("index of the change stream of {} built in {} ms: {} keys", state.shape.table(),
         (System.nanoTime() - started) / 1_000_000, index.size);
     return index;
+  }
+
+  // ---------------------------------------------------------------- over another writer's rewrites
+
+  /**
+   * Brings the index forward over commits that only moved rows, as compaction does (Iceberg's {@code replace}
+   * operation: the same rows, other files): the rows of the files they added are read back, and a key whose
+   * row was in a file they removed and is in none they added (a rewrite of the state that left it out) has
+   * none. A stream's table and state are compacted every few batches by the maintainer, and building the
+   * index again costs a scan of both tables, which grows with them; reading back what a rewrite wrote costs
+   * what it rewrote. False (the index may then be half brought forward: it is dropped) when any of the
+   * commits since is of another kind, or the snapshots it was built for are no longer ancestors.
+   */
+  private boolean catchUp(DuckDBConnection duck, ChangeApply apply, ChangeState state, Table stateTable,
+      Optional<Snapshot> stateSnapshot, Table target, Optional<Snapshot> targetSnapshot) {
+    Optional<Rewritten> s = Rewritten.since(stateTable, stateSnapshot, this.stateSnapshot);
+    Optional<Rewritten> t = Rewritten.since(target, targetSnapshot, this.targetSnapshot);
+    if (s.isEmpty() || t.isEmpty()) {
+      return false;
+    }
+    long started = System.nanoTime();
+    try {
+      String written = readBack(stateTable.io(), s.get().added(), stateFiles, no -> keyColumn(state, true) + ", "
+          + no + ", file_row_number, " + ChangeState.RANGE + " IS NULL AS k");
+      if (written != null) {
+        each(duck, apply.allocator(), "SELECT * EXCLUDE (k) FROM (" + written + ") WHERE k", (c, nulls, r) -> {
+          int o = find(c[0][r]);
+          if (o < 0) {
+            throw new IllegalStateException("a rewrite of the state has a key the index does not: " + c[0][r]);
+          }
+          slots[o + STATE_ROW] = location(c[1][r], c[2][r]);
+        });
+      }
+      written = readBack(target.io(), t.get().added(), targetFiles, no -> keyColumn(state, false) + ", " + no
+          + ", file_row_number");
+      if (written != null) {
+        each(duck, apply.allocator(), written, (c, nulls, r) -> {
+          int o = find(c[0][r]);
+          if (o < 0) {
+            throw new IllegalStateException("a rewrite of the table has a key the index does not: " + c[0][r]);
+          }
+          slots[o + TARGET_ROW] = location(c[1][r], c[2][r]);
+        });
+      }
+    } catch (RuntimeException | SQLException e) {
+      LOG.warn("the index of the change stream of {} could not follow a rewrite: {}", state.shape.table(), e.toString());
+      return false;
+    }
+    java.util.Set<Integer> goneState = stateFiles.numbersOf(stateTable.io(), s.get().removed());
+    java.util.Set<Integer> goneTarget = targetFiles.numbersOf(target.io(), t.get().removed());
+    for (int o = 0; o < (goneState.isEmpty() && goneTarget.isEmpty() ? 0 : slots.length); o += WIDTH) {
+      long stateRow = slots[o + STATE_ROW];
+      if (stateRow != EMPTY && stateRow != NONE && goneState.contains(fileOf(stateRow))) {
+        slots[o + STATE_ROW] = NONE; // left out of the rewrite: nothing is stored for the key any more
+        slots[o + DELETED_AT] = NONE;
+        slots[o + NEWEST] = NONE;
+        slots[o + DEAD_SINCE] = NONE;
+      }
+      long targetRow = slots[o + TARGET_ROW];
+      if (stateRow != EMPTY && targetRow != NONE && goneTarget.contains(fileOf(targetRow))) {
+        slots[o + TARGET_ROW] = NONE;
+      }
+    }
+    this.stateSnapshot = id(stateSnapshot);
+    this.targetSnapshot = id(targetSnapshot);
+    CAUGHT_UP.incrementAndGet();
+    LOG.debug("index of the change stream of {} followed {} rewritten file(s) in {} ms", state.shape.table(),
+        s.get().added().size() + t.get().added().size(), (System.nanoTime() - started) / 1_000_000);
+    return true;
+  }
+
+  /** What commits since a snapshot did, when each only moved rows: the data files they added and removed. */
+  private record Rewritten(List<DataFile> added, List<String> removed) {
+    /** Empty when a commit after {@code from} up to {@code to} is not a rewrite, or {@code from} is not an ancestor. */
+    static Optional<Rewritten> since(Table table, Optional<Snapshot> to, long from) {
+      Map<String, DataFile> added = new HashMap<>();
+      java.util.Set<String> removed = new java.util.HashSet<>();
+      Snapshot s = to.orElse(null);
+      for (long at = id(to); at != from; ) {
+        if (s == null || !org.apache.iceberg.DataOperations.REPLACE.equals(s.operation()) || s.parentId() == null) {
+          return Optional.empty();
+        }
+        org.apache.iceberg.SnapshotChanges changes = org.apache.iceberg.SnapshotChanges.builderFor(table).snapshot(s)
+            .build();
+        changes.addedDataFiles().forEach(f -> added.put(f.location(), f));
+        changes.removedDataFiles().forEach(f -> removed.add(f.location()));
+        at = s.parentId();
+        s = table.snapshot(at); // gone once expired (a compaction's expiry often takes its parent): enough if it is `from`
+      }
+      // a file both added and removed since came and went: neither read back nor forgotten
+      List<String> gone = removed.stream().filter(f -> added.remove(f) == null).toList();
+      return Optional.of(new Rewritten(List.copyOf(added.values()), gone));
+    }
   }
 
   /** A snapshot's rows less its position-deleted ones, by its summary (0 where it says nothing). */
