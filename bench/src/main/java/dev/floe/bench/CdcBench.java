@@ -250,8 +250,9 @@ public final class CdcBench {
           + "→ %.0f / %.0f ms |%n", steady.minutes.size(), first[0], first[1], last[0], last[1]));
     }
     md.append(String.format(Locale.ROOT, "| same: commits, data files and delete files added per minute (target and "
-        + "state table together) | %.0f commits, %.0f data + %.0f delete files |%n", steady.commitsPerMinute,
-        steady.dataFilesPerMinute, steady.deleteFilesPerMinute));
+        + "state table together%s) | %.0f commits, %.0f data + %.0f delete files |%n", steady.maintained
+        ? "; files counted from the snapshots still kept, as the maintainer expires the others" : "",
+        steady.commitsPerMinute, steady.dataFilesPerMinute, steady.deleteFilesPerMinute));
     md.append(String.format(Locale.ROOT, "| same: files live at the end, table / state table (data + delete) | %s / "
         + "%s |%n", steady.targetFiles, steady.stateFiles));
     return md.toString();
