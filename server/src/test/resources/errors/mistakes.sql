@@ -243,6 +243,13 @@ ROLLBACK TO SAVEPOINT a
 RELEASE SAVEPOINT a
 SET TIME ZONE 'Mars/Olympus'
 SET statement_timeout = 'soon'
+SHOW no_such_setting
+SHOW myext.never_set
+SELECT current_setting('no_such_setting')
+SELECT current_setting('myext.never_set')
+SET server_version = '9.6'
+RESET server_version_num
+SET lc_collate = 'C'
 
 -- views
 CREATE VIEW trips AS SELECT 1

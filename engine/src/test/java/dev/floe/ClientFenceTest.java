@@ -253,9 +253,11 @@ class ClientFenceTest {
           assertThatThrownBy(() -> exec(s, sql)).as(sql).isInstanceOf(FloeException.class);
         }
         if (value.length() > 3 && (value.contains("/") || value.contains("\\"))) {
-          // a setting naming a place on the host is not a client's to read
-          List<String> seen = Rows.of(s, "SELECT current_setting('" + name + "')");
+          // a setting naming a place on the host is not a client's to read: no such parameter
+          List<String> seen = Rows.of(s, "SELECT current_setting('" + name + "', true)");
           assertThat(String.join("", seen)).as(name).doesNotContain(value);
+          assertThatThrownBy(() -> Rows.of(s, "SELECT current_setting('" + name + "')")).as(name)
+              .isInstanceOfSatisfying(FloeException.class, e -> assertThat(e.sqlState()).isEqualTo(SqlState.UNDEFINED_OBJECT));
         }
       }
     }

@@ -1,6 +1,7 @@
 package dev.floe.exec;
 
 import dev.floe.SqlState;
+import dev.floe.sql.Lexer;
 import java.util.List;
 
 /**
@@ -44,6 +45,42 @@ final class PgCatalogSql {
       b.append(i > 0 ? ", " : "").append("CAST(NULL AS ").append(nt[1]).append(") AS ").append(nt[0]);
     }
     return b.append(" WHERE false").toString();
+  }
+
+  /** The session's settings (set by its front end; null: none), a map of lower-case name to value. */
+  private static final String SESSION_SETTINGS = "getvariable('floe_settings')";
+
+  /** The run-time parameters Floe knows ({@link dev.floe.RunTimeParameters}) as rows of name, key, default, description, read-only. */
+  private static final String PARAMETERS = parameters();
+
+  /** The known parameters' defaults as a map literal of lower-case name to value. */
+  private static final String DEFAULTS = defaults();
+
+  private static String parameters() {
+    StringBuilder sql = new StringBuilder("(VALUES ");
+    String sep = "";
+    for (dev.floe.RunTimeParameters.Parameter p : dev.floe.RunTimeParameters.all()) {
+      sql.append(sep).append('(').append(Lexer.quoteString(p.name())).append(", ").append(Lexer.quoteString(p.key()))
+          .append(", ").append(Lexer.quoteString(p.defaultValue())).append(", ").append(Lexer.quoteString(p.description()))
+          .append(", ").append(p.readOnly()).append(')');
+      sep = ", ";
+    }
+    return sql.append(") AS __p(name, k, boot, descr, ro)").toString();
+  }
+
+  private static String defaults() {
+    StringBuilder sql = new StringBuilder("MAP {");
+    String sep = "";
+    for (dev.floe.RunTimeParameters.Parameter p : dev.floe.RunTimeParameters.all()) {
+      sql.append(sep).append(Lexer.quoteString(p.key())).append(": ").append(Lexer.quoteString(p.defaultValue()));
+      sep = ", ";
+    }
+    return sql.append('}').toString();
+  }
+
+  /** A setting's value: the session's, else the parameter's default, else NULL. */
+  private static String setting(String name) {
+    return "coalesce(" + SESSION_SETTINGS + "[lower(" + name + ")], " + DEFAULTS + "[lower(" + name + ")])";
   }
 
   static final List<String> VIEWS = List.of(
@@ -178,14 +215,18 @@ final class PgCatalogSql {
       empty("pg_catalog", "pg_publication_rel", "oid INTEGER, prpubid INTEGER, prrelid INTEGER, prqual VARCHAR, "
           + "prattrs SMALLINT[]"),
       empty("pg_catalog", "pg_publication_namespace", "oid INTEGER, pnpubid INTEGER, pnnspid INTEGER"),
+      // the parameters Floe knows, then the custom ones the session set (extension.name), as PostgreSQL
+      // lists them: sorted by name without regard to case
       "CREATE VIEW $DB.pgcat.pg_settings AS SELECT s.name, s.setting, CAST(NULL AS VARCHAR) AS unit, "
-          + "'Floe' AS category, CAST(NULL AS VARCHAR) AS short_desc, CAST(NULL AS VARCHAR) AS extra_desc, "
-          + "'user' AS context, 'string' AS vartype, 'session' AS source, CAST(NULL AS VARCHAR) AS min_val, "
-          + "CAST(NULL AS VARCHAR) AS max_val, CAST(NULL AS VARCHAR[]) AS enumvals, CAST(NULL AS VARCHAR) AS "
-          + "boot_val, CAST(NULL AS VARCHAR) AS reset_val, CAST(NULL AS VARCHAR) AS sourcefile, "
-          + "CAST(NULL AS INTEGER) AS sourceline, false AS pending_restart FROM (SELECT "
-          + "unnest(map_keys(getvariable('floe_settings'))) AS name, "
-          + "unnest(map_values(getvariable('floe_settings'))) AS setting) AS s",
+          + "'Floe' AS category, s.short_desc, CAST(NULL AS VARCHAR) AS extra_desc, "
+          + "s.context, 'string' AS vartype, 'session' AS source, CAST(NULL AS VARCHAR) AS min_val, "
+          + "CAST(NULL AS VARCHAR) AS max_val, CAST(NULL AS VARCHAR[]) AS enumvals, s.boot_val, s.boot_val AS reset_val, "
+          + "CAST(NULL AS VARCHAR) AS sourcefile, CAST(NULL AS INTEGER) AS sourceline, false AS pending_restart FROM ("
+          + "SELECT __p.name, coalesce(" + SESSION_SETTINGS + "[__p.k], __p.boot) AS setting, __p.descr AS short_desc, "
+          + "CASE WHEN __p.ro THEN 'internal' ELSE 'user' END AS context, __p.boot AS boot_val FROM " + PARAMETERS
+          + " UNION ALL SELECT __c.name, __c.setting, CAST(NULL AS VARCHAR), 'user', CAST(NULL AS VARCHAR) FROM (SELECT "
+          + "unnest(map_keys(" + SESSION_SETTINGS + ")) AS name, unnest(map_values(" + SESSION_SETTINGS + ")) AS "
+          + "setting) AS __c WHERE " + DEFAULTS + "[__c.name] IS NULL) AS s ORDER BY lower(s.name)",
       empty("pg_catalog", "pg_shdescription", "objoid INTEGER, classoid INTEGER, description VARCHAR"),
       // information_schema
       "CREATE VIEW $DB.infoschema.schemata AS SELECT 'floe' AS catalog_name, nspname AS schema_name, "
@@ -312,6 +353,9 @@ final class PgCatalogSql {
   /** The calling session's backend pid. */
   private static final String CALLER = "CAST(coalesce(getvariable('floe_backend_pid'), '0') AS INTEGER)";
 
+  private static final String UNRECOGNIZED = "error('" + DuckErrors.PREFIX + SqlState.UNDEFINED_OBJECT
+      + ":unrecognized configuration parameter \"' || n || '\"')";
+
   private static final String TRUE2 = "(a, b) AS true, (a, b, c) AS true";
 
   static final List<String> MACROS = List.of(
@@ -364,8 +408,10 @@ final class PgCatalogSql {
           + "WHEN abs(b) < 10485760 THEN round(b / 1024) || ' kB' WHEN abs(b) < 10737418240 THEN "
           + "round(b / 1048576) || ' MB' WHEN abs(b) < 10995116277760 THEN round(b / 1073741824) || ' GB' "
           + "ELSE round(b / 1099511627776) || ' TB' END",
-      "CREATE MACRO $DB.pgcat.current_setting(n) AS getvariable('floe_settings')[lower(n)], "
-          + "(n, missing_ok) AS getvariable('floe_settings')[lower(n)]",
+      // a parameter neither known nor set in the session is PostgreSQL's 42704, unless missing_ok
+      "CREATE MACRO $DB.pgcat.current_setting(n) AS CASE WHEN n IS NULL THEN NULL ELSE coalesce(" + setting("n")
+          + ", " + UNRECOGNIZED + ") END, (n, missing_ok) AS CASE WHEN n IS NULL THEN NULL WHEN missing_ok THEN "
+          + setting("n") + " ELSE coalesce(" + setting("n") + ", " + UNRECOGNIZED + ") END",
       "CREATE MACRO $DB.pgcat.pg_backend_pid() AS CAST(coalesce(getvariable('floe_backend_pid'), '0') AS INTEGER)",
       "CREATE MACRO $DB.pgcat.pg_is_in_recovery() AS false",
       // Backends.signal, as the calling backend (its role decides whom it may signal)

@@ -1,6 +1,8 @@
 package dev.floe.server.pg;
 
 import dev.floe.FloeException;
+import dev.floe.RunTimeParameters;
+import dev.floe.RunTimeParameters.Parameter;
 import dev.floe.SqlState;
 import java.time.DateTimeException;
 import java.time.ZoneId;
@@ -12,68 +14,31 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * A session's run-time parameters (PostgreSQL's GUCs) as SET, SHOW and RESET see them. Floe honours
- * the ones that change what it does (search_path, TimeZone, statement_timeout,
- * idle_in_transaction_session_timeout, application_name); the others are kept and shown so that
- * clients which set them at start-up work, and values Floe cannot honour (another client_encoding, a
- * DateStyle other than ISO) are refused.
+ * A session's run-time parameters (PostgreSQL's GUCs, {@link RunTimeParameters}) as SET, SHOW and RESET
+ * see them: values Floe cannot honour (another client_encoding, a DateStyle other than ISO) are refused,
+ * read-only parameters cannot be changed, and a custom one ({@code extension.name}) exists once set.
  */
 final class Settings {
-  /** One parameter: its default, description, and whether a change is reported with ParameterStatus. */
-  private record Definition(String name, String defaultValue, boolean reported, String description) {}
-
   static final String SERVER_VERSION = dev.floe.FloeInfo.PG_VERSION;
-  private static final Map<String, Definition> DEFINITIONS = new LinkedHashMap<>();
-
-  static {
-    define("application_name", "", true, "Sets the application name to be reported in statistics and logs.");
-    define("client_encoding", "UTF8", true, "Sets the client's character set encoding.");
-    define("DateStyle", "ISO, MDY", true, "Sets the display format for date and time values.");
-    define("default_transaction_isolation", "read committed", false,
-        "Sets the transaction isolation level of each new transaction.");
-    define("default_transaction_read_only", "off", true, "Sets the default read-only status of new transactions.");
-    define("extra_float_digits", "1", false, "Sets the number of digits displayed for floating-point values.");
-    define("idle_in_transaction_session_timeout", "0", false,
-        "Sets the maximum allowed idle time between queries, when in a transaction.");
-    define("in_hot_standby", "off", true, "Shows whether hot standby is currently active.");
-    define("integer_datetimes", "on", true, "Shows whether datetimes are integer based.");
-    define("IntervalStyle", "postgres", true, "Sets the display format for interval values.");
-    define("is_superuser", "on", true, "Shows whether the current user is a superuser.");
-    define("lock_timeout", "0", false, "Sets the maximum allowed duration of any wait for a lock.");
-    define("max_identifier_length", "63", false, "Shows the maximum identifier length.");
-    define("search_path", "\"$user\", public", false, "Sets the schema search order for names that are not schema-qualified.");
-    define("server_encoding", "UTF8", true, "Shows the server (database) character set encoding.");
-    define("server_version", SERVER_VERSION, true, "Shows the server version.");
-    define("server_version_num", dev.floe.FloeInfo.PG_VERSION_NUM, false, "Shows the server version as an integer.");
-    define("session_authorization", "floe", true, "Sets the session user name.");
-    define("standard_conforming_strings", "on", true, "Causes '...' strings to treat backslashes literally.");
-    define("statement_timeout", "0", false, "Sets the maximum allowed duration of any statement.");
-    define("TimeZone", "UTC", true, "Sets the time zone for displaying and interpreting time stamps.");
-    define("transaction_isolation", "read committed", false, "Sets the current transaction's isolation level.");
-    define("transaction_read_only", "off", false, "Sets the current transaction's read-only status.");
-    define("bytea_output", "hex", false, "Sets the output format for bytea.");
-    define("client_min_messages", "notice", false, "Sets the message levels that are sent to the client.");
-    define("work_mem", "4MB", false, "Sets the maximum memory to be used for query workspaces.");
-    define("jit", "off", false, "Allow JIT compilation.");
-    define("row_security", "on", false, "Enable row security.");
-  }
-
-  private static void define(String name, String value, boolean reported, String description) {
-    DEFINITIONS.put(key(name), new Definition(name, value, reported, description));
-  }
 
   private static String key(String name) {
-    return name.toLowerCase(Locale.ROOT);
+    return RunTimeParameters.key(name);
+  }
+
+  private static Parameter definition(String key) {
+    return RunTimeParameters.find(key).orElse(null);
   }
 
   private final Map<String, String> values = new LinkedHashMap<>();
   private final List<String> changedReported = new ArrayList<>();
   private final java.util.Set<String> changed = new java.util.LinkedHashSet<>();
+  /** The custom parameters ({@code extension.name}) set in this session: they exist from then on. */
+  private final java.util.Set<String> placeholders = new java.util.HashSet<>();
 
   /** The parameters every session reports at start-up (ParameterStatus), with their current values. */
   Map<String, String> reported() {
     Map<String, String> out = new LinkedHashMap<>();
-    for (Definition d : DEFINITIONS.values()) {
+    for (Parameter d : RunTimeParameters.all()) {
       if (d.reported()) {
         out.put(d.name(), get(d.name()));
       }
@@ -94,19 +59,19 @@ final class Settings {
     if (v != null) {
       return v;
     }
-    Definition d = DEFINITIONS.get(k);
+    Parameter d = definition(k);
     if (d != null) {
       return d.defaultValue();
     }
-    if (k.contains(".")) {
-      return ""; // a custom (extension.name) parameter never set reads as empty, as in PostgreSQL
+    if (placeholders.contains(k)) {
+      return ""; // a custom (extension.name) parameter set and then reset reads as empty, as in PostgreSQL
     }
     throw unknown(name);
   }
 
   /** The canonical spelling of a parameter name (as SHOW ALL lists it). */
   String canonicalName(String name) {
-    Definition d = DEFINITIONS.get(key(name));
+    Parameter d = definition(key(name));
     return d == null ? name.toLowerCase(Locale.ROOT) : d.name();
   }
 
@@ -115,12 +80,18 @@ final class Settings {
    */
   void set(String name, String value) {
     String k = key(name);
-    Definition d = DEFINITIONS.get(k);
-    if (d == null && !k.contains(".")) {
+    Parameter d = definition(k);
+    if (d == null && !RunTimeParameters.isCustom(k)) {
       throw unknown(name);
+    }
+    if (d != null && d.readOnly()) {
+      throw new FloeException(SqlState.CANT_CHANGE_RUNTIME_PARAM, "parameter \"" + d.name() + "\" cannot be changed");
     }
     if (d != null && value != null) {
       value = validate(d.name(), value);
+    }
+    if (d == null) {
+      placeholders.add(k);
     }
     if (value == null) {
       values.remove(k);
@@ -143,7 +114,7 @@ final class Settings {
   /** Every known parameter's name. */
   List<String> names() {
     List<String> out = new ArrayList<>();
-    for (Definition d : DEFINITIONS.values()) {
+    for (Parameter d : RunTimeParameters.all()) {
       out.add(d.name());
     }
     return out;
@@ -186,9 +157,8 @@ final class Settings {
 
   void resetAll() {
     for (String k : new ArrayList<>(values.keySet())) {
-      Definition d = DEFINITIONS.get(k);
-      if (d != null && (d.name().equals("server_version") || d.name().equals("session_authorization")
-          || d.name().equals("is_superuser"))) {
+      Parameter d = definition(k);
+      if (d != null && (d.readOnly() || d.name().equals("session_authorization"))) {
         continue;
       }
       set(k, null);
@@ -198,7 +168,7 @@ final class Settings {
   /** Every known parameter: name, setting, description (SHOW ALL). */
   List<String[]> all() {
     List<String[]> rows = new ArrayList<>();
-    for (Definition d : DEFINITIONS.values()) {
+    for (Parameter d : RunTimeParameters.all()) {
       rows.add(new String[] {d.name(), get(d.name()), d.description()});
     }
     return rows;
@@ -285,9 +255,20 @@ final class Settings {
         }
         return value.trim();
       }
-      case "server_version", "server_version_num", "is_superuser", "integer_datetimes", "max_identifier_length",
-          "in_hot_standby" -> throw new FloeException(SqlState.CANT_CHANGE_RUNTIME_PARAM,
-              "parameter \"" + name + "\" cannot be changed");
+      case "floe.point_reads" -> {
+        String v = value.trim().toLowerCase(Locale.ROOT);
+        if (List.of("on", "true", "yes", "1", "off", "false", "no", "0").contains(v)) {
+          return isOn(v) ? "on" : "off";
+        }
+        throw invalid(name, value, "It takes a Boolean value: on or off.");
+      }
+      case "lc_messages", "lc_monetary", "lc_numeric", "lc_time" -> {
+        String v = value.trim();
+        if (!v.isEmpty() && !v.equals("C") && !v.equals("POSIX")) {
+          throw invalid(name, value, "Floe formats and speaks in the C locale only.");
+        }
+        return v.isEmpty() ? "C" : v;
+      }
       default -> {
         return value;
       }

@@ -351,8 +351,26 @@ class PgJdbcTest {
       assertThat(one(st, "SHOW application_name")).isEmpty();
       assertThatThrownBy(() -> st.execute("SET no_such_setting = 1")).hasFieldOrPropertyWithValue("SQLState", "42704");
       assertThatThrownBy(() -> st.execute("SET client_encoding = 'LATIN1'")).hasFieldOrPropertyWithValue("SQLState", "22023");
+      assertThatThrownBy(() -> st.execute("SHOW myext.flag")).hasFieldOrPropertyWithValue("SQLState", "42704");
+      assertThatThrownBy(() -> one(st, "SELECT current_setting('myext.flag')"))
+          .hasFieldOrPropertyWithValue("SQLState", "42704");
+      assertThat(one(st, "SELECT current_setting('myext.flag', true) IS NULL")).isEqualTo("t");
       st.execute("SET myext.flag TO 'on'");
       assertThat(one(st, "SHOW myext.flag")).isEqualTo("on");
+      assertThat(one(st, "SELECT current_setting('MyExt.Flag')")).isEqualTo("on");
+      st.execute("RESET myext.flag"); // it exists from now on, empty
+      assertThat(one(st, "SELECT current_setting('myext.flag')")).isEmpty();
+      assertThat(one(st, "SELECT current_setting('work_mem') || ' ' || current_setting('server_version_num')"))
+          .isEqualTo("4MB 150000");
+      assertThat(one(st, "SHOW lc_collate")).isEqualTo("C");
+      assertThatThrownBy(() -> st.execute("SET lc_collate = 'C'")).hasFieldOrPropertyWithValue("SQLState", "55P02");
+      assertThatThrownBy(() -> st.execute("SET lc_numeric = 'de_DE.UTF-8'"))
+          .hasFieldOrPropertyWithValue("SQLState", "22023");
+      st.execute("SET lc_messages = 'C'");
+      assertThat(one(st, "SELECT setting || ' ' || context FROM pg_settings WHERE name = 'lc_ctype'"))
+          .isEqualTo("C internal");
+      assertThat(one(st, "SELECT setting FROM pg_settings WHERE name = 'DateStyle'")).isEqualTo("ISO, MDY");
+      assertThat(one(st, "SELECT count(*) FROM pg_settings WHERE name = 'myext.flag'")).isEqualTo("1");
       st.execute("SET TIME ZONE 'Europe/Berlin'");
       assertThat(one(st, "SHOW TimeZone")).isEqualTo("Europe/Berlin");
       assertThat(one(st, "SELECT CAST('2024-01-01 12:00:00+00' AS timestamptz)::text")).isNotNull();
