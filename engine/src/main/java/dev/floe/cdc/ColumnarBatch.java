@@ -32,12 +32,17 @@ abstract class ColumnarBatch {
   }
 
   final TableShape shape;
+  /** The key's columns and the cells' ({@link TableShape#key}, {@link TableShape#cells}: copies, made once). */
+  final int[] key;
+  final int[] cells;
   /** Per column, how its values are read. */
   final Kind[] kinds;
 
   ColumnarBatch(TableShape shape, Kind[] kinds) {
     this.shape = shape;
     this.kinds = kinds;
+    this.key = shape.key();
+    this.cells = shape.cells();
   }
 
   /** Per column, how its values are read, or null when a column is of a type these decoders do not read. */
@@ -134,7 +139,6 @@ abstract class ColumnarBatch {
 
   /** A key's values as a map key: its one value, or a {@link Key} of its values. */
   Object keyOf(Values v, int row) {
-    int[] key = shape.key();
     if (key.length == 1) {
       return kinds[key[0]].textual() ? v.textAt(key[0], row) : (Object) v.longAt(key[0], row);
     }
@@ -154,7 +158,6 @@ abstract class ColumnarBatch {
 
     /** Slots sized for about {@code expected} keys (a batch's lines), so that they seldom grow. */
     Slots(int expected) {
-      int[] key = shape.key();
       oneLong = key.length == 1 && !kinds[key[0]].textual();
       longs = new LongSlots(oneLong ? expected : 0);
       objects = new java.util.HashMap<>(oneLong ? 16 : Math.max(16, expected * 4 / 3));
@@ -164,7 +167,7 @@ abstract class ColumnarBatch {
     int of(Values v, int row) {
       int slot;
       if (oneLong) {
-        slot = longs.slot(v.longAt(shape.key()[0], row), size);
+        slot = longs.slot(v.longAt(key[0], row), size);
       } else {
         Integer found = objects.putIfAbsent(keyOf(v, row), size);
         slot = found == null ? size : found;
@@ -177,7 +180,6 @@ abstract class ColumnarBatch {
 
     /** Each slot's key values, per key column ({@code long[]} or {@code String[]}). */
     Object[] keys() {
-      int[] key = shape.key();
       Object[] out = new Object[key.length];
       for (int k = 0; k < key.length; k++) {
         out[k] = kinds[key[k]].textual() ? new String[size] : new long[size];

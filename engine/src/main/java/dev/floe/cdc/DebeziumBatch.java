@@ -25,6 +25,7 @@ import java.util.List;
 public final class DebeziumBatch extends ColumnarBatch {
   private static final com.fasterxml.jackson.databind.ObjectReader SCHEMA =
       new com.fasterxml.jackson.databind.ObjectMapper().readerFor(com.fasterxml.jackson.databind.JsonNode.class);
+  private static final int[] NO_COLUMNS = {};
   private static final byte NONE = 0;
   private static final byte WRITE = 1;
   private static final byte DELETE = 2;
@@ -96,6 +97,9 @@ public final class DebeziumBatch extends ColumnarBatch {
     private boolean afterPartial;
     private boolean afterPlaceholder;
 
+    private final Members outerMembers = new Members();
+    private final Members payloadMembers = new Members();
+
     /** The members of an event object read so far. */
     private final class Members {
       String op;
@@ -113,6 +117,26 @@ public final class DebeziumBatch extends ColumnarBatch {
       boolean schema;
       int payload; // 0 absent, 1 null, 2 an object
       Members inner;
+
+      /** Made ready for another object's members (one at the top and one for a payload, reused line after line). */
+      Members clear() {
+        op = null;
+        beforeIs = 0;
+        afterIs = 0;
+        beforeNamed = false;
+        afterNamed = false;
+        sourceNamed = false;
+        lsn = 0;
+        lsnSeen = false;
+        binlogFile = null;
+        binlogPos = -1;
+        binlogRow = -1;
+        snapshot = 0;
+        schema = false;
+        payload = 0;
+        inner = null;
+        return this;
+      }
 
       boolean event() {
         return op != null || beforeNamed || afterNamed || sourceNamed;
@@ -152,7 +176,7 @@ public final class DebeziumBatch extends ColumnarBatch {
           }
           d.op[row] = DELETE;
           d.lsn[row] = m.lsn;
-          for (int k : shape.key()) { // the key from the before image
+          for (int k : key) { // the key from the before image
             d.values.nulls[k][row] = false;
             if (kinds[k].textual()) {
               ((String[]) d.values.values[k])[row] = before.textAt(k, 0);
@@ -172,7 +196,7 @@ public final class DebeziumBatch extends ColumnarBatch {
               throw Refused.INSTANCE;
             }
             boolean same = true;
-            for (int k : shape.key()) {
+            for (int k : key) {
               same &= kinds[k].textual() ? before.textAt(k, 0).equals(d.values.textAt(k, row))
                   : before.longAt(k, 0) == d.values.longAt(k, row);
             }
@@ -183,7 +207,7 @@ public final class DebeziumBatch extends ColumnarBatch {
             if (!same && d.oldKeys == null) {
               d.oldKeys = new Values(d.n);
             }
-            for (int k : same ? new int[0] : shape.key()) {
+            for (int k : same ? NO_COLUMNS : key) {
               d.oldKeys.nulls[k][row] = false;
               if (kinds[k].textual()) {
                 ((String[]) d.oldKeys.values[k])[row] = before.textAt(k, 0);
@@ -222,7 +246,7 @@ public final class DebeziumBatch extends ColumnarBatch {
 
     /** An event object's members (at the top, also a schema envelope's {@code schema} and {@code payload}). */
     private Members members(Chunk d, int row, boolean top) {
-      Members m = new Members();
+      Members m = (top ? outerMembers : payloadMembers).clear(); // a payload's members are never a payload's
       if (in.peek() != '{') {
         throw Refused.INSTANCE;
       }
@@ -234,7 +258,7 @@ public final class DebeziumBatch extends ColumnarBatch {
               if (m.op != null || in.peek() != '"') {
                 throw Refused.INSTANCE; // named twice, or not a string
               }
-              m.op = in.string();
+              m.op = in.word();
             }
             case "before" -> {
               if (m.beforeNamed) {
@@ -386,7 +410,7 @@ public final class DebeziumBatch extends ColumnarBatch {
       java.util.Arrays.fill(seen, false);
       if (!isBefore) {
         afterPlaceholder = false;
-        for (int c : shape.cells()) {
+        for (int c : cells) {
           d.unwritten[c][row] = true; // until the image names it
         }
       }
@@ -416,12 +440,12 @@ public final class DebeziumBatch extends ColumnarBatch {
           }
         } while (in.next());
       }
-      for (int k : shape.key()) {
+      for (int k : key) {
         ok &= seen[k];
       }
       if (!isBefore) {
         afterPartial = false;
-        for (int c : shape.cells()) {
+        for (int c : cells) {
           afterPartial |= d.unwritten[c][row];
         }
       }
@@ -436,7 +460,6 @@ public final class DebeziumBatch extends ColumnarBatch {
   private FoldedColumns fold(List<Chunk> chunks) {
     int lines = chunks.stream().mapToInt(c -> c.n).sum();
     Slots slots = new Slots(lines);
-    int[] cells = shape.cells();
     boolean partial = chunks.stream().anyMatch(c -> c.partial);
     int capacity = Math.max(16, lines); // a key a line, but for key changes' old keys
     long[] del = new long[capacity];
@@ -541,7 +564,6 @@ public final class DebeziumBatch extends ColumnarBatch {
   private FoldedColumns foldCells(List<Chunk> chunks, Slots slots, long[] del, long[] wp, long[][] cellWp,
       long[][] cellWinner, long changes, long maxPosition) {
     int size = slots.size;
-    int[] cells = shape.cells();
     Object[] cellValues = new Object[cells.length];
     boolean[][] cellNulls = new boolean[cells.length][size];
     long[][] cellAt = new long[cells.length][size];

@@ -103,10 +103,10 @@ final class JsonCursor {
             return false;
           }
           int start = p;
-          Long l = number() ? parseLong(start, p) : null;
-          if (l == null) {
+          if (!number() || !parseLong(start, p)) {
             return false;
           }
+          long l = parsed;
           if (kinds[c] == Kind.DATE) {
             bits = l; // days, as the tree decoder reads an integer for a date
             return JsonValues.storable(true, l); // else the tree decoder's 22008
@@ -194,19 +194,21 @@ final class JsonCursor {
         if (kinds[c] == Kind.DOUBLE || kinds[c] == Kind.REAL) {
           double d;
           if (integral) { // as a long first, as Jackson does (-0 is 0)
-            Long l = parseLong(start, p);
-            if (l == null) {
+            if (!parseLong(start, p)) {
               return false;
             }
-            d = l;
+            d = parsed;
           } else {
             d = Double.parseDouble(s.substring(start, p));
           }
           bits = Double.doubleToRawLongBits(kinds[c] == Kind.REAL ? (float) d : d);
           return true;
         }
-        Long l = integral ? parseLong(start, p) : null;
-        if (l == null || kinds[c] == Kind.INTEGER && (l < Integer.MIN_VALUE || l > Integer.MAX_VALUE)
+        if (!integral || !parseLong(start, p)) {
+          return false;
+        }
+        long l = parsed;
+        if (kinds[c] == Kind.INTEGER && (l < Integer.MIN_VALUE || l > Integer.MAX_VALUE)
             || kinds[c] == Kind.SMALLINT && (l < Short.MIN_VALUE || l > Short.MAX_VALUE)) {
           return false;
         }
@@ -263,18 +265,22 @@ final class JsonCursor {
     if (c != '-' && (c < '0' || c > '9') || !number()) {
       throw Refused.INSTANCE;
     }
-    Long l = parseLong(start, p);
-    if (l == null) {
+    if (!parseLong(start, p)) {
       throw Refused.INSTANCE;
     }
-    return l;
+    return parsed;
   }
 
-  private Long parseLong(int start, int end) {
+  /** The integer {@link #parseLong} read last. */
+  private long parsed;
+
+  /** Reads the integer from {@code start} to {@code end} into {@link #parsed}: false if out of range. */
+  private boolean parseLong(int start, int end) {
     try {
-      return Long.parseLong(s, start, end, 10);
+      parsed = Long.parseLong(s, start, end, 10);
+      return true;
     } catch (NumberFormatException e) {
-      return null; // out of range
+      return false; // out of range
     }
   }
 
@@ -286,8 +292,16 @@ final class JsonCursor {
   }
 
   void ws() {
-    if (p < s.length() && s.charAt(p) > ' ') {
-      return; // no white space: the usual case
+    int n = s.length();
+    if (p < n) {
+      char c = s.charAt(p);
+      if (c > ' ') {
+        return; // no white space: compact JSON, as Debezium's converter writes it
+      }
+      if (c == ' ' && p + 1 < n && s.charAt(p + 1) > ' ') {
+        p++; // one space: JSON written with a space after each colon and comma
+        return;
+      }
     }
     while (p < s.length()) {
       char c = s.charAt(p);
@@ -344,12 +358,22 @@ final class JsonCursor {
     }
     for (String x : PLACEHOLDERS) {
       int end = p + 1 + x.length();
-      if (end < s.length() && s.charAt(end) == '"' && s.regionMatches(p + 1, x, 0, x.length())) {
+      if (end < s.length() && s.charAt(p + 1) == x.charAt(0) && s.charAt(end) == '"'
+          && s.regionMatches(p + 1, x, 0, x.length())) {
         p = end + 1;
         return true;
       }
     }
     return false;
+  }
+
+  /**
+   * A string of a few values repeated line after line (an event's {@code op}): read as {@link #string}
+   * reads it, the one read before returned again.
+   */
+  String word() {
+    String w = plainName();
+    return w != null ? w : string();
   }
 
   /** A member's name and its colon. */

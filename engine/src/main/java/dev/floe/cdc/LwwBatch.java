@@ -165,7 +165,6 @@ public final class LwwBatch extends ColumnarBatch {
 
   /** Folds the decoded chunks per key by Cassandra's order, part by part. */
   private FoldedColumns fold(List<Chunk> chunks) {
-    int[] cells = shape.cells();
     int lines = chunks.stream().mapToInt(c -> c.n).sum();
     Slots slots = new Slots(lines);
     int capacity = Math.max(16, lines); // a key a line at most
