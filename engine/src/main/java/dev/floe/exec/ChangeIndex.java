@@ -582,35 +582,62 @@ final class ChangeIndex {
    * @param everything the stored range deletion of every row's timestamp, or null
    */
   Hits lookup(DuckDBConnection duck, FoldedColumns f, Long everything) throws SQLException {
-    long[] k = (long[]) f.keys[0];
     long[][] c = new long[8][f.size];
+    // the keys in a few ranges on every core (the slots are only read), each range a block at a time: the
+    // block's slots loaded first, loads that do not wait on one another, then read while they are cached
+    int ranges = f.size < 2 * lookupRange ? 1 : Math.max(1, Runtime.getRuntime().availableProcessors());
+    long[][] counts = new long[ranges][];
+    java.util.stream.IntStream.range(0, ranges).parallel().forEach(r -> counts[r] = lookup(f, everything, c,
+        (int) ((long) f.size * r / ranges), (int) ((long) f.size * (r + 1) / ranges)));
     long read = 0;
     long kept = 0;
-    // one pass, in the batch's order: a key's slot is read once, while it is in the cache
-    for (int i = 0; i < f.size; i++) {
-      int o = find(k[i]);
-      long stateRow = o < 0 ? NONE : slots[o + STATE_ROW];
-      long targetRow = o < 0 ? NONE : slots[o + TARGET_ROW];
-      c[0][i] = stateRow == NONE ? NONE : fileOf(stateRow);
-      c[1][i] = stateRow == NONE ? NONE : positionOf(stateRow);
-      c[2][i] = targetRow == NONE ? NONE : fileOf(targetRow);
-      c[3][i] = targetRow == NONE ? NONE : positionOf(targetRow);
-      c[4][i] = o < 0 ? NONE : slots[o + DELETED_AT];
-      c[5][i] = o < 0 ? NONE : slots[o + NEWEST];
-      c[6][i] = o < 0 ? NONE : slots[o + DEAD_SINCE];
-      if (stateRow != NONE) {
-        if (overwrites(f, i, c[5][i], Math.max(Math.max(f.deletedAt[i], c[4][i]), everything == null ? NONE
-            : everything))) {
-          c[7][i] = 1;
-          kept++;
-        } else {
-          read++;
-        }
-      }
+    for (long[] n : counts) {
+      read += n[0];
+      kept += n[1];
     }
     files(duck, STATE_FILES, stateFiles);
     files(duck, TARGET_FILES, targetFiles);
     return new Hits(c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], read, kept);
+  }
+
+  /** Below twice this many keys a batch is looked up on one thread (tests lower it to split small batches). */
+  static volatile int lookupRange = 50_000;
+
+  /** Looks up keys {@code from} to {@code to} into {@code c} ({@link Hits}' columns): {stored rows read, kept}. */
+  private long[] lookup(FoldedColumns f, Long everything, long[][] c, int from, int to) {
+    long[] k = (long[]) f.keys[0];
+    long read = 0;
+    long kept = 0;
+    long touched = 0;
+    for (int block = from; block < to; block += PREFETCH) {
+      int end = Math.min(to, block + PREFETCH);
+      for (int i = block; i < end; i++) {
+        touched += slots[home(k[i]) * WIDTH];
+      }
+      for (int i = block; i < end; i++) {
+        int o = find(k[i]);
+        long stateRow = o < 0 ? NONE : slots[o + STATE_ROW];
+        long targetRow = o < 0 ? NONE : slots[o + TARGET_ROW];
+        c[0][i] = stateRow == NONE ? NONE : fileOf(stateRow);
+        c[1][i] = stateRow == NONE ? NONE : positionOf(stateRow);
+        c[2][i] = targetRow == NONE ? NONE : fileOf(targetRow);
+        c[3][i] = targetRow == NONE ? NONE : positionOf(targetRow);
+        c[4][i] = o < 0 ? NONE : slots[o + DELETED_AT];
+        c[5][i] = o < 0 ? NONE : slots[o + NEWEST];
+        c[6][i] = o < 0 ? NONE : slots[o + DEAD_SINCE];
+        if (stateRow != NONE) {
+          if (overwrites(f, i, c[5][i], Math.max(Math.max(f.deletedAt[i], c[4][i]), everything == null ? NONE
+              : everything))) {
+            c[7][i] = 1;
+            kept++;
+          } else {
+            read++;
+          }
+        }
+      }
+    }
+    this.touched = touched; // so that the loads are not optimized away (a racy write of a value never read)
+    return new long[] {read, kept};
   }
 
   /**

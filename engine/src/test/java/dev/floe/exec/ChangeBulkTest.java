@@ -186,7 +186,9 @@ class ChangeBulkTest {
           now += r.nextInt(3);
           System.setProperty(ChangeIndex.MODE_PROPERTY, "always");
           System.setProperty(ChangeBulk.MIN_EVENTS_PROPERTY, "1");
+          ChangeIndex.lookupRange = 1 + r.nextInt(40); // most batches' keys looked up in ranges on every core
           long[] a = bulk(indexed, batch, format, now);
+          ChangeIndex.lookupRange = 50_000;
           System.setProperty(ChangeIndex.MODE_PROPERTY, "never");
           System.setProperty(ChangeBulk.MIN_EVENTS_PROPERTY, "1");
           long[] b = bulk(scanned, batch, format, now);
