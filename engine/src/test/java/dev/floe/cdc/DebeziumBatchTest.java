@@ -69,6 +69,27 @@ class DebeziumBatchTest {
     assertThat(taken).as("batches taken of " + batches).isGreaterThan(batches / 4);
   }
 
+  /**
+   * A batch of key changes alone has two keys a line (each old key deleted, each new one written): more keys
+   * than the fold's key map was sized for, so it grows while the batch folds, and folds as the reference.
+   */
+  @Test
+  void keysBeyondTheLinesGrowTheKeyMap() {
+    TableShape shape = ColumnarChecks.shape(false, true);
+    List<String> lines = new ArrayList<>();
+    Random r = new Random(11);
+    for (int i = 0; i < 3000; i++) {
+      long from = 1 + r.nextInt(1_000_000);
+      lines.add("{\"before\": {\"id\": " + from + "}, \"after\": {\"id\": " + (2_000_000 + i) + ", \"name\": \"k" + i
+          + "\", \"amount\": " + i + "}, \"source\": {\"connector\": \"postgresql\", \"lsn\": " + (10 + i)
+          + "}, \"op\": \"u\"}");
+    }
+    FoldedColumns folded = DebeziumBatch.fold(shape, lines);
+    assertThat(folded).as("taken").isNotNull();
+    assertThat(folded.size).as("keys").isGreaterThan(5000);
+    assertThat(ColumnarChecks.compare(shape, ChangeFormat.DEBEZIUM, lines, folded, "key changes")).isTrue();
+  }
+
   // ------------------------------------------------------------------ random events
 
   private static final String[] WORDS = {"ann", "", "émile", "a\"b", "back\\slash", "tab\there", "new\nline",
