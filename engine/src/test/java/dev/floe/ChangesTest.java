@@ -69,6 +69,62 @@ class ChangesTest {
     }
   }
 
+  /**
+   * Rows the table held before its stream wrote their keys (loaded by INSERT, or written by a statement) count
+   * as written before every change: a change of some cells keeps the others, a deletion removes the row, and a
+   * write after the deletion brings back only what it writes. The same in a batch folded in Java, in DuckDB
+   * scanning, and in DuckDB with the index of keys.
+   */
+  @Test
+  void rowsTheStreamDidNotWriteKeepTheCellsAChangeLeavesOut() {
+    String[] paths = {"java", "scan", "index"};
+    try (Database db = Floe.open(dir)) {
+      for (String path : paths) {
+        String t = "pre_" + path;
+        db.sql("CREATE TABLE " + t + " (id bigint PRIMARY KEY, name text, score int, note text)").close();
+        db.sql("INSERT INTO " + t + " SELECT i, 'n' || i, i, 'note' FROM range(0, 30000) AS r(i)").close();
+        Changes lww = db.changes(t, Changes.Format.LWW);
+        Changes debezium = db.changes(t, Changes.Format.DEBEZIUM);
+        boolean bulk = !path.equals("java");
+        try {
+          System.setProperty("floe.cdc.bulk-min-events", bulk ? "1" : "1000000000");
+          System.setProperty("floe.cdc.index", path.equals("index") ? "always" : "never");
+          List<String> batch = new ArrayList<>();
+          batch.add("{\"key\": {\"id\": 1}, \"ts\": 10, \"cells\": {\"score\": 100}}");
+          batch.add("{\"key\": {\"id\": 2}, \"ts\": 10, \"delete\": true}");
+          batch.add("{\"key\": {\"id\": 3}, \"ts\": 10, \"delete\": true}");
+          batch.add("{\"key\": {\"id\": 3}, \"ts\": 11, \"cells\": {\"name\": \"back\"}}");
+          batch.add("{\"key\": {\"id\": 4}, \"ts\": 10, \"cells\": {\"note\": null}}");
+          for (int i = 10; i < 20_000; i++) { // enough keys for the DuckDB path
+            batch.add("{\"key\": {\"id\": " + i + "}, \"ts\": 10, \"cells\": {\"score\": -" + i + "}}");
+          }
+          assertThat(lww.apply(batch).committed()).as(path).isTrue();
+          assertThat(rows(db, "SELECT id, name, score, note FROM " + t + " WHERE id < 6 OR id IN (10, 19999, 20000) "
+              + "ORDER BY id")).as(path).containsExactly("0|n0|0|note", "1|n1|100|note", "3|back|null|null",
+                  "4|n4|4|null", "5|n5|5|note", "10|n10|-10|note", "19999|n19999|-19999|note", "20000|n20000|20000|note");
+          // the table's values are older than any change, the stream's own are its state now
+          assertThat(lww.apply(List.of("{\"key\": {\"id\": 1}, \"ts\": 5, \"cells\": {\"score\": 1, \"name\": "
+              + "\"older\"}}", "{\"key\": {\"id\": 1}, \"ts\": 12, \"cells\": {\"note\": \"new\"}}")).committed())
+              .as(path).isTrue();
+          assertThat(rows(db, "SELECT id, name, score, note FROM " + t + " WHERE id = 1")).as(path)
+              .containsExactly("1|older|100|new");
+          // a row a statement wrote after the stream began, and a Debezium image with an unchanged TOAST value
+          db.sql("INSERT INTO " + t + " VALUES (40000, 'late', 7, 'stmt')").close();
+          assertThat(debezium.apply(List.of("{\"op\": \"u\", \"before\": null, \"after\": {\"id\": 40000, "
+              + "\"name\": \"__debezium_unavailable_value\", \"score\": 8, \"note\": \"x\"}, \"source\": {\"lsn\": 100}}",
+              "{\"op\": \"u\", \"before\": null, \"after\": {\"id\": 29999, \"name\": "
+              + "\"__debezium_unavailable_value\", \"score\": 9, \"note\": \"y\"}, \"source\": {\"lsn\": 101}}"))
+              .committed()).as(path).isTrue();
+          assertThat(rows(db, "SELECT id, name, score, note FROM " + t + " WHERE id IN (29999, 40000) ORDER BY id"))
+              .as(path).containsExactly("29999|n29999|9|y", "40000|late|8|x");
+        } finally {
+          System.clearProperty("floe.cdc.bulk-min-events");
+          System.clearProperty("floe.cdc.index");
+        }
+      }
+    }
+  }
+
   @Test
   void rangeAndPartitionDeletionsCoverLateWrites() {
     try (Database db = Floe.open(dir)) {

@@ -329,6 +329,7 @@ final class ChangeApply {
       }
       String keys = stageKeys(stage, keyFields, fold.rows().keySet());
       Map<Key, Stored> revisit = revisit(duck, stage, stateTable, b.stateSnapshot(), keyFields, keys, newRanges, now);
+      tableRows(duck, stage, target, b.targetSnapshot(), keyFields, fold, revisit);
       // 3. reconcile
       List<Object[]> stateRows = new ArrayList<>();
       Map<String, List<Long>> stateDeletes = new HashMap<>();
@@ -342,7 +343,9 @@ final class ChangeApply {
         if (merged.equals(s.state) && !expired && !(s.deadSince != null && s.deadSince < now - b.grace())) {
           continue;
         }
-        stateDeletes.computeIfAbsent(s.file, f -> new ArrayList<>()).add(s.pos);
+        if (s.file != null) { // null: a table row's state, never stored
+          stateDeletes.computeIfAbsent(s.file, f -> new ArrayList<>()).add(s.pos);
+        }
         keep(merged, s.deadSince, now, b.grace(), stateRows);
         targetRows.put(merged.key(), merged.row(shape, now));
       }
@@ -483,6 +486,75 @@ final class ChangeApply {
       }
     }
     return out;
+  }
+
+  /**
+   * Adds to {@code revisit} the stored state of each key of the batch that has none but a row in the table
+   * (loaded before the stream, or written by a statement): the row's values, written before every change
+   * ({@link ChangeState#tableRow}), so that the cells the batch leaves out keep them. Keys the batch overwrites
+   * whole (or deletes) do not need it, but for the old keys of key changes, whose cells a new key may take.
+   */
+  private void tableRows(DuckDBConnection duck, StagedRows stage, Table target, Optional<Snapshot> snapshot,
+      Types.NestedField[] keyFields, Fold fold, Map<Key, Stored> revisit) throws SQLException {
+    if (snapshot.isEmpty()) {
+      return;
+    }
+    java.util.Set<Key> wanted = new java.util.HashSet<>();
+    fold.rows().forEach((k, s) -> {
+      if (!revisit.containsKey(k) && !overwrittenWhole(s)) {
+        wanted.add(k);
+      }
+    });
+    fold.carries().forEach(c -> {
+      if (!revisit.containsKey(c.from())) {
+        wanted.add(c.from());
+      }
+    });
+    if (wanted.isEmpty()) {
+      return;
+    }
+    String keys = stageKeys(stage, keyFields, wanted);
+    Expression filter = keyFields.length == 1 ? KeyedFold.keyFilter(duck, keyFields[0], keys, "k0")
+        : Expressions.alwaysTrue();
+    ScanPlan plan = ScanPlan.plan(engine.planner(), target, snapshot, filter, false);
+    List<Types.NestedField> columns = state.shape.columns();
+    StringBuilder select = new StringBuilder();
+    for (Types.NestedField c : columns) {
+      select.append(select.length() > 0 ? ", " : "").append("r.").append(Lexer.quoteIdentifier(c.name()));
+    }
+    StringBuilder on = new StringBuilder();
+    for (int k = 0; k < keyFields.length; k++) {
+      on.append(k > 0 ? " AND " : "").append("b.k").append(k).append(" = r.")
+          .append(Lexer.quoteIdentifier(keyFields[k].name()));
+    }
+    String sql = "SELECT " + select + " FROM (" + ScanSql.relation(plan, target.io(), engine.files(), false)
+        + ") AS r WHERE EXISTS (SELECT 1 FROM " + keys + " AS b WHERE " + on + ")";
+    try (var st = duck.createStatement(); ResultSet rs = st.executeQuery(sql)) {
+      while (rs.next()) {
+        Object[] values = new Object[columns.size()];
+        for (int i = 0; i < values.length; i++) {
+          values[i] = ChangeState.internal(rs, i + 1, columns.get(i).type());
+        }
+        RowState s = state.tableRow(values);
+        revisit.put(s.key(), new Stored(s, null, null, null, -1));
+      }
+    }
+  }
+
+  /** Whether a folded key's writes leave nothing of a stored row: it is deleted, or its marker and every cell written. */
+  private static boolean overwrittenWhole(RowState s) {
+    if (s.deletedAt() != RowState.NEVER) {
+      return true;
+    }
+    if (s.marker() == null) {
+      return false;
+    }
+    for (int i = 0; i < s.cellCount(); i++) {
+      if (s.cell(i) == null) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** A key value as SQL: a one-row staged relation's value, so every type is exact. */

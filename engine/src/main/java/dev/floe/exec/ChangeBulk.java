@@ -102,8 +102,17 @@ final class ChangeBulk {
             + " WHERE i_sf IS NOT NULL AND NOT i_kept)") + " AS f ON " + keyJoin("f", "s", true) + " WHERE s."
             + ChangeState.RANGE + " IS NULL");
       }
-      steps.done(hits == null ? "state read" : "state read (" + hits.keptCount() + " rows from the index, "
-          + hits.read() + " from the table)");
+      if (targetSnapshot.isPresent() && (hits == null || hits.tableRows() > 0)) {
+        // the keys the stream has not written: their table rows are their stored rows (unless overwritten whole)
+        ScanPlan plan = ScanPlan.plan(apply.planner(), target, targetSnapshot, Expressions.alwaysTrue(), false);
+        st.execute("INSERT INTO " + STORED + " SELECT NULL, NULL, " + state.tableRowList("r") + " FROM ("
+            + ScanSql.relation(plan, target.io(), apply.files(), true) + ") AS r SEMI JOIN (SELECT * FROM " + FOLD
+            + " AS f" + (hits == null ? " ANTI JOIN " + STORED + " AS s ON " + keyJoin("f", "s", true) + " WHERE "
+            : " WHERE f.i_sf IS NULL AND f.i_tf IS NOT NULL AND ") + "NOT (" + overwrittenWhole("f") + ")) AS f ON "
+            + keyJoin("f", "r", false));
+      }
+      steps.done(hits == null ? "stored rows read" : "stored rows read (" + hits.keptCount() + " from the index, "
+          + hits.read() + " from the state table, " + hits.tableRows() + " from the table)");
       st.execute(merge(everythingDeletedAt, hits));
       long[] merged = longs(st, "SELECT count(*) FILTER (WHERE conflict), count(*) FILTER (WHERE changed), "
           + "count(*) FILTER (WHERE changed AND live), count(*) FILTER (WHERE changed AND sfile IS NOT NULL), "
@@ -396,7 +405,7 @@ final class ChangeBulk {
    */
   private String merge(Long everything, ChangeIndex.Hits hits) {
     // every key overwritten whole or new: no stored write outlives the batch, and none ties with it
-    boolean overwritten = hits != null && hits.read() == 0;
+    boolean overwritten = hits != null && hits.read() == 0 && hits.tableRows() == 0;
     StringBuilder cols = new StringBuilder();
     StringBuilder changed = new StringBuilder("s.sfile IS NULL OR d IS DISTINCT FROM s." + ChangeState.DELETED_AT
         + " OR bm OR s." + ChangeState.DEAD_SINCE + " < " + (now - grace));
@@ -494,6 +503,19 @@ final class ChangeBulk {
     }
     return "SELECT " + cols + " FROM " + FOLD + " AS f" + (anyStored ? " LEFT JOIN " + STORED + " AS s ON "
         + keyJoin("f", "s", true) : "") + " LEFT JOIN " + ChangeIndex.STATE_FILES + " AS sfp ON sfp.no = f.i_sf";
+  }
+
+  /**
+   * SQL of whether the batch writes every cell and the marker of folded row {@code f}, or deletes it: true of a
+   * key whose stored row is its table row ({@link ChangeState#TABLE_ROW_TS}, older than any write), whose
+   * values then do not matter.
+   */
+  private String overwrittenWhole(String f) {
+    StringBuilder b = new StringBuilder(f + ".del IS NOT NULL OR " + f + ".mt IS NOT NULL");
+    for (int i = 0; i < shape.cells().length; i++) {
+      b.append(" AND ").append(f).append(".p").append(i).append(" IS NOT NULL");
+    }
+    return b.toString();
   }
 
   /** SQL of the keys ({@code k0}) whose state rows the last batch planned deleted without writing them again. */

@@ -570,10 +570,12 @@ final class ChangeIndex {
    * position, its target row's, the stored deletion, the newest stored write, since when the stored row is
    * dead, and whether the stored row is taken from here ({@code kept}: there is one, and the batch
    * overwrites it whole, so its values are not needed); with how many stored rows must be read from the
-   * state table ({@code read}) and how many are taken from here.
+   * state table ({@code read}), how many are taken from here, and how many keys without a state row the batch
+   * does not overwrite whole, whose table rows are their stored rows ({@code tableRows},
+   * {@link ChangeState#TABLE_ROW_TS}).
    */
   record Hits(long[] stateFile, long[] statePosition, long[] targetFile, long[] targetPosition, long[] deletedAt,
-      long[] newest, long[] deadSince, long[] kept, long read, long keptCount) {}
+      long[] newest, long[] deadSince, long[] kept, long read, long keptCount, long tableRows) {}
 
   /**
    * Looks up the batch's keys, and makes {@value #STATE_FILES} and {@value #TARGET_FILES} of the file
@@ -591,23 +593,29 @@ final class ChangeIndex {
         (int) ((long) f.size * r / ranges), (int) ((long) f.size * (r + 1) / ranges)));
     long read = 0;
     long kept = 0;
+    long tableRows = 0;
     for (long[] n : counts) {
       read += n[0];
       kept += n[1];
+      tableRows += n[2];
     }
     files(duck, STATE_FILES, stateFiles);
     files(duck, TARGET_FILES, targetFiles);
-    return new Hits(c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], read, kept);
+    return new Hits(c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], read, kept, tableRows);
   }
 
   /** Below twice this many keys a batch is looked up on one thread (tests lower it to split small batches). */
   static volatile int lookupRange = 50_000;
 
-  /** Looks up keys {@code from} to {@code to} into {@code c} ({@link Hits}' columns): {stored rows read, kept}. */
+  /**
+   * Looks up keys {@code from} to {@code to} into {@code c} ({@link Hits}' columns): {stored rows read, kept,
+   * table rows read}.
+   */
   private long[] lookup(FoldedColumns f, Long everything, long[][] c, int from, int to) {
     long[] k = (long[]) f.keys[0];
     long read = 0;
     long kept = 0;
+    long tableRows = 0;
     long touched = 0;
     for (int block = from; block < to; block += PREFETCH) {
       int end = Math.min(to, block + PREFETCH);
@@ -625,19 +633,21 @@ final class ChangeIndex {
         c[4][i] = o < 0 ? NONE : slots[o + DELETED_AT];
         c[5][i] = o < 0 ? NONE : slots[o + NEWEST];
         c[6][i] = o < 0 ? NONE : slots[o + DEAD_SINCE];
+        long deletion = Math.max(Math.max(f.deletedAt[i], c[4][i]), everything == null ? NONE : everything);
         if (stateRow != NONE) {
-          if (overwrites(f, i, c[5][i], Math.max(Math.max(f.deletedAt[i], c[4][i]), everything == null ? NONE
-              : everything))) {
+          if (overwrites(f, i, c[5][i], deletion)) {
             c[7][i] = 1;
             kept++;
           } else {
             read++;
           }
+        } else if (targetRow != NONE && !overwrites(f, i, ChangeState.TABLE_ROW_TS, deletion)) {
+          tableRows++;
         }
       }
     }
     this.touched = touched; // so that the loads are not optimized away (a racy write of a value never read)
-    return new long[] {read, kept};
+    return new long[] {read, kept, tableRows};
   }
 
   /**

@@ -199,6 +199,55 @@ final class ChangeState {
     return s;
   }
 
+  /**
+   * The timestamp of what the table holds of a key its stream has not written (rows loaded by INSERT or COPY
+   * before the stream, or written by a statement): older than every change, so a cell the stream does not
+   * write keeps the table's value (docs/cdc.md). Above {@link ChangeIndex#NONE} (nothing) and below a Debezium
+   * snapshot's reads (a position less 2^62).
+   */
+  static final long TABLE_ROW_TS = Long.MIN_VALUE + 2;
+
+  /**
+   * SQL of the state row, in {@link #schema} order, of a key the stream has not written from its table row
+   * ({@code r}, the target's columns by name): its marker and each non-NULL cell written at
+   * {@link #TABLE_ROW_TS}.
+   */
+  String tableRowList(String r) {
+    StringBuilder b = new StringBuilder();
+    for (int i = 0; i < fieldIds.length; i++) {
+      String v = r + "." + Lexer.quoteIdentifier(shape.columns().get(i).name());
+      b.append(i > 0 ? ", " : "").append(v);
+      if (shape.cellOf(i) >= 0) {
+        b.append(", CASE WHEN ").append(v).append(" IS NOT NULL THEN CAST(").append(TABLE_ROW_TS)
+            .append(" AS BIGINT) END, CASE WHEN ").append(v).append(" IS NOT NULL THEN ")
+            .append(Cell.Kind.VALUE.ordinal()).append(" END, CASE WHEN ").append(v).append(" IS NOT NULL THEN 0 END");
+      }
+    }
+    // deleted_at, marker_ts, marker_expires, dead_since, expires_next, range_rows
+    return b.append(", NULL, CAST(").append(TABLE_ROW_TS).append(" AS BIGINT), 0, NULL, NULL, NULL").toString();
+  }
+
+  /**
+   * The state of a key the stream has not written, from its table row ({@code values}, Iceberg's internal
+   * representation in shape column order): as {@link #tableRowList}.
+   */
+  RowState tableRow(Object[] values) {
+    int[] k = shape.key();
+    Object[] key = new Object[k.length];
+    for (int i = 0; i < k.length; i++) {
+      key[i] = values[k[i]];
+    }
+    RowState s = new RowState(new Key(key), shape.cellCount());
+    s.mark(Cell.marker(TABLE_ROW_TS, 0));
+    for (int i = 0; i < values.length; i++) {
+      int cell = shape.cellOf(i);
+      if (cell >= 0 && values[i] != null) {
+        s.write(cell, Cell.write(TABLE_ROW_TS, values[i], 0), shape);
+      }
+    }
+    return s;
+  }
+
   /** A state row's values in {@link #schema} order, Iceberg's internal representation. */
   Object[] stored(RowState s, Long deadSince, long expiresNext) {
     List<Object> out = new ArrayList<>();
