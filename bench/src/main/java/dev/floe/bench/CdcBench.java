@@ -18,7 +18,7 @@ import java.util.Map;
 
 /**
  * The change-stream benchmark (issue 23, docs/cdc.md): Floe folding Debezium events into a table beside
- * Spark's {@code MERGE INTO} of the same changes on the same table, and Floe folding LWW envelopes of five
+ * Spark's {@code MERGE INTO} of the same changes on the same table, and the same for LWW envelopes of five
  * cells.
  *
  * <ul>
@@ -36,7 +36,9 @@ import java.util.Map;
  *       user writes for a CDC batch. Timed as the statement alone (its session start and warm-up apart).
  *   <li>Both tables are checked to hold the same rows afterwards (count and sums).
  *   <li>LWW: {@code --envelopes} envelopes over a table of five bigint cells, each writing 1 to 5 cells at a
- *       timestamp (60% updates, 20% inserts with the row marker, 20% row deletions); Floe only.
+ *       timestamp (60% updates, 20% inserts with the row marker, 20% row deletions), applied by Floe as above and
+ *       merged by Spark into a table that keeps a timestamp per cell (what a Spark user needs to fold them exactly;
+ *       {@link #lww}); both compared as live rows afterwards.
  *   <li>A steady stream: {@code --steady-rate} events a second for {@code --steady-seconds}, applied once per
  *       {@code --window-ms} as {@code floe cdc apply --follow} does: the lag from an event's queueing to its
  *       commit, and the commits and files added per minute (bounded by the window).
@@ -156,11 +158,11 @@ public final class CdcBench {
         + "WHEN MATCHED THEN UPDATE SET name = s.name, amount = s.amount, note = s.note "
         + "WHEN NOT MATCHED AND s.op <> 'd' THEN INSERT (id, name, amount, note) VALUES (s.id, s.name, s.amount, s.note)";
     MutationBench.PeerRun sparkRun = null;
-    String sparkProblem = null;
+    SparkPeer peer = new SparkPeer(classpath.toAbsolutePath(), sparkHeap, data.resolve("spark-scratch"),
+        MutationBench.SPARK_WARM_UP_ROWS);
+    String sparkProblem = spark ? peer.unavailable() : "`--no-spark`";
+    String lwwSparkProblem = sparkProblem;
     if (spark) {
-      SparkPeer peer = new SparkPeer(classpath.toAbsolutePath(), sparkHeap, data.resolve("spark-scratch"),
-          MutationBench.SPARK_WARM_UP_ROWS);
-      sparkProblem = peer.unavailable();
       if (sparkProblem == null) {
         try {
           sparkRun = peer.run(work, "spark_t", merge);
@@ -168,8 +170,6 @@ public final class CdcBench {
           sparkProblem = f.getMessage();
         }
       }
-    } else {
-      sparkProblem = "`--no-spark`";
     }
     String check;
     String firstState;
@@ -204,8 +204,8 @@ public final class CdcBench {
     System.err.printf(Locale.ROOT, "Floe with the maintainer: %.1f s: %,.0f/s (%d compactions, %s)%n",
         maintainedSeconds, e / maintainedSeconds, compactions, maintainedCheck);
 
-    // Floe, LWW with five cells
-    double[] lww = lww(data.resolve("cdc-lww"), n, e, batch);
+    // LWW with five cells, Floe and Spark
+    Lww lww = lww(data, n, e, batch, peer, lwwSparkProblem);
 
     // a steady stream committed once per window
     Steady steady = steady(data.resolve("cdc-steady"), Math.min(n, 1_000_000), steadyRate, steadySeconds, windowMs,
@@ -220,7 +220,11 @@ public final class CdcBench {
         + "in LSN order: 60%% updates, 20%% deletes of existing keys, 20%% inserts. Floe: the embedded `Changes` API "
         + "reading the JSON-lines file, %,d events per commit, JSON parsing included. Spark local[2]: the same "
         + "changes as an Iceberg table of parsed columns, newest per key by `row_number()`, one `MERGE INTO` (the "
-        + "statement alone; its session start and warm-up apart). %s.%n%n", n, e, batch, check));
+        + "statement alone; its session start and warm-up apart). %s. LWW: %,d envelopes over a table of five bigint "
+        + "cells in timestamp order (20%% row deletions, 20%% inserts with the row marker, 60%% updates of one to five "
+        + "cells); Spark merges the same changes, folded per key and cell (`max(named_struct(ts, value))`), into a table "
+        + "that keeps each cell's timestamp, the marker's and the newest deletion's, as a Spark user must to fold them "
+        + "exactly; compared as live rows.%n%n", n, e, batch, check, e));
     md.append("| measure | Floe | Spark local[2] | Spark/Floe |\n|---|---:|---:|---:|\n");
     md.append(String.format(Locale.ROOT, "| %,d Debezium events applied | %.1f s (%,.0f events/s, %d commit(s), %s) | "
         + "%s | %s |%n", e, floeSeconds, e / floeSeconds, commits, written(floeSummary),
@@ -231,8 +235,11 @@ public final class CdcBench {
         + "(%d compaction(s) of the table and its state between batches; %s) | %.1f s (%,.0f events/s) | – | %s |%n",
         compactions, maintainedCheck, maintainedSeconds, e / maintainedSeconds,
         sparkRun == null ? "–" : String.format(Locale.ROOT, "%.1f", sparkRun.statementSeconds() / maintainedSeconds)));
-    md.append(String.format(Locale.ROOT, "| %,d LWW envelopes, 5 cells a row | %.1f s (%,.0f envelopes/s) | not "
-        + "measured (a MERGE cannot keep per-cell timestamps) | – |%n", e, lww[0], e / lww[0]));
+    md.append(String.format(Locale.ROOT, "| %,d LWW envelopes, 5 cells a row (%s) | %.1f s (%,.0f envelopes/s) | %s | "
+        + "%s |%n", e, lww.check(), lww.floeSeconds(), e / lww.floeSeconds(), lww.spark() == null ? "not measured: "
+        + lww.sparkProblem() : String.format(Locale.ROOT, "%.1f s (%,.0f envelopes/s, %s)", lww.spark().statementSeconds(),
+        e / lww.spark().statementSeconds(), written(lww.spark().summary())), lww.spark() == null ? "–"
+        : String.format(Locale.ROOT, "%.1f", lww.spark().statementSeconds() / lww.floeSeconds())));
     md.append(steadyRows(steady, steadyRate, steadySeconds, windowMs).replace(" |\n", " | – | – |\n")).append('\n');
     QueryBench.appendResults(out, md);
   }
@@ -422,44 +429,130 @@ public final class CdcBench {
     }
   }
 
-  /** LWW envelopes over a table of five cells: seconds to apply, Floe alone. */
-  static double[] lww(Path dir, long n, long e, int batch) throws Exception {
-    MutationBench.deleteTree(dir);
-    Files.createDirectories(dir);
-    Path file = dir.resolve("lww.jsonl");
-    java.util.Random random = new java.util.Random(5);
-    try (BufferedWriter w = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
-      long next = n;
-      for (long i = 0; i < e; i++) {
-        int k = random.nextInt(10);
-        long ts = 1_700_000_000_000_000L + i;
-        if (k < 2) {
-          w.write("{\"key\": {\"id\": " + random.nextLong(n) + "}, \"ts\": " + ts + ", \"delete\": true}\n");
-          continue;
-        }
-        long id = k < 4 ? next++ : random.nextLong(n);
+  /** The Floe and Spark runs of the LWW envelopes, and whether their tables agree. */
+  record Lww(double floeSeconds, MutationBench.PeerRun spark, String sparkProblem, String check) {}
+
+  /**
+   * {@code e} LWW envelopes over a table of five bigint cells, in timestamp order: 20% row deletions of existing
+   * keys, 20% inserts of new keys (row marker and all five cells), 60% updates of one to five cells of existing
+   * keys. The changes are made once as a table ({@code lww_changes}: ts, op, id, and the cells written), the
+   * envelopes written from it. Floe applies the envelopes to {@code lww_t}; Spark merges the same changes into
+   * {@code lww_spark}, a table that keeps a timestamp per cell, the row marker's and the newest deletion's, as a
+   * Spark user must to fold LWW changes exactly. Both tables are compared afterwards as rows (live cells only).
+   */
+  static Lww lww(Path data, long n, long e, int batch, SparkPeer peer, String sparkProblem) throws Exception {
+    MutationBench.Pristine pristine = MutationBench.Pristine.of(data.resolve("cdc-lww-" + n + "-" + e), dir -> {
+      try (Database db = Floe.open(dir)) {
+        MutationBench.exec(db, "CREATE TABLE lww_t (id bigint PRIMARY KEY, c1 bigint, c2 bigint, c3 bigint, "
+            + "c4 bigint, c5 bigint)");
+        MutationBench.exec(db, "INSERT INTO lww_t SELECT i, i, i, i, i, i FROM range(0, " + n + ") AS r(i)");
+        // Spark's table: the rows loaded before the stream count as written at timestamp 0, none deleted (-1)
+        MutationBench.exec(db, "CREATE TABLE lww_spark (id bigint, c1 bigint, c2 bigint, c3 bigint, c4 bigint, "
+            + "c5 bigint, t1 bigint, t2 bigint, t3 bigint, t4 bigint, t5 bigint, marker_ts bigint, deleted_at bigint)");
+        MutationBench.exec(db, "INSERT INTO lww_spark SELECT i, i, i, i, i, i, 0, 0, 0, 0, 0, 0, -1 FROM range(0, "
+            + n + ") AS r(i)");
         StringBuilder cells = new StringBuilder();
-        int count = k < 4 ? 5 : 1 + random.nextInt(5);
-        for (int c = 1; c <= count; c++) {
-          cells.append(c > 1 ? ", " : "").append("\"c").append(k < 4 ? c : 1 + random.nextInt(5)).append("\": ")
-              .append(random.nextInt(1_000_000));
+        for (int c = 1; c <= 5; c++) {
+          // an update writes cell `pick` and each other cell with probability k/5, k in 0..4: one to five cells
+          cells.append(", CASE WHEN op = 'i' OR op = 'u' AND (pick = ").append(c).append(" OR hash(i * 5 + ").append(c)
+              .append(") % 5 < k) THEN CAST(hash(i * 31 + ").append(c).append(") % 1000000 AS BIGINT) END AS c")
+              .append(c);
         }
-        w.write("{\"key\": {\"id\": " + id + "}, \"ts\": " + ts + (k < 4 ? ", \"insert\": true" : "") + ", \"cells\": {"
-            + cells + "}}\n");
+        MutationBench.exec(db, "CREATE TABLE lww_changes AS SELECT 1700000000000000 + i AS ts, op, CASE op WHEN 'i' "
+            + "THEN " + n + " + i ELSE CAST(hash(i * 7) % " + n + " AS BIGINT) END AS id" + cells + " FROM (SELECT i, "
+            + "CASE WHEN hash(i) % 10 < 2 THEN 'd' WHEN hash(i) % 10 < 4 THEN 'i' ELSE 'u' END AS op, CAST(hash(i * 11) "
+            + "% 5 AS INTEGER) AS k, CAST(1 + hash(i * 17) % 5 AS INTEGER) AS pick FROM range(0, " + e + ") AS r(i))");
       }
-    }
-    try (Database db = Floe.open(dir.resolve("wh"))) {
-      MutationBench.exec(db, "CREATE TABLE lww_t (id bigint PRIMARY KEY, c1 bigint, c2 bigint, c3 bigint, c4 bigint, "
-          + "c5 bigint)");
-      MutationBench.exec(db, "INSERT INTO lww_t SELECT i, i, i, i, i, i FROM range(0, " + n + ") AS r(i)");
+      try (Database db = Floe.open(dir); BufferedWriter w = Files.newBufferedWriter(dir.resolve("lww.jsonl"),
+          StandardCharsets.UTF_8); Result r = db.sql("SELECT ts, op, id, c1, c2, c3, c4, c5 FROM lww_changes ORDER BY ts")) {
+        StringBuilder line = new StringBuilder();
+        for (Row row : r) {
+          line.setLength(0);
+          line.append("{\"key\": {\"id\": ").append(row.getLong(2)).append("}, \"ts\": ").append(row.getLong(0));
+          String op = row.getString(1);
+          if (op.equals("d")) {
+            line.append(", \"delete\": true}\n");
+          } else {
+            line.append(op.equals("i") ? ", \"insert\": true" : "").append(", \"cells\": {");
+            boolean first = true;
+            for (int c = 1; c <= 5; c++) {
+              Object v = row.get(2 + c);
+              if (v != null) {
+                line.append(first ? "" : ", ").append("\"c").append(c).append("\": ").append(v);
+                first = false;
+              }
+            }
+            line.append("}}\n");
+          }
+          w.append(line);
+        }
+      }
+    });
+    pristine.restore();
+    Path work = pristine.work();
+    double floeSeconds;
+    try (Database db = Floe.open(work)) {
       Changes changes = db.changes("lww_t", Changes.Format.LWW);
       long t0 = System.nanoTime();
-      applyFile(changes, file, batch);
-      double s = (System.nanoTime() - t0) / 1e9;
-      System.err.printf(Locale.ROOT, "Floe: %,d LWW envelopes in %.1f s: %,.0f/s%n", e, s, e / s);
-      return new double[] {s};
-    } finally {
-      MutationBench.deleteTree(dir);
+      applyFile(changes, work.resolve("lww.jsonl"), batch);
+      floeSeconds = (System.nanoTime() - t0) / 1e9;
+    }
+    System.err.printf(Locale.ROOT, "Floe: %,d LWW envelopes in %.1f s: %,.0f/s%n", e, floeSeconds, e / floeSeconds);
+
+    // Spark: the batch folded per key and cell (the newest write of each: max of (ts, value), the greater value
+    // winning a tie of timestamps, as Cassandra's), then one MERGE keeping each cell's newer write
+    StringBuilder fold = new StringBuilder("SELECT id, max(CASE WHEN op = 'd' THEN ts END) AS d, max(CASE WHEN op = "
+        + "'i' THEN ts END) AS m");
+    StringBuilder set = new StringBuilder("deleted_at = greatest(t.deleted_at, coalesce(s.d, -1)), marker_ts = "
+        + "greatest(t.marker_ts, coalesce(s.m, -1))");
+    StringBuilder columns = new StringBuilder("id, marker_ts, deleted_at");
+    StringBuilder values = new StringBuilder("s.id, coalesce(s.m, -1), coalesce(s.d, -1)");
+    for (int c = 1; c <= 5; c++) {
+      fold.append(", max(CASE WHEN c").append(c).append(" IS NOT NULL THEN named_struct('ts', ts, 'v', c").append(c)
+          .append(") END) AS w").append(c);
+      String newer = "(s.w" + c + ".ts > t.t" + c + " OR s.w" + c + ".ts = t.t" + c + " AND s.w" + c + ".v > t.c" + c + ")";
+      set.append(", c").append(c).append(" = CASE WHEN ").append(newer).append(" THEN s.w").append(c).append(".v ELSE t.c")
+          .append(c).append(" END, t").append(c).append(" = CASE WHEN ").append(newer).append(" THEN s.w").append(c)
+          .append(".ts ELSE t.t").append(c).append(" END");
+      columns.append(", c").append(c).append(", t").append(c);
+      values.append(", s.w").append(c).append(".v, coalesce(s.w").append(c).append(".ts, -1)");
+    }
+    fold.append(" FROM floe.public.lww_changes GROUP BY id");
+    String merge = "MERGE INTO {table} t USING (" + fold + ") s ON t.id = s.id WHEN MATCHED THEN UPDATE SET " + set
+        + " WHEN NOT MATCHED THEN INSERT (" + columns + ") VALUES (" + values + ")";
+    MutationBench.PeerRun sparkRun = null;
+    if (sparkProblem == null) {
+      try {
+        sparkRun = peer.run(work, "lww_spark", merge);
+      } catch (MutationBench.PeerFailure f) {
+        sparkProblem = f.getMessage();
+      }
+    }
+    String check;
+    try (Database db = Floe.open(work)) {
+      String floeState = lwwState(db, "SELECT * FROM lww_t");
+      StringBuilder live = new StringBuilder("SELECT id");
+      StringBuilder any = new StringBuilder("marker_ts > deleted_at");
+      for (int c = 1; c <= 5; c++) {
+        live.append(", CASE WHEN t").append(c).append(" > deleted_at THEN c").append(c).append(" END AS c").append(c);
+        any.append(" OR t").append(c).append(" > deleted_at");
+      }
+      String sparkState = sparkRun == null ? null : lwwState(db, live + " FROM lww_spark WHERE " + any);
+      check = sparkState == null ? "Floe's table: " + floeState
+          : floeState.equals(sparkState) ? "both tables hold the same live rows afterwards (" + floeState + ")"
+          : "**the tables differ**: Floe " + floeState + ", Spark " + sparkState;
+    }
+    System.err.println("LWW: " + check);
+    return new Lww(floeSeconds, sparkRun, sparkProblem, check);
+  }
+
+  /** Count and sums of the rows of {@code rows} (id, c1..c5). */
+  private static String lwwState(Database db, String rows) {
+    try (Result r = db.sql("SELECT count(*), sum(id), sum(c1), sum(c2), sum(c3), sum(c4), sum(c5), count(c1) + "
+        + "count(c2) + count(c3) + count(c4) + count(c5) FROM (" + rows + ") AS r")) {
+      Row row = r.iterator().next();
+      return String.format(Locale.ROOT, "%,d rows, sum(id) %s, sums of c1..c5 %s %s %s %s %s, %,d live cells",
+          row.getLong(0), row.get(1), row.get(2), row.get(3), row.get(4), row.get(5), row.get(6), row.getLong(7));
     }
   }
 }
