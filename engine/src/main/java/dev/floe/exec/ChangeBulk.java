@@ -53,6 +53,8 @@ final class ChangeBulk {
   private static final String STORED = "__floe_cdc_stored";
   private static final String MERGED = "__floe_cdc_merged";
   private static final String TARGET_DELETED = "__floe_cdc_target_deleted";
+  /** The table's rows of a batch's keys, with their places (scanned once when their values are needed). */
+  private static final String TABLE_ROWS = "__floe_cdc_table_rows";
 
   /** What the batch writes, not yet committed. */
   record Planned(DeltaWriter.Delta state, DeltaWriter.Delta target, long changes, long keysChanged, long written,
@@ -102,14 +104,26 @@ final class ChangeBulk {
             + " WHERE i_sf IS NOT NULL AND NOT i_kept)") + " AS f ON " + keyJoin("f", "s", true) + " WHERE s."
             + ChangeState.RANGE + " IS NULL");
       }
-      if (targetSnapshot.isPresent() && (hits == null || hits.tableRows() > 0)) {
-        // the keys the stream has not written: their table rows are their stored rows (unless overwritten whole)
+      // the keys the stream has not written: their table rows are their stored rows (unless overwritten whole)
+      boolean tableRowsRead = false;
+      String unwritten = "SELECT * FROM " + FOLD + " AS f" + (hits == null ? " ANTI JOIN " + STORED + " AS s ON "
+          + keyJoin("f", "s", true) + " WHERE " : " WHERE f.i_sf IS NULL AND f.i_tf IS NOT NULL AND ") + "NOT ("
+          + overwrittenWhole("f") + ")";
+      if (targetSnapshot.isPresent() && (hits != null ? hits.tableRows() : longs(st, "SELECT count(*) FROM ("
+          + unwritten + ")")[0]) > 0) {
         ScanPlan plan = ScanPlan.plan(apply.planner(), target, targetSnapshot, Expressions.alwaysTrue(), false);
-        st.execute("INSERT INTO " + STORED + " SELECT NULL, NULL, " + state.tableRowList("r") + " FROM ("
-            + ScanSql.relation(plan, target.io(), apply.files(), true) + ") AS r SEMI JOIN (SELECT * FROM " + FOLD
-            + " AS f" + (hits == null ? " ANTI JOIN " + STORED + " AS s ON " + keyJoin("f", "s", true) + " WHERE "
-            : " WHERE f.i_sf IS NULL AND f.i_tf IS NOT NULL AND ") + "NOT (" + overwrittenWhole("f") + ")) AS f ON "
-            + keyJoin("f", "r", false));
+        String rows = ScanSql.relation(plan, target.io(), apply.files(), true);
+        if (hits == null) {
+          // one scan for the table's rows of every key of the batch: these, and the rows the batch replaces
+          st.execute("CREATE OR REPLACE TEMP TABLE " + TABLE_ROWS + " AS SELECT * FROM (" + rows + ") AS r SEMI JOIN "
+              + FOLD + " AS f ON " + keyJoin("f", "r", false));
+          st.execute("INSERT INTO " + STORED + " SELECT NULL, NULL, " + state.tableRowList("t") + " FROM " + TABLE_ROWS
+              + " AS t SEMI JOIN (" + unwritten + ") AS f ON " + keyJoin("f", "t", false));
+          tableRowsRead = true;
+        } else {
+          st.execute("INSERT INTO " + STORED + " SELECT NULL, NULL, " + state.tableRowList("r") + " FROM (" + rows
+              + ") AS r SEMI JOIN (" + unwritten + ") AS f ON " + keyJoin("f", "r", false));
+        }
       }
       steps.done(hits == null ? "stored rows read" : "stored rows read (" + hits.keptCount() + " from the index, "
           + hits.read() + " from the state table, " + hits.tableRows() + " from the table)");
@@ -132,6 +146,8 @@ final class ChangeBulk {
       st.execute("CREATE OR REPLACE TEMP TABLE " + TARGET_DELETED + " AS " + (hits != null
           ? "SELECT tf.path AS " + ScanSql.ROW_FILE + ", m.i_tp AS " + ScanSql.ROW_POSITION + " FROM " + MERGED
               + " AS m JOIN " + ChangeIndex.TARGET_FILES + " AS tf ON tf.no = m.i_tf WHERE m.changed"
+          : tableRowsRead ? "SELECT t." + ScanSql.ROW_FILE + ", t." + ScanSql.ROW_POSITION + " FROM " + TABLE_ROWS
+              + " AS t SEMI JOIN (SELECT * FROM " + MERGED + " WHERE changed) AS m ON " + keyJoin("m", "t", false)
           : "SELECT r." + ScanSql.ROW_FILE + ", r." + ScanSql.ROW_POSITION + " FROM (" + ScanSql.relation(targetPlan,
               target.io(), apply.files(), true) + ") AS r SEMI JOIN (SELECT * FROM " + MERGED
               + " WHERE changed) AS m ON " + keyJoin("m", "r", false)));

@@ -208,23 +208,31 @@ final class ChangeState {
   static final long TABLE_ROW_TS = Long.MIN_VALUE + 2;
 
   /**
-   * SQL of the state row, in {@link #schema} order, of a key the stream has not written from its table row
-   * ({@code r}, the target's columns by name): its marker and each non-NULL cell written at
-   * {@link #TABLE_ROW_TS}.
+   * SQL of the state row, in {@link #schema} order and with its column names, of a key the stream has not
+   * written from its table row ({@code r}, the target's columns by name): its marker and each non-NULL cell
+   * written at {@link #TABLE_ROW_TS}.
    */
   String tableRowList(String r) {
-    StringBuilder b = new StringBuilder();
+    List<String> values = new ArrayList<>();
     for (int i = 0; i < fieldIds.length; i++) {
       String v = r + "." + Lexer.quoteIdentifier(shape.columns().get(i).name());
-      b.append(i > 0 ? ", " : "").append(v);
+      values.add(v);
       if (shape.cellOf(i) >= 0) {
-        b.append(", CASE WHEN ").append(v).append(" IS NOT NULL THEN CAST(").append(TABLE_ROW_TS)
-            .append(" AS BIGINT) END, CASE WHEN ").append(v).append(" IS NOT NULL THEN ")
-            .append(Cell.Kind.VALUE.ordinal()).append(" END, CASE WHEN ").append(v).append(" IS NOT NULL THEN 0 END");
+        values.add("CASE WHEN " + v + " IS NOT NULL THEN CAST(" + TABLE_ROW_TS + " AS BIGINT) END");
+        values.add("CASE WHEN " + v + " IS NOT NULL THEN " + Cell.Kind.VALUE.ordinal() + " END");
+        values.add("CASE WHEN " + v + " IS NOT NULL THEN 0 END");
       }
     }
     // deleted_at, marker_ts, marker_expires, dead_since, expires_next, range_rows
-    return b.append(", NULL, CAST(").append(TABLE_ROW_TS).append(" AS BIGINT), 0, NULL, NULL, NULL").toString();
+    values.addAll(List.of("NULL", "CAST(" + TABLE_ROW_TS + " AS BIGINT)", "0", "NULL", "NULL", "NULL"));
+    List<Types.NestedField> columns = schema().columns();
+    StringBuilder b = new StringBuilder();
+    for (int j = 0; j < values.size(); j++) {
+      b.append(j > 0 ? ", " : "").append("CAST(").append(values.get(j)).append(" AS ")
+          .append(dev.floe.types.TypeMapping.duckdbType(columns.get(j).type())).append(") AS ")
+          .append(Lexer.quoteIdentifier(columns.get(j).name()));
+    }
+    return b.toString();
   }
 
   /**
