@@ -518,17 +518,9 @@ final class ChangeApply {
         : Expressions.alwaysTrue();
     ScanPlan plan = ScanPlan.plan(engine.planner(), target, snapshot, filter, false);
     List<Types.NestedField> columns = state.shape.columns();
-    StringBuilder select = new StringBuilder();
-    for (Types.NestedField c : columns) {
-      select.append(select.length() > 0 ? ", " : "").append("r.").append(Lexer.quoteIdentifier(c.name()));
-    }
-    StringBuilder on = new StringBuilder();
-    for (int k = 0; k < keyFields.length; k++) {
-      on.append(k > 0 ? " AND " : "").append("b.k").append(k).append(" = r.")
-          .append(Lexer.quoteIdentifier(keyFields[k].name()));
-    }
-    String sql = "SELECT " + select + " FROM (" + ScanSql.relation(plan, target.io(), engine.files(), false)
-        + ") AS r WHERE EXISTS (SELECT 1 FROM " + keys + " AS b WHERE " + on + ")";
+    String sql = "SELECT " + columnList("r", columns.toArray(new Types.NestedField[0])) + " FROM (" + ScanSql.relation(
+        plan, target.io(), engine.files(), false) + ") AS r WHERE EXISTS (SELECT 1 FROM " + keys + " AS b WHERE "
+        + stagedKeyIs(keyFields) + ")";
     try (var st = duck.createStatement(); ResultSet rs = st.executeQuery(sql)) {
       while (rs.next()) {
         Object[] values = new Object[columns.size()];
@@ -623,18 +615,14 @@ final class ChangeApply {
     Expression filter = keyFields.length == 1 && !rangeOnTarget
         ? KeyedFold.keyFilter(duck, keyFields[0], keys, "k0") : Expressions.alwaysTrue();
     ScanPlan plan = ScanPlan.plan(engine.planner(), target, snapshot, filter, false);
-    StringBuilder on = new StringBuilder();
-    for (int k = 0; k < keyFields.length; k++) {
-      on.append(k > 0 ? " AND " : "").append("b.k").append(k).append(" = r.")
-          .append(Lexer.quoteIdentifier(keyFields[k].name()));
-    }
+    String on = stagedKeyIs(keyFields);
     StringBuilder where = new StringBuilder("EXISTS (SELECT 1 FROM " + keys + " AS b WHERE " + on + ")");
     // rows the target holds that no stream wrote (no state knows them) are deleted by a range deletion
     // covering them; the rows of keys with a state are as their state says
     List<Object[]> coveredKeys = new ArrayList<>();
     String covered = null;
     if (rangeOnTarget) {
-      String sql = "SELECT " + keyList("r", keyFields) + " FROM (" + ScanSql.relation(plan, target.io(),
+      String sql = "SELECT " + columnList("r", keyFields) + " FROM (" + ScanSql.relation(plan, target.io(),
           engine.files(), false) + ") AS r";
       try (var st = duck.createStatement(); ResultSet rs = st.executeQuery(sql)) {
         while (rs.next()) {
@@ -698,9 +686,20 @@ final class ChangeApply {
     return out;
   }
 
-  private static String keyList(String alias, Types.NestedField[] keyFields) {
+  /** SQL of a staged key ({@code b.k0}, ...: {@link #stageKeys}) equal to table row {@code r}'s. */
+  private static String stagedKeyIs(Types.NestedField[] keyFields) {
+    StringBuilder on = new StringBuilder();
+    for (int k = 0; k < keyFields.length; k++) {
+      on.append(k > 0 ? " AND " : "").append("b.k").append(k).append(" = r.")
+          .append(Lexer.quoteIdentifier(keyFields[k].name()));
+    }
+    return on.toString();
+  }
+
+  /** SQL of columns {@code fields} of row {@code alias}, in order. */
+  private static String columnList(String alias, Types.NestedField[] fields) {
     StringBuilder b = new StringBuilder();
-    for (Types.NestedField f : keyFields) {
+    for (Types.NestedField f : fields) {
       b.append(b.length() > 0 ? ", " : "").append(alias).append('.').append(Lexer.quoteIdentifier(f.name()));
     }
     return b.toString();
