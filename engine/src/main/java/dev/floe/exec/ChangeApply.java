@@ -292,6 +292,7 @@ final class ChangeApply {
     summary.put(ChangeState.POSITION, position != null ? position
         : maxPosition == Long.MIN_VALUE ? "" : Long.toString(maxPosition));
     summary.put(ChangeState.CHANGES, Long.toString(changes));
+    summary.put(ChangeState.BATCH, java.util.UUID.randomUUID().toString());
     return summary;
   }
 

@@ -48,6 +48,11 @@ final class ChangeState {
   static final String POSITION = "floe.cdc.position";
   /** Snapshot summary: how many changes the batch applied. */
   static final String CHANGES = "floe.cdc.changes";
+  /**
+   * Snapshot summary: the batch's id, the same in both tables' snapshots of one batch (a rollback of the
+   * table takes the state back to the batch that wrote the version it goes to: {@link ChangeRollback}).
+   */
+  static final String BATCH = "floe.cdc.batch";
 
   static final String DELETED_AT = "deleted_at";
   static final String MARKER_TS = "marker_ts";

@@ -20,9 +20,10 @@ import org.apache.iceberg.catalog.TableIdentifier;
  * run on state tables: they keep every row. Dropping a stream's table drops its state too ({@link Ddl}); a
  * state table whose table is gone may be dropped by hand.
  *
- * <p>A stream's table refuses what would separate it from its state: rolling it back (the state would still
- * hold the changes the rollback undid, so applying them again would change nothing) and changing the
- * property that names its state.
+ * <p>A stream's table refuses what would separate it from its state: changing the property that names its
+ * state, and another engine's rollback of the table alone (the state would still hold the changes the
+ * rollback undid, so applying them again would change nothing). Floe's own rollback takes both back
+ * together ({@link ChangeRollback}).
  */
 final class ChangeStateGuard {
   /** Procedures a state table takes: they keep its rows. */
@@ -172,12 +173,6 @@ final class ChangeStateGuard {
           return null;
         }
         for (Ast.AlterAction a : s.actions()) {
-          if (a instanceof Ast.Execute e && e.procedure().startsWith("rollback_to_")) {
-            throw new FloeException(SqlState.FEATURE_NOT_SUPPORTED, "cannot roll back table \"" + id.name()
-                + "\": a change stream writes it", null, "Its stream's state, " + table.get().properties()
-                .get(FloeProperties.CDC_STATE) + ", holds the changes a rollback would undo, so applying them "
-                + "again would change nothing; read the earlier version with AS OF VERSION.", e.position(), null);
-          }
           if (a instanceof Ast.SetProperties p && p.properties().containsKey(FloeProperties.CDC_STATE)
               || a instanceof Ast.UnsetProperties u && u.keys().contains(FloeProperties.CDC_STATE)) {
             throw new FloeException(SqlState.INSUFFICIENT_PRIVILEGE, "permission denied: property \""
@@ -243,7 +238,8 @@ final class ChangeStateGuard {
       // refused as the keyed tail's rows are (403 to a REST client, which it does not retry)
       throw new FloeException(SqlState.INSUFFICIENT_PRIVILEGE, "cannot roll back table " + id
           + ": a change stream writes it", null, "Its stream's state, " + state + ", holds the changes a "
-          + "rollback would undo, so applying them again would change nothing.", 0, null);
+          + "rollback would undo, so applying them again would change nothing. Floe's ALTER TABLE ... EXECUTE "
+          + "rollback_to_snapshot takes both back together.", 0, null);
     }
   }
 

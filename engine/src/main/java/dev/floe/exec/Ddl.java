@@ -460,6 +460,10 @@ final class Ddl {
       AlterChecks.checkAlter(s, id, table);
       return TableProcedures.run(session, id, table, e); // takes the commit lock only to commit
     }
+    if (s.actions().get(0) instanceof Ast.Execute e && ChangeRollback.applies(table, e)) {
+      AlterChecks.checkAlter(s, id, table);
+      return ChangeRollback.run(session, id, table, e); // the stream's lock first, then both tables' commit locks
+    }
     if (!TailLog.hasTail(table) || AlterChecks.renameOnly(s)) {
       synchronized (tables.committer().lock(id)) {
         return alterTable(s, id, table, false);

@@ -33,10 +33,7 @@ final class TableProcedures {
   static Result run(SessionContext session, TableIdentifier id, Table table, Ast.Execute e) {
     String name = e.procedure();
     return switch (name) {
-      case "rollback_to_snapshot" -> rollback(session, id, table, e,
-          snapshot(table, id, argument(e, "snapshot_id"), false));
-      case "rollback_to_version" -> rollback(session, id, table, e,
-          snapshot(table, id, argument(e, "version"), true));
+      case "rollback_to_snapshot", "rollback_to_version" -> rollback(session, id, table, e, rollbackTarget(table, id, e));
       case "expire_snapshots" -> expire(session, id, table, e);
       case "optimize" -> optimize(session, id, table, e);
       case "remove_orphan_files" -> removeOrphans(session, id, e);
@@ -270,18 +267,35 @@ final class TableProcedures {
         + "its snapshots and their versions (sequence numbers); expired ones are gone.", arg.position(), null));
   }
 
-  private static Result rollback(SessionContext session, TableIdentifier id, Table table, Ast.Execute e,
-      Snapshot target) {
+  /** The snapshot a {@code rollback_to_snapshot} or {@code rollback_to_version} names. */
+  static Snapshot rollbackTarget(Table table, TableIdentifier id, Ast.Execute e) {
+    boolean version = e.procedure().equals("rollback_to_version");
+    return snapshot(table, id, argument(e, version ? "version" : "snapshot_id"), version);
+  }
+
+  /**
+   * Whether the table is at {@code target} already (a notice says so); refuses a target the current
+   * snapshot does not descend from.
+   */
+  static boolean atAlready(SessionContext session, TableIdentifier id, Table table, Ast.Execute e, Snapshot target) {
     Snapshot current = table.currentSnapshot();
     if (current != null && current.snapshotId() == target.snapshotId()) {
       session.notice("table \"" + id.name() + "\" is at snapshot " + target.snapshotId() + " (version "
           + target.sequenceNumber() + ") already");
-      return new CommandResult("ALTER TABLE", 0);
+      return true;
     }
     if (current == null || !SnapshotUtil.isAncestorOf(table, current.snapshotId(), target.snapshotId())) {
       throw new FloeException(SqlState.INVALID_PARAMETER_VALUE, "snapshot " + target.snapshotId() + " (version "
           + target.sequenceNumber() + ") is not in the current history of table \"" + id.name() + "\"", null,
           "Only a version the current one descends from can be rolled back to.", e.position(), null);
+    }
+    return false;
+  }
+
+  private static Result rollback(SessionContext session, TableIdentifier id, Table table, Ast.Execute e,
+      Snapshot target) {
+    if (atAlready(session, id, table, e, target)) {
+      return new CommandResult("ALTER TABLE", 0);
     }
     Transaction txn = table.newTransaction();
     txn.manageSnapshots().rollbackTo(target.snapshotId()).commit();
