@@ -131,6 +131,9 @@ SELECT 12345.678::numeric(5,2)
 SELECT 2147483647 + 1
 SELECT 9223372036854775807 + 1
 SELECT 32767::smallint + 1::smallint
+-- why: a literal with an exponent is a double precision value here, a numeric in PostgreSQL: the error is the one of a double precision value cast to real
+SELECT 3.5e38::real
+SELECT 1e300::float8::real
 SELECT make_date(2024, 13, 1)
 
 -- arithmetic and functions

@@ -356,6 +356,9 @@ final class DuckErrors {
   private static final Pattern INTEGER_CAST_RANGE = Pattern.compile(
       "Type \\w+ with value .+? can't be cast because the value is out of range for the destination type "
           + "(INT16|INT32|INT64|UINT8|INT8)\\b.*");
+  private static final Pattern FLOAT_CAST_RANGE = Pattern.compile(
+      "Type \\w+ with value .+? can't be cast because the value is out of range for the destination type "
+          + "(FLOAT|DOUBLE)\\b.*");
   private static final Pattern DECIMAL_CAST_RANGE = Pattern.compile(
       "Casting value \"(.*?)\" to type DECIMAL\\((\\d+),(\\d+)\\) failed: value is out of range!.*");
   private static final Pattern ARRAY_LITERAL = Pattern.compile(
@@ -428,6 +431,9 @@ final class DuckErrors {
     }
     if ((m = INTEGER_CAST_RANGE.matcher(first)).matches()) {
       return error(SqlState.NUMERIC_VALUE_OUT_OF_RANGE, pgInteger(m.group(1)) + " out of range", 0, e);
+    }
+    if (FLOAT_CAST_RANGE.matcher(first).matches()) { // PostgreSQL's float8 to float4
+      return error(SqlState.NUMERIC_VALUE_OUT_OF_RANGE, "value out of range: overflow", 0, e);
     }
     if ((m = DECIMAL_CAST_RANGE.matcher(first)).matches()) {
       int precision = Integer.parseInt(m.group(2));
