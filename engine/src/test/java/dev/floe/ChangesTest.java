@@ -372,6 +372,66 @@ class ChangesTest {
     }
   }
 
+  /**
+   * Values PostgreSQL would not take are refused as it refuses them, on both decoders (the columnar one hands
+   * what it does not take to the tree decoder, whose error it is), and numbers keep every digit.
+   */
+  @Test
+  void whatPostgresRefusesIsRefusedAndNumbersKeepTheirDigits() {
+    try (Database db = Floe.open(dir)) {
+      db.sql("CREATE TABLE v (id int PRIMARY KEY, tm time, r real, d double precision, n numeric(30,20), "
+          + "m numeric(20,2), b bigint, u uuid)").close();
+      Changes c = db.changes("v", Changes.Format.DEBEZIUM);
+      String[][] bad = {{"\"tm\": 86400000000", "22008"}, {"\"tm\": -1", "22008"}, {"\"tm\": \"24:00:00\"", "22008"},
+          {"\"r\": 3.5e38", "22003"}, {"\"r\": 1e-50", "22003"}, {"\"d\": 1e400", "22003"},
+          {"\"b\": \"99999999999999999999\"", "22003"}, {"\"u\": \"1-2-3-4-5\"", "22P02"}};
+      for (String min : new String[] {"1", "1000000"}) {
+        System.setProperty("floe.cdc.bulk-min-events", min);
+        try {
+          for (String[] k : bad) {
+            List<String> batch = new ArrayList<>();
+            for (int i = 1; i <= 3; i++) {
+              batch.add("{\"op\": \"c\", \"after\": {\"id\": " + i + (i == 2 ? ", " + k[0] : "") + "}, "
+                  + "\"source\": {\"lsn\": " + (10 + i) + "}}");
+            }
+            assertThatThrownBy(() -> c.apply(batch)).as(k[0]).isInstanceOfSatisfying(FloeException.class,
+                e -> assertThat(e.sqlState()).as(k[0] + ": " + e.getMessage()).isEqualTo(k[1]));
+            assertThat(rows(db, "SELECT count(*) FROM v")).as(k[0]).containsExactly("0");
+          }
+          // a second JSON value on the line, or anything after the first, is not one envelope
+          for (String line : List.of("{\"op\": \"c\", \"after\": {\"id\": 1}, \"source\": {\"lsn\": 1}} x",
+              "{\"op\": \"c\", \"after\": {\"id\": 1}, \"source\": {\"lsn\": 1}}{\"op\": \"c\"}")) {
+            assertThatThrownBy(() -> c.apply(List.of(line))).as(line).isInstanceOfSatisfying(FloeException.class, e -> {
+              assertThat(e.sqlState()).isEqualTo("22P02");
+              assertThat(e.detail().orElse("")).doesNotContain("Source");
+            });
+          }
+          // exact digits; a negative zero is zero (a JSON number is read as a decimal, which has no sign of zero)
+          String table = "v" + min;
+          db.sql("CREATE TABLE " + table + " (id int PRIMARY KEY, n numeric(30,20), m numeric(20,2), d double "
+              + "precision, r real, u uuid)").close();
+          assertThat(db.changes(table, Changes.Format.DEBEZIUM).apply(List.of("{\"op\": \"c\", \"after\": {\"id\": 1, "
+              + "\"n\": 0.12345678901234567890, \"m\": 12345678901234567.25, \"d\": -0.0, \"r\": 0.1, \"u\": "
+              + "\"{a0eebc99-9c0b4ef8-bb6d6bb9-bd380a11}\"}, \"source\": {\"lsn\": 1}}")).committed()).isTrue();
+          assertThat(rows(db, "SELECT n, m, d::text, r, u FROM " + table)).containsExactly("0.12345678901234567890|"
+              + "12345678901234567.25|0.0|0.1|a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11");
+        } finally {
+          System.clearProperty("floe.cdc.bulk-min-events");
+        }
+      }
+      // an LWW flag that is not a boolean
+      db.sql("CREATE TABLE f (id int PRIMARY KEY, a int)").close();
+      assertThatThrownBy(() -> db.changes("f", Changes.Format.LWW).apply(List.of("{\"key\": {\"id\": 1}, \"ts\": 1, "
+          + "\"insert\": \"yes\"}"))).isInstanceOfSatisfying(FloeException.class, e -> {
+            assertThat(e.sqlState()).isEqualTo("22023");
+            assertThat(e.getMessage()).isEqualTo("invalid change envelope: \"insert\" must be true or false");
+          });
+      // a state table that does not exist is a table that does not exist
+      assertThatThrownBy(() -> db.changes("floe_cdc.nosuch", Changes.Format.LWW)).isInstanceOfSatisfying(
+          FloeException.class, e -> assertThat(e.sqlState()).isEqualTo("42P01"));
+    }
+  }
+
   @Test
   void aSnapshotStartedOverLeavesNoRowItNoLongerReads() {
     try (Database db = Floe.open(dir)) {

@@ -20,10 +20,14 @@ public enum ChangeFormat {
   public static final String UNAVAILABLE_BYTES = DebeziumEvents.UNAVAILABLE_BYTES;
 
   /**
-   * Reads an envelope as a tree. An ObjectReader made once: ObjectMapper.readTree(String) resolves the
-   * JsonNode type again for every call, an eighth of a batch's decoding.
+   * Reads an envelope as a tree: one JSON value, nothing after it, its numbers exactly (a numeric column's
+   * digits are not rounded through a double). An ObjectReader made once: ObjectMapper.readTree(String)
+   * resolves the JsonNode type again for every call, an eighth of a batch's decoding.
    */
-  private static final com.fasterxml.jackson.databind.ObjectReader JSON = new ObjectMapper().readerFor(JsonNode.class);
+  private static final com.fasterxml.jackson.databind.ObjectReader JSON = new ObjectMapper()
+      .enable(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+      .enable(com.fasterxml.jackson.databind.DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+      .readerFor(JsonNode.class);
 
   /** The format named {@code name} ({@code lww} or {@code debezium}), or 22023. */
   public static ChangeFormat named(String name) {
@@ -55,12 +59,30 @@ public enum ChangeFormat {
         node = JSON.readTree(json);
       } catch (JsonProcessingException e) {
         throw new FloeException(SqlState.INVALID_TEXT_REPRESENTATION, "invalid input syntax for type json",
-            e.getOriginalMessage(), null, 0, null);
+            jsonDetail(e), null, 0, null);
       }
       return decode(node);
     }
 
     List<Change> decode(JsonNode envelope);
+  }
+
+  /**
+   * What is wrong with a line that is not one JSON value, in the words of PostgreSQL's json input where it
+   * has them, and never the parser's own location text.
+   */
+  static String jsonDetail(JsonProcessingException e) {
+    if (e instanceof com.fasterxml.jackson.core.io.JsonEOFException) {
+      return "The input string ended unexpectedly.";
+    }
+    if (e instanceof com.fasterxml.jackson.databind.exc.MismatchedInputException
+        && e.getOriginalMessage().startsWith("Trailing token")) {
+      return "Expected end of input, but found more: an envelope is one JSON value, alone on its line.";
+    }
+    String m = e.getOriginalMessage().replaceAll("\\s*\\(start marker at \\[Source:[^\\]]*\\]\\)", "")
+        .replaceAll("\\s*at \\[Source:[^\\]]*\\]", "").replaceAll("\\s*\\n.*", "");
+    long column = e.getLocation() == null ? -1 : e.getLocation().getColumnNr();
+    return m + (column > 0 ? " (at character " + column + ")" : "") + ".";
   }
 
   /** 22023: an envelope that is not what the format says. */

@@ -70,7 +70,7 @@ final class DebeziumEvents implements ChangeFormat.Decoder {
     }
     JsonNode op = value.get("op");
     if (op == null || !op.isTextual()) {
-      throw ChangeFormat.invalid("a Debezium event has \"op\" (c, r, u, d, t or m)");
+      throw ChangeFormat.invalid("no \"op\" (a Debezium event's operation: c, r, u, d, t or m)");
     }
     long at;
     switch (op.textValue()) {
@@ -217,7 +217,8 @@ final class DebeziumEvents implements ChangeFormat.Decoder {
    */
   static long position(JsonNode source) {
     if (source == null || !source.isObject()) {
-      throw ChangeFormat.invalid("a Debezium event has a \"source\" block with its position");
+      throw ChangeFormat.invalid("no \"source\" block (a Debezium event's source position: its lsn, or its "
+          + "binlog file and pos)");
     }
     JsonNode lsn = source.get("lsn");
     if (lsn != null && lsn.isIntegralNumber()) {

@@ -88,8 +88,8 @@ final class JsonCursor {
           return false;
         }
         String raw = string();
-        try { // as the tree decoder reads it (java.util.UUID's forms), held in the canonical one
-          text = java.util.UUID.fromString(raw).toString();
+        try { // as the tree decoder reads it (PostgreSQL's forms), held in the canonical one
+          text = JsonValues.uuid(raw).toString();
         } catch (IllegalArgumentException e) {
           return false;
         }
@@ -116,7 +116,7 @@ final class JsonCursor {
           } catch (ArithmeticException e) {
             return false;
           }
-          return kinds[c] == Kind.TIME || JsonValues.storable(false, bits);
+          return kinds[c] == Kind.TIME ? JsonValues.storableTime(bits) : JsonValues.storable(false, bits);
         }
         String raw = string();
         try { // as the tree decoder reads text, with its own code
@@ -126,7 +126,7 @@ final class JsonCursor {
         } catch (RuntimeException e) {
           return false;
         }
-        return kinds[c] == Kind.TIME || JsonValues.storable(kinds[c] == Kind.DATE, bits);
+        return kinds[c] == Kind.TIME ? JsonValues.storableTime(bits) : JsonValues.storable(kinds[c] == Kind.DATE, bits);
       }
       case DECIMAL -> {
         java.math.BigDecimal d;
@@ -142,8 +142,7 @@ final class JsonCursor {
             int start = p;
             boolean integral = number();
             String digits = s.substring(start, p);
-            // as Jackson's tree has a number: an integer exactly, any other through a double
-            d = integral ? new java.math.BigDecimal(digits) : java.math.BigDecimal.valueOf(Double.parseDouble(digits));
+            d = new java.math.BigDecimal(digits); // exactly, as the tree decoder's reader keeps numbers
           } else if (ch == '{') { // io.debezium.data.VariableScaleDecimal: its scale, its unscaled value in base64
             d = variableScale();
           } else {
@@ -197,11 +196,19 @@ final class JsonCursor {
             if (!parseLong(start, p)) {
               return false;
             }
-            d = parsed;
-          } else {
-            d = Double.parseDouble(s.substring(start, p));
+            d = kinds[c] == Kind.REAL ? (float) parsed : parsed;
+          } else { // correctly rounded to the type, as the tree decoder reads its exact number (-0.0 is 0)
+            String digits = s.substring(start, p);
+            d = kinds[c] == Kind.REAL ? Float.parseFloat(digits) : Double.parseDouble(digits);
+            if (Double.isInfinite(d) || d == 0) {
+              // out of the type's range (the tree decoder's 22003), or zero: -0.0 is 0, as a decimal has no sign
+              if (Double.isInfinite(d) || new java.math.BigDecimal(digits).signum() != 0) {
+                return false;
+              }
+              d = 0;
+            }
           }
-          bits = Double.doubleToRawLongBits(kinds[c] == Kind.REAL ? (float) d : d);
+          bits = Double.doubleToRawLongBits(d);
           return true;
         }
         if (!integral || !parseLong(start, p)) {

@@ -61,11 +61,23 @@ public final class JsonValues {
           yield (int) l;
         }
         case LONG -> integral(v, f);
-        case FLOAT -> (float) floating(v);
-        case DOUBLE -> floating(v);
+        case FLOAT -> {
+          float x = v.isBigDecimal() ? v.decimalValue().floatValue() : (float) floating(v);
+          if (!fits(v, x, Float.isInfinite(x))) {
+            throw outOfRange(v, "real", f);
+          }
+          yield x;
+        }
+        case DOUBLE -> {
+          double x = floating(v);
+          if (!fits(v, x, Double.isInfinite(x))) {
+            throw outOfRange(v, "double precision", f);
+          }
+          yield x;
+        }
         case DECIMAL -> decimal(v, (Types.DecimalType) type, hint, f);
         case STRING -> dev.floe.tail.RowValues.text(f, sql, v.isTextual() ? v.textValue() : v.toString());
-        case UUID -> UUID.fromString(v.asText());
+        case UUID -> uuid(v.asText());
         case BINARY, FIXED -> ByteBuffer.wrap(v.isBinary() ? v.binaryValue() : Base64.getDecoder().decode(v.asText()));
         case DATE -> {
           if (v.isNumber() ? !v.canConvertToLong() : infinite(v.asText())) {
@@ -77,7 +89,16 @@ public final class JsonValues {
           }
           yield (int) day;
         }
-        case TIME -> v.isNumber() ? scaled(v.longValue(), name, true) : time(v.asText());
+        case TIME -> {
+          if (v.isNumber() && !v.canConvertToLong()) {
+            throw timeNotStored(f.name());
+          }
+          long micros = v.isNumber() ? scaled(v.longValue(), name, true) : time(v.asText());
+          if (!storableTime(micros)) {
+            throw timeNotStored(f.name());
+          }
+          yield micros;
+        }
         case TIMESTAMP -> {
           if (v.isNumber() ? !v.canConvertToLong() : infinite(v.asText())) {
             throw PgDateTime.notStored(false, f.name());
@@ -129,7 +150,66 @@ public final class JsonValues {
     if (v.isNumber()) {
       throw new IllegalArgumentException("not integral");
     }
-    return Long.parseLong(v.asText().trim());
+    String text = v.asText().trim();
+    try {
+      return Long.parseLong(text);
+    } catch (NumberFormatException e) {
+      if (text.matches("[+-]?[0-9]+")) {
+        throw new FloeException(SqlState.NUMERIC_VALUE_OUT_OF_RANGE, "value \"" + abbreviate(text)
+            + "\" is out of range for type bigint", "column \"" + f.name() + "\"", null, 0, null);
+      }
+      throw e;
+    }
+  }
+
+  /**
+   * Whether a number converted to a real or double ({@code x}, infinite or not) is in the type's range, as
+   * PostgreSQL's input reads text: a finite number that overflows, or is not zero and underflows to zero, is
+   * not. Text's "Infinity" and "NaN" are themselves.
+   */
+  private static boolean fits(JsonNode v, double x, boolean infinite) {
+    if (!v.isNumber()) {
+      return true;
+    }
+    if (infinite) {
+      return false;
+    }
+    return x != 0 || (v.isBigDecimal() ? v.decimalValue().signum() == 0 : v.isIntegralNumber() ? v.bigIntegerValue()
+        .signum() == 0 : v.doubleValue() == 0);
+  }
+
+  private static FloeException outOfRange(JsonNode v, String type, Types.NestedField f) {
+    return new FloeException(SqlState.NUMERIC_VALUE_OUT_OF_RANGE, "\"" + abbreviate(v.asText()) + "\" is out of "
+        + "range for type " + type, "column \"" + f.name() + "\"", null, 0, null);
+  }
+
+  /** Microseconds of the day in an Iceberg time's range: from 00:00:00 to before 24:00:00. */
+  static boolean storableTime(long micros) {
+    return micros >= 0 && micros < DAY_MICROS;
+  }
+
+  private static final long DAY_MICROS = 86_400_000_000L;
+
+  private static FloeException timeNotStored(String column) {
+    return new FloeException(SqlState.DATETIME_FIELD_OVERFLOW, "time out of range for column \"" + column + "\"",
+        null, "An Iceberg time is at least 00:00:00 and less than 24:00:00 (PostgreSQL's 24:00:00 is not one).", 0,
+        null);
+  }
+
+  private static final java.util.regex.Pattern UUID_TEXT = java.util.regex.Pattern.compile(
+      "\\{?([0-9a-fA-F]{4}-?){7}[0-9a-fA-F]{4}\\}?");
+
+  /**
+   * A uuid's text as PostgreSQL reads it: 32 hex digits, a hyphen allowed after any group of four, in
+   * braces or not; anything else is not a uuid (java.util.UUID would take {@code 1-2-3-4-5}).
+   */
+  static UUID uuid(String text) {
+    String t = text.trim();
+    if (!UUID_TEXT.matcher(t).matches() || t.startsWith("{") != t.endsWith("}")) {
+      throw new IllegalArgumentException("not a uuid: " + text);
+    }
+    String hex = t.replace("-", "").replace("{", "").replace("}", "");
+    return new UUID(Long.parseUnsignedLong(hex.substring(0, 16), 16), Long.parseUnsignedLong(hex.substring(16), 16));
   }
 
   private static double floating(JsonNode v) {
@@ -204,8 +284,11 @@ public final class JsonValues {
     return LocalDate.parse(s).toEpochDay();
   }
 
-  /** A time of day's text as microseconds since midnight. */
+  /** A time of day's text as microseconds since midnight (24:00:00 as a whole day's, which no time is). */
   static long time(String s) {
+    if (s.trim().matches("24:00(:00(\\.0*)?)?")) {
+      return DAY_MICROS;
+    }
     return LocalTime.parse(s).toNanoOfDay() / 1000;
   }
 

@@ -55,7 +55,12 @@ final class LwwEnvelopes implements ChangeFormat.Decoder {
     }
     Object[] key = keyValues(keyNode);
     JsonNode delete = e.get("delete");
-    boolean writes = e.has("cells") || e.path("insert").asBoolean(false);
+    JsonNode insertNode = e.get("insert");
+    if (insertNode != null && !insertNode.isNull() && !insertNode.isBoolean()) {
+      throw ChangeFormat.invalid("\"insert\" must be true or false");
+    }
+    boolean insert = insertNode != null && insertNode.isBoolean() && insertNode.booleanValue();
+    boolean writes = e.has("cells") || insert;
     if (delete != null && !delete.isNull() && !(delete.isBoolean() && !delete.booleanValue())) {
       if (writes) {
         throw ChangeFormat.invalid("an envelope either deletes or writes cells, not both");
@@ -83,7 +88,7 @@ final class LwwEnvelopes implements ChangeFormat.Decoder {
       expires = x.longValue();
     }
     RowState row = new RowState(new Key(key), shape.cellCount());
-    if (e.path("insert").asBoolean(false)) {
+    if (insert) {
       row.mark(Cell.marker(at, expires));
     }
     JsonNode cells = e.get("cells");

@@ -30,10 +30,10 @@ public final class ChangeStream {
   static ChangeStream open(Engine engine, List<String> parts, String defaultSchema) {
     TableIdentifier id = engine.tables().identifier(parts, defaultSchema)
         .orElseThrow(() -> FloeException.undefinedTable(String.join(".", parts)));
-    if (ChangeStateGuard.isState(id)) {
+    Optional<Table> table = engine.tables().current(id);
+    if (ChangeStateGuard.isState(id) && table.isPresent()) {
       throw ChangeStateGuard.denied(id, ChangeStateGuard.targetOf(engine.tables(), id), 0);
     }
-    Optional<Table> table = engine.tables().current(id);
     if (table.isEmpty() && engine.tables().catalog().viewLocation(id).isPresent()) {
       throw new FloeException(SqlState.WRONG_OBJECT_TYPE, "\"" + id.name() + "\" is not a table", null,
           "A change stream is applied to a table with a primary key.", 0, null);

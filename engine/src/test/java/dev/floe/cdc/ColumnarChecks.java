@@ -225,7 +225,9 @@ final class ColumnarChecks {
     return switch (column) {
       case "s" -> String.valueOf(r.nextInt(65_536) - 32_768);
       case "r" -> new String[] {"1.5", "-0", "2e3", "0.1", "3.4028235E38", "1e-45", "7", "123456789"}[r.nextInt(8)];
-      case "tm" -> r.nextBoolean() ? String.valueOf(r.nextLong(86_400_000_000L))
+      // a number of microseconds, or of milliseconds where an envelope's schema says io.debezium.time.Time: in
+      // a day either way
+      case "tm" -> r.nextBoolean() ? String.valueOf(r.nextLong(86_400_000L))
           : "\"" + java.time.LocalTime.ofNanoOfDay(r.nextLong(86_400_000_000L) * 1000) + "\"";
       case "b" -> {
         byte[] bytes = new byte[r.nextInt(6)];

@@ -285,7 +285,7 @@ class DebeziumBatchTest {
       case 2 -> "-0.0";
       case 3 -> String.valueOf(r.nextDouble() * 1000);
       case 4 -> (r.nextInt(9) + 1) + "e" + (r.nextInt(40) - 20);
-      case 5 -> "1.5E+" + r.nextInt(400);
+      case 5 -> "1.5E+" + r.nextInt(308); // 1.5E+308 and above do not fit a double precision (22003): odd, not clean
       case 6 -> "0." + r.nextInt(1000) + "e-3";
       default -> String.valueOf(r.nextLong());
     };
