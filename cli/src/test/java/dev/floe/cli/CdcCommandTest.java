@@ -59,6 +59,47 @@ class CdcCommandTest {
   }
 
   /**
+   * A position names a file and a line, and the input must hold it with the same lines before it: another
+   * directory with the same file names, or a file rewritten under its name, is read from its start (what was
+   * applied before changes nothing), never skipped by name.
+   */
+  @Test
+  void anInputThatIsNotTheOneThePositionWasReadFromIsReadWhole() throws IOException {
+    String wh = dir.resolve("wh").toString();
+    assertThat(Cli.run("sql", "-w", wh, "-c", "CREATE TABLE c (id int PRIMARY KEY, name text)").status()).isZero();
+    Path day1 = Files.createDirectory(dir.resolve("day1"));
+    Path day2 = Files.createDirectory(dir.resolve("day2"));
+    for (Path day : List.of(day1, day2)) {
+      int base = day.equals(day1) ? 0 : 100;
+      for (int f = 0; f < 2; f++) {
+        List<String> lines = new ArrayList<>();
+        for (int i = 1; i <= 2; i++) {
+          int id = base + f * 2 + i;
+          lines.add(event("c", id, null, "{\"id\": " + id + ", \"name\": \"n" + id + "\"}"));
+        }
+        Files.write(day.resolve("part-" + f + ".json"), lines);
+      }
+    }
+    assertThat(Cli.run("cdc", "apply", "-w", wh, "--table", "c", "--format", "debezium", day1.toString()).status())
+        .isZero();
+    Cli.Outcome second = Cli.run("cdc", "apply", "-w", wh, "--table", "c", "--format", "debezium", day2.toString());
+    assertThat(second.status()).as(second.err()).isZero();
+    assertThat(second.out()).startsWith("the input is not the one the table's position part-1.json:2 was read from: "
+        + "reading all of it").contains("applied 4 envelope(s) to c");
+    assertThat(Cli.run("sql", "-w", wh, "--format", "csv", "-c", "SELECT count(*) FROM c").out()).contains("\n8");
+
+    // the same input again resumes after its position; a file rewritten under its name is read again
+    Cli.Outcome same = Cli.run("cdc", "apply", "-w", wh, "--table", "c", "--format", "debezium", day2.toString());
+    assertThat(same.out()).startsWith("resuming after part-1.json:2").contains("applied 0 envelope(s) to c");
+    Files.write(day2.resolve("part-1.json"), List.of(event("c", 200, null, "{\"id\": 200, \"name\": \"x\"}"),
+        event("c", 201, null, "{\"id\": 201, \"name\": \"y\"}"), event("c", 202, null, "{\"id\": 202, \"name\": "
+        + "\"z\"}")));
+    Cli.Outcome rewritten = Cli.run("cdc", "apply", "-w", wh, "--table", "c", "--format", "debezium", day2.toString());
+    assertThat(rewritten.out()).startsWith("the input is not the one").contains("applied 5 envelope(s) to c");
+    assertThat(Cli.run("sql", "-w", wh, "--format", "csv", "-c", "SELECT count(*) FROM c").out()).contains("\n11");
+  }
+
+  /**
    * The background maintainer runs beside the command (as in {@code floe serve}): a stream of small
    * commits leaves the table compacted, not a file per batch; {@code --maintain-ms 0} turns it off.
    */
