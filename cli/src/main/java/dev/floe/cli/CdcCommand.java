@@ -222,6 +222,10 @@ final class CdcCommand implements Callable<Integer> {
           throw new FloeException(e.sqlState(), e.getMessage() + " (" + where.get(n - 1).where() + ")",
               e.detail().orElse(null), e.hint().orElse(null), 0, e);
         }
+        if (e.sqlState().startsWith("23")) { // a row the batch folded to, of a key its detail names
+          throw new FloeException(e.sqlState(), e.getMessage() + " (the batch of " + where.get(0).where() + " to "
+              + last.where() + ")", e.detail().orElse(null), e.hint().orElse(null), 0, e);
+        }
         throw e;
       }
       out.println(a.envelopes() + " envelope(s) through " + last.where() + ": " + a.keysChanged() + " key(s) changed, "

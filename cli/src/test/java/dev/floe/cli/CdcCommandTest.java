@@ -152,6 +152,15 @@ class CdcCommandTest {
     assertThat(out.err()).startsWith("ERROR 22P02: invalid input syntax for type integer: \"three\" (-:4)");
     assertThat(Cli.run("sql", "-w", wh, "--format", "csv", "-c", "SELECT id, v FROM u ORDER BY id").out().lines()
         .toList()).containsExactly("id,v", "1,1"); // the first batch committed; the bad one (lines 3-4) did not
+    // a row the batch folds to that the table refuses: the batch's lines, and the key in the detail
+    assertThat(Cli.run("sql", "-w", wh, "-c", "CREATE TABLE nn (id int PRIMARY KEY, v int NOT NULL, w int)").status())
+        .isZero();
+    Cli.Outcome notNull = Cli.runWithInput("{\"key\": {\"id\": 1}, \"ts\": 5, \"cells\": {\"v\": 1}}\n"
+        + "{\"key\": {\"id\": 2}, \"ts\": 5, \"cells\": {\"w\": 1}}\n", "cdc", "apply", "-w", wh, "--table", "nn",
+        "--format", "lww");
+    assertThat(notNull.status()).isEqualTo(Main.EXIT_ERROR);
+    assertThat(notNull.err()).startsWith("ERROR 23502: null value in column \"v\" of relation \"nn\" violates not-null "
+        + "constraint (the batch of -:1 to -:2)").contains("[2]");
 
     assertThat(Cli.run("cdc", "apply", "-w", wh, "--table", "u", "--format", "xml").status())
         .isEqualTo(Main.EXIT_USAGE);
