@@ -19,15 +19,42 @@ public enum ChangeFormat {
   public static final String UNAVAILABLE = DebeziumEvents.UNAVAILABLE;
   public static final String UNAVAILABLE_BYTES = DebeziumEvents.UNAVAILABLE_BYTES;
 
+  private static final ObjectMapper MAPPER = new ObjectMapper()
+      .enable(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
   /**
-   * Reads an envelope as a tree: one JSON value, nothing after it, its numbers exactly (a numeric column's
-   * digits are not rounded through a double). An ObjectReader made once: ObjectMapper.readTree(String)
-   * resolves the JsonNode type again for every call, an eighth of a batch's decoding.
+   * Reads an envelope as a tree. An ObjectReader made once: ObjectMapper.readTree(String) resolves the
+   * JsonNode type again for every call, an eighth of a batch's decoding.
    */
-  private static final com.fasterxml.jackson.databind.ObjectReader JSON = new ObjectMapper()
-      .enable(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
-      .enable(com.fasterxml.jackson.databind.DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
-      .readerFor(JsonNode.class);
+  private static final com.fasterxml.jackson.databind.ObjectReader JSON = MAPPER.readerFor(JsonNode.class);
+
+  /**
+   * An envelope's tree: one JSON value and nothing after it, its numbers with a fraction or an exponent read
+   * exactly (a numeric column's digits are not rounded through a double), but for a negative zero, which
+   * only a double keeps (PostgreSQL's float8 {@code -0} comes as {@code -0.0}).
+   */
+  static JsonNode tree(String json) throws java.io.IOException {
+    try (com.fasterxml.jackson.core.JsonParser p = new ExactNumbers(MAPPER.getFactory().createParser(json))) {
+      JsonNode node = JSON.readTree(p);
+      return node == null ? com.fasterxml.jackson.databind.node.MissingNode.getInstance() : node;
+    }
+  }
+
+  /** A parser that has Jackson's tree keep each decimal number as a BigDecimal, but a negative zero as a double. */
+  private static final class ExactNumbers extends com.fasterxml.jackson.core.util.JsonParserDelegate {
+    ExactNumbers(com.fasterxml.jackson.core.JsonParser p) {
+      super(p);
+    }
+
+    @Override
+    public NumberTypeFP getNumberTypeFP() throws java.io.IOException {
+      if (currentToken() == com.fasterxml.jackson.core.JsonToken.VALUE_NUMBER_FLOAT) {
+        String t = getText();
+        return t.startsWith("-") && new java.math.BigDecimal(t).signum() == 0 ? NumberTypeFP.DOUBLE64
+            : NumberTypeFP.BIG_DECIMAL;
+      }
+      return super.getNumberTypeFP();
+    }
+  }
 
   /** The format named {@code name} ({@code lww} or {@code debezium}), or 22023. */
   public static ChangeFormat named(String name) {
@@ -56,10 +83,13 @@ public enum ChangeFormat {
     default List<Change> decode(String json) {
       JsonNode node;
       try {
-        node = JSON.readTree(json);
+        node = tree(json);
       } catch (JsonProcessingException e) {
         throw new FloeException(SqlState.INVALID_TEXT_REPRESENTATION, "invalid input syntax for type json",
             jsonDetail(e), null, 0, null);
+      } catch (java.io.IOException e) { // reading a String fails only as JSON does
+        throw new FloeException(SqlState.INVALID_TEXT_REPRESENTATION, "invalid input syntax for type json",
+            e.getMessage(), null, 0, null);
       }
       return decode(node);
     }

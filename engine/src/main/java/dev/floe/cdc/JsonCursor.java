@@ -197,15 +197,11 @@ final class JsonCursor {
               return false;
             }
             d = kinds[c] == Kind.REAL ? (float) parsed : parsed;
-          } else { // correctly rounded to the type, as the tree decoder reads its exact number (-0.0 is 0)
+          } else { // correctly rounded to the type, as the tree decoder reads its exact number (-0.0 kept)
             String digits = s.substring(start, p);
             d = kinds[c] == Kind.REAL ? Float.parseFloat(digits) : Double.parseDouble(digits);
-            if (Double.isInfinite(d) || d == 0) {
-              // out of the type's range (the tree decoder's 22003), or zero: -0.0 is 0, as a decimal has no sign
-              if (Double.isInfinite(d) || new java.math.BigDecimal(digits).signum() != 0) {
-                return false;
-              }
-              d = 0;
+            if (Double.isInfinite(d) || d == 0 && new java.math.BigDecimal(digits).signum() != 0) {
+              return false; // out of the type's range: the tree decoder's 22003
             }
           }
           bits = Double.doubleToRawLongBits(d);

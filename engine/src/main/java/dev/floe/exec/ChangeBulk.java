@@ -449,9 +449,14 @@ final class ChangeBulk {
           .append(" AND ").append(bk).append(" > ").append(kind).append(") AS bw").append(i);
       changed.append(" OR bw").append(i);
       if (!overwritten) {
+        // two values at one timestamp: Cassandra's order compares their bytes (the Java fold's); 0.0 and -0.0
+        // are equal values but not equal bytes
+        String kindName = FoldedColumns.kindOf(shape, cells[i]);
+        String signs = "REAL".equals(kindName) || "DOUBLE".equals(kindName) ? " OR signbit(" + nv + ") <> signbit("
+            + v + ")" : "";
         conflict.append(" OR (").append(p).append(" = ").append(t).append(" AND ").append(kind).append(" = 0 AND ")
-            .append(x).append(" = 0 AND ").append(nv).append(" IS NOT NULL AND ").append(nv)
-            .append(" IS DISTINCT FROM ").append(v).append(')');
+            .append(x).append(" = 0 AND ").append(nv).append(" IS NOT NULL AND (").append(nv)
+            .append(" IS DISTINCT FROM ").append(v).append(signs).append("))");
       }
       String keep = overwritten ? "FALSE" : "(" + t + " > d OR d IS NULL AND " + t + " IS NOT NULL)";
       cols.append("CASE WHEN bw").append(i).append(" THEN ").append(nv).append(" WHEN ").append(keep).append(" THEN ")
