@@ -140,9 +140,8 @@ final class JsonCursor {
             d = JsonValues.decimalText(raw, hint);
           } else if (ch == '-' || ch >= '0' && ch <= '9') {
             int start = p;
-            boolean integral = number();
-            String digits = s.substring(start, p);
-            d = new java.math.BigDecimal(digits); // exactly, as the tree decoder's reader keeps numbers
+            number();
+            d = new java.math.BigDecimal(s.substring(start, p)); // exactly, as the tree decoder's reader keeps numbers
           } else if (ch == '{') { // io.debezium.data.VariableScaleDecimal: its scale, its unscaled value in base64
             d = variableScale();
           } else {

@@ -174,8 +174,7 @@ public final class JsonValues {
     if (infinite) {
       return false;
     }
-    return x != 0 || (v.isBigDecimal() ? v.decimalValue().signum() == 0 : v.isIntegralNumber() ? v.bigIntegerValue()
-        .signum() == 0 : v.doubleValue() == 0);
+    return x != 0 || !v.isBigDecimal() || v.decimalValue().signum() == 0; // an integer or -0.0 is 0 only when 0
   }
 
   private static FloeException outOfRange(JsonNode v, String type, Types.NestedField f) {
@@ -284,9 +283,12 @@ public final class JsonValues {
     return LocalDate.parse(s).toEpochDay();
   }
 
+  private static final java.util.regex.Pattern MIDNIGHT_AFTER = java.util.regex.Pattern.compile(
+      "24:00(:00(\\.0*)?)?");
+
   /** A time of day's text as microseconds since midnight (24:00:00 as a whole day's, which no time is). */
   static long time(String s) {
-    if (s.trim().matches("24:00(:00(\\.0*)?)?")) {
+    if (s.startsWith("24:") && MIDNIGHT_AFTER.matcher(s).matches()) {
       return DAY_MICROS;
     }
     return LocalTime.parse(s).toNanoOfDay() / 1000;
